@@ -1,0 +1,1 @@
+"""What an op IS: the tensor type, the op registry, shape rules, the dialects."""

@@ -1,0 +1,122 @@
+"""The op registry: each op declared once by its schema; every other concern
+(shape rule, kernel, decomposition) hangs off its key in a registry of its own.
+
+Keys are torch's OpOverload names: ``aten.add.Tensor``, ``aten.convolution.default``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
+
+from .schema import OpSchema, parse_schema
+
+LEVELS = ("training", "functional", "core")
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One registered op and the IR levels it belongs to.
+
+    training: every op; functional: no argument is written (views allowed);
+    core: the Core ATen overloads (core_aten_ops.txt)."""
+
+    key: str
+    schema: OpSchema
+    is_core: bool
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        levels = ["training"]
+        if not self.schema.is_mutable:
+            levels.append("functional")
+        if self.is_core:
+            levels.append("core")
+        return tuple(levels)
+
+    @property
+    def ir_name(self) -> str:
+        """Op name inside a level dialect: ``add.Tensor``, ``convolution``,
+        ``mylib.foo`` for custom namespaces."""
+        if self.schema.namespace == "aten":
+            return self.schema.qualified_name
+        return f"{self.schema.namespace}.{self.schema.qualified_name}"
+
+
+def op_key(name: str) -> str:
+    """Normalise ``add.Tensor`` / ``relu`` / ``aten.relu.default`` /
+    ``mylib::foo`` to the registry key ``aten.add.Tensor`` / ``aten.relu.default``."""
+    namespace = "aten"
+    if "::" in name:
+        namespace, name = name.split("::", 1)
+    elif name.startswith("aten."):
+        name = name[len("aten."):]
+    if "." not in name:
+        name += ".default"
+    return f"{namespace}.{name}"
+
+
+def schema_key(schema: OpSchema) -> str:
+    return f"{schema.namespace}.{schema.name}.{schema.overload}"
+
+
+class DuplicateRegistrationError(ValueError):
+    pass
+
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A map from op key to one entry; registering a key twice is an error."""
+
+    def __init__(self, concern: str) -> None:
+        self.concern = concern
+        self._entries: dict[str, T] = {}
+
+    def register(self, name: str, entry: T) -> T:
+        key = op_key(name)
+        if key in self._entries:
+            raise DuplicateRegistrationError(f"duplicate registrations of {self.concern} for {key}")
+        self._entries[key] = entry
+        return entry
+
+    def decorator(self, *names: str) -> Callable[[T], T]:
+        def wrap(entry: T) -> T:
+            for name in names:
+                self.register(name, entry)
+            return entry
+
+        return wrap
+
+    def get(self, name: str) -> T | None:
+        return self._entries.get(op_key(name))
+
+    def __getitem__(self, name: str) -> T:
+        key = op_key(name)
+        try:
+            return self._entries[key]
+        except KeyError:
+            raise KeyError(f"no {self.concern} registered for {key}") from None
+
+    def __contains__(self, name: str) -> bool:
+        return op_key(name) in self._entries
+
+    def keys(self) -> list[str]:
+        return list(self._entries)
+
+    def unregister(self, name: str) -> None:
+        del self._entries[op_key(name)]
+
+
+OPS: Registry[OpDef] = Registry("op definition")
+
+
+def register_op(schema_text: str, *, is_core: bool = False) -> OpDef:
+    schema = parse_schema(schema_text)
+    key = schema_key(schema)
+    return OPS.register(key, OpDef(key, schema, is_core))
+
+
+def lookup_op(name: str) -> OpDef:
+    return OPS[name]

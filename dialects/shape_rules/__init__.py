@@ -1,0 +1,37 @@
+"""Shape (meta) rules: pure functions from symbolic argument metadata to result metadata.
+
+A rule takes the op's arguments in schema order (defaults filled in): tensors
+as TensorMeta (None for an absent Tensor?), tensor lists as lists, SymInts as
+int or sympy expressions, ScalarType as DType. It returns a TensorMeta, a
+tuple of them (tuple returns), a list (Tensor[] returns) or a ScalarMeta.
+The tracer and the IR verifier both call these, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..registry import Registry
+
+ShapeRule = Callable[..., Any]
+
+SHAPE_RULES: Registry[ShapeRule] = Registry("shape rule")
+
+
+def shape_rule(*names: str) -> Callable[[ShapeRule], ShapeRule]:
+    """Register one rule for the named ops (``add.Tensor``, ``relu``...)."""
+    return SHAPE_RULES.decorator(*names)
+
+
+def load_all() -> None:
+    """Import every rule module (each registers on import)."""
+    from . import (  # noqa: F401
+        conv_pool,
+        elementwise,
+        factories,
+        indexing,
+        linalg,
+        norms,
+        reductions,
+        views,
+    )

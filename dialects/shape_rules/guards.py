@@ -1,0 +1,96 @@
+"""Deciding symbolic conditions inside shape rules.
+
+Shape rules are pure functions of shapes, but a condition such as
+``s0 == 1`` cannot always be decided from the expressions alone. Rules ask
+``guard_bool``; the answer comes from sympy when the expressions decide it,
+otherwise from the active oracle. The tracer installs its ShapeEnv as the
+oracle (it evaluates on hints and records a guard); without one (IR
+verification) answers are size-oblivious: a size is assumed not to be 0 or 1
+and the relations a well-formed program needs are assumed to hold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from typing import Protocol
+
+import sympy
+
+from ..symbolic import Dim
+
+
+class ShapeGuardError(ValueError):
+    """A shape rule found its inputs invalid (wrong rank, mismatched sizes)."""
+
+
+class Oracle(Protocol):
+    def decide(self, condition: sympy.Basic) -> bool:
+        """Answer a condition that sympy could not decide statically."""
+        ...
+
+
+class SizeObliviousOracle:
+    """Default oracle: ``size == 0/1`` is False, any other relation is True."""
+
+    def decide(self, condition: sympy.Basic) -> bool:
+        if isinstance(condition, sympy.Eq):
+            lhs, rhs = condition.args
+            if rhs in (0, 1) and lhs.free_symbols or lhs in (0, 1) and rhs.free_symbols:
+                return False
+            return True
+        if isinstance(condition, sympy.Ne):
+            return not self.decide(sympy.Eq(*condition.args, evaluate=False))
+        return True
+
+
+_ORACLE: contextvars.ContextVar[Oracle] = contextvars.ContextVar(
+    "texport_shape_oracle", default=SizeObliviousOracle()
+)
+
+
+@contextlib.contextmanager
+def using_oracle(oracle: Oracle) -> Iterator[None]:
+    token = _ORACLE.set(oracle)
+    try:
+        yield
+    finally:
+        _ORACLE.reset(token)
+
+
+def guard_bool(condition: bool | sympy.Basic) -> bool:
+    """Decide a condition over dims; static answers never reach the oracle."""
+    if isinstance(condition, bool):
+        return condition
+    if condition is sympy.true:
+        return True
+    if condition is sympy.false:
+        return False
+    return _ORACLE.get().decide(condition)
+
+
+def sym_eq(a: Dim, b: Dim) -> bool:
+    if type(a) is int and type(b) is int:
+        return a == b
+    if a == b:
+        return True
+    return guard_bool(sympy.Eq(a, b))
+
+
+def sym_lt(a: Dim, b: Dim) -> bool:
+    if type(a) is int and type(b) is int:
+        return a < b
+    return guard_bool(sympy.Lt(a, b))
+
+
+def sym_le(a: Dim, b: Dim) -> bool:
+    if type(a) is int and type(b) is int:
+        return a <= b
+    return guard_bool(sympy.Le(a, b))
+
+
+def check(condition: bool, message: str) -> None:
+    """Raise ShapeGuardError(message) unless condition holds."""
+    if not condition:
+        raise ShapeGuardError(message)

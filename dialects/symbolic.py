@@ -1,0 +1,238 @@
+"""Symbolic dimensions: one symbol factory, FloorDiv, and memoised text <-> sympy.
+
+Dims are ``int | sympy.Expr``: static sizes stay Python ints because sympy
+arithmetic costs microseconds per operation and most dims are static.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Union
+
+import sympy
+from sympy.printing.str import StrPrinter
+
+Dim = Union[int, sympy.Expr]
+
+_SYMBOL_NAME = re.compile(r"[su][0-9]+|[A-Za-z_][A-Za-z_0-9]*")
+
+
+@functools.lru_cache(maxsize=None)
+def symbol(name: str) -> sympy.Symbol:
+    """The one factory for size symbols.
+
+    sympy symbols with different assumptions are different symbols, so every
+    symbol is made here: ``s<N>`` (backed by an input size) is a positive
+    integer, like torch's; anything else (``u<N>``, unbacked) is an integer.
+    """
+    if not _SYMBOL_NAME.fullmatch(name):
+        raise ValueError(f"invalid symbol name {name!r}")
+    if name.startswith("s") and name[1:].isdigit():
+        return sympy.Symbol(name, integer=True, positive=True)
+    return sympy.Symbol(name, integer=True)
+
+
+class FloorDiv(sympy.Function):
+    """Integer floor division ``a // b`` kept symbolic (torch's FloorDiv)."""
+
+    nargs = 2
+    is_integer = True
+
+    @classmethod
+    def eval(cls, base, divisor):  # noqa: ANN001, ANN206 - sympy protocol
+        if divisor == 1:
+            return base
+        if base.is_Integer and divisor.is_Integer:
+            return sympy.Integer(int(base) // int(divisor))
+        if base == 0:
+            return sympy.Integer(0)
+        if divisor.is_Integer and base.is_Mul:
+            coeff, rest = base.as_coeff_Mul()
+            if coeff.is_Integer and int(coeff) % int(divisor) == 0:
+                return sympy.Integer(int(coeff) // int(divisor)) * rest
+        return None
+
+
+class _DimPrinter(StrPrinter):
+    def _print_FloorDiv(self, expr: FloorDiv) -> str:  # noqa: N802 - sympy protocol
+        base, divisor = expr.args
+        return f"({self._wrap(base)}//{self._wrap(divisor)})"
+
+    def _print_Mod(self, expr: sympy.Mod) -> str:  # noqa: N802 - sympy protocol
+        base, divisor = expr.args
+        return f"({self._wrap(base)} % {self._wrap(divisor)})"
+
+    def _wrap(self, expr: sympy.Expr) -> str:
+        text = self._print(expr)
+        if expr.is_Atom or isinstance(expr, (FloorDiv, sympy.Mod)):
+            return text
+        return f"({text})"
+
+
+_PRINTER = _DimPrinter()
+
+
+@functools.lru_cache(maxsize=65536)
+def _expr_str(expr: sympy.Expr) -> str:
+    return _PRINTER.doprint(expr)
+
+
+def dim_str(dim: Dim) -> str:
+    """Text of one dim, as it appears in ``!tx.tensor<[...]>``; memoised."""
+    if type(dim) is int:
+        return str(dim)
+    return _expr_str(dim)
+
+
+def to_dim(value: Dim) -> Dim:
+    """Normalise: an integer-valued sympy expression becomes a Python int."""
+    if type(value) is int:
+        return value
+    if isinstance(value, sympy.Integer):
+        return int(value)
+    if isinstance(value, sympy.Expr):
+        return value
+    return int(value)
+
+
+def is_static(dim: Dim) -> bool:
+    return type(dim) is int
+
+
+class DimSyntaxError(ValueError):
+    """A malformed dim expression; ``offset`` is the column within the text."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(//|\*\*|[-+*%(),]))")
+_FUNCTIONS = {"Max": sympy.Max, "Min": sympy.Min, "FloorDiv": FloorDiv, "Mod": sympy.Mod}
+
+
+class _DimParser:
+    """Recursive descent over: expr := term (('+'|'-') term)*;
+    term := unary (('*'|'//'|'%') unary)*; unary := '-' unary | power;
+    power := atom ('**' INT)?; atom := INT | NAME | NAME '(' expr, ... ')' | '(' expr ')'."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple[str, str, int]] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            match = _TOKEN.match(text, pos)
+            if match is None:
+                col = pos + len(text[pos:]) - len(text[pos:].lstrip())
+                raise DimSyntaxError(f"unexpected character {text[col]!r} in dim", col)
+            kind = "int" if match.group(1) else "name" if match.group(2) else "op"
+            start = match.start(match.lastindex or 0)
+            self.tokens.append((kind, match.group(match.lastindex or 0), start))
+            pos = match.end()
+        self.index = 0
+
+    def peek(self) -> tuple[str, str, int] | None:
+        return self.tokens[self.index] if self.index < len(self.tokens) else None
+
+    def take(self, op: str) -> bool:
+        token = self.peek()
+        if token is not None and token[0] == "op" and token[1] == op:
+            self.index += 1
+            return True
+        return False
+
+    def fail(self, what: str) -> DimSyntaxError:
+        token = self.peek()
+        where = token[2] if token else len(self.text)
+        found = repr(token[1]) if token else "end of dim"
+        return DimSyntaxError(f"expected {what} in dim, found {found}", where)
+
+    def parse(self) -> sympy.Expr:
+        expr = self.expr()
+        if self.peek() is not None:
+            raise self.fail("an operator")
+        return expr
+
+    def expr(self) -> sympy.Expr:
+        value = self.term()
+        while True:
+            if self.take("+"):
+                value = value + self.term()
+            elif self.take("-"):
+                value = value - self.term()
+            else:
+                return value
+
+    def term(self) -> sympy.Expr:
+        value = self.unary()
+        while True:
+            if self.take("*"):
+                value = value * self.unary()
+            elif self.take("//"):
+                value = FloorDiv(value, self.unary())
+            elif self.take("%"):
+                value = sympy.Mod(value, self.unary())
+            else:
+                return value
+
+    def unary(self) -> sympy.Expr:
+        if self.take("-"):
+            return -self.unary()
+        base = self.atom()
+        if self.take("**"):
+            token = self.peek()
+            if token is None or token[0] != "int":
+                raise self.fail("an integer exponent")
+            self.index += 1
+            return base ** int(token[1])
+        return base
+
+    def atom(self) -> sympy.Expr:
+        token = self.peek()
+        if token is None:
+            raise self.fail("a dim")
+        kind, text, _ = token
+        if kind == "int":
+            self.index += 1
+            return sympy.Integer(int(text))
+        if kind == "name":
+            self.index += 1
+            if self.take("("):
+                return self.call(text)
+            return symbol(text)
+        if self.take("("):
+            value = self.expr()
+            if not self.take(")"):
+                raise self.fail("')'")
+            return value
+        raise self.fail("a dim")
+
+    def call(self, name: str) -> sympy.Expr:
+        if name not in _FUNCTIONS:
+            raise DimSyntaxError(f"unknown function {name!r} in dim", self.tokens[self.index - 2][2])
+        args = [self.expr()]
+        while self.take(","):
+            args.append(self.expr())
+        if not self.take(")"):
+            raise self.fail("')'")
+        return _FUNCTIONS[name](*args)
+
+
+@functools.lru_cache(maxsize=65536)
+def parse_dim(text: str) -> Dim:
+    """Parse one dim (``3``, ``s0``, ``2*s0 + 1``, ``(s0//2)``); memoised."""
+    stripped = text.strip()
+    if stripped.isdigit():
+        return int(stripped)
+    return to_dim(_DimParser(text).parse())
+
+
+def free_symbols(dims: tuple[Dim, ...]) -> set[sympy.Symbol]:
+    out: set[sympy.Symbol] = set()
+    for dim in dims:
+        if type(dim) is not int:
+            out |= dim.free_symbols
+    return out
