@@ -1,0 +1,44 @@
+"""An xDSL Context with every texport dialect loaded, and parse/print helpers."""
+
+from __future__ import annotations
+
+import io
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.ir import Dialect
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from .aten import level_dialect
+from .registry import LEVELS
+from .tx import TX
+
+
+def texport_dialects() -> dict[str, Dialect]:
+    from .control import CONTROL
+
+    dialects = {"tx": TX, "control": CONTROL}
+    for level in LEVELS:
+        dialects[level] = level_dialect(level)
+    return dialects
+
+
+def make_context() -> Context:
+    ctx = Context()
+    ctx.load_dialect(Builtin)
+    ctx.load_dialect(Func)
+    for dialect in texport_dialects().values():
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def parse_module(text: str, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
+    return Parser(ctx or make_context(), text, name).parse_module()
+
+
+def print_module(module: ModuleOp, *, generic: bool = False) -> str:
+    stream = io.StringIO()
+    Printer(stream=stream, print_generic_format=generic).print_op(module)
+    return stream.getvalue()

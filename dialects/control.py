@@ -1,0 +1,3 @@
+"""placeholder"""
+from xdsl.ir import Dialect
+CONTROL = Dialect("control", [], [])

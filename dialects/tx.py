@@ -1,0 +1,447 @@
+"""The ``tx`` base dialect: the symbolic tensor type, symbolic scalars, and
+ops on symbolic integers (constants, arithmetic, comparisons, runtime asserts).
+
+    !tx.tensor<[s0, 3, 2*s0 + 1], f32>     a tensor whose dims are sympy expressions
+    !tx.symint<2*s0>                        a symbolic int SSA value (its expression)
+    %c = tx.constant 2 : !tx.symint<2>
+    %m = tx.mul %a, %c : !tx.symint<2*s0>
+    tx.assert %ok, "Runtime assertion failed for expression u0 >= 0"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    ComplexType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    StringAttr,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Data, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .asm import parse_defined_operand
+from .dtypes import BY_IR_NAME, DType
+from .meta import TensorMeta
+from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim
+
+# --------------------------------------------------------------------------
+# Element types: xDSL builtin types <-> DType
+# --------------------------------------------------------------------------
+
+_ELEMENT_TYPES: dict[DType, Attribute] = {
+    DType.float32: Float32Type(), DType.float64: Float64Type(), DType.float16: Float16Type(),
+    DType.bfloat16: BFloat16Type(), DType.int64: IntegerType(64), DType.int32: IntegerType(32),
+    DType.int16: IntegerType(16), DType.int8: IntegerType(8), DType.bool: IntegerType(1),
+    DType.uint8: IntegerType(8, Signedness.UNSIGNED),
+    DType.complex64: ComplexType(Float32Type()), DType.complex128: ComplexType(Float64Type()),
+}
+_DTYPE_OF = {attr: dtype for dtype, attr in _ELEMENT_TYPES.items()}
+
+
+def element_type(dtype: DType) -> Attribute:
+    return _ELEMENT_TYPES[dtype]
+
+
+def dtype_of(element: Attribute) -> DType:
+    try:
+        return _DTYPE_OF[element]
+    except KeyError:
+        raise VerifyException(f"unsupported tensor element type {element}") from None
+
+
+# --------------------------------------------------------------------------
+# Types
+# --------------------------------------------------------------------------
+
+_TENSOR_TEXT: dict[tuple[tuple[Dim, ...], DType], str] = {}
+_TENSOR_PARSED: dict[str, tuple[tuple[Dim, ...], DType]] = {}
+
+
+def _parse_dims_text(text: str) -> tuple[tuple[Dim, ...], DType] | str:
+    """Body of ``!tx.tensor<...>`` → (dims, dtype); an error message on failure."""
+    head, sep, elem = text.rpartition("]")
+    head = head.strip()
+    elem = elem.strip()
+    if not sep or not head.startswith("[") or not elem.startswith(","):
+        return "expected '[dims], element-type' in !tx.tensor<...>"
+    dtype = BY_IR_NAME.get(elem[1:].strip())
+    if dtype is None:
+        return f"unknown element type '{elem[1:].strip()}' (expected one of {', '.join(BY_IR_NAME)})"
+    inner = head[1:].strip()
+    if not inner:
+        return (), dtype
+    dims = []
+    for part in _split_dims(inner):
+        try:
+            dims.append(parse_dim(part))
+        except DimSyntaxError as err:
+            return f"invalid dim '{part.strip()}': {err}"
+    return tuple(dims), dtype
+
+
+def _split_dims(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+@irdl_attr_definition
+class TensorType(Data[tuple[tuple[Dim, ...], DType]], TypeAttribute):
+    """``!tx.tensor<[s0, 3], f32>``: a tensor with symbolic dims and an element type.
+
+    Printing and parsing are memoised on the text: models repeat few types."""
+
+    name = "tx.tensor"
+
+    @staticmethod
+    def get(shape: Sequence[Dim], dtype: DType) -> TensorType:
+        return TensorType((tuple(shape), dtype))
+
+    @property
+    def shape(self) -> tuple[Dim, ...]:
+        return self.data[0]
+
+    @property
+    def dtype(self) -> DType:
+        return self.data[1]
+
+    @property
+    def element_type(self) -> Attribute:
+        return _ELEMENT_TYPES[self.data[1]]
+
+    @property
+    def meta(self) -> TensorMeta:
+        return TensorMeta(self.data[0], self.data[1])
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[tuple[Dim, ...], DType]:
+        start = parser._current_token.span.start  # noqa: SLF001 - fast raw scan, xdsl pinned
+        if parser._current_token.text != "<":  # noqa: SLF001
+            parser.raise_error("expected '<' after !tx.tensor")
+        body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+        parsed = _TENSOR_PARSED.get(body)
+        if parsed is None:
+            parsed = _parse_dims_text(body)
+            if isinstance(parsed, str):
+                parser.raise_error(parsed, start, start + len(body) + 2)
+            _TENSOR_PARSED[body] = parsed
+        return parsed
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(tensor_body_text(self.data))
+
+    def print_fast(self, printer: Printer) -> None:
+        """Print ``!tx.tensor<...>`` from the memo, skipping the attribute dispatch."""
+        printer.print_string("!tx.tensor" + tensor_body_text(self.data))
+
+    def verify(self) -> None:
+        dims, dtype = self.data
+        if not isinstance(dtype, DType):
+            raise VerifyException(f"tx.tensor element type must be a DType, got {dtype!r}")
+        for dim in dims:
+            if type(dim) is int and dim < 0:
+                raise VerifyException(f"tx.tensor dims must be non-negative, got {dim}")
+
+
+def tensor_body_text(data: tuple[tuple[Dim, ...], DType]) -> str:
+    text = _TENSOR_TEXT.get(data)
+    if text is None:
+        text = "<[" + ", ".join(dim_str(d) for d in data[0]) + "], " + data[1].ir_name + ">"
+        _TENSOR_TEXT[data] = text
+    return text
+
+
+class _SymScalarType(ParametrizedAttribute, TypeAttribute):
+    """Base of !tx.symint / !tx.symfloat / !tx.symbool: an optional expression."""
+
+    KIND: ClassVar[str]
+    expr: Attribute  # SymExprAttr, or NoExpr
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        if parser._current_token.text != "<":  # noqa: SLF001
+            return (SymExprAttr(None),)
+        start = parser._current_token.span.start  # noqa: SLF001
+        body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+        try:
+            return (SymExprAttr(parse_dim(body)),)
+        except DimSyntaxError as err:
+            parser.raise_error(f"invalid symbolic expression '{body}': {err}", start + 1 + err.offset)
+
+    def print_parameters(self, printer: Printer) -> None:
+        value = self.expr.data
+        if value is not None:
+            printer.print_string(f"<{dim_str(value)}>")
+
+    @property
+    def value(self) -> Dim | None:
+        return self.expr.data
+
+
+@irdl_attr_definition
+class SymExprAttr(Data[object]):
+    """A symbolic expression (int or sympy) held by !tx.symint; None if unknown."""
+
+    name = "tx.expr"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> object:
+        body = parser._parse_dialect_symbol_body()  # noqa: SLF001
+        return parse_dim(body) if body.strip() != "?" else None
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string("<?>" if self.data is None else f"<{dim_str(self.data)}>")
+
+
+@irdl_attr_definition
+class SymIntType(_SymScalarType):
+    """``!tx.symint<s0 + 1>``: a symbolic integer; ``!tx.symint`` if its value is unknown."""
+
+    name = "tx.symint"
+    KIND = "int"
+    expr: SymExprAttr
+
+
+@irdl_attr_definition
+class SymFloatType(_SymScalarType):
+    name = "tx.symfloat"
+    KIND = "float"
+    expr: SymExprAttr
+
+
+@irdl_attr_definition
+class SymBoolType(_SymScalarType):
+    name = "tx.symbool"
+    KIND = "bool"
+    expr: SymExprAttr
+
+
+def symint(value: Dim | None = None) -> SymIntType:
+    return SymIntType(SymExprAttr(value))
+
+
+SYM_TYPES = (SymIntType, SymFloatType, SymBoolType)
+
+
+@irdl_attr_definition
+class NoneAttr(ParametrizedAttribute):
+    """``#tx.none``: an absent entry in a list argument such as ``Tensor?[] indices``."""
+
+    name = "tx.none"
+
+
+@irdl_attr_definition
+class SSAMarkerAttr(ParametrizedAttribute):
+    """``#tx.ssa``: in a list argument, 'the next SSA operand of this argument goes here'."""
+
+    name = "tx.ssa"
+
+
+# --------------------------------------------------------------------------
+# Ops on symbolic integers
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A constant symbolic integer."""
+
+    name = "tx.constant"
+    value = prop_def(IntegerAttr)
+    result = result_def(SymIntType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: int) -> None:
+        super().__init__(properties={"value": IntegerAttr(value, i64)}, result_types=[symint(value)])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        value = parser.parse_integer(allow_boolean=False)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.create(
+            properties={"value": IntegerAttr(value, i64)},
+            result_types=[parser.parse_type()], attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.value.value.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        expected = self.value.value.data
+        declared = self.result.type.value
+        if declared is not None and declared != expected:
+            raise VerifyException(
+                f"tx.constant {expected} declares result type !tx.symint<{declared}>"
+            )
+
+
+class _BinarySymOp(IRDLOperation):
+    """Integer arithmetic on symbolic ints; Python semantics (floor division/modulo).
+
+    ``%m = tx.mul %a, %b : !tx.symint<2*s0>``"""
+
+    lhs = operand_def(SymIntType)
+    rhs = operand_def(SymIntType)
+    result = result_def(SymIntType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _BinarySymOp:
+        lhs = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        rhs = parse_defined_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.create(operands=[lhs, rhs], result_types=[parser.parse_type()], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class AddOp(_BinarySymOp):
+    name = "tx.add"
+
+
+@irdl_op_definition
+class SubOp(_BinarySymOp):
+    name = "tx.sub"
+
+
+@irdl_op_definition
+class MulOp(_BinarySymOp):
+    name = "tx.mul"
+
+
+@irdl_op_definition
+class FloorDivOp(_BinarySymOp):
+    name = "tx.floordiv"
+
+
+@irdl_op_definition
+class ModOp(_BinarySymOp):
+    name = "tx.mod"
+
+
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class CmpOp(IRDLOperation):
+    """``%b = tx.cmp ge, %a, %c : !tx.symbool``; predicate one of eq ne lt le gt ge."""
+
+    name = "tx.cmp"
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(SymIntType)
+    rhs = operand_def(SymIntType)
+    result = result_def(SymBoolType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CmpOp:
+        pos = parser.pos
+        predicate = parser.parse_identifier("comparison predicate")
+        if predicate not in COMPARISONS:
+            parser.raise_error(f"expected one of {', '.join(COMPARISONS)}, found '{predicate}'", pos)
+        parser.parse_punctuation(",")
+        lhs = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        rhs = parse_defined_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.create(
+            operands=[lhs, rhs], result_types=[parser.parse_type()],
+            properties={"predicate": StringAttr(predicate)}, attributes=attrs,
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.predicate.data}, ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if self.predicate.data not in COMPARISONS:
+            raise VerifyException(
+                f"tx.cmp predicate must be one of {', '.join(COMPARISONS)}, got '{self.predicate.data}'"
+            )
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """Runtime assert on a symbolic bool, carrying torch's message."""
+
+    name = "tx.assert"
+    condition = operand_def(SymBoolType)
+    message = prop_def(StringAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AssertOp:
+        condition = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        message = parser.parse_str_literal("assert message")
+        attrs = parser.parse_optional_attr_dict()
+        return cls.create(
+            operands=[condition], properties={"message": StringAttr(message)}, attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.condition)
+        printer.print_string(", ")
+        printer.print_string_literal(self.message.data)
+        printer.print_op_attributes(self.attributes)
+
+
+TX = Dialect(
+    "tx",
+    [ConstantOp, AddOp, SubOp, MulOp, FloorDivOp, ModOp, CmpOp, AssertOp],
+    [TensorType, SymIntType, SymFloatType, SymBoolType, SymExprAttr, NoneAttr, SSAMarkerAttr],
+)
+
+
+def is_bool_type(attr: Attribute) -> bool:
+    return attr == i1
