@@ -219,6 +219,8 @@ def _parse_type(text: str) -> tuple[ArgType, AliasInfo | None]:
 
 
 def _parse_scalar(text: str) -> Any:
+    if not text:
+        raise SchemaError("empty default value")
     if text in ("True", "False"):
         return text == "True"
     if text == "None":

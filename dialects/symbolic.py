@@ -147,8 +147,8 @@ class _DimParser:
     def fail(self, what: str) -> DimSyntaxError:
         token = self.peek()
         where = token[2] if token else len(self.text)
-        found = repr(token[1]) if token else "end of dim"
-        return DimSyntaxError(f"expected {what} in dim, found {found}", where)
+        found = repr(token[1]) if token else "end of text"
+        return DimSyntaxError(f"expected {what}, found {found}", where)
 
     def parse(self) -> sympy.Expr:
         expr = self.expr()

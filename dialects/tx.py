@@ -79,25 +79,37 @@ _TENSOR_TEXT: dict[tuple[tuple[Dim, ...], DType], str] = {}
 _TENSOR_PARSED: dict[str, tuple[tuple[Dim, ...], DType]] = {}
 
 
-def _parse_dims_text(text: str) -> tuple[tuple[Dim, ...], DType] | str:
-    """Body of ``!tx.tensor<...>`` → (dims, dtype); an error message on failure."""
+def _parse_dims_text(text: str) -> tuple[tuple[Dim, ...], DType] | tuple[str, int, int]:
+    """Body of ``!tx.tensor<...>`` → (dims, dtype); on failure (message, start, end)
+    with the offsets of the offending text inside the body."""
     head, sep, elem = text.rpartition("]")
     head = head.strip()
     elem = elem.strip()
     if not sep or not head.startswith("[") or not elem.startswith(","):
-        return "expected '[dims], element-type' in !tx.tensor<...>"
+        return "expected '[dims], element-type' in !tx.tensor<...>", 0, len(text)
     dtype = BY_IR_NAME.get(elem[1:].strip())
     if dtype is None:
-        return f"unknown element type '{elem[1:].strip()}' (expected one of {', '.join(BY_IR_NAME)})"
-    inner = head[1:].strip()
-    if not inner:
+        name = elem[1:].strip()
+        start = text.rindex(name)
+        return (
+            f"unknown element type '{name}' (expected one of {', '.join(BY_IR_NAME)})",
+            start, start + len(name),
+        )
+    inner_start = text.index("[") + 1
+    if not head[1:].strip():
         return (), dtype
     dims = []
-    for part in _split_dims(inner):
+    offset = inner_start
+    for part in _split_dims(head[1:]):
         try:
             dims.append(parse_dim(part))
         except DimSyntaxError as err:
-            return f"invalid dim '{part.strip()}': {err}"
+            lead = len(part) - len(part.lstrip())
+            return (
+                f"invalid dim '{part.strip()}' in !tx.tensor: {err}",
+                offset + lead, offset + len(part.rstrip()),
+            )
+        offset += len(part) + 1
     return tuple(dims), dtype
 
 
@@ -139,6 +151,12 @@ class TensorType(Data[tuple[tuple[Dim, ...], DType]], TypeAttribute):
     def element_type(self) -> Attribute:
         return _ELEMENT_TYPES[self.data[1]]
 
+    def numel(self) -> Dim:
+        total: Dim = 1
+        for dim in self.data[0]:
+            total = total * dim
+        return total
+
     @property
     def meta(self) -> TensorMeta:
         return TensorMeta(self.data[0], self.data[1])
@@ -152,8 +170,9 @@ class TensorType(Data[tuple[tuple[Dim, ...], DType]], TypeAttribute):
         parsed = _TENSOR_PARSED.get(body)
         if parsed is None:
             parsed = _parse_dims_text(body)
-            if isinstance(parsed, str):
-                parser.raise_error(parsed, start, start + len(body) + 2)
+            if isinstance(parsed[0], str):
+                message, first, last = parsed
+                parser.raise_error(message, start + 1 + first, start + 1 + last)
             _TENSOR_PARSED[body] = parsed
         return parsed
 

@@ -78,3 +78,53 @@ def product(values: Sequence[Dim]) -> Dim:
 def to_float_dtype(dtype: DType) -> DType:
     """Integral and bool inputs of float-valued ops (sin, mean...) give float32."""
     return dtype if dtype.is_floating_point or dtype.is_complex else DType.float32
+
+
+# Added for the elementwise/reduction/norm rules; shared by any in-place or reduction rule.
+
+_SCALAR_TYPE_NAMES = {
+    DType.uint8: "Byte", DType.int8: "Char", DType.int16: "Short", DType.int32: "Int",
+    DType.int64: "Long", DType.float16: "Half", DType.float32: "Float", DType.float64: "Double",
+    DType.complex64: "ComplexFloat", DType.complex128: "ComplexDouble", DType.bool: "Bool",
+    DType.bfloat16: "BFloat16",
+}
+
+
+def scalar_type_name(dtype: DType) -> str:
+    """torch's ScalarType spelling in error messages: Float, Long, Bool."""
+    return _SCALAR_TYPE_NAMES[dtype]
+
+
+def can_cast(source: DType, target: DType) -> bool:
+    """torch.can_cast: never complex -> real, float -> integral/bool, or non-bool -> bool."""
+    if source.is_complex and not target.is_complex:
+        return False
+    if source.is_floating_point and not (target.is_floating_point or target.is_complex):
+        return False
+    return source is DType.bool or target is not DType.bool
+
+
+def check_inplace(self: TensorMeta, result: TensorMeta) -> TensorMeta:
+    """An in-place op writes ``result`` into self: same shape, castable dtype. Returns self."""
+    same = len(result.shape) == len(self.shape) and all(
+        sym_eq(a, b) for a, b in zip(self.shape, result.shape)
+    )
+    check(
+        same,
+        f"output with shape {shape_text(self.shape)} doesn't match the broadcast shape "
+        f"{shape_text(result.shape)}",
+    )
+    check(
+        can_cast(result.dtype, self.dtype),
+        f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output type "
+        f"{scalar_type_name(self.dtype)}",
+    )
+    return self
+
+
+def reduced_shape(shape: Sequence[Dim], dims: Sequence[int], keepdim: bool) -> tuple[Dim, ...]:
+    """Shape after reducing the normalised ``dims``: 1 with keepdim, else dropped."""
+    reduced = set(dims)
+    if keepdim:
+        return tuple(1 if i in reduced else size for i, size in enumerate(shape))
+    return tuple(size for i, size in enumerate(shape) if i not in reduced)

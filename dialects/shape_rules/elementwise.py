@@ -1,1 +1,452 @@
-"""Shape rules: elementwise."""
+"""Shape rules: elementwise ops (unary, binary, ternary and their in-place forms).
+
+Shapes broadcast; dtypes follow torch's TensorIterator rules: ``result_type``
+over the operands (a Python scalar is a wrapped number), integer inputs of
+float-valued ops give float32, comparisons give bool. An in-place form returns
+self's meta after checking that the out-of-place result fits in self.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import sympy
+
+from ..dtypes import DType, result_type
+from ..meta import ScalarMeta, TensorMeta
+from ..symbolic import FloorDiv, dim_str, to_dim
+from . import shape_rule
+from .common import (
+    broadcast_shapes,
+    check_inplace,
+    normalize_dim,
+    scalar_type_name,
+    shape_of,
+    to_float_dtype,
+)
+from .guards import ShapeGuardError, check, guard_bool
+
+Rule = Callable[..., Any]
+
+# ---------------------------------------------------------------- helpers
+
+_OF_KIND = {"int": 0, "float": 0.0, "bool": False}
+_TO_REAL = {DType.complex64: DType.float32, DType.complex128: DType.float64}
+# C++ type names: some torch messages print a TypeMeta ("float") rather than a ScalarType.
+_TYPE_META_NAMES = {
+    DType.uint8: "unsigned char", DType.int8: "signed char", DType.int16: "short int",
+    DType.int32: "int", DType.int64: "long int", DType.float16: "c10::Half",
+    DType.float32: "float", DType.float64: "double", DType.bool: "bool",
+    DType.bfloat16: "c10::BFloat16", DType.complex64: "c10::complex<float>",
+    DType.complex128: "c10::complex<double>",
+}
+
+
+def _wrapped(value: Any) -> Any:
+    """A symbolic scalar takes part in promotion as a Python number of its kind."""
+    if isinstance(value, ScalarMeta):
+        return _OF_KIND[value.kind]
+    if isinstance(value, sympy.logic.boolalg.Boolean):
+        return False
+    if isinstance(value, sympy.Expr):
+        return 0 if value.is_integer else 0.0
+    return value
+
+
+def _promote(*operands: Any) -> DType:
+    """torch.result_type over tensors and wrapped numbers (None operands skipped)."""
+    return result_type(*map(_wrapped, operands))
+
+
+def _broadcast(dtype: DType, *operands: Any) -> TensorMeta:
+    return TensorMeta(broadcast_shapes(*(shape_of(o) for o in operands)), dtype)
+
+
+def _integral(dtype: DType) -> bool:
+    """torch's isIntegralType(dtype, includeBool=True)."""
+    return dtype.kind in "uib"
+
+
+def _inplace(rule: Rule) -> Rule:
+    """The `op_` form of an out-of-place rule: the result must fit self."""
+
+    def inplace_rule(self: TensorMeta, *args: Any) -> TensorMeta:
+        return check_inplace(self, rule(self, *args))
+
+    inplace_rule.__name__ = f"{rule.__name__}_inplace"
+    return inplace_rule
+
+
+def _underscored(name: str) -> str:
+    """`add.Tensor` -> `add_.Tensor`: torch's in-place spelling."""
+    base, dot, overload = name.partition(".")
+    return f"{base}_{dot}{overload}"
+
+
+def _register(rule: Rule, names: str, inplace: bool | str = False) -> None:
+    """Register `rule` for the space-separated ops; inplace=True adds each `op_`
+    form, a string names the in-place ops explicitly."""
+    shape_rule(*names.split())(rule)
+    if inplace:
+        spelled = names.split() if inplace is True else inplace.split()
+        shape_rule(*(_underscored(n) if inplace is True else n for n in spelled))(_inplace(rule))
+
+
+# ---------------------------------------------------------------- unary
+
+
+def _unary(dtype_rule: Callable[[DType], DType]) -> Rule:
+    """A shape-preserving op whose result dtype is a function of the input's."""
+
+    def rule(self: TensorMeta, *_: Any) -> TensorMeta:
+        return TensorMeta(self.shape, dtype_rule(self.dtype))
+
+    return rule
+
+
+def _same(dtype: DType) -> DType:
+    return dtype
+
+
+def _to_bool(_: DType) -> DType:
+    return DType.bool
+
+
+def _abs_dtype(dtype: DType) -> DType:
+    return _TO_REAL.get(dtype, dtype)  # |complex| is real
+
+
+def _not_implemented(kernel: str) -> Callable[[DType], str]:
+    """torch's dispatch error for a dtype a kernel has no instance for."""
+    return lambda dtype: f"\"{kernel}\" not implemented for '{scalar_type_name(dtype)}'"
+
+
+def _not_for(kinds: str, what: Callable[[DType], str]) -> Callable[[DType], DType]:
+    """A dtype rule that keeps the dtype but rejects the dtype kinds in `kinds`."""
+
+    def dtype_rule(dtype: DType) -> DType:
+        check(dtype.kind not in kinds, what(dtype))
+        return dtype
+
+    return dtype_rule
+
+
+# Integral/bool inputs give float32 (TensorIterator's promote_integer_inputs_to_float).
+_register(
+    _unary(to_float_dtype),
+    "exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh "
+    "asinh acosh atanh sigmoid erf erfc erfinv reciprocal lgamma digamma i0 sinc deg2rad "
+    "rad2deg logit",
+    inplace=True,
+)
+# Rounding, sign and the activations keep the dtype (ints stay ints).
+_register(
+    _unary(_same),
+    "ceil floor round round.decimals trunc sign sgn frac nan_to_num silu elu leaky_relu "
+    "hardsigmoid hardswish mish relu6 selu celu threshold",
+    inplace=True,
+)
+_register(_unary(_same), "softplus log_sigmoid hardshrink softshrink")
+_register(_unary(_abs_dtype), "abs", inplace=True)
+_register(_unary(_to_bool), "isnan isinf isfinite isposinf isneginf signbit")
+_register(_unary(_to_bool), "logical_not", inplace=True)
+_NEG_BOOL = (
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
+_register(_unary(_not_for("b", lambda _: _NEG_BOOL)), "neg", inplace=True)
+_RELU_BOOL = "Boolean inputs not supported for relu"
+_register(_unary(_not_for("b", lambda _: _RELU_BOOL)), "relu", inplace=True)
+_register(_unary(_not_for("fc", _not_implemented("bitwise_not_cpu"))), "bitwise_not", inplace=True)
+
+
+def _gelu(self: TensorMeta, approximate: str = "none") -> TensorMeta:
+    check(approximate in ("none", "tanh"), "approximate argument must be either none or tanh.")
+    return TensorMeta(self.shape, self.dtype)
+
+
+def _hardtanh(self: TensorMeta, min_val: Any = -1, max_val: Any = 1) -> TensorMeta:
+    check(self.dtype is not DType.bool, "Bool inputs not supported for hardtanh")
+    negative = any(isinstance(v, (int, float)) and v < 0 for v in (min_val, max_val))
+    check(
+        self.dtype is not DType.uint8 or not negative,
+        "cannot do hardtanh on an unsigned type with negative limits",
+    )
+    return TensorMeta(self.shape, self.dtype)
+
+
+def _square(self: TensorMeta) -> TensorMeta:
+    return _pow(self, 2)  # square(x) = pow(x, 2): bool gives int64
+
+
+def _glu(self: TensorMeta, dim: int = -1) -> TensorMeta:
+    check(self.ndim > 0, "glu does not support scalars because halving size must be even")
+    dim = normalize_dim(dim, self.ndim)
+    size = self.shape[dim]
+    even = size % 2 == 0 if type(size) is int else guard_bool(sympy.Eq(sympy.Mod(size, 2), 0))
+    check(even, f"Halving dimension must be even, but dimension {dim} is size {dim_str(size)}")
+    half = size // 2 if type(size) is int else to_dim(FloorDiv(size, 2))
+    return TensorMeta(self.shape[:dim] + (half,) + self.shape[dim + 1:], self.dtype)
+
+
+_register(_gelu, "gelu", inplace=True)
+_register(_hardtanh, "hardtanh", inplace=True)
+_register(_square, "square", inplace=True)
+_register(_glu, "glu")
+
+# ---------------------------------------------------------------- binary
+
+
+def _arith(self: Any, other: Any, *_: Any) -> TensorMeta:
+    """Broadcast shapes, result_type dtype (mul, remainder, fmod, floor_divide...)."""
+    return _broadcast(_promote(self, other), self, other)
+
+
+def _check_alpha(dtype: DType, alpha: Any) -> None:
+    check(
+        not isinstance(alpha, bool) or dtype is DType.bool,
+        "Boolean alpha only supported for Boolean results.",
+    )
+    fractional = isinstance(_wrapped(alpha), float)
+    check(
+        dtype.is_floating_point or dtype.is_complex or not fractional,
+        "For integral input tensors, argument alpha must not be a floating point number.",
+    )
+
+
+def _add(self: Any, other: Any, alpha: Any = 1) -> TensorMeta:
+    out = _arith(self, other)
+    _check_alpha(out.dtype, alpha)
+    return out
+
+
+def _sub(self: Any, other: Any, alpha: Any = 1) -> TensorMeta:
+    kinds = [_promote(v) for v in (self, other)]
+    check(
+        kinds != [DType.bool, DType.bool],
+        "Subtraction, the `-` operator, with two bool tensors is not supported. "
+        "Use the `^` or `logical_xor()` operator instead.",
+    )
+    check(
+        DType.bool not in kinds,
+        "Subtraction, the `-` operator, with a bool tensor is not supported. "
+        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+    )
+    return _add(self, other, alpha)
+
+
+def _rsub(self: Any, other: Any, alpha: Any = 1) -> TensorMeta:
+    return _sub(other, self, alpha)  # rsub(a, b) = b - alpha * a
+
+
+def _div(self: Any, other: Any, rounding_mode: str | None = None) -> TensorMeta:
+    check(
+        rounding_mode in (None, "trunc", "floor"),
+        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+        f"but found '{rounding_mode}'",
+    )
+    out = _arith(self, other)
+    # True division of integers gives float32; trunc/floor keep the promoted type.
+    return out if rounding_mode else TensorMeta(out.shape, to_float_dtype(out.dtype))
+
+
+def _float_binary(self: Any, other: Any) -> TensorMeta:
+    """atan2 and friends: integer inputs promote to float32."""
+    out = _arith(self, other)
+    return TensorMeta(out.shape, to_float_dtype(out.dtype))
+
+
+def _pow(self: Any, exponent: Any) -> TensorMeta:
+    negative_int = isinstance(exponent, int) and exponent < 0
+    check(
+        not (isinstance(self, TensorMeta) and _integral(self.dtype) and negative_int),
+        "Integers to negative integer powers are not allowed.",
+    )
+    return _arith(self, exponent)
+
+
+def _compare(self: Any, other: Any) -> TensorMeta:
+    """Comparisons and logical ops: broadcast, bool result."""
+    return _broadcast(DType.bool, self, other)
+
+
+def _bitwise(kernel: str, kinds: str = "uib") -> Rule:
+    """Bitwise ops accept integral (and, except shifts, bool) dtypes only."""
+
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        check(out.dtype.kind in kinds, _not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+def _minmax(name: str) -> Rule:
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        check(not out.dtype.is_complex, f"{name} not implemented for complex tensors.")
+        return out
+
+    return rule
+
+
+_register(_add, "add.Tensor add.Scalar", inplace=True)
+_register(_sub, "sub.Tensor sub.Scalar", inplace=True)
+_register(_rsub, "rsub.Tensor rsub.Scalar")
+_register(
+    _arith,
+    "mul.Tensor mul.Scalar remainder.Tensor remainder.Scalar fmod.Tensor fmod.Scalar "
+    "floor_divide.Scalar",
+    inplace=True,
+)
+_register(_arith, "floor_divide", inplace="floor_divide_.Tensor")
+_register(_arith, "remainder.Scalar_Tensor")
+_register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode", inplace=True)
+_register(_float_binary, "atan2", inplace=True)
+_register(_pow, "pow.Tensor_Scalar", inplace="pow_.Scalar")
+_register(_pow, "pow.Tensor_Tensor", inplace="pow_.Tensor")
+_register(_pow, "pow.Scalar")
+_register(_minmax("maximum"), "maximum minimum max.other min.other")
+_register(_minmax("fmax"), "fmax fmin")
+for _op in ("and", "or", "xor"):
+    _register(_bitwise(f"bitwise_{_op}_cpu"), f"bitwise_{_op}.Tensor bitwise_{_op}.Scalar", True)
+    shape_rule(f"bitwise_{_op}.Scalar_Tensor")(_bitwise(f"bitwise_{_op}_cpu"))
+for _op, _kernel in (("left", "lshift_cpu"), ("right", "rshift_cpu")):
+    _names = f"bitwise_{_op}_shift.Tensor bitwise_{_op}_shift.Tensor_Scalar"
+    _register(_bitwise(_kernel, "ui"), _names, inplace=True)
+    shape_rule(f"bitwise_{_op}_shift.Scalar_Tensor")(_bitwise(_kernel, "ui"))
+_register(
+    _compare,
+    "eq.Tensor eq.Scalar ne.Tensor ne.Scalar lt.Tensor lt.Scalar le.Tensor le.Scalar "
+    "gt.Tensor gt.Scalar ge.Tensor ge.Scalar logical_and logical_or logical_xor",
+    inplace=True,
+)
+
+# ---------------------------------------------------------------- ternary and special
+
+
+def _where(condition: TensorMeta, self: Any, other: Any) -> TensorMeta:
+    check(
+        condition.dtype in (DType.bool, DType.uint8),
+        "where expected condition to be a boolean tensor, but got a tensor with dtype "
+        f"{scalar_type_name(condition.dtype)}",
+    )
+    return _broadcast(_promote(self, other), condition, self, other)  # condition doesn't promote
+
+
+def _clamp(self: TensorMeta, min: Any = None, max: Any = None) -> TensorMeta:  # noqa: A002
+    check(
+        min is not None or max is not None,
+        "torch.clamp: At least one of 'min' or 'max' must not be None",
+    )
+    out = _broadcast(_promote(self, min, max), self, min, max)
+    check(not out.dtype.is_complex, "clamp is not supported for complex types")
+    return out
+
+
+def _clamp_min(self: TensorMeta, min: Any) -> TensorMeta:  # noqa: A002
+    return _clamp(self, min, None)
+
+
+def _clamp_max(self: TensorMeta, max: Any) -> TensorMeta:  # noqa: A002
+    return _clamp(self, None, max)
+
+
+def _masked_fill(self: TensorMeta, mask: TensorMeta, value: Any) -> TensorMeta:
+    check(
+        mask.dtype is DType.bool,
+        "masked_fill_ only supports boolean masks, but got mask with dtype "
+        f"{_TYPE_META_NAMES[mask.dtype]}",
+    )
+    rank = value.ndim if isinstance(value, TensorMeta) else 0
+    check(
+        rank == 0,
+        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+        f"{rank} dimension(s).",
+    )
+    return TensorMeta(broadcast_shapes(self.shape, mask.shape), self.dtype)
+
+
+def _lerp(self: TensorMeta, end: TensorMeta, weight: Any) -> TensorMeta:
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, TensorMeta) and other.dtype is not self.dtype:
+            want, got = _TYPE_META_NAMES[self.dtype], _TYPE_META_NAMES[other.dtype]
+            raise ShapeGuardError(f"expected dtype {want} for `{name}` but got dtype {got}")
+    return _broadcast(self.dtype, self, end, weight)
+
+
+def _addcmul(self: TensorMeta, tensor1: TensorMeta, tensor2: TensorMeta, *_: Any) -> TensorMeta:
+    return _broadcast(_promote(self, tensor1, tensor2), self, tensor1, tensor2)
+
+
+def _addcdiv(self: TensorMeta, tensor1: TensorMeta, tensor2: TensorMeta, *_: Any) -> TensorMeta:
+    check(
+        not (_integral(tensor1.dtype) and _integral(tensor2.dtype)),
+        "Integer division with addcdiv is no longer supported, and in a future release addcdiv "
+        "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+        "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+        "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+        "addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+        "tensor2), for all dtypes.",
+    )
+    return _addcmul(self, tensor1, tensor2)
+
+
+def _fill(self: TensorMeta, value: Any) -> TensorMeta:
+    rank = value.ndim if isinstance(value, TensorMeta) else 0
+    check(
+        rank == 0,
+        f"fill_ only supports 0-dimension value tensor but got tensor with {rank} dimensions.",
+    )
+    return self
+
+
+def _copy(self: TensorMeta, src: TensorMeta, *_: Any) -> TensorMeta:
+    """copy(self, src): src broadcasts into self's shape; the dtype is self's."""
+    return check_inplace(self, TensorMeta(broadcast_shapes(self.shape, src.shape), self.dtype))
+
+
+def _zero(self: TensorMeta) -> TensorMeta:
+    return self
+
+
+def _check_p(p: float) -> None:
+    check(0 <= p <= 1, f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout(input: TensorMeta, p: float, train: bool | None) -> TensorMeta:  # noqa: A002
+    _check_p(p)
+    return input
+
+
+def _native_dropout(
+    input: TensorMeta, p: float, train: bool | None  # noqa: A002
+) -> tuple[TensorMeta, TensorMeta]:
+    _check_p(p)
+    scales = bool(train) and 0 < p < 1  # the output is mask * input / (1 - p)
+    check(
+        not scales or input.dtype.is_floating_point or input.dtype.is_complex,
+        f"result type Float can't be cast to the desired output type "
+        f"{scalar_type_name(input.dtype)}",
+    )
+    return input, TensorMeta(input.shape, DType.bool)
+
+
+_register(_where, "where.self where.ScalarSelf where.ScalarOther where.Scalar")
+_register(_clamp, "clamp clamp.Tensor", inplace=True)
+_register(_clamp_min, "clamp_min clamp_min.Tensor", inplace=True)
+_register(_clamp_max, "clamp_max clamp_max.Tensor", inplace=True)
+_register(_masked_fill, "masked_fill.Scalar masked_fill.Tensor", inplace=True)
+_register(_lerp, "lerp.Scalar lerp.Tensor", inplace=True)
+_register(_addcmul, "addcmul", inplace=True)
+_register(_addcdiv, "addcdiv", inplace=True)
+_register(_fill, "fill.Scalar fill.Tensor", inplace=True)
+_register(_copy, "copy", inplace=True)
+_register(_zero, "zero zero_")
+_register(
+    _dropout,
+    "dropout dropout_ feature_dropout feature_dropout_ alpha_dropout alpha_dropout_ "
+    "feature_alpha_dropout feature_alpha_dropout_",
+)
+_register(_native_dropout, "native_dropout")

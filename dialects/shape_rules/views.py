@@ -1,1 +1,663 @@
-"""Shape rules: views."""
+"""Shape rules: views, copies of views, and the ops that join, split or rearrange tensors.
+
+The dim helpers at the top (exact and ceiling division over symbolic dims,
+slice clamping, -1 inference, expand) are shared with indexing.py,
+factories.py and linalg.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import sympy
+
+from ..dtypes import BY_SCALAR_TYPE, DType, result_type
+from ..meta import TensorMeta
+from ..symbolic import Dim, FloorDiv, dim_str, to_dim
+from . import shape_rule
+from .common import normalize_dim, product, shape_text
+from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le
+
+# A static slice bound this large means "to the end": Python slices pass sys.maxsize.
+_HUGE = 2**62
+
+
+# ---------------------------------------------------------------------------- dim helpers
+
+
+def meta(shape: Sequence[Dim | None], dtype: DType) -> TensorMeta:
+    """A TensorMeta whose integer-valued sympy dims are turned back into ints."""
+    return TensorMeta(tuple(None if d is None else to_dim(d) for d in shape), dtype)
+
+
+def to_dims(values: Sequence[Any]) -> list[Dim]:
+    """Normalise a SymInt[] argument (sympy.Integer(-1) must compare like -1)."""
+    return [to_dim(v) for v in values]
+
+
+def scalar_type(value: Any) -> DType | None:
+    """A ScalarType argument: a DType, None, or a schema default printed as a number
+    (``dtype=4``) or as a C++ name (``dtype=long``)."""
+    if value is None or isinstance(value, DType):
+        return value
+    if isinstance(value, int):
+        return BY_SCALAR_TYPE[value]
+    return _SCALAR_TYPE_NAMES.get(value) or DType[value]
+
+
+_SCALAR_TYPE_NAMES = {
+    "long": DType.int64, "int": DType.int32, "float": DType.float32,
+    "double": DType.float64, "half": DType.float16,
+}
+
+
+def exact_div(a: Dim, b: Dim) -> Dim:
+    """``a // b``, kept exact when sympy proves that b divides a (6*s0 // 3 -> 2*s0)."""
+    if type(a) is int and type(b) is int:
+        return a // b
+    quotient = sympy.sympify(a) / b
+    if quotient.is_integer:
+        return to_dim(quotient)
+    return to_dim(FloorDiv(a, b))
+
+
+def ceil_div(a: Dim, b: Dim) -> Dim:
+    """``ceil(a / b)`` for a positive b, as FloorDiv(a + b - 1, b) when not exact."""
+    if type(a) is int and type(b) is int:
+        return -(-a // b)
+    quotient = sympy.sympify(a) / b
+    if quotient.is_integer:
+        return to_dim(quotient)
+    return to_dim(FloorDiv(a + b - 1, b))
+
+
+def nonneg(value: Dim) -> bool:
+    """value >= 0, asked in this direction so that the size-oblivious default says yes."""
+    if type(value) is int:
+        return value >= 0
+    return guard_bool(sympy.Ge(value, 0))
+
+
+def sym_min(a: Dim, b: Dim) -> Dim:
+    return a if sym_le(a, b) else b
+
+
+def static_count(count: Dim, what: str, size: Dim) -> int:
+    """A number of outputs must be static: a Tensor[] result has a fixed length."""
+    count = to_dim(count)
+    if type(count) is not int:
+        raise ShapeGuardError(
+            f"{what}: the number of pieces ({dim_str(count)}) depends on the symbolic size "
+            f"{dim_str(size)}; a list of tensors needs a static length"
+        )
+    return count
+
+
+def _clamp_bound(index: Dim | None, size: Dim, default: Dim) -> Dim:
+    """torch's slice bound: None -> default, negative counts from the end, clamp to [0, size]."""
+    if index is None:
+        return default
+    if type(index) is int and abs(index) >= _HUGE:
+        return size if index > 0 else 0
+    if not nonneg(index):
+        index = index + size
+        if not nonneg(index):
+            return 0
+    return index if sym_le(index, size) else size
+
+
+def slice_length(size: Dim, start: Dim | None, end: Dim | None, step: Dim) -> Dim:
+    check(nonneg(to_dim(step) - 1), "slice step must be positive")
+    lo = _clamp_bound(to_dim(start) if start is not None else None, size, 0)
+    hi = _clamp_bound(to_dim(end) if end is not None else None, size, size)
+    if not sym_le(lo, hi):
+        return 0
+    return ceil_div(hi - lo, to_dim(step))
+
+
+def infer_size(sizes: Sequence[Dim], numel: Dim, invalid: Callable[[], str]) -> list[Dim]:
+    """Fill the one -1 of a view size list so that the list holds numel elements."""
+    out = to_dims(sizes)
+    holes = [i for i, s in enumerate(out) if type(s) is int and s == -1]
+    check(len(holes) <= 1, "only one dimension can be inferred")
+    for s in out:
+        check(not (type(s) is int and s < -1), f"invalid shape dimension {s}")
+    known = product([s for i, s in enumerate(out) if i not in holes])
+    if not holes:
+        if not sym_eq(known, numel):
+            raise ShapeGuardError(invalid())
+        return out
+    if sym_eq(known, 0):
+        check(not sym_eq(numel, 0),
+              f"cannot reshape tensor of 0 elements into shape {shape_text(out)} because the "
+              "unspecified dimension size -1 can be any value and is ambiguous")
+        raise ShapeGuardError(invalid())
+    quotient = exact_div(numel, known)
+    # Divisibility is asked as an equation rather than Mod(numel, known) == 0: torch asks both,
+    # and the size-oblivious default oracle answers every "== 0" with False.
+    if not sym_eq(quotient * known, numel):
+        raise ShapeGuardError(invalid())
+    out[holes[0]] = quotient
+    return out
+
+
+def expand_shape(shape: Sequence[Dim], sizes: Sequence[Dim]) -> list[Dim]:
+    """torch's inferExpandGeometry: -1 keeps a dim, size-1 dims stretch, new dims lead."""
+    sizes = to_dims(sizes)
+    check(len(sizes) >= len(shape),
+          f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to "
+          f"the number of dimensions in the tensor ({len(shape)})")
+    lead = len(sizes) - len(shape)
+    out: list[Dim] = []
+    for i, target in enumerate(sizes):
+        if i < lead:
+            check(not (type(target) is int and target < 0),
+                  f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                  f"non-existing dimension {i}")
+            out.append(target)
+            continue
+        size = shape[i - lead]
+        if type(target) is int and target == -1:
+            out.append(size)
+        elif sym_eq(size, target) or sym_eq(size, 1):
+            out.append(target)
+        else:
+            raise ShapeGuardError(
+                f"The expanded size of the tensor ({dim_str(target)}) must match the existing "
+                f"size ({dim_str(size)}) at non-singleton dimension {i}.  Target sizes: "
+                f"{shape_text(sizes)}.  Tensor sizes: {shape_text(shape)}"
+            )
+    return out
+
+
+def _replace(shape: Sequence[Dim], dim: int, new: Sequence[Dim]) -> list[Dim]:
+    """shape with dim `dim` replaced by the dims `new` (none: the dim is dropped)."""
+    return [*shape[:dim], *new, *shape[dim + 1:]]
+
+
+# ---------------------------------------------------------------------------- reshaping views
+
+
+@shape_rule("view", "view_copy", "_unsafe_view", "reshape", "_reshape_copy")
+def _view(self: TensorMeta, size: Sequence[Dim]) -> TensorMeta:
+    numel = self.numel()
+    shape = infer_size(
+        size, numel,
+        lambda: f"shape '{shape_text(to_dims(size))}' is invalid for input of size {dim_str(numel)}",
+    )
+    return meta(shape, self.dtype)
+
+
+@shape_rule("view_as", "reshape_as")
+def _view_as(self: TensorMeta, other: TensorMeta) -> TensorMeta:
+    return _view(self, other.shape)
+
+
+@shape_rule("view.dtype", "view_copy.dtype")
+def _view_dtype(self: TensorMeta, dtype: Any) -> TensorMeta:
+    """Reinterpreting bytes: a size change of the element scales the last dim."""
+    new = scalar_type(dtype)
+    old_size, new_size = self.dtype.itemsize, new.itemsize
+    if old_size == new_size:
+        return meta(self.shape, new)
+    what = f"to view {self.dtype} as {new} (different element sizes)"
+    check(self.ndim > 0, f"self.dim() cannot be 0 {what}")
+    last = self.shape[-1]
+    if old_size > new_size:
+        return meta([*self.shape[:-1], last * (old_size // new_size)], new)
+    ratio = new_size // old_size
+    check(sym_eq(exact_div(last, ratio) * ratio, last),
+          f"self.size(-1) must be divisible by {ratio} {what}, but got {dim_str(last)}")
+    return meta([*self.shape[:-1], exact_div(last, ratio)], new)
+
+
+@shape_rule("flatten.using_ints")
+def _flatten(self: TensorMeta, start_dim: int = 0, end_dim: int = -1) -> TensorMeta:
+    if self.ndim == 0:
+        normalize_dim(start_dim, 0)
+        normalize_dim(end_dim, 0)
+        return meta([1], self.dtype)
+    start, end = normalize_dim(start_dim, self.ndim), normalize_dim(end_dim, self.ndim)
+    check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim")
+    merged = product(self.shape[start:end + 1])
+    return meta([*self.shape[:start], merged, *self.shape[end + 1:]], self.dtype)
+
+
+@shape_rule("unflatten.int")
+def _unflatten(self: TensorMeta, dim: int, sizes: Sequence[Dim]) -> TensorMeta:
+    d = normalize_dim(dim, self.ndim)
+    check(len(sizes) > 0, "unflatten: sizes must be non-empty")
+    size = self.shape[d]
+    new = infer_size(
+        sizes, size,
+        lambda: f"unflatten: Provided sizes {shape_text(to_dims(sizes))} don't multiply up to the "
+        f"size of dim {dim} ({dim_str(size)}) in the input tensor",
+    )
+    return meta(_replace(self.shape, d, new), self.dtype)
+
+
+@shape_rule("resize_")
+def _resize(self: TensorMeta, size: Sequence[Dim], *_: Any) -> TensorMeta:
+    sizes = to_dims(size)
+    for s in sizes:
+        check(not (type(s) is int and s < 0), f"Trying to create tensor with negative dimension "
+              f"{s}: {shape_text(sizes)}")
+    return meta(sizes, self.dtype)
+
+
+# ---------------------------------------------------------------------------- dim reordering
+
+
+@shape_rule("permute", "permute_copy")
+def _permute(self: TensorMeta, dims: Sequence[int]) -> TensorMeta:
+    check(len(dims) == self.ndim,
+          "permute(): number of dimensions in the tensor input does not match the length of the "
+          f"desired ordering of dimensions i.e. input.dim() = {self.ndim} is not equal to "
+          f"len(dims) = {len(dims)}")
+    order = [normalize_dim(d, self.ndim) for d in dims]
+    check(len(set(order)) == len(order), "permute(): duplicate dims are not allowed.")
+    return meta([self.shape[d] for d in order], self.dtype)
+
+
+@shape_rule("transpose.int", "transpose_copy.int", "transpose_", "swapaxes", "swapaxes_",
+            "swapdims", "swapdims_")
+def _transpose(self: TensorMeta, dim0: int, dim1: int) -> TensorMeta:
+    a, b = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+    if self.ndim == 0:
+        return self
+    shape = list(self.shape)
+    shape[a], shape[b] = shape[b], shape[a]
+    return meta(shape, self.dtype)
+
+
+@shape_rule("t", "t_copy", "t_")
+def _t(self: TensorMeta) -> TensorMeta:
+    check(self.ndim <= 2, f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+    return meta(self.shape[::-1], self.dtype)
+
+
+@shape_rule("movedim.int", "moveaxis.int")
+def _movedim(self: TensorMeta, source: int, destination: int) -> TensorMeta:
+    return _movedim_list(self, [source], [destination])
+
+
+@shape_rule("movedim.intlist", "moveaxis.intlist")
+def _movedim_list(
+    self: TensorMeta, source: Sequence[int], destination: Sequence[int]
+) -> TensorMeta:
+    check(len(source) == len(destination),
+          f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+          f"contain the same number of dims as destination ({list(destination)} dims)")
+    src = [normalize_dim(d, self.ndim) for d in source]
+    dst = [normalize_dim(d, self.ndim) for d in destination]
+    check(len(set(src)) == len(src), f"movedim: repeated dim in `source` ({list(source)})")
+    check(len(set(dst)) == len(dst),
+          f"movedim: repeated dim in `destination` ({list(destination)})")
+    if self.ndim == 0:
+        return self
+    order: list[int | None] = [None] * self.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    # Dims not moved keep their relative order in the free slots.
+    rest = iter(i for i in range(self.ndim) if i not in src)
+    return meta([self.shape[o if o is not None else next(rest)] for o in order], self.dtype)
+
+
+@shape_rule("rot90")
+def _rot90(self: TensorMeta, k: int = 1, dims: Sequence[int] = (0, 1)) -> TensorMeta:
+    check(len(dims) == 2, f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    check(self.ndim >= 2, f"expected total dims >= 2, but got total dims = {self.ndim}")
+    a, b = normalize_dim(dims[0], self.ndim), normalize_dim(dims[1], self.ndim)
+    check(a != b, f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
+    if k % 2 == 0:
+        return self
+    return _transpose(self, a, b)
+
+
+# ---------------------------------------------------------------------------- size-1 dims
+
+
+@shape_rule("squeeze", "squeeze_copy", "squeeze_")
+def _squeeze(self: TensorMeta) -> TensorMeta:
+    return meta([d for d in self.shape if not sym_eq(d, 1)], self.dtype)
+
+
+@shape_rule("squeeze.dim", "squeeze_copy.dim", "squeeze_.dim")
+def _squeeze_dim(self: TensorMeta, dim: int) -> TensorMeta:
+    return _squeeze_dims(self, [dim])
+
+
+@shape_rule("squeeze.dims", "squeeze_copy.dims", "squeeze_.dims")
+def _squeeze_dims(self: TensorMeta, dim: Sequence[int]) -> TensorMeta:
+    """Only listed dims of size 1 go; squeezing a dim of another size is a no-op."""
+    wanted = [normalize_dim(d, self.ndim) for d in dim]
+    check(len(set(wanted)) == len(wanted), f"dim {list(dim)} appears multiple times in the list of dims")
+    if self.ndim == 0:
+        return self
+    drop = {d for d in wanted if sym_eq(self.shape[d], 1)}
+    return meta([s for i, s in enumerate(self.shape) if i not in drop], self.dtype)
+
+
+@shape_rule("unsqueeze", "unsqueeze_copy", "unsqueeze_")
+def _unsqueeze(self: TensorMeta, dim: int) -> TensorMeta:
+    d = normalize_dim(dim, self.ndim + 1)
+    return meta([*self.shape[:d], 1, *self.shape[d:]], self.dtype)
+
+
+@shape_rule("expand", "expand_copy")
+def _expand(self: TensorMeta, size: Sequence[Dim], implicit: bool = False) -> TensorMeta:
+    return meta(expand_shape(self.shape, size), self.dtype)
+
+
+@shape_rule("expand_as")
+def _expand_as(self: TensorMeta, other: TensorMeta) -> TensorMeta:
+    return _expand(self, other.shape)
+
+
+# ---------------------------------------------------------------------------- joining
+
+
+def _cat_skipped(t: TensorMeta) -> bool:
+    """torch.cat ignores 1-D empty tensors (a legacy of torch.Tensor() being [0])."""
+    return t.ndim == 1 and sym_eq(t.shape[0], 0)
+
+
+@shape_rule("cat")
+def _cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
+    check(len(tensors) > 0, "torch.cat(): expected a non-empty list of Tensors")
+    dtype = result_type(*tensors)
+    for i, t in enumerate(tensors):
+        check(t.ndim > 0, f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    kept = [(i, t) for i, t in enumerate(tensors) if not _cat_skipped(t)]
+    if not kept:
+        return meta([0], dtype)
+    ref = kept[0][1]
+    d = normalize_dim(dim, ref.ndim)
+    total: Dim = 0
+    for i, t in kept:
+        check(t.ndim == ref.ndim,
+              f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
+        for k, (want, got) in enumerate(zip(ref.shape, t.shape)):
+            if k != d and not sym_eq(want, got):
+                raise ShapeGuardError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{dim_str(want)} but got size {dim_str(got)} for tensor number {i} in the list."
+                )
+        total = total + t.shape[d]
+    return meta(_replace(ref.shape, d, [total]), dtype)
+
+
+@shape_rule("stack")
+def _stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
+    check(len(tensors) > 0, "stack expects a non-empty TensorList")
+    ref = tensors[0]
+    for i, t in enumerate(tensors):
+        same = t.ndim == ref.ndim and all(sym_eq(a, b) for a, b in zip(ref.shape, t.shape))
+        check(same, f"stack expects each tensor to be equal size, but got {shape_text(ref.shape)} "
+              f"at entry 0 and {shape_text(t.shape)} at entry {i}")
+    d = normalize_dim(dim, ref.ndim + 1)
+    return meta([*ref.shape[:d], len(tensors), *ref.shape[d:]], result_type(*tensors))
+
+
+# ---------------------------------------------------------------------------- splitting
+
+
+def _pieces(self: TensorMeta, d: int, sizes: Sequence[Dim]) -> list[TensorMeta]:
+    return [meta(_replace(self.shape, d, [s]), self.dtype) for s in sizes]
+
+
+@shape_rule("split.Tensor", "split_copy.Tensor", "unsafe_split.Tensor")
+def _split(self: TensorMeta, split_size: Dim, dim: int = 0) -> list[TensorMeta]:
+    check(self.ndim > 0, "split expects at least a 1-dimensional tensor")
+    d = normalize_dim(dim, self.ndim)
+    size, step = self.shape[d], to_dim(split_size)
+    check(not (type(step) is int and step < 0),
+          f"split expects split_size be non-negative, but got split_size={step}")
+    if type(step) is int and step == 0:
+        check(sym_eq(size, 0), "split_size can only be 0 if dimension size is 0, but got "
+              f"dimension size of {dim_str(size)}")
+        return [self]
+    count = max(static_count(ceil_div(size, step), "split", size), 1)
+    last = size - step * (count - 1)
+    return _pieces(self, d, [step] * (count - 1) + [last])
+
+
+@shape_rule("split.sizes", "split_with_sizes", "split_with_sizes_copy", "unsafe_split_with_sizes")
+def _split_with_sizes(
+    self: TensorMeta, split_sizes: Sequence[Dim], dim: int = 0
+) -> list[TensorMeta]:
+    check(self.ndim > 0, "split expects at least a 1-dimensional tensor")
+    d = normalize_dim(dim, self.ndim)
+    sizes = to_dims(split_sizes)
+    check(all(not (type(s) is int and s < 0) for s in sizes),
+          "split_with_sizes expects split_sizes have only non-negative entries, but got "
+          f"split_sizes={shape_text(sizes)}")
+    size = self.shape[d]
+    check(sym_eq(sum(sizes, 0), size),
+          f"split_with_sizes expects split_sizes to sum exactly to {dim_str(size)} (input "
+          f"tensor's size at dimension {d}), but got split_sizes={shape_text(sizes)}")
+    return _pieces(self, d, sizes)
+
+
+@shape_rule("chunk")
+def _chunk(self: TensorMeta, chunks: int, dim: int = 0) -> list[TensorMeta]:
+    check(self.ndim > 0, "chunk expects at least a 1-dimensional tensor")
+    check(chunks > 0, f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = normalize_dim(dim, self.ndim)
+    size = self.shape[d]
+    step = ceil_div(size, chunks)
+    count = to_dim(ceil_div(size, step)) if not sym_eq(step, 0) else 1
+    # A symbolic size usually gives `chunks` pieces; the guard records that it does.
+    if type(count) is not int and sym_eq(count, chunks):
+        count = chunks
+    count = static_count(count, "chunk", size)
+    return _pieces(self, d, [step] * (count - 1) + [size - step * (count - 1)])
+
+
+@shape_rule("unbind.int", "unbind_copy.int")
+def _unbind(self: TensorMeta, dim: int = 0) -> list[TensorMeta]:
+    check(self.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
+    d = normalize_dim(dim, self.ndim)
+    count = static_count(self.shape[d], "unbind", self.shape[d])
+    piece = meta(_replace(self.shape, d, []), self.dtype)
+    return [piece] * count
+
+
+@shape_rule("tensor_split.sections")
+def _tensor_split_sections(self: TensorMeta, sections: Dim, dim: int = 0) -> list[TensorMeta]:
+    check(self.ndim > 0, "tensor_split expected at least a 1-dimensional tensor, but got a "
+          "tensor with 0 dims")
+    count = static_count(sections, "tensor_split", sections)
+    check(count > 0, f"number of sections must be larger than 0, got {count}")
+    d = normalize_dim(dim, self.ndim)
+    size = self.shape[d]
+    # The first size % n pieces get one extra element: piece i has (size + n - 1 - i) // n.
+    return _pieces(self, d, [exact_div(size + count - 1 - i, count) for i in range(count)])
+
+
+@shape_rule("tensor_split.indices")
+def _tensor_split_indices(
+    self: TensorMeta, indices: Sequence[Dim], dim: int = 0
+) -> list[TensorMeta]:
+    check(self.ndim > 0, "tensor_split expected at least a 1-dimensional tensor, but got a "
+          "tensor with 0 dims")
+    d = normalize_dim(dim, self.ndim)
+    bounds: list[Dim | None] = [0, *to_dims(indices), None]
+    size = self.shape[d]
+    return _pieces(self, d, [slice_length(size, a, b, 1) for a, b in zip(bounds, bounds[1:])])
+
+
+# ---------------------------------------------------------------------------- sub-tensor views
+
+
+@shape_rule("slice.Tensor", "slice_copy.Tensor")
+def _slice(
+    self: TensorMeta, dim: int = 0, start: Dim | None = None, end: Dim | None = None,
+    step: Dim = 1,
+) -> TensorMeta:
+    check(self.ndim > 0, "slice() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, self.ndim)
+    return meta(_replace(self.shape, d, [slice_length(self.shape[d], start, end, step)]),
+                self.dtype)
+
+
+@shape_rule("select.int", "select_copy.int")
+def _select(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
+    check(self.ndim > 0, "select() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, self.ndim)
+    size, index = self.shape[d], to_dim(index)
+    inside = sym_le(-size, index) and sym_le(index + 1, size)
+    check(inside, f"select(): index {dim_str(index)} out of range for tensor of size "
+          f"{shape_text(self.shape)} at dimension {d}")
+    return meta(_replace(self.shape, d, []), self.dtype)
+
+
+@shape_rule("narrow", "narrow_copy")
+def _narrow(self: TensorMeta, dim: int, start: Dim, length: Dim) -> TensorMeta:
+    check(self.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, self.ndim)
+    size, start, length = self.shape[d], to_dim(start), to_dim(length)
+    check(nonneg(length), "narrow(): length must be non-negative.")
+    if type(start) is int and start < 0:
+        start = start + size
+    check(sym_le(start + length, size),
+          f"start ({dim_str(start)}) + length ({dim_str(length)}) exceeds dimension size "
+          f"({dim_str(size)}).")
+    return meta(_replace(self.shape, d, [length]), self.dtype)
+
+
+@shape_rule("diagonal", "diagonal_copy")
+def _diagonal(self: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorMeta:
+    a, b = normalize_dim(dim1, self.ndim), normalize_dim(dim2, self.ndim)
+    check(a != b, f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    rows, cols = self.shape[a], self.shape[b]
+    length = sym_min(rows, cols - offset) if offset >= 0 else sym_min(rows + offset, cols)
+    length = length if nonneg(length) else 0
+    rest = [s for i, s in enumerate(self.shape) if i not in (a, b)]
+    return meta([*rest, length], self.dtype)
+
+
+@shape_rule("as_strided", "as_strided_copy", "as_strided_")
+def _as_strided(
+    self: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim], storage_offset: Any = None
+) -> TensorMeta:
+    check(len(size) == len(stride), "mismatch in length of strides and shape")
+    return meta(to_dims(size), self.dtype)
+
+
+@shape_rule("unfold", "unfold_copy")
+def _unfold(self: TensorMeta, dimension: int, size: Dim, step: Dim) -> TensorMeta:
+    d = normalize_dim(dimension, self.ndim)
+    length = self.shape[d] if self.ndim > 0 else 1
+    check(sym_le(size, length),
+          f"maximum size for tensor at dimension {d} is {dim_str(length)} but size is "
+          f"{dim_str(size)}")
+    check(nonneg(to_dim(step) - 1), f"step is {step} but must be > 0")
+    windows = exact_div(length - size, step) + 1
+    if self.ndim == 0:
+        return meta([size], self.dtype)
+    return meta([*_replace(self.shape, d, [windows]), size], self.dtype)
+
+
+# ---------------------------------------------------------------------------- same shape
+
+
+@shape_rule("alias", "alias_copy", "clone", "contiguous", "detach", "detach_copy", "detach_",
+            "lift_fresh", "lift_fresh_copy")
+def _identity(self: TensorMeta, *_: Any) -> TensorMeta:
+    return self
+
+
+@shape_rule("flip")
+def _flip(self: TensorMeta, dims: Sequence[int]) -> TensorMeta:
+    wanted = [normalize_dim(d, self.ndim) for d in dims]
+    check(len(set(wanted)) == len(wanted),
+          f"dims has duplicates, original flip dims size={len(wanted)}, but unique flip dims "
+          f"size={len(set(wanted))}")
+    return self
+
+
+@shape_rule("roll")
+def _roll(self: TensorMeta, shifts: Sequence[Dim], dims: Sequence[int] = ()) -> TensorMeta:
+    check(len(shifts) > 0, "`shifts` required")
+    flat = len(dims) == 0 and len(shifts) == 1
+    check(flat or len(shifts) == len(dims),
+          f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    for d in dims:
+        normalize_dim(d, self.ndim)
+    return self
+
+
+@shape_rule("tril", "triu", "tril_", "triu_")
+def _triangle(self: TensorMeta, diagonal: int = 0) -> TensorMeta:
+    check(self.ndim >= 2, "tril/triu: input tensor must have at least 2 dimensions")
+    return self
+
+
+@shape_rule("repeat")
+def _repeat(self: TensorMeta, repeats: Sequence[Dim]) -> TensorMeta:
+    times = to_dims(repeats)
+    check(len(times) >= self.ndim, "Number of dimensions of repeat dims can not be smaller than "
+          "number of dimensions of tensor")
+    padded = [1] * (len(times) - self.ndim) + list(self.shape)
+    shape = [s * r for s, r in zip(padded, times)]
+    for s in shape:
+        check(not (type(s) is int and s < 0),
+              f"Trying to create tensor with negative dimension {s}: {shape_text(shape)}")
+    return meta(shape, self.dtype)
+
+
+@shape_rule("repeat_interleave.self_int")
+def _repeat_interleave_int(
+    self: TensorMeta, repeats: Dim, dim: int | None = None, output_size: Dim | None = None
+) -> TensorMeta:
+    check(nonneg(to_dim(repeats)), "repeats can not be negative")
+    if dim is None:
+        return meta([output_size if output_size is not None else self.numel() * repeats],
+                    self.dtype)
+    d = normalize_dim(dim, self.ndim)
+    if self.ndim == 0:
+        return meta([output_size if output_size is not None else repeats], self.dtype)
+    new = output_size if output_size is not None else self.shape[d] * repeats
+    return meta(_replace(self.shape, d, [new]), self.dtype)
+
+
+@shape_rule("repeat_interleave.self_Tensor")
+def _repeat_interleave_tensor(
+    self: TensorMeta, repeats: TensorMeta, dim: int | None = None, output_size: Dim | None = None
+) -> TensorMeta:
+    """The output length is the sum of the repeat values: data-dependent unless given."""
+    if dim is None or self.ndim == 0:
+        return meta([output_size], self.dtype)
+    d = normalize_dim(dim, self.ndim)
+    return meta(_replace(self.shape, d, [output_size]), self.dtype)
+
+
+@shape_rule("repeat_interleave.Tensor")
+def _repeat_interleave_counts(repeats: TensorMeta, output_size: Dim | None = None) -> TensorMeta:
+    check(repeats.ndim == 1, "repeat_interleave only accept 1D vector as repeat")
+    return meta([output_size], repeats.dtype)
+
+
+# ---------------------------------------------------------------------------- dtype changes
+
+
+@shape_rule("_to_copy")
+def _to_copy(self: TensorMeta, dtype: Any = None, *_: Any) -> TensorMeta:
+    return meta(self.shape, scalar_type(dtype) or self.dtype)
+
+
+@shape_rule("to.dtype", "to.dtype_layout")
+def _to_dtype(self: TensorMeta, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _to_copy(self, dtype)
+
+
+@shape_rule("to.device")
+def _to_device(self: TensorMeta, device: Any, dtype: Any, *_: Any) -> TensorMeta:
+    return _to_copy(self, dtype)
+
+
+@shape_rule("to.other", "type_as")
+def _to_other(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
+    return meta(self.shape, other.dtype)

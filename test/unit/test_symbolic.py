@@ -1,0 +1,100 @@
+"""Symbolic dims: the symbol factory, FloorDiv, and text round trips."""
+
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from texport.dialects.context import parse_module, print_module
+from texport.dialects.dtypes import DType
+from texport.dialects.symbolic import (
+    DimSyntaxError,
+    FloorDiv,
+    dim_str,
+    parse_dim,
+    symbol,
+)
+from texport.dialects.tx import TensorType
+
+
+def test_one_symbol_per_name() -> None:
+    assert symbol("s0") is symbol("s0")
+    assert symbol("s0").is_positive and symbol("s0").is_integer
+    assert symbol("u3").is_integer and symbol("u3").is_positive is None
+
+
+def test_floordiv_simplifies_and_prints_like_torch() -> None:
+    s0 = symbol("s0")
+    assert FloorDiv(sympy.Integer(7), sympy.Integer(2)) == 3
+    assert FloorDiv(s0, sympy.Integer(1)) == s0
+    assert FloorDiv(4 * s0, sympy.Integer(2)) == 2 * s0
+    assert dim_str(FloorDiv(s0, sympy.Integer(2))) == "(s0//2)"
+    assert dim_str(sympy.Mod(s0, 4)) == "(s0 % 4)"
+    assert dim_str(2 * s0 + 1) == "2*s0 + 1"
+
+
+def test_parse_known_forms() -> None:
+    s0, s1 = symbol("s0"), symbol("s1")
+    assert parse_dim("3") == 3 and type(parse_dim("3")) is int
+    assert parse_dim("2*s0 + 1") == 2 * s0 + 1
+    assert parse_dim("(s0//2)") == FloorDiv(s0, sympy.Integer(2))
+    assert parse_dim("s0*s1 - 3") == s0 * s1 - 3
+    assert parse_dim("-s0 + 5") == 5 - s0
+    assert parse_dim("Max(s0, 4)") == sympy.Max(s0, 4)
+    assert parse_dim("s1**2") == s1**2
+
+
+def test_parse_errors_carry_the_column() -> None:
+    for text, column in [("2*+", 2), ("s0 $ 1", 3), ("(s0", 3), ("Foo(s0)", 0)]:
+        try:
+            parse_dim(text)
+        except DimSyntaxError as err:
+            assert err.offset == column, (text, err.offset)
+        else:
+            raise AssertionError(f"{text!r} parsed")
+
+
+_names = st.sampled_from(["s0", "s1", "s2", "u0"])
+
+
+def _atoms() -> st.SearchStrategy[sympy.Expr]:
+    return st.one_of(
+        st.integers(min_value=0, max_value=50).map(sympy.Integer),
+        _names.map(symbol),
+    )
+
+
+def _combine(children: st.SearchStrategy[sympy.Expr]) -> st.SearchStrategy[sympy.Expr]:
+    pairs = st.tuples(children, children)
+    return st.one_of(
+        pairs.map(lambda p: p[0] + p[1]),
+        pairs.map(lambda p: p[0] * p[1]),
+        pairs.map(lambda p: p[0] - p[1]),
+        st.tuples(children, st.integers(1, 9)).map(lambda p: FloorDiv(p[0], sympy.Integer(p[1]))),
+        st.tuples(children, st.integers(2, 9)).map(lambda p: sympy.Mod(p[0], p[1])),
+    )
+
+
+expressions = st.recursive(_atoms(), _combine, max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions)
+def test_print_parse_round_trip(expr: sympy.Expr) -> None:
+    text = dim_str(expr if not expr.is_Integer else int(expr))
+    parsed = parse_dim(text)
+    assert dim_str(parsed) == text
+    assert sympy.simplify(sympy.sympify(parsed) - expr) == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(expressions, min_size=0, max_size=4))
+def test_tensor_type_round_trips_through_ir(dims: list[sympy.Expr]) -> None:
+    shape = tuple(int(d) if d.is_Integer and d >= 0 else d for d in dims)
+    shape = tuple(d for d in shape if not (type(d) is int and d < 0))
+    tensor = TensorType.get(shape, DType.float32)
+    text = f"func.func @f(%x: {tensor}) {{\n  func.return\n}}\n"
+    once = print_module(parse_module(text))
+    assert print_module(parse_module(once)) == once
+    assert str(tensor) in once
