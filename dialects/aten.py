@@ -43,7 +43,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .asm import parse_defined_operand
+from .aten_syntax import UNSET, parse_arguments, parse_result_types
 from .dtypes import DType
 from .registry import OPS, OpDef
 from .schema import Argument, ArgType
@@ -78,8 +78,32 @@ _RANDOM_OPS = frozenset({
 # --------------------------------------------------------------------------
 
 
+_ATTR_MEMO: dict[tuple[Any, ...], Attribute] = {}
+
+
 def to_attr(value: Any, arg_type: ArgType) -> Attribute:
-    """A literal argument value as a property attribute."""
+    """A literal argument value as a property attribute (memoised: models repeat
+    the same strides, dims and scalars thousands of times)."""
+    key = _memo_key(value, arg_type.base)
+    if key is None:
+        return _to_attr(value, arg_type)
+    attr = _ATTR_MEMO.get(key)
+    if attr is None:
+        attr = _ATTR_MEMO[key] = _to_attr(value, arg_type)
+    return attr
+
+
+def _memo_key(value: Any, base: str) -> tuple[Any, ...] | None:
+    if isinstance(value, (list, tuple)):
+        if all(type(v) in (int, float, bool) for v in value):
+            return (base, "list", tuple((type(v), v) for v in value))
+        return None
+    if type(value) in (int, float, bool, str):
+        return (base, type(value), value)
+    return None
+
+
+def _to_attr(value: Any, arg_type: ArgType) -> Attribute:
     if value is None:
         return _NONE
     if isinstance(value, SSAValue):
@@ -265,24 +289,14 @@ class AtenOp(Operation):
 
     @classmethod
     def parse(cls, parser: Parser) -> AtenOp:
-        values: list[Any] = [_UNSET] * len(cls.plan)
-        by_name = {plan.name: i for i, plan in enumerate(cls.plan)}
-        positional = [i for i, plan in enumerate(cls.plan) if not plan.arg.kwarg_only]
-        parser.parse_punctuation("(")
-        count = 0
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                count = _parse_entry(parser, cls, values, by_name, positional, count)
-                if parser.parse_optional_punctuation(")") is not None:
-                    break
-                parser.parse_punctuation(",", " or ')' between arguments")
+        values = parse_arguments(parser, cls.name, cls.op_def.schema.arguments)
         for i, plan in enumerate(cls.plan):
-            if values[i] is _UNSET:
+            if values[i] is UNSET:
                 if not plan.arg.has_default:
                     parser.raise_error(f"'{cls.name}' is missing its required argument '{plan.name}'")
                 values[i] = _copy_default(plan.arg.default)
         attrs = parser.parse_optional_attr_dict()
-        result_types = _parse_result_types(parser) if cls.op_def.schema.returns else []
+        result_types = parse_result_types(parser) if cls.op_def.schema.returns else []
         return cls.build(values, result_types, attributes=attrs)
 
     # ---- verification ---------------------------------------------------
@@ -298,9 +312,6 @@ class AtenOp(Operation):
         for plan, value in zip(self.plan, values):
             _check_argument(self, plan, value)
         _check_results(self, values)
-
-
-_UNSET: Any = object()
 
 
 def _copy_default(value: Any) -> Any:
@@ -400,93 +411,6 @@ def _print_type(printer: Printer, attr: Attribute) -> None:
         attr.print_fast(printer)
     else:
         printer.print_attribute(attr)
-
-
-def _parse_entry(
-    parser: Parser, cls: type[AtenOp], values: list[Any], by_name: dict[str, int],
-    positional: list[int], count: int,
-) -> int:
-    """One ``value`` or ``name = value``; returns the positional count so far."""
-    pos = parser.pos
-    keyword = None
-    if parser._current_token.kind.name == "BARE_IDENT":  # noqa: SLF001
-        state = parser._parser_state  # noqa: SLF001 - one-token lookahead for `name =`
-        name = parser._current_token.text  # noqa: SLF001
-        saved = (parser.lexer.pos, state.current_token)
-        parser._consume_token()  # noqa: SLF001
-        if parser.parse_optional_punctuation("=") is not None:
-            keyword = name
-        else:
-            parser.lexer.pos, state.current_token = saved
-    if keyword is not None:
-        if keyword not in by_name:
-            parser.raise_error(f"'{cls.name}' has no argument named '{keyword}'", pos)
-        index = by_name[keyword]
-    else:
-        if count >= len(positional):
-            parser.raise_error(
-                f"'{cls.name}' takes {len(positional)} positional arguments, found more", pos
-            )
-        index = positional[count]
-        count += 1
-    if values[index] is not _UNSET:
-        parser.raise_error(f"argument '{cls.plan[index].name}' of '{cls.name}' given twice", pos)
-    values[index] = _parse_value(parser, cls.plan[index].arg.type)
-    return count
-
-
-def _parse_value(parser: Parser, arg_type: ArgType) -> Any:
-    if parser.parse_optional_punctuation("[") is not None:
-        items: list[Any] = []
-        if parser.parse_optional_punctuation("]") is None:
-            while True:
-                items.append(_parse_scalar(parser, arg_type))
-                if parser.parse_optional_punctuation("]") is not None:
-                    break
-                parser.parse_punctuation(",", " or ']' in a list argument")
-        return items
-    return _parse_scalar(parser, arg_type)
-
-
-_KEYWORD_VALUES = {"true": True, "false": False, "none": None, "inf": math.inf, "nan": math.nan}
-
-
-def _parse_scalar(parser: Parser, arg_type: ArgType) -> Any:
-    token = parser._current_token  # noqa: SLF001
-    if token.text.startswith("%"):
-        return parse_defined_operand(parser)
-    if token.text.startswith('"'):
-        return parser.parse_str_literal()
-    if token.text in _KEYWORD_VALUES:
-        parser._consume_token()  # noqa: SLF001
-        return _KEYWORD_VALUES[token.text]
-    if token.text == "-" and parser.lexer.input.content[token.span.end:].startswith("inf"):
-        parser._consume_token()  # noqa: SLF001
-        parser._consume_token()  # noqa: SLF001
-        return -math.inf
-    number = parser.parse_optional_number()
-    if number is not None:
-        return float(number) if arg_type.base == "float" else number
-    if arg_type.base == "ScalarType":
-        return dtype_of(parser.parse_type())
-    if arg_type.base in ("MemoryFormat", "Layout", "Device") and token.kind.name == "BARE_IDENT":
-        parser._consume_token()  # noqa: SLF001
-        return token.text
-    parser.raise_error(
-        f"expected a value for a {arg_type.render()} argument (%ssa, number, true/false, none, "
-        f"string, [list]), found '{token.text}'"
-    )
-
-
-def _parse_result_types(parser: Parser) -> list[Attribute]:
-    parser.parse_punctuation(":", " before the result type")
-    if parser.parse_optional_punctuation("(") is not None:
-        types = [parser.parse_type()]
-        while parser.parse_optional_punctuation(",") is not None:
-            types.append(parser.parse_type())
-        parser.parse_punctuation(")")
-        return types
-    return [parser.parse_type()]
 
 
 # --------------------------------------------------------------------------

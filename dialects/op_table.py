@@ -49,6 +49,10 @@ aten::matmul(Tensor self, Tensor other) -> Tensor
 aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 aten::_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out)
+aten::_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+aten::_batch_norm_with_update_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor running_mean_out, Tensor running_var_out)
+aten::_batch_norm_no_update(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
 aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enable=True) -> Tensor
 aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1.0000000000000001e-05, bool cudnn_enabled=True) -> Tensor
@@ -120,6 +124,9 @@ aten::pairwise_distance(Tensor x1, Tensor x2, float p=2., float eps=9.9999999999
 aten::cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor
 # attention
 aten::scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
+# softmax backward (decompositions of the softmax family use them)
+aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 # tensor maths: binary and ternary
 aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -186,6 +193,22 @@ aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+aten::count_nonzero(Tensor self, int? dim=None) -> Tensor
+aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+aten::median(Tensor self) -> Tensor
+aten::nanmedian(Tensor self) -> Tensor
+aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+aten::std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+aten::std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+aten::logcumsumexp(Tensor self, int dim) -> Tensor
 # in-place arithmetic (Tensor methods)
 aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 aten::add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
@@ -307,6 +330,13 @@ aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> 
 aten::unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 aten::unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
 aten::unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+aten::swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+aten::swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+aten::swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+aten::moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+aten::moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+aten::detach_(Tensor(a!) self) -> Tensor(a!)
 # dtype / device conversion
 aten::to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
@@ -330,6 +360,12 @@ aten::select_copy.int(Tensor self, int dim, SymInt index) -> Tensor
 aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 aten::split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
 aten::unbind_copy.int(Tensor self, int dim=0) -> Tensor[]
+aten::detach_copy(Tensor self) -> Tensor
+aten::as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+aten::narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
+aten::unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
+aten::split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+aten::_reshape_copy(Tensor self, SymInt[] size) -> Tensor
 # factories and random
 aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor

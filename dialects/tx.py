@@ -192,6 +192,22 @@ class TensorType(Data[tuple[tuple[Dim, ...], DType]], TypeAttribute):
                 raise VerifyException(f"tx.tensor dims must be non-negative, got {dim}")
 
 
+_TENSOR_TYPES: dict[str, TensorType] = {}
+
+
+def tensor_type_from_body(body: str) -> TensorType | None:
+    """The TensorType whose text is ``!tx.tensor<body>``, from the memo; None
+    when the body does not parse (the caller then reports the error)."""
+    cached = _TENSOR_TYPES.get(body)
+    if cached is None:
+        parsed = _TENSOR_PARSED.get(body) or _parse_dims_text(body)
+        if isinstance(parsed[0], str):
+            return None
+        _TENSOR_PARSED[body] = parsed
+        cached = _TENSOR_TYPES[body] = TensorType(parsed)
+    return cached
+
+
 def tensor_body_text(data: tuple[tuple[Dim, ...], DType]) -> str:
     text = _TENSOR_TEXT.get(data)
     if text is None:

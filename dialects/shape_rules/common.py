@@ -109,16 +109,16 @@ def check_inplace(self: TensorMeta, result: TensorMeta) -> TensorMeta:
     same = len(result.shape) == len(self.shape) and all(
         sym_eq(a, b) for a, b in zip(self.shape, result.shape)
     )
-    check(
-        same,
-        f"output with shape {shape_text(self.shape)} doesn't match the broadcast shape "
-        f"{shape_text(result.shape)}",
-    )
-    check(
-        can_cast(result.dtype, self.dtype),
-        f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output type "
-        f"{scalar_type_name(self.dtype)}",
-    )
+    if not same:
+        raise ShapeGuardError(
+            f"output with shape {shape_text(self.shape)} doesn't match the broadcast shape "
+            f"{shape_text(result.shape)}"
+        )
+    if not can_cast(result.dtype, self.dtype):
+        raise ShapeGuardError(
+            f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output "
+            f"type {scalar_type_name(self.dtype)}"
+        )
     return self
 
 

@@ -25,7 +25,7 @@ from .common import (
     shape_of,
     to_float_dtype,
 )
-from .guards import ShapeGuardError, check, guard_bool
+from .guards import ShapeGuardError, check, guard_bool, sym_eq
 
 Rule = Callable[..., Any]
 
@@ -126,7 +126,8 @@ def _not_for(kinds: str, what: Callable[[DType], str]) -> Callable[[DType], DTyp
     """A dtype rule that keeps the dtype but rejects the dtype kinds in `kinds`."""
 
     def dtype_rule(dtype: DType) -> DType:
-        check(dtype.kind not in kinds, what(dtype))
+        if dtype.kind in kinds:
+            raise ShapeGuardError(what(dtype))
         return dtype
 
     return dtype_rule
@@ -190,10 +191,38 @@ def _glu(self: TensorMeta, dim: int = -1) -> TensorMeta:
     return TensorMeta(self.shape[:dim] + (half,) + self.shape[dim + 1:], self.dtype)
 
 
+def _log_sigmoid_forward(self: TensorMeta) -> tuple[TensorMeta, TensorMeta]:
+    return self, self  # (output, buffer): the CPU buffer is input-sized
+
+
+def _prelu(self: TensorMeta, weight: TensorMeta) -> TensorMeta:
+    if self.dtype is not weight.dtype:
+        raise ShapeGuardError(
+            f"prelu: Type promoting not supported. Got {scalar_type_name(self.dtype)} and "
+            f"{scalar_type_name(weight.dtype)}"
+        )
+    count = weight.numel()
+    if not sym_eq(count, 1):  # one slope per channel (dim 1), or one shared slope
+        check(self.ndim > 0, "Not allow zero-dim input tensor.")
+        channels = self.shape[1] if self.ndim > 1 else 1
+        if not sym_eq(channels, count):
+            raise ShapeGuardError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {dim_str(count)} and channel size = {dim_str(channels)}."
+            )
+    check(
+        weight.ndim <= 1,
+        f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}",
+    )
+    return TensorMeta(self.shape, self.dtype)
+
+
 _register(_gelu, "gelu", inplace=True)
 _register(_hardtanh, "hardtanh", inplace=True)
 _register(_square, "square", inplace=True)
 _register(_glu, "glu")
+_register(_log_sigmoid_forward, "log_sigmoid_forward")
+_register(_prelu, "prelu")
 
 # ---------------------------------------------------------------- binary
 
@@ -241,11 +270,11 @@ def _rsub(self: Any, other: Any, alpha: Any = 1) -> TensorMeta:
 
 
 def _div(self: Any, other: Any, rounding_mode: str | None = None) -> TensorMeta:
-    check(
-        rounding_mode in (None, "trunc", "floor"),
-        "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-        f"but found '{rounding_mode}'",
-    )
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ShapeGuardError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+            f"but found '{rounding_mode}'"
+        )
     out = _arith(self, other)
     # True division of integers gives float32; trunc/floor keep the promoted type.
     return out if rounding_mode else TensorMeta(out.shape, to_float_dtype(out.dtype))
@@ -276,7 +305,8 @@ def _bitwise(kernel: str, kinds: str = "uib") -> Rule:
 
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
-        check(out.dtype.kind in kinds, _not_implemented(kernel)(out.dtype))
+        if out.dtype.kind not in kinds:
+            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
         return out
 
     return rule
@@ -285,7 +315,8 @@ def _bitwise(kernel: str, kinds: str = "uib") -> Rule:
 def _minmax(name: str) -> Rule:
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
-        check(not out.dtype.is_complex, f"{name} not implemented for complex tensors.")
+        if out.dtype.is_complex:
+            raise ShapeGuardError(f"{name} not implemented for complex tensors.")
         return out
 
     return rule
@@ -303,6 +334,7 @@ _register(
 _register(_arith, "floor_divide", inplace="floor_divide_.Tensor")
 _register(_arith, "remainder.Scalar_Tensor")
 _register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode", inplace=True)
+_register(_div, "true_divide.Tensor true_divide.Scalar", inplace=True)
 _register(_float_binary, "atan2", inplace=True)
 _register(_pow, "pow.Tensor_Scalar", inplace="pow_.Scalar")
 _register(_pow, "pow.Tensor_Tensor", inplace="pow_.Tensor")
@@ -327,11 +359,11 @@ _register(
 
 
 def _where(condition: TensorMeta, self: Any, other: Any) -> TensorMeta:
-    check(
-        condition.dtype in (DType.bool, DType.uint8),
-        "where expected condition to be a boolean tensor, but got a tensor with dtype "
-        f"{scalar_type_name(condition.dtype)}",
-    )
+    if condition.dtype not in (DType.bool, DType.uint8):
+        raise ShapeGuardError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{scalar_type_name(condition.dtype)}"
+        )
     return _broadcast(_promote(self, other), condition, self, other)  # condition doesn't promote
 
 
@@ -354,17 +386,16 @@ def _clamp_max(self: TensorMeta, max: Any) -> TensorMeta:  # noqa: A002
 
 
 def _masked_fill(self: TensorMeta, mask: TensorMeta, value: Any) -> TensorMeta:
-    check(
-        mask.dtype is DType.bool,
-        "masked_fill_ only supports boolean masks, but got mask with dtype "
-        f"{_TYPE_META_NAMES[mask.dtype]}",
-    )
-    rank = value.ndim if isinstance(value, TensorMeta) else 0
-    check(
-        rank == 0,
-        "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-        f"{rank} dimension(s).",
-    )
+    if mask.dtype is not DType.bool:
+        raise ShapeGuardError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{_TYPE_META_NAMES[mask.dtype]}"
+        )
+    if isinstance(value, TensorMeta) and value.ndim != 0:
+        raise ShapeGuardError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value.ndim} dimension(s)."
+        )
     return TensorMeta(broadcast_shapes(self.shape, mask.shape), self.dtype)
 
 
@@ -394,11 +425,11 @@ def _addcdiv(self: TensorMeta, tensor1: TensorMeta, tensor2: TensorMeta, *_: Any
 
 
 def _fill(self: TensorMeta, value: Any) -> TensorMeta:
-    rank = value.ndim if isinstance(value, TensorMeta) else 0
-    check(
-        rank == 0,
-        f"fill_ only supports 0-dimension value tensor but got tensor with {rank} dimensions.",
-    )
+    if isinstance(value, TensorMeta) and value.ndim != 0:
+        raise ShapeGuardError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+            "dimensions."
+        )
     return self
 
 
@@ -412,7 +443,8 @@ def _zero(self: TensorMeta) -> TensorMeta:
 
 
 def _check_p(p: float) -> None:
-    check(0 <= p <= 1, f"dropout probability has to be between 0 and 1, but got {p}")
+    if not 0 <= p <= 1:
+        raise ShapeGuardError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def _dropout(input: TensorMeta, p: float, train: bool | None) -> TensorMeta:  # noqa: A002
@@ -425,11 +457,11 @@ def _native_dropout(
 ) -> tuple[TensorMeta, TensorMeta]:
     _check_p(p)
     scales = bool(train) and 0 < p < 1  # the output is mask * input / (1 - p)
-    check(
-        not scales or input.dtype.is_floating_point or input.dtype.is_complex,
-        f"result type Float can't be cast to the desired output type "
-        f"{scalar_type_name(input.dtype)}",
-    )
+    if scales and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise ShapeGuardError(
+            "result type Float can't be cast to the desired output type "
+            f"{scalar_type_name(input.dtype)}"
+        )
     return input, TensorMeta(input.shape, DType.bool)
 
 

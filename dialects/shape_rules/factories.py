@@ -1,1 +1,282 @@
-"""Shape rules: factories."""
+"""Shape rules: tensor factories, random fills, and the symbolic-scalar ops
+(sym_size, item, runtime asserts).
+
+dtype=None follows torch: float factories give the default float (float32),
+full() and arange() infer the dtype from their Python scalars, the *_like and
+new_* families keep the dtype of `self`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+
+from ..dtypes import DEFAULT_FLOAT, DType, result_type, scalar_dtype
+from ..meta import ScalarMeta, TensorMeta
+from ..symbolic import Dim, dim_str, to_dim
+from . import shape_rule
+from .common import broadcast_shapes, normalize_dim, shape_text
+from .guards import check, sym_eq, sym_le
+from .views import ceil_div, meta, nonneg, scalar_type, to_dims
+
+
+def _sized(size: Sequence[Dim], dtype: DType) -> TensorMeta:
+    shape = to_dims(size)
+    for s in shape:
+        check(not (type(s) is int and s < 0),
+              f"Trying to create tensor with negative dimension {s}: {shape_text(shape)}")
+    return meta(shape, dtype)
+
+
+def fill_dtype(value: Any) -> DType:
+    """The dtype torch infers from a fill value: bool, int64, float32 or complex64."""
+    if isinstance(value, sympy.logic.boolalg.Boolean):
+        return DType.bool
+    if isinstance(value, sympy.Expr):
+        return DType.int64 if value.is_integer else DEFAULT_FLOAT
+    return scalar_dtype(value)
+
+
+def _is_floating(value: Any) -> bool:
+    if isinstance(value, sympy.Expr):
+        return not value.is_integer
+    return isinstance(value, float)
+
+
+# ---------------------------------------------------------------------------- from a size list
+
+
+@shape_rule("zeros", "ones", "empty.memory_format", "rand", "randn")
+def _float_factory(size: Sequence[Dim], dtype: Any = None, *_: Any) -> TensorMeta:
+    return _sized(size, scalar_type(dtype) or DEFAULT_FLOAT)
+
+
+@shape_rule("empty_strided")
+def _empty_strided(
+    size: Sequence[Dim], stride: Sequence[Dim], dtype: Any = None, *_: Any
+) -> TensorMeta:
+    check(len(size) == len(stride), "mismatch in length of strides and shape")
+    return _float_factory(size, dtype)
+
+
+@shape_rule("full")
+def _full(size: Sequence[Dim], fill_value: Any, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _sized(size, scalar_type(dtype) or fill_dtype(fill_value))
+
+
+@shape_rule("randint")
+def _randint(high: Dim, size: Sequence[Dim], dtype: Any = None, *_: Any) -> TensorMeta:
+    return _sized(size, scalar_type(dtype) or DType.int64)
+
+
+@shape_rule("randint.low")
+def _randint_low(
+    low: Dim, high: Dim, size: Sequence[Dim], dtype: Any = None, *_: Any
+) -> TensorMeta:
+    return _randint(high, size, dtype)
+
+
+@shape_rule("randperm")
+def _randperm(n: Dim, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _sized([n], scalar_type(dtype) or DType.int64)
+
+
+@shape_rule("eye")
+def _eye(n: Dim, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _eye_m(n, n, dtype)
+
+
+@shape_rule("eye.m")
+def _eye_m(n: Dim, m: Dim, dtype: Any = None, *_: Any) -> TensorMeta:
+    check(nonneg(to_dim(n)), f"n must be greater or equal to 0, got {dim_str(n)}")
+    check(nonneg(to_dim(m)), f"m must be greater or equal to 0, got {dim_str(m)}")
+    return _sized([n, m], scalar_type(dtype) or DEFAULT_FLOAT)
+
+
+@shape_rule("scalar_tensor")
+def _scalar_tensor(s: Any, dtype: Any = None, *_: Any) -> TensorMeta:
+    """Unlike full(), scalar_tensor does not infer: dtype=None is the default float."""
+    return meta([], scalar_type(dtype) or DEFAULT_FLOAT)
+
+
+# ---------------------------------------------------------------------------- like another tensor
+
+
+@shape_rule("zeros_like", "ones_like", "empty_like", "rand_like", "randn_like")
+def _like(self: TensorMeta, dtype: Any = None, *_: Any) -> TensorMeta:
+    return meta(self.shape, scalar_type(dtype) or self.dtype)
+
+
+@shape_rule("full_like", "randint_like", "randint_like.Tensor")
+def _like_with_value(self: TensorMeta, value: Any, dtype: Any = None, *_: Any) -> TensorMeta:
+    """full_like keeps self's dtype (no inference from the fill value), as torch."""
+    return _like(self, dtype)
+
+
+@shape_rule("randint_like.low_dtype")
+def _randint_like_low(
+    self: TensorMeta, low: Dim, high: Dim, dtype: Any = None, *_: Any
+) -> TensorMeta:
+    return _like(self, dtype)
+
+
+@shape_rule("new_zeros", "new_ones", "new_empty")
+def _new(self: TensorMeta, size: Sequence[Dim], dtype: Any = None, *_: Any) -> TensorMeta:
+    return _sized(size, scalar_type(dtype) or self.dtype)
+
+
+@shape_rule("new_full", "new_empty_strided")
+def _new_with(
+    self: TensorMeta, size: Sequence[Dim], value_or_stride: Any, dtype: Any = None, *_: Any
+) -> TensorMeta:
+    return _new(self, size, dtype)
+
+
+# ---------------------------------------------------------------------------- ranges
+
+
+def _arange_length(start: Any, end: Any, step: Any) -> Dim:
+    """ceil((end - start) / step); FloorDiv over symbolic integer bounds."""
+    start, end, step = (v if isinstance(v, float) else to_dim(v) for v in (start, end, step))
+    inconsistent = "upper bound and larger bound inconsistent with step sign"
+    if all(isinstance(v, (int, float)) for v in (start, end, step)):
+        check(step != 0, "step must be nonzero")
+        check(step > 0 and end >= start or step < 0 and end <= start, inconsistent)
+        if all(type(v) is int for v in (start, end, step)):
+            return -((start - end) // step)
+        return math.ceil((end - start) / step)
+    if any(_is_floating(v) for v in (start, end, step)):
+        return to_dim(sympy.ceiling((sympy.sympify(end) - start) / step))
+    check(not sym_eq(step, 0), "step must be nonzero")
+    if nonneg(step):
+        check(sym_le(start, end), inconsistent)
+        return ceil_div(end - start, step)
+    check(sym_le(end, start), inconsistent)
+    return ceil_div(start - end, -step)
+
+
+@shape_rule("arange")
+def _arange(end: Any, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _arange_step(0, end, 1, dtype)
+
+
+@shape_rule("arange.start")
+def _arange_start(start: Any, end: Any, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _arange_step(start, end, 1, dtype)
+
+
+@shape_rule("arange.start_step")
+def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any) -> TensorMeta:
+    """All-integer bounds give int64, any float bound the default float."""
+    floating = any(_is_floating(v) for v in (start, end, step))
+    out = scalar_type(dtype) or (DEFAULT_FLOAT if floating else DType.int64)
+    return meta([_arange_length(start, end, step)], out)
+
+
+@shape_rule("linspace")
+def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> TensorMeta:
+    check(nonneg(to_dim(steps)), "number of steps must be non-negative")
+    complex_bounds = isinstance(start, complex) or isinstance(end, complex)
+    default = DType.complex64 if complex_bounds else DEFAULT_FLOAT
+    return meta([steps], scalar_type(dtype) or default)
+
+
+@shape_rule("logspace")
+def _logspace(
+    start: Any, end: Any, steps: Dim, base: float = 10.0, dtype: Any = None, *_: Any
+) -> TensorMeta:
+    return _linspace(start, end, steps, dtype)
+
+
+# ---------------------------------------------------------------------------- random fills
+
+
+@shape_rule("bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform",
+            "uniform_", "normal_", "normal_functional", "exponential_", "cauchy_",
+            "log_normal_", "geometric_", "random_", "random_.from", "random_.to")
+def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
+    return self
+
+
+@shape_rule("normal.Tensor_float")
+def _normal_tensor_float(mean: TensorMeta, *_: Any) -> TensorMeta:
+    return mean
+
+
+@shape_rule("normal.float_Tensor")
+def _normal_float_tensor(mean: float, std: TensorMeta, *_: Any) -> TensorMeta:
+    return std
+
+
+@shape_rule("normal.Tensor_Tensor")
+def _normal_tensor_tensor(mean: TensorMeta, std: TensorMeta, *_: Any) -> TensorMeta:
+    return meta(broadcast_shapes(mean.shape, std.shape), result_type(mean, std))
+
+
+@shape_rule("normal.float_float")
+def _normal_float_float(
+    mean: float, std: float, size: Sequence[Dim], generator: Any = None, dtype: Any = None,
+    *_: Any,
+) -> TensorMeta:
+    return _float_factory(size, dtype)
+
+
+# ---------------------------------------------------------------------------- symbolic scalars
+
+
+def contiguous_strides(shape: Sequence[Dim]) -> list[Dim]:
+    """Row-major strides; a static 0 counts as 1 (torch), a symbolic size is assumed >= 1."""
+    strides: list[Dim] = []
+    step: Dim = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step = step * (max(size, 1) if type(size) is int else size)
+    return [to_dim(s) for s in reversed(strides)]
+
+
+@shape_rule("sym_size.int")
+def _sym_size(self: TensorMeta, dim: int) -> ScalarMeta:
+    check(self.ndim > 0, f"Dimension specified as {dim} but tensor has no dimensions")
+    return ScalarMeta("int", self.shape[normalize_dim(dim, self.ndim)])
+
+
+@shape_rule("sym_numel")
+def _sym_numel(self: TensorMeta) -> ScalarMeta:
+    return ScalarMeta("int", to_dim(self.numel()))
+
+
+@shape_rule("sym_stride.int")
+def _sym_stride(self: TensorMeta, dim: int) -> ScalarMeta:
+    check(self.ndim > 0, f"Dimension specified as {dim} but tensor has no dimensions")
+    return ScalarMeta("int", contiguous_strides(self.shape)[normalize_dim(dim, self.ndim)])
+
+
+@shape_rule("sym_storage_offset")
+def _sym_storage_offset(self: TensorMeta) -> ScalarMeta:
+    """Traced tensors are fresh contiguous allocations: offset 0, contiguous."""
+    return ScalarMeta("int", 0)
+
+
+@shape_rule("sym_is_contiguous")
+def _sym_is_contiguous(self: TensorMeta, memory_format: Any = 0) -> ScalarMeta:
+    return ScalarMeta("bool", True)
+
+
+@shape_rule("item", "_local_scalar_dense")
+def _item(self: TensorMeta) -> ScalarMeta:
+    """The value is data: None tells the caller to make an unbacked symbol."""
+    numel = self.numel()
+    check(sym_eq(numel, 1),
+          f"a Tensor with {dim_str(numel)} elements cannot be converted to Scalar")
+    if self.dtype is DType.bool:
+        return ScalarMeta("bool")
+    return ScalarMeta("float" if self.dtype.kind in "fc" else "int")
+
+
+@shape_rule("_assert_scalar", "_assert_async", "_assert_async.msg", "sym_constrain_range",
+            "sym_constrain_range_for_size")
+def _no_result(*_: Any) -> tuple[()]:
+    return ()

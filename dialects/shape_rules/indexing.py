@@ -1,1 +1,449 @@
-"""Shape rules: indexing."""
+"""Shape rules: indexing, gather/scatter, masks, data-dependent outputs, embeddings.
+
+A data-dependent size (the number of True values in a mask, of unique
+values...) is None in the result shape: the caller makes it a fresh unbacked
+symbol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..dtypes import DType
+from ..meta import TensorMeta
+from ..symbolic import Dim, dim_str
+from . import shape_rule
+from .common import broadcast_shapes, normalize_dim, shape_text
+from .guards import ShapeGuardError, check, sym_eq, sym_le
+from .views import diagonal_meta, meta, select_meta, slice_meta, to_dims
+
+_INDEX_DTYPES = (DType.int64, DType.int32)
+_MASK_DTYPES = (DType.bool, DType.uint8)
+MaybeShape = Sequence[Dim | None]
+
+
+def _broadcast_maybe(shapes: Sequence[MaybeShape]) -> list[Dim | None]:
+    """Broadcasting that lets a data-dependent (None) dim through as data-dependent."""
+    if all(d is not None for s in shapes for d in s):
+        return list(broadcast_shapes(*shapes))
+    ndim = max(len(s) for s in shapes)
+    out: list[Dim | None] = []
+    for i in range(ndim):
+        column = [s[i - ndim + len(s)] for s in shapes if i - ndim + len(s) >= 0]
+        if any(d is None for d in column):
+            out.append(None)
+        else:
+            out.append(broadcast_shapes(*[(d,) for d in column])[0])
+    return out
+
+
+def _index_dtype_check(index: TensorMeta, op: str) -> None:
+    check(index.dtype in _INDEX_DTYPES, f"{op}(): Expected dtype int32 or int64 for index")
+
+
+# ---------------------------------------------------------------------------- advanced indexing
+
+
+def _expand_masks(
+    self: TensorMeta, indices: Sequence[TensorMeta | None]
+) -> list[MaybeShape | None]:
+    """One entry per indexed dim: None (whole dim) or the shape of its index tensor.
+
+    A k-dim boolean mask indexes k dims with the k index vectors of its nonzero(),
+    each of data-dependent length."""
+    per_dim: list[MaybeShape | None] = []
+    for index in indices:
+        if index is None:
+            per_dim.append(None)
+            continue
+        check(index.dtype in _INDEX_DTYPES + _MASK_DTYPES,
+              "tensors used as indices must be long, int, byte or bool tensors")
+        if index.dtype not in _MASK_DTYPES:
+            per_dim.append(index.shape)
+            continue
+        for j, size in enumerate(index.shape):
+            at = len(per_dim)
+            check(at < self.ndim and sym_eq(size, self.shape[at]),
+                  f"The shape of the mask {shape_text(index.shape)} at index {j} does not match "
+                  f"the shape of the indexed tensor {shape_text(self.shape)} at index {at}")
+            per_dim.append((None,))
+    check(len(per_dim) <= self.ndim,
+          f"too many indices for tensor of dimension {self.ndim} (got {len(per_dim)})")
+    return per_dim + [None] * (self.ndim - len(per_dim))
+
+
+def index_shape(self: TensorMeta, indices: Sequence[TensorMeta | None]) -> list[Dim | None]:
+    """numpy/torch advanced indexing: the broadcast index shape replaces the indexed dims
+    in place when they are adjacent, and goes first when they are not."""
+    per_dim = _expand_masks(self, indices)
+    where = [i for i, entry in enumerate(per_dim) if entry is not None]
+    if not where:
+        return list(self.shape)
+    indexed = _broadcast_maybe([per_dim[i] for i in where])
+    if where == list(range(where[0], where[-1] + 1)):
+        return [*self.shape[:where[0]], *indexed, *self.shape[where[-1] + 1:]]
+    return [*indexed, *(s for i, s in enumerate(self.shape) if per_dim[i] is None)]
+
+
+@shape_rule("index.Tensor", "_unsafe_index.Tensor")
+def _index(self: TensorMeta, indices: Sequence[TensorMeta | None]) -> TensorMeta:
+    return meta(index_shape(self, indices), self.dtype)
+
+
+@shape_rule("index_put", "index_put_", "_unsafe_index_put", "_index_put_impl_")
+def _index_put(
+    self: TensorMeta, indices: Sequence[TensorMeta | None], values: TensorMeta, *_: Any
+) -> TensorMeta:
+    check(values.dtype is self.dtype,
+          "Index put requires the source and destination dtypes match, got "
+          f"{self.dtype.torch_name} for the destination and {values.dtype.torch_name} for the "
+          "source.")
+    target = index_shape(self, indices)
+    if None not in target and not _broadcasts_to(values.shape, target):
+        raise ShapeGuardError(
+            f"shape mismatch: value tensor of shape {shape_text(values.shape)} cannot be "
+            f"broadcast to indexing result of shape {shape_text(target)}"
+        )
+    return self
+
+
+def _broadcasts_to(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
+    if len(shape) > len(target):
+        return False
+    lead = len(target) - len(shape)
+    return all(sym_eq(s, 1) or sym_eq(s, t) for s, t in zip(shape, target[lead:]))
+
+
+# ---------------------------------------------------------------------------- index_* along a dim
+
+
+@shape_rule("index_select")
+def _index_select(self: TensorMeta, dim: int, index: TensorMeta) -> TensorMeta:
+    d = normalize_dim(dim, self.ndim)
+    check(index.ndim <= 1, "index_select(): Index is supposed to be a vector")
+    _index_dtype_check(index, "index_select")
+    if self.ndim == 0:
+        return self
+    return meta([*self.shape[:d], index.numel(), *self.shape[d + 1:]], self.dtype)
+
+
+def _check_index_source(
+    op: str, self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta
+) -> None:
+    """index_add / index_copy: source is self with dim `dim` resized to len(index)."""
+    d = normalize_dim(dim, self.ndim)
+    check(index.ndim <= 1, f"{op}(): Index is supposed to be a vector")
+    _index_dtype_check(index, op)
+    check(source.dtype is self.dtype, f"{op}(): self ({self.dtype.torch_name}) and source "
+          f"({source.dtype.torch_name}) must have the same scalar type")
+    count = source.shape[d] if source.ndim > 0 else 1
+    check(sym_eq(index.numel(), count), f"{op}(): Number of indices ({dim_str(index.numel())}) "
+          f"should be equal to source.size(dim) ({dim_str(count)})")
+    same = source.ndim in (0, self.ndim) and all(
+        k == d or sym_eq(a, b) for k, (a, b) in enumerate(zip(self.shape, source.shape))
+    )
+    check(same, f"{op}(): Source/destination tensor must have same slice shapes. Destination "
+          f"shape: {shape_text(self.shape)}, source shape: {shape_text(source.shape)}, dim {d}")
+
+
+@shape_rule("index_add", "index_add_")
+def _index_add(
+    self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta, alpha: Any = 1
+) -> TensorMeta:
+    _check_index_source("index_add", self, dim, index, source)
+    return self
+
+
+@shape_rule("index_copy", "index_copy_")
+def _index_copy(self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta) -> TensorMeta:
+    _check_index_source("index_copy", self, dim, index, source)
+    return self
+
+
+# ---------------------------------------------------------------------------- gather / scatter
+
+
+def _check_index_fits(
+    op: str, self: TensorMeta, d: int, index: TensorMeta, src: TensorMeta | None
+) -> None:
+    """index may be smaller than self (except along d) and than src (everywhere)."""
+    if any(type(s) is int and s == 0 for s in index.shape):
+        return  # an empty index touches nothing, torch skips the checks
+    check(max(index.ndim, 1) == max(self.ndim, 1),
+          "Index tensor must have the same number of dimensions as self tensor")
+    fits_self = all(k == d or sym_le(i, s)
+                    for k, (i, s) in enumerate(zip(index.shape, self.shape)))
+    if src is None:
+        check(fits_self, f"Size does not match at dimension {d} expected index "
+              f"{shape_text(index.shape)} to be smaller than self {shape_text(self.shape)} "
+              f"apart from dimension {d}")
+        return
+    check(max(src.ndim, 1) == max(index.ndim, 1),
+          "Index tensor must have the same number of dimensions as src tensor")
+    fits_src = all(sym_le(i, s) for i, s in zip(index.shape, src.shape))
+    check(fits_self and fits_src,
+          f"Expected index {shape_text(index.shape)} to be smaller than self "
+          f"{shape_text(self.shape)} apart from dimension {d} and to be smaller size than src "
+          f"{shape_text(src.shape)}")
+
+
+@shape_rule("gather")
+def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = False) -> TensorMeta:
+    d = normalize_dim(dim, self.ndim)
+    check(index.dtype is DType.int64, "gather(): Expected dtype int64 for index")
+    _check_index_fits("gather", self, d, index, None)
+    return meta(index.shape, self.dtype)
+
+
+@shape_rule("scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
+            "scatter_.src", "scatter_.value", "scatter_.reduce", "scatter_.value_reduce",
+            "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two")
+def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
+    """src is a tensor (.src, add, reduce) or a Python scalar (.value)."""
+    d = normalize_dim(dim, self.ndim)
+    check(index.dtype is DType.int64, "scatter(): Expected dtype int64 for index")
+    src_meta = src if isinstance(src, TensorMeta) else None
+    if src_meta is not None:
+        check(src_meta.dtype is self.dtype, "scatter(): Expected self.dtype to be equal to "
+              f"src.dtype, got {self.dtype.torch_name} and {src_meta.dtype.torch_name}")
+    _check_index_fits("scatter", self, d, index, src_meta)
+    return self
+
+
+@shape_rule("take_along_dim")
+def _take_along_dim(self: TensorMeta, indices: TensorMeta, dim: int | None = None) -> TensorMeta:
+    check(indices.dtype is DType.int64, "torch.take_along_dim(): dtype of indices should be Long "
+          f"but got {indices.dtype.torch_name}")
+    if dim is None:
+        return meta([indices.numel()], self.dtype)
+    d = normalize_dim(dim, self.ndim)
+    check(self.ndim == indices.ndim, "torch.take_along_dim(): input and indices should have the "
+          f"same number of dimensions, but got {self.ndim} dimensions for input, and "
+          f"{indices.ndim} dimensions for indices")
+    # Every dim but `dim` broadcasts between input and indices; `dim` comes from indices.
+    own = [*self.shape[:d], indices.shape[d], *self.shape[d + 1:]]
+    return meta(broadcast_shapes(own, indices.shape), self.dtype)
+
+
+# ---------------------------------------------------------------------------- scatter inverses
+
+
+def _check_src_matches(src: TensorMeta, expected: TensorMeta) -> None:
+    same = src.ndim == expected.ndim and all(
+        sym_eq(a, b) for a, b in zip(src.shape, expected.shape)
+    )
+    check(same, "expected src to have a size equal to the slice of self. src size = "
+          f"{shape_text(src.shape)}, slice size = {shape_text(expected.shape)}")
+
+
+@shape_rule("select_scatter")
+def _select_scatter(self: TensorMeta, src: TensorMeta, dim: int, index: Dim) -> TensorMeta:
+    _check_src_matches(src, select_meta(self, dim, index))
+    return self
+
+
+@shape_rule("slice_scatter")
+def _slice_scatter(
+    self: TensorMeta, src: TensorMeta, dim: int = 0, start: Dim | None = None,
+    end: Dim | None = None, step: Dim = 1,
+) -> TensorMeta:
+    _check_src_matches(src, slice_meta(self, dim, start, end, step))
+    return self
+
+
+@shape_rule("diagonal_scatter")
+def _diagonal_scatter(
+    self: TensorMeta, src: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> TensorMeta:
+    _check_src_matches(src, diagonal_meta(self, offset, dim1, dim2))
+    return self
+
+
+@shape_rule("as_strided_scatter")
+def _as_strided_scatter(
+    self: TensorMeta, src: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim], *_: Any
+) -> TensorMeta:
+    _check_src_matches(src, meta(to_dims(size), self.dtype))
+    return self
+
+
+# ---------------------------------------------------------------------------- masks
+
+
+def _check_bool_mask(mask: TensorMeta, message: str) -> None:
+    check(mask.dtype is DType.bool, message)
+
+
+@shape_rule("masked_select")
+def _masked_select(self: TensorMeta, mask: TensorMeta) -> TensorMeta:
+    _check_bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    broadcast_shapes(self.shape, mask.shape)
+    return meta([None], self.dtype)
+
+
+@shape_rule("masked_scatter")
+def _masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> TensorMeta:
+    """The out-of-place form expands self and mask to their broadcast shape first."""
+    _check_masked_scatter(self, mask, source)
+    return meta(broadcast_shapes(self.shape, mask.shape), self.dtype)
+
+
+@shape_rule("masked_scatter_")
+def _masked_scatter_(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> TensorMeta:
+    _check_masked_scatter(self, mask, source)
+    check(_broadcasts_to(mask.shape, self.shape),
+          f"masked_scatter_: mask of shape {shape_text(mask.shape)} cannot be broadcast to self "
+          f"of shape {shape_text(self.shape)}")
+    return self
+
+
+def _check_masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> None:
+    _check_bool_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with "
+                     f"dtype {mask.dtype.torch_name}")
+    check(source.dtype is self.dtype, "masked_scatter: expected self and source to have same "
+          f"dtypes but got {self.dtype.torch_name} and {source.dtype.torch_name}")
+
+
+# ---------------------------------------------------------------------------- data-dependent sizes
+
+
+@shape_rule("nonzero", "argwhere")
+def _nonzero(self: TensorMeta) -> TensorMeta:
+    return meta([None, self.ndim], DType.int64)
+
+
+@shape_rule("nonzero_static")
+def _nonzero_static(self: TensorMeta, size: Dim, fill_value: int = -1) -> TensorMeta:
+    check(not (type(size) is int and size < 0),
+          f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    return meta([size, self.ndim], DType.int64)
+
+
+def _unique(
+    self: TensorMeta, dim: int | None, return_inverse: bool, return_counts: bool
+) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
+    """(values, inverse, counts); an output not asked for is an empty [0] tensor.
+
+    The values and counts lengths are the same unbacked size; as None they
+    become two symbols that the caller should unify."""
+    if dim is None:
+        values = meta([None], self.dtype)
+        inverse = self.shape if return_inverse else (0,)
+    else:
+        d = normalize_dim(dim, self.ndim)
+        values = meta([*self.shape[:d], None, *self.shape[d + 1:]], self.dtype)
+        inverse = (self.shape[d],) if return_inverse else (0,)
+    counts = (None,) if return_counts else (0,)
+    return values, meta(inverse, DType.int64), meta(counts, DType.int64)
+
+
+@shape_rule("_unique2")
+def _unique2(
+    self: TensorMeta, sorted: bool = True, return_inverse: bool = False,
+    return_counts: bool = False,
+) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
+    return _unique(self, None, return_inverse, return_counts)
+
+
+@shape_rule("_unique")
+def _unique1(
+    self: TensorMeta, sorted: bool = True, return_inverse: bool = False
+) -> tuple[TensorMeta, TensorMeta]:
+    return _unique(self, None, return_inverse, False)[:2]
+
+
+@shape_rule("unique_consecutive")
+def _unique_consecutive(
+    self: TensorMeta, return_inverse: bool = False, return_counts: bool = False,
+    dim: int | None = None,
+) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
+    return _unique(self, dim, return_inverse, return_counts)
+
+
+@shape_rule("unique_dim")
+def _unique_dim(
+    self: TensorMeta, dim: int, sorted: bool = True, return_inverse: bool = False,
+    return_counts: bool = False,
+) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
+    return _unique(self, dim, return_inverse, return_counts)
+
+
+@shape_rule("unique_dim_consecutive")
+def _unique_dim_consecutive(
+    self: TensorMeta, dim: int, return_inverse: bool = False, return_counts: bool = False
+) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
+    return _unique(self, dim, return_inverse, return_counts)
+
+
+@shape_rule("one_hot")
+def _one_hot(self: TensorMeta, num_classes: Dim = -1) -> TensorMeta:
+    """num_classes=-1 means max(self) + 1: data-dependent."""
+    check(self.dtype is DType.int64,
+          "one_hot is only applicable to index tensor of type LongTensor.")
+    classes = None if type(num_classes) is int and num_classes == -1 else num_classes
+    check(classes is None or not (type(classes) is int and classes < 0),
+          "num_classes should be positive")
+    return meta([*self.shape, classes], DType.int64)
+
+
+# ---------------------------------------------------------------------------- embeddings
+
+
+@shape_rule("embedding")
+def _embedding(weight: TensorMeta, indices: TensorMeta, *_: Any) -> TensorMeta:
+    check(weight.ndim == 2, "'weight' must be 2-D")
+    check(indices.dtype in _INDEX_DTYPES, "Expected tensor for argument #1 'indices' to have one "
+          "of the following scalar types: Long, Int; but got "
+          f"{indices.dtype.torch_name} instead (while checking arguments for embedding)")
+    return meta([*indices.shape, weight.shape[1]], weight.dtype)
+
+
+@shape_rule("embedding_dense_backward")
+def _embedding_dense_backward(
+    grad_output: TensorMeta, indices: TensorMeta, num_weights: Dim, *_: Any
+) -> TensorMeta:
+    return meta([num_weights, grad_output.shape[-1]], grad_output.dtype)
+
+
+@shape_rule("_embedding_bag", "_embedding_bag_forward_only")
+def _embedding_bag(
+    weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta,
+    scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+    per_sample_weights: TensorMeta | None = None, include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> tuple[TensorMeta, TensorMeta, TensorMeta, TensorMeta]:
+    """(output, offset2bag, bag_size, max_indices) as torch's CPU meta kernel."""
+    _check_embedding_bag(weight, indices, offsets, mode, per_sample_weights)
+    bags = offsets.shape[0]
+    if include_last_offset:
+        check(not (type(bags) is int and bags < 1),
+              "include_last_offset: numBags should be at least 1")
+        bags = bags - 1
+    # The CPU sum fast path (float/half weight, no padding_idx) needs no offset2bag.
+    fast_sum = weight.dtype in (DType.float32, DType.float16) and padding_idx < 0
+    offset2bag = [indices.shape[0]] if mode in (1, 2) or not fast_sum else [0]
+    max_indices = [bags, weight.shape[1]] if mode == 2 else [bags]
+    index_dtype = offsets.dtype
+    return (meta([bags, weight.shape[1]], weight.dtype), meta(offset2bag, index_dtype),
+            meta([bags], index_dtype), meta(max_indices, index_dtype))
+
+
+def _check_embedding_bag(
+    weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta, mode: int,
+    per_sample_weights: TensorMeta | None,
+) -> None:
+    check(indices.dtype in _INDEX_DTYPES,
+          f"expected indices to be long or int, got {indices.dtype}")
+    check(offsets.dtype in _INDEX_DTYPES,
+          f"expected offsets to be long or int, got {offsets.dtype}")
+    check(weight.dtype.is_floating_point,
+          f"expected weight to be floating point type, got {weight.dtype}")
+    if per_sample_weights is None:
+        return
+    check(mode == 0, "embedding_bag: per_sample_weights only supported with mode='sum'")
+    check(per_sample_weights.ndim == 1,
+          f"expected per_sample_weights to be 1D tensor, got {per_sample_weights.ndim}D")
+    check(sym_eq(per_sample_weights.numel(), indices.numel()),
+          f"expected per_sample_weights.numel() ({dim_str(per_sample_weights.numel())} to be the "
+          f"same as indices.numel() ({dim_str(indices.numel())})")

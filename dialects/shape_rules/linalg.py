@@ -1,1 +1,359 @@
-"""Shape rules: linalg."""
+"""Shape rules: matrix products, einsum, attention, distances and FFTs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..dtypes import DType, result_type
+from ..meta import TensorMeta
+from ..symbolic import Dim, FloorDiv, dim_str
+from . import shape_rule
+from .common import broadcast_shapes, normalize_dim, product, shape_text
+from .guards import ShapeGuardError, check, sym_eq
+from .views import exact_div, expand_shape, meta
+
+
+def _same_dtype(a: TensorMeta, b: TensorMeta, names: str = "mat1 and mat2") -> DType:
+    check(a.dtype is b.dtype,
+          f"expected {names} to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    return a.dtype
+
+
+def _check_inner(rows: Dim, inner: Dim, inner2: Dim, cols: Dim) -> None:
+    if not sym_eq(inner, inner2):
+        raise ShapeGuardError(
+            f"mat1 and mat2 shapes cannot be multiplied ({dim_str(rows)}x{dim_str(inner)} and "
+            f"{dim_str(inner2)}x{dim_str(cols)})"
+        )
+
+
+def _with_input(self: TensorMeta, result: TensorMeta) -> TensorMeta:
+    """addmm & co: `self` must expand to the product's shape."""
+    expand_shape(self.shape, result.shape)
+    return meta(result.shape, _same_dtype(self, result, "self and the product"))
+
+
+# ---------------------------------------------------------------------------- matrix products
+
+
+@shape_rule("mm")
+def _mm(self: TensorMeta, mat2: TensorMeta) -> TensorMeta:
+    check(self.ndim == 2, f"self must be a matrix, but got a {self.ndim}-D tensor")
+    check(mat2.ndim == 2, f"mat2 must be a matrix, but got a {mat2.ndim}-D tensor")
+    dtype = _same_dtype(self, mat2)
+    _check_inner(*self.shape, *mat2.shape)
+    return meta([self.shape[0], mat2.shape[1]], dtype)
+
+
+@shape_rule("bmm")
+def _bmm(self: TensorMeta, mat2: TensorMeta) -> TensorMeta:
+    check(self.ndim == 3, "batch1 must be a 3D tensor")
+    check(mat2.ndim == 3, "batch2 must be a 3D tensor")
+    dtype = _same_dtype(self, mat2)
+    batch, rows, inner = self.shape
+    if not (sym_eq(mat2.shape[0], batch) and sym_eq(mat2.shape[1], inner)):
+        raise ShapeGuardError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"{shape_text([batch, inner])} but got: {shape_text(mat2.shape[:2])}."
+        )
+    return meta([batch, rows, mat2.shape[2]], dtype)
+
+
+@shape_rule("mv")
+def _mv(self: TensorMeta, vec: TensorMeta) -> TensorMeta:
+    check(self.ndim == 2 and vec.ndim == 1,
+          f"vector + matrix @ vector expected, got 1, {self.ndim}, {vec.ndim}")
+    dtype = _same_dtype(self, vec, "self and vec")
+    check(sym_eq(self.shape[1], vec.shape[0]),
+          f"size mismatch, got input ({dim_str(self.shape[0])}), mat "
+          f"({dim_str(self.shape[0])}x{dim_str(self.shape[1])}), vec ({dim_str(vec.shape[0])})")
+    return meta([self.shape[0]], dtype)
+
+
+@shape_rule("dot", "vdot")
+def _dot(self: TensorMeta, tensor: TensorMeta) -> TensorMeta:
+    check(self.ndim == 1 and tensor.ndim == 1,
+          f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
+    check(self.dtype is tensor.dtype, "dot : expected both vectors to have same dtype, but "
+          f"found {self.dtype.torch_name} and {tensor.dtype.torch_name}")
+    n, m = self.shape[0], tensor.shape[0]
+    check(sym_eq(n, m), f"inconsistent tensor size, expected tensor [{dim_str(n)}] and src "
+          f"[{dim_str(m)}] to have the same number of elements, but got {dim_str(n)} and "
+          f"{dim_str(m)} elements respectively")
+    return meta([], self.dtype)
+
+
+@shape_rule("outer", "ger")
+def _outer(self: TensorMeta, vec2: TensorMeta) -> TensorMeta:
+    """outer is self[:, None] * vec2: dtypes promote."""
+    check(self.ndim == 1, f"outer: Expected 1-D argument self, but got {self.ndim}-D")
+    check(vec2.ndim == 1, f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return meta([self.shape[0], vec2.shape[0]], result_type(self, vec2))
+
+
+@shape_rule("addmm")
+def _addmm(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *_: Any) -> TensorMeta:
+    return _with_input(self, _mm(mat1, mat2))
+
+
+@shape_rule("baddbmm")
+def _baddbmm(self: TensorMeta, batch1: TensorMeta, batch2: TensorMeta, *_: Any) -> TensorMeta:
+    return _with_input(self, _bmm(batch1, batch2))
+
+
+@shape_rule("addbmm")
+def _addbmm(self: TensorMeta, batch1: TensorMeta, batch2: TensorMeta, *_: Any) -> TensorMeta:
+    """The batch products are summed: a matrix."""
+    summed = _bmm(batch1, batch2)
+    return _with_input(self, meta(summed.shape[1:], summed.dtype))
+
+
+@shape_rule("addmv")
+def _addmv(self: TensorMeta, mat: TensorMeta, vec: TensorMeta, *_: Any) -> TensorMeta:
+    return _with_input(self, _mv(mat, vec))
+
+
+@shape_rule("addr")
+def _addr(self: TensorMeta, vec1: TensorMeta, vec2: TensorMeta, *_: Any) -> TensorMeta:
+    return _with_input(self, _outer(vec1, vec2))
+
+
+# ---------------------------------------------------------------------------- matmul, linear
+
+
+@shape_rule("matmul")
+def _matmul(self: TensorMeta, other: TensorMeta) -> TensorMeta:
+    """torch.matmul: 1-D operands get a dim prepended (left) / appended (right) that is
+    dropped again; batch dims broadcast."""
+    check(self.ndim >= 1 and other.ndim >= 1, "both arguments to matmul need to be at least "
+          f"1D, but they are {self.ndim}D and {other.ndim}D")
+    if self.ndim == 1 and other.ndim == 1:
+        return _dot(self, other)
+    if self.ndim == 2 and other.ndim == 1:
+        return _mv(self, other)
+    dtype = _same_dtype(self, other)
+    rows, inner = self.shape[-2:] if self.ndim >= 2 else (1, self.shape[0])
+    inner2, cols = other.shape[-2:] if other.ndim >= 2 else (other.shape[0], 1)
+    _check_inner(rows, inner, inner2, cols)
+    batch = broadcast_shapes(self.shape[:-2], other.shape[:-2])
+    left = [rows] if self.ndim >= 2 else []
+    right = [cols] if other.ndim >= 2 else []
+    return meta([*batch, *left, *right], dtype)
+
+
+@shape_rule("linear")
+def _linear(input: TensorMeta, weight: TensorMeta, bias: TensorMeta | None = None) -> TensorMeta:
+    """input [*, in] @ weight[out, in]^T (+ bias) -> [*, out]; a 1-D weight drops `out`."""
+    check(input.ndim >= 1 and weight.ndim in (1, 2), "both arguments to linear need to be at "
+          f"least 1D, but they are {input.ndim}D and {weight.ndim}D")
+    dtype = _same_dtype(input, weight, "input and weight")
+    rows = product(input.shape[:-1])
+    out = [weight.shape[0]] if weight.ndim == 2 else []
+    _check_inner(rows, input.shape[-1], weight.shape[-1], out[0] if out else 1)
+    result = meta([*input.shape[:-1], *out], dtype)
+    if bias is None:
+        return result
+    _same_dtype(input, bias, "input and bias")
+    expand_shape(bias.shape, result.shape)
+    return result
+
+
+# ---------------------------------------------------------------------------- einsum
+
+
+def _einsum_terms(equation: str, count: int) -> tuple[list[str], str | None]:
+    """Split "ij,jk->ik" into input terms and the output term (None: implicit)."""
+    text = equation.replace(" ", "")
+    lhs, arrow, rhs = text.partition("->")
+    terms = lhs.split(",")
+    check(len(terms) <= count, "einsum(): more operands were provided than specified in the "
+          "equation")
+    check(len(terms) >= count, "einsum(): fewer operands were provided than specified in the "
+          "equation")
+    return terms, (rhs if arrow else None)
+
+
+def _einsum_labels(term: str, ndim: int, index: int) -> tuple[list[str], int]:
+    """Labels of one term ('.' stands for the ellipsis) and the number of ellipsis dims."""
+    has_ellipsis = "..." in term
+    letters = [c for c in term.replace("...", "") if c.isalpha()]
+    check(len(letters) + 3 * has_ellipsis == len(term),
+          f"einsum(): invalid subscript given in the equation term {term!r}")
+    if not has_ellipsis:
+        check(len(letters) == ndim, "einsum(): the number of subscripts in the equation "
+              f"({len(letters)}) does not match the number of dimensions ({ndim}) for operand "
+              f"{index} and no ellipsis was given")
+        return letters, 0
+    spread = ndim - len(letters)
+    check(spread >= 0, "einsum(): the number of subscripts in the equation "
+          f"({len(letters)}) is more than the number of dimensions ({ndim}) for operand {index}")
+    head, _, _ = term.partition("...")
+    at = len([c for c in head if c.isalpha()])
+    return letters[:at] + ["."] * spread + letters[at:], spread
+
+
+def _einsum_sizes(
+    terms: Sequence[str], operands: Sequence[TensorMeta]
+) -> tuple[dict[str, Dim], tuple[Dim, ...]]:
+    """Size of each letter (size-1 dims broadcast) and the broadcast ellipsis shape."""
+    sizes: dict[str, Dim] = {}
+    ellipses: list[Sequence[Dim]] = []
+    for i, (term, t) in enumerate(zip(terms, operands)):
+        labels, spread = _einsum_labels(term, t.ndim, i)
+        ellipses.append([s for s, lab in zip(t.shape, labels) if lab == "."])
+        for label, size in zip(labels, t.shape):
+            if label == ".":
+                continue
+            seen = sizes.get(label, 1)
+            if sym_eq(size, 1):
+                sizes.setdefault(label, size)
+            elif sym_eq(seen, 1) or sym_eq(seen, size):
+                sizes[label] = size
+            else:
+                raise ShapeGuardError(
+                    f"einsum(): subscript {label} has size {dim_str(size)} for operand {i} which "
+                    f"does not broadcast with previously seen size {dim_str(seen)}"
+                )
+    return sizes, broadcast_shapes(*ellipses)
+
+
+@shape_rule("einsum")
+def _einsum(equation: str, tensors: Sequence[TensorMeta], path: Any = None) -> TensorMeta:
+    terms, output = _einsum_terms(equation, len(tensors))
+    for t in tensors[1:]:
+        _same_dtype(tensors[0], t, "all einsum operands")
+    sizes, ellipsis = _einsum_sizes(terms, tensors)
+    if output is None:
+        # Implicit output: the broadcast ellipsis, then the letters used once, sorted.
+        counts = "".join(terms)
+        output = "..." + "".join(sorted(c for c in sizes if counts.count(c) == 1))
+    letters = [c for c in output.replace("...", "") if c.isalpha()]
+    for c in letters:
+        check(c in sizes, f"einsum(): output subscript {c} does not appear in the equation for "
+              "any input operand")
+        check(letters.count(c) == 1, f"einsum(): output subscript {c} appears more than once in "
+              "the output")
+    head, dots, tail = output.partition("...")
+    shape = [sizes[c] for c in head]
+    if dots:
+        shape += [*ellipsis, *(sizes[c] for c in tail)]
+    return meta(shape, tensors[0].dtype)
+
+
+# ---------------------------------------------------------------------------- attention
+
+
+@shape_rule("scaled_dot_product_attention")
+def _sdpa(
+    query: TensorMeta, key: TensorMeta, value: TensorMeta, attn_mask: TensorMeta | None = None,
+    dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+    enable_gqa: bool = False,
+) -> TensorMeta:
+    """softmax(q k^T) v: [*, L, E] x [*, S, E] x [*, S, Ev] -> [*, L, Ev]."""
+    same = query.dtype is key.dtype is value.dtype
+    check(same, "Expected query, key, and value to have the same dtype, but got query.dtype: "
+          f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
+    check(min(query.ndim, key.ndim, value.ndim) >= 2,
+          "scaled_dot_product_attention: query, key and value must be at least 2-D")
+    check(sym_eq(query.shape[-1], key.shape[-1]), "scaled_dot_product_attention: query and key "
+          f"must have the same embedding size, got {dim_str(query.shape[-1])} and "
+          f"{dim_str(key.shape[-1])}")
+    check(sym_eq(key.shape[-2], value.shape[-2]), "scaled_dot_product_attention: key and value "
+          f"must have the same sequence length, got {dim_str(key.shape[-2])} and "
+          f"{dim_str(value.shape[-2])}")
+    # With grouped-query attention key/value have fewer heads, repeated up to query's.
+    batch = (query.shape[:-2] if enable_gqa
+             else broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2]))
+    return meta([*batch, query.shape[-2], value.shape[-1]], query.dtype)
+
+
+# ---------------------------------------------------------------------------- distances
+
+
+def _check_float(t: TensorMeta, message: str) -> None:
+    check(t.dtype.is_floating_point, message)
+
+
+@shape_rule("_cdist_forward", "cdist")
+def _cdist(x1: TensorMeta, x2: TensorMeta, p: float = 2.0, compute_mode: Any = None) -> TensorMeta:
+    check(x1.ndim >= 2, f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    check(x2.ndim >= 2, f"cdist only supports at least 2D tensors, X2 got: {x2.ndim}D")
+    check(sym_eq(x1.shape[-1], x2.shape[-1]), "X1 and X2 must have the same number of columns. "
+          f"X1: {dim_str(x1.shape[-1])} X2: {dim_str(x2.shape[-1])}")
+    _check_float(x1, f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}")
+    _check_float(x2, f"cdist only supports floating-point dtypes, X2 got: {x2.dtype}")
+    check(p >= 0, "cdist only supports non-negative p values")
+    batch = broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    return meta([*batch, x1.shape[-2], x2.shape[-2]], x1.dtype)
+
+
+@shape_rule("_pdist_forward", "pdist")
+def _pdist(self: TensorMeta, p: float = 2.0) -> TensorMeta:
+    """One distance per pair of rows: n * (n - 1) / 2."""
+    check(self.ndim == 2, f"pdist only supports 2D tensors, got: {self.ndim}D")
+    _check_float(self, "pdist only supports floating-point dtypes")
+    check(p >= 0, "pdist only supports non-negative p values")
+    n = self.shape[0]
+    pairs = n * (n - 1) // 2 if type(n) is int else FloorDiv(n * (n - 1), 2)
+    return meta([pairs], self.dtype)
+
+
+@shape_rule("cosine_similarity")
+def _cosine_similarity(
+    x1: TensorMeta, x2: TensorMeta, dim: int = 1, eps: float = 1e-08
+) -> TensorMeta:
+    shape = broadcast_shapes(x1.shape, x2.shape)
+    d = normalize_dim(dim, len(shape))
+    return meta([s for i, s in enumerate(shape) if i != d], result_type(x1, x2))
+
+
+@shape_rule("pairwise_distance")
+def _pairwise_distance(
+    x1: TensorMeta, x2: TensorMeta, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False
+) -> TensorMeta:
+    """The norm of x1 - x2 + eps over the last dim of the broadcast shape."""
+    shape = list(broadcast_shapes(x1.shape, x2.shape))
+    if shape:
+        shape = shape[:-1] + [1] if keepdim else shape[:-1]
+    return meta(shape, result_type(x1, x2))
+
+
+# ---------------------------------------------------------------------------- FFT
+
+_TO_COMPLEX = {DType.float32: DType.complex64, DType.float64: DType.complex128}
+_TO_REAL = {c: r for r, c in _TO_COMPLEX.items()}
+
+
+@shape_rule("_fft_r2c")
+def _fft_r2c(
+    self: TensorMeta, dim: Sequence[int], normalization: int, onesided: bool
+) -> TensorMeta:
+    """A real input gives a complex output; one-sided keeps n // 2 + 1 of the last dim."""
+    check(self.dtype in _TO_COMPLEX, f"expected a real float32 or float64 input tensor, but got "
+          f"{self.dtype}")
+    shape = list(self.shape)
+    if onesided and dim:
+        last = normalize_dim(dim[-1], self.ndim)
+        shape[last] = exact_div(shape[last], 2) + 1
+    return meta(shape, _TO_COMPLEX[self.dtype])
+
+
+@shape_rule("_fft_c2r")
+def _fft_c2r(
+    self: TensorMeta, dim: Sequence[int], normalization: int, last_dim_size: Dim
+) -> TensorMeta:
+    check(self.dtype in _TO_REAL, f"expected a complex input tensor, but got {self.dtype}")
+    check(not (type(last_dim_size) is int and last_dim_size < 1),
+          f"Invalid number of data points ({last_dim_size}) specified")
+    shape = list(self.shape)
+    shape[normalize_dim(dim[-1], self.ndim)] = last_dim_size
+    return meta(shape, _TO_REAL[self.dtype])
+
+
+@shape_rule("_fft_c2c")
+def _fft_c2c(
+    self: TensorMeta, dim: Sequence[int], normalization: int, forward: bool
+) -> TensorMeta:
+    check(self.dtype in _TO_REAL, f"expected a complex input tensor, but got {self.dtype}")
+    return self

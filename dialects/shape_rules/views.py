@@ -184,7 +184,8 @@ def _view(self: TensorMeta, size: Sequence[Dim]) -> TensorMeta:
     numel = self.numel()
     shape = infer_size(
         size, numel,
-        lambda: f"shape '{shape_text(to_dims(size))}' is invalid for input of size {dim_str(numel)}",
+        lambda: f"shape '{shape_text(to_dims(size))}' is invalid for input of size "
+        f"{dim_str(numel)}",
     )
     return meta(shape, self.dtype)
 
@@ -332,7 +333,8 @@ def _squeeze_dim(self: TensorMeta, dim: int) -> TensorMeta:
 def _squeeze_dims(self: TensorMeta, dim: Sequence[int]) -> TensorMeta:
     """Only listed dims of size 1 go; squeezing a dim of another size is a no-op."""
     wanted = [normalize_dim(d, self.ndim) for d in dim]
-    check(len(set(wanted)) == len(wanted), f"dim {list(dim)} appears multiple times in the list of dims")
+    check(len(set(wanted)) == len(wanted),
+          f"dim {list(dim)} appears multiple times in the list of dims")
     if self.ndim == 0:
         return self
     drop = {d for d in wanted if sym_eq(self.shape[d], 1)}
@@ -382,7 +384,8 @@ def _cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
             if k != d and not sym_eq(want, got):
                 raise ShapeGuardError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{dim_str(want)} but got size {dim_str(got)} for tensor number {i} in the list."
+                    f"{dim_str(want)} but got size {dim_str(got)} for tensor number {i} in the "
+                    "list."
                 )
         total = total + t.shape[d]
     return meta(_replace(ref.shape, d, [total]), dtype)
@@ -492,7 +495,7 @@ def _tensor_split_indices(
 
 
 @shape_rule("slice.Tensor", "slice_copy.Tensor")
-def _slice(
+def slice_meta(
     self: TensorMeta, dim: int = 0, start: Dim | None = None, end: Dim | None = None,
     step: Dim = 1,
 ) -> TensorMeta:
@@ -503,7 +506,7 @@ def _slice(
 
 
 @shape_rule("select.int", "select_copy.int")
-def _select(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
+def select_meta(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
     check(self.ndim > 0, "select() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, self.ndim)
     size, index = self.shape[d], to_dim(index)
@@ -528,7 +531,9 @@ def _narrow(self: TensorMeta, dim: int, start: Dim, length: Dim) -> TensorMeta:
 
 
 @shape_rule("diagonal", "diagonal_copy")
-def _diagonal(self: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorMeta:
+def diagonal_meta(
+    self: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1
+) -> TensorMeta:
     a, b = normalize_dim(dim1, self.ndim), normalize_dim(dim2, self.ndim)
     check(a != b, f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     rows, cols = self.shape[a], self.shape[b]

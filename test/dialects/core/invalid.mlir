@@ -68,4 +68,12 @@ func.func @bad_value(%x: !tx.tensor<[3], f32>) {
   %r = core.add.Tensor(%x, @sym) : !tx.tensor<[3], f32>
   func.return
 }
-// CHECK: expected a value for a Tensor argument (%ssa, number, true/false, none, string, [list]), found '@sym'
+// CHECK: unexpected character '@' in argument list
+
+// -----
+
+func.func @bad_word(%x: !tx.tensor<[3], f32>) {
+  %r = core.add.Tensor(%x, banana) : !tx.tensor<[3], f32>
+  func.return
+}
+// CHECK: expected a value for a Tensor argument (%ssa, number, true/false, none, string, [list]), found 'banana'

@@ -1,0 +1,228 @@
+"""Fast parsing of an ATen op's argument list ``(%x, [1, %n], alpha = 2)``.
+
+Going token by token through xDSL's lexer costs ~10 µs a token, and an op
+line has a dozen of them. The argument list is instead cut out of the raw
+text (a balanced scan to the closing ``)``), tokenised with one regex, and
+parsed against the op's schema; the lexer then resumes after the ``)``.
+Errors still point at the exact column of the offending token.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.ir import Attribute, SSAValue
+from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import StringLiteral
+
+from .dtypes import BY_IR_NAME
+from .schema import Argument, ArgType
+from .tx import tensor_type_from_body
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+      (?P<ssa>%[A-Za-z0-9_$.\-]+)(?:\#(?P<index>\d+))?
+    | (?P<float>-?\d+\.\d*(?:[eE][-+]?\d+)?)
+    | (?P<int>-?\d+)
+    | (?P<str>"(?:[^"\\]|\\.)*")
+    | (?P<punct>[\[\],=])
+    | (?P<word>-?[A-Za-z_][A-Za-z0-9_.$]*(?:<[A-Za-z0-9_]*>)?)
+    )""",
+    re.X,
+)
+_WORDS = {"true": True, "false": False, "none": None, "inf": math.inf, "-inf": -math.inf,
+          "nan": math.nan}
+_UNSET: Any = object()
+
+
+class _Tokens:
+    """Tokens of one argument list; positions are absolute offsets in the input."""
+
+    def __init__(self, parser: Parser, start: int, end: int) -> None:
+        self.parser = parser
+        self.items: list[tuple[str, str, int, re.Match[str]]] = []
+        content = parser.lexer.input.content
+        pos = start
+        while pos < end:
+            match = _TOKEN.match(content, pos, end)
+            if match is None or match.end() == pos:
+                if content[pos:end].strip() == "":
+                    break
+                bad = pos + len(content[pos:end]) - len(content[pos:end].lstrip())
+                parser.raise_error(f"unexpected character {content[bad]!r} in argument list", bad)
+            kind = match.lastgroup if match.lastgroup != "index" else "ssa"
+            token_start = match.start(kind)
+            self.items.append((kind, match.group(kind), token_start, match))
+            pos = match.end()
+        self.index = 0
+        self.end = end
+
+    def peek(self) -> tuple[str, str, int, re.Match[str]] | None:
+        return self.items[self.index] if self.index < len(self.items) else None
+
+    def take(self, text: str) -> bool:
+        token = self.peek()
+        if token is not None and token[0] == "punct" and token[1] == text:
+            self.index += 1
+            return True
+        return False
+
+    def expect(self, text: str, context: str) -> None:
+        if not self.take(text):
+            self.fail(f"expected '{text}' {context}")
+
+    def fail(self, message: str) -> None:
+        token = self.peek()
+        where = token[2] if token else self.end
+        found = f", found '{token[1]}'" if token else ", found ')'"
+        self.parser.raise_error(message + found, where)
+
+
+def scan_argument_list(parser: Parser) -> tuple[int, int]:
+    """With the current token at ``(``, return the span inside the parentheses
+    and move the lexer past the matching ``)``."""
+    token = parser._current_token  # noqa: SLF001 - raw scan; xdsl is pinned
+    if token.text != "(":
+        parser.raise_error("expected '(' to open the argument list")
+    content = parser.lexer.input.content
+    start = token.span.end
+    depth, pos, length = 0, start, len(content)
+    while pos < length:
+        ch = content[pos]
+        if ch == '"':
+            pos += 1
+            while pos < length and content[pos] != '"':
+                pos += 2 if content[pos] == "\\" else 1
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            if depth == 0 and ch == ")":
+                parser.lexer.pos = pos + 1
+                parser._parser_state.current_token = parser.lexer.lex()  # noqa: SLF001
+                return start, pos
+            depth -= 1
+        pos += 1
+    parser.raise_error("argument list is not closed with ')'", token.span.start)
+
+
+def parse_arguments(parser: Parser, op_name: str, arguments: Sequence[Argument]) -> list[Any]:
+    """Parse ``(a, b, name = c)`` into values in schema order (unset → _UNSET)."""
+    start, end = scan_argument_list(parser)
+    tokens = _Tokens(parser, start, end)
+    values: list[Any] = [_UNSET] * len(arguments)
+    by_name = {arg.name: i for i, arg in enumerate(arguments)}
+    positional = [i for i, arg in enumerate(arguments) if not arg.kwarg_only]
+    count = 0
+    while tokens.peek() is not None:
+        kind, text, pos, _ = tokens.peek()
+        is_keyword = (
+            kind == "word" and tokens.index + 1 < len(tokens.items)
+            and tokens.items[tokens.index + 1][1] == "="
+        )
+        if is_keyword:
+            if text not in by_name:
+                parser.raise_error(f"'{op_name}' has no argument named '{text}'", pos)
+            index = by_name[text]
+            tokens.index += 2
+        else:
+            if count >= len(positional):
+                parser.raise_error(
+                    f"'{op_name}' takes {len(positional)} positional arguments, found more", pos
+                )
+            index = positional[count]
+            count += 1
+        if values[index] is not _UNSET:
+            parser.raise_error(f"argument '{arguments[index].name}' of '{op_name}' given twice", pos)
+        values[index] = _value(tokens, arguments[index].type)
+        if tokens.peek() is not None:
+            tokens.expect(",", "between arguments")
+    return values
+
+
+def _value(tokens: _Tokens, arg_type: ArgType) -> Any:
+    if tokens.take("["):
+        items: list[Any] = []
+        if not tokens.take("]"):
+            while True:
+                items.append(_scalar(tokens, arg_type))
+                if tokens.take("]"):
+                    break
+                tokens.expect(",", "or ']' in a list argument")
+        return items
+    return _scalar(tokens, arg_type)
+
+
+def _scalar(tokens: _Tokens, arg_type: ArgType) -> Any:
+    token = tokens.peek()
+    if token is None:
+        tokens.fail(f"expected a value for a {arg_type.render()} argument")
+    kind, text, pos, match = token
+    tokens.index += 1
+    parser = tokens.parser
+    if kind == "ssa":
+        return _resolve(parser, text[1:], int(match.group("index") or 0), pos, len(text))
+    if kind == "int":
+        return float(text) if arg_type.base == "float" else int(text)
+    if kind == "float":
+        return float(text)
+    if kind == "str":
+        return StringLiteral(pos, pos + len(text), parser.lexer.input).string_contents
+    if kind == "word":
+        if text in _WORDS:
+            return _WORDS[text]
+        if arg_type.base == "ScalarType" and text in BY_IR_NAME:
+            return BY_IR_NAME[text]
+        if arg_type.base in ("MemoryFormat", "Layout", "Device"):
+            return text
+    tokens.index -= 1
+    tokens.fail(
+        f"expected a value for a {arg_type.render()} argument "
+        "(%ssa, number, true/false, none, string, [list])"
+    )
+
+
+def _resolve(parser: Parser, name: str, index: int, pos: int, length: int) -> SSAValue:
+    values = parser.ssa_values.get(name)
+    if values is None:
+        parser.raise_error(
+            f"use of undefined value '%{name}' (texport IR is in SSA order: "
+            "define a value before its use)", pos, pos + length,
+        )
+    if index >= len(values):
+        parser.raise_error(f"'%{name}' has {len(values)} results, #{index} requested", pos)
+    return values[index]
+
+
+UNSET = _UNSET
+_TENSOR_PREFIX = "!tx.tensor<"
+
+
+def parse_result_types(parser: Parser) -> list[Attribute]:
+    """`` : type`` or `` : (type, type)``; ``!tx.tensor<...>`` types are read
+    straight from the raw text through the type memo."""
+    parser.parse_punctuation(":", " before the result type")
+    if parser.parse_optional_punctuation("(") is not None:
+        types = [_result_type(parser)]
+        while parser.parse_optional_punctuation(",") is not None:
+            types.append(_result_type(parser))
+        parser.parse_punctuation(")")
+        return types
+    return [_result_type(parser)]
+
+
+def _result_type(parser: Parser) -> Attribute:
+    token = parser._current_token  # noqa: SLF001 - raw scan; xdsl is pinned
+    content = parser.lexer.input.content
+    start = token.span.start
+    if not content.startswith(_TENSOR_PREFIX, start):
+        return parser.parse_type()
+    close = content.find(">", start + len(_TENSOR_PREFIX))
+    cached = tensor_type_from_body(content[start + len(_TENSOR_PREFIX):close])
+    if cached is None:
+        return parser.parse_type()
+    parser.lexer.pos = close + 1
+    parser._parser_state.current_token = parser.lexer.lex()  # noqa: SLF001
+    return cached
