@@ -43,8 +43,13 @@ _TYPE_META_NAMES = {
 }
 
 
+_PLAIN = (TensorMeta, bool, int, float, complex, type(None))
+
+
 def _wrapped(value: Any) -> Any:
     """A symbolic scalar takes part in promotion as a Python number of its kind."""
+    if isinstance(value, _PLAIN):  # the common case, first: rules run on every traced op
+        return value
     if isinstance(value, ScalarMeta):
         return _OF_KIND[value.kind]
     if isinstance(value, sympy.logic.boolalg.Boolean):
@@ -233,6 +238,8 @@ def _arith(self: Any, other: Any, *_: Any) -> TensorMeta:
 
 
 def _check_alpha(dtype: DType, alpha: Any) -> None:
+    if type(alpha) is int:
+        return  # an int alpha suits every result type
     check(
         not isinstance(alpha, bool) or dtype is DType.bool,
         "Boolean alpha only supported for Boolean results.",

@@ -14,7 +14,7 @@ from ..dtypes import DType
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str
 from . import shape_rule
-from .common import broadcast_shapes, normalize_dim, shape_text
+from .common import broadcast_shapes, normalize_dim, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, sym_eq, sym_le
 from .views import diagonal_meta, meta, select_meta, slice_meta, to_dims
 
@@ -97,7 +97,8 @@ def _index_put(
 ) -> TensorMeta:
     check(values.dtype is self.dtype,
           "Index put requires the source and destination dtypes match, got "
-          f"{self.dtype.torch_name} for the destination and {values.dtype.torch_name} for the "
+          f"{scalar_type_name(self.dtype)} for the destination and "
+          f"{scalar_type_name(values.dtype)} for the "
           "source.")
     target = index_shape(self, indices)
     if None not in target and not _broadcasts_to(values.shape, target):
@@ -135,8 +136,8 @@ def _check_index_source(
     d = normalize_dim(dim, self.ndim)
     check(index.ndim <= 1, f"{op}(): Index is supposed to be a vector")
     _index_dtype_check(index, op)
-    check(source.dtype is self.dtype, f"{op}(): self ({self.dtype.torch_name}) and source "
-          f"({source.dtype.torch_name}) must have the same scalar type")
+    check(source.dtype is self.dtype, f"{op}(): self ({scalar_type_name(self.dtype)}) and source "
+          f"({scalar_type_name(source.dtype)}) must have the same scalar type")
     count = source.shape[d] if source.ndim > 0 else 1
     check(sym_eq(index.numel(), count), f"{op}(): Number of indices ({dim_str(index.numel())}) "
           f"should be equal to source.size(dim) ({dim_str(count)})")
@@ -205,8 +206,8 @@ def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -
     check(index.dtype is DType.int64, "scatter(): Expected dtype int64 for index")
     src_meta = src if isinstance(src, TensorMeta) else None
     if src_meta is not None:
-        check(src_meta.dtype is self.dtype, "scatter(): Expected self.dtype to be equal to "
-              f"src.dtype, got {self.dtype.torch_name} and {src_meta.dtype.torch_name}")
+        check(src_meta.dtype is self.dtype,
+              "scatter(): Expected self.dtype to be equal to src.dtype")
     _check_index_fits("scatter", self, d, index, src_meta)
     return self
 
@@ -214,7 +215,7 @@ def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -
 @shape_rule("take_along_dim")
 def _take_along_dim(self: TensorMeta, indices: TensorMeta, dim: int | None = None) -> TensorMeta:
     check(indices.dtype is DType.int64, "torch.take_along_dim(): dtype of indices should be Long "
-          f"but got {indices.dtype.torch_name}")
+          f"but got {scalar_type_name(indices.dtype)}")
     if dim is None:
         return meta([indices.numel()], self.dtype)
     d = normalize_dim(dim, self.ndim)
@@ -300,9 +301,9 @@ def _masked_scatter_(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> 
 
 def _check_masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> None:
     _check_bool_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with "
-                     f"dtype {mask.dtype.torch_name}")
+                     f"dtype {scalar_type_name(mask.dtype)}")
     check(source.dtype is self.dtype, "masked_scatter: expected self and source to have same "
-          f"dtypes but got {self.dtype.torch_name} and {source.dtype.torch_name}")
+          f"dtypes but got {scalar_type_name(self.dtype)} and {scalar_type_name(source.dtype)}")
 
 
 # ---------------------------------------------------------------------------- data-dependent sizes
@@ -311,6 +312,13 @@ def _check_masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta
 @shape_rule("nonzero", "argwhere")
 def _nonzero(self: TensorMeta) -> TensorMeta:
     return meta([None, self.ndim], DType.int64)
+
+
+@shape_rule("where")
+def _where_nonzero(condition: TensorMeta) -> list[TensorMeta]:
+    """where(condition) is nonzero(condition, as_tuple=True): one index vector per dim, all of
+    one data-dependent length (the caller should give them one symbol)."""
+    return [meta([None], DType.int64) for _ in range(max(condition.ndim, 1))]
 
 
 @shape_rule("nonzero_static")
@@ -395,7 +403,7 @@ def _embedding(weight: TensorMeta, indices: TensorMeta, *_: Any) -> TensorMeta:
     check(weight.ndim == 2, "'weight' must be 2-D")
     check(indices.dtype in _INDEX_DTYPES, "Expected tensor for argument #1 'indices' to have one "
           "of the following scalar types: Long, Int; but got "
-          f"{indices.dtype.torch_name} instead (while checking arguments for embedding)")
+          f"{scalar_type_name(indices.dtype)} instead (while checking arguments for embedding)")
     return meta([*indices.shape, weight.shape[1]], weight.dtype)
 
 

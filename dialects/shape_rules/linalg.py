@@ -9,7 +9,9 @@ from ..dtypes import DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, FloorDiv, dim_str
 from . import shape_rule
-from .common import broadcast_shapes, normalize_dim, product, shape_text
+from .common import (
+    broadcast_shapes, check_inplace, normalize_dim, product, scalar_type_name, shape_text,
+)
 from .guards import ShapeGuardError, check, sym_eq
 from .views import exact_div, expand_shape, meta
 
@@ -76,7 +78,7 @@ def _dot(self: TensorMeta, tensor: TensorMeta) -> TensorMeta:
     check(self.ndim == 1 and tensor.ndim == 1,
           f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
     check(self.dtype is tensor.dtype, "dot : expected both vectors to have same dtype, but "
-          f"found {self.dtype.torch_name} and {tensor.dtype.torch_name}")
+          f"found {scalar_type_name(self.dtype)} and {scalar_type_name(tensor.dtype)}")
     n, m = self.shape[0], tensor.shape[0]
     check(sym_eq(n, m), f"inconsistent tensor size, expected tensor [{dim_str(n)}] and src "
           f"[{dim_str(m)}] to have the same number of elements, but got {dim_str(n)} and "
@@ -117,6 +119,22 @@ def _addmv(self: TensorMeta, mat: TensorMeta, vec: TensorMeta, *_: Any) -> Tenso
 @shape_rule("addr")
 def _addr(self: TensorMeta, vec1: TensorMeta, vec2: TensorMeta, *_: Any) -> TensorMeta:
     return _with_input(self, _outer(vec1, vec2))
+
+
+@shape_rule("addmm_")
+def _addmm_(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *_: Any) -> TensorMeta:
+    """In place, the product is written into self: no broadcasting of self."""
+    return check_inplace(self, _addmm(self, mat1, mat2))
+
+
+@shape_rule("baddbmm_")
+def _baddbmm_(self: TensorMeta, batch1: TensorMeta, batch2: TensorMeta, *_: Any) -> TensorMeta:
+    return check_inplace(self, _baddbmm(self, batch1, batch2))
+
+
+@shape_rule("addmv_")
+def _addmv_(self: TensorMeta, mat: TensorMeta, vec: TensorMeta, *_: Any) -> TensorMeta:
+    return check_inplace(self, _addmv(self, mat, vec))
 
 
 # ---------------------------------------------------------------------------- matmul, linear

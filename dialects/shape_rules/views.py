@@ -16,7 +16,7 @@ from ..dtypes import BY_SCALAR_TYPE, DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, FloorDiv, dim_str, to_dim
 from . import shape_rule
-from .common import normalize_dim, product, shape_text
+from .common import normalize_dim, product, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le
 
 # A static slice bound this large means "to the end": Python slices pass sys.maxsize.
@@ -202,7 +202,8 @@ def _view_dtype(self: TensorMeta, dtype: Any) -> TensorMeta:
     old_size, new_size = self.dtype.itemsize, new.itemsize
     if old_size == new_size:
         return meta(self.shape, new)
-    what = f"to view {self.dtype} as {new} (different element sizes)"
+    what = (f"to view {scalar_type_name(self.dtype)} as {scalar_type_name(new)} (different "
+            "element sizes)")
     check(self.ndim > 0, f"self.dim() cannot be 0 {what}")
     last = self.shape[-1]
     if old_size > new_size:
@@ -443,7 +444,7 @@ def _split_with_sizes(
     return _pieces(self, d, sizes)
 
 
-@shape_rule("chunk")
+@shape_rule("chunk", "unsafe_chunk")
 def _chunk(self: TensorMeta, chunks: int, dim: int = 0) -> list[TensorMeta]:
     check(self.ndim > 0, "chunk expects at least a 1-dimensional tensor")
     check(chunks > 0, f"chunk expects `chunks` to be greater than 0, got: {chunks}")

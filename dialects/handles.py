@@ -1,0 +1,142 @@
+"""``texport.ops.aten.add_.Tensor``: op handles spelled exactly as torch's.
+
+A handle names one registered op (an OpOverload) or all overloads of a name
+(an OpOverloadPacket). Handles are unique per op, so they can key tables
+(decompositions, kernels). Calling one goes through the dispatcher, which a
+higher layer installs with ``set_dispatcher``; this layer only names ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import op_table  # noqa: F401 - registers the table
+from .registry import OPS, OpDef, op_key
+from .schema import OpSchema
+
+Dispatcher = Callable[["OpOverload", tuple[Any, ...], dict[str, Any]], Any]
+_dispatcher: list[Dispatcher] = []
+
+
+def set_dispatcher(dispatch: Dispatcher) -> None:
+    """Install the function every handle call goes through (the tracer's)."""
+    _dispatcher[:] = [dispatch]
+
+
+class OpOverload:
+    """One op: ``texport.ops.aten.add_.Tensor``; ``._schema`` is its OpSchema."""
+
+    def __init__(self, op_def: OpDef, packet: OpOverloadPacket) -> None:
+        self.op_def = op_def
+        self._schema: OpSchema = op_def.schema
+        self.overloadpacket = packet
+        self._overloadname = op_def.schema.overload
+        self.__name__ = f"{op_def.schema.name}.{self._overloadname}"
+
+    @property
+    def key(self) -> str:
+        return self.op_def.key
+
+    def name(self) -> str:
+        """torch's OpOverload.name(): ``aten::add_.Tensor``."""
+        schema = self._schema
+        suffix = f".{schema.overload_name}" if schema.overload_name else ""
+        return f"{schema.namespace}::{schema.name}{suffix}"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not _dispatcher:
+            raise RuntimeError(f"{self} has no dispatcher yet: import texport to call ops")
+        return _dispatcher[0](self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<OpOverload(op='{self._schema.namespace}.{self._schema.name}', overload='{self._overloadname}')>"
+
+    def __str__(self) -> str:
+        return self.op_def.key
+
+
+class OpOverloadPacket:
+    """All overloads of one name: ``texport.ops.aten.add``; ``.Tensor`` picks one."""
+
+    def __init__(self, namespace: str, name: str) -> None:
+        self._namespace = namespace
+        self._qualified_op_name = f"{namespace}::{name}"
+        self.__name__ = name
+        self._overloads: dict[str, OpOverload] = {}
+
+    def overloads(self) -> list[str]:
+        prefix = f"{self._namespace}.{self.__name__}."
+        return [key[len(prefix):] for key in OPS.keys() if key.startswith(prefix)]
+
+    def __getattr__(self, overload: str) -> OpOverload:
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        handle = self._overloads.get(overload)
+        if handle is None:
+            op_def = OPS.get(f"{self._namespace}::{self.__name__}.{overload}")
+            if op_def is None:
+                raise AttributeError(
+                    f"The underlying op of '{self._namespace}.{self.__name__}' has no overload "
+                    f"name '{overload}' (overloads: {', '.join(self.overloads()) or 'none'})"
+                )
+            handle = self._overloads[overload] = OpOverload(op_def, self)
+        return handle
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not _dispatcher:
+            raise RuntimeError(f"{self} has no dispatcher yet: import texport to call ops")
+        return _dispatcher[0](self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket(op='{self._namespace}.{self.__name__}')>"
+
+    def __str__(self) -> str:
+        return f"{self._namespace}.{self.__name__}"
+
+
+class OpNamespace:
+    """``texport.ops.aten``: packets by name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._packets: dict[str, OpOverloadPacket] = {}
+
+    def __getattr__(self, op_name: str) -> OpOverloadPacket:
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        packet = self._packets.get(op_name)
+        if packet is None:
+            prefix = f"{self.name}.{op_name}."
+            if not any(key.startswith(prefix) for key in OPS.keys()):
+                raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+            packet = self._packets[op_name] = OpOverloadPacket(self.name, op_name)
+        return packet
+
+    def __dir__(self) -> list[str]:
+        prefix = f"{self.name}."
+        return sorted({key[len(prefix):].split(".")[0] for key in OPS.keys() if key.startswith(prefix)})
+
+
+class Ops:
+    """``texport.ops``: namespaces by name (``aten``, and custom ones like ``mylib``)."""
+
+    def __init__(self) -> None:
+        self._namespaces: dict[str, OpNamespace] = {}
+
+    def __getattr__(self, namespace: str) -> OpNamespace:
+        if namespace.startswith("__"):
+            raise AttributeError(namespace)
+        if namespace not in self._namespaces:
+            self._namespaces[namespace] = OpNamespace(namespace)
+        return self._namespaces[namespace]
+
+
+ops = Ops()
+
+
+def handle_for(name: str) -> OpOverload:
+    """The handle of a registry key or ``name.overload`` (``aten.add.Tensor``)."""
+    namespace, rest = op_key(name).split(".", 1)
+    op_name, overload = rest.rsplit(".", 1)
+    return getattr(getattr(getattr(ops, namespace), op_name), overload)
