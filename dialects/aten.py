@@ -46,7 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 from .aten_syntax import UNSET, parse_arguments, parse_result_types
 from .dtypes import DType
 from .registry import OPS, OpDef
-from .schema import Argument, ArgType
+from .schema import ArgType, Argument
 from .shape_rules import SHAPE_RULES, load_all
 from .shape_rules.guards import ShapeGuardError
 from .tx import (

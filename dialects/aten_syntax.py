@@ -19,7 +19,7 @@ from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import StringLiteral
 
 from .dtypes import BY_IR_NAME
-from .schema import Argument, ArgType
+from .schema import ArgType, Argument
 from .tx import tensor_type_from_body
 
 _TOKEN = re.compile(

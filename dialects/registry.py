@@ -6,8 +6,9 @@ Keys are torch's OpOverload names: ``aten.add.Tensor``, ``aten.convolution.defau
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from .schema import OpSchema, parse_schema
 

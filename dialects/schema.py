@@ -282,7 +282,7 @@ def _parse_returns(text: str) -> tuple[tuple[Return, ...], bool]:
     return tuple(returns), is_tuple
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parse_schema(text: str) -> OpSchema:
     """Parse one schema string, e.g.
     ``aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)``."""

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Union
 
 import sympy
 from sympy.printing.str import StrPrinter
 
-Dim = Union[int, sympy.Expr]
+Dim = int | sympy.Expr
 
 _SYMBOL_NAME = re.compile(r"[su][0-9]+|[A-Za-z_][A-Za-z_0-9]*")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def symbol(name: str) -> sympy.Symbol:
     """The one factory for size symbols.
 

@@ -9,7 +9,8 @@ The tracer and the IR verifier both call these, so they cannot disagree.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..registry import Registry
 

@@ -46,7 +46,7 @@ class SizeObliviousOracle:
 
 
 _ORACLE: contextvars.ContextVar[Oracle] = contextvars.ContextVar(
-    "texport_shape_oracle", default=SizeObliviousOracle()
+    "texport_shape_oracle", default=SizeObliviousOracle()  # noqa: B039 - stateless
 )
 
 

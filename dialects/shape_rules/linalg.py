@@ -10,7 +10,12 @@ from ..meta import TensorMeta
 from ..symbolic import Dim, FloorDiv, dim_str
 from . import shape_rule
 from .common import (
-    broadcast_shapes, check_inplace, normalize_dim, product, scalar_type_name, shape_text,
+    broadcast_shapes,
+    check_inplace,
+    normalize_dim,
+    product,
+    scalar_type_name,
+    shape_text,
 )
 from .guards import ShapeGuardError, check, sym_eq
 from .views import exact_div, expand_shape, meta

@@ -17,7 +17,7 @@ def test_reference_core_list_is_complete() -> None:
 
 def test_core_dialect_has_every_core_overload() -> None:
     core_names = {op.name for op in level_dialect("core").operations}
-    for key, schema in op_table.core_schemas():
+    for key, _schema in op_table.core_schemas():
         name = key[len("aten."):].removesuffix(".default")
         assert f"core.{name}" in core_names, key
     assert len(core_names) == 193

@@ -37,9 +37,9 @@ def test_packets_list_overloads() -> None:
 
 def test_unknown_names_fail_like_torch() -> None:
     with pytest.raises(AttributeError, match="'_OpNamespace' 'aten' object has no attribute 'nope'"):
-        texport.ops.aten.nope
+        _ = texport.ops.aten.nope
     with pytest.raises(AttributeError, match="has no overload name 'Banana'"):
-        texport.ops.aten.add.Banana
+        _ = texport.ops.aten.add.Banana
 
 
 def test_calling_without_a_dispatcher_says_why() -> None:

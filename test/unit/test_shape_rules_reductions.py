@@ -5,18 +5,29 @@ from __future__ import annotations
 import re
 
 import pytest
+import sympy
 
 import texport.dialects.op_table  # noqa: F401 - registers the schemas infer() binds against
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import TensorMeta
 from texport.dialects.shape_rules import SHAPE_RULES, load_all
-from texport.dialects.shape_rules.guards import ShapeGuardError
+from texport.dialects.shape_rules.guards import ShapeGuardError, using_oracle
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import symbol
 
 load_all()
 D = DType
 s0, s1 = symbol("s0"), symbol("s1")
+
+
+class HintOracle:
+    """Decides symbolic conditions on example values, as the tracer's ShapeEnv does."""
+
+    def __init__(self, hints: dict[sympy.Symbol, int]) -> None:
+        self.hints = hints
+
+    def decide(self, condition: sympy.Basic) -> bool:
+        return bool(condition.subs(self.hints))
 
 
 def t(*shape: object, dtype: DType = D.float32) -> TensorMeta:
@@ -203,3 +214,10 @@ def test_topk() -> None:
         infer("topk", t(4, 10), 11)
     with raises("selected index k out of range"):
         infer("topk", t(4, 10), 5, 0)
+
+
+def test_symbolic_k_is_checked_through_the_oracle() -> None:
+    with using_oracle(HintOracle({s1: 12})), raises("selected index k out of range"):
+        infer("topk", t(s0, 10), s1)
+    with using_oracle(HintOracle({s1: 3})):
+        assert infer("topk", t(s0, 10), s1)[0] == t(s0, s1)
