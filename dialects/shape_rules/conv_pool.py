@@ -57,10 +57,6 @@ def _as_list(value: IntArg) -> list[Dim]:
     return list(value)
 
 
-def _sizes(shape: Sequence[Dim]) -> str:
-    return shape_text(shape)
-
-
 def _joined(values: Sequence[Dim], sep: str) -> str:
     return sep.join(dim_str(v) for v in values)
 
@@ -88,7 +84,7 @@ def _conv_param(value: IntArg, n: int, name: str) -> list[Dim]:
     check(
         len(values) == n,
         f"expected {name} to be a single integer value or a list of {n} values to match the "
-        f"convolution dimensions, but got {name}={_sizes(values)}",
+        f"convolution dimensions, but got {name}={shape_text(values)}",
     )
     return values
 
@@ -115,11 +111,11 @@ def _check_conv_args(
 
 def _check_conv_weight(x: TensorMeta, w: TensorMeta, groups: Dim) -> None:
     """Input rank matches weight rank; out-channel count fits the groups."""
-    wsize = _sizes(w.shape)
+    wsize = shape_text(w.shape)
     if x.ndim != w.ndim:
         raise ShapeGuardError(
             f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight {wsize}, "
-            f"but got {x.ndim}-dimensional input of size {_sizes(x.shape)} instead"
+            f"but got {x.ndim}-dimensional input of size {shape_text(x.shape)} instead"
         )
     g = dim_str(groups)
     if not sym_le(groups, w.shape[0]):
@@ -138,7 +134,7 @@ def _check_conv_channels(
     x: TensorMeta, w: TensorMeta, bias: TensorMeta | None, groups: Dim, transposed: bool
 ) -> Dim:
     """Input channels and bias length against the weight; returns the output channels."""
-    wsize = _sizes(w.shape)
+    wsize = shape_text(w.shape)
     if transposed:
         given, in_channels = "transposed=1", w.shape[0]
         out_channels = to_dim(w.shape[1] * groups)
@@ -147,14 +143,15 @@ def _check_conv_channels(
         out_channels = w.shape[0]
     if not sym_eq(x.shape[1], in_channels):
         raise ShapeGuardError(
-            f"Given {given}, weight of size {wsize}, expected input{_sizes(x.shape)} to have "
+            f"Given {given}, weight of size {wsize}, expected input{shape_text(x.shape)} to have "
             f"{dim_str(in_channels)} channels, but got {dim_str(x.shape[1])} channels instead"
         )
     if bias is not None and not (bias.ndim == 1 and sym_eq(bias.shape[0], out_channels)):
         where = "transposed=1, " if transposed else ""
         raise ShapeGuardError(
             f"Given {where}weight of size {wsize}, expected bias to be 1-dimensional with "
-            f"{dim_str(out_channels)} elements, but got bias of size {_sizes(bias.shape)} instead"
+            f"{dim_str(out_channels)} elements, but got bias of size {shape_text(bias.shape)} "
+            "instead"
         )
     return out_channels
 
@@ -188,15 +185,15 @@ def _transposed_spatial(
     if not all(sym_lt(op, s) or sym_lt(op, d) for op, s, d in pads):
         raise ShapeGuardError(
             "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding={_sizes(output_padding)}, stride={_sizes(stride)}, "
-            f"dilation={_sizes(dilation)}"
+            f"output_padding={shape_text(output_padding)}, stride={shape_text(stride)}, "
+            f"dilation={shape_text(dilation)}"
         )
     args = zip(x.shape[2:], w.shape[2:], stride, padding, dilation, output_padding)
     out = [_transposed_out(*a) for a in args]
     if not all(sym_lt(0, o) for o in out):
         raise ShapeGuardError(
-            f"Given input size per channel: {_sizes(x.shape[2:])}. Calculated output size per "
-            f"channel: {_sizes(out)}. Output size is too small"
+            f"Given input size per channel: {shape_text(x.shape[2:])}. Calculated output size per "
+            f"channel: {shape_text(out)}. Output size is too small"
         )
     return out
 
@@ -254,7 +251,7 @@ def _batchify(
     if x.ndim != n + 1:
         raise ShapeGuardError(
             f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {op}, "
-            f"but got input of size: {_sizes(x.shape)}"
+            f"but got input of size: {shape_text(x.shape)}"
         )
     out = rule(TensorMeta((1, *x.shape), x.dtype))
     return TensorMeta(out.shape[1:], out.dtype)
@@ -283,7 +280,7 @@ def _same_padded(
     totals = [to_dim(d * (k - 1)) for k, d in zip(w.shape[2:], dilation)]
     extra = [to_dim(t - 2 * _floordiv(t, 2)) for t in totals]
     spatial = (to_dim(s + e) for s, e in zip(x.shape[2:], extra))
-    padded = TensorMeta((*x.shape[:2], *spatial), x.dtype) if any(extra) else x
+    padded = TensorMeta((*x.shape[:2], *spatial), x.dtype) if any(e != 0 for e in extra) else x
     return padded, [_floordiv(t, 2) for t in totals]
 
 
@@ -423,7 +420,7 @@ def _check_pool_shape(
     if any(sym_eq(s, 0) for s in non_batch):
         raise ShapeGuardError(
             f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim batch size "
-            f"for input, but got: {_sizes(x.shape)}"
+            f"for input, but got: {shape_text(x.shape)}"
         )
     if not all(p <= k // 2 for p, k in zip(padding, kernel)):
         raise ShapeGuardError(
@@ -567,19 +564,19 @@ def _adaptive_shape(op: str, x: TensorMeta, n: int, output_size: IntArg) -> tupl
     sizes = _as_list(output_size)
     if x.ndim not in (n + 1, n + 2):
         raise ShapeGuardError(
-            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {_sizes(x.shape)}"
+            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {shape_text(x.shape)}"
         )
     for i in range(1, x.ndim):
         if sym_eq(x.shape[i], 0):
             raise ShapeGuardError(
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, "
-                f"but input has sizes {_sizes(x.shape)} with dimension {i} being empty"
+                f"but input has sizes {shape_text(x.shape)} with dimension {i} being empty"
             )
     check(len(sizes) == n, f"{op}: output_size must be {n}")
     if not all(sym_le(0, s) for s in sizes):
         raise ShapeGuardError(
             f"{op}: elements of output_size must be greater than or equal to 0 "
-            f"but received {_sizes(sizes)}"
+            f"but received {shape_text(sizes)}"
         )
     return (*x.shape[:-n], *sizes)
 
@@ -606,7 +603,7 @@ def _adaptive_backward(op: str, n: int) -> Rule:
     def rule(grad_output: TensorMeta, self: TensorMeta, *indices: TensorMeta) -> TensorMeta:
         check(
             grad_output.ndim in (n + 1, n + 2) and grad_output.ndim == self.ndim,
-            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {_sizes(grad_output.shape)}",
+            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {shape_text(grad_output.shape)}",
         )
         if grad_output.dtype != self.dtype:
             raise ShapeGuardError(
@@ -650,7 +647,7 @@ def _scaled(size: Dim, scale: float) -> Dim:
     return to_dim(sympy.floor(size * sympy.Float(scale)))
 
 
-def _upsample_sizes(
+def _upsampleshape_text(
     x: TensorMeta, n: int, output_size: IntArg | None, scale_factors: Sequence[float] | None
 ) -> list[Dim]:
     """torch's compute_output_size: exactly one of output_size and scale_factors."""
@@ -688,7 +685,7 @@ def _upsample_vec(n: int) -> Rule:
     def rule(input: TensorMeta, output_size: IntArg | None, *rest: Any) -> TensorMeta:
         # rest is (align_corners?, scale_factors): only the scales change the shape.
         _check_upsample_rank(input, n)
-        return _upsample_meta(input, n, _upsample_sizes(input, n, output_size, rest[-1]))
+        return _upsample_meta(input, n, _upsampleshape_text(input, n, output_size, rest[-1]))
 
     return rule
 
@@ -721,7 +718,7 @@ _BICUBIC = 2
 def _check_grid_sampler(
     x: TensorMeta, grid: TensorMeta, n: int, interpolation_mode: int
 ) -> None:
-    both = f"input with sizes {_sizes(x.shape)} and grid with sizes {_sizes(grid.shape)}"
+    both = f"input with sizes {shape_text(x.shape)} and grid with sizes {shape_text(grid.shape)}"
     if x.dtype != grid.dtype:
         raise ShapeGuardError(
             "grid_sampler(): expected input and grid to have same dtype, but input has "
@@ -739,13 +736,13 @@ def _check_grid_sampler(
     if not sym_eq(grid.shape[-1], n):
         raise ShapeGuardError(
             f"grid_sampler(): expected grid to have size {n} in last dimension, but got grid "
-            f"with sizes {_sizes(grid.shape)}"
+            f"with sizes {shape_text(grid.shape)}"
         )
     for i in range(2, x.ndim):
         if not sym_lt(0, x.shape[i]):
             raise ShapeGuardError(
                 "grid_sampler(): expected input to have non-empty spatial dimensions, but input "
-                f"has sizes {_sizes(x.shape)} with dimension {i} being empty"
+                f"has sizes {shape_text(x.shape)} with dimension {i} being empty"
             )
     check(
         n == 2 or interpolation_mode != _BICUBIC,
@@ -777,7 +774,7 @@ _registered(["grid_sampler"], _grid_sampler, None)
 def _check_positive(values: list[Dim], name: str, *, strict: bool = True) -> None:
     ok = all(sym_lt(0, v) if strict else sym_le(0, v) for v in values)
     relation = "than" if strict else "than or equal to"
-    check(ok, f"{name} should be greater {relation} zero, but got {_sizes(values)}")
+    check(ok, f"{name} should be greater {relation} zero, but got {shape_text(values)}")
 
 
 def _window_params(
@@ -813,15 +810,15 @@ def im2col(
     if self.ndim not in (3, 4) or any(sym_eq(d, 0) for d in self.shape[-3:]):
         raise ShapeGuardError(
             "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and "
-            f"non-zero dimensions, but got: {_sizes(self.shape)}"
+            f"non-zero dimensions, but got: {shape_text(self.shape)}"
         )
     blocks = _blocks(self.shape[-2:], kernel, dil, pad, strides)
     if not all(sym_lt(0, b) for b in blocks):
         raise ShapeGuardError(
-            f"Given an input with spacial size {_sizes(self.shape[-2:])}, kernel_size="
-            f"{_sizes(kernel)}, dilation={_sizes(dil)}, padding={_sizes(pad)}, stride="
-            f"{_sizes(strides)}, the calculated shape of the array of sliding blocks is "
-            f"{_sizes(blocks)}, but its components must be at least one."
+            f"Given an input with spacial size {shape_text(self.shape[-2:])}, kernel_size="
+            f"{shape_text(kernel)}, dilation={shape_text(dil)}, padding={shape_text(pad)}, stride="
+            f"{shape_text(strides)}, the calculated shape of the array of sliding blocks is "
+            f"{shape_text(blocks)}, but its components must be at least one."
         )
     columns = to_dim(self.shape[-3] * kernel[0] * kernel[1])
     return TensorMeta((*self.shape[:-3], columns, to_dim(blocks[0] * blocks[1])), self.dtype)
@@ -839,14 +836,14 @@ def col2im(
     if self.ndim not in (2, 3) or any(sym_eq(d, 0) for d in self.shape[-2:]):
         raise ShapeGuardError(
             "Expected 2D or 3D (batch mode) tensor for input with possible 0 batch size and "
-            f"non-zero dimensions, but got: {_sizes(self.shape)}"
+            f"non-zero dimensions, but got: {shape_text(self.shape)}"
         )
     per_block = kernel[0] * kernel[1]
     if not _divisible(self.shape[-2], per_block):
         raise ShapeGuardError(
             "Expected size of input's first non-batch dimension to be divisible by the product "
             f"of kernel_size, but got input.shape[-2] = {dim_str(self.shape[-2])} and "
-            f"kernel_size={_sizes(kernel)}"
+            f"kernel_size={shape_text(kernel)}"
         )
     blocks = _blocks(sizes, kernel, dil, pad, strides)
     _check_block_count(self, sizes, kernel, dil, pad, strides, blocks)
@@ -859,8 +856,8 @@ def _check_block_count(
     strides: list[Dim], blocks: list[Dim],
 ) -> None:
     given = (
-        f"Given output_size={_sizes(sizes)}, kernel_size={_sizes(kernel)}, dilation="
-        f"{_sizes(dil)}, padding={_sizes(pad)}, stride={_sizes(strides)}"
+        f"Given output_size={shape_text(sizes)}, kernel_size={shape_text(kernel)}, dilation="
+        f"{shape_text(dil)}, padding={shape_text(pad)}, stride={shape_text(strides)}"
     )
     count = to_dim(blocks[0] * blocks[1])
     if not sym_eq(x.shape[-1], count):
@@ -870,7 +867,7 @@ def _check_block_count(
         )
     if not all(sym_lt(0, b) for b in blocks):
         raise ShapeGuardError(
-            f"{given}, calculated shape of the array of sliding blocks as {_sizes(blocks)}, "
+            f"{given}, calculated shape of the array of sliding blocks as {shape_text(blocks)}, "
             "but its components must be at least one."
         )
 
@@ -911,7 +908,7 @@ def _check_pad_input(x: TensorMeta, pads: list[Dim], n: int) -> None:
     if x.ndim not in (n + 1, n + 2) or any(sym_eq(s, 0) for s in non_batch):
         raise ShapeGuardError(
             f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and "
-            f"other non-zero dimensions for input, but got: {_sizes(x.shape)}"
+            f"other non-zero dimensions for input, but got: {shape_text(x.shape)}"
         )
 
 
@@ -927,7 +924,7 @@ def _edge_pad_shape(x: TensorMeta, pads: list[Dim], n: int, reflect: bool) -> tu
             raise ShapeGuardError(
                 f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding "
                 f"input dimension, but got: padding ({dim_str(left)}, {dim_str(right)}) at "
-                f"dimension {d} of input {_sizes(x.shape)}"
+                f"dimension {d} of input {shape_text(x.shape)}"
             )
         shape[d] = to_dim(shape[d] + left + right)
     out = shape[-n:]

@@ -343,18 +343,31 @@ _register(_arith, "remainder.Scalar_Tensor")
 _register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode", inplace=True)
 _register(_div, "true_divide.Tensor true_divide.Scalar", inplace=True)
 _register(_float_binary, "atan2", inplace=True)
+
+
+@shape_rule("atan2.out")
+def _atan2_out(self: Any, other: Any, out: TensorMeta) -> TensorMeta:
+    """out= form: out is resized to the result's shape and keeps its (castable) dtype."""
+    result = _float_binary(self, other)
+    return check_inplace(TensorMeta(result.shape, out.dtype), result)
+
+
 _register(_pow, "pow.Tensor_Scalar", inplace="pow_.Scalar")
 _register(_pow, "pow.Tensor_Tensor", inplace="pow_.Tensor")
 _register(_pow, "pow.Scalar")
 _register(_minmax("maximum"), "maximum minimum max.other min.other")
 _register(_minmax("fmax"), "fmax fmin")
-for _op in ("and", "or", "xor"):
-    _register(_bitwise(f"bitwise_{_op}_cpu"), f"bitwise_{_op}.Tensor bitwise_{_op}.Scalar", True)
-    shape_rule(f"bitwise_{_op}.Scalar_Tensor")(_bitwise(f"bitwise_{_op}_cpu"))
-for _op, _kernel in (("left", "lshift_cpu"), ("right", "rshift_cpu")):
-    _names = f"bitwise_{_op}_shift.Tensor bitwise_{_op}_shift.Tensor_Scalar"
-    _register(_bitwise(_kernel, "ui"), _names, inplace=True)
-    shape_rule(f"bitwise_{_op}_shift.Scalar_Tensor")(_bitwise(_kernel, "ui"))
+for _op, _kernel, _kinds in (
+    ("bitwise_and", "bitwise_and_cpu", "uib"),
+    ("bitwise_or", "bitwise_or_cpu", "uib"),
+    ("bitwise_xor", "bitwise_xor_cpu", "uib"),
+    ("bitwise_left_shift", "lshift_cpu", "ui"),  # shifts take no bools
+    ("bitwise_right_shift", "rshift_cpu", "ui"),
+):
+    _second = "Scalar" if _kinds == "uib" else "Tensor_Scalar"  # the (Tensor, Scalar) overload
+    _register(_bitwise(_kernel, _kinds), f"{_op}.Tensor {_op}.{_second}", inplace=True)
+    _register(_bitwise(_kernel, _kinds), f"{_op}.Scalar_Tensor")
+del _op, _kernel, _kinds, _second
 _register(
     _compare,
     "eq.Tensor eq.Scalar ne.Tensor ne.Scalar lt.Tensor lt.Scalar le.Tensor le.Scalar "

@@ -247,18 +247,26 @@ def _layer_norm_backward(
 # ---------------------------------------------------------------- group norm
 
 
-def _check_rank(input: TensorMeta) -> None:  # noqa: A002
+def _check_group_norm(
+    input: TensorMeta, channels: Dim, groups: int,  # noqa: A002
+    weight: TensorMeta | None, bias: TensorMeta | None, sep: str,
+) -> None:
+    """torch's check_group_norm_inputs (sep: "=" in C++, " = " in the meta decomposition)."""
     check(input.ndim >= 2,
           f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
-
-
-def _check_groups(input: TensorMeta, channels: Dim, groups: int, sep: str) -> None:  # noqa: A002
     check(groups > 0, f"Expected num groups to be greater than 0, got {groups}")
     if not _divisible(channels, groups):
         raise ShapeGuardError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
             f"of shape {shape_text(input.shape)} and num_groups{sep}{groups}"
         )
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and not (param.ndim == 1 and sym_eq(param.shape[0], channels)):
+            raise ShapeGuardError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {shape_text(param.shape)} and input of shape "
+                f"{shape_text(input.shape)}"
+            )
 
 
 @shape_rule("native_group_norm")
@@ -266,8 +274,7 @@ def _native_group_norm(
     input: TensorMeta, weight: TensorMeta | None, bias: TensorMeta | None,  # noqa: A002
     N: Dim, C: Dim, HxW: Dim, group: int, eps: float,  # noqa: N803 - torch's names
 ) -> Stats:
-    _check_rank(input)
-    _check_groups(input, C, group, " = ")
+    _check_group_norm(input, C, group, weight, bias, " = ")
     stats = _like(input, (N, group))
     return _like(input), stats, stats
 
@@ -277,16 +284,8 @@ def _group_norm(
     input: TensorMeta, num_groups: int, weight: TensorMeta | None = None,  # noqa: A002
     bias: TensorMeta | None = None, *_: Any,
 ) -> TensorMeta:
-    _check_rank(input)
-    channels = input.shape[1]
-    _check_groups(input, channels, num_groups, "=")
-    for name, param in (("weight", weight), ("bias", bias)):
-        if param is not None and not (param.ndim == 1 and sym_eq(param.shape[0], channels)):
-            raise ShapeGuardError(
-                f"Expected {name} to be a vector of size equal to the number of channels in "
-                f"input, but got {name} of shape {shape_text(param.shape)} and input of shape "
-                f"{shape_text(input.shape)}"
-            )
+    channels = input.shape[1] if input.ndim >= 2 else 1  # rank is checked first
+    _check_group_norm(input, channels, num_groups, weight, bias, "=")
     return _like(input)
 
 

@@ -131,6 +131,10 @@ def test_pow_overloads() -> None:
 def test_float_valued_binary_ops() -> None:
     assert infer("atan2", t(3, dtype=D.int64), t(3, dtype=D.int64)) == t(3)
     assert infer("atan2", t(3, dtype=D.float16), t(3, dtype=D.float16)) == t(3, dtype=D.float16)
+    # out= is resized to the result shape and keeps its dtype when the result casts to it.
+    assert infer("atan2.out", t(2, 3), t(3), out=t(0, dtype=D.float64)) == t(2, 3, dtype=D.float64)
+    with raises("result type Float can't be cast to the desired output type Long"):
+        infer("atan2.out", t(3), t(3), out=t(3, dtype=D.int64))
 
 
 def test_maximum_promotes_and_rejects_complex() -> None:

@@ -1,0 +1,43 @@
+"""numpy kernels: one per op, looked up by op key.
+
+Convention (shared by every kernel, the eager dispatcher and the executor):
+a kernel takes EVERY schema argument positionally, in schema order, defaults
+filled in. Tensors are np.ndarray (a 0-d tensor is a 0-d ndarray, never a
+numpy scalar), an absent ``Tensor?`` is None, ``Tensor[]`` a list of arrays,
+SymInts are ints, Scalars Python numbers, ScalarType a DType or None.
+It returns an ndarray, a tuple (tuple returns), a list (``Tensor[]``) or a
+Python scalar (Scalar/SymInt returns), with torch's dtype (the one the op's
+shape rule gives). A mutating kernel writes into its ``(a!)`` argument array in
+place and returns that same array object; a view op returns a numpy view of
+its input, so writes through the view reach the base, as in torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from texport.dialects.registry import Registry
+
+Kernel = Callable[..., Any]
+
+KERNELS: Registry[Kernel] = Registry("kernel")
+
+
+def kernel(*names: str) -> Callable[[Kernel], Kernel]:
+    """Register one kernel for the named ops (``add.Tensor``, ``relu``...)."""
+    return KERNELS.decorator(*names)
+
+
+def load_all() -> None:
+    """Import every kernel module (each registers on import)."""
+    from . import (  # noqa: F401
+        conv_pool,
+        elementwise,
+        factories,
+        indexing,
+        linalg,
+        norms,
+        reductions,
+        views,
+    )

@@ -1,0 +1,34 @@
+"""Helpers shared by kernel families."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.dtypes import DType, result_type
+from texport.dialects.meta import TensorMeta
+
+from ..dtypes import from_numpy, to_numpy
+
+
+def meta_of(value: Any) -> Any:
+    """TensorMeta for an array (for dtype rules shared with the shape rules)."""
+    if isinstance(value, np.ndarray):
+        return TensorMeta(value.shape, from_numpy(value.dtype))
+    return value
+
+
+def torch_result_dtype(*operands: Any) -> np.dtype:
+    """torch.result_type over arrays and Python scalars, as a numpy dtype."""
+    return to_numpy(result_type(*(meta_of(o) for o in operands)))
+
+
+def as_array(value: Any, dtype: np.dtype | None = None) -> np.ndarray:
+    """An ndarray (0-d stays 0-d ndarray, never a numpy scalar)."""
+    array = np.asarray(value, dtype=dtype)
+    return array
+
+
+def numpy_dtype(dtype: DType) -> np.dtype:
+    return to_numpy(dtype)

@@ -1,0 +1,49 @@
+"""Shared test helper: a kernel's output agrees with its op's shape rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.meta import TensorMeta
+from texport.dialects.registry import lookup_op
+from texport.dialects.schema import bind_arguments
+from texport.dialects.shape_rules import SHAPE_RULES, load_all as load_rules
+from texport.interpreter.dtypes import from_numpy, to_numpy
+from texport.interpreter.kernels import KERNELS, load_all as load_kernels
+
+
+def _meta(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return TensorMeta(tuple(value.shape), from_numpy(value.dtype))
+    if isinstance(value, list):
+        return [_meta(v) for v in value]
+    return value
+
+
+def run(op: str, *args: Any, **kwargs: Any) -> Any:
+    """Run ``op``'s kernel on a Python-style call and check it against the
+    shape rule: same structure, shapes and dtypes. Returns the kernel output."""
+    load_rules()
+    load_kernels()
+    values = bind_arguments(lookup_op(op).schema, args, kwargs)
+    expected = SHAPE_RULES[op](*[_meta(v) for v in values])
+    out = KERNELS[op](*values)
+    _compare(op, out, expected)
+    return out
+
+
+def _compare(op: str, out: Any, expected: Any) -> None:
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(out, (tuple, list)) and len(out) == len(expected), (op, out)
+        for o, e in zip(out, expected):
+            _compare(op, o, e)
+        return
+    if isinstance(expected, TensorMeta):
+        assert isinstance(out, np.ndarray), f"{op}: kernel returned {type(out).__name__}"
+        assert out.dtype == to_numpy(expected.dtype), f"{op}: dtype {out.dtype} vs rule {expected.dtype}"
+        want = tuple(expected.shape)
+        assert all(w is None or w == g for w, g in zip(want, out.shape)) and len(want) == out.ndim, (
+            f"{op}: shape {out.shape} vs rule {want}"
+        )
