@@ -61,9 +61,11 @@ def _joined(values: Sequence[Dim], sep: str) -> str:
     return sep.join(dim_str(v) for v in values)
 
 
-def _named(prefix: str, axes: str, values: Sequence[Dim], sep: str = ": ") -> str:
+def _named(
+    prefix: str, axes: str, values: Sequence[Dim], sep: str = ": ", joiner: str = ", "
+) -> str:
     """``kH: 3, kW: 3`` -- per-axis values as torch's pooling messages print them."""
-    return ", ".join(f"{prefix}{axis}{sep}{dim_str(v)}" for axis, v in zip(axes, values))
+    return joiner.join(f"{prefix}{axis}{sep}{dim_str(v)}" for axis, v in zip(axes, values))
 
 
 def _registered(names: Sequence[str], make: Callable[..., Rule], *args: Any) -> None:
@@ -598,13 +600,15 @@ def _adaptive_max(n: int) -> Rule:
 
 
 def _adaptive_backward(op: str, n: int) -> Rule:
-    """Adaptive-pool backwards: grad-input has self's shape; grad_output keeps self's rank."""
+    """Adaptive-pool backwards: grad-input has self's shape; grad_output keeps self's rank.
+    The max variant also takes the forward's indices, which do not affect the shape."""
 
-    def rule(grad_output: TensorMeta, self: TensorMeta, *indices: TensorMeta) -> TensorMeta:
-        check(
-            grad_output.ndim in (n + 1, n + 2) and grad_output.ndim == self.ndim,
-            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {shape_text(grad_output.shape)}",
-        )
+    def rule(grad_output: TensorMeta, self: TensorMeta, *_indices: TensorMeta) -> TensorMeta:
+        if not (grad_output.ndim in (n + 1, n + 2) and grad_output.ndim == self.ndim):
+            raise ShapeGuardError(
+                f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+                f"{shape_text(grad_output.shape)}"
+            )
         if grad_output.dtype != self.dtype:
             raise ShapeGuardError(
                 f"expected dtype {self.dtype.torch_name} for `grad_output` but got dtype "
@@ -647,7 +651,7 @@ def _scaled(size: Dim, scale: float) -> Dim:
     return to_dim(sympy.floor(size * sympy.Float(scale)))
 
 
-def _upsampleshape_text(
+def _upsample_sizes(
     x: TensorMeta, n: int, output_size: IntArg | None, scale_factors: Sequence[float] | None
 ) -> list[Dim]:
     """torch's compute_output_size: exactly one of output_size and scale_factors."""
@@ -685,7 +689,7 @@ def _upsample_vec(n: int) -> Rule:
     def rule(input: TensorMeta, output_size: IntArg | None, *rest: Any) -> TensorMeta:
         # rest is (align_corners?, scale_factors): only the scales change the shape.
         _check_upsample_rank(input, n)
-        return _upsample_meta(input, n, _upsampleshape_text(input, n, output_size, rest[-1]))
+        return _upsample_meta(input, n, _upsample_sizes(input, n, output_size, rest[-1]))
 
     return rule
 
@@ -931,8 +935,8 @@ def _edge_pad_shape(x: TensorMeta, pads: list[Dim], n: int, reflect: bool) -> tu
     if not all(sym_le(1, o) for o in out):
         axes = _RESAMPLE_AXES[n]
         raise ShapeGuardError(
-            f"input ({_named('', axes, x.shape[-n:]).replace(',', '')}) is too small. "
-            f"Calculated output {_named('', axes, out).replace(',', '')}"
+            f"input ({_named('', axes, x.shape[-n:], joiner=' ')}) is too small. "
+            f"Calculated output {_named('', axes, out, joiner=' ')}"
         )
     return tuple(shape)
 
@@ -989,6 +993,7 @@ def _pad_enum(
         "Padding length should be less than or equal to two times the input dimension but got "
         f"padding length {len(pads)} and input of dimension {self.ndim}",
     )
+    check(0 <= mode < len(_PAD_MODES), f"Unrecognised padding mode {mode}")
     name = _PAD_MODES[mode]
     if name == "constant":
         return constant_pad_nd(self, pads, 0 if value is None else value)

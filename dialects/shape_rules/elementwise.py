@@ -433,7 +433,7 @@ def _addcmul(self: TensorMeta, tensor1: TensorMeta, tensor2: TensorMeta, *_: Any
 
 def _addcdiv(self: TensorMeta, tensor1: TensorMeta, tensor2: TensorMeta, *_: Any) -> TensorMeta:
     check(
-        not (_integral(tensor1.dtype) and _integral(tensor2.dtype)),
+        not (_integral(_promote(tensor1)) and _integral(_promote(tensor2))),
         "Integer division with addcdiv is no longer supported, and in a future release addcdiv "
         "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
         "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
@@ -455,7 +455,7 @@ def _fill(self: TensorMeta, value: Any) -> TensorMeta:
 
 def _copy(self: TensorMeta, src: TensorMeta, *_: Any) -> TensorMeta:
     """copy(self, src): src broadcasts into self's shape; the dtype is self's."""
-    return check_inplace(self, TensorMeta(broadcast_shapes(self.shape, src.shape), self.dtype))
+    return check_inplace(self, TensorMeta(broadcast_shapes(self.shape, shape_of(src)), self.dtype))
 
 
 def _zero(self: TensorMeta) -> TensorMeta:

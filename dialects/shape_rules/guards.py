@@ -32,17 +32,24 @@ class Oracle(Protocol):
 
 
 class SizeObliviousOracle:
-    """Default oracle: ``size == 0/1`` is False, any other relation is True."""
+    """Default oracle: a size equals 0 or 1 is False; any other relation —
+    including divisibility, ``Eq(Mod(x, k), 0)`` — is True (a well-formed
+    program guarded it)."""
 
     def decide(self, condition: sympy.Basic) -> bool:
         if isinstance(condition, sympy.Eq):
             lhs, rhs = condition.args
-            if rhs in (0, 1) and lhs.free_symbols or lhs in (0, 1) and rhs.free_symbols:
+            if rhs in (0, 1) and _is_size(lhs) or lhs in (0, 1) and _is_size(rhs):
                 return False
             return True
         if isinstance(condition, sympy.Ne):
             return not self.decide(sympy.Eq(*condition.args, evaluate=False))
         return True
+
+
+def _is_size(expr: sympy.Basic) -> bool:
+    """A size-like expression (symbols, sums, products), not a remainder."""
+    return bool(expr.free_symbols) and not expr.has(sympy.Mod)
 
 
 _ORACLE: contextvars.ContextVar[Oracle] = contextvars.ContextVar(

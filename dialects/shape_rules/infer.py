@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import op_table  # noqa: F401 - registers the table
 from ..registry import lookup_op
 from ..schema import bind_arguments
 from . import SHAPE_RULES, load_all

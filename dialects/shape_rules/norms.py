@@ -16,7 +16,7 @@ import sympy
 
 from ..dtypes import DType, promote_types
 from ..meta import TensorMeta
-from ..symbolic import Dim, dim_str
+from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule
 from .common import shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq
@@ -63,11 +63,13 @@ def _batch_norm(
     training: bool,
 ) -> Stats:
     """(out, save_mean, save_invstd): stats are [C] in training, (0,) in eval (CPU)."""
-    check(input.ndim >= 2, f"batch_norm: expected input with at least 2 dims, got {input.ndim}")
+    if input.ndim < 2:
+        raise ShapeGuardError(f"batch_norm: expected input with at least 2 dims, got {input.ndim}")
     channels = input.shape[1]
     for name, stat in (("running_mean", running_mean), ("running_var", running_var)):
         _check_features(name, channels, stat)
-        check(training or stat is not None, f"{name} must be defined in evaluation mode")
+        if not training and stat is None:
+            raise ShapeGuardError(f"{name} must be defined in evaluation mode")
     _check_features("weight", channels, weight)
     _check_features("bias", channels, bias)
     saved = _like(input, (channels,) if training else (0,))
@@ -161,7 +163,7 @@ def _instance_norm(
         use_input_stats or (running_mean is not None and running_var is not None),
         "Expected running_mean and running_var to be defined when use_input_stats is false",
     )
-    check(input.ndim >= 2, f"instance_norm: expected input with at least 2 dims, got {input.ndim}")
+    check(input.ndim >= 2, "instance_norm: expected input with at least 2 dims")
     return _like(input)
 
 
@@ -252,9 +254,12 @@ def _check_group_norm(
     weight: TensorMeta | None, bias: TensorMeta | None, sep: str,
 ) -> None:
     """torch's check_group_norm_inputs (sep: "=" in C++, " = " in the meta decomposition)."""
-    check(input.ndim >= 2,
-          f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
-    check(groups > 0, f"Expected num groups to be greater than 0, got {groups}")
+    if input.ndim < 2:
+        raise ShapeGuardError(
+            f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
+        )
+    if groups <= 0:
+        raise ShapeGuardError(f"Expected num groups to be greater than 0, got {groups}")
     if not _divisible(channels, groups):
         raise ShapeGuardError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
@@ -275,7 +280,7 @@ def _native_group_norm(
     N: Dim, C: Dim, HxW: Dim, group: int, eps: float,  # noqa: N803 - torch's names
 ) -> Stats:
     _check_group_norm(input, C, group, weight, bias, " = ")
-    stats = _like(input, (N, group))
+    stats = _like(input, (to_dim(N), group))
     return _like(input), stats, stats
 
 
@@ -295,10 +300,10 @@ def _group_norm_backward(
     weight: TensorMeta | None, N: Dim, C: Dim, HxW: Dim, group: int,  # noqa: N803
     output_mask: Sequence[bool],
 ) -> tuple[TensorMeta | None, ...]:
-    check(
-        _divisible(C, group),
-        f"Expect number of channels {dim_str(C)} to be evenly-divisible by number of groups "
-        f"{group}",
-    )
-    param = _like(input, (C,))
+    if not _divisible(C, group):
+        raise ShapeGuardError(
+            f"Expect number of channels {dim_str(C)} to be evenly-divisible by number of groups "
+            f"{group}"
+        )
+    param = _like(input, (to_dim(C),))
     return _masked(output_mask, _like(input), param, param)

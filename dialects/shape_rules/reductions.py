@@ -8,7 +8,7 @@ int64 unless ``dtype`` is given, mean/var/std refuse integers, any/all give bool
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..dtypes import DType
@@ -25,41 +25,117 @@ from .common import (
 )
 from .guards import ShapeGuardError, check, sym_le
 
+Rule = Callable[..., Any]
+Pair = tuple[TensorMeta, TensorMeta]
+
 _TO_REAL = {DType.complex64: DType.float32, DType.complex128: DType.float64}
 
 # ---------------------------------------------------------------- helpers
 
 
-def _reduce(
-    self: TensorMeta, dims: Sequence[int] | int | None, keepdim: bool, dtype: DType
-) -> TensorMeta:
-    """Reduce the given dims (None or [] = all) to a result of `dtype`."""
+def _reduce(self: TensorMeta, dims: Any, keepdim: bool, dtype: DType) -> TensorMeta:
+    """Reduce `dims` (an int, a list; None or [] = all) to a result of `dtype`."""
     return TensorMeta(reduced_shape(self.shape, normalize_dims(dims, self.ndim), keepdim), dtype)
 
 
-def _accumulate_dtype(
-    self: TensorMeta, dtype: DType | None) -> DType: """sum/prod/cumsum: integers and bools accumulate in int64 unless dtype says otherwise.""" if dtype is not None: return dtype return DType.int64 if self.dtype.kind in "uib" else self.dtype def _check_nonempty(name: str, self: TensorMeta, dims: Sequence[int] | None) -> None: """max/min/argmax over a statically empty dim has no identity (torch's zero_numel_check).""" if 0 not in self.shape: return check( bool(dims), f"{name}: Expected reduction dim to be specified for input.numel() == 0. " "Specify the reduction dim with the 'dim' argument.", ) for dim in dims or (): check( self.ndim == 0 or self.shape[dim] != 0, f"{name}: Expected reduction dim {dim} to have non-zero size.", ) def _values_indices(values: TensorMeta) -> tuple[TensorMeta, TensorMeta]: return values, TensorMeta(values.shape, DType.int64) # ---------------------------------------------------------------- sum, prod, mean @shape_rule("sum", "prod") def _sum_all(self: TensorMeta, dtype: DType | None = None) -> TensorMeta: return _reduce(self, None, False, _accumulate_dtype(self, dtype)) @shape_rule("sum.dim_IntList", "nansum", "prod.dim_int") def _sum(self: TensorMeta, dim: Any = None, keepdim: bool = False, dtype: DType | None = None
+def _accumulate_dtype(self: TensorMeta, dtype: DType | None) -> DType:
+    """sum/prod/cumsum: integers and bools accumulate in int64 unless dtype says otherwise."""
+    if dtype is not None:
+        return dtype
+    return DType.int64 if self.dtype.kind in "uib" else self.dtype
+
+
+def _check_nonempty(name: str, self: TensorMeta, dims: Sequence[int] | None) -> None:
+    """max/min/argmax over a statically empty dim have no identity (zero_numel_check_dims)."""
+    if 0 not in self.shape:
+        return
+    if not dims:
+        raise ShapeGuardError(
+            f"{name}: Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    for dim in dims:
+        if self.ndim and self.shape[dim] == 0:
+            raise ShapeGuardError(f"{name}: Expected reduction dim {dim} to have non-zero size.")
+
+
+def _values_indices(values: TensorMeta) -> Pair:
+    return values, TensorMeta(values.shape, DType.int64)
+
+
+# ---------------------------------------------------------------- sum, prod, mean
+
+
+@shape_rule("sum", "prod")
+def _sum_all(self: TensorMeta, dtype: DType | None = None) -> TensorMeta:
+    return _reduce(self, None, False, _accumulate_dtype(self, dtype))
+
+
+@shape_rule("sum.dim_IntList", "nansum", "prod.dim_int")
+def _sum(
+    self: TensorMeta, dim: Any = None, keepdim: bool = False, dtype: DType | None = None
 ) -> TensorMeta:
     return _reduce(self, dim, keepdim, _accumulate_dtype(self, dtype))
 
 
-def _mean_dtype(
-    self: TensorMeta, dtype: DType | None) -> DType: out = _accumulate_dtype(self, dtype) if not (out.is_floating_point or out.is_complex): what, got = ("Optional", dtype) if dtype is not None else ("Input", self.dtype) raise ShapeGuardError( f"mean(): could not infer output dtype. {what} dtype must be either a floating " f"point or complex dtype. Got: {scalar_type_name(got)}" ) return out @shape_rule("mean") def _mean_all(self: TensorMeta, dtype: DType | None = None) -> TensorMeta: return _reduce(self, None, False, _mean_dtype(self, dtype)) @shape_rule("mean.dim") def _mean(self: TensorMeta, dim: Any, keepdim: bool = False, dtype: DType | None = None
+def _mean_dtype(self: TensorMeta, dtype: DType | None) -> DType:
+    out = _accumulate_dtype(self, dtype)
+    if not (out.is_floating_point or out.is_complex):
+        what, got = ("Optional", dtype) if dtype is not None else ("Input", self.dtype)
+        raise ShapeGuardError(
+            f"mean(): could not infer output dtype. {what} dtype must be either a floating "
+            f"point or complex dtype. Got: {scalar_type_name(got)}"
+        )
+    return out
+
+
+@shape_rule("mean")
+def _mean_all(self: TensorMeta, dtype: DType | None = None) -> TensorMeta:
+    return _reduce(self, None, False, _mean_dtype(self, dtype))
+
+
+@shape_rule("mean.dim")
+def _mean(
+    self: TensorMeta, dim: Any, keepdim: bool = False, dtype: DType | None = None
 ) -> TensorMeta:
     return _reduce(self, dim, keepdim, _mean_dtype(self, dtype))
 
 
 @shape_rule("logsumexp")
-def _logsumexp(
-    self: TensorMeta, dim: Sequence[int], keepdim: bool = False) -> TensorMeta: return _reduce(self, dim, keepdim, to_float_dtype(self.dtype)) # ints give float32 # ---------------------------------------------------------------- var, std def _var_dtype(self: TensorMeta, name: str) -> DType: check( self.dtype.is_floating_point or self.dtype.is_complex, f"{name} only support floating point and complex dtypes", ) return _TO_REAL.get(self.dtype, self.dtype) # the variance of complex values is real @shape_rule("var", "std") def _var_all(self: TensorMeta, unbiased: bool = True) -> TensorMeta: return _reduce(self, None, False, _var_dtype(self, "std and var")) @shape_rule("var.dim", "var.correction", "std.dim", "std.correction") def _var(self: TensorMeta, dim: Any = None, _correction: Any = None, keepdim: bool = False
+def _logsumexp(self: TensorMeta, dim: Sequence[int], keepdim: bool = False) -> TensorMeta:
+    return _reduce(self, dim, keepdim, to_float_dtype(self.dtype))  # ints give float32
+
+
+# ---------------------------------------------------------------- var, std
+
+
+def _var_dtype(self: TensorMeta, name: str) -> DType:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise ShapeGuardError(f"{name} only support floating point and complex dtypes")
+    return _TO_REAL.get(self.dtype, self.dtype)  # the variance of complex values is real
+
+
+@shape_rule("var", "std")
+def _var_all(self: TensorMeta, unbiased: bool = True) -> TensorMeta:
+    return _reduce(self, None, False, _var_dtype(self, "std and var"))
+
+
+@shape_rule("var.dim", "var.correction", "std.dim", "std.correction")
+def _var(
+    self: TensorMeta, dim: Any = None, _correction: Any = None, keepdim: bool = False
 ) -> TensorMeta:
     return _reduce(self, dim, keepdim, _var_dtype(self, "std and var"))
 
 
 @shape_rule("var_mean", "std_mean")
-def _var_mean_all(
-    self: TensorMeta, unbiased: bool = True) -> tuple[TensorMeta, TensorMeta]: return _var_mean(self) @shape_rule("var_mean.dim", "var_mean.correction", "std_mean.dim", "std_mean.correction") def _var_mean(self: TensorMeta, dim: Any = None, _correction: Any = None, keepdim: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
+def _var_mean_all(self: TensorMeta, unbiased: bool = True) -> Pair:
+    return _var_mean(self)
+
+
+@shape_rule("var_mean.dim", "var_mean.correction", "std_mean.dim", "std_mean.correction")
+def _var_mean(
+    self: TensorMeta, dim: Any = None, _correction: Any = None, keepdim: bool = False
+) -> Pair:
     spread = _reduce(self, dim, keepdim, _var_dtype(self, "std_mean and var_mean"))
     return spread, TensorMeta(spread.shape, self.dtype)
 
@@ -67,9 +143,58 @@ def _var_mean_all(
 # ---------------------------------------------------------------- amax, any, all, count
 
 
-def _amax(
-    name: str) -> Any: def rule(self: TensorMeta, dim: Sequence[int] = (), keepdim: bool = False) -> TensorMeta: dims = normalize_dims(dim, self.ndim) _check_nonempty(f"{name}()", self, list(dim) and dims) # [] means all dims return _reduce(self, dims, keepdim, self.dtype) return rule for _name in ("amax", "amin"): shape_rule(_name)(_amax(_name)) def _logical_dtype(self: TensorMeta) -> DType: return DType.uint8 if self.dtype is DType.uint8 else DType.bool # uint8 stays uint8 @shape_rule("any", "all") def _any_all(self: TensorMeta) -> TensorMeta: return _reduce(self, None, False, _logical_dtype(self)) @shape_rule("any.dim", "any.dims", "all.dim", "all.dims") def _any(self: TensorMeta, dim: Any = None, keepdim: bool = False) -> TensorMeta: return _reduce(self, dim, keepdim, _logical_dtype(self)) @shape_rule("count_nonzero", "count_nonzero.dim_IntList") def _count_nonzero(self: TensorMeta, dim: Any = None) -> TensorMeta: return _reduce(self, dim, False, DType.int64) # ---------------------------------------------------------------- arg/values + indices def _argmax(name: str) -> Any: def rule(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> TensorMeta: dims = None if dim is None else [normalize_dim(dim, self.ndim)] _check_nonempty(f"{name}()", self, dims) return _reduce(self, dims, keepdim, DType.int64) # dim=None: the flattened index return rule def _max_all(name: str) -> Any: def rule(self: TensorMeta) -> TensorMeta: _check_nonempty(f"{name}()", self, None) return TensorMeta((), self.dtype) return rule def _max_dim(name: str | None) -> Any: """(values, int64 indices) along one dim; max/min reject an empty dim.""" def rule(self: TensorMeta, dim: int = -1, keepdim: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
+def _amax(name: str) -> Rule:
+    def rule(self: TensorMeta, dim: Sequence[int] = (), keepdim: bool = False) -> TensorMeta:
+        dims = normalize_dims(dim, self.ndim)
+        _check_nonempty(f"{name}()", self, list(dim) and dims)  # [] means all dims
+        return _reduce(self, dims, keepdim, self.dtype)
+
+    return rule
+
+
+def _logical_dtype(self: TensorMeta) -> DType:
+    return DType.uint8 if self.dtype is DType.uint8 else DType.bool  # uint8 stays uint8
+
+
+@shape_rule("any", "all")
+def _any_all(self: TensorMeta) -> TensorMeta:
+    return _reduce(self, None, False, _logical_dtype(self))
+
+
+@shape_rule("any.dim", "any.dims", "all.dim", "all.dims")
+def _any(self: TensorMeta, dim: Any = None, keepdim: bool = False) -> TensorMeta:
+    return _reduce(self, dim, keepdim, _logical_dtype(self))
+
+
+@shape_rule("count_nonzero", "count_nonzero.dim_IntList")
+def _count_nonzero(self: TensorMeta, dim: Any = None) -> TensorMeta:
+    return _reduce(self, dim, False, DType.int64)
+
+
+# ---------------------------------------------------------------- values and indices
+
+
+def _argmax(name: str) -> Rule:
+    def rule(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> TensorMeta:
+        dims = None if dim is None else [normalize_dim(dim, self.ndim)]
+        _check_nonempty(f"{name}()", self, dims)
+        return _reduce(self, dims, keepdim, DType.int64)  # dim=None: the flattened index
+
+    return rule
+
+
+def _max_all(name: str) -> Rule:
+    def rule(self: TensorMeta) -> TensorMeta:
+        _check_nonempty(f"{name}()", self, None)
+        return TensorMeta((), self.dtype)
+
+    return rule
+
+
+def _max_dim(name: str | None) -> Rule:
+    """(values, int64 indices) along one dim; max/min reject an empty dim."""
+
+    def rule(self: TensorMeta, dim: int = -1, keepdim: bool = False) -> Pair:
         dim = normalize_dim(dim, self.ndim)
         if name is not None:
             _check_nonempty(f"{name}()", self, [dim])
@@ -78,17 +203,24 @@ def _amax(
     return rule
 
 
+for _name in ("amax", "amin"):
+    shape_rule(_name)(_amax(_name))
 for _name in ("argmax", "argmin"):
     shape_rule(_name)(_argmax(_name))
 for _name in ("max", "min"):
     shape_rule(_name)(_max_all(_name))
     shape_rule(f"{_name}.dim")(_max_dim(_name))
+del _name
+shape_rule("median.dim", "nanmedian.dim", "mode")(_max_dim(None))
 
 
 @shape_rule("median", "nanmedian")
-def _median_all(
-    self: TensorMeta) -> TensorMeta: return TensorMeta((), self.dtype) # an empty input gives nan, not an error shape_rule("median.dim", "nanmedian.dim", "mode")(_max_dim(None)) @shape_rule("kthvalue") def _kthvalue(self: TensorMeta, k: Dim, dim: int = -1, keepdim: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
+def _median_all(self: TensorMeta) -> TensorMeta:
+    return TensorMeta((), self.dtype)  # an empty input gives nan, not an error
+
+
+@shape_rule("kthvalue")
+def _kthvalue(self: TensorMeta, k: Dim, dim: int = -1, keepdim: bool = False) -> Pair:
     dim = normalize_dim(dim, self.ndim)
     size = self.shape[dim] if self.ndim else 1
     if not (sym_le(1, k) and sym_le(k, size)):
@@ -97,9 +229,7 @@ def _median_all(
 
 
 @shape_rule("aminmax")
-def _aminmax(
-    self: TensorMeta, dim: int | None = None, keepdim: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
+def _aminmax(self: TensorMeta, dim: int | None = None, keepdim: bool = False) -> Pair:
     dims = None if dim is None else [normalize_dim(dim, self.ndim)]
     _check_nonempty("aminmax()", self, dims)
     out = _reduce(self, dims, keepdim, self.dtype)
@@ -110,8 +240,50 @@ def _aminmax(
 
 
 @shape_rule("cumsum", "cumprod")
-def _cumsum(
-    self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta: normalize_dim(dim, self.ndim) return TensorMeta(self.shape, _accumulate_dtype(self, dtype)) @shape_rule("cumsum_", "cumprod_") def _cumsum_inplace(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta: return check_inplace(self, TensorMeta(self.shape, dtype or self.dtype)) @shape_rule("logcumsumexp") def _logcumsumexp(self: TensorMeta, dim: int) -> TensorMeta: normalize_dim(dim, self.ndim) return TensorMeta(self.shape, self.dtype) @shape_rule("cummax", "cummin") def _cummax(self: TensorMeta, dim: int) -> tuple[TensorMeta, TensorMeta]: normalize_dim(dim, self.ndim) return _values_indices(TensorMeta(self.shape, self.dtype)) # ---------------------------------------------------------------- softmax @shape_rule("softmax.int", "log_softmax.int") def _softmax(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta: normalize_dim(dim, self.ndim) return TensorMeta(self.shape, dtype or self.dtype) @shape_rule("_softmax", "_log_softmax") def _softmax_half(self: TensorMeta, dim: int, half_to_float: bool) -> TensorMeta: normalize_dim(dim, self.ndim) if half_to_float: # the half input is computed, and returned, in float32 check(self.dtype is DType.float16, "conversion is supported for Half type only") return TensorMeta(self.shape, DType.float32) return TensorMeta(self.shape, self.dtype) @shape_rule("_softmax_backward_data", "_log_softmax_backward_data") def _softmax_backward(grad_output: TensorMeta, output: TensorMeta, dim: int, input_dtype: DType
+def _cumsum(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
+    normalize_dim(dim, self.ndim)
+    return TensorMeta(self.shape, _accumulate_dtype(self, dtype))
+
+
+@shape_rule("cumsum_", "cumprod_")
+def _cumsum_inplace(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
+    normalize_dim(dim, self.ndim)
+    return check_inplace(self, TensorMeta(self.shape, dtype or self.dtype))
+
+
+@shape_rule("logcumsumexp")
+def _logcumsumexp(self: TensorMeta, dim: int) -> TensorMeta:
+    normalize_dim(dim, self.ndim)
+    return TensorMeta(self.shape, self.dtype)
+
+
+@shape_rule("cummax", "cummin")
+def _cummax(self: TensorMeta, dim: int) -> Pair:
+    normalize_dim(dim, self.ndim)
+    return _values_indices(TensorMeta(self.shape, self.dtype))
+
+
+# ---------------------------------------------------------------- softmax
+
+
+@shape_rule("softmax.int", "log_softmax.int")
+def _softmax(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
+    normalize_dim(dim, self.ndim)
+    return TensorMeta(self.shape, dtype or self.dtype)
+
+
+@shape_rule("_softmax", "_log_softmax")
+def _softmax_half(self: TensorMeta, dim: int, half_to_float: bool) -> TensorMeta:
+    normalize_dim(dim, self.ndim)
+    if half_to_float:  # the half input is computed, and returned, in float32
+        check(self.dtype is DType.float16, "conversion is supported for Half type only")
+        return TensorMeta(self.shape, DType.float32)
+    return TensorMeta(self.shape, self.dtype)
+
+
+@shape_rule("_softmax_backward_data", "_log_softmax_backward_data")
+def _softmax_backward(
+    grad_output: TensorMeta, output: TensorMeta, dim: int, input_dtype: DType
 ) -> TensorMeta:
     normalize_dim(dim, grad_output.ndim)
     return TensorMeta(grad_output.shape, input_dtype)
@@ -121,9 +293,7 @@ def _cumsum(
 
 
 @shape_rule("sort")
-def _sort(
-    self: TensorMeta, dim: int = -1, descending: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
+def _sort(self: TensorMeta, dim: int = -1, descending: bool = False) -> Pair:
     normalize_dim(dim, self.ndim)
     return _values_indices(TensorMeta(self.shape, self.dtype))
 
@@ -131,26 +301,30 @@ def _sort(
 @shape_rule("sort.stable")
 def _sort_stable(
     self: TensorMeta, stable: bool | None, dim: int = -1, descending: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
+) -> Pair:
     return _sort(self, dim, descending)
 
 
 @shape_rule("argsort")
-def _argsort(
-    self: TensorMeta, dim: int = -1, descending: bool = False) -> TensorMeta: return _sort(self, dim, descending)[1] @shape_rule("argsort.stable") def _argsort_stable(self: TensorMeta, stable: bool, dim: int = -1, descending: bool = False
+def _argsort(self: TensorMeta, dim: int = -1, descending: bool = False) -> TensorMeta:
+    return _sort(self, dim, descending)[1]
+
+
+@shape_rule("argsort.stable")
+def _argsort_stable(
+    self: TensorMeta, stable: bool, dim: int = -1, descending: bool = False
 ) -> TensorMeta:
     return _sort(self, dim, descending)[1]
 
 
 @shape_rule("topk")
 def _topk(
-    self: TensorMeta, k: Dim, dim: int = -1, largest: bool = True, sorted: bool = True
-) -> tuple[TensorMeta, TensorMeta]:
+    self: TensorMeta, k: Dim, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
+) -> Pair:
     dim = normalize_dim(dim, self.ndim)
     size = self.shape[dim] if self.ndim else 1
     check(sym_le(0, k) and sym_le(k, size), "selected index k out of range")
     if self.ndim == 0:
         return _values_indices(self)
-    k = to_dim(k)
-    return _values_indices(TensorMeta(self.shape[:dim] + (k,) + self.shape[dim + 1:], self.dtype))
-
+    values = TensorMeta(self.shape[:dim] + (to_dim(k),) + self.shape[dim + 1:], self.dtype)
+    return _values_indices(values)

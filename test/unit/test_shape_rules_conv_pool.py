@@ -689,3 +689,74 @@ def test_pixel_shuffle_errors() -> None:
         "is not divisible by 2",
         "pixel_unshuffle", t(1, 4, 5), 2,
     )
+
+
+# ------------------------------------------------- the remaining messages
+
+
+def test_pool_and_adaptive_messages() -> None:
+    fails(
+        "stride should be greater than zero, but got dH: -1, dW: -1",
+        "max_pool2d", t(1, 1, 5, 5), [2, 2], [-1, -1],
+    )
+    fails(
+        "adaptive_avg_pool2d_backward(): Expected 3D or 4D tensor, but got [3, 1]",
+        "_adaptive_avg_pool2d_backward", t(3, 1), t(3, 7),
+    )
+    fails(
+        "Expected a tensor of dimension 4 and tensor.size[1] == 2, but got : dimension 3 and "
+        "tensor.size[1] = 2",
+        "max_pool2d_with_indices_backward", t(1, 2, 2, 2), t(1, 2, 4, 4), [2, 2], [2, 2],
+        [0, 0], [1, 1], False, t(1, 2, 2, dtype=I64),
+    )
+
+
+def test_grid_and_window_messages() -> None:
+    fails(
+        "grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+        "sizes [2, 3, 0, 8] with dimension 2 being empty",
+        "grid_sampler_2d", t(2, 3, 0, 8), t(2, 5, 6, 2), 0, 0, False,
+    )
+    fails(
+        "Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and "
+        "non-zero dimensions, but got: [4, 4]",
+        "im2col", t(4, 4), [2, 2], [1, 1], [0, 0], [1, 1],
+    )
+    fails(
+        "Expected 2D or 3D (batch mode) tensor for input with possible 0 batch size and "
+        "non-zero dimensions, but got: [1, 2, 3, 4]",
+        "col2im", t(1, 2, 3, 4), [4, 4], [2, 2], [1, 1], [0, 0], [2, 2],
+    )
+    fails(
+        "output_size should be greater than zero, but got [0, 4]",
+        "col2im", t(1, 12, 4), [0, 4], [2, 2], [1, 1], [0, 0], [2, 2],
+    )
+    # blocks (1-3)//1+1 = -1 per dim: their product 1 matches L, but each must be >= 1
+    fails(
+        "Given output_size=[1, 1], kernel_size=[3, 3], dilation=[1, 1], padding=[0, 0], "
+        "stride=[1, 1], calculated shape of the array of sliding blocks as [-1, -1], but its "
+        "components must be at least one.",
+        "col2im", t(9, 1), [1, 1], [3, 3], [1, 1], [0, 0], [1, 1],
+    )
+
+
+def test_padding_and_shuffle_messages() -> None:
+    fails(
+        "Negative padding value is resulting in an empty dimension",
+        "_pad_circular", t(2, 3), [-2, -2],
+    )
+    fails(
+        "Padding length should be less than or equal to two times the input dimension but got "
+        "padding length 4 and input of dimension 1",
+        "pad", t(4), [1, 1, 1, 1], "reflect",
+    )
+    fails("Unrecognised padding mode 7", "_pad_enum", t(3, 4), [1, 1], 7, None)
+    fails(
+        "pixel_unshuffle expects input to have at least 3 dimensions, but got input with 2 "
+        "dimension(s)",
+        "pixel_unshuffle", t(4, 4), 2,
+    )
+    fails(
+        "pixel_unshuffle expects a positive downscale_factor, but got -2",
+        "pixel_unshuffle", t(1, 4, 4), -2,
+    )
