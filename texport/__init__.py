@@ -1,10 +1,84 @@
 """texport: torch.export rebuilt as an MLIR-style multi-dialect compiler.
 
-``import texport as torch`` is the goal; this package is the public face and
-re-exports what the layers below provide.
+``import texport as torch`` runs code written for torch's public API; this
+module only re-exports what the layers below provide.
 """
 
 from texport.dialects.dtypes import DType
 from texport.dialects.handles import ops
+from texport.tracer import factories as _factories
+from texport.tracer import functions as _functions
+from texport.tracer.factories import (
+    Generator,
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    scalar_tensor,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from texport.tracer.functions import (
+    allclose,
+    broadcast_to,
+    cat,
+    concat,
+    concatenate,
+    einsum,
+    equal,
+    is_floating_point,
+    is_tensor,
+    nonzero,
+    numel,
+    stack,
+    where,
+)
+from texport.tracer.tensor import Size, Tensor, device
 
-__all__ = ["DType", "ops"]
+# dtypes, with torch's aliases
+float32 = float = DType.float32
+float64 = double = DType.float64
+float16 = half = DType.float16
+bfloat16 = DType.bfloat16
+int64 = long = DType.int64
+int32 = int = DType.int32
+int16 = short = DType.int16
+int8 = DType.int8
+uint8 = DType.uint8
+bool = DType.bool
+complex64 = cfloat = DType.complex64
+complex128 = cdouble = DType.complex128
+dtype = DType
+
+contiguous_format = "contiguous_format"
+preserve_format = "preserve_format"
+channels_last = "channels_last"
+strided = "strided"
+
+globals().update(_functions.FUNCTIONS)
+
+__all__ = [
+    "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",
+    "cat", "concat", "concatenate", "device", "einsum", "empty", "empty_like", "equal", "eye",
+    "from_numpy", "full", "full_like", "is_floating_point", "is_tensor", "linspace",
+    "manual_seed", "nonzero", "numel", "ones", "ones_like", "ops", "rand", "rand_like",
+    "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
+    "tensor", "where", "zeros", "zeros_like", *_functions.FUNCTIONS,
+]
+del _factories

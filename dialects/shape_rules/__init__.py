@@ -32,6 +32,7 @@ def load_all() -> None:
         factories,
         indexing,
         linalg,
+        losses,
         norms,
         reductions,
         views,

@@ -33,10 +33,10 @@ def _sized(size: Sequence[Dim], dtype: DType) -> TensorMeta:
 
 def fill_dtype(value: Any) -> DType:
     """The dtype torch infers from a fill value: bool, int64, float32 or complex64."""
+    if isinstance(value, sympy.Expr):  # before Boolean: a sympy Symbol is both
+        return DType.int64 if value.is_integer else DEFAULT_FLOAT
     if isinstance(value, sympy.logic.boolalg.Boolean):
         return DType.bool
-    if isinstance(value, sympy.Expr):
-        return DType.int64 if value.is_integer else DEFAULT_FLOAT
     return scalar_dtype(value)
 
 
@@ -144,7 +144,7 @@ def _arange_length(start: Any, end: Any, step: Any) -> Dim:
     inconsistent = "upper bound and larger bound inconsistent with step sign"
     if all(isinstance(v, (int, float)) for v in (start, end, step)):
         check(step != 0, "step must be nonzero")
-        check(step > 0 and end >= start or step < 0 and end <= start, inconsistent)
+        check((step > 0 and end >= start) or (step < 0 and end <= start), inconsistent)
         if all(type(v) is int for v in (start, end, step)):
             return -((start - end) // step)
         return math.ceil((end - start) / step)

@@ -98,8 +98,7 @@ def _index_put(
     check(values.dtype is self.dtype,
           "Index put requires the source and destination dtypes match, got "
           f"{scalar_type_name(self.dtype)} for the destination and "
-          f"{scalar_type_name(values.dtype)} for the "
-          "source.")
+          f"{scalar_type_name(values.dtype)} for the source.")
     target = index_shape(self, indices)
     if None not in target and not _broadcasts_to(values.shape, target):
         raise ShapeGuardError(
@@ -166,13 +165,13 @@ def _index_copy(self: TensorMeta, dim: int, index: TensorMeta, source: TensorMet
 
 
 def _check_index_fits(
-    op: str, self: TensorMeta, d: int, index: TensorMeta, src: TensorMeta | None
+    self: TensorMeta, d: int, index: TensorMeta, src: TensorMeta | None, self_name: str
 ) -> None:
     """index may be smaller than self (except along d) and than src (everywhere)."""
     if any(type(s) is int and s == 0 for s in index.shape):
         return  # an empty index touches nothing, torch skips the checks
     check(max(index.ndim, 1) == max(self.ndim, 1),
-          "Index tensor must have the same number of dimensions as self tensor")
+          f"Index tensor must have the same number of dimensions as {self_name} tensor")
     fits_self = all(k == d or sym_le(i, s)
                     for k, (i, s) in enumerate(zip(index.shape, self.shape)))
     if src is None:
@@ -193,7 +192,7 @@ def _check_index_fits(
 def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = False) -> TensorMeta:
     d = normalize_dim(dim, self.ndim)
     check(index.dtype is DType.int64, "gather(): Expected dtype int64 for index")
-    _check_index_fits("gather", self, d, index, None)
+    _check_index_fits(self, d, index, None, "input")
     return meta(index.shape, self.dtype)
 
 
@@ -208,7 +207,7 @@ def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -
     if src_meta is not None:
         check(src_meta.dtype is self.dtype,
               "scatter(): Expected self.dtype to be equal to src.dtype")
-    _check_index_fits("scatter", self, d, index, src_meta)
+    _check_index_fits(self, d, index, src_meta, "self")
     return self
 
 
@@ -272,13 +271,9 @@ def _as_strided_scatter(
 # ---------------------------------------------------------------------------- masks
 
 
-def _check_bool_mask(mask: TensorMeta, message: str) -> None:
-    check(mask.dtype is DType.bool, message)
-
-
 @shape_rule("masked_select")
 def _masked_select(self: TensorMeta, mask: TensorMeta) -> TensorMeta:
-    _check_bool_mask(mask, "masked_select: expected BoolTensor for mask")
+    check(mask.dtype is DType.bool, "masked_select: expected BoolTensor for mask")
     broadcast_shapes(self.shape, mask.shape)
     return meta([None], self.dtype)
 
@@ -300,8 +295,8 @@ def _masked_scatter_(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> 
 
 
 def _check_masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> None:
-    _check_bool_mask(mask, "masked_scatter_ only supports boolean masks, but got mask with "
-                     f"dtype {scalar_type_name(mask.dtype)}")
+    check(mask.dtype is DType.bool, "masked_scatter_ only supports boolean masks, but got mask "
+          f"with dtype {scalar_type_name(mask.dtype)}")
     check(source.dtype is self.dtype, "masked_scatter: expected self and source to have same "
           f"dtypes but got {scalar_type_name(self.dtype)} and {scalar_type_name(source.dtype)}")
 

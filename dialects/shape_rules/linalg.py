@@ -190,15 +190,15 @@ def _einsum_terms(equation: str, count: int) -> tuple[list[str], str | None]:
     text = equation.replace(" ", "")
     lhs, arrow, rhs = text.partition("->")
     terms = lhs.split(",")
-    check(len(terms) <= count, "einsum(): more operands were provided than specified in the "
+    check(len(terms) >= count, "einsum(): more operands were provided than specified in the "
           "equation")
-    check(len(terms) >= count, "einsum(): fewer operands were provided than specified in the "
+    check(len(terms) <= count, "einsum(): fewer operands were provided than specified in the "
           "equation")
     return terms, (rhs if arrow else None)
 
 
-def _einsum_labels(term: str, ndim: int, index: int) -> tuple[list[str], int]:
-    """Labels of one term ('.' stands for the ellipsis) and the number of ellipsis dims."""
+def _einsum_labels(term: str, ndim: int, index: int) -> list[str]:
+    """One label per dim of the operand; '.' marks the dims the ellipsis covers."""
     has_ellipsis = "..." in term
     letters = [c for c in term.replace("...", "") if c.isalpha()]
     check(len(letters) + 3 * has_ellipsis == len(term),
@@ -207,13 +207,13 @@ def _einsum_labels(term: str, ndim: int, index: int) -> tuple[list[str], int]:
         check(len(letters) == ndim, "einsum(): the number of subscripts in the equation "
               f"({len(letters)}) does not match the number of dimensions ({ndim}) for operand "
               f"{index} and no ellipsis was given")
-        return letters, 0
+        return letters
     spread = ndim - len(letters)
     check(spread >= 0, "einsum(): the number of subscripts in the equation "
           f"({len(letters)}) is more than the number of dimensions ({ndim}) for operand {index}")
     head, _, _ = term.partition("...")
     at = len([c for c in head if c.isalpha()])
-    return letters[:at] + ["."] * spread + letters[at:], spread
+    return letters[:at] + ["."] * spread + letters[at:]
 
 
 def _einsum_sizes(
@@ -223,7 +223,7 @@ def _einsum_sizes(
     sizes: dict[str, Dim] = {}
     ellipses: list[Sequence[Dim]] = []
     for i, (term, t) in enumerate(zip(terms, operands)):
-        labels, spread = _einsum_labels(term, t.ndim, i)
+        labels = _einsum_labels(term, t.ndim, i)
         ellipses.append([s for s, lab in zip(t.shape, labels) if lab == "."])
         for label, size in zip(labels, t.shape):
             if label == ".":
@@ -288,6 +288,11 @@ def _sdpa(
     # With grouped-query attention key/value have fewer heads, repeated up to query's.
     batch = (query.shape[:-2] if enable_gqa
              else broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2]))
+    if attn_mask is not None:
+        check(not is_causal, "_scaled_dot_product_attention: Explicit attn_mask should not be set "
+              "when is_causal=True")
+        # The mask is added to the [*, L, S] scores.
+        expand_shape(attn_mask.shape, [*batch, query.shape[-2], key.shape[-2]])
     return meta([*batch, query.shape[-2], value.shape[-1]], query.dtype)
 
 
@@ -338,7 +343,7 @@ def _pairwise_distance(
     """The norm of x1 - x2 + eps over the last dim of the broadcast shape."""
     shape = list(broadcast_shapes(x1.shape, x2.shape))
     if shape:
-        shape = shape[:-1] + [1] if keepdim else shape[:-1]
+        shape = [*shape[:-1], 1] if keepdim else shape[:-1]
     return meta(shape, result_type(x1, x2))
 
 

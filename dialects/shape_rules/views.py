@@ -8,6 +8,7 @@ factories.py and linalg.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any
 
 import sympy
@@ -489,7 +490,7 @@ def _tensor_split_indices(
     d = normalize_dim(dim, self.ndim)
     bounds: list[Dim | None] = [0, *to_dims(indices), None]
     size = self.shape[d]
-    return _pieces(self, d, [slice_length(size, a, b, 1) for a, b in zip(bounds, bounds[1:])])
+    return _pieces(self, d, [slice_length(size, a, b, 1) for a, b in pairwise(bounds)])
 
 
 # ---------------------------------------------------------------------------- sub-tensor views

@@ -9,9 +9,11 @@ import numpy as np
 from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import lookup_op
 from texport.dialects.schema import bind_arguments
-from texport.dialects.shape_rules import SHAPE_RULES, load_all as load_rules
+from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.shape_rules import load_all as load_rules
 from texport.interpreter.dtypes import from_numpy, to_numpy
-from texport.interpreter.kernels import KERNELS, load_all as load_kernels
+from texport.interpreter.kernels import KERNELS
+from texport.interpreter.kernels import load_all as load_kernels
 
 
 def _meta(value: Any) -> Any:

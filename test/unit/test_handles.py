@@ -40,8 +40,3 @@ def test_unknown_names_fail_like_torch() -> None:
         _ = texport.ops.aten.nope
     with pytest.raises(AttributeError, match="has no overload name 'Banana'"):
         _ = texport.ops.aten.add.Banana
-
-
-def test_calling_without_a_dispatcher_says_why() -> None:
-    with pytest.raises(RuntimeError, match="no dispatcher"):
-        texport.ops.aten.relu.default(1)

@@ -56,7 +56,7 @@ X = T(5, 6, 7, 8)
     ([None, L(4), None, L(4)], (4, 5, 7)),
     ([L(2, 1), L(3)], (2, 3, 7, 8)),  # index tensors broadcast
     ([None, None, None, L()], (5, 6, 7)),
-    ([L(2, 3, dtype=i64), T(3, dtype=i32)], (2, 3, 7, 8)),
+    ([L(2, 3), T(3, dtype=i32)], (2, 3, 7, 8)),  # int32 indices are allowed
 ])
 def test_advanced_indexing(indices: list[Any], shape: tuple[int, ...]) -> None:
     assert run("index.Tensor", X, indices) == T(*shape)
@@ -127,7 +127,7 @@ def test_gather() -> None:
         run("gather", T(3, 4), 1, L(5, 2))
     with fails("gather(): Expected dtype int64 for index"):
         run("gather", T(3, 4), 1, T(3, 2, dtype=i32))
-    with fails("Index tensor must have the same number of dimensions as self tensor"):
+    with fails("Index tensor must have the same number of dimensions as input tensor"):
         run("gather", T(3, 4), 1, L(3))
 
 

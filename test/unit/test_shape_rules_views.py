@@ -63,6 +63,8 @@ def test_view_infers_minus_one(op: str) -> None:
 def test_view_symbolic() -> None:
     assert run("view", T(s0, 6), [-1, 3]) == T(2 * s0, 3)
     assert run("view", T(s0, 3), [3, s0]) == T(3, s0)
+    assert run("view", T(s0, 3), [s0, -1]) == T(s0, 3)  # exact: 3*s0 / s0, no FloorDiv
+    assert run("view", T(s0, s1, 2), [-1, s1]) == T(2 * s0, s1)
     halves = run("view", T(s0), [-1, 2])
     assert halves == T(FloorDiv(s0, 2), 2)
     assert isinstance(halves.shape[0], FloorDiv)
@@ -328,6 +330,7 @@ def test_tensor_split() -> None:
     (None, -1, 1, 9),
     (1, 9223372036854775807, 3, 3),  # x[1::3]: Python passes sys.maxsize
     (-100, 4, 1, 4),
+    (-9223372036854775807, 4, 1, 4),
     (20, 30, 1, 0),
     (7, 3, 1, 0),
 ])
@@ -338,6 +341,7 @@ def test_slice_static(start: Any, end: Any, step: int, size: int) -> None:
 def test_slice_symbolic() -> None:
     assert run("slice.Tensor", T(s0, 2), 0, 1) == T(s0 - 1, 2)
     assert run("slice.Tensor", T(s0, 2), 0, None, -1) == T(s0 - 1, 2)
+    assert run("slice.Tensor", T(s0, 2), 0, 2, 9223372036854775807) == T(s0 - 2, 2)
     assert run("slice_copy.Tensor", T(2, s0), 1, 0, s1) == T(2, s1)
     assert run("slice.Tensor", T(s0), 0, 0, None, 2) == T(FloorDiv(s0 + 1, 2))
     with fails("slice step must be positive"):

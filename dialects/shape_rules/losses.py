@@ -1,0 +1,90 @@
+"""Shape rules: losses (reduction 0 none, 1 mean, 2 sum) and vector norms."""
+
+from __future__ import annotations
+
+from ..meta import TensorMeta
+from . import shape_rule
+from .common import broadcast_shapes, normalize_dims, reduced_shape, to_float_dtype
+from .guards import ShapeGuardError, check, sym_eq
+
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduced(shape: tuple, dtype, reduction: int) -> TensorMeta:  # noqa: ANN001
+    check(reduction in REDUCTIONS, f"{reduction} is not a valid value for reduction")
+    return TensorMeta(shape if reduction == 0 else (), dtype)
+
+
+# loss(x, y) elementwise, then reduced: mse, l1, smooth_l1, huber
+@shape_rule("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")
+def pointwise_loss(self: TensorMeta, target: TensorMeta, reduction: int = 1, *_: object) -> TensorMeta:
+    return _reduced(broadcast_shapes(self.shape, target.shape), self.dtype, reduction)
+
+
+@shape_rule("binary_cross_entropy")
+def binary_cross_entropy(self: TensorMeta, target: TensorMeta, weight: TensorMeta | None = None,
+                         reduction: int = 1) -> TensorMeta:
+    check(tuple(self.shape) == tuple(target.shape) or all(map(sym_eq, self.shape, target.shape)),
+          f"Using a target size ({list(target.shape)}) that is different to the input size "
+          f"({list(self.shape)}) is deprecated. Please ensure they have the same size.")
+    return _reduced(self.shape, self.dtype, reduction)
+
+
+@shape_rule("binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits(self: TensorMeta, target: TensorMeta, weight: object = None,
+                                     pos_weight: object = None, reduction: int = 1) -> TensorMeta:
+    return _reduced(broadcast_shapes(self.shape, target.shape), self.dtype, reduction)
+
+
+def _class_dim_removed(self: TensorMeta, target: TensorMeta) -> tuple:
+    """nll/cross-entropy with class indices: input [N, C, d...] or [C], target [N, d...] or []."""
+    if self.ndim == 1:
+        check(target.ndim == 0, "0D or 1D target tensor expected, multi-target not supported")
+        return ()
+    expected = (self.shape[0], *self.shape[2:])
+    if target.ndim != len(expected) or not all(map(sym_eq, expected, target.shape)):
+        raise ShapeGuardError(
+            f"Expected target size {list(expected)}, got {list(target.shape)}"
+        )
+    return expected
+
+
+@shape_rule("nll_loss")
+def nll_loss(self: TensorMeta, target: TensorMeta, weight: object = None, reduction: int = 1,
+             ignore_index: object = -100) -> TensorMeta:
+    check(self.ndim >= 1, "input tensor should be 1D or more")
+    return _reduced(_class_dim_removed(self, target), self.dtype, reduction)
+
+
+@shape_rule("nll_loss_forward", "nll_loss2d_forward")
+def nll_loss_forward(self: TensorMeta, target: TensorMeta, weight: object, reduction: int,
+                     ignore_index: object) -> tuple[TensorMeta, TensorMeta]:
+    output = nll_loss(self, target, weight, reduction, ignore_index)
+    return output, TensorMeta((), self.dtype)
+
+
+@shape_rule("cross_entropy_loss")
+def cross_entropy_loss(self: TensorMeta, target: TensorMeta, weight: object = None,
+                       reduction: int = 1, ignore_index: object = -100,
+                       label_smoothing: float = 0.0) -> TensorMeta:
+    if target.dtype.is_floating_point:  # class probabilities: same shape as the input
+        return _reduced(broadcast_shapes(self.shape, target.shape), self.dtype, reduction)
+    return _reduced(_class_dim_removed(self, target), self.dtype, reduction)
+
+
+# ||x||_p over dims (all dims when None/[])
+@shape_rule("linalg_vector_norm")
+def linalg_vector_norm(self: TensorMeta, ord: object = 2, dim: object = None,  # noqa: A002
+                       keepdim: bool = False, dtype: object = None) -> TensorMeta:
+    dims = normalize_dims(dim, self.ndim)
+    return TensorMeta(reduced_shape(self.shape, dims, keepdim), dtype or to_float_dtype(self.dtype))
+
+
+@shape_rule("norm.Scalar")
+def norm_scalar(self: TensorMeta, p: object = 2) -> TensorMeta:
+    return TensorMeta((), to_float_dtype(self.dtype))
+
+
+@shape_rule("norm.ScalarOpt_dim")
+def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) -> TensorMeta:
+    return linalg_vector_norm(self, p, dim, keepdim)

@@ -1,0 +1,145 @@
+"""The dispatcher: every op call becomes (handle, bound arguments) for the current mode.
+
+Tensor methods, operators, ``texport.*`` functions, ``nn.functional`` and
+modules all end in ``dispatch``: it picks the overload (for packet calls),
+binds the arguments by schema and hands the call to the current mode — eager
+(run the numpy kernel) or, later, tracing (append an op). Ops' code never
+knows which mode runs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from texport.dialects.handles import OpOverload, OpOverloadPacket, set_dispatcher
+from texport.dialects.schema import ArgType, OpSchema, bind_arguments
+
+
+class Mode(Protocol):
+    """What runs an op: ``call(op, values)`` with values bound in schema order."""
+
+    def call(self, op: OpOverload, values: list[Any]) -> Any: ...
+
+
+_MODES: list[Mode] = []
+
+
+def current_mode() -> Mode:
+    return _MODES[-1]
+
+
+def push_base_mode(mode: Mode) -> None:
+    """Install the bottom mode (eager) once, at import."""
+    if not _MODES:
+        _MODES.append(mode)
+
+
+@contextlib.contextmanager
+def using_mode(mode: Mode) -> Iterator[Mode]:
+    _MODES.append(mode)
+    try:
+        yield mode
+    finally:
+        _MODES.pop()
+
+
+def dispatch(target: OpOverload | OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    op = target if isinstance(target, OpOverload) else resolve_overload(target, args, kwargs)
+    values = bind_arguments(op._schema, args, kwargs)
+    return _MODES[-1].call(op, normalize_values(op._schema, values))
+
+
+def call(op: OpOverload, *args: Any, **kwargs: Any) -> Any:
+    """Direct call of a known overload (what Tensor methods use)."""
+    values = bind_arguments(op._schema, args, kwargs)
+    return _MODES[-1].call(op, normalize_values(op._schema, values))
+
+
+def normalize_values(schema: OpSchema, values: list[Any]) -> list[Any]:
+    """Lists become lists (tuples, Size), ``int[2]`` given an int expands."""
+    for index, arg in enumerate(schema.arguments):
+        if arg.type.is_list:
+            value = values[index]
+            if isinstance(value, tuple):
+                values[index] = list(value)
+            elif isinstance(value, (int, float)) and not isinstance(value, bool) or (
+                isinstance(value, bool) and arg.type.base == "bool"
+            ):
+                if arg.type.list_size is not None:
+                    values[index] = [value] * arg.type.list_size
+                else:
+                    values[index] = [value]
+    return values
+
+
+# --------------------------------------------------------------------------
+# Overload resolution for packet calls: texport.ops.aten.add(x, 1)
+# --------------------------------------------------------------------------
+
+
+def resolve_overload(packet: OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpOverload:
+    """The first overload whose schema accepts the call: first with exact kinds
+    (a Tensor for each Tensor parameter), then letting Python numbers stand for
+    Tensors (torch's wrapped numbers)."""
+    overloads = [getattr(packet, name) for name in _ordered(packet.overloads())]
+    for lenient in (False, True):
+        for op in overloads:
+            try:
+                values = bind_arguments(op._schema, args, kwargs)
+            except TypeError:
+                continue
+            if all(_accepts(a.type, v, lenient) for a, v in zip(op._schema.arguments, values)):
+                return op
+    raise TypeError(
+        f"{packet}() received an invalid combination of arguments: no overload of "
+        f"{', '.join(str(o) for o in overloads)} accepts ({_describe(args, kwargs)})"
+    )
+
+
+def _ordered(names: list[str]) -> list[str]:
+    return sorted(names, key=lambda n: (n != "default", n != "Tensor", n))
+
+
+def _accepts(arg_type: ArgType, value: Any, lenient: bool) -> bool:
+    from .tensor import Tensor
+
+    if value is None:
+        return arg_type.optional or arg_type.element_optional or True
+    if arg_type.is_list:
+        if isinstance(value, (list, tuple)):
+            return all(_accepts(ArgType(arg_type.base), v, lenient) for v in value if v is not None)
+        return arg_type.base in ("int", "SymInt", "bool", "float")
+    base = arg_type.base
+    if base == "Tensor":
+        return isinstance(value, Tensor) or (lenient and _is_number(value))
+    if isinstance(value, Tensor):
+        return False
+    if base in ("int", "SymInt"):
+        return isinstance(value, int) and not isinstance(value, bool) or _is_symbolic_int(value)
+    if base in ("float", "SymFloat"):
+        return _is_number(value) and not isinstance(value, bool)
+    if base in ("Scalar",):
+        return _is_number(value)
+    if base in ("bool", "SymBool"):
+        return isinstance(value, bool)
+    if base == "str":
+        return isinstance(value, str)
+    return True
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, bool, complex)) or _is_symbolic_int(value)
+
+
+def _is_symbolic_int(value: Any) -> bool:
+    return getattr(value, "is_symbolic_scalar", False)
+
+
+def _describe(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    parts = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    return ", ".join(parts)
+
+
+set_dispatcher(dispatch)

@@ -1,0 +1,117 @@
+"""Eager mode: run each op's numpy kernel, as torch runs ATen on the CPU.
+
+Tensors are unwrapped to their arrays, the kernel runs, results are wrapped.
+An op that writes an ``(a!)`` argument returns that very Tensor object (as
+torch's ``x.add_(1) is x``); a view op returns a new Tensor over a numpy
+view, so writes through it reach the base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.dtypes import DType
+from texport.dialects.handles import OpOverload
+from texport.interpreter.dtypes import from_numpy
+from texport.interpreter.kernels import KERNELS, load_all
+
+from .tensor import Tensor
+
+
+@dataclass(frozen=True)
+class _ReturnPlan:
+    """For each return: 'tensor', 'list', 'scalar'; and the index of the
+    argument it writes (an in-place return), or None."""
+
+    kinds: tuple[str, ...]
+    written_arg: tuple[int | None, ...]
+    is_tuple: bool
+
+
+_PLANS: dict[OpOverload, _ReturnPlan] = {}
+
+
+def _plan(op: OpOverload) -> _ReturnPlan:
+    plan = _PLANS.get(op)
+    if plan is None:
+        schema = op._schema
+        kinds, written = [], []
+        for ret in schema.returns:
+            kinds.append("list" if ret.type.is_list else "tensor" if ret.type.base == "Tensor" else "scalar")
+            index = None
+            if ret.alias is not None and ret.alias.is_write:
+                index = next(
+                    i for i, a in enumerate(schema.arguments)
+                    if a.alias is not None and a.alias.before == ret.alias.before
+                )
+            written.append(index)
+        plan = _PLANS[op] = _ReturnPlan(tuple(kinds), tuple(written), schema.returns_tuple)
+    return plan
+
+
+class EagerMode:
+    """Runs kernels on numpy arrays."""
+
+    def __init__(self) -> None:
+        load_all()
+
+    def call(self, op: OpOverload, values: list[Any]) -> Any:
+        kernel = KERNELS.get(op.key)
+        if kernel is None:
+            raise NotImplementedError(f"{op} has no kernel: it cannot run eagerly")
+        out = kernel(*[_unwrap(v) for v in values])
+        return _wrap(op, values, out)
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value._value
+    if isinstance(value, list):
+        return [_unwrap(v) for v in value]
+    if getattr(value, "is_symbolic_scalar", False):
+        return value.concrete()
+    return value
+
+
+def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
+    plan = _plan(op)
+    if not plan.kinds:
+        return None
+    bf16 = _wants_bfloat16(values)
+    if len(plan.kinds) == 1 and not plan.is_tuple:
+        return _wrap_one(plan.kinds[0], plan.written_arg[0], values, out, bf16)
+    return tuple(
+        _wrap_one(kind, written, values, item, bf16)
+        for kind, written, item in zip(plan.kinds, plan.written_arg, out)
+    )
+
+
+def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any, bf16: bool) -> Any:
+    if written is not None:
+        return values[written]
+    if kind == "tensor":
+        return None if out is None else wrap_array(out, bf16)
+    if kind == "list":
+        return [wrap_array(item, bf16) for item in out]
+    return out.item() if isinstance(out, np.generic) else out
+
+
+def wrap_array(array: Any, bf16: bool = False) -> Tensor:
+    if not isinstance(array, np.ndarray):
+        array = np.asarray(array)
+    dtype = from_numpy(array.dtype)
+    if bf16 and dtype is DType.float32:
+        dtype = DType.bfloat16
+    return Tensor._make(array, dtype)
+
+
+def _wants_bfloat16(values: list[Any]) -> bool:
+    """bfloat16 is held as float32 (numpy has no bfloat16): results of ops on
+    bfloat16 inputs, or asked for as bfloat16, keep the bfloat16 label."""
+    requested = [v for v in values if isinstance(v, DType)]
+    if requested:
+        return requested[0] is DType.bfloat16
+    return any(isinstance(v, Tensor) and v._dtype is DType.bfloat16 for v in values)

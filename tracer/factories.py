@@ -1,0 +1,174 @@
+"""Tensor factories: ``tensor``, ``zeros``, ``arange``, ``randn``, the ``*_like`` forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.dtypes import DType
+from texport.interpreter import rng
+from texport.interpreter.dtypes import from_numpy as dtype_from_numpy
+from texport.interpreter.dtypes import to_numpy
+
+from .dispatcher import call, current_mode
+from .tensor import Tensor, _dims, op
+
+
+def _infer_dtype(data: Any, array: np.ndarray) -> DType:
+    """torch.tensor's inference: Python floats → float32, ints → int64; a numpy
+    array keeps its dtype."""
+    if isinstance(data, np.ndarray):
+        return dtype_from_numpy(array.dtype)
+    kind = array.dtype.kind
+    if kind == "f":
+        return DType.float32
+    if kind in "iu":
+        return DType.int64
+    if kind == "c":
+        return DType.complex64
+    if kind == "b":
+        return DType.bool
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data._concrete("tensor(...)")
+    if isinstance(data, (list, tuple)):
+        return [_plain(item) for item in data]
+    return data
+
+
+def _constant(array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
+    """A tensor made from data: eager keeps the array; tracing lifts a constant."""
+    maker = getattr(current_mode(), "constant", None)
+    if maker is not None:
+        return maker(array, dtype)
+    return Tensor._make(array, dtype, requires_grad)
+
+
+def tensor(data: Any, *, dtype: DType | None = None, device: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """``texport.tensor([[1, 2], [3, 4]])``: always copies the data."""
+    plain = _plain(data)
+    array = np.array(plain)
+    if array.dtype == object:
+        raise TypeError("texport.tensor(): nested sequences must be rectangular numbers")
+    chosen = dtype or _infer_dtype(plain, array)
+    return _constant(np.array(array, dtype=to_numpy(chosen)), chosen, requires_grad)
+
+
+def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor) and (dtype is None or dtype is data.dtype):
+        return data
+    if isinstance(data, np.ndarray) and dtype is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """Shares memory with the array, as torch.from_numpy."""
+    return _constant(array, dtype_from_numpy(array.dtype))
+
+
+def zeros(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("zeros"), _dims(size), dtype=dtype)
+
+
+def ones(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("ones"), _dims(size), dtype=dtype)
+
+
+def empty(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("empty.memory_format"), _dims(size), dtype=dtype)
+
+
+def full(size: Any, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("full"), list(size), fill_value, dtype=dtype)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    if end is None:
+        return call(op("arange"), start, dtype=dtype)
+    if step == 1:
+        return call(op("arange.start"), start, end, dtype=dtype)
+    return call(op("arange.start_step"), start, end, step, dtype=dtype)
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("linspace"), start, end, steps, dtype=dtype)
+
+
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    if m is None:
+        return call(op("eye"), n, dtype=dtype)
+    return call(op("eye.m"), n, m, dtype=dtype)
+
+
+def randn(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> Tensor:
+    return call(op("randn"), _dims(size), dtype=dtype)
+
+
+def rand(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> Tensor:
+    return call(op("rand"), _dims(size), dtype=dtype)
+
+
+def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    return call(op("randint.low"), low, high, list(size), dtype=dtype)
+
+
+def randperm(n: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("randperm"), n, dtype=dtype or DType.int64)
+
+
+def zeros_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("zeros_like"), x, dtype=dtype)
+
+
+def ones_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("ones_like"), x, dtype=dtype)
+
+
+def empty_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("empty_like"), x, dtype=dtype)
+
+
+def full_like(x: Tensor, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("full_like"), x, fill_value, dtype=dtype)
+
+
+def rand_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("rand_like"), x, dtype=dtype)
+
+
+def randn_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+    return call(op("randn_like"), x, dtype=dtype)
+
+
+def randint_like(x: Tensor, low: int, high: Any = None, *, dtype: DType | None = None) -> Tensor:
+    if high is None:
+        return call(op("randint_like"), x, low, dtype=dtype)
+    return call(op("randint_like.low_dtype"), x, low, high, dtype=dtype)
+
+
+class Generator:
+    """What ``manual_seed`` returns (texport has one global generator)."""
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the one generator every random op draws from (reproducible everywhere)."""
+    rng.manual_seed(int(seed))
+    return Generator(int(seed))
+
+
+def scalar_tensor(value: Any, *, dtype: DType | None = None) -> Tensor:
+    return call(op("scalar_tensor"), value, dtype=dtype)

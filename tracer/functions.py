@@ -1,0 +1,105 @@
+"""The ``texport.*`` functions (``texport.cat``, ``texport.where``, ``texport.sum`` ...).
+
+Most are the Tensor method of the same name called on the first argument; the
+rest pick their op from the arguments as torch's Python bindings do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .dispatcher import call
+from .tensor import Tensor, op
+
+# texport.<name>(x, ...) == x.<name>(...)
+METHOD_FUNCTIONS = (
+    "abs", "neg", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
+    "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+    "acosh", "atanh", "sigmoid", "erf", "ceil", "floor", "round", "trunc", "frac", "sign",
+    "relu", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "add", "sub", "subtract",
+    "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+    "matmul", "mm", "bmm", "dot", "mv", "outer", "maximum", "minimum", "atan2", "eq", "ne",
+    "lt", "le", "gt", "ge", "greater", "less", "logical_and", "logical_or", "logical_xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "sum", "mean", "prod", "max", "min", "amax",
+    "amin", "argmax", "argmin", "any", "all", "var", "std", "logsumexp", "cumsum", "cumprod",
+    "softmax", "log_softmax", "sort", "argsort", "topk", "norm", "clamp", "clip", "masked_fill",
+    "reshape", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "unflatten", "chunk",
+    "split", "unbind", "narrow", "select", "movedim", "moveaxis", "swapaxes", "flip", "roll",
+    "diagonal", "repeat_interleave", "tril", "triu", "t", "gather", "index_select",
+    "masked_select", "take_along_dim", "scatter", "scatter_add", "scatter_reduce", "index_add",
+    "lerp", "addcmul", "addcdiv", "addmm", "baddbmm", "detach", "clone", "tensor_split",
+)
+
+
+def _function(name: str) -> Any:
+    def function(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A002 - torch's name
+        return getattr(input, name)(*args, **kwargs)
+
+    function.__name__ = name
+    return function
+
+
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    return call(op("cat"), list(tensors), dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    return call(op("stack"), list(tensors), dim)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:  # noqa: A002
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return call(op("where.self"), condition, input, other)
+    if isinstance(input, Tensor):
+        return call(op("where.ScalarOther"), condition, input, other)
+    if isinstance(other, Tensor):
+        return call(op("where.ScalarSelf"), condition, input, other)
+    return call(op("where.Scalar"), condition, input, other)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:  # noqa: A002
+    result = call(op("nonzero"), input)
+    return tuple(result.unbind(1)) if as_tuple else result
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return call(op("einsum"), equation, list(operands))
+
+
+def broadcast_to(input: Tensor, size: Sequence[Any]) -> Tensor:  # noqa: A002
+    return input.expand(list(size))
+
+
+def numel(input: Tensor) -> Any:  # noqa: A002
+    return input.numel()
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002
+    return input.is_floating_point()
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    """Eager comparison helper (reads values; not an op)."""
+    import numpy as np
+
+    return bool(np.allclose(input.numpy(), other.numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())

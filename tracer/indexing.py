@@ -1,0 +1,101 @@
+"""``x[idx]`` and ``x[idx] = v`` decomposed into ops, as torch does:
+ints → select, slices → slice, None → unsqueeze, Ellipsis → skip dims,
+tensors (and lists) → one index.Tensor (index_put_ when assigning)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from texport.dialects.dtypes import DType
+
+from .dispatcher import call
+from .tensor import Tensor, op
+
+_FULL = slice(None)
+
+
+def _as_tuple(index: Any) -> tuple[Any, ...]:
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _dims_used(item: Any) -> int:
+    if item is None or item is Ellipsis or isinstance(item, bool):
+        return 0
+    if isinstance(item, Tensor) and item.dtype is DType.bool:
+        return item.dim()
+    return 1
+
+
+def _basic(tensor: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
+    """Apply the basic part of an index; return the view and the advanced
+    indices (by result dim, None where a dim is not indexed)."""
+    items = _as_tuple(index)
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(_dims_used(i) for i in items)
+    if used > tensor.dim():
+        raise IndexError(f"too many indices for tensor of dimension {tensor.dim()}")
+    result, dim, advanced = tensor, 0, []
+    for item in items:
+        if item is Ellipsis:
+            dim += tensor.dim() - used
+        elif item is None:
+            result = call(op("unsqueeze"), result, dim)
+            dim += 1
+        elif isinstance(item, bool):
+            result = call(op("unsqueeze"), result, dim)
+            if not item:
+                result = call(op("slice.Tensor"), result, dim, 0, 0)
+            dim += 1
+        elif isinstance(item, slice):
+            if item != _FULL:
+                start = 0 if item.start is None else item.start
+                step = 1 if item.step is None else item.step
+                if step <= 0:
+                    raise ValueError("step must be greater than zero")
+                result = call(op("slice.Tensor"), result, dim, start, item.stop, step)
+            dim += 1
+        elif isinstance(item, (Tensor, list)):
+            index_tensor = item if isinstance(item, Tensor) else _list_index(item)
+            advanced.extend([None] * (dim - len(advanced)))
+            advanced.append(index_tensor)
+            dim += index_tensor.dim() if index_tensor.dtype is DType.bool else 1
+        elif isinstance(item, int) or hasattr(item, "__index__"):
+            result = call(op("select.int"), result, dim, item)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                f"Variables are valid indices (got {type(item).__name__})"
+            )
+    return result, advanced
+
+
+def _list_index(items: list[Any]) -> Tensor:
+    from .factories import tensor
+
+    return tensor(items)
+
+
+def getitem(tensor: Tensor, index: Any) -> Tensor:
+    result, advanced = _basic(tensor, index)
+    if not advanced:
+        if result is tensor:
+            return call(op("alias"), tensor)
+        return result
+    return call(op("index.Tensor"), result, advanced)
+
+
+def setitem(tensor: Tensor, index: Any, value: Any) -> None:
+    view, advanced = _basic(tensor, index)
+    if advanced:
+        call(op("index_put_"), view, advanced, _value_tensor(value, tensor), False)
+    elif isinstance(value, Tensor):
+        call(op("copy_"), view, value)
+    else:
+        call(op("fill_.Scalar"), view, value)
+
+
+def _value_tensor(value: Any, like: Tensor) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    return call(op("full"), [], value, dtype=like.dtype)

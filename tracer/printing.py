@@ -1,0 +1,53 @@
+"""torch-style tensor reprs: ``tensor([1., 2.])``, ``tensor([1, 2], dtype=texport.int32)``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from texport.dialects.dtypes import DType
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_DEFAULT_DTYPES = (DType.float32, DType.int64, DType.bool)
+
+
+def _float_formatter(values: np.ndarray) -> object:
+    finite = values[np.isfinite(values)]
+    if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+        return lambda v: _special(v) or f"{v:.0f}."
+    big = finite.size and (np.abs(finite).max() >= 1e8 or (np.abs(finite[finite != 0]).min(initial=1) < 1e-4))
+    if big:
+        return lambda v: _special(v) or f"{v:.4e}"
+    return lambda v: _special(v) or f"{v:.4f}"
+
+
+def _special(value: float) -> str:
+    if np.isnan(value):
+        return "nan"
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return ""
+
+
+def tensor_repr(tensor: Tensor) -> str:
+    value = tensor._value
+    if not isinstance(value, np.ndarray):
+        return f"FakeTensor(shape={list(tensor.shape)}, dtype={tensor.dtype})"
+    if value.dtype.kind == "f":
+        formatter = {"float_kind": _float_formatter(value.astype(np.float64))}
+    elif value.dtype.kind == "b":
+        formatter = {"bool": lambda v: "True" if v else "False"}
+    else:
+        formatter = None
+    body = np.array2string(
+        value, separator=", ", prefix="tensor(", formatter=formatter, threshold=1000, edgeitems=3
+    )
+    suffix = ""
+    if tensor.dtype not in _DEFAULT_DTYPES or value.size == 0 and tensor.dtype is not DType.float32:
+        suffix = f", dtype={tensor.dtype}"
+    if tensor.requires_grad:
+        suffix += ", requires_grad=True"
+    return f"tensor({body}{suffix})"
