@@ -84,14 +84,22 @@ def dim_str(dim: Dim) -> str:
     return _expr_str(dim)
 
 
+@functools.lru_cache(maxsize=65536)
+def canonical(expr: sympy.Expr) -> Dim:
+    """The one form a dim takes in the IR: expanded, so that printing then
+    parsing gives back the same expression (sympy's structure otherwise
+    depends on how an expression was built: 2*(s0 + 1) vs 2*s0 + 2)."""
+    expanded = sympy.expand(expr)
+    return int(expanded) if isinstance(expanded, sympy.Integer) else expanded
+
+
 def to_dim(value: Dim) -> Dim:
-    """Normalise: an integer-valued sympy expression becomes a Python int."""
+    """Normalise: an integer-valued expression becomes a Python int; any other
+    expression takes its canonical (expanded) form."""
     if type(value) is int:
         return value
-    if isinstance(value, sympy.Integer):
-        return int(value)
     if isinstance(value, sympy.Expr):
-        return value
+        return canonical(value)
     return int(value)
 
 

@@ -44,7 +44,7 @@ from xdsl.utils.exceptions import VerifyException
 from .asm import parse_defined_operand
 from .dtypes import BY_IR_NAME, DType
 from .meta import TensorMeta
-from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim
+from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim, to_dim
 
 # --------------------------------------------------------------------------
 # Element types: xDSL builtin types <-> DType
@@ -137,7 +137,7 @@ class TensorType(Data[tuple[tuple[Dim, ...], DType]], TypeAttribute):
 
     @staticmethod
     def get(shape: Sequence[Dim], dtype: DType) -> TensorType:
-        return TensorType((tuple(shape), dtype))
+        return TensorType((tuple(to_dim(d) for d in shape), dtype))
 
     @property
     def shape(self) -> tuple[Dim, ...]:
