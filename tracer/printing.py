@@ -32,12 +32,24 @@ def _special(value: float) -> str:
     return ""
 
 
+def _padded(format_one: object, values: np.ndarray) -> object:
+    """torch right-aligns every element to the widest one."""
+    shown = values.ravel() if values.size <= 1000 else np.concatenate(
+        [values.ravel()[:3], values.ravel()[-3:]]
+    )
+    width = max((len(format_one(v)) for v in shown), default=0)
+    return lambda v: format_one(v).rjust(width)
+
+
 def tensor_repr(tensor: Tensor) -> str:
     value = tensor._value
     if not isinstance(value, np.ndarray):
         return f"FakeTensor(shape={list(tensor.shape)}, dtype={tensor.dtype})"
     if value.dtype.kind == "f":
-        formatter = {"float_kind": _float_formatter(value.astype(np.float64))}
+        wide = value.astype(np.float64)
+        formatter = {"float_kind": _padded(_float_formatter(wide), wide)}
+    elif value.dtype.kind in "iu":
+        formatter = {"int": _padded(str, value)}
     elif value.dtype.kind == "b":
         formatter = {"bool": lambda v: "True" if v else "False"}
     else:

@@ -1,1 +1,307 @@
-"""Kernels: factories."""
+"""Kernels: tensor factories and random fills.
+
+dtype=None follows torch: float factories give float32, full() infers from its
+fill value (bool -> bool, int -> int64, float -> float32), arange() gives int64
+for all-integer bounds and float32 otherwise, the *_like and new_* forms keep
+self's dtype. Layout, device, pin_memory and memory_format are accepted and
+ignored: every result is a C-contiguous CPU array (empty_strided excepted,
+which honours its strides). ``empty*`` return zeros, so that runs are
+reproducible. Every random kernel draws from rng.generator() (the streams are
+numpy's PCG64, not torch's).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.shape_rules.factories import fill_dtype
+
+from .. import rng
+from ..dtypes import to_numpy
+from . import kernel
+from .views import np_dtype, strided_view
+
+_FLOAT = np.dtype(np.float32)
+_LONG = np.dtype(np.int64)
+
+
+def _shape(size: Sequence[int]) -> tuple[int, ...]:
+    shape = tuple(int(s) for s in size)
+    if any(s < 0 for s in shape):
+        bad = next(s for s in shape if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(shape)}")
+    return shape
+
+
+# ---------------------------------------------------------------------------- constant fills
+
+
+@kernel("zeros", "empty.memory_format")
+def _zeros(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    return np.zeros(_shape(size), np_dtype(dtype, _FLOAT))
+
+
+@kernel("ones")
+def _ones(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    return np.ones(_shape(size), np_dtype(dtype, _FLOAT))
+
+
+@kernel("empty_strided")
+def _empty_strided(
+    size: Sequence[int], stride: Sequence[int], dtype: Any = None, *_: Any
+) -> np.ndarray:
+    """Zeros laid out with the given element strides over a storage just large enough."""
+    shape = _shape(size)
+    if len(stride) != len(shape):
+        raise RuntimeError("mismatch in length of strides and shape")
+    extent = 0 if 0 in shape else 1 + sum((n - 1) * int(s) for n, s in zip(shape, stride))
+    storage = np.zeros(extent, np_dtype(dtype, _FLOAT))
+    return strided_view(storage, shape, stride, 0)
+
+
+@kernel("full")
+def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
+    default = to_numpy(fill_dtype(fill_value))
+    return np.full(_shape(size), fill_value, np_dtype(dtype, default))
+
+
+@kernel("scalar_tensor")
+def _scalar_tensor(s: Any, dtype: Any = None, *_: Any) -> np.ndarray:
+    """Unlike full(), no inference from the value: dtype=None is float32."""
+    return np.array(s, np_dtype(dtype, _FLOAT))
+
+
+@kernel("zeros_like", "empty_like")
+def _zeros_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
+    return np.zeros(self.shape, np_dtype(dtype, self.dtype))
+
+
+@kernel("ones_like")
+def _ones_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
+    return np.ones(self.shape, np_dtype(dtype, self.dtype))
+
+
+@kernel("full_like")
+def _full_like(self: np.ndarray, fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
+    """Keeps self's dtype: no inference from the fill value."""
+    return np.full(self.shape, fill_value, np_dtype(dtype, self.dtype))
+
+
+@kernel("new_zeros", "new_empty")
+def _new_zeros(self: np.ndarray, size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    return np.zeros(_shape(size), np_dtype(dtype, self.dtype))
+
+
+@kernel("new_ones")
+def _new_ones(self: np.ndarray, size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    return np.ones(_shape(size), np_dtype(dtype, self.dtype))
+
+
+@kernel("new_full")
+def _new_full(
+    self: np.ndarray, size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any
+) -> np.ndarray:
+    return np.full(_shape(size), fill_value, np_dtype(dtype, self.dtype))
+
+
+@kernel("eye")
+def _eye(n: int, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _eye_m(n, n, dtype)
+
+
+@kernel("eye.m")
+def _eye_m(n: int, m: int, dtype: Any = None, *_: Any) -> np.ndarray:
+    if n < 0 or m < 0:
+        raise RuntimeError(f"n and m must be greater or equal to 0, got {n} and {m}")
+    return np.eye(n, m, dtype=np_dtype(dtype, _FLOAT))
+
+
+# ---------------------------------------------------------------------------- ranges
+
+
+def _arange_length(start: Any, end: Any, step: Any) -> int:
+    """ceil((end - start) / step): exact for integers, in double precision otherwise (torch)."""
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if all(isinstance(v, int) for v in (start, end, step)):
+        return -((start - end) // step)
+    return math.ceil((end - start) / step)
+
+
+@kernel("arange")
+def _arange(end: Any, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _arange_step(0, end, 1, dtype)
+
+
+@kernel("arange.start")
+def _arange_start(start: Any, end: Any, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _arange_step(start, end, 1, dtype)
+
+
+@kernel("arange.start_step")
+def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any) -> np.ndarray:
+    """start + i * step, computed in int64 for integer bounds, in double otherwise, then cast."""
+    integral = all(isinstance(v, int) for v in (start, end, step))
+    out = np_dtype(dtype, _LONG if integral else _FLOAT)
+    length = _arange_length(start, end, step)
+    if integral:
+        return (start + np.arange(length, dtype=np.int64) * step).astype(out, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (start + np.arange(length, dtype=np.float64) * step).astype(out)
+
+
+@kernel("linspace")
+def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
+    """torch's symmetric formula: the first half counts up from start, the second half down
+    from end, so both ends are exact. Floats compute in the output dtype, as torch does;
+    integer dtypes in double, truncated."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    out = np_dtype(dtype, _FLOAT)
+    if steps <= 1:
+        return np.full((steps,), start, out)
+    work = out if out.kind == "f" else np.dtype(np.float64)
+    first, last = work.type(start), work.type(end)
+    step = (last - first) / work.type(steps - 1)
+    index = np.arange(steps, dtype=work)
+    half = steps // 2
+    values = np.concatenate([first + step * index[:half],
+                             last - step * (work.type(steps - 1) - index[half:])])
+    return values.astype(out, copy=False)
+
+
+# ---------------------------------------------------------------------------- random
+
+
+def _float_draw(shape: tuple[int, ...], dtype: np.dtype, normal: bool, op: str) -> np.ndarray:
+    """Uniform [0, 1) or standard normal samples of a float dtype (float16 drawn as float32)."""
+    if dtype.kind != "f":
+        raise RuntimeError(f'"{op}" not implemented for \'{dtype.name}\'')
+    work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    gen = rng.generator()
+    if normal:
+        return gen.standard_normal(shape, dtype=work).astype(dtype, copy=False)
+    draw = gen.random(shape, dtype=work).astype(dtype, copy=False)
+    # Rounding to a narrower float can reach 1.0: keep the interval half-open.
+    return np.minimum(draw, np.nextafter(dtype.type(1), dtype.type(0)))
+
+
+@kernel("rand")
+def _rand(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    return _float_draw(_shape(size), np_dtype(dtype, _FLOAT), False, "rand")
+
+
+@kernel("randn")
+def _randn(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    return _float_draw(_shape(size), np_dtype(dtype, _FLOAT), True, "randn")
+
+
+@kernel("rand_like")
+def _rand_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _float_draw(self.shape, np_dtype(dtype, self.dtype), False, "rand_like")
+
+
+@kernel("randn_like")
+def _randn_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _float_draw(self.shape, np_dtype(dtype, self.dtype), True, "randn_like")
+
+
+def _integers(low: int, high: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Uniform integers in [low, high)."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    return rng.generator().integers(low, high, size=shape, dtype=np.int64).astype(dtype, copy=False)
+
+
+@kernel("randint")
+def _randint(high: int, size: Sequence[int], dtype: Any = 4, *_: Any) -> np.ndarray:
+    return _integers(0, int(high), _shape(size), np_dtype(dtype, _LONG))
+
+
+@kernel("randint.low")
+def _randint_low(low: int, high: int, size: Sequence[int], dtype: Any = 4, *_: Any) -> np.ndarray:
+    return _integers(int(low), int(high), _shape(size), np_dtype(dtype, _LONG))
+
+
+@kernel("randint_like")
+def _randint_like(self: np.ndarray, high: int, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _integers(0, int(high), self.shape, np_dtype(dtype, self.dtype))
+
+
+@kernel("randint_like.low_dtype")
+def _randint_like_low(
+    self: np.ndarray, low: int, high: int, dtype: Any = None, *_: Any
+) -> np.ndarray:
+    return _integers(int(low), int(high), self.shape, np_dtype(dtype, self.dtype))
+
+
+@kernel("randperm")
+def _randperm(n: int, dtype: Any = 4, *_: Any) -> np.ndarray:
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got {n}")
+    return rng.generator().permutation(int(n)).astype(np_dtype(dtype, _LONG))
+
+
+def _check_probability(p: Any) -> None:
+    p = np.asarray(p)
+    if p.size and (p.min() < 0 or p.max() > 1):
+        raise RuntimeError("bernoulli_ expects p to be in [0, 1]")
+
+
+def _coin_flips(shape: tuple[int, ...], p: Any, dtype: np.dtype) -> np.ndarray:
+    """1 with probability p (p a number or an array broadcast to shape), else 0."""
+    _check_probability(p)
+    return (rng.generator().random(shape) < p).astype(dtype)
+
+
+@kernel("bernoulli")
+def _bernoulli(self: np.ndarray, generator: Any = None) -> np.ndarray:
+    """self holds the probabilities."""
+    return _coin_flips(self.shape, self, self.dtype)
+
+
+@kernel("bernoulli.p")
+def _bernoulli_p(self: np.ndarray, p: float, generator: Any = None) -> np.ndarray:
+    return _coin_flips(self.shape, p, self.dtype)
+
+
+@kernel("bernoulli_.Tensor")
+def _bernoulli_tensor_(self: np.ndarray, p: np.ndarray, generator: Any = None) -> np.ndarray:
+    self[...] = _coin_flips(self.shape, np.broadcast_to(p, self.shape), self.dtype)
+    return self
+
+
+@kernel("bernoulli_.float")
+def _bernoulli_float_(self: np.ndarray, p: float = 0.5, generator: Any = None) -> np.ndarray:
+    self[...] = _coin_flips(self.shape, p, self.dtype)
+    return self
+
+
+@kernel("uniform_")
+def _uniform_(
+    self: np.ndarray, low: float = 0.0, high: float = 1.0, generator: Any = None
+) -> np.ndarray:
+    """`from` and `to` are Python keywords: bound positionally as low, high."""
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} "
+                           f"> to={high}")
+    draw = _float_draw(self.shape, self.dtype, False, "check_uniform_bounds")
+    self[...] = low + (high - low) * draw
+    return self
+
+
+@kernel("normal_")
+def _normal_(
+    self: np.ndarray, mean: float = 0.0, std: float = 1.0, generator: Any = None
+) -> np.ndarray:
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    self[...] = mean + std * _float_draw(self.shape, self.dtype, True, "normal_kernel_cpu")
+    return self

@@ -1,1 +1,554 @@
-"""Kernels: indexing."""
+"""Kernels: advanced indexing, gather/scatter, index_* along a dim, masks, data-dependent
+outputs (nonzero, unique), embeddings.
+
+numpy's advanced indexing is torch's: None entries are full slices, a k-dim bool
+mask indexes k dims with its nonzero() coordinates, index tensors broadcast, and
+the broadcast index dims replace adjacent indexed dims in place or go first when
+the indexed dims are not adjacent. Accumulating writes use ``ufunc.at``, which
+sums duplicate indices. Where torch leaves duplicates of a non-accumulating
+write unspecified (scatter, index_put, index_copy), the last write wins.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import kernel
+from .views import along, check_index_range, select_view, slice_view, wrap_dim
+
+# ---------------------------------------------------------------------------- advanced indexing
+
+
+def _index_tuple(indices: Sequence[np.ndarray | None]) -> tuple[Any, ...]:
+    """torch's index list as a numpy index: None -> ':', byte masks -> bool masks."""
+    out: list[Any] = []
+    for index in indices:
+        if index is None:
+            out.append(slice(None))
+        elif index.dtype in (np.bool_, np.uint8):
+            out.append(index.astype(bool, copy=False))
+        elif index.dtype.kind in "iu":
+            out.append(index)
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return tuple(out)
+
+
+def _torch_index_error(error: IndexError) -> IndexError:
+    return IndexError(str(error).replace("axis", "dimension"))
+
+
+@kernel("index.Tensor")
+def _index(self: np.ndarray, indices: Sequence[np.ndarray | None]) -> np.ndarray:
+    try:
+        picked = self[_index_tuple(indices)]
+    except IndexError as error:
+        raise _torch_index_error(error) from None
+    # Only all-slice or 0-d-integer indexing gives a numpy view (or scalar): copy those.
+    if not isinstance(picked, np.ndarray):
+        return np.asarray(picked)
+    return picked.copy() if np.may_share_memory(picked, self) else picked
+
+
+@kernel("index_put")
+def _index_put(
+    self: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray,
+    accumulate: bool = False,
+) -> np.ndarray:
+    return _index_put_(self.copy(), indices, values, accumulate)
+
+
+@kernel("index_put_")
+def _index_put_(
+    self: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray,
+    accumulate: bool = False,
+) -> np.ndarray:
+    where = _index_tuple(indices)
+    try:
+        if accumulate:
+            np.add.at(self, where, values)  # duplicates sum
+        else:
+            self[where] = values
+    except IndexError as error:
+        raise _torch_index_error(error) from None
+    return self
+
+
+# ---------------------------------------------------------------------------- index_* along a dim
+
+
+def _as_vector(self: np.ndarray, index: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """A 0-d self is handled as 1-d (a view: writes reach it); index flattened to a vector."""
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    if index.dtype.kind not in "iu":
+        raise IndexError(f"{op}(): Expected dtype int32/int64 for index")
+    return (self.reshape(1) if self.ndim == 0 else self), index.reshape(-1)
+
+
+@kernel("index_select")
+def _index_select(self: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    source, index = _as_vector(self, index, "index_select")
+    d = wrap_dim(dim, self.ndim)
+    check_index_range(index, source.shape[d], d)
+    out = np.take(source, index, axis=d)
+    return out.reshape(()) if self.ndim == 0 else out
+
+
+def _source_values(self: np.ndarray, d: int, count: int, source: np.ndarray) -> np.ndarray:
+    """source checked to be self with dim d of length `count` (a 0-d source: one element)."""
+    shape = (*self.shape[:d], count, *self.shape[d + 1:])
+    if source.ndim == 0 and count == 1:
+        source = source.reshape(shape)
+    if source.shape != shape:
+        raise RuntimeError(f"Source/destination tensor must have same slice shapes. Expected "
+                           f"source shape {list(shape)}, got {list(source.shape)}")
+    return source.astype(self.dtype, copy=False)
+
+
+@kernel("index_add")
+def _index_add(
+    self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, alpha: Any = 1
+) -> np.ndarray:
+    return _index_add_(self.copy(), dim, index, source, alpha)
+
+
+@kernel("index_add_")
+def _index_add_(
+    self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, alpha: Any = 1
+) -> np.ndarray:
+    target, index = _as_vector(self, index, "index_add_")
+    d = wrap_dim(dim, self.ndim)
+    check_index_range(index, target.shape[d], d)
+    scaled = source if alpha == 1 else source * alpha
+    np.add.at(target, along(d, index), _source_values(target, d, index.size, scaled))
+    return self
+
+
+@kernel("index_copy")
+def _index_copy(self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) -> np.ndarray:
+    return _index_copy_(self.copy(), dim, index, source)
+
+
+@kernel("index_copy_")
+def _index_copy_(
+    self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray
+) -> np.ndarray:
+    target, index = _as_vector(self, index, "index_copy_")
+    d = wrap_dim(dim, self.ndim)
+    check_index_range(index, target.shape[d], d)
+    target[along(d, index)] = _source_values(target, d, index.size, source)
+    return self
+
+
+# ---------------------------------------------------------------------------- gather / scatter
+
+
+def _region(array: np.ndarray, shape: Sequence[int], skip: int | None = None) -> np.ndarray:
+    """The leading corner of `array` with the given shape (dim `skip` kept whole)."""
+    return array[tuple(slice(None) if k == skip else slice(0, n) for k, n in enumerate(shape))]
+
+
+def _scatter_coords(index: np.ndarray, d: int) -> tuple[np.ndarray, ...]:
+    """For each index position p: p with p[d] replaced by index[p], as broadcastable arrays."""
+    coords = list(np.indices(index.shape, sparse=True))
+    coords[d] = index
+    return tuple(coords)
+
+
+def _gather_scatter_dims(self: np.ndarray, dim: int, index: np.ndarray) -> tuple[int, bool]:
+    """(normalised dim, whether there is work): gather/scatter need int64 index of self's rank."""
+    d = wrap_dim(dim, self.ndim)
+    if index.dtype != np.int64:
+        raise RuntimeError("gather/scatter(): Expected dtype int64 for index")
+    if index.size == 0:
+        return d, False
+    if max(index.ndim, 1) != max(self.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if any(k != d and i > s for k, (i, s) in enumerate(zip(index.shape, self.shape))):
+        raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                           f"{list(index.shape)} to be smaller than self {list(self.shape)} "
+                           f"apart from dimension {d}")
+    return d, True
+
+
+@kernel("gather")
+def _gather(self: np.ndarray, dim: int, index: np.ndarray, sparse_grad: bool = False) -> np.ndarray:
+    d, work = _gather_scatter_dims(self, dim, index)
+    if not work:
+        return np.empty(index.shape, self.dtype)
+    source, where = np.atleast_1d(self), np.atleast_1d(index)
+    check_index_range(where, source.shape[d], d)
+    out = np.take_along_axis(_region(source, where.shape, skip=d), where, axis=d)
+    return out.reshape(index.shape)
+
+
+def _scatter_target(
+    self: np.ndarray, dim: int, index: np.ndarray
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]] | None:
+    """(self as >=1-d view, coordinates) or None when the index is empty."""
+    d, work = _gather_scatter_dims(self, dim, index)
+    if not work:
+        return None
+    target, where = np.atleast_1d(self), np.atleast_1d(index)
+    check_index_range(where, target.shape[d], d)
+    return target, _scatter_coords(where, d)
+
+
+def _src_values(src: np.ndarray, index: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    source, shape = np.atleast_1d(src), np.atleast_1d(index).shape
+    if source.ndim != len(shape) or any(i > s for i, s in zip(shape, source.shape)):
+        raise RuntimeError(f"Expected index {list(index.shape)} to be smaller size than src "
+                           f"{list(src.shape)}")
+    return _region(source, shape).astype(dtype, copy=False)
+
+
+@kernel("scatter.src")
+def _scatter_src(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+    return _scatter_src_(self.copy(), dim, index, src)
+
+
+@kernel("scatter_.src")
+def _scatter_src_(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+    found = _scatter_target(self, dim, index)
+    if found is not None:
+        target, coords = found
+        target[coords] = _src_values(src, index, self.dtype)
+    return self
+
+
+@kernel("scatter.value")
+def _scatter_value(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
+    return _scatter_value_(self.copy(), dim, index, value)
+
+
+@kernel("scatter_.value")
+def _scatter_value_(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
+    found = _scatter_target(self, dim, index)
+    if found is not None:
+        target, coords = found
+        target[coords] = value
+    return self
+
+
+@kernel("scatter_add")
+def _scatter_add(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+    return _scatter_add_(self.copy(), dim, index, src)
+
+
+@kernel("scatter_add_")
+def _scatter_add_(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+    found = _scatter_target(self, dim, index)
+    if found is not None:
+        target, coords = found
+        np.add.at(target, coords, _src_values(src, index, self.dtype))
+    return self
+
+
+_REDUCE_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+                  "amin": np.minimum}
+
+
+def _reduce_identity(reduce: str, dtype: np.dtype) -> Any:
+    """What scattered-to positions start from when include_self=False."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    high = reduce == "amin"
+    if dtype.kind == "f":
+        return np.inf if high else -np.inf
+    if dtype.kind == "b":
+        return high
+    info = np.iinfo(dtype)
+    return info.max if high else info.min
+
+
+@kernel("scatter_reduce.two")
+def _scatter_reduce(
+    self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str,
+    include_self: bool = True,
+) -> np.ndarray:
+    return _scatter_reduce_(self.copy(), dim, index, src, reduce, include_self)
+
+
+@kernel("scatter_reduce_.two")
+def _scatter_reduce_(
+    self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str,
+    include_self: bool = True,
+) -> np.ndarray:
+    """mean divides by the number of contributions (self counts once when included); integer
+    means round down, as torch's floor division."""
+    if reduce not in _REDUCE_UFUNCS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    found = _scatter_target(self, dim, index)
+    if found is None:
+        return self
+    target, coords = found
+    if not include_self:
+        target[coords] = _reduce_identity(reduce, self.dtype)
+    _REDUCE_UFUNCS[reduce].at(target, coords, _src_values(src, index, self.dtype))
+    if reduce == "mean":
+        count = np.full(target.shape, 1 if include_self else 0, dtype=np.int64)
+        np.add.at(count, coords, 1)
+        count[count == 0] = 1
+        divide = np.divide if self.dtype.kind in "fc" else np.floor_divide
+        divide(target, count, out=target, casting="unsafe")
+    return self
+
+
+@kernel("take_along_dim")
+def _take_along_dim(self: np.ndarray, indices: np.ndarray, dim: int | None = None) -> np.ndarray:
+    """Without dim: over the flattened self. With dim: self and indices broadcast except along dim."""
+    if dim is None:
+        flat = self.reshape(-1)
+        check_index_range(indices, flat.size, 0)
+        return flat[indices.reshape(-1)]
+    d = wrap_dim(dim, self.ndim)
+    if self.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           "number of dimensions")
+    own = list(self.shape)
+    own[d] = indices.shape[d]
+    shape = list(np.broadcast_shapes(tuple(own), indices.shape))
+    check_index_range(indices, self.shape[d], d)
+    source_shape = [*shape[:d], self.shape[d], *shape[d + 1:]]
+    source = np.broadcast_to(self, source_shape)
+    return np.take_along_axis(source, np.broadcast_to(indices, shape), axis=d)
+
+
+# ---------------------------------------------------------------------------- scatter inverses
+
+
+@kernel("select_scatter")
+def _select_scatter(self: np.ndarray, src: np.ndarray, dim: int, index: int) -> np.ndarray:
+    out = self.copy()
+    select_view(out, dim, index)[...] = src
+    return out
+
+
+@kernel("slice_scatter")
+def _slice_scatter(
+    self: np.ndarray, src: np.ndarray, dim: int = 0, start: int | None = None,
+    end: int | None = None, step: int = 1,
+) -> np.ndarray:
+    out = self.copy()
+    slice_view(out, dim, start, end, step)[...] = src
+    return out
+
+
+# ---------------------------------------------------------------------------- masks
+
+
+def _broadcast_mask(self: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"expected BoolTensor for mask, got {mask.dtype}")
+    shape = np.broadcast_shapes(self.shape, mask.shape)
+    return np.broadcast_to(self, shape), np.broadcast_to(mask, shape)
+
+
+@kernel("masked_select")
+def _masked_select(self: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    values, where = _broadcast_mask(self, mask)
+    return values[where]  # row-major order of the True positions, a fresh 1-D array
+
+
+@kernel("masked_scatter")
+def _masked_scatter(self: np.ndarray, mask: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """The True positions, in row-major order, take source's leading elements."""
+    values, where = _broadcast_mask(self, mask)
+    out = values.copy()
+    count = int(np.count_nonzero(where))
+    if source.size < count:
+        raise RuntimeError(f"masked_scatter: expected source to have at least {count} elements, "
+                           f"but got {source.size}")
+    out[where] = source.reshape(-1)[:count]
+    return out
+
+
+# ---------------------------------------------------------------------------- data-dependent sizes
+
+
+@kernel("nonzero")
+def _nonzero(self: np.ndarray) -> np.ndarray:
+    """[count, ndim] coordinates in row-major order (a 0-d input gives [1, 0] or [0, 0])."""
+    return np.argwhere(self).astype(np.int64, copy=False)
+
+
+@kernel("nonzero_static")
+def _nonzero_static(self: np.ndarray, size: int, fill_value: int = -1) -> np.ndarray:
+    """Exactly `size` rows: truncated, or padded with rows of fill_value."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got "
+                           f"{size}")
+    found = _nonzero(self)[:size]
+    out = np.full((size, self.ndim), fill_value, dtype=np.int64)
+    out[:found.shape[0]] = found
+    return out
+
+
+@kernel("where")
+def _where(condition: np.ndarray) -> list[np.ndarray]:
+    """nonzero(as_tuple=True): one index vector per dim (a 0-d condition counts as 1-d)."""
+    return [i.astype(np.int64, copy=False) for i in np.nonzero(np.atleast_1d(condition))]
+
+
+_NO_OUTPUT = np.empty((0,), np.int64)
+
+
+@kernel("_unique2")
+def _unique2(
+    self: np.ndarray, sorted: bool = True, return_inverse: bool = False,
+    return_counts: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Always sorted (torch leaves the unsorted order unspecified); NaNs stay distinct, as
+    torch's sort-based unique. Outputs not asked for are empty [0] tensors."""
+    values, inverse, counts = np.unique(
+        self.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False
+    )
+    inverse = inverse.reshape(self.shape).astype(np.int64) if return_inverse else _NO_OUTPUT
+    counts = counts.astype(np.int64) if return_counts else _NO_OUTPUT
+    return values, inverse, counts
+
+
+@kernel("unique_consecutive")
+def _unique_consecutive(
+    self: np.ndarray, return_inverse: bool = False, return_counts: bool = False,
+    dim: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Collapse runs of equal elements (or of equal slices along dim)."""
+    d = None if dim is None else wrap_dim(dim, self.ndim)
+    if d is None:
+        rows, inverse_shape = self.reshape(-1, 1), self.shape
+    else:
+        moved = np.moveaxis(self, d, 0)
+        rows = moved.reshape(self.shape[d], math.prod(moved.shape[1:]))
+        inverse_shape = (self.shape[d],)
+    starts = np.ones(rows.shape[0], dtype=bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first = np.flatnonzero(starts)
+    values = self.reshape(-1)[first] if d is None else np.take(self, first, axis=d)
+    inverse = (np.cumsum(starts) - 1).reshape(inverse_shape).astype(np.int64)
+    counts = np.diff(np.append(first, rows.shape[0])).astype(np.int64)
+    return (values, inverse if return_inverse else _NO_OUTPUT,
+            counts if return_counts else _NO_OUTPUT)
+
+
+@kernel("one_hot")
+def _one_hot(self: np.ndarray, num_classes: int = -1) -> np.ndarray:
+    if self.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if self.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(self.max()) + 1
+    if self.size and self.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if self.size and self.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return (self[..., None] == np.arange(num_classes)).astype(np.int64)
+
+
+# ---------------------------------------------------------------------------- embeddings
+
+
+def _check_embedding_indices(indices: np.ndarray, rows: int) -> None:
+    if indices.size and (indices.min() < 0 or indices.max() >= rows):
+        raise IndexError("index out of range in self")
+
+
+@kernel("embedding")
+def _embedding(
+    weight: np.ndarray, indices: np.ndarray, padding_idx: int = -1,
+    scale_grad_by_freq: bool = False, sparse: bool = False,
+) -> np.ndarray:
+    """Rows of weight; padding_idx and scale_grad_by_freq only matter for gradients."""
+    _check_embedding_indices(indices, weight.shape[0])
+    return np.take(weight, indices, axis=0)
+
+
+@kernel("embedding_dense_backward")
+def _embedding_dense_backward(
+    grad_output: np.ndarray, indices: np.ndarray, num_weights: int, padding_idx: int,
+    scale_grad_by_freq: bool,
+) -> np.ndarray:
+    """Sum each index's output gradient into its row; padding_idx's row gets none; with
+    scale_grad_by_freq each contribution is divided by its index's frequency."""
+    flat = indices.reshape(-1)
+    width = grad_output.shape[-1]
+    grads = grad_output.reshape(flat.size, width)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num_weights)[flat]
+        grads = grads / counts[:, None].astype(grad_output.dtype)
+    keep = flat != padding_idx
+    out = np.zeros((num_weights, width), grad_output.dtype)
+    np.add.at(out, flat[keep], grads[keep])
+    return out
+
+
+_SUM, _MEAN, _MAX = 0, 1, 2
+
+
+@kernel("_embedding_bag")
+def _embedding_bag(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray,
+    scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+    per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(output, offset2bag, bag_size, max_indices) as torch's CPU kernel.
+
+    Bag b holds indices[offsets[b]:offsets[b+1]]; the last bag runs to the end of indices
+    (with include_last_offset the final offset is only a count, as torch). Indices equal to
+    padding_idx are skipped (not counted in bag_size). Empty bags give zero rows. max_indices
+    (mode max) holds the weight row of each feature's first maximum; other modes return zeros.
+    offset2bag is empty in the float32/float16 sum fast path, as torch."""
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    _check_embedding_indices(indices, weight.shape[0])
+    if offsets.size and offsets[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {int(offsets[0])}")
+    starts = offsets[:bags].astype(np.int64)
+    bag_of = (np.searchsorted(starts, np.arange(indices.size), side="right") - 1).astype(
+        offsets.dtype)
+    valid = indices != padding_idx
+    bag_size = np.bincount(bag_of[valid], minlength=bags).astype(offsets.dtype)
+    rows = weight[indices]
+    if mode == _MAX:
+        output, max_indices = _bag_max(weight, indices, rows, bag_of, valid, bags, offsets.dtype)
+    else:
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights[:, None]
+        output = np.zeros((bags, weight.shape[1]), weight.dtype)
+        np.add.at(output, bag_of[valid], rows[valid])
+        if mode == _MEAN:
+            output /= np.maximum(bag_size, 1)[:, None].astype(weight.dtype)
+        max_indices = np.zeros((bags,), offsets.dtype)
+    fast_sum = mode == _SUM and weight.dtype in (np.float32, np.float16) and padding_idx < 0
+    offset2bag = np.empty((0,), offsets.dtype) if fast_sum else bag_of
+    return output, offset2bag, bag_size, max_indices
+
+
+def _bag_max(
+    weight: np.ndarray, indices: np.ndarray, rows: np.ndarray, bag_of: np.ndarray,
+    valid: np.ndarray, bags: int, index_dtype: np.dtype,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per bag and feature: the max over the bag's rows, and the index of its first row."""
+    width = weight.shape[1]
+    low = -np.inf if weight.dtype.kind == "f" else np.iinfo(weight.dtype).min
+    best = np.full((bags, width), low, weight.dtype)
+    np.maximum.at(best, bag_of[valid], rows[valid])
+    positions = np.arange(indices.size)
+    winner = (rows == best[bag_of]) & valid[:, None]
+    first = np.full((bags, width), indices.size, np.int64)
+    np.minimum.at(first, bag_of, np.where(winner, positions[:, None], indices.size))
+    empty = first == indices.size
+    output = np.where(empty, np.zeros((), weight.dtype), best)
+    padded = np.append(indices, 0)  # a sentinel row for empty bags: max index 0
+    max_indices = np.where(empty, 0, padded[first]).astype(index_dtype)
+    return output, max_indices

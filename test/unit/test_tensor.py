@@ -1,0 +1,152 @@
+"""The eager frontend: dispatcher, Tensor semantics, factories, printing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import texport as torch
+from texport.dialects.handles import OpOverload
+from texport.tracer.dispatcher import resolve_overload, using_mode
+
+
+class Recorder:
+    """A mode that records which overload each call reached (and runs nothing)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def call(self, op: OpOverload, values: list) -> None:
+        self.calls.append(str(op))
+
+
+def recorded(fn) -> list[str]:  # noqa: ANN001
+    recorder = Recorder()
+    with using_mode(recorder):
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - the recorder returns None; later uses may fail
+            pass
+    return recorder.calls
+
+
+def test_operators_pick_the_overloads_torch_records() -> None:
+    x = torch.ones(2)
+    cases = {
+        lambda: x + 1: "aten.add.Tensor", lambda: 1 + x: "aten.add.Tensor",
+        lambda: x * 2: "aten.mul.Tensor", lambda: x / 2: "aten.div.Tensor",
+        lambda: x > 0: "aten.gt.Scalar", lambda: x > x: "aten.gt.Tensor",
+        lambda: x ** 2: "aten.pow.Tensor_Scalar", lambda: 1 - x: "aten.rsub.Scalar",
+        lambda: -x: "aten.neg.default", lambda: x @ x: "aten.matmul.default",
+        lambda: x.sum(): "aten.sum.default", lambda: x.sum(0): "aten.sum.dim_IntList",
+        lambda: x.view(2, 1): "aten.view.default", lambda: x.add_(1): "aten.add_.Tensor",
+        lambda: x[0]: "aten.select.int", lambda: x[:1]: "aten.slice.Tensor",
+        lambda: x[None]: "aten.unsqueeze.default",
+    }
+    for fn, expected in cases.items():
+        assert recorded(fn)[:1] == [expected], expected
+
+
+def test_packet_calls_resolve_overloads() -> None:
+    x = torch.ones(2)
+    assert str(resolve_overload(torch.ops.aten.add, (x, x), {})) == "aten.add.Tensor"
+    assert str(resolve_overload(torch.ops.aten.add, (x, 1), {})) == "aten.add.Scalar"
+    assert str(resolve_overload(torch.ops.aten.sum, (x,), {})) == "aten.sum.default"
+    assert str(resolve_overload(torch.ops.aten.sum, (x, [0]), {})) == "aten.sum.dim_IntList"
+    np.testing.assert_array_equal(torch.ops.aten.add.Tensor(x, x).numpy(), [2.0, 2.0])
+    with pytest.raises(TypeError, match="no overload"):
+        resolve_overload(torch.ops.aten.add, ("a", "b"), {})
+
+
+def test_dtype_defaults_and_promotion() -> None:
+    assert torch.tensor([1.0, 2.0]).dtype is torch.float32
+    assert torch.tensor([1, 2]).dtype is torch.int64
+    assert torch.tensor([True]).dtype is torch.bool
+    assert torch.tensor(np.zeros(2)).dtype is torch.float64
+    assert torch.zeros(2).dtype is torch.float32
+    assert torch.arange(3).dtype is torch.int64
+    i32 = torch.tensor([3, 4], dtype=torch.int32)
+    assert (i32 + 5).dtype is torch.int32
+    assert (i32 / 2).tolist() == [1.5, 2.0] and (i32 / 2).dtype is torch.float32
+    assert (torch.tensor([1, 2]) + 0.5).dtype is torch.float32
+
+
+def test_in_place_returns_self_and_views_alias_their_base() -> None:
+    x = torch.zeros(2, 3)
+    assert x.add_(1) is x
+    row = x[0]
+    row.mul_(5)
+    col = x[:, 2]
+    col.fill_(-1)
+    x.view(6)[1] = 7.0
+    x.t()[0, 1] = 3.0
+    assert x.tolist() == [[5.0, 7.0, -1.0], [3.0, 1.0, -1.0]]
+    x += 1
+    assert x.tolist()[0][0] == 6.0
+
+
+def test_indexing_get_and_set() -> None:
+    x = torch.arange(12).view(3, 4)
+    assert x[1, 2].item() == 6
+    assert x[-1].tolist() == [8, 9, 10, 11]
+    assert x[:, 1:3].tolist() == [[1, 2], [5, 6], [9, 10]]
+    assert x[::2, ::3].tolist() == [[0, 3], [8, 11]]
+    assert x[..., 0].tolist() == [0, 4, 8]
+    assert list(x[None, 0].shape) == [1, 4]
+    assert x[torch.tensor([2, 0])].tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]
+    assert x[x > 9].tolist() == [10, 11]
+    assert x[[0, 2], 1].tolist() == [1, 9]
+    y = torch.zeros(3, 4)
+    y[1] = 1.0
+    y[:, 0] = torch.tensor([4.0, 5.0, 6.0])
+    y[y > 4] = -1.0
+    assert y.tolist() == [[4, 0, 0, 0], [-1, 1, 1, 1], [-1, 0, 0, 0]]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+
+
+def test_conversions_and_python_protocol() -> None:
+    x = torch.tensor([[1.5, -2.0]])
+    assert x.shape == torch.Size([1, 2]) and x.size(1) == 2 and x.dim() == 2
+    assert x.numel() == 2 and len(x) == 1
+    assert x.long().tolist() == [[1, -2]] and x.long().dtype is torch.int64
+    assert x.to(torch.float64).dtype is torch.float64
+    assert float(x[0, 0]) == 1.5 and int(torch.tensor(3)) == 3
+    assert isinstance(x.numpy(), np.ndarray)
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        bool(x)
+    assert [t.tolist() for t in torch.tensor([[1, 2], [3, 4]])] == [[1, 2], [3, 4]]
+
+
+def test_named_results() -> None:
+    x = torch.tensor([[1.0, 5.0], [7.0, 2.0]])
+    values, indices = x.max(1)
+    assert values.tolist() == [5.0, 7.0] and x.max(dim=0).indices.tolist() == [1, 0]
+    assert x.topk(1).values.tolist() == [[5.0], [7.0]]
+    assert x.sort(dim=1, descending=True).indices.tolist() == [[1, 0], [0, 1]]
+
+
+def test_manual_seed_reproducible() -> None:
+    torch.manual_seed(0)
+    first = torch.randn(3).tolist()
+    torch.manual_seed(0)
+    assert torch.randn(3).tolist() == first
+    assert torch.randn(3).tolist() != first
+
+
+def test_repr_like_torch() -> None:
+    assert repr(torch.tensor([[1.0, 2.0], [3.0, 14.0]])) == "tensor([[ 1.,  2.],\n        [ 3., 14.]])"
+    assert repr(torch.tensor([0.5, -1.25])) == "tensor([ 0.5000, -1.2500])"
+    assert repr(torch.tensor([1, 2], dtype=torch.int32)) == "tensor([1, 2], dtype=texport.int32)"
+    assert repr(torch.tensor([True, False])) == "tensor([True, False])"
+    assert repr(torch.tensor(3)) == "tensor(3)"
+    assert repr(torch.Size([2, 3])) == "texport.Size([2, 3])"
+
+
+def test_functions_namespace() -> None:
+    a, b = torch.ones(2, 2), torch.zeros(2, 2)
+    assert torch.cat([a, b], 1).shape == torch.Size([2, 4])
+    assert torch.stack([a, b]).shape == torch.Size([2, 2, 2])
+    assert torch.where(a > 0, a, b).tolist() == [[1, 1], [1, 1]]
+    assert torch.flatten(torch.ones(2, 3, 4), 1).shape == torch.Size([2, 12])
+    assert torch.allclose(torch.sigmoid(torch.zeros(1)), torch.tensor([0.5]))
