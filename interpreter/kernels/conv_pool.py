@@ -1,1 +1,923 @@
-"""Kernels: conv_pool."""
+"""Kernels: convolution, pooling, resampling, grid sampling, padding, pixel shuffle.
+
+Windowed ops share two primitives over the last n (spatial) dims:
+
+- ``_windows``: a zero-copy strided view ``[..., *out, *kernel]`` of every
+  (strided, dilated) window, built with ``sliding_window_view``. im2col is one
+  transpose+reshape copy of it; convolution is then one batched BLAS matmul
+  per call (groups and batch are matmul batch dims, never Python loops).
+- ``_col2im``: the adjoint, a scatter-add of per-window values back onto the
+  input grid. Windows overlap, and numpy's scatter-adds (``np.add.at``,
+  ``bincount``) need a materialised int64 index per element, so it adds one
+  strided slice per kernel offset instead: prod(kernel) vectorised adds (9 for
+  a 3x3 kernel), as ATen's col2im loops over kernel offsets.
+  Transposed convolution, conv/pool backward and ``col2im`` use it.
+
+Half-precision inputs are computed in float32 and cast back (torch's opmath);
+float32/float64 compute in their own dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from . import kernel
+
+Array = np.ndarray
+IntArg = int | Sequence[int]
+Pairs = list[tuple[int, int]]
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def _ints(value: IntArg, n: int) -> tuple[int, ...]:
+    """An ``int[n]`` argument: a single value (int or 1-list) repeats n times."""
+    values = [value] if isinstance(value, (int, np.integer)) else list(value)
+    if len(values) == 1:
+        values = values * n
+    if len(values) != n:
+        raise ValueError(f"expected a single value or a list of {n} values, but got {values}")
+    return tuple(int(v) for v in values)
+
+
+def _opmath(x: Array) -> Array:
+    """float16 computes in float32 (torch's opmath type); other dtypes as they are."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _opmath_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def _lowest(dtype: np.dtype) -> Any:
+    """The padding value of a max pool: -inf, or the dtype's minimum for integers."""
+    if np.issubdtype(dtype, np.floating):
+        return -np.inf
+    if dtype == np.bool_:
+        return False
+    return np.iinfo(dtype).min
+
+
+def _pad_last(x: Array, pads: Pairs, value: Any = 0) -> Array:
+    """Pad the last len(pads) dims by (low, high) pairs, outermost dim first."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    widths = [(0, 0)] * (x.ndim - len(pads)) + list(pads)
+    return np.pad(x, widths, constant_values=value)
+
+
+def _windows(x: Array, kernel: Sequence[int], stride: Sequence[int],
+             dilation: Sequence[int]) -> Array:
+    """Read-only view [..., *out, *kernel] of every window over the last n dims."""
+    n = len(kernel)
+    spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    view = sliding_window_view(x, spans, axis=tuple(range(x.ndim - n, x.ndim)))
+    steps = (*(slice(None, None, s) for s in stride), *(slice(None, None, d) for d in dilation))
+    return view[(Ellipsis, *steps)]
+
+
+def _col2im(cols: Array, size: Sequence[int], stride: Sequence[int],
+            dilation: Sequence[int]) -> Array:
+    """Scatter-add cols [..., *kernel, *blocks] onto a zero grid [..., *size]:
+    window b's offset k lands at b*stride + k*dilation (the adjoint of _windows)."""
+    n = len(size)
+    kernel, blocks = cols.shape[-2 * n:-n], cols.shape[-n:]
+    out = np.zeros((*cols.shape[:-2 * n], *size), dtype=cols.dtype)
+    for offset in np.ndindex(*kernel):
+        target = tuple(
+            slice(k * d, k * d + (b - 1) * s + 1, s)
+            for k, d, b, s in zip(offset, dilation, blocks, stride)
+        )
+        out[(Ellipsis, *target)] += cols[(Ellipsis, *offset, *([slice(None)] * n))]
+    return out
+
+
+def _crop_last(x: Array, starts: Sequence[int], sizes: Sequence[int]) -> Array:
+    n = len(starts)
+    return x[(Ellipsis, *(slice(a, a + s) for a, s in zip(starts, sizes)))] if n else x
+
+
+def _batchify(x: Array, n: int, run: Callable[[Array], Array]) -> Array:
+    """conv{n}d accept an unbatched [C, *spatial] input: run it with N=1 (torch's batchify)."""
+    if x.ndim == n + 1:
+        return run(x[None])[0]
+    return run(x)
+
+
+# ------------------------------------------------------------ convolution
+
+
+def _im2col(x: Array, kernel: Sequence[int], stride: Sequence[int],
+            dilation: Sequence[int], groups: int) -> tuple[Array, tuple[int, ...]]:
+    """[N, C, *in] (already padded) -> cols [N, G, C/G * prod(k), L] and the out sizes."""
+    n = len(kernel)
+    win = _windows(x, kernel, stride, dilation)  # [N, C, *out, *k]
+    out = win.shape[2:2 + n]
+    order = (0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n))  # [N, C, *k, *out]
+    rows = x.shape[1] // groups * int(np.prod(kernel))  # explicit: N may be 0
+    cols = win.transpose(order).reshape(x.shape[0], groups, rows, int(np.prod(out)))
+    return cols, out
+
+
+def _conv(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequence[int],
+          groups: int) -> Array:
+    """Forward convolution: im2col + one batched matmul [G, O/G, C/G*k] @ [N, G, C/G*k, L]."""
+    cols, out = _im2col(_pad_last(x, pads), w.shape[2:], stride, dilation, groups)
+    weight = w.reshape(groups, w.shape[0] // groups, -1)
+    return np.matmul(weight, cols).reshape(x.shape[0], w.shape[0], *out)
+
+
+def _conv_transpose(x: Array, w: Array, stride: Sequence[int], padding: Sequence[int],
+                    dilation: Sequence[int], groups: int, sizes: Sequence[int]) -> Array:
+    """Transposed convolution to spatial ``sizes``: y[n, o, s*stride - pad + k*dil] +=
+    x[n, c, s] * w[c, o, k]. One matmul gives every (o, k) product, col2im sums them."""
+    batch, spatial = x.shape[0], x.shape[2:]
+    kernel_size, out_per_group = w.shape[2:], w.shape[1]
+    weight = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)  # [G, O/G*k, C/G]
+    grouped = x.reshape(batch, groups, x.shape[1] // groups, int(np.prod(spatial)))
+    cols = np.matmul(weight, grouped)
+    cols = cols.reshape(batch, groups * out_per_group, *kernel_size, *spatial)
+    args = zip(spatial, stride, dilation, kernel_size)
+    full = [(s - 1) * st + d * (k - 1) + 1 for s, st, d, k in args]
+    grid = [max(f, p + o) for f, p, o in zip(full, padding, sizes)]
+    return _crop_last(_col2im(cols, grid, stride, dilation), padding, sizes)
+
+
+def _transposed_sizes(spatial: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+                      padding: Sequence[int], dilation: Sequence[int],
+                      output_padding: Sequence[int]) -> list[int]:
+    args = zip(spatial, kernel, stride, padding, dilation, output_padding)
+    return [(s - 1) * st - 2 * p + d * (k - 1) + op + 1 for s, k, st, p, d, op in args]
+
+
+def _with_bias(out: Array, bias: Array | None) -> Array:
+    if bias is not None:
+        out += bias.reshape(-1, *([1] * (out.ndim - 2))).astype(out.dtype, copy=False)
+    return out
+
+
+@kernel("convolution")
+def convolution(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
+                padding: IntArg, dilation: IntArg, transposed: bool,
+                output_padding: IntArg, groups: int) -> Array:
+    n = weight.ndim - 2
+    stride, padding, dilation, output_padding = (
+        _ints(v, n) for v in (stride, padding, dilation, output_padding)
+    )
+    x, w = _opmath(input), _opmath(weight)
+    if transposed:
+        sizes = _transposed_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation,
+                                  output_padding)
+        out = _conv_transpose(x, w, stride, padding, dilation, groups, sizes)
+    else:
+        out = _conv(x, w, stride, [(p, p) for p in padding], dilation, groups)
+    return _with_bias(out, bias).astype(input.dtype, copy=False)
+
+
+def _conv_nd(n: int) -> Callable[..., Array]:
+    def conv(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
+             padding: IntArg, dilation: IntArg, groups: int) -> Array:
+        def batched(x: Array) -> Array:
+            return convolution(x, weight, bias, stride, padding, dilation, False, [0], groups)
+
+        return _batchify(input, n, batched)
+
+    return conv
+
+
+def _conv_nd_padding(n: int) -> Callable[..., Array]:
+    """padding='valid' | 'same' (stride 1): total pad d*(k-1), odd remainder on the right."""
+
+    def conv(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
+             padding: str, dilation: IntArg, groups: int) -> Array:
+        if padding not in ("valid", "same"):
+            raise ValueError(f"Invalid padding string: '{padding}'")
+        dil = _ints(dilation, n)
+        same = padding == "same"
+        totals = [d * (k - 1) if same else 0 for k, d in zip(weight.shape[2:], dil)]
+        pads = [(t // 2, t - t // 2) for t in totals]
+
+        def batched(x: Array) -> Array:
+            out = _conv(_opmath(x), _opmath(weight), _ints(stride, n), pads, dil, groups)
+            return _with_bias(out, bias).astype(x.dtype, copy=False)
+
+        return _batchify(input, n, batched)
+
+    return conv
+
+
+def _conv_transpose_nd(n: int) -> Callable[..., Array]:
+    def conv(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
+             padding: IntArg, output_padding: IntArg, groups: int, dilation: IntArg) -> Array:
+        def batched(x: Array) -> Array:
+            return convolution(x, weight, bias, stride, padding, dilation, True, output_padding,
+                               groups)
+
+        return _batchify(input, n, batched)
+
+    return conv
+
+
+for _n in (1, 2, 3):
+    kernel(f"conv{_n}d")(_conv_nd(_n))
+    kernel(f"conv{_n}d.padding")(_conv_nd_padding(_n))
+kernel("conv_transpose1d")(_conv_transpose_nd(1))
+kernel("conv_transpose2d.input")(_conv_transpose_nd(2))
+kernel("conv_transpose3d.input")(_conv_transpose_nd(3))
+
+
+def _conv_weight_grad(x: Array, grad: Array, kernel_size: Sequence[int], stride: Sequence[int],
+                      pads: Pairs, dilation: Sequence[int], groups: int) -> Array:
+    """sum over batch and positions of grad[n, o, l] * im2col(x)[n, c*k, l], per group:
+    [N, G, O/G, L] @ [N, G, L, C/G*k] summed over N -> [O, C/G, *k]."""
+    cols, out = _im2col(_pad_last(x, pads), kernel_size, stride, dilation, groups)
+    blocks = int(np.prod(grad.shape[2:]))
+    if cols.shape[-1] != blocks:  # a transposed conv's output_padding >= stride
+        cols = _trim_blocks(cols, out, grad)
+    g = grad.reshape(grad.shape[0], groups, grad.shape[1] // groups, blocks)
+    per_batch = np.matmul(g, cols.swapaxes(-1, -2))
+    return per_batch.sum(axis=0).reshape(grad.shape[1], -1, *kernel_size)
+
+
+def _trim_blocks(cols: Array, out: Sequence[int], grad: Array) -> Array:
+    """Keep only the windows that produced grad's positions (an im2col may yield more)."""
+    grid = cols.reshape(*cols.shape[:-1], *out)
+    kept = _crop_last(grid, [0] * len(out), grad.shape[2:])
+    return kept.reshape(*cols.shape[:-1], int(np.prod(grad.shape[2:])))
+
+
+def _conv_backward(go: Array, x: Array, w: Array, stride: tuple[int, ...],
+                   padding: tuple[int, ...], dilation: tuple[int, ...], transposed: bool,
+                   groups: int, mask: Sequence[bool]) -> tuple[Array | None, Array | None]:
+    """(grad_input, grad_weight) in opmath dtype; a transposed conv swaps the roles."""
+    kernel_size, pads = w.shape[2:], [(p, p) for p in padding]
+    grad_input = grad_weight = None
+    if transposed:
+        if mask[0]:  # output_padding >= stride leaves extra windows past the input
+            grad_input = _crop_last(_conv(go, w, stride, pads, dilation, groups),
+                                    [0] * len(padding), x.shape[2:])
+        if mask[1]:
+            # <convT(x, w), go> = <x, conv(go, w)>: w's grad as a conv weight over go
+            grad_weight = _conv_weight_grad(go, x, kernel_size, stride, pads, dilation, groups)
+    else:
+        if mask[0]:
+            grad_input = _conv_transpose(go, w, stride, padding, dilation, groups, x.shape[2:])
+        if mask[1]:
+            grad_weight = _conv_weight_grad(x, go, kernel_size, stride, pads, dilation, groups)
+    return grad_input, grad_weight
+
+
+@kernel("convolution_backward")
+def convolution_backward(grad_output: Array, input: Array, weight: Array,  # noqa: A002
+                         bias_sizes: Sequence[int] | None, stride: IntArg, padding: IntArg,
+                         dilation: IntArg, transposed: bool, output_padding: IntArg,
+                         groups: int, output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
+    n = weight.ndim - 2
+    stride, padding, dilation = (_ints(v, n) for v in (stride, padding, dilation))
+    go = _opmath(grad_output)
+    grad_input, grad_weight = _conv_backward(
+        go, _opmath(input), _opmath(weight), stride, padding, dilation, transposed, groups,
+        output_mask,
+    )
+    grad_bias = None
+    if output_mask[2]:
+        grad_bias = go.sum(axis=(0, *range(2, go.ndim)))
+    dtype = grad_output.dtype
+    return tuple(
+        None if g is None else g.astype(dtype, copy=False)
+        for g in (grad_input, grad_weight, grad_bias)
+    )
+
+
+# ---------------------------------------------------------------- pooling
+
+
+class _Pool:
+    """Window geometry of an n-d pool over the last n dims (torch's pooling_output_shape)."""
+
+    def __init__(self, x: Array, n: int, kernel_size: IntArg, stride: IntArg, padding: IntArg,
+                 dilation: IntArg, ceil_mode: bool) -> None:
+        self.n = n
+        self.kernel = _ints(kernel_size, n)
+        has_stride = not (isinstance(stride, (list, tuple)) and len(stride) == 0)
+        self.stride = _ints(stride, n) if has_stride else self.kernel
+        self.padding = _ints(padding, n)
+        self.dilation = _ints(dilation, n)
+        self.sizes = x.shape[-n:]
+        args = zip(self.sizes, self.kernel, self.stride, self.padding, self.dilation)
+        self.out = tuple(_pool_out(s, k, st, p, d, ceil_mode) for s, k, st, p, d in args)
+
+    def pads(self) -> Pairs:
+        """(low, high) pads so every window, including a ceil_mode last one, is in bounds."""
+        args = zip(self.sizes, self.kernel, self.stride, self.padding, self.dilation, self.out)
+        return [(p, max(p, (o - 1) * st + d * (k - 1) + 1 - s - p)) for s, k, st, p, d, o in args]
+
+    def windows(self, x: Array, value: Any) -> Array:
+        view = _windows(_pad_last(x, self.pads(), value), self.kernel, self.stride, self.dilation)
+        return view[(Ellipsis, *(slice(0, o) for o in self.out), *([slice(None)] * self.n))]
+
+    def starts(self, axis: int) -> Array:
+        """Unpadded start coordinate of each window along spatial axis ``axis``."""
+        return np.arange(self.out[axis]) * self.stride[axis] - self.padding[axis]
+
+    def grid(self, axis: int) -> tuple[int, ...]:
+        """Broadcast shape placing a per-window vector of ``axis`` among the out dims."""
+        return tuple(-1 if a == axis else 1 for a in range(self.n))
+
+
+def _pool_out(size: int, k: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
+    span = size + 2 * pad - dilation * (k - 1) - 1 + (stride - 1 if ceil_mode else 0)
+    out = span // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1  # the last window must start inside the input or its left padding
+    return out
+
+
+def _torch_argmax(flat: Array) -> Array:
+    """Argmax over the last axis as torch's CPU loops pick it (``val > max || isnan(val)``):
+    the first maximum, but the last NaN when a window holds NaNs."""
+    arg = flat.argmax(axis=-1)
+    if not np.issubdtype(flat.dtype, np.floating):
+        return arg
+    nan = np.isnan(flat)
+    last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
+    return np.where(nan.any(axis=-1), last_nan, arg)
+
+
+def _max_pool(x: Array, pool: _Pool) -> Array:
+    return pool.windows(x, _lowest(x.dtype)).max(axis=tuple(range(-pool.n, 0)))
+
+
+def _max_pool_with_indices(x: Array, pool: _Pool) -> tuple[Array, Array]:
+    """Max of each window and its flat index in the input plane (see _torch_argmax);
+    an all-lowest window points at its first in-bounds element, as torch."""
+    n = pool.n
+    win = pool.windows(x, _lowest(x.dtype))
+    flat = win.reshape(*win.shape[:-n], int(np.prod(pool.kernel)))
+    arg = _torch_argmax(flat)
+    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    offsets = np.unravel_index(arg, pool.kernel)
+    index = np.zeros(arg.shape, dtype=np.int64)
+    first = np.zeros(arg.shape, dtype=np.int64)
+    inside = np.ones(arg.shape, dtype=bool)
+    for axis in range(n):  # over the n spatial dims, each step vectorised
+        start = pool.starts(axis).reshape(pool.grid(axis))
+        coord = start + offsets[axis] * pool.dilation[axis]
+        inside &= (coord >= 0) & (coord < pool.sizes[axis])
+        skip = -(-np.maximum(-start, 0) // pool.dilation[axis])  # first in-bounds offset
+        plane = int(np.prod(pool.sizes[axis + 1:]))
+        index = index + coord * plane
+        first = first + (start + skip * pool.dilation[axis]) * plane
+    return values, np.where(inside, index, first)
+
+
+def _max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
+    def pool(self: Array, kernel_size: IntArg, stride: IntArg, padding: IntArg,
+             dilation: IntArg, ceil_mode: bool) -> Array | tuple[Array, Array]:
+        geometry = _Pool(self, n, kernel_size, stride, padding, dilation, ceil_mode)
+        if with_indices:
+            return _max_pool_with_indices(self, geometry)
+        return _max_pool(self, geometry)
+
+    return pool
+
+
+for _n in (1, 2, 3):
+    kernel(f"max_pool{_n}d")(_max_pool_nd(_n, False))
+for _n in (2, 3):
+    kernel(f"max_pool{_n}d_with_indices")(_max_pool_nd(_n, True))
+
+
+@kernel("max_pool2d_with_indices_backward")
+def max_pool2d_with_indices_backward(grad_output: Array, self: Array, kernel_size: IntArg,
+                                     stride: IntArg, padding: IntArg, dilation: IntArg,
+                                     ceil_mode: bool, indices: Array) -> Array:
+    """Each output's gradient goes to the input element its index names (summed)."""
+    plane = self.shape[-1] * self.shape[-2]
+    planes = int(np.prod(self.shape[:-2]))
+    target = indices.reshape(planes, int(np.prod(indices.shape[-2:])))
+    target = target + np.arange(planes)[:, None] * plane
+    summed = np.bincount(target.ravel(), weights=grad_output.reshape(-1).astype(np.float64),
+                         minlength=planes * plane)
+    return summed.reshape(self.shape).astype(self.dtype)
+
+
+def _avg_divisor(pool: _Pool, count_include_pad: bool, divisor_override: int | None) -> Any:
+    """torch's divide_factor per window: a product of per-dim counts (windows clipped to
+    the padded input, or to the input itself when padding is not counted)."""
+    if divisor_override:
+        return divisor_override
+    divisor: Any = 1
+    for axis in range(pool.n):
+        size, pad, k = pool.sizes[axis], pool.padding[axis], pool.kernel[axis]
+        start = pool.starts(axis)
+        end = np.minimum(start + k, size + pad)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, size)
+        divisor = divisor * (end - start).reshape(pool.grid(axis))
+    return divisor
+
+
+def _divide(total: Array, divisor: Any, dtype: np.dtype) -> Array:
+    """Float division, or C++'s truncating division for integer tensors."""
+    if np.issubdtype(dtype, np.integer):
+        return (np.sign(total) * (np.abs(total) // divisor)).astype(dtype)
+    return (total / divisor).astype(dtype, copy=False)
+
+
+def _avg_pool(x: Array, pool: _Pool, count_include_pad: bool,
+              divisor_override: int | None) -> Array:
+    acc = _opmath(x) if np.issubdtype(x.dtype, np.floating) else x.astype(np.int64)
+    total = pool.windows(acc, 0).sum(axis=tuple(range(-pool.n, 0)))
+    return _divide(total, _avg_divisor(pool, count_include_pad, divisor_override), x.dtype)
+
+
+def _avg_pool_nd(n: int) -> Callable[..., Array]:
+    def pool(self: Array, kernel_size: IntArg, stride: IntArg, padding: IntArg,
+             ceil_mode: bool, count_include_pad: bool, divisor_override: int | None = None
+             ) -> Array:
+        geometry = _Pool(self, n, kernel_size, stride, padding, 1, ceil_mode)
+        return _avg_pool(self, geometry, count_include_pad, divisor_override)
+
+    return pool
+
+
+for _n in (1, 2, 3):
+    kernel(f"avg_pool{_n}d")(_avg_pool_nd(_n))
+
+
+@kernel("avg_pool2d_backward")
+def avg_pool2d_backward(grad_output: Array, self: Array, kernel_size: IntArg, stride: IntArg,
+                        padding: IntArg, ceil_mode: bool, count_include_pad: bool,
+                        divisor_override: int | None) -> Array:
+    """Every input element of a window receives grad/divisor of that window (col2im)."""
+    pool = _Pool(self, 2, kernel_size, stride, padding, 1, ceil_mode)
+    share = _opmath(grad_output) / _avg_divisor(pool, count_include_pad, divisor_override)
+    lead = share.shape[:-2]
+    cols = np.broadcast_to(share[..., None, None, :, :], (*lead, *pool.kernel, *pool.out))
+    grid = [s + lo + hi for s, (lo, hi) in zip(pool.sizes, pool.pads())]
+    full = _col2im(cols.astype(share.dtype), grid, pool.stride, pool.dilation)
+    return _crop_last(full, pool.padding, pool.sizes).astype(self.dtype)
+
+
+# ------------------------------------------------------- adaptive pooling
+
+
+def _adaptive_bounds(size: int, out: int) -> tuple[Array, Array]:
+    """torch's windows: start = floor(i*in/out), end = ceil((i+1)*in/out)."""
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def _adaptive_mean_axis(x: Array, axis: int, out: int) -> Array:
+    """Window means along one axis from differences of a (float64) prefix sum."""
+    start, end = _adaptive_bounds(x.shape[axis], out)
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (1, 0)
+    prefix = np.pad(np.cumsum(x, axis=axis, dtype=np.float64), widths)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    counts = (end - start).reshape(shape)
+    return (prefix.take(end, axis=axis) - prefix.take(start, axis=axis)) / counts
+
+
+def _adaptive_avg(x: Array, sizes: Sequence[int]) -> Array:
+    """The mean over a box is the mean of means along each axis: one axis at a time."""
+    out: Array = x
+    for j, size in enumerate(sizes):
+        out = _adaptive_mean_axis(out, x.ndim - len(sizes) + j, size)
+    return out.astype(x.dtype)
+
+
+def _adaptive_avg_nd(n: int) -> Callable[..., Array]:
+    def pool(self: Array, output_size: IntArg) -> Array:
+        return _adaptive_avg(self, _ints(output_size, n))
+
+    return pool
+
+
+kernel("adaptive_avg_pool1d")(_adaptive_avg_nd(1))
+kernel("adaptive_avg_pool2d", "_adaptive_avg_pool2d")(_adaptive_avg_nd(2))
+kernel("adaptive_avg_pool3d", "_adaptive_avg_pool3d")(_adaptive_avg_nd(3))
+
+
+@kernel("_adaptive_avg_pool2d_backward")
+def _adaptive_avg_pool2d_backward(grad_output: Array, self: Array) -> Array:
+    """Adjoint of the per-axis window means: grad @ A for A[o, i] = [i in window o] / count."""
+    grad = _opmath(grad_output)
+    for axis in (self.ndim - 2, self.ndim - 1):
+        size, out = self.shape[axis], grad_output.shape[axis]
+        start, end = _adaptive_bounds(size, out)
+        i = np.arange(size)
+        inside = (i >= start[:, None]) & (i < end[:, None])
+        means = inside / (end - start)[:, None]
+        grad = np.moveaxis(np.tensordot(grad, means.astype(grad.dtype), axes=([axis], [0])),
+                           -1, axis)
+    return grad.astype(self.dtype)
+
+
+def _adaptive_max(x: Array, sizes: Sequence[int]) -> tuple[Array, Array]:
+    """Gather every variable-size window padded to the largest (repeating its last
+    element, which cannot change the max or the chosen element), then argmax."""
+    n, lead = len(sizes), x.ndim - len(sizes)
+    if 0 in sizes:
+        shape = (*x.shape[:lead], *sizes)
+        return np.empty(shape, x.dtype), np.empty(shape, np.int64)
+    taps = []
+    for axis, out in enumerate(sizes):
+        start, end = _adaptive_bounds(x.shape[lead + axis], out)
+        width = int((end - start).max())
+        taps.append(np.minimum(start[:, None] + np.arange(width), end[:, None] - 1))
+    grids = np.ix_(*[t.ravel() for t in taps])  # cartesian product of (window, tap) pairs
+    win = x[(Ellipsis, *grids)]
+    shaped = win.reshape(*x.shape[:lead], *(d for t in taps for d in t.shape))
+    order = (*range(lead), *(lead + 2 * a for a in range(n)), *(lead + 2 * a + 1 for a in range(n)))
+    taps_per_window = int(np.prod([t.shape[1] for t in taps]))
+    flat = shaped.transpose(order).reshape(*x.shape[:lead], *sizes, taps_per_window)
+    arg = _torch_argmax(flat)
+    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    offsets = np.unravel_index(arg, [t.shape[1] for t in taps])
+    index = np.zeros(arg.shape, dtype=np.int64)
+    for axis, tap in enumerate(taps):
+        window = np.arange(sizes[axis]).reshape([-1 if a == axis else 1 for a in range(n)])
+        plane = int(np.prod(x.shape[lead + axis + 1:]))
+        index = index + tap[window, offsets[axis]] * plane
+    return values, index
+
+
+def _adaptive_max_nd(n: int) -> Callable[..., tuple[Array, Array]]:
+    def pool(self: Array, output_size: IntArg) -> tuple[Array, Array]:
+        return _adaptive_max(self, _ints(output_size, n))
+
+    return pool
+
+
+kernel("adaptive_max_pool1d")(_adaptive_max_nd(1))
+kernel("adaptive_max_pool2d")(_adaptive_max_nd(2))
+
+
+# ------------------------------------------------------------- resampling
+
+
+def _scale_arg(scales: Sequence[float] | None, axis: int) -> float | None:
+    return None if scales is None else scales[axis]
+
+
+def _out_sizes(x: Array, n: int, output_size: IntArg | None,
+               scale_factors: Sequence[float] | None) -> list[int]:
+    """torch's compute_output_size: explicit sizes, or floor(in * scale)."""
+    if output_size is not None:
+        return list(_ints(output_size, n))
+    if scale_factors is None:
+        raise ValueError("Must specify exactly one of output_size and scale_factors")
+    return [int(s * f) for s, f in zip(x.shape[-n:], scale_factors)]
+
+
+def _scale(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype) -> Any:
+    """torch's area_pixel_compute_scale, in the opmath dtype."""
+    if align_corners:
+        return dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
+    if scale is not None and scale > 0:
+        return dtype.type(1.0 / scale)
+    return dtype.type(size) / dtype.type(out)
+
+
+def _source(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype,
+            cubic: bool) -> Array:
+    """torch's area_pixel_compute_source_index for every output index."""
+    ratio = _scale(size, out, align_corners, scale, dtype)
+    dst = np.arange(out, dtype=dtype)
+    if align_corners:
+        return ratio * dst
+    src = ratio * (dst + dtype.type(0.5)) - dtype.type(0.5)
+    return src if cubic else np.maximum(src, 0)
+
+
+def _index_and_lambda(src: Array, size: int) -> tuple[Array, Array]:
+    """torch's guard_index_and_lambda."""
+    index = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    return index, np.clip(src - index, 0, 1).astype(src.dtype)
+
+
+def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None,
+                 dtype: np.dtype) -> tuple[Array, Array]:
+    index, lam = _index_and_lambda(_source(size, out, align_corners, scale, dtype, False), size)
+    upper = index + (index < size - 1)
+    return np.stack([index, upper], 1), np.stack([1 - lam, lam], 1)
+
+
+def _cubic_weights(t: Array) -> Array:
+    """torch's get_cubic_upsample_coefficients (A = -0.75) for taps -1, 0, 1, 2."""
+    a = -0.75
+
+    def near(x: Array) -> Array:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: Array) -> Array:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], -1).astype(t.dtype)
+
+
+def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None,
+                dtype: np.dtype) -> tuple[Array, Array]:
+    index, lam = _index_and_lambda(_source(size, out, align_corners, scale, dtype, True), size)
+    taps = np.clip(index[:, None] + np.arange(-1, 3), 0, size - 1)  # upsample_get_value_bounded
+    return taps, _cubic_weights(lam)
+
+
+def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
+    """out[..., o, ...] = sum_t x[..., taps[o, t], ...] * weights[o, t]."""
+    gathered = np.moveaxis(x, axis, -1)[..., taps]
+    return np.moveaxis(np.einsum("...ot,ot->...o", gathered, weights), -1, axis)
+
+
+TapMaker = Callable[[int, int, bool, float | None, np.dtype], tuple[Array, Array]]
+
+
+def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
+                 scales: Sequence[float | None], taps: TapMaker) -> Array:
+    """Separable interpolation, innermost (W) axis first as torch's kernels do."""
+    dtype = _opmath_dtype(x.dtype)
+    out = x.astype(dtype, copy=False)
+    n = len(sizes)
+    for j in reversed(range(n)):
+        axis = x.ndim - n + j
+        index, weights = taps(x.shape[axis], sizes[j], align_corners, scales[j], dtype)
+        out = _resample_axis(out, axis, index, weights)
+    return out.astype(x.dtype, copy=False)
+
+
+def _nearest(x: Array, sizes: Sequence[int], scales: Sequence[float | None]) -> Array:
+    """torch's nearest_idx: out == in copies, out == 2*in halves, else
+    min(floor(dst * scale), in - 1) in float32."""
+    out = x
+    n = len(sizes)
+    for j in range(n):
+        axis, size, target = x.ndim - n + j, x.shape[x.ndim - n + j], sizes[j]
+        dst = np.arange(target)
+        if target == size:
+            index = dst
+        elif target == 2 * size:
+            index = dst >> 1
+        else:
+            ratio = _scale(size, target, False, scales[j], np.dtype(np.float32))
+            index = np.minimum(np.floor(dst.astype(np.float32) * ratio).astype(np.int64), size - 1)
+        out = out.take(index, axis=axis)
+    return out if out is not x else x.copy()
+
+
+@kernel("upsample_nearest1d")
+def upsample_nearest1d(self: Array, output_size: IntArg, scales: float | None = None) -> Array:
+    return _nearest(self, _ints(output_size, 1), [scales])
+
+
+@kernel("upsample_nearest2d")
+def upsample_nearest2d(self: Array, output_size: IntArg, scales_h: float | None = None,
+                       scales_w: float | None = None) -> Array:
+    return _nearest(self, _ints(output_size, 2), [scales_h, scales_w])
+
+
+def _nearest_vec(n: int) -> Callable[..., Array]:
+    def upsample(input: Array, output_size: IntArg | None,  # noqa: A002
+                 scale_factors: Sequence[float] | None) -> Array:
+        sizes = _out_sizes(input, n, output_size, scale_factors)
+        return _nearest(input, sizes, [_scale_arg(scale_factors, j) for j in range(n)])
+
+    return upsample
+
+
+kernel("upsample_nearest1d.vec")(_nearest_vec(1))
+kernel("upsample_nearest2d.vec")(_nearest_vec(2))
+
+
+@kernel("upsample_bilinear2d")
+def upsample_bilinear2d(self: Array, output_size: IntArg, align_corners: bool,
+                        scales_h: float | None = None, scales_w: float | None = None) -> Array:
+    return _interpolate(self, _ints(output_size, 2), align_corners, [scales_h, scales_w],
+                        _linear_taps)
+
+
+def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
+    def upsample(input: Array, output_size: IntArg | None, align_corners: bool,  # noqa: A002
+                 scale_factors: Sequence[float] | None) -> Array:
+        sizes = _out_sizes(input, n, output_size, scale_factors)
+        scales = [_scale_arg(scale_factors, j) for j in range(n)]
+        return _interpolate(input, sizes, align_corners, scales, taps)
+
+    return upsample
+
+
+kernel("upsample_bilinear2d.vec")(_interpolate_vec(2, _linear_taps))
+kernel("upsample_linear1d.vec")(_interpolate_vec(1, _linear_taps))
+kernel("upsample_bicubic2d.vec")(_interpolate_vec(2, _cubic_taps))
+
+
+# ------------------------------------------------------------ grid sampler
+
+_BILINEAR, _NEAREST, _BICUBIC = 0, 1, 2
+_ZEROS, _BORDER, _REFLECTION = 0, 1, 2
+
+
+def _unnormalize(coord: Array, size: int, align_corners: bool) -> Array:
+    """[-1, 1] -> pixel coordinates: corner pixel centres, or the image edges."""
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(coord: Array, twice_low: int, twice_high: int) -> Array:
+    """torch's reflect_coordinates over [twice_low/2, twice_high/2]."""
+    if twice_low == twice_high:
+        return np.zeros_like(coord)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    distance = np.abs(coord - low)
+    extra = np.fmod(distance, span)
+    flips = np.floor(distance / span)
+    return np.where(flips % 2 == 0, extra + low, span - extra + low).astype(coord.dtype)
+
+
+def _pad_coordinates(coord: Array, size: int, padding_mode: int, align_corners: bool) -> Array:
+    """torch's compute_coordinates: border clips, reflection mirrors then clips."""
+    if padding_mode == _BORDER:
+        return np.clip(coord, 0, size - 1)
+    if padding_mode == _REFLECTION:
+        twice = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        return np.clip(_reflect(coord, *twice), 0, size - 1)
+    return coord
+
+
+def _grid_taps(coord: Array, size: int, mode: int, padding_mode: int,
+               align_corners: bool) -> tuple[Array, Array]:
+    """Integer tap positions [..., T] and their weights along one axis."""
+    pixel = _unnormalize(coord, size, align_corners)
+    if mode == _BICUBIC:
+        base = np.floor(pixel)
+        offsets = base[..., None] + np.arange(-1, 3, dtype=pixel.dtype)
+        taps = _pad_coordinates(offsets, size, padding_mode, align_corners)
+        return np.trunc(taps).astype(np.int64), _cubic_weights(pixel - base)
+    pixel = _pad_coordinates(pixel, size, padding_mode, align_corners)
+    if mode == _NEAREST:
+        return np.rint(pixel).astype(np.int64)[..., None], np.ones_like(pixel)[..., None]
+    base = np.floor(pixel)
+    t = pixel - base
+    taps = base.astype(np.int64)[..., None] + np.arange(2)
+    return taps, np.stack([1 - t, t], -1)
+
+
+@kernel("grid_sampler_2d")
+def grid_sampler_2d(input: Array, grid: Array, interpolation_mode: int,  # noqa: A002
+                    padding_mode: int, align_corners: bool) -> Array:
+    """Sample input [N, C, H, W] at grid [N, Ho, Wo, (x, y)]; taps outside the input read 0."""
+    x, g = _opmath(input), _opmath(grid)
+    n, c, h, w = x.shape
+    ix, wx = _grid_taps(g[..., 0], w, interpolation_mode, padding_mode, align_corners)
+    iy, wy = _grid_taps(g[..., 1], h, interpolation_mode, padding_mode, align_corners)
+    rows, cols = iy[..., :, None], ix[..., None, :]  # [N, Ho, Wo, Ty, Tx]
+    valid = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
+    flat = np.clip(rows, 0, h - 1) * w + np.clip(cols, 0, w - 1)
+    flat = flat.reshape(n, 1, int(np.prod(flat.shape[1:])))
+    values = np.take_along_axis(x.reshape(n, c, h * w), flat, axis=2)
+    values = values.reshape(n, c, *valid.shape[1:]) * valid[:, None]
+    out = np.einsum("nchwyx,nhwy,nhwx->nchw", values, wy.astype(x.dtype), wx.astype(x.dtype))
+    return out.astype(input.dtype, copy=False)
+
+
+# ---------------------------------------------------------- im2col/col2im
+
+
+@kernel("im2col")
+def im2col(self: Array, kernel_size: IntArg, dilation: IntArg, padding: IntArg,
+           stride: IntArg) -> Array:
+    """F.unfold: [N?, C, H, W] -> [N?, C*kh*kw, L], rows ordered (c, ki, kj)."""
+    x = self if self.ndim == 4 else self[None]
+    pad = _ints(padding, 2)
+    cols, _ = _im2col(_pad_last(x, [(p, p) for p in pad]), _ints(kernel_size, 2),
+                      _ints(stride, 2), _ints(dilation, 2), 1)
+    out = cols[:, 0]
+    return out if self.ndim == 4 else out[0]
+
+
+@kernel("col2im")
+def col2im(self: Array, output_size: IntArg, kernel_size: IntArg, dilation: IntArg,
+           padding: IntArg, stride: IntArg) -> Array:
+    """F.fold: [N?, C*kh*kw, L] -> [N?, C, *output_size], overlapping blocks summed."""
+    sizes, kernel_ = _ints(output_size, 2), _ints(kernel_size, 2)
+    dil, pad, strides = _ints(dilation, 2), _ints(padding, 2), _ints(stride, 2)
+    blocks = [(s + 2 * p - d * (k - 1) - 1) // st + 1
+              for s, p, d, k, st in zip(sizes, pad, dil, kernel_, strides)]
+    lead = self.shape[:-2]
+    cols = self.reshape(*lead, self.shape[-2] // int(np.prod(kernel_)), *kernel_, *blocks)
+    grid = [s + 2 * p for s, p in zip(sizes, pad)]
+    return _crop_last(_col2im(cols, grid, strides, dil), pad, sizes)
+
+
+# ---------------------------------------------------------------- padding
+
+
+def _pad_pairs(pad: Sequence[int]) -> Pairs:
+    """torch's flat pad list (last dim first) as (low, high) pairs, outermost dim first."""
+    pairs = [(int(pad[2 * i]), int(pad[2 * i + 1])) for i in range(len(pad) // 2)]
+    return pairs[::-1]
+
+
+@kernel("constant_pad_nd")
+def constant_pad_nd(self: Array, pad: Sequence[int], value: Any = 0) -> Array:
+    """Pad with ``value``; negative pads crop."""
+    pairs = _pad_pairs(pad)
+    lead = self.ndim - len(pairs)
+    shape = [*self.shape[:lead], *(s + lo + hi for s, (lo, hi) in zip(self.shape[lead:], pairs))]
+    out = np.full(shape, value, dtype=self.dtype)
+    src = [slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(self.shape[lead:], pairs)]
+    dst = [slice(max(lo, 0), o - max(hi, 0)) for o, (lo, hi) in zip(shape[lead:], pairs)]
+    if all(d.stop > d.start for d in dst):
+        out[(Ellipsis, *dst)] = self[(Ellipsis, *src)]
+    return out
+
+
+def _reflect_index(size: int, lo: int, hi: int) -> Array:
+    """torch's reflection_pad source index for each output position (pad < size)."""
+    j = np.arange(size + lo + hi)
+    src = np.where(j < lo, 2 * lo - j, np.where(j < size + lo, j, 2 * (size + lo - 1) - j))
+    return src - max(lo, 0) + max(-lo, 0)
+
+
+def _replicate_index(size: int, lo: int, hi: int) -> Array:
+    j = np.arange(size + lo + hi)
+    return np.clip(j - lo, 0, size - 1)
+
+
+def _circular_index(size: int, lo: int, hi: int) -> Array:
+    return (np.arange(size + lo + hi) - lo) % size
+
+
+_EDGE_INDEX = {"reflect": _reflect_index, "replicate": _replicate_index,
+               "circular": _circular_index}
+
+
+def _edge_pad(x: Array, pad: Sequence[int], mode: str) -> Array:
+    """Reflect/replicate/circular pads of the last len(pad)//2 dims, one gather per dim."""
+    pairs = _pad_pairs(pad)
+    out = x
+    for j, (lo, hi) in enumerate(pairs):
+        axis = x.ndim - len(pairs) + j
+        out = out.take(_EDGE_INDEX[mode](x.shape[axis], lo, hi), axis=axis)
+    return out if out is not x else x.copy()
+
+
+def _edge_pad_op(n: int, mode: str) -> Callable[[Array, Sequence[int]], Array]:
+    def pad(self: Array, padding: Sequence[int]) -> Array:
+        if len(padding) != 2 * n:
+            raise ValueError(f"padding size is expected to be {2 * n}, but got: {len(padding)}")
+        return _edge_pad(self, padding, mode)
+
+    return pad
+
+
+for _n in (1, 2, 3):
+    kernel(f"reflection_pad{_n}d")(_edge_pad_op(_n, "reflect"))
+for _n in (2, 3):
+    kernel(f"replication_pad{_n}d")(_edge_pad_op(_n, "replicate"))
+
+
+@kernel("pad")
+def pad(self: Array, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Array:
+    """F.pad: 'constant' (negative pads crop) | 'reflect' | 'replicate' | 'circular'."""
+    if mode == "constant":
+        return constant_pad_nd(self, pad, 0 if value is None else value)
+    if mode not in _EDGE_INDEX:
+        raise ValueError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    return _edge_pad(self, pad, mode)
+
+
+# ----------------------------------------------------------- pixel shuffle
+
+
+@kernel("pixel_shuffle")
+def pixel_shuffle(self: Array, upscale_factor: int) -> Array:
+    """[..., C*r*r, H, W] -> [..., C, H*r, W*r]: out[c, h*r+i, w*r+j] = in[c*r*r+i*r+j, h, w]."""
+    r, lead = upscale_factor, self.shape[:-3]
+    c, h, w = self.shape[-3:]
+    x = self.reshape(*lead, c // (r * r), r, r, h, w)
+    k = len(lead)
+    x = x.transpose(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r).copy()
+
+
+@kernel("pixel_unshuffle")
+def pixel_unshuffle(self: Array, downscale_factor: int) -> Array:
+    """[..., C, H*r, W*r] -> [..., C*r*r, H, W], the inverse of pixel_shuffle."""
+    r, lead = downscale_factor, self.shape[:-3]
+    c, h, w = self.shape[-3:]
+    x = self.reshape(*lead, c, h // r, r, w // r, r)
+    k = len(lead)
+    x = x.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r).copy()

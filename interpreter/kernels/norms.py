@@ -1,1 +1,322 @@
-"""Kernels: norms."""
+"""Kernels: batch, layer, group and instance normalisation, forward and backward.
+
+Statistics follow torch's CPU kernels: batch norm normalises with the biased
+batch variance and feeds the running variance the unbiased one; saved
+mean/invstd come back in the input dtype ((0,)-shaped outside training);
+float16 is computed in float32 and cast back. A backward output whose
+output_mask bit is False is None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import kernel
+
+Array = np.ndarray
+
+
+def _opmath(x: Array) -> Array:
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def _opmath_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def _channels(x: Array, values: Array | None) -> Array | None:
+    """A per-channel [C] vector shaped to broadcast against [N, C, *spatial]."""
+    if values is None:
+        return None
+    return values.reshape(1, -1, *([1] * (x.ndim - 2)))
+
+
+def _affine(out: Array, weight: Array | None, bias: Array | None) -> Array:
+    """out * weight + bias, each optional and already broadcastable."""
+    if weight is not None:
+        out = out * weight.astype(out.dtype, copy=False)
+    if bias is not None:
+        out = out + bias.astype(out.dtype, copy=False)
+    return out
+
+
+def _masked(mask: Sequence[bool], *outputs: Array | None) -> tuple[Array | None, ...]:
+    return tuple(out if wanted else None for wanted, out in zip(mask, outputs))
+
+
+# ---------------------------------------------------------------- batch norm
+
+
+def _batch_stats(x: Array, eps: float) -> tuple[Array, Array, Array]:
+    """(mean, biased var, invstd) per channel, over batch and spatial dims."""
+    axes = (0, *range(2, x.ndim))
+    mean = x.mean(axis=axes)
+    var = x.var(axis=axes)
+    return mean, var, 1 / np.sqrt(var + eps)
+
+
+def _new_running(old: Array | None, batch: Array, momentum: float) -> Array | None:
+    """momentum * batch + (1 - momentum) * old (torch's type promotion of the two)."""
+    if old is None:
+        return None
+    return momentum * batch + (1 - momentum) * old
+
+
+def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                running_mean: Array | None, running_var: Array | None, training: bool,
+                momentum: float, eps: float) -> tuple[Array, ...]:
+    """torch's native_batch_norm_helper: (out, save_mean, save_invstd, new_running_mean,
+    new_running_var); nothing is mutated here."""
+    x = _opmath(input)
+    if training:
+        mean, var, invstd = _batch_stats(x, eps)
+        count = x.size // x.shape[1]
+        with np.errstate(divide="ignore", invalid="ignore"):  # one value per channel: inf
+            unbiased = var * (count / (count - 1)) if count > 1 else var / 0
+        new_mean = _new_running(running_mean, mean, momentum)
+        new_var = _new_running(running_var, unbiased, momentum)
+        saved = (mean.astype(input.dtype), invstd.astype(input.dtype))
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("running_mean and running_var must be defined in evaluation mode")
+        new_mean = running_mean.astype(x.dtype)
+        new_var = running_var.astype(x.dtype)
+        mean, invstd = new_mean, 1 / np.sqrt(new_var + eps)
+        saved = (np.empty((0,), input.dtype), np.empty((0,), input.dtype))
+    out = (x - _channels(x, mean)) * _channels(x, invstd)
+    out = _affine(out, _channels(x, weight), _channels(x, bias))
+    return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
+
+
+def _update(running: Array | None, new: Array | None) -> None:
+    """Write a new running statistic into the (a!) buffer, keeping its dtype."""
+    if running is not None and new is not None:
+        running[...] = new
+
+
+@kernel("native_batch_norm", "_native_batch_norm_legit")
+def native_batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                      running_mean: Array | None, running_var: Array | None, training: bool,
+                      momentum: float, eps: float) -> tuple[Array, Array, Array]:
+    """Training updates the running stats in place (unbiased variance)."""
+    out, mean, invstd, new_mean, new_var = _batch_norm(
+        input, weight, bias, running_mean, running_var, training, momentum, eps
+    )
+    if training:
+        _update(running_mean, new_mean)
+        _update(running_var, new_var)
+    return out, mean, invstd
+
+
+@kernel("_native_batch_norm_legit.no_stats")
+def _native_batch_norm_legit_no_stats(input: Array, weight: Array | None,  # noqa: A002
+                                      bias: Array | None, training: bool, momentum: float,
+                                      eps: float) -> tuple[Array, Array, Array]:
+    return native_batch_norm(input, weight, bias, None, None, training, momentum, eps)
+
+
+@kernel("_native_batch_norm_legit_no_training")
+def _native_batch_norm_legit_no_training(input: Array, weight: Array | None,  # noqa: A002
+                                         bias: Array | None, running_mean: Array,
+                                         running_var: Array, momentum: float,
+                                         eps: float) -> tuple[Array, Array, Array]:
+    return native_batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)
+
+
+@kernel("_native_batch_norm_legit_functional")
+def _native_batch_norm_legit_functional(input: Array, weight: Array | None,  # noqa: A002
+                                        bias: Array | None, running_mean: Array,
+                                        running_var: Array, training: bool, momentum: float,
+                                        eps: float) -> tuple[Array, ...]:
+    """Like _native_batch_norm_legit, but the new running stats are outputs 3 and 4."""
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _reserve() -> Array:
+    return np.empty((0,), np.uint8)  # cudnn's reserve space: empty on CPU
+
+
+@kernel("_batch_norm_with_update")
+def _batch_norm_with_update(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                            running_mean: Array, running_var: Array, momentum: float,
+                            eps: float) -> tuple[Array, ...]:
+    out = native_batch_norm(input, weight, bias, running_mean, running_var, True, momentum, eps)
+    return (*out, _reserve())
+
+
+@kernel("_batch_norm_with_update_functional")
+def _batch_norm_with_update_functional(input: Array, weight: Array | None,  # noqa: A002
+                                       bias: Array | None, running_mean: Array,
+                                       running_var: Array, momentum: float,
+                                       eps: float) -> tuple[Array, ...]:
+    out, mean, invstd, new_mean, new_var = _batch_norm(
+        input, weight, bias, running_mean, running_var, True, momentum, eps
+    )
+    return out, mean, invstd, _reserve(), new_mean, new_var
+
+
+@kernel("_batch_norm_no_update")
+def _batch_norm_no_update(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                          running_mean: Array | None, running_var: Array | None,
+                          momentum: float, eps: float) -> tuple[Array, ...]:
+    out = native_batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)
+    return (*out, _reserve())
+
+
+@kernel("batch_norm")
+def batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+               running_mean: Array | None, running_var: Array | None, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool) -> Array:
+    """The composite: native_batch_norm's output (running stats updated when training)."""
+    return native_batch_norm(
+        input, weight, bias, running_mean, running_var, training, momentum, eps
+    )[0]
+
+
+@kernel("instance_norm")
+def instance_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                  running_mean: Array | None, running_var: Array | None,
+                  use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Array:
+    """torch's composite: batch norm of [1, N*C, *spatial] with per-instance copies of the
+    parameters and running stats; each running stat then becomes the mean of its copies."""
+    n, c = input.shape[:2]
+    reshaped = input.reshape(1, n * c, *input.shape[2:])
+    per_channel = (weight, bias, running_mean, running_var)
+    repeat = [None if t is None else np.tile(t, n) for t in per_channel]
+    out = batch_norm(reshaped, *repeat, use_input_stats, momentum, eps, cudnn_enabled)
+    for running, copies in zip((running_mean, running_var), repeat[2:]):
+        if running is not None:
+            running[...] = copies.reshape(n, c).mean(axis=0)
+    return out.reshape(input.shape)
+
+
+@kernel("native_batch_norm_backward")
+def native_batch_norm_backward(grad_out: Array, input: Array, weight: Array | None,  # noqa: A002
+                               running_mean: Array | None, running_var: Array | None,
+                               save_mean: Array | None, save_invstd: Array | None, train: bool,
+                               eps: float, output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
+    """Analytic gradients: in training the batch statistics depend on the input too."""
+    x, g = _opmath(input), _opmath(grad_out)
+    axes = (0, *range(2, x.ndim))
+    if train:
+        mean, invstd = save_mean, save_invstd
+    else:
+        mean, invstd = running_mean, 1 / np.sqrt(_opmath(running_var) + eps)
+    mean, invstd = _channels(x, _opmath(mean)), _channels(x, _opmath(invstd))
+    xhat = (x - mean) * invstd
+    scale = invstd if weight is None else invstd * _channels(x, _opmath(weight))
+    if train:
+        dx = scale * (g - g.mean(axis=axes, keepdims=True)
+                      - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+    else:
+        dx = g * scale
+    param = input.dtype if weight is None else weight.dtype
+    dw = (g * xhat).sum(axis=axes).astype(param)
+    db = g.sum(axis=axes).astype(param)
+    return _masked(output_mask, dx.astype(input.dtype, copy=False), dw, db)
+
+
+# ---------------------------------------------------------------- layer norm
+
+
+def _trailing(x: Array, count: int) -> tuple[int, ...]:
+    return tuple(range(x.ndim - count, x.ndim))
+
+
+@kernel("native_layer_norm")
+def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
+                      weight: Array | None, bias: Array | None,
+                      eps: float) -> tuple[Array, Array, Array]:
+    """(out, mean, rstd); mean/rstd keep the normalised dims as 1s."""
+    x = _opmath(input)
+    axes = _trailing(x, len(normalized_shape))
+    mean = x.mean(axis=axes, keepdims=True)
+    rstd = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+    out = _affine((x - mean) * rstd, weight, bias)
+    dtype = input.dtype
+    return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
+
+
+@kernel("layer_norm")
+def layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
+               weight: Array | None = None, bias: Array | None = None, eps: float = 1e-05,
+               cudnn_enable: bool = True) -> Array:
+    return native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+@kernel("native_layer_norm_backward")
+def native_layer_norm_backward(grad_out: Array, input: Array,  # noqa: A002
+                               normalized_shape: Sequence[int], mean: Array, rstd: Array,
+                               weight: Array | None, bias: Array | None,
+                               output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
+    """dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = grad * weight;
+    weight/bias grads are None when that parameter is absent (torch's decomposition)."""
+    x, go = _opmath(input), _opmath(grad_out)
+    axes = _trailing(x, len(normalized_shape))
+    rows = tuple(range(x.ndim - len(normalized_shape)))
+    xhat = (x - _opmath(mean)) * _opmath(rstd)
+    g = go if weight is None else go * _opmath(weight)
+    dx = _opmath(rstd) * (g - g.mean(axis=axes, keepdims=True)
+                          - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+    dtype = input.dtype
+    dw = None if weight is None else (go * xhat).sum(axis=rows).astype(dtype)
+    db = None if bias is None else go.sum(axis=rows).astype(dtype)
+    return _masked(output_mask, dx.astype(dtype, copy=False), dw, db)
+
+
+# ---------------------------------------------------------------- group norm
+
+
+def _grouped(x: Array, group: int) -> Array:
+    """[N, C, HxW] -> [N, group, C/group * HxW]."""
+    n, c, hxw = x.shape
+    return x.reshape(n, group, c // group * hxw)
+
+
+def _column(values: Array | None) -> Array | None:
+    """A per-channel [C] vector shaped to broadcast against [N, C, HxW]."""
+    return None if values is None else values.reshape(-1, 1)
+
+
+@kernel("native_group_norm")
+def native_group_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                      N: int, C: int, HxW: int, group: int,  # noqa: N803 - torch's names
+                      eps: float) -> tuple[Array, Array, Array]:
+    """(out, mean, rstd) with mean/rstd of shape (N, group)."""
+    x = _grouped(_opmath(input).reshape(N, C, HxW), group)
+    mean = x.mean(axis=-1)
+    rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
+    normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
+    out = _affine(normed, _column(weight), _column(bias)).reshape(input.shape)
+    dtype = input.dtype
+    return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
+
+
+@kernel("group_norm")
+def group_norm(input: Array, num_groups: int, weight: Array | None = None,  # noqa: A002
+               bias: Array | None = None, eps: float = 1e-05,
+               cudnn_enabled: bool = True) -> Array:
+    n, c = input.shape[:2]
+    hxw = int(np.prod(input.shape[2:]))
+    return native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+@kernel("native_group_norm_backward")
+def native_group_norm_backward(grad_out: Array, input: Array, mean: Array,  # noqa: A002
+                               rstd: Array, weight: Array | None, N: int, C: int,  # noqa: N803
+                               HxW: int, group: int,  # noqa: N803
+                               output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
+    """Per group: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = grad * weight[c]."""
+    x, go = _opmath(input).reshape(N, C, HxW), _opmath(grad_out).reshape(N, C, HxW)
+    m, r = _opmath(mean)[..., None], _opmath(rstd)[..., None]
+    xhat = ((_grouped(x, group) - m) * r).reshape(N, C, HxW)
+    g = go if weight is None else go * _opmath(weight).reshape(-1, 1)
+    gg, hg = _grouped(g, group), _grouped(xhat, group)
+    dx = r * (gg - gg.mean(axis=-1, keepdims=True) - hg * (gg * hg).mean(axis=-1, keepdims=True))
+    dtype = input.dtype
+    dw = (go * xhat).sum(axis=(0, 2)).astype(dtype)
+    db = go.sum(axis=(0, 2)).astype(dtype)
+    return _masked(output_mask, dx.reshape(input.shape).astype(dtype, copy=False), dw, db)
