@@ -344,7 +344,7 @@ def _pairwise_distance(
     shape = list(broadcast_shapes(x1.shape, x2.shape))
     if shape:
         shape = [*shape[:-1], 1] if keepdim else shape[:-1]
-    return meta(shape, result_type(x1, x2))
+    return meta(shape, result_type(x1, x2, eps))  # + eps makes integer inputs float
 
 
 # ---------------------------------------------------------------------------- FFT

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..dtypes import result_type
 from ..meta import TensorMeta
 from . import shape_rule
 from .common import broadcast_shapes, normalize_dims, reduced_shape, to_float_dtype
@@ -15,10 +16,11 @@ def _reduced(shape: tuple, dtype, reduction: int) -> TensorMeta:  # noqa: ANN001
     return TensorMeta(shape if reduction == 0 else (), dtype)
 
 
-# loss(x, y) elementwise, then reduced: mse, l1, smooth_l1, huber
+# loss(x, y) elementwise, then reduced: mse, l1, smooth_l1, huber (x - y promotes)
 @shape_rule("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")
 def pointwise_loss(self: TensorMeta, target: TensorMeta, reduction: int = 1, *_: object) -> TensorMeta:
-    return _reduced(broadcast_shapes(self.shape, target.shape), self.dtype, reduction)
+    dtype = result_type(self, target)
+    return _reduced(broadcast_shapes(self.shape, target.shape), dtype, reduction)
 
 
 @shape_rule("binary_cross_entropy")
@@ -67,8 +69,9 @@ def nll_loss_forward(self: TensorMeta, target: TensorMeta, weight: object, reduc
 def cross_entropy_loss(self: TensorMeta, target: TensorMeta, weight: object = None,
                        reduction: int = 1, ignore_index: object = -100,
                        label_smoothing: float = 0.0) -> TensorMeta:
-    if target.dtype.is_floating_point:  # class probabilities: same shape as the input
-        return _reduced(broadcast_shapes(self.shape, target.shape), self.dtype, reduction)
+    if target.ndim == self.ndim and all(map(sym_eq, self.shape, target.shape)):
+        # class probabilities: -(log_softmax(x) * p).sum(class dim)
+        return _reduced((self.shape[0], *self.shape[2:]) if self.ndim > 1 else (), self.dtype, reduction)
     return _reduced(_class_dim_removed(self, target), self.dtype, reduction)
 
 
