@@ -136,10 +136,17 @@ def parse_arguments(parser: Parser, op_name: str, arguments: Sequence[Argument])
             count += 1
         if values[index] is not _UNSET:
             parser.raise_error(f"argument '{arguments[index].name}' of '{op_name}' given twice", pos)
-        values[index] = _value(tokens, arguments[index].type)
+        values[index] = _as_declared(_value(tokens, arguments[index].type), arguments[index].type)
         if tokens.peek() is not None:
             tokens.expect(",", "between arguments")
     return values
+
+
+def _as_declared(value: Any, arg_type: ArgType) -> Any:
+    """``int[2] stride`` written as ``2`` means [2, 2], as in a torch call."""
+    if arg_type.is_list and value is not None and not isinstance(value, list):
+        return [value] * (arg_type.list_size or 1)
+    return value
 
 
 def _value(tokens: _Tokens, arg_type: ArgType) -> Any:

@@ -145,8 +145,9 @@ def _var_mean(
 
 def _amax(name: str) -> Rule:
     def rule(self: TensorMeta, dim: Sequence[int] = (), keepdim: bool = False) -> TensorMeta:
+        dim = [dim] if isinstance(dim, int) else list(dim)  # torch accepts a bare int
         dims = normalize_dims(dim, self.ndim)
-        _check_nonempty(f"{name}()", self, list(dim) and dims)  # [] means all dims
+        _check_nonempty(f"{name}()", self, dim and dims)  # [] means all dims
         return _reduce(self, dims, keepdim, self.dtype)
 
     return rule

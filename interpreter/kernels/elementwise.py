@@ -1,1 +1,945 @@
-"""Kernels: elementwise."""
+"""Kernels: elementwise ops -- unary maths and activations, binary arithmetic,
+comparisons, selection, fills and copies, dropout -- and their in-place forms.
+
+Every kernel computes in torch's dtype: operands are cast to the promoted type
+(``torch_result_dtype``: a Python scalar doesn't widen a tensor, int32 + 5 stays
+int32) before numpy sees them, so numpy never upcasts float32 to float64. A
+scalar is cast the way torch's C++ cast does (-1 into uint8 is 255). An
+in-place form computes the out-of-place result and writes it into ``self``
+(possibly a strided view), refusing a cast to a lower dtype category as torch
+does, and returns ``self``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.shape_rules.common import can_cast, normalize_dim, scalar_type_name
+
+from .. import rng
+from ..dtypes import from_numpy
+from . import kernel
+from .common import torch_result_dtype
+
+Array = np.ndarray
+Fn = Callable[..., Any]
+
+# ---------------------------------------------------------------- helpers
+
+
+def _quiet(fn: Fn) -> Fn:
+    """Run a kernel without numpy's floating-point warnings: torch gives inf/nan silently."""
+
+    @functools.wraps(fn)
+    def run(*args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+    return run
+
+
+def _cast(value: Any, dtype: np.dtype) -> Array:
+    """An operand in the compute dtype (a Python scalar wraps around like a C++ cast)."""
+    if isinstance(value, np.ndarray):
+        return value.astype(dtype, copy=False)
+    return np.asarray(value).astype(dtype)
+
+
+def _result(value: Any, dtype: np.dtype) -> Array:
+    """An ndarray of ``dtype``: numpy returns scalars from maths on 0-d arrays."""
+    return np.asarray(value, dtype=dtype)
+
+
+def _fresh(self: Array) -> Array:
+    """A copy: an out-of-place kernel never returns (an alias of) its input."""
+    return np.array(self, copy=True)
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return dtype.kind in "fc"
+
+
+def _float_dtype(dtype: np.dtype) -> np.dtype:
+    """Integral and bool inputs of float-valued ops compute in float32."""
+    return dtype if _is_float(dtype) else np.dtype(np.float32)
+
+
+def _not_implemented(op: str, dtype: np.dtype) -> NotImplementedError:
+    return NotImplementedError(
+        f"\"{op}\" not implemented for '{scalar_type_name(from_numpy(dtype))}'"
+    )
+
+
+def write_into(self: Array, result: Array) -> Array:
+    """Store an op's result into ``self`` in place and return ``self``.
+
+    As torch: the result must have self's shape, and its dtype may only be cast
+    within or down the category order (float into int is refused)."""
+    source, target = from_numpy(result.dtype), from_numpy(self.dtype)
+    if not can_cast(source, target):
+        raise RuntimeError(
+            f"result type {scalar_type_name(source)} can't be cast to the desired output "
+            f"type {scalar_type_name(target)}"
+        )
+    if result.shape != self.shape:
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    with np.errstate(all="ignore"):
+        np.copyto(self, result, casting="unsafe")
+    return self
+
+
+def _inplace(fn: Fn) -> Fn:
+    """The ``op_`` form of an out-of-place kernel."""
+
+    def run(self: Array, *args: Any) -> Array:
+        return write_into(self, fn(self, *args))
+
+    run.__name__ = f"{fn.__name__}_"
+    return run
+
+
+def _register(fn: Fn, names: str, inplace: str = "") -> None:
+    """Register ``fn`` for the space-separated ops, and its in-place form for ``inplace``."""
+    kernel(*names.split())(fn)
+    if inplace:
+        kernel(*inplace.split())(_inplace(fn))
+
+
+# ---------------------------------------------------------------- erf
+
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SERIES_TERMS = {8: 35, 4: 25, 2: 25}  # by float itemsize: relative error < 2e-15 / 2e-9
+_FRACTION_TERMS = {8: 40, 4: 20, 2: 20}  # absolute error of erf < 3e-16 / 6e-12
+
+
+def _erf_series(a: Array, terms: int) -> Array:
+    """erf(a) = 2/sqrt(pi) exp(-a^2) sum_n (2a^2)^n a / (1*3*...*(2n+1)), a < 2
+    (A&S 7.1.6: all terms positive, so no cancellation)."""
+    a2 = a * a
+    term = np.ones_like(a)
+    total = np.ones_like(a)
+    for n in range(terms):
+        term *= 2.0 * a2 / (2 * n + 3)
+        total += term
+    return _TWO_OVER_SQRT_PI * a * np.exp(-a2) * total
+
+
+def _erfc_fraction(a: Array, terms: int) -> Array:
+    """erfc(a) = exp(-a^2)/sqrt(pi) / (a + (1/2)/(a + 1/(a + (3/2)/(a + ...)))), a >= 2
+    (A&S 7.1.14, evaluated bottom-up)."""
+    f = a.copy()
+    for k in range(terms, 0, -1):
+        f = a + (k / 2.0) / f
+    return np.exp(-a * a) / math.sqrt(math.pi) / f
+
+
+def _erf_wide(wide: Array, itemsize: int) -> Array:
+    """erf of a float64 array, with as many terms as a float of ``itemsize`` bytes needs."""
+    a = np.abs(wide)
+    small = a < 2.0
+    out = np.empty_like(wide)
+    size = itemsize if itemsize in _SERIES_TERMS else 8
+    out[small] = _erf_series(a[small], _SERIES_TERMS[size])
+    out[~small] = 1.0 - _erfc_fraction(a[~small], _FRACTION_TERMS[size])
+    return np.copysign(out, wide)  # erf is odd; nan stays nan
+
+
+def _erf(x: Array) -> Array:
+    """Vectorised erf of a float array, evaluated in float64 and rounded to x's dtype."""
+    return _erf_wide(x.astype(np.float64), x.dtype.itemsize).astype(x.dtype)
+
+
+# ---------------------------------------------------------------- unary maths
+
+
+def _float_unary(fn: Fn) -> Fn:
+    """A float-valued op: integer and bool inputs compute in float32."""
+
+    @_quiet
+    def run(self: Array) -> Array:
+        dtype = _float_dtype(self.dtype)
+        return _result(fn(self.astype(dtype, copy=False)), dtype)
+
+    run.__name__ = getattr(fn, "__name__", "unary")
+    return run
+
+
+def _rsqrt(x: Array) -> Array:
+    return 1 / np.sqrt(x)
+
+
+def _reciprocal(x: Array) -> Array:
+    return 1 / x
+
+
+def _sigmoid(x: Array) -> Array:
+    """1 / (1 + exp(-x)) without overflow: exp of -|x| only."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+_FLOAT_UNARY: list[tuple[str, Fn, str]] = [
+    ("exp", np.exp, "exp_"),
+    ("exp2", np.exp2, "exp2_"),
+    ("expm1", np.expm1, "expm1_"),
+    ("log", np.log, "log_"),
+    ("log2", np.log2, "log2_"),
+    ("log10", np.log10, "log10_"),
+    ("log1p", np.log1p, "log1p_"),
+    ("sqrt", np.sqrt, "sqrt_"),
+    ("rsqrt", _rsqrt, "rsqrt_"),
+    ("reciprocal", _reciprocal, "reciprocal_"),
+    ("sin", np.sin, "sin_"),
+    ("cos", np.cos, "cos_"),
+    ("tan", np.tan, "tan_"),
+    ("asin", np.arcsin, "asin_"),
+    ("acos", np.arccos, "acos_"),
+    ("atan", np.arctan, "atan_"),
+    ("sinh", np.sinh, "sinh_"),
+    ("cosh", np.cosh, "cosh_"),
+    ("tanh", np.tanh, "tanh_"),
+    ("asinh", np.arcsinh, ""),
+    ("acosh", np.arccosh, ""),
+    ("atanh", np.arctanh, ""),
+    ("sigmoid", _sigmoid, "sigmoid_"),
+    ("erf", _erf, "erf_"),
+]
+for _name, _fn, _inplace_name in _FLOAT_UNARY:
+    _register(_float_unary(_fn), _name, _inplace_name)
+
+
+def _rounding(fn: Fn) -> Fn:
+    """ceil/floor/round/trunc: integers and bools are already whole (a copy)."""
+
+    def run(self: Array) -> Array:
+        return _result(fn(self), self.dtype) if _is_float(self.dtype) else _fresh(self)
+
+    return run
+
+
+_register(_rounding(np.ceil), "ceil", "ceil_")
+_register(_rounding(np.floor), "floor", "floor_")
+_register(_rounding(np.rint), "round", "round_")  # rint: half to even, like torch
+_register(_rounding(np.trunc), "trunc", "trunc_")
+
+
+def _round_decimals(self: Array, decimals: int) -> Array:
+    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0."""
+    if not _is_float(self.dtype):
+        if decimals == 0:
+            return _fresh(self)
+        raise _not_implemented("round_cpu", self.dtype)
+    compute = np.float32 if self.dtype == np.float16 else self.dtype
+    x = self.astype(compute)
+    scale = np.asarray(10.0 ** abs(decimals)).astype(compute)
+    with np.errstate(all="ignore"):
+        out = np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale
+    return _result(out, self.dtype)
+
+
+_register(_round_decimals, "round.decimals", "round_.decimals")
+
+
+@_quiet
+def _frac(self: Array) -> Array:
+    if not _is_float(self.dtype):
+        raise _not_implemented("frac_cpu", self.dtype)
+    return _result(self - np.trunc(self), self.dtype)
+
+
+_register(_frac, "frac", "frac_")
+
+
+def _abs(self: Array) -> Array:
+    return _result(np.abs(self), self.dtype)
+
+
+def _neg(self: Array) -> Array:
+    return _result(np.negative(self), self.dtype)
+
+
+def _sign(self: Array) -> Array:
+    """(0 < x) - (x < 0), as torch: sign(nan) = 0 and sign(-0.0) = 0."""
+    if self.dtype == np.bool_:
+        return _fresh(self)
+    positive = (self > 0).astype(self.dtype)
+    return _result(positive - (self < 0).astype(self.dtype), self.dtype)
+
+
+_register(_abs, "abs", "abs_")
+_register(_neg, "neg", "neg_")
+_register(_sign, "sign", "sign_")
+
+
+def _square(self: Array) -> Array:
+    return _pow_tensor_scalar(self, 2)  # bool ** 2 promotes to int64, like torch
+
+
+def _bitwise_not(self: Array) -> Array:
+    return _result(np.invert(self), self.dtype)  # ~ on bool is logical not
+
+
+def _logical_not(self: Array) -> Array:
+    return _result(np.logical_not(self), np.bool_)
+
+
+def _float_test(fn: Fn, integral: bool) -> Fn:
+    """isnan/isinf/isfinite: integers and bools are never nan or inf."""
+
+    def run(self: Array) -> Array:
+        if _is_float(self.dtype):
+            return _result(fn(self), np.bool_)
+        return np.full(self.shape, integral, dtype=np.bool_)
+
+    return run
+
+
+def _nan_to_num(
+    self: Array, nan: float | None = None, posinf: float | None = None, neginf: float | None = None
+) -> Array:
+    """nan -> nan (0 by default), +-inf -> posinf/neginf (the dtype's extremes by default)."""
+    if not _is_float(self.dtype):
+        return _fresh(self)
+    out = np.nan_to_num(
+        self, copy=True, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf
+    )
+    return _result(out, self.dtype)
+
+
+_register(_square, "square")
+_register(_bitwise_not, "bitwise_not", "bitwise_not_")
+_register(_logical_not, "logical_not")
+_register(_float_test(np.isnan, False), "isnan")
+_register(_float_test(np.isinf, False), "isinf")
+_register(_float_test(np.isfinite, True), "isfinite")
+_register(_nan_to_num, "nan_to_num", "nan_to_num_")
+
+# ---------------------------------------------------------------- activations
+
+
+def _relu(self: Array) -> Array:
+    return _result(np.maximum(self, np.zeros((), self.dtype)), self.dtype)  # nan stays nan
+
+
+def _hardtanh(self: Array, min_val: Any = -1, max_val: Any = 1) -> Array:
+    """clamp(x, min_val, max_val) in self's dtype."""
+    low, high = _cast(min_val, self.dtype), _cast(max_val, self.dtype)
+    return _result(np.minimum(np.maximum(self, low), high), self.dtype)
+
+
+def _relu6(self: Array) -> Array:
+    return _hardtanh(self, 0, 6)
+
+
+def _threshold(self: Array, threshold: Any, value: Any) -> Array:
+    """x <= threshold ? value : x (every dtype)."""
+    cut, fill = _cast(threshold, self.dtype), _cast(value, self.dtype)
+    return _result(np.where(self <= cut, fill, self), self.dtype)
+
+
+_register(_relu, "relu", "relu_")
+_register(_hardtanh, "hardtanh", "hardtanh_")
+_register(_relu6, "relu6")
+_register(_threshold, "threshold")
+
+
+def _float_activation(op: str) -> Callable[[Fn], Fn]:
+    """A floating-only activation (torch has no integer kernel); keeps the dtype.
+    Scalars are cast to the input's dtype, as torch's kernels take them."""
+
+    def wrap(fn: Fn) -> Fn:
+        @functools.wraps(fn)
+        def run(self: Array, *args: Any) -> Any:
+            if not _is_float(self.dtype):
+                raise _not_implemented(op, self.dtype)
+            with np.errstate(all="ignore"):
+                out = fn(self, *args)
+            if isinstance(out, tuple):
+                return tuple(_result(o, self.dtype) for o in out)
+            return _result(out, self.dtype)
+
+        return run
+
+    return wrap
+
+
+@_float_activation("gelu")
+def _gelu(self: Array, approximate: str = "none") -> Array:
+    if approximate == "tanh":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        beta = _cast(math.sqrt(2 / math.pi), self.dtype)
+        kappa = _cast(0.044715, self.dtype)
+        return 0.5 * self * (1 + np.tanh(beta * (self + kappa * self * self * self)))
+    if approximate != "none":
+        raise ValueError("approximate argument must be either none or tanh.")
+    wide = self.astype(np.float64)  # x Phi(x), with erf in double precision
+    return 0.5 * wide * (1 + _erf_wide(wide / math.sqrt(2), self.dtype.itemsize))
+
+
+@_float_activation("silu")
+def _silu(self: Array) -> Array:
+    return self / (1 + np.exp(-self))
+
+
+@_float_activation("mish")
+def _mish(self: Array) -> Array:
+    return self * np.tanh(np.log1p(np.exp(self)))
+
+
+@_float_activation("softplus")
+def _softplus(self: Array, beta: Any = 1, threshold: Any = 20) -> Array:
+    """x * beta > threshold ? x : log1p(exp(x * beta)) / beta."""
+    b, cut = _cast(beta, self.dtype), _cast(threshold, self.dtype)
+    scaled = self * b
+    return np.where(scaled > cut, self, np.log1p(np.exp(scaled)) / b)
+
+
+def _elu_values(self: Array, alpha: Any, scale: Any, input_scale: Any) -> Array:
+    """x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale."""
+    negative = np.expm1(self * _cast(input_scale, self.dtype)) * _cast(alpha * scale, self.dtype)
+    return np.where(self <= 0, negative, self * _cast(scale, self.dtype))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+@_float_activation("elu")
+def _elu(self: Array, alpha: Any = 1, scale: Any = 1, input_scale: Any = 1) -> Array:
+    return _elu_values(self, alpha, scale, input_scale)
+
+
+@_float_activation("selu")
+def _selu(self: Array) -> Array:
+    return _elu_values(self, _SELU_ALPHA, _SELU_SCALE, 1)
+
+
+@_float_activation("celu")
+def _celu(self: Array, alpha: Any = 1.0) -> Array:
+    return _elu_values(self, alpha, 1, 1 / alpha)
+
+
+@_float_activation("leaky_relu")
+def _leaky_relu(self: Array, negative_slope: Any = 0.01) -> Array:
+    return np.where(self > 0, self, self * _cast(negative_slope, self.dtype))
+
+
+def _relu6_shift(x: Array) -> Array:
+    """min(max(x + 3, 0), 6): the ramp hardswish and hardsigmoid share."""
+    return np.minimum(np.maximum(x + 3, 0), 6)
+
+
+@_float_activation("hardswish")
+def _hardswish(self: Array) -> Array:
+    return self * _relu6_shift(self) / 6
+
+
+@_float_activation("hardsigmoid")
+def _hardsigmoid(self: Array) -> Array:
+    return _relu6_shift(self) / 6
+
+
+@_float_activation("log_sigmoid_forward")
+def _log_sigmoid_forward(self: Array) -> tuple[Array, Array]:
+    """(min(x, 0) - log1p(exp(-|x|)), buffer exp(-|x|)), as torch's CPU kernel."""
+    buffer = np.exp(-np.abs(self))
+    return np.minimum(self, 0) - np.log1p(buffer), buffer
+
+
+def _log_sigmoid(self: Array) -> Array:
+    return _log_sigmoid_forward(self)[0]
+
+
+@_float_activation("glu")
+def _glu(self: Array, dim: int = -1) -> Array:
+    """a * sigmoid(b) for the two halves a, b of ``dim``."""
+    first, second = np.split(self, 2, axis=normalize_dim(dim, self.ndim))
+    return first * _sigmoid(second)
+
+
+@_float_activation("prelu")
+def _prelu(self: Array, weight: Array) -> Array:
+    """x > 0 ? x : w * x with one slope per channel (dim 1), or one shared slope."""
+    w = weight.astype(self.dtype, copy=False).reshape(-1)
+    if w.size != 1:
+        w = w.reshape((-1,) + (1,) * (self.ndim - 2))
+    else:
+        w = w.reshape(())
+    return np.where(self > 0, self, w * self)
+
+
+_register(_gelu, "gelu", "gelu_")
+_register(_silu, "silu", "silu_")
+_register(_mish, "mish", "mish_")
+_register(_softplus, "softplus")
+_register(_elu, "elu", "elu_")
+_register(_selu, "selu")
+_register(_celu, "celu")
+_register(_leaky_relu, "leaky_relu", "leaky_relu_")
+_register(_hardswish, "hardswish", "hardswish_")
+_register(_hardsigmoid, "hardsigmoid", "hardsigmoid_")
+_register(_log_sigmoid_forward, "log_sigmoid_forward")
+_register(_log_sigmoid, "log_sigmoid")
+_register(_glu, "glu")
+_register(_prelu, "prelu")
+
+# ---------------------------------------------------------------- binary arithmetic
+
+
+def _promoted(*operands: Any) -> tuple[np.dtype, list[Array]]:
+    """torch's result dtype over the operands, and each operand cast to it."""
+    first = operands[0]
+    if isinstance(first, np.ndarray) and all(
+        isinstance(o, np.ndarray) and o.dtype == first.dtype for o in operands
+    ):
+        dtype = first.dtype  # one dtype: nothing to promote (the common case)
+    else:
+        dtype = torch_result_dtype(*operands)
+    return dtype, [_cast(o, dtype) for o in operands]
+
+
+def _check_divisor(divisor: Array) -> None:
+    """Integer division by zero is an error in torch, not inf."""
+    if np.any(divisor == 0):
+        raise ZeroDivisionError("ZeroDivisionError")
+
+
+@_quiet
+def _add(self: Any, other: Any, alpha: Any = 1) -> Array:
+    """self + alpha * other (bool + bool is logical or, as torch)."""
+    dtype, (a, b) = _promoted(self, other)
+    if alpha != 1:
+        b = b * _cast(alpha, dtype)
+    return _result(a + b, dtype)
+
+
+@_quiet
+def _sub(self: Any, other: Any, alpha: Any = 1) -> Array:
+    dtype, (a, b) = _promoted(self, other)
+    if dtype == np.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    if alpha != 1:
+        b = b * _cast(alpha, dtype)
+    return _result(a - b, dtype)
+
+
+def _rsub(self: Any, other: Any, alpha: Any = 1) -> Array:
+    return _sub(other, self, alpha)  # other - alpha * self
+
+
+@_quiet
+def _mul(self: Any, other: Any) -> Array:
+    dtype, (a, b) = _promoted(self, other)
+    return _result(a * b, dtype)
+
+
+def _trunc_divide(a: Array, b: Array) -> Array:
+    """Integer division rounding toward zero: floor, plus one when inexact and negative."""
+    floor = np.floor_divide(a, b)
+    inexact = np.remainder(a, b) != 0
+    return floor + (inexact & ((a < 0) != (b < 0))).astype(floor.dtype)
+
+
+@_quiet
+def _div(self: Any, other: Any, rounding_mode: str | None = None) -> Array:
+    """True division (integers give float32), or rounded "trunc"/"floor" division
+    that keeps the promoted dtype."""
+    dtype = torch_result_dtype(self, other)
+    if rounding_mode is None:
+        dtype = _float_dtype(dtype)
+        return _result(_cast(self, dtype) / _cast(other, dtype), dtype)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+            f"but found '{rounding_mode}'"
+        )
+    compute = np.dtype(np.uint8) if dtype == np.bool_ else dtype
+    a, b = _cast(self, compute), _cast(other, compute)
+    if not _is_float(compute):
+        _check_divisor(b)
+        out = np.floor_divide(a, b) if rounding_mode == "floor" else _trunc_divide(a, b)
+    else:
+        out = np.floor_divide(a, b) if rounding_mode == "floor" else np.trunc(a / b)
+    return _result(out, dtype)
+
+
+def _floor_divide(self: Any, other: Any) -> Array:
+    return _div(self, other, "floor")
+
+
+def _true_divide(self: Any, other: Any) -> Array:
+    return _div(self, other, None)
+
+
+@_quiet
+def _remainder(self: Any, other: Any) -> Array:
+    """Python's %: the result takes the divisor's sign."""
+    dtype, (a, b) = _promoted(self, other)
+    if not _is_float(dtype):
+        _check_divisor(b)
+        return _result(np.remainder(a, b), dtype)
+    mod = np.fmod(a, b)  # torch: fmod, then shift by b when the signs differ
+    return _result(np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod), dtype)
+
+
+@_quiet
+def _fmod(self: Any, other: Any) -> Array:
+    """C's fmod: the result takes the dividend's sign."""
+    dtype, (a, b) = _promoted(self, other)
+    if not _is_float(dtype):
+        _check_divisor(b)
+    return _result(np.fmod(a, b), dtype)
+
+
+@_quiet
+def _atan2(self: Any, other: Any) -> Array:
+    dtype = _float_dtype(torch_result_dtype(self, other))
+    return _result(np.arctan2(_cast(self, dtype), _cast(other, dtype)), dtype)
+
+
+@_quiet
+def _atan2_out(self: Any, other: Any, out: Array) -> Array:
+    """atan2.out: the result goes into ``out`` (resized only if it owns an empty buffer)."""
+    result = _atan2(self, other)
+    if out.shape != result.shape and out.size == 0 and out.flags.owndata:
+        out.resize(result.shape, refcheck=False)
+    return write_into(out, result)
+
+
+_register(_add, "add.Tensor add.Scalar", "add_.Tensor add_.Scalar")
+_register(_sub, "sub.Tensor sub.Scalar", "sub_.Tensor sub_.Scalar")
+_register(_rsub, "rsub.Tensor rsub.Scalar")
+_register(_mul, "mul.Tensor mul.Scalar", "mul_.Tensor mul_.Scalar")
+_register(
+    _div,
+    "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode",
+    "div_.Tensor div_.Scalar div_.Tensor_mode div_.Scalar_mode",
+)
+_register(_true_divide, "true_divide.Tensor true_divide.Scalar")
+_register(
+    _floor_divide, "floor_divide floor_divide.Scalar", "floor_divide_.Tensor floor_divide_.Scalar"
+)
+_register(_remainder, "remainder.Tensor remainder.Scalar", "remainder_.Tensor remainder_.Scalar")
+_register(_fmod, "fmod.Tensor fmod.Scalar", "fmod_.Tensor fmod_.Scalar")
+_register(_atan2, "atan2")
+_register(_atan2_out, "atan2.out")
+
+# ---------------------------------------------------------------- pow
+
+
+def _integer_power(base: Array, exponent: Array) -> Array:
+    """torch's powi: a negative exponent gives 1 for base 1, +-1 for base -1, else 0."""
+    out = np.power(base, np.maximum(exponent, 0))
+    if exponent.dtype.kind == "u" or not np.any(exponent < 0):
+        return out
+    one = np.ones((), base.dtype)
+    odd = (exponent % 2) != 0
+    negative_power = np.where(base == 1, one, np.where(base == -1, np.where(odd, -one, one), 0))
+    return np.where(exponent < 0, negative_power, out)
+
+
+@_quiet
+def _power(base: Any, exponent: Any) -> Array:
+    dtype, (a, b) = _promoted(base, exponent)
+    if dtype == np.bool_:
+        return _result(a | ~b, dtype)  # x ** False = 1, x ** True = x
+    if not _is_float(dtype):
+        return _result(_integer_power(a, b), dtype)
+    return _result(np.power(a, b), dtype)
+
+
+def _pow_tensor_scalar(self: Array, exponent: Any) -> Array:
+    integral = not _is_float(self.dtype)
+    if integral and isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _power(self, exponent)
+
+
+def _pow_tensor_tensor(self: Array, exponent: Array) -> Array:
+    return _power(self, exponent)
+
+
+def _pow_scalar(self: Any, exponent: Array) -> Array:
+    return _power(self, exponent)
+
+
+_register(_pow_tensor_scalar, "pow.Tensor_Scalar", "pow_.Scalar")
+_register(_pow_tensor_tensor, "pow.Tensor_Tensor", "pow_.Tensor")
+_register(_pow_scalar, "pow.Scalar")
+
+# ---------------------------------------------------------------- min/max, bitwise, compare
+
+
+def _promoted_binary(fn: Fn) -> Fn:
+    """A binary op computed in the promoted dtype, result in that dtype."""
+
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        dtype, (a, b) = _promoted(self, other)
+        return _result(fn(a, b), dtype)
+
+    return run
+
+
+_register(_promoted_binary(np.maximum), "maximum max.other")  # nan propagates
+_register(_promoted_binary(np.minimum), "minimum min.other")
+for _op, _fn in (("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor)):
+    _register(
+        _promoted_binary(_fn),
+        f"bitwise_{_op}.Tensor bitwise_{_op}.Scalar",
+        f"bitwise_{_op}_.Tensor bitwise_{_op}_.Scalar",
+    )
+
+
+def _logical(fn: Fn) -> Fn:
+    """logical_and/or/xor: any nonzero (nan included) is true; bool result."""
+
+    def run(self: Any, other: Any) -> Array:
+        return _result(fn(np.asarray(self), np.asarray(other)), np.bool_)
+
+    return run
+
+
+_register(_logical(np.logical_and), "logical_and")
+_register(_logical(np.logical_or), "logical_or")
+_register(_logical(np.logical_xor), "logical_xor")
+
+
+def _comparison(fn: Fn) -> Fn:
+    """Compare in the promoted dtype (int tensor < 1.5 compares in float32); bool result."""
+
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        _, (a, b) = _promoted(self, other)
+        return _result(fn(a, b), np.bool_)
+
+    return run
+
+
+for _op, _fn in (
+    ("eq", np.equal),
+    ("ne", np.not_equal),
+    ("lt", np.less),
+    ("le", np.less_equal),
+    ("gt", np.greater),
+    ("ge", np.greater_equal),
+):
+    _register(_comparison(_fn), f"{_op}.Tensor {_op}.Scalar")
+del _op, _fn
+
+# ---------------------------------------------------------------- selection and clamping
+
+
+def _where(condition: Array, self: Any, other: Any) -> Array:
+    """condition ? self : other; condition (bool or uint8) takes no part in promotion."""
+    dtype, (a, b) = _promoted(self, other)
+    return _result(np.where(condition.astype(bool, copy=False), a, b), dtype)
+
+
+@_quiet
+def _clamp(self: Array, min: Any = None, max: Any = None) -> Array:  # noqa: A002
+    """min(max(x, min), max): with min > max every element becomes max; nan propagates."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dtype = torch_result_dtype(self, min, max)
+    x = _cast(self, dtype)
+    if min is not None:
+        x = np.maximum(x, _cast(min, dtype))
+    if max is not None:
+        x = np.minimum(x, _cast(max, dtype))
+    return _result(x, dtype)
+
+
+def _clamp_min(self: Array, min: Any) -> Array:  # noqa: A002
+    return _clamp(self, min, None)
+
+
+def _clamp_max(self: Array, max: Any) -> Array:  # noqa: A002
+    return _clamp(self, None, max)
+
+
+def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
+    """mask ? value : self, in self's dtype (value is cast, never promotes)."""
+    return _result(np.where(mask, _fill_value(value, self.dtype), self), self.dtype)
+
+
+@_quiet
+def _lerp(self: Array, end: Array, weight: Any) -> Array:
+    """torch's two-sided formula: exact at weight 0 and at weight 1."""
+    w, stop = _cast(weight, self.dtype), _cast(end, self.dtype)
+    diff = stop - self
+    small = np.abs(w) < 0.5
+    return _result(np.where(small, self + w * diff, stop - diff * (1 - w)), self.dtype)
+
+
+@_quiet
+def _addcmul(self: Array, tensor1: Array, tensor2: Array, value: Any = 1) -> Array:
+    """self + value * tensor1 * tensor2."""
+    dtype, (s, a, b) = _promoted(self, tensor1, tensor2)
+    return _result(s + _cast(value, dtype) * a * b, dtype)
+
+
+@_quiet
+def _addcdiv(self: Array, tensor1: Array, tensor2: Array, value: Any = 1) -> Array:
+    """self + value * tensor1 / tensor2."""
+    dtype, (s, a, b) = _promoted(self, tensor1, tensor2)
+    return _result(s + _cast(value, dtype) * a / b, dtype)
+
+
+kernel("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")(_where)
+_register(_clamp, "clamp clamp.Tensor", "clamp_ clamp_.Tensor")
+_register(_clamp_min, "clamp_min clamp_min.Tensor", "clamp_min_ clamp_min_.Tensor")
+_register(_clamp_max, "clamp_max clamp_max.Tensor", "clamp_max_ clamp_max_.Tensor")
+_register(
+    _masked_fill, "masked_fill.Scalar masked_fill.Tensor", "masked_fill_.Scalar masked_fill_.Tensor"
+)
+_register(_lerp, "lerp.Scalar lerp.Tensor", "lerp_.Scalar lerp_.Tensor")
+_register(_addcmul, "addcmul", "addcmul_")
+_register(_addcdiv, "addcdiv", "addcdiv_")
+
+# ---------------------------------------------------------------- fill and copy
+
+
+_C_TYPES = {
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "uint8": "uint8_t",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
+
+
+def _fill_value(value: Any, dtype: np.dtype) -> Array:
+    """A fill value in ``dtype``, range-checked like c10's checked_convert: a negative
+    integer may wrap into an unsigned type, an out-of-range value is an error."""
+    if isinstance(value, np.ndarray) or isinstance(value, bool) or dtype == np.bool_:
+        return _cast(value, dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low = -int(info.max) if dtype.kind == "u" and isinstance(value, int) else int(info.min)
+        finite = isinstance(value, int) or math.isfinite(value)
+        fits = finite and low - 1 < value < int(info.max) + 1
+    else:
+        infinite = isinstance(value, float) and not math.isfinite(value)  # inf/nan may go in
+        fits = infinite or abs(value) <= float(np.finfo(dtype).max)
+    if not fits:
+        raise RuntimeError(
+            f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow"
+        )
+    return _cast(value, dtype)
+
+
+@kernel("fill.Scalar", "fill.Tensor")
+def _fill(self: Array, value: Any) -> Array:
+    return np.full(self.shape, _fill_value(value, self.dtype), dtype=self.dtype)
+
+
+@kernel("fill_.Scalar", "fill_.Tensor")
+def _fill_(self: Array, value: Any) -> Array:
+    with np.errstate(all="ignore"):
+        np.copyto(self, _fill_value(value, self.dtype))
+    return self
+
+
+@kernel("zero_")
+def _zero_(self: Array) -> Array:
+    self[...] = 0
+    return self
+
+
+@kernel("copy_")
+def _copy_(self: Array, src: Array, non_blocking: bool = False) -> Array:
+    """Broadcast src into self, cast to self's dtype (any cast: float -> int truncates)."""
+    with np.errstate(all="ignore"):
+        np.copyto(self, src, casting="unsafe")
+    return self
+
+
+@kernel("copy")
+def _copy(self: Array, src: Array, non_blocking: bool = False) -> Array:
+    return _copy_(np.empty(self.shape, self.dtype), src)
+
+
+# ---------------------------------------------------------------- dropout
+
+_ALPHA_DROPOUT = 1.7580993408473766  # -selu's negative saturation value, alpha * scale
+
+
+def _check_p(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(input: Array, p: float, feature: bool) -> Array:  # noqa: A002
+    """Bernoulli(1 - p) keep-mask: per element, or per (N, C) channel for feature dropout."""
+    shape = input.shape
+    if feature:
+        if input.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = shape[:2] + (1,) * (input.ndim - 2)
+    return rng.generator().random(shape) < 1 - p
+
+
+@_quiet
+def _dropout_values(
+    input: Array, p: float, train: bool, feature: bool, alpha: bool  # noqa: A002
+) -> Array:
+    """torch's _dropout_impl: x * mask / (1 - p); alpha dropout keeps selu's statistics
+    with x * a * mask + a * alpha' * (p - (1 - mask))."""
+    _check_p(p)
+    if p == 0 or not train or input.size == 0:
+        return _fresh(input)
+    if p == 1:
+        return _result(input * np.zeros((), input.dtype), input.dtype)
+    keep = _keep_mask(input, p, feature)
+    if not alpha:
+        noise = keep.astype(input.dtype) / _cast(1 - p, input.dtype)
+        return _result(input * noise, input.dtype)
+    a = 1.0 / math.sqrt((_ALPHA_DROPOUT**2 * p + 1) * (1 - p))
+    noise = keep.astype(input.dtype)
+    shift = (noise - 1) * _cast(_ALPHA_DROPOUT * a, input.dtype) + _cast(
+        _ALPHA_DROPOUT * a * p, input.dtype
+    )
+    return _result(input * (noise * _cast(a, input.dtype)) + shift, input.dtype)
+
+
+def _dropout_kernel(feature: bool, alpha: bool) -> Fn:
+    def run(input: Array, p: float, train: bool) -> Array:  # noqa: A002
+        return _dropout_values(input, p, train, feature, alpha)
+
+    return run
+
+
+_register(_dropout_kernel(False, False), "dropout", "dropout_")
+_register(_dropout_kernel(True, False), "feature_dropout", "feature_dropout_")
+_register(_dropout_kernel(False, True), "alpha_dropout", "alpha_dropout_")
+_register(_dropout_kernel(True, True), "feature_alpha_dropout")
+
+
+@kernel("native_dropout")
+@_quiet
+def _native_dropout(
+    input: Array, p: float, train: bool | None  # noqa: A002
+) -> tuple[Array, Array]:
+    """(x * mask / (1 - p), bool mask); train None means train; p = 1 zeroes everything."""
+    _check_p(p)
+    if train is False or input.size == 0:
+        return _fresh(input), np.ones(input.shape, dtype=np.bool_)
+    keep = _keep_mask(input, p, False)
+    scale = 0.0 if p == 1 else 1.0 / (1 - p)
+    out = input * keep.astype(input.dtype) * _cast(scale, input.dtype)
+    return _result(out, input.dtype), keep

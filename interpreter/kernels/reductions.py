@@ -1,1 +1,664 @@
-"""Kernels: reductions."""
+"""Kernels: reductions, scans, softmax, sorting, top-k and vector norms.
+
+Dims follow the shape rules: ``int[1]? dim`` None or [] reduces every dim, a
+0-d input accepts dim 0 / -1 and stays 0-d. Dtypes as torch: sum/prod/cumsum
+of integers and bools accumulate in int64; float16 accumulates in float32 and
+is rounded back. Reductions over an empty tensor: sum 0, prod 1, mean nan,
+max/amax/argmax raise (no identity). Value/index pairs and sorts are stable:
+ties resolve to the first index (cummax/cummin: the last, as torch), a NaN is
+the largest value and wins max and argmax.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.dtypes import DType
+from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
+
+from ..dtypes import from_numpy, to_numpy
+from . import kernel
+from .elementwise import write_into
+
+Array = np.ndarray
+Pair = tuple[Array, Array]
+INT64 = np.dtype(np.int64)
+
+# ---------------------------------------------------------------- helpers
+
+
+def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """Normalised reduction axes: None or [] is every dim; a 0-d input has none."""
+    dims = [] if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    normalised = tuple(normalize_dim(d, ndim) for d in dims)
+    if ndim == 0:
+        return ()
+    if not normalised:
+        return tuple(range(ndim))
+    if len(set(normalised)) != len(normalised):
+        raise RuntimeError(f"dim {normalised[0]} appears multiple times in the list of dims")
+    return normalised
+
+
+def _count(self: Array, axes: tuple[int, ...]) -> int:
+    return math.prod(self.shape[a] for a in axes)
+
+
+def _result(value: Any, dtype: np.dtype) -> Array:
+    """An ndarray of ``dtype`` (numpy reductions return numpy scalars)."""
+    return np.asarray(value, dtype=dtype)
+
+
+def _accumulate_dtype(self: Array, dtype: DType | None) -> np.dtype:
+    """sum/prod/cumsum: the requested dtype, else int64 for integers and bools."""
+    if dtype is not None:
+        return to_numpy(dtype)
+    return INT64 if self.dtype.kind in "uib" else self.dtype
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    """float16 sums and moments accumulate in float32 (torch's opmath type)."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def _check_nonempty(name: str, self: Array, axes: tuple[int, ...], specified: bool) -> None:
+    """max/min/argmax/amax over an empty reduction have no identity: torch's errors."""
+    if self.size:
+        return
+    if not specified:
+        raise RuntimeError(
+            f"{name}: Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    for axis in axes:
+        if self.shape[axis] == 0:
+            raise IndexError(f"{name}: Expected reduction dim {axis} to have non-zero size.")
+
+
+def _as_1d(self: Array, dim: int) -> tuple[Array, int]:
+    """A 0-d input as a 1-element vector (a 0-d tensor takes dim 0 / -1), and the axis."""
+    axis = normalize_dim(dim, self.ndim)
+    return (self.reshape(1), 0) if self.ndim == 0 else (self, axis)
+
+
+def _type_name(dtype: np.dtype) -> str:
+    """torch's ScalarType spelling (Float, Long) for error messages."""
+    return scalar_type_name(from_numpy(dtype))
+
+
+def _is_nan(x: Array) -> Array:
+    return np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, dtype=bool)
+
+
+# ---------------------------------------------------------------- sum, prod, mean
+
+
+@kernel("sum.dim_IntList")
+def _sum(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Array:
+    acc = _accumulate_dtype(self, dtype)
+    compute = _compute_dtype(acc)
+    total = np.sum(self, axis=_axes(dim, self.ndim), keepdims=keepdim, dtype=compute)
+    return _result(total, acc)
+
+
+@kernel("sum")
+def _sum_all(self: Array, dtype: DType | None = None) -> Array:
+    return _sum(self, None, False, dtype)
+
+
+@kernel("nansum")
+def _nansum(
+    self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None
+) -> Array:
+    if self.dtype.kind not in "fc":
+        return _sum(self, dim, keepdim, dtype)
+    return _sum(np.where(np.isnan(self), 0, self), dim, keepdim, dtype)
+
+
+@kernel("prod.dim_int")
+def _prod(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Array:
+    acc = _accumulate_dtype(self, dtype)
+    with np.errstate(all="ignore"):
+        total = np.prod(
+            self, axis=_axes(dim, self.ndim), keepdims=keepdim, dtype=_compute_dtype(acc)
+        )
+    return _result(total, acc)
+
+
+@kernel("prod")
+def _prod_all(self: Array, dtype: DType | None = None) -> Array:
+    return _prod(self, None, False, dtype)
+
+
+def _mean_dtype(self: Array, dtype: DType | None) -> np.dtype:
+    out = to_numpy(dtype) if dtype is not None else self.dtype
+    if out.kind not in "fc":
+        what, got = ("Optional", dtype) if dtype is not None else ("Input", from_numpy(self.dtype))
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. {what} dtype must be either a floating "
+            f"point or complex dtype. Got: {scalar_type_name(got)}"
+        )
+    return out
+
+
+@kernel("mean.dim")
+def _mean(self: Array, dim: Any, keepdim: bool = False, dtype: DType | None = None) -> Array:
+    """sum / count (an empty reduction is 0/0 = nan)."""
+    out = _mean_dtype(self, dtype)
+    compute = _compute_dtype(out)
+    axes = _axes(dim, self.ndim)
+    total = np.sum(self.astype(compute, copy=False), axis=axes, keepdims=keepdim, dtype=compute)
+    with np.errstate(all="ignore"):
+        return _result(np.true_divide(total, _count(self, axes), dtype=compute), out)
+
+
+@kernel("mean")
+def _mean_all(self: Array, dtype: DType | None = None) -> Array:
+    return _mean(self, None, False, dtype)
+
+
+@kernel("logsumexp")
+def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
+    """m + log(sum(exp(x - m))) with m the max, taken as 0 where it is infinite
+    (so all -inf gives -inf, an inf gives inf); integers give float32."""
+    out = self.dtype if self.dtype.kind in "fc" else np.dtype(np.float32)
+    x = self.astype(_compute_dtype(out), copy=False)
+    axes = _axes(dim, self.ndim)
+    with np.errstate(all="ignore"):
+        shift = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+        shift = np.where(np.isinf(shift), 0, shift).astype(x.dtype)
+        total = np.sum(np.exp(x - shift), axis=axes, keepdims=True)
+        value = np.log(total) + shift
+    return _result(value if keepdim else np.squeeze(value, axes), out)
+
+
+# ---------------------------------------------------------------- var, std
+
+
+def _moments(self: Array, dim: Any, correction: Any, keepdim: bool) -> Pair:
+    """(variance with ``correction`` (None = 1), mean); the variance divides the squared
+    deviations by max(N - correction, 0), so N <= correction gives inf or nan, as torch."""
+    if self.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    compute = _compute_dtype(self.dtype)
+    x = self.astype(compute, copy=False)
+    axes = _axes(dim, self.ndim)
+    count = _count(self, axes)
+    with np.errstate(all="ignore"):
+        mean = np.sum(x, axis=axes, keepdims=True) / compute.type(count)
+        deviation = np.abs(x - mean)
+        squares = np.sum(deviation * deviation, axis=axes, keepdims=keepdim)
+        denominator = max(count - (1 if correction is None else correction), 0)
+        var = squares / np.asarray(denominator, dtype=squares.dtype)
+    real = np.dtype(self.dtype.char.lower()) if self.dtype.kind == "c" else self.dtype
+    mean = mean if keepdim else np.squeeze(mean, axes)
+    return _result(var, real), _result(mean, self.dtype)
+
+
+def _unbiased(unbiased: bool) -> int:
+    return 1 if unbiased else 0
+
+
+@kernel("var.correction")
+def _var(self: Array, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Array:
+    return _moments(self, dim, correction, keepdim)[0]
+
+
+@kernel("var.dim")
+def _var_dim(self: Array, dim: Any, unbiased: bool = True, keepdim: bool = False) -> Array:
+    return _var(self, dim, _unbiased(unbiased), keepdim)
+
+
+@kernel("var")
+def _var_all(self: Array, unbiased: bool = True) -> Array:
+    return _var(self, None, _unbiased(unbiased), False)
+
+
+@kernel("std.correction")
+def _std(self: Array, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Array:
+    var = _var(self, dim, correction, keepdim)
+    return _result(np.sqrt(var), var.dtype)
+
+
+@kernel("std.dim")
+def _std_dim(self: Array, dim: Any, unbiased: bool = True, keepdim: bool = False) -> Array:
+    return _std(self, dim, _unbiased(unbiased), keepdim)
+
+
+@kernel("std")
+def _std_all(self: Array, unbiased: bool = True) -> Array:
+    return _std(self, None, _unbiased(unbiased), False)
+
+
+@kernel("var_mean.correction")
+def _var_mean(self: Array, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Pair:
+    return _moments(self, dim, correction, keepdim)
+
+
+@kernel("var_mean.dim")
+def _var_mean_dim(self: Array, dim: Any, unbiased: bool = True, keepdim: bool = False) -> Pair:
+    return _var_mean(self, dim, _unbiased(unbiased), keepdim)
+
+
+@kernel("var_mean")
+def _var_mean_all(self: Array, unbiased: bool = True) -> Pair:
+    return _var_mean(self, None, _unbiased(unbiased), False)
+
+
+@kernel("std_mean.correction")
+def _std_mean(self: Array, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Pair:
+    var, mean = _moments(self, dim, correction, keepdim)
+    return _result(np.sqrt(var), var.dtype), mean
+
+
+@kernel("std_mean.dim")
+def _std_mean_dim(self: Array, dim: Any, unbiased: bool = True, keepdim: bool = False) -> Pair:
+    return _std_mean(self, dim, _unbiased(unbiased), keepdim)
+
+
+@kernel("std_mean")
+def _std_mean_all(self: Array, unbiased: bool = True) -> Pair:
+    return _std_mean(self, None, _unbiased(unbiased), False)
+
+
+# ---------------------------------------------------------------- amax, any, all, count
+
+
+def _extreme(name: str, reduce: Callable[..., Any]) -> Callable[..., Array]:
+    """amax/amin: the dtype is kept, nan propagates, [] reduces every dim."""
+
+    def run(self: Array, dim: Sequence[int] = (), keepdim: bool = False) -> Array:
+        axes = _axes(dim, self.ndim)
+        _check_nonempty(f"{name}()", self, axes, specified=isinstance(dim, int) or bool(dim))
+        return _result(reduce(self, axis=axes, keepdims=keepdim), self.dtype)
+
+    return run
+
+
+kernel("amax")(_extreme("amax", np.max))
+kernel("amin")(_extreme("amin", np.min))
+
+
+def _whole(name: str, reduce: Callable[..., Any]) -> Callable[[Array], Array]:
+    """max()/min() of every element."""
+
+    def run(self: Array) -> Array:
+        _check_nonempty(f"{name}()", self, (), specified=False)
+        return _result(reduce(self), self.dtype)
+
+    return run
+
+
+kernel("max")(_whole("max", np.max))
+kernel("min")(_whole("min", np.min))
+
+
+def _logical_dtype(self: Array) -> np.dtype:
+    return self.dtype if self.dtype == np.uint8 else np.dtype(np.bool_)  # uint8 stays uint8
+
+
+def _logical_reduction(reduce: Callable[..., Any]) -> Callable[..., Array]:
+    """any/all: nonzero (nan included) is true; an empty any is false, an empty all true."""
+
+    def run(self: Array, dim: Any = None, keepdim: bool = False) -> Array:
+        value = reduce(self, axis=_axes(dim, self.ndim), keepdims=keepdim)
+        return _result(value, _logical_dtype(self))
+
+    return run
+
+
+kernel("any.dim", "any.dims")(_logical_reduction(np.any))
+kernel("all.dim", "all.dims")(_logical_reduction(np.all))
+
+
+@kernel("any")
+def _any_all(self: Array) -> Array:
+    return _result(np.any(self), _logical_dtype(self))
+
+
+@kernel("all")
+def _all_all(self: Array) -> Array:
+    return _result(np.all(self), _logical_dtype(self))
+
+
+@kernel("count_nonzero", "count_nonzero.dim_IntList")
+def _count_nonzero(self: Array, dim: Any = None) -> Array:
+    return _result(np.sum(self != 0, axis=_axes(dim, self.ndim), dtype=INT64), INT64)
+
+
+# ---------------------------------------------------------------- values and indices
+
+
+def _arg_extreme(name: str, arg: Callable[..., Any]) -> Callable[..., Array]:
+    """argmax/argmin: first index on ties, a nan's index if any; dim None flattens."""
+
+    def run(self: Array, dim: int | None = None, keepdim: bool = False) -> Array:
+        if dim is None:
+            _check_nonempty(f"{name}()", self, (), specified=False)
+            return _result(arg(self, axis=None, keepdims=keepdim), INT64)
+        x, axis = _as_1d(self, dim)
+        _check_nonempty(f"{name}()", x, (axis,), specified=True)
+        index = arg(x, axis=axis, keepdims=keepdim)
+        return _result(index.reshape(()) if self.ndim == 0 else index, INT64)
+
+    return run
+
+
+kernel("argmax")(_arg_extreme("argmax", np.argmax))
+kernel("argmin")(_arg_extreme("argmin", np.argmin))
+
+
+def _extreme_dim(name: str, arg: Callable[..., Any]) -> Callable[..., Pair]:
+    """max.dim/min.dim: (values, first index), nan wins with its index."""
+
+    def run(self: Array, dim: int, keepdim: bool = False) -> Pair:
+        x, axis = _as_1d(self, dim)
+        _check_nonempty(f"{name}()", x, (axis,), specified=True)
+        index = arg(x, axis=axis, keepdims=True)
+        values = np.take_along_axis(x, index, axis)
+        if self.ndim == 0:
+            return values.reshape(()), _result(index.reshape(()), INT64)
+        if not keepdim:
+            values, index = np.squeeze(values, axis), np.squeeze(index, axis)
+        return _result(values, self.dtype), _result(index, INT64)
+
+    return run
+
+
+kernel("max.dim")(_extreme_dim("max", np.argmax))
+kernel("min.dim")(_extreme_dim("min", np.argmin))
+
+
+@kernel("aminmax")
+def _aminmax(self: Array, dim: int | None = None, keepdim: bool = False) -> Pair:
+    """(min, max) over one dim, or every dim."""
+    axes = _axes(dim, self.ndim)
+    _check_nonempty("aminmax()", self, axes, specified=dim is not None)
+    low = np.min(self, axis=axes, keepdims=keepdim)
+    high = np.max(self, axis=axes, keepdims=keepdim)
+    return _result(low, self.dtype), _result(high, self.dtype)
+
+
+@kernel("median")
+def _median(self: Array) -> Array:
+    """The lower median (element (n - 1) // 2 of the sorted values); nan if any is nan."""
+    flat = self.reshape(-1)
+    if flat.size == 0 or bool(_is_nan(flat).any()):
+        return _empty_median(self)
+    return _result(np.sort(flat)[(flat.size - 1) // 2], self.dtype)
+
+
+@kernel("nanmedian")
+def _nanmedian(self: Array) -> Array:
+    """The lower median of the non-nan values; nan if there are none."""
+    flat = self.reshape(-1)
+    flat = flat[~_is_nan(flat)]
+    if flat.size == 0:
+        return _empty_median(self)
+    return _result(np.sort(flat)[(flat.size - 1) // 2], self.dtype)
+
+
+def _empty_median(self: Array) -> Array:
+    if self.dtype.kind not in "fc":  # torch fills with nan, which integers can't hold
+        raise RuntimeError(
+            f"value cannot be converted to type {self.dtype.name}_t without overflow"
+        )
+    return np.full((), np.nan, dtype=self.dtype)
+
+
+# ---------------------------------------------------------------- scans
+
+
+@kernel("cumsum")
+def _cumsum(self: Array, dim: int, dtype: DType | None = None) -> Array:
+    acc = _accumulate_dtype(self, dtype)
+    x, axis = _as_1d(self, dim)
+    with np.errstate(all="ignore"):
+        return _result(np.cumsum(x, axis=axis, dtype=acc).reshape(self.shape), acc)
+
+
+@kernel("cumprod")
+def _cumprod(self: Array, dim: int, dtype: DType | None = None) -> Array:
+    acc = _accumulate_dtype(self, dtype)
+    x, axis = _as_1d(self, dim)
+    with np.errstate(all="ignore"):
+        return _result(np.cumprod(x, axis=axis, dtype=acc).reshape(self.shape), acc)
+
+
+@kernel("cumsum_")
+def _cumsum_(self: Array, dim: int, dtype: DType | None = None) -> Array:
+    return write_into(self, _cumsum(self, dim, dtype or from_numpy(self.dtype)))
+
+
+@kernel("cumprod_")
+def _cumprod_(self: Array, dim: int, dtype: DType | None = None) -> Array:
+    return write_into(self, _cumprod(self, dim, dtype or from_numpy(self.dtype)))
+
+
+@kernel("logcumsumexp")
+def _logcumsumexp(self: Array, dim: int) -> Array:
+    """Running log(sum(exp)), one stable logaddexp per step."""
+    if self.dtype.kind not in "fc":
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_type_name(self.dtype)}'"
+        )
+    x, axis = _as_1d(self, dim)
+    with np.errstate(all="ignore"):
+        return _result(np.logaddexp.accumulate(x, axis=axis).reshape(self.shape), self.dtype)
+
+
+def _cumulative_extreme(better: Callable[..., Any]) -> Callable[[Array, int], Pair]:
+    """cummax/cummin: running (value, index). As torch's loop, an element equal to the
+    running value takes over (the last index wins ties) and a nan, once seen, stays."""
+
+    def run(self: Array, dim: int) -> Pair:
+        x, axis = _as_1d(self, dim)
+        values = better.accumulate(x, axis=axis)  # maximum/minimum propagate nan
+        taken = (x == values) | _is_nan(x)
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        positions = np.arange(x.shape[axis], dtype=INT64).reshape(shape)
+        indices = np.maximum.accumulate(np.where(taken, positions, 0), axis=axis)
+        return _result(values.reshape(self.shape), self.dtype), _result(
+            indices.reshape(self.shape), INT64
+        )
+
+    return run
+
+
+kernel("cummax")(_cumulative_extreme(np.maximum))
+kernel("cummin")(_cumulative_extreme(np.minimum))
+
+# ---------------------------------------------------------------- softmax
+
+
+def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
+    """exp(x - max) / sum, or (x - max) - log(sum), computed in ``out``'s precision."""
+    if out.kind not in "fc":
+        name = "log_softmax" if log else "softmax"
+        raise NotImplementedError(
+            f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(out)}'"
+        )
+    x, axis = _as_1d(self.astype(_compute_dtype(out), copy=False), dim)
+    with np.errstate(all="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+        total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
+        value = shifted - np.log(total) if log else np.exp(shifted) / total
+    return _result(value.reshape(self.shape), out)
+
+
+def _softmax_kernel(log: bool) -> Callable[..., Array]:
+    def run(self: Array, dim: int, dtype: DType | None = None) -> Array:
+        return _softmax_values(self, dim, to_numpy(dtype) if dtype else self.dtype, log)
+
+    return run
+
+
+def _softmax_half_kernel(log: bool) -> Callable[..., Array]:
+    """_softmax(x, dim, half_to_float): a float16 input may be computed and returned in float32."""
+
+    def run(self: Array, dim: int, half_to_float: bool) -> Array:
+        out = np.dtype(np.float32) if half_to_float else self.dtype
+        return _softmax_values(self, dim, out, log)
+
+    return run
+
+
+kernel("softmax.int")(_softmax_kernel(False))
+kernel("log_softmax.int")(_softmax_kernel(True))
+kernel("_softmax")(_softmax_half_kernel(False))
+kernel("_log_softmax")(_softmax_half_kernel(True))
+
+
+@kernel("_softmax_backward_data")
+def _softmax_backward(grad_output: Array, output: Array, dim: int, input_dtype: DType) -> Array:
+    """dx = y * (dy - sum(dy * y))."""
+    grad, axis = _as_1d(grad_output, dim)
+    y = output.reshape(grad.shape)
+    value = y * (grad - np.sum(grad * y, axis=axis, keepdims=True))
+    return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))
+
+
+@kernel("_log_softmax_backward_data")
+def _log_softmax_backward(grad_output: Array, output: Array, dim: int, input_dtype: DType) -> Array:
+    """dx = dy - exp(y) * sum(dy)."""
+    grad, axis = _as_1d(grad_output, dim)
+    y = output.reshape(grad.shape)
+    with np.errstate(all="ignore"):
+        value = grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True)
+    return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))
+
+
+# ---------------------------------------------------------------- sort, top-k
+
+
+def _stable_argsort(x: Array, axis: int, descending: bool) -> Array:
+    """Stable order along ``axis``; nan sorts as the largest value. Descending keeps
+    equal elements in their original order: sort the reversed array ascending, reverse
+    the result back and map the positions."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind="stable")
+    order = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return (x.shape[axis] - 1) - np.flip(order, axis)
+
+
+@kernel("sort")
+def _sort(self: Array, dim: int = -1, descending: bool = False) -> Pair:
+    x, axis = _as_1d(self, dim)
+    order = _stable_argsort(x, axis, descending)
+    values = np.take_along_axis(x, order, axis)
+    return _result(values.reshape(self.shape), self.dtype), _result(
+        order.reshape(self.shape), INT64
+    )
+
+
+@kernel("sort.stable")
+def _sort_stable(self: Array, stable: bool | None, dim: int = -1, descending: bool = False) -> Pair:
+    return _sort(self, dim, descending)
+
+
+@kernel("argsort")
+def _argsort(self: Array, dim: int = -1, descending: bool = False) -> Array:
+    return _sort(self, dim, descending)[1]
+
+
+@kernel("argsort.stable")
+def _argsort_stable(self: Array, stable: bool, dim: int = -1, descending: bool = False) -> Array:
+    return _sort(self, dim, descending)[1]
+
+
+@kernel("topk")
+def _topk(
+    self: Array, k: int, dim: int = -1, largest: bool = True, sorted: bool = True  # noqa: A002
+) -> Pair:
+    """The k largest (smallest) along dim, in order; ties take the lowest index first."""
+    x, axis = _as_1d(self, dim)
+    if not 0 <= k <= x.shape[axis]:
+        raise RuntimeError("selected index k out of range")
+    order = np.take(_stable_argsort(x, axis, largest), np.arange(k), axis=axis)
+    values = np.take_along_axis(x, order, axis)
+    if self.ndim == 0:
+        return values.reshape(()), _result(order.reshape(()), INT64)
+    return _result(values, self.dtype), _result(order, INT64)
+
+
+@kernel("kthvalue")
+def _kthvalue(self: Array, k: int, dim: int = -1, keepdim: bool = False) -> Pair:
+    """The k-th smallest (1-based) along dim and its index (nan sorts last)."""
+    x, axis = _as_1d(self, dim)
+    if not 1 <= k <= x.shape[axis]:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
+    index = np.take(_stable_argsort(x, axis, False), [k - 1], axis=axis)
+    values = np.take_along_axis(x, index, axis)
+    if self.ndim == 0:
+        return values.reshape(()), _result(index.reshape(()), INT64)
+    if not keepdim:
+        values, index = np.squeeze(values, axis), np.squeeze(index, axis)
+    return _result(values, self.dtype), _result(index, INT64)
+
+
+# ---------------------------------------------------------------- norms
+
+
+def _vector_norm(
+    self: Array,
+    ord: float,
+    dim: Any,
+    keepdim: bool,
+    dtype: DType | None,  # noqa: A002
+) -> Array:
+    """||x||_ord over dim (None/[] = all): inf -> max|x|, -inf -> min|x|, 0 -> count of
+    nonzeros, else (sum |x|^ord)^(1/ord). Floating (or complex) inputs only."""
+    source = to_numpy(dtype) if dtype is not None else self.dtype
+    if self.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_type_name(self.dtype)}"
+        )
+    out = np.dtype(source.char.lower()) if source.kind == "c" else source
+    axes = _axes(dim, self.ndim)
+    a = np.abs(self.astype(source, copy=False)).astype(_compute_dtype(out), copy=False)
+    if math.isinf(ord):
+        if self.size == 0 and (not axes or _count(self, axes) == 0):
+            raise RuntimeError(
+                "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
+                "the operation does not have an identity"
+            )
+        reduce = np.max if ord > 0 else np.min
+        return _result(reduce(a, axis=axes, keepdims=keepdim), out)
+    with np.errstate(all="ignore"):
+        if ord == 0:
+            value = np.sum(a != 0, axis=axes, keepdims=keepdim, dtype=a.dtype)
+        elif ord == 1:
+            value = np.sum(a, axis=axes, keepdims=keepdim)
+        elif ord == 2:
+            value = np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdim))
+        else:
+            power = a.dtype.type(ord)
+            value = np.sum(a**power, axis=axes, keepdims=keepdim) ** (1 / power)
+    return _result(value, out)
+
+
+@kernel("linalg_vector_norm")
+def _linalg_vector_norm(
+    self: Array,
+    ord: Any = 2,
+    dim: Any = None,
+    keepdim: bool = False,
+    dtype: DType | None = None,  # noqa: A002
+) -> Array:
+    return _vector_norm(self, ord, dim, keepdim, dtype)
+
+
+@kernel("norm.Scalar")
+def _norm(self: Array, p: Any = 2) -> Array:
+    return _vector_norm(self, p, None, False, None)
+
+
+@kernel("norm.ScalarOpt_dim")
+def _norm_dim(self: Array, p: Any, dim: Sequence[int], keepdim: bool = False) -> Array:
+    return _vector_norm(self, 2 if p is None else p, dim, keepdim, None)

@@ -1,0 +1,890 @@
+"""Elementwise kernels against independent references: the math module on tiny
+lists, explicit formulas written differently from the kernels, hand-computed
+numbers. Every call goes through kernel_checks.run, which also checks that the
+op's shape rule agrees on shapes and dtypes; error cases the rule already
+refuses call the kernel directly to check the kernel refuses them too."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from kernel_checks import run
+
+from texport.dialects.registry import OPS
+from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.shape_rules import load_all as load_rules
+from texport.dialects.shape_rules.guards import ShapeGuardError
+from texport.interpreter import rng
+from texport.interpreter.kernels import KERNELS
+from texport.interpreter.kernels import load_all as load_kernels
+
+load_rules()
+load_kernels()
+
+f32, f64, f16 = np.float32, np.float64, np.float16
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8]
+
+
+def arr(values: Any, dtype: Any = None) -> np.ndarray:
+    return np.array(values, dtype=dtype)
+
+
+def same(out: np.ndarray, want: Any, dtype: Any = None) -> None:
+    """Exact equality, nan == nan, and the dtype when given."""
+    want = np.asarray(want)
+    if dtype is not None:
+        assert out.dtype == np.dtype(dtype), (out.dtype, dtype)
+    assert out.shape == want.shape, (out.shape, want.shape)
+    np.testing.assert_array_equal(out, want)
+
+
+def close(out: np.ndarray, want: Any, rtol: float = 1e-12, atol: float = 0.0) -> None:
+    np.testing.assert_allclose(out, np.asarray(want, dtype=f64), rtol=rtol, atol=atol)
+
+
+def mapped(fn: Callable[..., float], values: list[float]) -> list[float]:
+    return [fn(v) for v in values]
+
+
+# ---------------------------------------------------------------- registry coverage
+
+
+def test_every_elementwise_op_has_a_kernel() -> None:
+    """Each registered op whose shape rule lives in the elementwise rules has a kernel."""
+    family = [
+        key
+        for key in OPS.keys()
+        if key in SHAPE_RULES and SHAPE_RULES[key].__module__.endswith("shape_rules.elementwise")
+    ]
+    assert len(family) > 200
+    missing = [key for key in family if key not in KERNELS]
+    assert not missing, missing
+
+
+def test_elementwise_kernels_are_registered_ops() -> None:
+    import texport.interpreter.kernels.elementwise as module
+
+    mine = [k for k in KERNELS.keys() if KERNELS[k].__module__ == module.__name__]
+    assert mine and all(k in OPS for k in mine)
+
+
+# ---------------------------------------------------------------- unary maths
+
+UNARY = [
+    ("exp", math.exp, [-3.0, -0.5, 0.0, 0.25, 2.0, 10.0]),
+    ("exp2", lambda v: 2.0**v, [-3.0, -0.5, 0.0, 0.25, 2.0, 10.0]),
+    ("expm1", math.expm1, [-2.0, -1e-10, 0.0, 1e-8, 0.5, 3.0]),
+    ("log", math.log, [1e-5, 0.5, 1.0, 2.0, 100.0]),
+    ("log2", math.log2, [1e-5, 0.5, 1.0, 8.0, 100.0]),
+    ("log10", math.log10, [1e-5, 0.5, 1.0, 1000.0]),
+    ("log1p", math.log1p, [-0.5, -1e-12, 0.0, 1e-9, 3.0]),
+    ("sqrt", math.sqrt, [0.0, 0.25, 2.0, 1e6]),
+    ("rsqrt", lambda v: 1 / math.sqrt(v), [0.25, 2.0, 1e6]),
+    ("reciprocal", lambda v: 1 / v, [-4.0, 0.5, 3.0]),
+    ("sin", math.sin, [-3.0, 0.0, 0.5, 10.0]),
+    ("cos", math.cos, [-3.0, 0.0, 0.5, 10.0]),
+    ("tan", math.tan, [-1.0, 0.0, 0.5, 1.2]),
+    ("asin", math.asin, [-1.0, -0.3, 0.0, 0.9]),
+    ("acos", math.acos, [-1.0, -0.3, 0.0, 0.9]),
+    ("atan", math.atan, [-50.0, -0.3, 0.0, 2.0]),
+    ("sinh", math.sinh, [-3.0, 0.0, 0.5, 5.0]),
+    ("cosh", math.cosh, [-3.0, 0.0, 0.5, 5.0]),
+    ("tanh", math.tanh, [-20.0, -0.3, 0.0, 0.5, 5.0]),
+    ("asinh", math.asinh, [-3.0, 0.0, 0.5, 50.0]),
+    ("acosh", math.acosh, [1.0, 1.5, 50.0]),
+    ("atanh", math.atanh, [-0.9, 0.0, 0.5]),
+    ("sigmoid", lambda v: 1 / (1 + math.exp(-v)), [-30.0, -1.0, 0.0, 2.0, 30.0]),
+    ("erf", math.erf, [-3.0, -1.0, -1e-3, 0.0, 0.3, 1.9, 2.1, 4.0]),
+]
+
+
+@pytest.mark.parametrize(("op", "fn", "values"), UNARY, ids=[u[0] for u in UNARY])
+@pytest.mark.parametrize(("dtype", "rtol"), [(f64, 1e-13), (f32, 2e-6)])
+def test_float_unary_matches_math(
+    op: str, fn: Callable, values: list, dtype: Any, rtol: float
+) -> None:
+    x = arr(values, dtype)
+    out = run(op, x)
+    assert out.dtype == dtype
+    close(out, mapped(fn, [float(v) for v in x]), rtol=rtol, atol=1e-300)
+
+
+@pytest.mark.parametrize("dtype", [*INTS, np.bool_])
+def test_float_unary_of_integers_gives_float32(dtype: Any) -> None:
+    x = arr([0, 1], dtype)
+    out = run("exp", x)
+    close(out, [1.0, math.e], rtol=1e-7)
+    assert out.dtype == f32
+    assert run("sqrt", x).dtype == f32
+
+
+def test_float_unary_edge_values() -> None:
+    same(run("log", arr([0.0, -1.0, np.inf])), [-np.inf, np.nan, np.inf])
+    same(run("sqrt", arr([-1.0, np.inf, np.nan])), [np.nan, np.inf, np.nan])
+    same(run("rsqrt", arr([0.0, -0.0])), [np.inf, -np.inf])
+    same(run("reciprocal", arr([0, 2], np.int32)), arr([np.inf, 0.5], f32), f32)
+    # sigmoid far out: no overflow, exact saturation, nan stays nan
+    same(run("sigmoid", arr([-1000.0, 1000.0, np.nan], f32)), arr([0.0, 1.0, np.nan], f32))
+
+
+def test_erf_is_accurate_in_double_precision() -> None:
+    x = np.concatenate([np.linspace(-6.5, 6.5, 2601), [1e-300, -1e-20, 5e-9, 1.9999999, 2.0]])
+    out = run("erf", x)
+    want = np.array(mapped(math.erf, list(x)))
+    assert np.max(np.abs(out - want) / np.maximum(np.abs(want), 1e-300)) < 5e-15
+
+
+def test_erf_float32_and_special_values() -> None:
+    x = np.linspace(-4, 4, 801).astype(f32)
+    out = run("erf", x)
+    assert out.dtype == f32
+    want = np.array(mapped(math.erf, [float(v) for v in x]), dtype=f32)  # correctly rounded
+    assert np.max(np.abs(out.astype(f64) - want.astype(f64))) <= 6e-8
+    special = run("erf", arr([np.inf, -np.inf, np.nan, -0.0, 30.0]))
+    same(special, [1.0, -1.0, np.nan, -0.0, 1.0])
+    assert np.signbit(special[3])
+
+
+def test_unary_on_strided_view_and_empty() -> None:
+    base = np.arange(12.0).reshape(3, 4)
+    view = base.T[::2]  # non-contiguous
+    close(run("sqrt", view), np.sqrt(np.array([[0, 4, 8], [2, 6, 10]], dtype=f64)))
+    same(run("exp", np.zeros((0, 3), f32)), np.zeros((0, 3), f32), f32)
+    same(run("sin", np.array(0.0)), np.array(0.0))
+    assert isinstance(run("sin", np.array(0.0)), np.ndarray)
+
+
+def test_unary_inplace_writes_through_a_view() -> None:
+    base = np.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    view = base[:, ::2]
+    out = run("exp_", view)
+    assert out is view
+    close(base, [[1.0, 1.0, math.e**2], [math.e**3, 4.0, math.e**5]])
+
+
+def test_unary_inplace_refuses_float_result_into_int() -> None:
+    x = arr([1, 4], np.int64)
+    with pytest.raises(
+        ShapeGuardError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        run("sqrt_", x)
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        KERNELS["sqrt_"](x)
+    same(x, [1, 4])
+
+
+# ---------------------------------------------------------------- rounding, sign, abs
+
+
+def test_round_is_half_to_even() -> None:
+    same(
+        run("round", arr([0.5, 1.5, 2.5, -0.5, -2.5, 2.4999, np.nan], f32)),
+        arr([0.0, 2.0, 2.0, -0.0, -2.0, 2.0, np.nan], f32),
+        f32,
+    )
+
+
+@pytest.mark.parametrize(
+    ("op", "fn"), [("ceil", math.ceil), ("floor", math.floor), ("trunc", math.trunc)]
+)
+def test_ceil_floor_trunc(op: str, fn: Callable) -> None:
+    values = [-2.5, -1.5, -0.2, 0.2, 1.5, 2.5, 7.0]
+    same(run(op, arr(values, f32)), arr(mapped(fn, values), f32), f32)
+
+
+@pytest.mark.parametrize("op", ["ceil", "floor", "round", "trunc"])
+@pytest.mark.parametrize("dtype", [*INTS, np.bool_])
+def test_rounding_keeps_integers(op: str, dtype: Any) -> None:
+    x = arr([0, 1, 1], dtype)
+    out = run(op, x)
+    same(out, x, dtype)
+    assert out is not x and not np.shares_memory(out, x)
+
+
+def test_round_decimals() -> None:
+    # torch's formula: nearbyint(x * 10^d) / 10^d, nearbyint(x / 10^-d) * 10^-d for d < 0
+    same(
+        run("round.decimals", arr([15.0, 25.0, 14.0, -35.0]), decimals=-1),
+        [20.0, 20.0, 10.0, -40.0],
+    )
+    close(run("round.decimals", arr([1.234, 0.125, -2.676]), decimals=2), [1.23, 0.12, -2.68])
+    same(run("round.decimals", arr([3, 4], np.int32), decimals=0), arr([3, 4], np.int32), np.int32)
+    base = arr([[1.26, 0.0], [2.34, 0.0]], f32)
+    view = base[:, 0]
+    assert run("round_.decimals", view, decimals=1) is view
+    close(base, [[1.3, 0.0], [2.3, 0.0]], rtol=1e-6)
+
+
+def test_frac() -> None:
+    same(run("frac", arr([-1.5, 2.25, 3.0, -0.0])), [-0.5, 0.25, 0.0, -0.0])
+    with pytest.raises(NotImplementedError, match="frac"):
+        KERNELS["frac"](arr([1, 2], np.int64))
+
+
+def test_sign() -> None:
+    out = run("sign", arr([-2.0, -0.0, 0.0, 3.5, np.nan, -np.inf], f32))
+    same(out, arr([-1, 0, 0, 1, 0, -1], f32), f32)  # torch: sign(nan) is 0
+    same(run("sign", arr([-5, 0, 7], np.int8)), arr([-1, 0, 1], np.int8), np.int8)
+    same(run("sign", arr([0, 200], np.uint8)), arr([0, 1], np.uint8), np.uint8)
+    same(run("sign", arr([True, False], np.bool_)), arr([True, False], np.bool_), np.bool_)
+
+
+def test_abs_and_neg_wrap_like_torch() -> None:
+    same(run("abs", arr([-3, 0, 5, -128], np.int8)), arr([3, 0, 5, -128], np.int8), np.int8)
+    same(run("abs", arr([-1.5, -0.0, np.nan])), [1.5, 0.0, np.nan])
+    same(run("neg", arr([1, 0, 255], np.uint8)), arr([255, 0, 1], np.uint8), np.uint8)
+    same(run("neg", arr([-128, 5], np.int8)), arr([-128, -5], np.int8), np.int8)
+
+
+def test_square() -> None:
+    same(run("square", arr([-3, 4], np.int32)), arr([9, 16], np.int32), np.int32)
+    same(run("square", arr([True, False])), arr([1, 0], np.int64), np.int64)  # bool ** 2 -> int64
+    close(run("square", arr([1.5, -0.5], f32)), [2.25, 0.25])
+
+
+def test_bitwise_and_logical_not() -> None:
+    same(run("bitwise_not", arr([5, -1, 0], np.int8)), arr([-6, 0, -1], np.int8), np.int8)
+    same(run("bitwise_not", arr([0, 15], np.uint8)), arr([255, 240], np.uint8), np.uint8)
+    same(run("bitwise_not", arr([True, False])), [False, True], np.bool_)
+    same(run("logical_not", arr([0.0, np.nan, -2.0], f32)), [True, False, False], np.bool_)
+    same(run("logical_not", arr([0, 3], np.int16)), [True, False], np.bool_)
+
+
+def test_isnan_isinf_isfinite() -> None:
+    x = arr([1.0, np.nan, np.inf, -np.inf, 0.0], f16)
+    same(run("isnan", x), [False, True, False, False, False], np.bool_)
+    same(run("isinf", x), [False, False, True, True, False], np.bool_)
+    same(run("isfinite", x), [True, False, False, False, True], np.bool_)
+    ints = arr([1, -7], np.int32)
+    same(run("isnan", ints), [False, False], np.bool_)
+    same(run("isfinite", ints), [True, True], np.bool_)
+    same(run("isinf", arr([True])), [False], np.bool_)
+
+
+def test_nan_to_num() -> None:
+    x = arr([np.nan, np.inf, -np.inf, 1.5], f32)
+    big = float(np.finfo(f32).max)
+    same(run("nan_to_num", x), arr([0.0, big, -big, 1.5], f32), f32)
+    same(run("nan_to_num", x, nan=-1.0, posinf=9.0, neginf=-9.0), arr([-1.0, 9.0, -9.0, 1.5], f32))
+    same(run("nan_to_num", arr([np.inf], f16)), arr([65504.0], f16), f16)
+    same(run("nan_to_num", arr([3, 4], np.int64)), [3, 4], np.int64)
+    base = arr([[np.nan, 0.0], [np.inf, 0.0]])
+    view = base[:, 0]
+    assert run("nan_to_num_", view, 2.0) is view
+    same(base, [[2.0, 0.0], [np.finfo(f64).max, 0.0]])
+
+
+# ---------------------------------------------------------------- activations
+
+
+def test_relu_family() -> None:
+    x = arr([-2.0, -0.0, 0.5, 7.0, np.nan], f32)
+    same(run("relu", x), arr([0.0, 0.0, 0.5, 7.0, np.nan], f32), f32)
+    same(run("relu6", x), arr([0.0, 0.0, 0.5, 6.0, np.nan], f32), f32)
+    same(run("hardtanh", x, -1.0, 2.0), arr([-1.0, -0.0, 0.5, 2.0, np.nan], f32), f32)
+    same(run("relu", arr([-3, 4], np.int32)), arr([0, 4], np.int32), np.int32)
+    same(run("relu6", arr([-3, 4, 9], np.int64)), arr([0, 4, 6], np.int64), np.int64)
+    same(run("threshold", arr([1, 2, 3], np.int32), 2, 20), arr([20, 20, 3], np.int32), np.int32)
+    same(run("threshold", arr([0.5, np.nan, 3.0]), 1.0, -1.0), [-1.0, np.nan, 3.0])
+
+
+def test_leaky_relu_elu_selu_celu() -> None:
+    values = [-3.0, -0.5, 0.0, 0.5, 2.0]
+    x = arr(values)
+    close(run("leaky_relu", x, 0.2), [v if v > 0 else 0.2 * v for v in values])
+    close(
+        run("elu", x, 1.5, 2.0, 0.5),
+        [2.0 * v if v > 0 else 1.5 * 2.0 * (math.exp(0.5 * v) - 1) for v in values],
+    )
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    close(run("selu", x), [scale * (v if v > 0 else alpha * (math.exp(v) - 1)) for v in values])
+    close(
+        run("celu", x, 2.0), [max(0.0, v) + min(0.0, 2.0 * (math.exp(v / 2.0) - 1)) for v in values]
+    )
+
+
+def test_smooth_activations() -> None:
+    values = [-40.0, -3.0, -0.5, 0.0, 0.5, 3.0, 40.0]
+    x = arr(values)
+    close(run("silu", x), [v / (1 + math.exp(-v)) for v in values], atol=1e-300)
+    softplus = [math.log1p(math.exp(v)) for v in values]
+    close(run("mish", x), [v * math.tanh(s) for v, s in zip(values, softplus)], atol=1e-300)
+    close(run("softplus", x), [v if v > 20 else s for v, s in zip(values, softplus)])
+    close(
+        run("softplus", x, 2.0, 5.0),
+        [v if 2 * v > 5 else math.log1p(math.exp(2 * v)) / 2 for v in values],
+    )
+    close(run("log_sigmoid", x), [-math.log1p(math.exp(-v)) for v in values])
+    close(run("hardswish", x), [v * min(max(v + 3, 0), 6) / 6 for v in values])
+    close(run("hardsigmoid", x), [min(max(v + 3, 0), 6) / 6 for v in values])
+
+
+def test_log_sigmoid_forward_buffer() -> None:
+    out, buffer = run("log_sigmoid_forward", arr([-1000.0, -1.0, 2.0], f32))
+    close(buffer, [0.0, math.exp(-1), math.exp(-2)], rtol=1e-6)
+    close(out, [-1000.0, -math.log(1 + math.e), -math.log(1 + math.exp(-2))], rtol=1e-6)
+    assert out.dtype == buffer.dtype == f32
+
+
+def test_gelu() -> None:
+    values = [-4.0, -1.0, -0.1, 0.0, 0.7, 3.0]
+    exact = [0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in values]
+    close(run("gelu", arr(values)), exact, rtol=1e-10, atol=1e-300)
+    out32 = run("gelu", arr(values, f32))
+    assert out32.dtype == f32
+    close(out32, exact, rtol=1e-6)
+    c = math.sqrt(2 / math.pi)
+    tanh = [0.5 * v * (1 + math.tanh(c * (v + 0.044715 * v**3))) for v in values]
+    close(run("gelu", arr(values), approximate="tanh"), tanh, rtol=1e-10)
+
+
+def test_float_only_activations_refuse_integers() -> None:
+    with pytest.raises(NotImplementedError, match="Long"):
+        KERNELS["silu"](arr([1, 2], np.int64))
+
+
+def test_glu_and_prelu() -> None:
+    x = arr([[1.0, -2.0, 0.0, 3.0]])
+    sig = [1 / (1 + math.exp(-v)) for v in (0.0, 3.0)]
+    close(run("glu", x), [[1.0 * sig[0], -2.0 * sig[1]]])
+    close(run("glu", x.T, 0), [[1.0 * sig[0]], [-2.0 * sig[1]]])
+    x = arr([[[-1.0, 2.0]], [[-3.0, 4.0]]]).reshape(1, 2, 2)  # N=1, C=2, L=2
+    close(run("prelu", x, arr([0.1, 0.5])), [[[-0.1, 2.0], [-1.5, 4.0]]])
+    close(run("prelu", arr([-2.0, 3.0]), arr([0.25])), [-0.5, 3.0])
+
+
+def test_activation_inplace_on_view() -> None:
+    base = arr([[-1.0, -2.0], [3.0, -4.0]], f32)
+    column = base[:, 1]
+    assert run("relu_", column) is column
+    same(base, arr([[-1.0, 0.0], [3.0, 0.0]], f32))
+    assert run("leaky_relu_", base, 0.5) is base
+    same(base, arr([[-0.5, 0.0], [3.0, 0.0]], f32))
+    assert run("hardtanh_", base, 0.0, 1.0) is base
+    same(base, arr([[0.0, 0.0], [1.0, 0.0]], f32))
+
+
+# ---------------------------------------------------------------- promotion and broadcasting
+
+PROMOTION = [
+    # (op, a, b, expected dtype, expected values)
+    ("add.Tensor", arr([1, 2], np.int32), 5, np.int32, [6, 7]),  # a scalar doesn't widen
+    ("add.Tensor", arr([1, 2], np.int64), 1.5, f32, [2.5, 3.5]),  # int + float -> float32
+    ("add.Scalar", arr([1, 2], np.int16), 2, np.int16, [3, 4]),
+    ("add.Tensor", arr([True, False]), arr([True, True]), np.bool_, [True, True]),  # logical or
+    ("add.Tensor", arr([1.0], f32), np.array(1e-3, f64), f32, [np.float32(1) + np.float32(1e-3)]),
+    ("add.Tensor", arr([1], np.int32), np.array(7, np.int64), np.int32, [8]),  # 0-d ranks lower
+    ("add.Tensor", arr([True]), np.array(7, np.int64), np.int64, [8]),  # ...but lifts a category
+    ("add.Tensor", arr([1], np.int8), arr([200], np.uint8), np.int16, [201]),
+    ("add.Tensor", arr([1.5], f16), np.array(2.0, f32), f16, [3.5]),
+    ("sub.Scalar", arr([0, 5], np.uint8), 1, np.uint8, [255, 4]),  # wraps
+    ("add.Scalar", arr([250], np.uint8), 10, np.uint8, [4]),
+    ("mul.Tensor", arr([3], np.int64), 0.5, f32, [1.5]),
+    ("mul.Tensor", arr([True, False]), arr([True, True]), np.bool_, [True, False]),
+    ("div.Tensor", arr([3], np.int64), 2, f32, [1.5]),  # true division of ints
+    ("div.Scalar", arr([True]), 2, f32, [0.5]),
+]
+
+
+@pytest.mark.parametrize(("op", "a", "b", "dtype", "want"), PROMOTION)
+def test_promotion(op: str, a: np.ndarray, b: Any, dtype: Any, want: list) -> None:
+    same(run(op, a, b), arr(want, dtype), dtype)
+
+
+def test_float32_never_upcast() -> None:
+    x = arr([1.0, 2.0], f32)
+    for op in (
+        "add.Tensor",
+        "sub.Tensor",
+        "mul.Tensor",
+        "div.Tensor",
+        "pow.Tensor_Scalar",
+        "remainder.Scalar",
+        "fmod.Scalar",
+        "maximum",
+        "atan2",
+    ):
+        other = 0.3 if op not in ("maximum", "atan2") else np.array(0.3)
+        assert run(op, x, other).dtype == f32, op
+
+
+def test_broadcasting_size_one_dims() -> None:
+    a = np.arange(3, dtype=np.int64).reshape(3, 1)
+    b = np.arange(4, dtype=np.int64) * 10
+    same(run("add.Tensor", a, b), [[i + 10 * j for j in range(4)] for i in range(3)], np.int64)
+    same(run("mul.Tensor", np.zeros((0, 1)), np.ones(5)), np.zeros((0, 5)))
+    same(run("sub.Tensor", np.array(5.0), arr([1.0, 2.0])), [4.0, 3.0])
+
+
+def test_add_sub_rsub_with_alpha() -> None:
+    same(
+        run("add.Tensor", arr([1, 2], np.int32), arr([1, 1], np.int32), alpha=3),
+        arr([4, 5], np.int32),
+    )
+    same(run("sub.Tensor", arr([1.0, 2.0]), arr([4.0, 4.0]), alpha=0.5), [-1.0, 0.0])
+    same(run("add.Scalar", arr([1.0]), 2.0, 3), [7.0])
+    same(run("rsub.Scalar", arr([1, 2], np.int64), 10, 2), arr([8, 6], np.int64))  # 10 - 2x
+    same(run("rsub.Tensor", arr([1.0, 2.0]), arr([5.0, 5.0])), [4.0, 3.0])
+
+
+def test_sub_of_bools_is_refused() -> None:
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor"):
+        KERNELS["sub.Tensor"](arr([True]), arr([False]), 1)
+
+
+# ---------------------------------------------------------------- division, remainder, fmod
+
+PAIRS = [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 4), (0, -3)]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_integer_division_modes(dtype: Any) -> None:
+    a, b = arr([p[0] for p in PAIRS], dtype), arr([p[1] for p in PAIRS], dtype)
+    same(
+        run("div.Tensor_mode", a, b, rounding_mode="floor"),
+        arr([x // y for x, y in PAIRS], dtype),
+        dtype,
+    )
+    same(
+        run("div.Tensor_mode", a, b, rounding_mode="trunc"),
+        arr([math.trunc(x / y) for x, y in PAIRS], dtype),
+        dtype,
+    )
+    same(run("floor_divide", a, b), arr([x // y for x, y in PAIRS], dtype), dtype)
+    same(run("remainder.Tensor", a, b), arr([x % y for x, y in PAIRS], dtype), dtype)
+    same(run("fmod.Tensor", a, b), arr([int(math.fmod(x, y)) for x, y in PAIRS], dtype), dtype)
+    same(run("div.Tensor", a, b), arr([x / y for x, y in PAIRS], f32), f32)
+
+
+def test_unsigned_division() -> None:
+    a = arr([7, 200, 0], np.uint8)
+    same(run("div.Scalar_mode", a, 2, rounding_mode="trunc"), arr([3, 100, 0], np.uint8), np.uint8)
+    same(run("remainder.Scalar", a, 3), arr([1, 2, 0], np.uint8), np.uint8)
+
+
+def test_float_division_modes() -> None:
+    pairs = [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-7.5, -2.0), (1.0, 0.1), (-4.0, 2.0)]
+    a, b = arr([p[0] for p in pairs]), arr([p[1] for p in pairs])
+    same(run("div.Tensor_mode", a, b, rounding_mode="floor"), [x // y for x, y in pairs])
+    same(
+        run("div.Tensor_mode", a, b, rounding_mode="trunc"),
+        [float(math.trunc(x / y)) for x, y in pairs],
+    )
+    close(run("remainder.Tensor", a, b), [x % y for x, y in pairs], atol=1e-15)
+    close(run("fmod.Tensor", a, b), [math.fmod(x, y) for x, y in pairs], atol=1e-15)
+    same(run("div.Tensor", arr([1.0, -1.0, 0.0]), arr([0.0, 0.0, 0.0])), [np.inf, -np.inf, np.nan])
+    same(run("div.Scalar_mode", arr([1.0, -1.0]), 0.0, rounding_mode="floor"), [np.inf, -np.inf])
+    same(run("remainder.Scalar", arr([5.0, -5.0]), -np.inf), [-np.inf, -5.0])
+    same(run("fmod.Scalar", arr([5.0]), 0.0), [np.nan])
+
+
+@pytest.mark.parametrize(
+    ("op", "args"),
+    [
+        ("div.Tensor_mode", (arr([1, 2]), arr([1, 0]), "trunc")),
+        ("div.Scalar_mode", (arr([1, 2], np.int32), 0, "floor")),
+        ("floor_divide", (arr([1]), arr([0]))),
+        ("remainder.Scalar", (arr([1], np.int16), 0)),
+        ("fmod.Tensor", (arr([1], np.uint8), arr([0], np.uint8))),
+    ],
+)
+def test_integer_division_by_zero_raises(op: str, args: tuple) -> None:
+    with pytest.raises(ZeroDivisionError, match="ZeroDivisionError"):
+        KERNELS[op](*args)
+
+
+def test_true_divide_and_floor_divide_scalar() -> None:
+    same(run("true_divide.Scalar", arr([3, 4], np.int8), 2), arr([1.5, 2.0], f32), f32)
+    same(run("floor_divide.Scalar", arr([-3.0, 3.0], f32), 2), arr([-2.0, 1.0], f32), f32)
+
+
+# ---------------------------------------------------------------- pow, atan2, min/max
+
+
+def test_pow() -> None:
+    same(run("pow.Tensor_Scalar", arr([2, -3], np.int32), 3), arr([8, -27], np.int32), np.int32)
+    close(run("pow.Tensor_Scalar", arr([4, 9], np.int64), 0.5), [2.0, 3.0])
+    assert run("pow.Tensor_Scalar", arr([4, 9], np.int64), 0.5).dtype == f32
+    close(run("pow.Tensor_Scalar", arr([2.0, 0.0], f32), -1), [0.5, np.inf])
+    same(run("pow.Scalar", 2, arr([0, 1, 3], np.int64)), arr([1, 2, 8], np.int64), np.int64)
+    same(run("pow.Scalar", 2.0, arr([0, 1, 3], np.int64)), arr([1, 2, 8], f32), f32)
+    close(run("pow.Tensor_Tensor", arr([2.0, 9.0]), arr([-2.0, 0.5])), [0.25, 3.0])
+
+
+def test_integer_pow_negative_exponents() -> None:
+    with pytest.raises(
+        ShapeGuardError, match="Integers to negative integer powers are not allowed."
+    ):
+        run("pow.Tensor_Scalar", arr([2], np.int64), -1)
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed."):
+        KERNELS["pow.Tensor_Scalar"](arr([2], np.int64), -1)
+    # tensor exponents follow torch's powi: 1 ** -n = 1, (-1) ** -n = +-1, else 0
+    base = arr([2, 1, -1, -1, 5, 3], np.int64)
+    exponent = arr([-1, -3, -3, -2, 0, 2], np.int64)
+    same(run("pow.Tensor_Tensor", base, exponent), arr([0, 1, -1, 1, 1, 9], np.int64), np.int64)
+
+
+def test_atan2() -> None:
+    pairs = [(1.0, 1.0), (-1.0, -1.0), (0.0, -1.0), (-0.0, -1.0), (2.0, 0.0)]
+    out = run("atan2", arr([p[0] for p in pairs], f32), arr([p[1] for p in pairs], f32))
+    close(out, [math.atan2(y, x) for y, x in pairs], rtol=1e-6)
+    assert run("atan2", arr([1], np.int32), arr([1], np.int32)).dtype == f32
+
+
+def test_atan2_out_writes_into_out() -> None:
+    out = np.zeros(2, f64)
+    result = run("atan2.out", arr([1.0, 0.0]), arr([0.0, 1.0]), out=out)
+    assert result is out
+    close(out, [math.pi / 2, 0.0])
+
+
+def test_maximum_minimum_propagate_nan() -> None:
+    a, b = arr([1.0, np.nan, 3.0, -0.5]), arr([2.0, 0.0, np.nan, -1.0])
+    same(run("maximum", a, b), [2.0, np.nan, np.nan, -0.5])
+    same(run("minimum", a, b), [1.0, np.nan, np.nan, -1.0])
+    same(
+        run("max.other", arr([1, 5], np.int8), arr([3, 2], np.int8)), arr([3, 5], np.int8), np.int8
+    )
+    same(run("min.other", arr([True, False]), arr([True, True])), [True, False], np.bool_)
+    same(run("maximum", arr([1], np.int32), arr([2.5], f32)), arr([2.5], f32), f32)
+
+
+# ---------------------------------------------------------------- bitwise, logical, comparisons
+
+
+def test_bitwise() -> None:
+    a, b = arr([12, -1, 0], np.int32), arr([10, 5, 7], np.int32)
+    same(run("bitwise_and.Tensor", a, b), arr([8, 5, 0], np.int32), np.int32)
+    same(run("bitwise_or.Tensor", a, b), arr([14, -1, 7], np.int32), np.int32)
+    same(run("bitwise_xor.Tensor", a, b), arr([6, -6, 7], np.int32), np.int32)
+    same(run("bitwise_and.Scalar", arr([255, 16], np.uint8), 15), arr([15, 0], np.uint8), np.uint8)
+    same(run("bitwise_xor.Tensor", arr([True, False]), arr([True, True])), [False, True], np.bool_)
+    base = arr([[1, 2], [3, 4]], np.int64)
+    view = base[:, 0]
+    assert run("bitwise_or_.Scalar", view, 8) is view
+    same(base, [[9, 2], [11, 4]])
+
+
+def test_logical_ops() -> None:
+    a = arr([0.0, np.nan, 2.0, 0.0], f32)
+    b = arr([0, 0, 3, 1], np.int64)
+    same(run("logical_and", a, b), [False, False, True, False], np.bool_)
+    same(run("logical_or", a, b), [False, True, True, True], np.bool_)
+    same(run("logical_xor", a, b), [False, True, False, True], np.bool_)
+
+
+def test_comparisons() -> None:
+    ints = arr([1, 2, 3], np.int64)
+    same(run("lt.Scalar", ints, 1.5), [True, False, False], np.bool_)  # compared in float
+    same(run("ge.Scalar", ints, 2), [False, True, True], np.bool_)
+    nan = arr([np.nan, 1.0])
+    same(run("eq.Tensor", nan, nan), [False, True], np.bool_)
+    same(run("ne.Tensor", nan, nan), [True, False], np.bool_)
+    same(
+        run("gt.Tensor", arr([[1], [5]], np.int8), arr([0, 3, 9], np.int32)),
+        [[True, False, False], [True, True, False]],
+        np.bool_,
+    )
+    same(run("le.Tensor", arr([True, False]), arr([0, 0], np.uint8)), [False, True], np.bool_)
+    same(run("eq.Scalar", arr([0.1], f32), 0.1), [True], np.bool_)  # 0.1 cast to float32 first
+
+
+# ---------------------------------------------------------------- where, clamp, masked_fill
+
+
+def test_where() -> None:
+    cond = arr([True, False, True])
+    same(
+        run("where.self", cond, arr([1, 2, 3], np.int32), arr([10, 20, 30], np.int64)),
+        arr([1, 20, 3], np.int64),
+        np.int64,
+    )
+    same(
+        run("where.ScalarOther", cond, arr([1, 2, 3], np.int32), 0),
+        arr([1, 0, 3], np.int32),
+        np.int32,
+    )
+    same(run("where.ScalarSelf", cond, 0.5, arr([1, 2, 3], np.int32)), arr([0.5, 2, 0.5], f32), f32)
+    same(run("where.Scalar", cond, 1, 2.5), arr([1.0, 2.5, 1.0], f32), f32)
+    same(run("where.self", arr([1, 0], np.uint8), arr([1.0, 2.0]), arr([3.0, 4.0])), [1.0, 4.0])
+    same(
+        run("where.self", arr([[True], [False]]), arr([1.0, 2.0]), np.array(0.0)),
+        [[1.0, 2.0], [0.0, 0.0]],
+    )
+
+
+def test_clamp() -> None:
+    x = arr([-3.0, 0.5, 4.0, np.nan], f32)
+    same(run("clamp", x, -1, 2), arr([-1.0, 0.5, 2.0, np.nan], f32), f32)
+    same(run("clamp", x, 3, 1), arr([1.0, 1.0, 1.0, np.nan], f32), f32)  # min > max: max
+    same(run("clamp", x, None, 0), arr([-3.0, 0.0, 0.0, np.nan], f32), f32)
+    same(run("clamp", arr([1, 5], np.int32), 1.5), arr([1.5, 5.0], f32), f32)  # promotes
+    same(run("clamp", arr([1, 5, 9], np.uint8), 2, 6), arr([2, 5, 6], np.uint8), np.uint8)
+    lo, hi = arr([0.0, 1.0]), arr([[0.5], [3.0]])
+    same(run("clamp.Tensor", arr([-1.0, 2.0]), lo, hi), [[0.0, 0.5], [0.0, 2.0]])
+    same(run("clamp_min", arr([-1, 3], np.int64), 0), arr([0, 3], np.int64))
+    same(run("clamp_max.Tensor", arr([-1.0, 3.0]), arr([0.0, 0.0])), [-1.0, 0.0])
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max'"):
+        KERNELS["clamp"](x, None, None)
+
+
+def test_clamp_inplace_on_view() -> None:
+    base = np.arange(6, dtype=np.int64).reshape(2, 3)
+    view = base.T
+    assert run("clamp_", view, 1, 4) is view
+    same(base, [[1, 1, 2], [3, 4, 4]])
+    view = base[0]
+    assert run("clamp_min_", view, 2) is view
+    same(base, [[2, 2, 2], [3, 4, 4]])
+    with pytest.raises(
+        RuntimeError, match="result type Float can't be cast to the desired output type Long"
+    ):
+        KERNELS["clamp_"](base, 0.5, None)
+
+
+def test_masked_fill() -> None:
+    x = arr([[1, 2, 3], [4, 5, 6]], np.int32)
+    mask = arr([True, False, True])
+    same(
+        run("masked_fill.Scalar", x, mask, -1), arr([[-1, 2, -1], [-1, 5, -1]], np.int32), np.int32
+    )
+    same(
+        run("masked_fill.Tensor", x, mask, np.array(9.0)),
+        arr([[9, 2, 9], [9, 5, 9]], np.int32),
+        np.int32,
+    )
+    same(
+        run("masked_fill.Scalar", arr([1.0, 2.0]), arr([[True, False], [False, False]]), np.nan),
+        [[np.nan, 2.0], [1.0, 2.0]],
+    )
+    same(
+        run("masked_fill.Scalar", arr([0, 1], np.uint8), arr([True, False]), -1),
+        arr([255, 1], np.uint8),
+    )
+    same(
+        run("masked_fill.Scalar", arr([0, 1], np.int64), arr([True, False]), 2.7),
+        arr([2, 1], np.int64),
+    )
+    base = np.zeros((3, 2))
+    view = base[:, 1]
+    assert run("masked_fill_.Scalar", view, arr([True, False, True]), 7.0) is view
+    same(base, [[0.0, 7.0], [0.0, 0.0], [0.0, 7.0]])
+
+
+def test_lerp_addcmul_addcdiv() -> None:
+    start, end = arr([1.0, -2.0, 10.0], f32), arr([3.0, 2.0, 0.0], f32)
+    same(run("lerp.Scalar", start, end, 0.0), start)
+    same(run("lerp.Scalar", start, end, 1.0), end)
+    # here start + 1 * (end - start) rounds away from end: torch's formula is exact at 1
+    start1, end1 = arr([0.0012573021], f32), arr([-0.00013210486], f32)
+    same(run("lerp.Tensor", start1, end1, arr([1.0], f32)), end1, f32)
+    close(run("lerp.Scalar", start, end, 0.25), [1.5, -1.0, 7.5])
+    close(run("lerp.Tensor", start, end, arr([0.5, 0.75, 0.1], f32)), [2.0, 1.0, 9.0], rtol=1e-6)
+    same(
+        run(
+            "addcmul", arr([1, 2], np.int64), arr([3, 4], np.int64), arr([5, 6], np.int64), value=2
+        ),
+        arr([31, 50], np.int64),
+        np.int64,
+    )
+    close(run("addcdiv", arr([1.0]), arr([3.0]), arr([4.0]), value=0.5), [1.375])
+    close(run("addcdiv", arr([1], np.int64), arr([3.0], f32), arr([4], np.int64)), [1.75])
+    base = arr([[0.0, 1.0], [0.0, 2.0]])
+    view = base[:, 1]
+    assert run("lerp_.Scalar", view, arr([3.0, 4.0]), 0.5) is view
+    same(base, [[0.0, 2.0], [0.0, 3.0]])
+
+
+# ---------------------------------------------------------------- fill, zero, copy
+
+
+def test_fill_and_zero() -> None:
+    x = np.ones((2, 2), np.int16)
+    out = run("fill.Scalar", x, 7)
+    same(out, np.full((2, 2), 7), np.int16)
+    same(x, np.ones((2, 2)))  # functional: self untouched
+    same(run("fill.Tensor", np.zeros(3, f32), np.array(2.5)), arr([2.5] * 3, f32), f32)
+    base = np.zeros((3, 3), np.uint8)
+    view = base[::2, 1]
+    assert run("fill_.Scalar", view, -1) is view  # wraps like a C++ cast
+    same(base, [[0, 255, 0], [0, 0, 0], [0, 255, 0]])
+    view = base[1]
+    assert run("fill_.Tensor", view, np.array(4, np.int64)) is view
+    same(base, [[0, 255, 0], [4, 4, 4], [0, 255, 0]])
+    view = base.T[1:]
+    assert run("zero_", view) is view
+    same(base, [[0, 0, 0], [4, 0, 0], [0, 0, 0]])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "ctype"),
+    [
+        (np.int8, 200, "int8_t"),
+        (np.uint8, 256, "uint8_t"),
+        (np.uint8, -256, "uint8_t"),
+        (np.int32, float("inf"), "int32_t"),
+        (np.float16, 1e5, "c10::Half"),
+    ],
+)
+def test_fill_value_out_of_range(dtype: Any, value: Any, ctype: str) -> None:
+    message = f"value cannot be converted to type {ctype} without overflow"
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        KERNELS["fill_.Scalar"](np.zeros(2, dtype), value)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        KERNELS["masked_fill.Scalar"](np.zeros(2, dtype), arr([True, False]), value)
+
+
+def test_copy_and_copy_() -> None:
+    base = np.zeros((3, 2), np.int32)
+    view = base.T  # (2, 3), non-contiguous
+    src = arr([1.9, -2.7, 3.0], f32)
+    assert run("copy_", view, src) is view  # broadcast over rows, truncating to int
+    same(base, [[1, 1], [-2, -2], [3, 3]])
+    out = run("copy", np.zeros((2, 3), f64), arr([True, False, True]))
+    same(out, [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]], f64)
+    same(run("copy_", np.zeros(2, np.bool_), arr([0.0, 0.3])), [False, True])
+
+
+# ---------------------------------------------------------------- in-place arithmetic
+
+
+def test_inplace_arithmetic_returns_self_and_writes_view() -> None:
+    base = np.arange(6, dtype=f32).reshape(2, 3)
+    view = base[:, ::2]
+    assert run("add_.Tensor", view, arr([10.0, 20.0], f32), alpha=2) is view
+    same(base, arr([[20, 1, 42], [23, 4, 45]], f32))
+    assert run("mul_.Scalar", view, 0.5) is view
+    same(base, arr([[10, 1, 21], [11.5, 4, 22.5]], f32))
+    assert run("sub_.Scalar", base, 1) is base
+    assert run("div_.Tensor", base, arr([1.0, 2.0, 4.0], f32)) is base
+    same(base, arr([[9, 0, 5], [10.5, 1.5, 5.375]], f32))
+
+
+def test_inplace_integer_arithmetic() -> None:
+    x = arr([5, -7], np.int32)
+    assert run("add_.Tensor", x, arr([1, 1], np.int64)) is x  # int64 result fits int32's category
+    same(x, arr([6, -6], np.int32), np.int32)
+    assert run("floor_divide_.Scalar", x, 4) is x
+    same(x, [1, -2])
+    assert run("remainder_.Scalar", x, 3) is x
+    same(x, [1, 1])
+    assert run("div_.Tensor_mode", x, arr([2, 2], np.int32), rounding_mode="floor") is x
+    same(x, [0, 0])
+    assert run("pow_.Scalar", x, 2) is x
+
+
+@pytest.mark.parametrize(
+    ("op", "args", "message"),
+    [
+        (
+            "add_.Scalar",
+            (arr([1, 2], np.int64), 1.5, 1),
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            "div_.Tensor",
+            (arr([1, 2], np.int32), arr([2, 2], np.int32)),
+            "result type Float can't be cast to the desired output type Int",
+        ),
+        (
+            "mul_.Tensor",
+            (arr([True]), arr([2], np.int64)),
+            "result type Long can't be cast to the desired output type Bool",
+        ),
+        (
+            "add_.Tensor",
+            (arr([1.0, 2.0]), arr([[1.0, 2.0]]), 1),
+            "doesn't match the broadcast shape",
+        ),
+    ],
+)
+def test_inplace_refuses_like_torch(op: str, args: tuple, message: str) -> None:
+    before = args[0].copy()
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        KERNELS[op](*args)
+    same(args[0], before)
+
+
+def test_inplace_self_aliasing_other() -> None:
+    x = arr([[1.0, 2.0], [3.0, 4.0]])
+    assert run("add_.Tensor", x, x.T) is x
+    same(x, [[2.0, 5.0], [5.0, 8.0]])
+
+
+# ---------------------------------------------------------------- dropout
+
+
+def test_dropout_eval_and_edge_probabilities() -> None:
+    x = np.arange(1.0, 7.0, dtype=f32).reshape(2, 3)
+    out = run("dropout", x, 0.5, False)
+    same(out, x, f32)
+    assert out is not x
+    same(run("dropout", x, 0.0, True), x)
+    same(run("dropout", x, 1.0, True), np.zeros((2, 3), f32))
+
+
+def test_dropout_statistics_and_reproducibility() -> None:
+    x = np.ones(40000, f32)
+    rng.manual_seed(7)
+    out = run("dropout", x, 0.25, True)
+    assert out.dtype == f32
+    kept = out != 0
+    np.testing.assert_allclose(out[kept], 1 / 0.75, rtol=1e-6)
+    assert abs(kept.mean() - 0.75) < 0.01
+    assert abs(out.mean() - 1.0) < 0.015  # the scaling keeps the expectation
+    rng.manual_seed(7)
+    same(run("dropout", x, 0.25, True), out)
+    assert not np.array_equal(run("dropout", x, 0.25, True), out)
+
+
+def test_native_dropout() -> None:
+    x = np.full((100, 100), 3.0)
+    rng.manual_seed(0)
+    out, mask = run("native_dropout", x, 0.5, True)
+    assert mask.dtype == np.bool_ and out.dtype == f64
+    same(out, np.where(mask, 6.0, 0.0))
+    assert abs(mask.mean() - 0.5) < 0.02
+    rng.manual_seed(0)
+    out_none, mask_none = run("native_dropout", x, 0.5, None)  # train=None means train
+    same(mask_none, mask)
+    out, mask = run("native_dropout", x, 0.5, False)
+    same(out, x)
+    assert mask.all()
+
+
+def test_feature_and_alpha_dropout() -> None:
+    rng.manual_seed(3)
+    x = np.ones((8, 50, 4, 4), f32)
+    out = run("feature_dropout", x, 0.5, True)
+    channel_zero = (out == 0).all(axis=(2, 3))
+    channel_kept = (out == 2).all(axis=(2, 3))
+    assert (channel_zero | channel_kept).all() and channel_zero.any() and channel_kept.any()
+    normal = np.random.default_rng(5).standard_normal(200000)
+    out = run("alpha_dropout", normal, 0.2, True)
+    alpha = 1.7580993408473766  # selu's negative saturation, alpha * scale
+    a = 1 / math.sqrt((alpha**2 * 0.2 + 1) * 0.8)
+    dropped = np.isclose(
+        out, a * -alpha + a * alpha * 0.2
+    )  # a dropped x becomes -alpha, then a*x + b
+    kept = np.isclose(out, a * normal + a * alpha * 0.2)
+    assert (dropped | kept).all() and 0.19 < dropped.mean() < 0.21
+    assert abs(out.mean()) < 0.01 and abs(out.var() - 1) < 0.02  # selu's statistics are kept
+    fa = run("feature_alpha_dropout", np.zeros((4, 30, 5)), 0.5, True)
+    assert (fa == fa[:, :, :1]).all()  # one value per channel
+
+
+def test_dropout_inplace() -> None:
+    base = np.ones((4, 1000))
+    view = base[::2]
+    rng.manual_seed(1)
+    assert run("dropout_", view, 0.5, True) is view
+    assert set(np.unique(base[::2])) == {0.0, 2.0}
+    same(base[1::2], np.ones((2, 1000)))
+    assert run("alpha_dropout_", base, 0.5, False) is base
