@@ -35,3 +35,14 @@ def test_every_op_has_a_shape_rule() -> None:
     load_all()
     missing = sorted(key for key in OPS.keys() if key not in SHAPE_RULES)
     assert not missing, f"{len(missing)} ops lack a shape rule: {', '.join(missing)}"
+
+
+def test_every_op_has_a_kernel() -> None:
+    from texport.interpreter.kernels import KERNELS
+    from texport.interpreter.kernels import load_all as load_kernels
+
+    load_kernels()
+    missing = sorted(key for key in OPS.keys() if key not in KERNELS)
+    assert not missing, f"{len(missing)} ops lack a kernel: {', '.join(missing)}"
+    unknown = sorted(key for key in KERNELS.keys() if key not in OPS)
+    assert not unknown, f"kernels registered for ops not in the table: {', '.join(unknown)}"
