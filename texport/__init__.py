@@ -73,12 +73,14 @@ strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
 
+from texport import nn  # noqa: E402 - after the names nn's modules import from texport
+
 __all__ = [
     "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",
     "cat", "concat", "concatenate", "device", "einsum", "empty", "empty_like", "equal", "eye",
     "from_numpy", "full", "full_like", "is_floating_point", "is_tensor", "linspace",
     "manual_seed", "nonzero", "numel", "ones", "ones_like", "ops", "rand", "rand_like",
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
-    "tensor", "where", "zeros", "zeros_like", *_functions.FUNCTIONS,
+    "tensor", "where", "zeros", "zeros_like", "nn", *_functions.FUNCTIONS,
 ]
 del _factories

@@ -159,7 +159,9 @@ class ModuleList(Module):
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         if not isinstance(modules, Iterable):
-            raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got " + type(modules).__name__
+            )
         offset = len(self)
         for index, module in enumerate(modules):
             self.add_module(str(offset + index), module)
@@ -239,7 +241,7 @@ class ModuleDict(Module):
         for j, pair in enumerate(modules):
             if not isinstance(pair, Iterable):
                 raise TypeError(
-                    "ModuleDict update sequence element #" + str(j) + " should be Iterable; is" + type(pair).__name__
+                    f"ModuleDict update sequence element #{j} should be Iterable; is{type(pair).__name__}"
                 )
             if len(pair) != 2:
                 raise ValueError(

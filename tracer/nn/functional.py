@@ -340,7 +340,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     return call(op("embedding"), weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-def pad(input: Tensor, pad: Sequence[Any], mode: str = "constant", value: float | None = None) -> Tensor:  # noqa: A002
+def pad(input: Tensor, pad: Sequence[Any], mode: str = "constant",  # noqa: A002
+        value: float | None = None) -> Tensor:
     return call(op("pad"), input, list(pad), mode, value)
 
 
@@ -704,7 +705,8 @@ def multi_head_attention_forward(
         b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
         q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
     else:
-        _check(tuple(key.shape) == tuple(value.shape), f"key shape {key.shape} does not match value shape {value.shape}")
+        _check(tuple(key.shape) == tuple(value.shape),
+               f"key shape {key.shape} does not match value shape {value.shape}")
         _check(in_proj_weight is not None, "use_separate_proj_weight is False but in_proj_weight is None")
         q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     if attn_mask is not None:
@@ -730,9 +732,8 @@ def multi_head_attention_forward(
         expected = (bsz, src_len)
         _check(tuple(key_padding_mask.shape) == expected,
                f"expecting key_padding_mask shape of {expected}, but got {key_padding_mask.shape}")
-        key_padding_mask = (
-            key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
-        )
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+        key_padding_mask = key_padding_mask.reshape(bsz * num_heads, 1, src_len)
         attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
     if not training:
         dropout_p = 0.0
@@ -753,14 +754,16 @@ def _mha_heads(q: Tensor, k: Tensor, v: Tensor, tgt_len: int, bsz: int, num_head
     else:
         _check(static_k.size(0) == bsz * num_heads,
                f"expecting static_k.size(0) of {bsz * num_heads}, but got {static_k.size(0)}")
-        _check(static_k.size(2) == head_dim, f"expecting static_k.size(2) of {head_dim}, but got {static_k.size(2)}")
+        _check(static_k.size(2) == head_dim,
+               f"expecting static_k.size(2) of {head_dim}, but got {static_k.size(2)}")
         k = static_k
     if static_v is None:
         v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     else:
         _check(static_v.size(0) == bsz * num_heads,
                f"expecting static_v.size(0) of {bsz * num_heads}, but got {static_v.size(0)}")
-        _check(static_v.size(2) == head_dim, f"expecting static_v.size(2) of {head_dim}, but got {static_v.size(2)}")
+        _check(static_v.size(2) == head_dim,
+               f"expecting static_v.size(2) of {head_dim}, but got {static_v.size(2)}")
         v = static_v
     return q, k, v
 

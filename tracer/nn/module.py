@@ -287,7 +287,10 @@ class Module:
     def _named_members(self, members: Callable[[Module], Any], prefix: str = "", recurse: bool = True,
                        remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
         memo: set[int] = set()
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        if recurse:
+            modules: Any = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            modules = [(prefix, self)]
         for module_prefix, module in modules:
             for name, value in members(module):
                 if value is None or id(value) in memo:
@@ -459,9 +462,9 @@ class Module:
         self._load_recursive(state, "", metadata, strict, assign, (missing, unexpected, errors))
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+                errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+                errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
         if errors:
             raise RuntimeError(
                 "Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__, "\n\t".join(errors))
@@ -483,7 +486,8 @@ class Module:
                               strict: bool, missing_keys: list[str], unexpected_keys: list[str],
                               error_msgs: list[str]) -> None:
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items()) if v is not None}
+        members = itertools.chain(self._parameters.items(), persistent.items())
+        local_state = {k: v for k, v in members if v is not None}
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
@@ -527,7 +531,8 @@ class Module:
         except Exception as error:  # reported like torch, with the cause
             error_msgs.append(
                 f'While copying the parameter named "{key}", whose dimensions in the model are {param.size()} '
-                f"and whose dimensions in the checkpoint are {value.size()}, an exception occurred : {error.args}."
+                f"and whose dimensions in the checkpoint are {value.size()}, "
+                f"an exception occurred : {error.args}."
             )
 
     # ---- printing --------------------------------------------------------
@@ -552,6 +557,10 @@ class Module:
             else:
                 body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+def _quoted(keys: list[str]) -> str:
+    return ", ".join(f'"{key}"' for key in keys)
 
 
 def _check_member_name(kind: str, name: Any) -> None:

@@ -1,0 +1,330 @@
+"""Compile a ``func.func`` once into a flat plan, then run it on numpy arrays.
+
+A plan is the function's ops in order, each a step (kernel, input slots,
+output slots). It is realised as generated straight-line Python — one line
+per step, ``v7 = k3(v5, 2, [v6, 4])`` — so running a step costs one Python
+call, with no IR walk and no dictionary of values. Regions (cond, map, scan,
+while_loop bodies) compile to sub-plans called by small runtime helpers.
+
+On entry every input is checked against its declared type: rank, dtype, each
+dim (symbols bind at their first occurrence, expressions are evaluated), and
+the range constraints, with torch-like messages naming the input and dim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from texport.dialects import tx
+from texport.dialects.aten import AtenOp
+from texport.dialects.control import CondOp, MapOp, ScanOp, WhileLoopOp, YieldOp
+from texport.dialects.symbolic import dim_str
+from texport.dialects.tx import TensorType
+
+from .dtypes import to_numpy
+from .errors import ExecutionError, GuardError, RuntimeAssertError
+from .kernels import KERNELS, load_all
+from .runtime import RUNTIME_HELPERS
+
+_BINARY = {tx.AddOp: "+", tx.SubOp: "-", tx.MulOp: "*", tx.FloorDivOp: "//", tx.ModOp: "%"}
+_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+@dataclass
+class Step:
+    """One op of the plan: what runs, which slots it reads and writes."""
+
+    op: Operation
+    kernel: str
+    inputs: list[str]
+    outputs: list[str]
+
+
+@dataclass
+class Plan:
+    """A compiled function; call it with one value per function argument."""
+
+    name: str
+    steps: list[Step]
+    source: str
+    run: Callable[..., tuple[Any, ...]]
+    arg_names: list[str] = field(default_factory=list)
+
+    def __call__(self, *inputs: Any) -> tuple[Any, ...]:
+        return self.run(*inputs)
+
+
+class _Codegen:
+    """Writes the Python of one function body (and its regions' sub-plans)."""
+
+    def __init__(self, namespace: dict[str, Any], prefix: str = "") -> None:
+        self.namespace = namespace
+        self.prefix = prefix
+        self.names: dict[SSAValue, str] = {}
+        self.lines: list[str] = []
+        self.steps: list[Step] = []
+
+    # ---- names and constants ---------------------------------------------
+
+    def name(self, value: SSAValue) -> str:
+        existing = self.names.get(value)
+        if existing is None:
+            existing = self.names[value] = f"{self.prefix}v{len(self.names)}"
+        return existing
+
+    def constant(self, value: Any) -> str:
+        if value is None or isinstance(value, bool) or (isinstance(value, int) and abs(value) < 2**62):
+            return repr(value)
+        key = f"c{len(self.namespace)}"
+        self.namespace[key] = value
+        return key
+
+    def literal(self, value: Any) -> str:
+        """Python for an argument value: SSA names, constants, list displays."""
+        if isinstance(value, SSAValue):
+            return self.name(value)
+        if isinstance(value, list):
+            return "[" + ", ".join(self.literal(v) for v in value) + "]"
+        return self.constant(value)
+
+    def bind(self, key: str, value: Any) -> str:
+        name = f"{key}{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    # ---- ops --------------------------------------------------------------
+
+    def emit_block(self, block: Block) -> list[str]:
+        for op in block.ops:
+            if isinstance(op, (ReturnOp, YieldOp)):
+                return [self.name(v) for v in op.operands]
+            self.emit(op)
+        return []
+
+    def emit(self, op: Operation) -> None:
+        outputs = [self.name(r) for r in op.results]
+        if isinstance(op, AtenOp):
+            self.emit_aten(op, outputs)
+        elif isinstance(op, tx.ConstantOp):
+            self.assign(op, outputs, repr(op.value.value.data), "constant")
+        elif type(op) in _BINARY:
+            lhs, rhs = (self.name(v) for v in op.operands)
+            self.assign(op, outputs, f"{lhs} {_BINARY[type(op)]} {rhs}", op.name)
+        elif isinstance(op, tx.CmpOp):
+            lhs, rhs = (self.name(v) for v in op.operands)
+            self.assign(op, outputs, f"{lhs} {_COMPARE[op.predicate.data]} {rhs}", op.name)
+        elif isinstance(op, tx.AssertOp):
+            message = self.bind("msg", op.message.data)
+            self.lines.append(f"if not {self.name(op.condition)}: raise RuntimeAssertError({message})")
+            self.steps.append(Step(op, "assert", [self.name(op.condition)], []))
+        elif isinstance(op, (CondOp, MapOp, ScanOp, WhileLoopOp)):
+            self.emit_control(op, outputs)
+        else:
+            raise ExecutionError(f"the interpreter cannot run '{op.name}'")
+
+    def assign(self, op: Operation, outputs: list[str], expr: str, kernel: str) -> None:
+        target = ", ".join(outputs) + ("," if len(outputs) == 1 and isinstance(op, AtenOp) and _tuple_result(op) else "")
+        self.lines.append(f"{target} = {expr}" if outputs else expr)
+        self.steps.append(Step(op, kernel, [self.name(v) for v in op.operands], outputs))
+
+    def emit_aten(self, op: AtenOp, outputs: list[str]) -> None:
+        kernel = KERNELS.get(op.op_def.key)
+        if kernel is None:
+            raise ExecutionError(f"'{op.name}' has no kernel")
+        kname = self.bind("k", _located(kernel, op))
+        args = ", ".join(self.literal(v) for v in op.arguments())
+        self.assign(op, outputs, f"{kname}({args})", op.op_def.key)
+
+    def emit_control(self, op: Operation, outputs: list[str]) -> None:
+        regions = [self.sub_plan(region.block) for region in op.regions]
+        fns = [self.bind("region", r) for r in regions]
+        operands = [self.name(v) for v in op.operands]
+        if isinstance(op, CondOp):
+            pred, *rest = operands
+            expr = f"run_cond({pred}, {fns[0]}, {fns[1]}, ({', '.join(rest)}{',' if rest else ''}))"
+        elif isinstance(op, MapOp):
+            n = len(op.xs)
+            expr = f"run_map({fns[0]}, [{', '.join(operands[:n])}], [{', '.join(operands[n:])}])"
+        elif isinstance(op, ScanOp):
+            n_init, n_xs = len(op.init), len(op.xs)
+            groups = [operands[:n_init], operands[n_init:n_init + n_xs], operands[n_init + n_xs:]]
+            lists = ", ".join("[" + ", ".join(g) + "]" for g in groups)
+            expr = f"run_scan({fns[0]}, {lists}, {bool(op.reverse and op.reverse.value.data)})"
+        else:
+            n = len(op.carried)
+            expr = f"run_while({fns[0]}, {fns[1]}, [{', '.join(operands[:n])}], [{', '.join(operands[n:])}])"
+        target = ", ".join(outputs) + ("," if len(outputs) == 1 else "")
+        self.lines.append(f"{target} = {expr}" if outputs else expr)
+        self.steps.append(Step(op, op.name, operands, outputs))
+
+    def sub_plan(self, block: Block) -> Plan:
+        inner = _Codegen(self.namespace, prefix=f"{self.prefix}r{len(self.namespace)}_")
+        return inner.finish(block, f"region_{len(self.namespace)}", checks=None)
+
+    # ---- whole function ---------------------------------------------------
+
+    def finish(self, block: Block, name: str, checks: list[str] | None) -> Plan:
+        params = [self.name(arg) for arg in block.args]
+        results = self.emit_block(block)
+        body = (checks or []) + self.lines + [f"return ({', '.join(results)}{',' if len(results) == 1 else ''})"]
+        source = f"def {name}({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
+        exec(compile(source, f"<texport plan {name}>", "exec"), self.namespace)  # noqa: S102 - our own codegen
+        return Plan(name, self.steps, source, self.namespace[name], params)
+
+
+def _tuple_result(op: AtenOp) -> bool:
+    schema = op.op_def.schema
+    return schema.returns_tuple or any(r.type.is_list for r in schema.returns)
+
+
+def _located(kernel: Callable[..., Any], op: AtenOp) -> Callable[..., Any]:
+    """The kernel, wrapped so that a failure names the op and its location."""
+    where = f"'{op.name}'"
+    location = getattr(op, "location", None)
+    if location is not None and type(location).__name__ == "FileLineColLoc":
+        where += f" at {location.filename.data}:{location.line.value.data}"
+
+    def run(*args: Any) -> Any:
+        try:
+            return kernel(*args)
+        except (GuardError, RuntimeAssertError):
+            raise
+        except Exception as err:  # noqa: BLE001 - re-raised with the op named
+            raise ExecutionError(f"{where} failed: {type(err).__name__}: {err}") from err
+
+    return run
+
+
+# --------------------------------------------------------------------------
+# Input checks
+# --------------------------------------------------------------------------
+
+
+def _input_checks(
+    func: FuncOp, params: list[str], names: Sequence[str], ranges: dict[Any, tuple[Any, Any]],
+    namespace: dict[str, Any],
+) -> list[str]:
+    """Python lines that bind size symbols from the inputs and check every dim."""
+    bound: dict[str, str] = {}
+    binds: list[str] = []
+    checks: list[str] = []
+    for index, (param, arg_type) in enumerate(zip(params, func.function_type.inputs.data)):
+        label = names[index]
+        if isinstance(arg_type, TensorType):
+            _tensor_checks(param, label, arg_type, bound, binds, checks, namespace)
+        elif isinstance(arg_type, tx.SymIntType) and arg_type.value is not None:
+            _dim_check(param, label, arg_type.value, bound, binds, checks, namespace)
+    for symbol, (low, high) in ranges.items():
+        expr = _py(symbol, bound)
+        if expr is None:
+            continue
+        text = _user_text(symbol, bound)
+        if low is not None and low != -sympy.oo:
+            checks.append(f"if not ({expr}) >= {int(low)}: raise GuardError({_q(f'Guard failed: {text} >= {low}')})")
+        if high is not None and high not in (sympy.oo, None):
+            checks.append(f"if not ({expr}) <= {int(high)}: raise GuardError({_q(f'Guard failed: {text} <= {high}')})")
+    return binds + checks
+
+
+def _tensor_checks(param: str, label: str, arg_type: TensorType, bound: dict[str, str],
+                   binds: list[str], checks: list[str], namespace: dict[str, Any]) -> None:
+    rank = len(arg_type.shape)
+    dtype = f"dt{len(namespace)}"
+    namespace[dtype] = to_numpy(arg_type.dtype)
+    binds.append(
+        f"if {param}.ndim != {rank}: raise GuardError({_q(f'Guard failed: {label}.dim() == {rank}')} + f' (got {{{param}.ndim}})')"
+    )
+    binds.append(
+        f"if {param}.dtype != {dtype}: raise GuardError({_q(f'Guard failed: {label}.dtype == {arg_type.dtype}')} + f' (got {{{param}.dtype}})')"
+    )
+    for axis, dim in enumerate(arg_type.shape):
+        _dim_check(f"{param}.shape[{axis}]", f"{label}.size()[{axis}]", dim, bound, binds, checks, namespace)
+
+
+def _dim_check(value: str, label: str, dim: Any, bound: dict[str, str], binds: list[str],
+               checks: list[str], namespace: dict[str, Any]) -> None:
+    if isinstance(dim, sympy.Symbol) and dim.name not in bound:
+        bound[dim.name] = label
+        binds.append(f"{dim.name} = {value}")
+        return
+    expr = _py(dim, bound)
+    if expr is None:
+        return
+    expected = _user_text(dim, bound)
+    message = _q(f"Guard failed: {label} == {expected}")
+    checks.append(f"if {value} != {expr}: raise GuardError({message} + f' (got {{{value}}})')")
+
+
+def _py(dim: Any, bound: dict[str, str]) -> str | None:
+    if type(dim) is int:
+        return str(dim)
+    if not all(s.name in bound for s in dim.free_symbols):
+        return None  # an unbacked size: checked by the program's own asserts
+    return dim_str(dim)
+
+
+def _user_text(dim: Any, bound: dict[str, str]) -> str:
+    if type(dim) is int:
+        return str(dim)
+    return dim_str(dim.xreplace({sympy.Symbol(n, **s.assumptions0): sympy.Symbol(bound[n]) for s in dim.free_symbols for n in [s.name] if n in bound}))
+
+
+def _q(text: str) -> str:
+    return repr(text)
+
+
+# --------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------
+
+
+def compile_function(
+    func: FuncOp, *, input_names: Sequence[str] | None = None,
+    ranges: dict[Any, tuple[Any, Any]] | None = None,
+) -> Plan:
+    """Compile ``func`` into a Plan that checks its inputs and runs its ops."""
+    load_all()
+    namespace: dict[str, Any] = {
+        **RUNTIME_HELPERS, "GuardError": GuardError, "RuntimeAssertError": RuntimeAssertError,
+        "Max": max, "Min": min,
+    }
+    gen = _Codegen(namespace)
+    block = func.body.block
+    params = [gen.name(arg) for arg in block.args]
+    names = list(input_names) if input_names is not None else [
+        arg.name_hint or f"arg{i}" for i, arg in enumerate(block.args)
+    ]
+    checks = _input_checks(func, params, names, ranges or {}, namespace)
+    plan = gen.finish(block, _identifier(func.sym_name.data), checks)
+    plan.arg_names = names
+    return plan
+
+
+def _identifier(name: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f"f_{cleaned}"
+
+
+def find_function(module: Operation, entry: str | None = None) -> FuncOp:
+    """The function named ``entry``, or the only/first public one."""
+    funcs = [op for op in module.walk() if isinstance(op, FuncOp)]
+    if entry is not None:
+        for func in funcs:
+            if func.sym_name.data == entry:
+                return func
+        names = ", ".join(f.sym_name.data for f in funcs) or "none"
+        raise ExecutionError(f"no function @{entry} in the program (functions: {names})")
+    if not funcs:
+        raise ExecutionError("the program has no func.func to run")
+    return funcs[0]
+
+
+def run_function(func: FuncOp, *inputs: Any) -> tuple[Any, ...]:
+    return compile_function(func)(*[np.asarray(x) if not isinstance(x, (int, float)) else x for x in inputs])
