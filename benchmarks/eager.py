@@ -20,8 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
-import texport as torch  # noqa: E402
 from models import ZOO  # noqa: E402
+
+import texport as torch  # noqa: E402
 
 
 def resnet18_flops(size: int = 224, batch: int = 1) -> float:

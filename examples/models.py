@@ -10,7 +10,6 @@ import texport as torch
 import texport.nn as nn
 import texport.nn.functional as F
 
-
 # --------------------------------------------------------------------------
 # ConvBN: the seed's M
 # --------------------------------------------------------------------------

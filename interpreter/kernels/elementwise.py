@@ -153,8 +153,42 @@ def _erf_wide(wide: Array, itemsize: int) -> Array:
     return np.copysign(out, wide)  # erf is odd; nan stays nan
 
 
+# Chebyshev fit of erfc (Numerical Recipes' erfcc): fractional error < 1.2e-7.
+_ERFC_FIT = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+             -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+
+
+def _erf_single(x: Array) -> Array:
+    """erf to float32 accuracy in a few in-place numpy passes: the erfc fit for
+    |x| >= 0.5, the Maclaurin series (relative error < 3e-8) below it, where
+    1 - erfc would lose erf's relative accuracy. Computed in x's float dtype."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.5 * a)
+    out = np.full_like(a, _ERFC_FIT[-1])
+    for coefficient in _ERFC_FIT[-2::-1]:
+        out *= t
+        out += coefficient
+    a2 = a * a
+    out -= a2
+    np.exp(out, out=out)
+    out *= t
+    np.subtract(1.0, out, out=out)
+    small = a < 0.5
+    if small.any():
+        s2 = a2[small]
+        series = 1 - s2 * (216 / 1320)
+        for ratio in (42 / 216, 10 / 42, 3 / 10, 1 / 3):
+            series = 1 - s2 * ratio * series
+        out[small] = a[small] * _TWO_OVER_SQRT_PI * series
+    return np.copysign(out, x, out=out)
+
+
 def _erf(x: Array) -> Array:
-    """Vectorised erf of a float array, evaluated in float64 and rounded to x's dtype."""
+    """Vectorised erf, evaluated in float64 and rounded to x's dtype: float32 and
+    narrower take the fast fit (its error is below their rounding), float64 the
+    series / continued fraction accurate to ~1e-15."""
+    if x.dtype.itemsize <= 4:
+        return _erf_single(x.astype(np.float64)).astype(x.dtype)
     return _erf_wide(x.astype(np.float64), x.dtype.itemsize).astype(x.dtype)
 
 

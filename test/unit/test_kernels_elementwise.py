@@ -144,7 +144,8 @@ def test_erf_float32_and_special_values() -> None:
     out = run("erf", x)
     assert out.dtype == f32
     want = np.array(mapped(math.erf, [float(v) for v in x]), dtype=f32)  # correctly rounded
-    assert np.max(np.abs(out.astype(f64) - want.astype(f64))) <= 6e-8
+    ulp = np.spacing(np.abs(want)).astype(f64)  # float32 erf is a fast fit: within 1 ulp
+    assert np.all(np.abs(out.astype(f64) - want.astype(f64)) <= ulp)
     special = run("erf", arr([np.inf, -np.inf, np.nan, -0.0, 30.0]))
     same(special, [1.0, -1.0, np.nan, -0.0, 1.0])
     assert np.signbit(special[3])
