@@ -1,0 +1,98 @@
+"""xDSL's own Interpreter runs texport IR too: interpreter functions per dialect
+(``@register_impls``) that call the very kernels the plan executor calls.
+
+This path walks the IR op by op (xDSL's design); the executor compiles a plan.
+A test runs both on the same programs and compares."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import SSAValue
+
+from texport.dialects import tx
+from texport.dialects.aten import AtenOp, level_dialect
+from texport.dialects.registry import LEVELS
+
+from .errors import RuntimeAssertError
+from .kernels import KERNELS, load_all
+
+_ARITHMETIC = {"tx.add": operator.add, "tx.sub": operator.sub, "tx.mul": operator.mul,
+               "tx.floordiv": operator.floordiv, "tx.mod": operator.mod}
+_COMPARE = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+            "gt": operator.gt, "ge": operator.ge}
+
+
+def _substitute(value: Any, values: dict[SSAValue, Any]) -> Any:
+    if isinstance(value, SSAValue):
+        return values[value]
+    if isinstance(value, list):
+        return [_substitute(v, values) for v in value]
+    return value
+
+
+def _run_aten(functions: InterpreterFunctions, interpreter: Interpreter, op: AtenOp,
+              args: tuple[Any, ...]) -> tuple[Any, ...]:
+    values = dict(zip(op.operands, args))
+    out = KERNELS[op.op_def.key](*[_substitute(v, values) for v in op.arguments()])
+    if not op.results:
+        return ()
+    if len(op.results) == 1 and not isinstance(out, (tuple, list)):
+        return (out,)
+    return tuple(out)
+
+
+def _aten_functions() -> type[InterpreterFunctions]:
+    """One InterpreterFunctions class with an @impl for every generated op class."""
+    load_all()
+    namespace: dict[str, Any] = {}
+    for level in LEVELS:
+        for index, op_class in enumerate(level_dialect(level).operations):
+            namespace[f"run_{level}_{index}"] = impl(op_class)(_run_aten)
+    return register_impls(type("AtenFunctions", (InterpreterFunctions,), namespace))
+
+
+@register_impls
+class TxFunctions(InterpreterFunctions):
+    """The ``tx`` dialect: symbolic-int arithmetic, comparisons, asserts."""
+
+    @impl(tx.ConstantOp)
+    def run_constant(self, interpreter: Interpreter, op: tx.ConstantOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (op.value.value.data,)
+
+    @impl(tx.AddOp)
+    def run_add(self, interpreter: Interpreter, op: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (_ARITHMETIC[op.name](*args),)
+
+    run_sub = impl(tx.SubOp)(run_add)
+    run_mul = impl(tx.MulOp)(run_add)
+    run_floordiv = impl(tx.FloorDivOp)(run_add)
+    run_mod = impl(tx.ModOp)(run_add)
+
+    @impl(tx.CmpOp)
+    def run_cmp(self, interpreter: Interpreter, op: tx.CmpOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (_COMPARE[op.predicate.data](*args),)
+
+    @impl(tx.AssertOp)
+    def run_assert(self, interpreter: Interpreter, op: tx.AssertOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not args[0]:
+            raise RuntimeAssertError(op.message.data)
+        return ()
+
+
+_ATEN: list[type[InterpreterFunctions]] = []
+
+
+def make_interpreter(module: ModuleOp) -> Interpreter:
+    """An xDSL Interpreter over ``module`` with func, tx and every ATen level."""
+    if not _ATEN:
+        _ATEN.append(_aten_functions())
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(TxFunctions())
+    interpreter.register_implementations(_ATEN[0]())
+    return interpreter
