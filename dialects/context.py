@@ -8,10 +8,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .aten import level_dialect
+from .names import TexportParser
 from .registry import LEVELS
 from .tx import TX
 
@@ -35,7 +35,7 @@ def make_context() -> Context:
 
 
 def parse_module(text: str, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
-    return Parser(ctx or make_context(), text, name).parse_module()
+    return TexportParser(ctx or make_context(), text, name).parse_module()
 
 
 def print_module(module: ModuleOp, *, generic: bool = False) -> str:

@@ -189,7 +189,7 @@ def _located(kernel: Callable[..., Any], op: AtenOp) -> Callable[..., Any]:
     where = f"'{op.name}'"
     location = getattr(op, "location", None)
     if location is not None and type(location).__name__ == "FileLineColLoc":
-        where += f" at {location.filename.data}:{location.line.value.data}"
+        where += f" at {location.filename.data}:{location.line.data}"
 
     def run(*args: Any) -> Any:
         try:

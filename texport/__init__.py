@@ -73,7 +73,18 @@ strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
 
-from texport import nn  # noqa: E402 - after the names nn's modules import from texport
+from texport import (
+    export,  # noqa: E402
+    nn,  # noqa: E402 - after the names nn's modules import from texport
+    utils,  # noqa: E402
+)
+from texport.tracer.grad import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 __all__ = [
     "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",
@@ -81,6 +92,7 @@ __all__ = [
     "from_numpy", "full", "full_like", "is_floating_point", "is_tensor", "linspace",
     "manual_seed", "nonzero", "numel", "ones", "ones_like", "ops", "rand", "rand_like",
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
-    "tensor", "where", "zeros", "zeros_like", "nn", *_functions.FUNCTIONS,
+    "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
+    "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", *_functions.FUNCTIONS,
 ]
 del _factories

@@ -9,12 +9,27 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import IO
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.xdsl_opt_main import xDSLOptMain
+
+from texport.dialects.names import TexportParser
 
 
 class TexportOptMain(xDSLOptMain):
     version_format = "texport-opt built on xdsl {xdsl_version}"
+
+    def register_all_frontends(self) -> None:
+        """Parse with texport's parser, which keeps SSA names whole."""
+        super().register_all_frontends()
+
+        def parse_mlir(io: IO[bytes]) -> ModuleOp:
+            return TexportParser(self.ctx, io.read(), self.get_input_name()).parse_module(
+                not self.args.no_implicit_module
+            )
+
+        self.available_frontends["mlir"] = parse_mlir
 
 
 def main(args: Sequence[str] | None = None) -> None:

@@ -1,0 +1,38 @@
+"""``texport.export``: export(), ExportedProgram and the dynamic-shape spec, as torch.export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from texport.tracer.export import trace
+from texport.tracer.nn.module import Module
+from texport.tracer.signature import (
+    ConstantArgument,
+    ExportGraphSignature,
+    InputKind,
+    InputSpec,
+    OutputKind,
+    OutputSpec,
+    SymIntArgument,
+    TensorArgument,
+)
+
+from .program import ExportedModule, ExportedProgram, GraphModule
+
+
+def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
+           dynamic_shapes: Any = None, strict: bool = False,
+           preserve_module_call_signature: tuple[str, ...] = ()) -> ExportedProgram:
+    """Trace ``mod(*args, **kwargs)`` into a training-level ExportedProgram."""
+    if dynamic_shapes is not None:
+        from texport.tracer.dynamic import export_dynamic
+
+        return ExportedProgram(export_dynamic(mod, args, kwargs, dynamic_shapes, strict))
+    return ExportedProgram(trace(mod, args, kwargs, strict=strict))
+
+
+__all__ = [
+    "ConstantArgument", "ExportGraphSignature", "ExportedModule", "ExportedProgram",
+    "GraphModule", "InputKind", "InputSpec", "OutputKind", "OutputSpec", "SymIntArgument",
+    "TensorArgument", "export",
+]

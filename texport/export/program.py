@@ -1,0 +1,239 @@
+"""ExportedProgram: the IR of an exported model with its signature and state,
+and ``ep.module()``, which runs it on the interpreter with the original
+calling convention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+
+from texport.dialects.context import print_module
+from texport.interpreter.errors import GuardError
+from texport.interpreter.executor import Plan, compile_function
+from texport.tracer import pytree
+from texport.tracer.export import TracedProgram
+from texport.tracer.nn.module import Module
+from texport.tracer.signature import (
+    ConstantArgument,
+    ExportGraphSignature,
+    InputKind,
+    OutputKind,
+)
+from texport.tracer.tensor import Tensor
+
+from .readable import print_readable
+
+
+class GraphModule:
+    """``ep.graph_module``: the xDSL module, with torch's readable listing."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        self.module = module
+
+    @property
+    def graph(self) -> FuncOp:
+        return next(op for op in self.module.ops if isinstance(op, FuncOp))
+
+    def print_readable(self, print_output: bool = True) -> str:
+        text = print_readable(self.graph)
+        if print_output:
+            print(text)
+        return text
+
+    @property
+    def code(self) -> str:
+        return self.print_readable(print_output=False)
+
+    def mlir(self, generic: bool = False) -> str:
+        return print_module(self.module, generic=generic)
+
+    def __str__(self) -> str:
+        return self.print_readable(print_output=False)
+
+
+class ExportedProgram:
+    """A program exported at one level: training, functional (inference) or core."""
+
+    def __init__(self, traced: TracedProgram, dialect: str = "TRAINING") -> None:
+        self._traced = traced
+        self.graph_module = GraphModule(traced.module)
+        self.graph_signature: ExportGraphSignature = traced.signature
+        self.state_dict: dict[str, Tensor] = traced.state_dict
+        self.constants: dict[str, Tensor] = traced.constants
+        self.range_constraints: dict[Any, Any] = traced.range_constraints
+        self.example_inputs = traced.example_inputs
+        self.call_spec = (traced.in_spec, traced.out_spec)
+        self.dialect = dialect
+
+    @property
+    def graph(self) -> FuncOp:
+        return self.graph_module.graph
+
+    def mlir(self, generic: bool = False) -> str:
+        """The program as MLIR text (signature and ranges included)."""
+        return self.graph_module.mlir(generic)
+
+    def module(self) -> ExportedModule:
+        """A callable with the original calling convention, run by the interpreter."""
+        return ExportedModule(self)
+
+    def run_decompositions(self, decomp_table: Any = None, **kwargs: Any) -> ExportedProgram:
+        from texport.lowering.run import run_decompositions
+
+        return run_decompositions(self, decomp_table, **kwargs)
+
+    def __str__(self) -> str:
+        code = self.graph_module.print_readable(print_output=False)
+        code = "\n".join("    " + line if line else line for line in code.splitlines())
+        ranges = _ranges_text(self.range_constraints)
+        return f"ExportedProgram:\n{code}\n\nGraph signature: {self.graph_signature}\nRange constraints: {ranges}\n"
+
+    __repr__ = __str__
+
+
+def _ranges_text(ranges: dict[Any, Any]) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in ranges.items()) + "}"
+
+
+# --------------------------------------------------------------------------
+# ep.module()
+# --------------------------------------------------------------------------
+
+
+def _attach(root: Module, fqn: str, value: Tensor, *, parameter: bool) -> None:
+    """Register ``value`` at ``fqn`` (creating intermediate submodules)."""
+    from texport.tracer.nn.module import Parameter
+
+    *path, leaf = fqn.split(".")
+    owner = root
+    for part in path:
+        child = owner._modules.get(part)
+        if child is None:
+            child = Module()
+            owner.add_module(part, child)
+        owner = child
+    if parameter:
+        owner.register_parameter(leaf, value if isinstance(value, Parameter) else Parameter(value))
+    else:
+        owner.register_buffer(leaf, value, persistent=True)
+
+
+class ExportedModule(Module):
+    """``ep.module()``: takes the exported inputs, returns the exported outputs.
+
+    Holds its own copies of the parameters and buffers. At training level the
+    program mutates buffers in place (as eager torch does); at functional and
+    core levels it returns their new values, which are written back here."""
+
+    def __init__(self, program: ExportedProgram) -> None:
+        super().__init__()
+        object.__setattr__(self, "_program", program)
+        signature = program.graph_signature
+        for spec in signature.input_specs:
+            if spec.kind is InputKind.PARAMETER:
+                _attach(self, spec.target, _copy(program.state_dict[spec.target]), parameter=True)
+            elif spec.kind is InputKind.BUFFER:
+                source = program.state_dict.get(spec.target, program.constants.get(spec.target))
+                _attach(self, spec.target, _copy(source), parameter=False)
+        object.__setattr__(self, "_plan", None)
+
+    def _compiled(self) -> Plan:
+        if self._plan is None:
+            program = self._program
+            names = _plan_input_names(program)
+            object.__setattr__(self, "_plan", compile_function(program.graph, input_names=names,
+                                                               ranges=program.range_constraints))
+        return self._plan
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        program = self._program
+        plan = self._compiled()
+        leaves = _check_inputs(program, args, kwargs)
+        inputs = self._plan_inputs(leaves)
+        outputs = list(plan(*inputs))
+        return self._finish(outputs)
+
+    def _plan_inputs(self, user_leaves: list[Any]) -> list[Any]:
+        program = self._program
+        state = dict(self.named_parameters()) | dict(self.named_buffers())
+        values, user = [], iter(user_leaves)
+        for spec in program.graph_signature.input_specs:
+            if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+                values.append(state[spec.target]._value)
+            elif spec.kind is InputKind.CONSTANT_TENSOR:
+                values.append(program.constants[spec.target]._value)
+            elif isinstance(spec.arg, ConstantArgument):
+                next(user)
+            else:
+                leaf = next(user)
+                values.append(leaf._value if isinstance(leaf, Tensor) else leaf)
+        return values
+
+    def _finish(self, outputs: list[Any]) -> Any:
+        program = self._program
+        state = dict(self.named_buffers())
+        results, position = [], 0
+        for spec in program.graph_signature.output_specs:
+            if isinstance(spec.arg, ConstantArgument):
+                results.append(spec.arg.value)
+                continue
+            value = outputs[position]
+            position += 1
+            if spec.kind is OutputKind.BUFFER_MUTATION:
+                np.copyto(state[spec.target]._value, value)
+            elif spec.kind is OutputKind.USER_INPUT_MUTATION:
+                continue
+            else:
+                results.append(_wrap(value))
+        return pytree.tree_unflatten(results, program.call_spec[1])
+
+
+def _copy(tensor: Tensor) -> Tensor:
+    return Tensor._make(np.array(tensor._value, copy=True), tensor._dtype, tensor.requires_grad)
+
+
+def _wrap(value: Any) -> Any:
+    from texport.tracer.eager import wrap_array
+
+    return wrap_array(value) if isinstance(value, np.ndarray) else value
+
+
+def _plan_input_names(program: ExportedProgram) -> list[str]:
+    paths = iter(program._traced.user_input_paths)
+    names = []
+    for spec in program.graph_signature.input_specs:
+        if isinstance(spec.arg, ConstantArgument):
+            continue
+        names.append(next(paths) if spec.kind is InputKind.USER_INPUT else spec.arg.name)
+    return names
+
+
+def _check_inputs(program: ExportedProgram, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """Flatten the call like the exported one; a different structure or a
+    different specialised constant is a clear error naming the path."""
+    traced = program._traced
+    signature = _forward_signature(program)
+    try:
+        named = dict(signature.bind(*args, **kwargs).arguments) if signature else None
+    except TypeError as err:
+        raise TypeError(str(err)) from None
+    if named is None:
+        named = {f"arg{i}": a for i, a in enumerate(args)} | kwargs
+    pytree.check_structure(named, traced.in_spec, named_args=True)
+    leaves_with_paths = []
+    for name, value in named.items():
+        for path, leaf in pytree.tree_flatten_with_path(value)[0]:
+            leaves_with_paths.append((name + pytree.keystr(path), leaf))
+    for path, leaf in leaves_with_paths:
+        if path in traced.input_constants and leaf != traced.input_constants[path]:
+            raise GuardError(f"Guard failed: {path} == {traced.input_constants[path]!r} (got {leaf!r})")
+        if path not in traced.input_constants and not isinstance(leaf, Tensor):
+            raise GuardError(f"Guard failed: {path} must be a Tensor (got {type(leaf).__name__})")
+    return [leaf for _, leaf in leaves_with_paths]
+
+
+def _forward_signature(program: ExportedProgram) -> Any:
+    return program._traced.forward_signature

@@ -1,0 +1,67 @@
+"""Tracing symbolic integers into IR: an expression over size symbols becomes
+``sym_size.int`` reads and ``tx`` arithmetic, emitted once per expression."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+from xdsl.ir import SSAValue
+
+from texport.dialects import tx
+from texport.dialects.names import set_name
+from texport.dialects.symbolic import FloorDiv, to_dim
+
+_BINARY = {sympy.Add: tx.AddOp, sympy.Mul: tx.MulOp}
+
+
+def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
+    expr = to_dim(expr)
+    known = tracer.sym_values.get(expr)
+    if known is not None:
+        return known
+    if type(expr) is int or isinstance(expr, sympy.Integer):
+        value = _emit(tracer, tx.ConstantOp(int(expr)), f"c{int(expr)}".replace("-", "m"))
+    elif isinstance(expr, sympy.Symbol):
+        value = _size_of(tracer, expr)
+    elif isinstance(expr, (sympy.Add, sympy.Mul)):
+        value = _fold(tracer, type(expr), list(expr.args))
+    elif isinstance(expr, FloorDiv):
+        value = _binary(tracer, tx.FloorDivOp, expr, "floordiv")
+    elif isinstance(expr, sympy.Mod):
+        value = _binary(tracer, tx.ModOp, expr, "mod")
+    else:
+        raise NotImplementedError(f"cannot trace the symbolic expression {expr} into the IR")
+    tracer.sym_values[expr] = value
+    return value
+
+
+def _emit(tracer: Any, op: Any, name: str) -> SSAValue:
+    tracer.blocks[-1].add_op(op)
+    set_name(op.results[0], tracer.names.claim(name))
+    return op.results[0]
+
+
+def _fold(tracer: Any, kind: type, terms: list[Any]) -> SSAValue:
+    """a + b + c as ((a + b) + c): each partial sum is an SSA value with its expression."""
+    op_type = _BINARY[kind]
+    partial = terms[0]
+    result = materialize(tracer, partial)
+    for term in terms[1:]:
+        partial = partial + term if kind is sympy.Add else partial * term
+        op = op_type.create(operands=[result, materialize(tracer, term)],
+                            result_types=[tx.symint(to_dim(partial))])
+        result = _emit(tracer, op, "add" if kind is sympy.Add else "mul")
+    return result
+
+
+def _binary(tracer: Any, op_type: type, expr: Any, name: str) -> SSAValue:
+    lhs, rhs = (materialize(tracer, a) for a in expr.args)
+    return _emit(tracer, op_type.create(operands=[lhs, rhs], result_types=[tx.symint(expr)]), name)
+
+
+def _size_of(tracer: Any, sym: sympy.Symbol) -> SSAValue:
+    source = tracer.symbol_sources.get(sym.name) if hasattr(tracer, "symbol_sources") else None
+    if source is None:
+        raise NotImplementedError(f"no input size defines the symbol {sym}")
+    return source(tracer)

@@ -1,0 +1,269 @@
+"""The tracing mode: each op call appends one training-dialect op; no kernel runs.
+
+Traced tensors hold a FakeValue (symbolic dims and the SSA value that defines
+them) instead of an array. Parameters, buffers and captured tensors stay the
+real eager tensors; the tracer maps them to the function arguments they were
+lifted to.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+from typing import Any
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Block, SSAValue
+
+from texport.dialects.aten import AtenOp, op_class, result_type_for
+from texport.dialects.dtypes import DType
+from texport.dialects.handles import OpOverload
+from texport.dialects.meta import ScalarMeta, TensorMeta
+from texport.dialects.names import set_name
+from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules.guards import ShapeGuardError, using_oracle
+from texport.dialects.symbolic import symbol
+from texport.dialects.tx import TensorType
+
+from .errors import GuardOnDataDependentSymNode, TracingError, UnsupportedError
+from .sources import caller_location
+from .symint import SymBool, SymFloat, SymInt, SymNode
+from .tensor import Tensor
+
+_RESERVED = set(dir(builtins)) | set(keyword.kwlist) | {"torch", "texport"}
+
+
+class FakeValue:
+    """What a traced tensor holds: its dims (ints or sympy) and its SSA value."""
+
+    __slots__ = ("dims", "ssa", "tracer")
+
+    def __init__(self, dims: tuple[Any, ...], ssa: SSAValue, tracer: Tracer) -> None:
+        self.dims = dims
+        self.ssa = ssa
+        self.tracer = tracer
+
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        return tuple(d if type(d) is int else SymInt(d, self.tracer) for d in self.dims)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+
+class NameTable:
+    """torch.fx-style node names: the op's name, ``_1``, ``_2`` ... on reuse."""
+
+    def __init__(self) -> None:
+        self.used: dict[str, int] = {}
+
+    def claim(self, base: str) -> str:
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "v"
+        if base[0].isdigit():
+            base = f"_{base}"
+        count = self.used.get(base)
+        if count is None and base not in _RESERVED:
+            self.used[base] = 0
+            return base
+        count = (count or 0) + 1
+        while f"{base}_{count}" in self.used:
+            count += 1
+        self.used[base] = count
+        self.used[f"{base}_{count}"] = 0
+        return f"{base}_{count}"
+
+
+def node_name(op: OpOverload) -> str:
+    schema = op._schema
+    return f"{schema.name}_int" if schema.overload_name == "int" else schema.name
+
+
+class Tracer:
+    """The tracing mode (see module docstring)."""
+
+    def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None) -> None:
+        load_all()
+        self.blocks = [block]
+        self.names = NameTable()
+        self.lifted: dict[int, tuple[Tensor, SSAValue]] = {}
+        self.lifted_constants: list[tuple[str, Tensor, SSAValue]] = []
+        self.constant_insert_at = 0  # block-arg index where the next lifted constant goes
+        self.strict = strict
+        self.shape_env = shape_env
+        self.unbacked = 0
+        self.sym_values: dict[Any, SSAValue] = {}
+
+    # ---- values -------------------------------------------------------------
+
+    def register_input(self, tensor: Tensor, value: SSAValue) -> None:
+        self.lifted[id(tensor)] = (tensor, value)
+
+    def fake(self, dims: tuple[Any, ...], dtype: DType, value: SSAValue) -> Tensor:
+        return Tensor._make(FakeValue(dims, value, self), dtype)
+
+    def meta_of(self, value: Any) -> Any:
+        if isinstance(value, Tensor):
+            inner = value._value
+            dims = inner.dims if isinstance(inner, FakeValue) else tuple(inner.shape)
+            return TensorMeta(dims, value._dtype)
+        if isinstance(value, SymNode):
+            return value.expr
+        if isinstance(value, list):
+            return [self.meta_of(v) for v in value]
+        return value
+
+    def ir_value(self, value: Any) -> Any:
+        """The IR form of an argument: SSA values for tensors and symbols."""
+        if isinstance(value, Tensor):
+            inner = value._value
+            if isinstance(inner, FakeValue):
+                return inner.ssa
+            return self._lifted_value(value)
+        if isinstance(value, SymNode):
+            return self.materialize(value)
+        if isinstance(value, list):
+            return [self.ir_value(v) for v in value]
+        if isinstance(value, tuple):
+            return [self.ir_value(v) for v in value]
+        return value
+
+    def _lifted_value(self, tensor: Tensor) -> SSAValue:
+        known = self.lifted.get(id(tensor))
+        if known is not None:
+            return known[1]
+        if self.strict:
+            location = caller_location(keep_nn=False)
+            raise UnsupportedError(
+                "strict mode: the forward reads a tensor that is neither an input, a parameter "
+                "nor a buffer (register it with register_buffer, or pass it as an input)"
+                + (f"\n  {location}" if location else "")
+            )
+        return self.lift_constant(tensor)
+
+    def lift_constant(self, tensor: Tensor) -> SSAValue:
+        """A tensor captured by the forward becomes a CONSTANT_TENSOR input."""
+        name = f"lifted_tensor_{len(self.lifted_constants)}"
+        arg_name = self.names.claim(f"c_{name}")
+        block = self.blocks[0]
+        arg = block.insert_arg(TensorType.get(tensor._value.shape, tensor._dtype), self.constant_insert_at)
+        set_name(arg, arg_name)
+        self.constant_insert_at += 1
+        self.lifted[id(tensor)] = (tensor, arg)
+        self.lifted_constants.append((name, tensor, arg))
+        return arg
+
+    def constant(self, array: np.ndarray, dtype: DType) -> Tensor:
+        """``texport.tensor(...)`` inside the forward: an eager constant, lifted on use."""
+        return Tensor._make(array, dtype)
+
+    # ---- ops ----------------------------------------------------------------
+
+    def call(self, op: OpOverload, values: list[Any]) -> Any:
+        rule = SHAPE_RULES.get(op.key)
+        if rule is None:
+            raise TracingError(f"{op} has no shape rule: it cannot be traced")
+        metas = [self.meta_of(v) for v in values]
+        try:
+            with using_oracle(self.oracle()):
+                expected = rule(*metas)
+        except ShapeGuardError as err:
+            location = caller_location(keep_nn=False)
+            raise TracingError(f"{op}: {err}" + (f"\n  {location}" if location else "")) from None
+        results = expected if isinstance(expected, (tuple, list)) else (expected,)
+        if expected == ():
+            results = ()
+        results = [self._fill_unbacked(r) for r in results]
+        types = [result_type_for(r) for r in results]
+        ir_op = op_class(op.op_def, "training").build(
+            [self.ir_value(v) for v in values], types, location=self._location(),
+        )
+        self.blocks[-1].add_op(ir_op)
+        self._name_results(op, ir_op)
+        return self._wrap(op, values, ir_op, results, expected)
+
+    def oracle(self) -> Any:
+        from texport.dialects.shape_rules.guards import SizeObliviousOracle
+
+        return self.shape_env if self.shape_env is not None else SizeObliviousOracle()
+
+    def _fill_unbacked(self, meta: Any) -> Any:
+        if isinstance(meta, TensorMeta) and any(d is None for d in meta.shape):
+            return TensorMeta(tuple(self.new_unbacked() if d is None else d for d in meta.shape), meta.dtype)
+        if isinstance(meta, ScalarMeta) and meta.value is None:
+            return ScalarMeta(meta.kind, self.new_unbacked())
+        return meta
+
+    def new_unbacked(self) -> sympy.Symbol:
+        name = f"u{self.unbacked}"
+        self.unbacked += 1
+        return symbol(name)
+
+    def _location(self) -> Any:
+        location = caller_location(keep_nn=True)
+        if location is None:
+            return None
+        return FileLineColLoc(StringAttr(location.filename), IntAttr(location.line), IntAttr(0))
+
+    def _name_results(self, op: OpOverload, ir_op: AtenOp) -> None:
+        if len(ir_op.results) == 1 and not op._schema.returns_tuple and not op._schema.returns[0].type.is_list:
+            set_name(ir_op.results[0], self.names.claim(node_name(op)))
+            return
+        self.names.claim(node_name(op))
+        for result in ir_op.results:
+            set_name(result, self.names.claim("getitem"))
+
+    def _wrap(self, op: OpOverload, values: list[Any], ir_op: AtenOp, results: list[Any], expected: Any) -> Any:
+        from .eager import _plan
+
+        plan = _plan(op)
+        wrapped = []
+        for index, (meta, result) in enumerate(zip(results, ir_op.results)):
+            written = plan.written_arg[index] if index < len(plan.written_arg) else None
+            if written is not None:
+                wrapped.append(values[written])
+            elif isinstance(meta, TensorMeta):
+                wrapped.append(self.fake(meta.shape, meta.dtype, result))
+            elif isinstance(meta, ScalarMeta):
+                wrapped.append(self.sym_node(meta, result))
+            else:
+                wrapped.append(None)
+        if not plan.kinds:
+            return None
+        if isinstance(expected, list):
+            return wrapped
+        if plan.is_tuple or len(plan.kinds) > 1:
+            return tuple(wrapped)
+        return wrapped[0]
+
+    def sym_node(self, meta: ScalarMeta, value: SSAValue) -> Any:
+        expr = meta.value
+        if type(expr) is int:
+            return expr
+        node = {"int": SymInt, "float": SymFloat, "bool": SymBool}[meta.kind](expr, self)
+        self.sym_values.setdefault(expr, value)
+        return node
+
+    # ---- symbolic scalars ---------------------------------------------------
+
+    def materialize(self, node: SymNode) -> SSAValue:
+        """The SSA value of a symbolic scalar (traced with tx ops on first use)."""
+        from .symbolic_ir import materialize
+
+        return materialize(self, node.expr, node.kind)
+
+    def guard_value(self, node: SymNode) -> Any:
+        """Python code needs the concrete value of ``node``."""
+        expr = node.expr
+        unbacked = sorted(s.name for s in expr.free_symbols if s.name.startswith("u"))
+        if unbacked or self.shape_env is None:
+            raise GuardOnDataDependentSymNode.create(expr)
+        return self.shape_env.guard(expr, caller_location(keep_nn=False))
+
+    def concrete(self, tensor: Tensor, what: str) -> Any:
+        inner = tensor._value
+        if isinstance(inner, FakeValue):
+            raise GuardOnDataDependentSymNode.for_tensor(what)
+        return inner
