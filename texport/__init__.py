@@ -73,11 +73,8 @@ strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
 
-from texport import (
-    export,  # noqa: E402
-    nn,  # noqa: E402 - after the names nn's modules import from texport
-    utils,  # noqa: E402
-)
+# Subpackages last: their modules import names defined above.
+from texport import export, nn, utils  # noqa: E402
 from texport.tracer.grad import (  # noqa: E402
     enable_grad,
     inference_mode,
