@@ -84,8 +84,10 @@ def node_name(op: OpOverload) -> str:
 class Tracer:
     """The tracing mode (see module docstring)."""
 
-    def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None) -> None:
+    def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None,
+                 level: str = "training") -> None:
         load_all()
+        self.level = level  # the dialect traced ops belong to
         self.blocks = [block]
         self.names = NameTable()
         self.lifted: dict[int, tuple[Tensor, SSAValue]] = {}
@@ -177,7 +179,7 @@ class Tracer:
             results = ()
         results = [self._fill_unbacked(r) for r in results]
         types = [result_type_for(r) for r in results]
-        ir_op = op_class(op.op_def, "training").build(
+        ir_op = op_class(op.op_def, self.level).build(
             [self.ir_value(v) for v in values], types, location=self._location(),
         )
         self.blocks[-1].add_op(ir_op)
