@@ -110,9 +110,11 @@ class Tracer:
         if isinstance(value, Tensor):
             inner = value._value
             dims = inner.dims if isinstance(inner, FakeValue) else tuple(inner.shape)
+            if self.shape_env is not None and isinstance(inner, FakeValue):
+                dims = tuple(self.shape_env.simplify(d) for d in dims)
             return TensorMeta(dims, value._dtype)
         if isinstance(value, SymNode):
-            return value.expr
+            return value.expr if self.shape_env is None else self.shape_env.simplify(value.expr)
         if isinstance(value, list):
             return [self.meta_of(v) for v in value]
         return value
@@ -254,7 +256,8 @@ class Tracer:
         """The SSA value of a symbolic scalar (traced with tx ops on first use)."""
         from .symbolic_ir import materialize
 
-        return materialize(self, node.expr, node.kind)
+        expr = node.expr if self.shape_env is None else self.shape_env.simplify(node.expr)
+        return materialize(self, expr, node.kind)
 
     def guard_value(self, node: SymNode) -> Any:
         """Python code needs the concrete value of ``node``."""

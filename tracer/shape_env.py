@@ -1,0 +1,231 @@
+"""The ShapeEnv: size symbols with hints and ranges, and the guards tracing needs.
+
+Every dynamic input dim gets a symbol named as torch names it (``s<N>``, N =
+sha256 of its source ``L['x'].size()[0]`` mod 100, linear probing). When a
+shape rule or Python code needs to decide a condition over symbols, the
+ShapeEnv answers from the symbols' ranges if it can (no guard), else from the
+example values (hints), recording the guard with the user source line that
+asked. Equalities become replacements (``s77 == s17`` unifies the two).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+from texport.dialects.symbolic import FloorDiv, symbol, to_dim
+
+from .sources import SourceLocation, caller_location
+
+INF = sympy.oo
+
+
+@dataclass
+class Guard:
+    expr: Any
+    location: SourceLocation | None
+
+
+@dataclass
+class SymbolInfo:
+    source: str
+    hint: int
+    low: Any
+    high: Any
+
+
+@dataclass
+class ShapeEnv:
+    symbols: dict[sympy.Symbol, SymbolInfo] = field(default_factory=dict)
+    replacements: dict[sympy.Symbol, Any] = field(default_factory=dict)
+    guards: list[Guard] = field(default_factory=list)
+    _version: int = 0
+
+    # ---- symbols ------------------------------------------------------------
+
+    def create_symbol(self, source: str, hint: int, low: Any = 2, high: Any = INF) -> sympy.Symbol:
+        number = int(hashlib.sha256(source.encode()).hexdigest(), 16) % 100
+        while symbol(f"s{number}") in self.symbols:
+            number = (number + 1) % 100 if len(self.symbols) < 100 else number + 100
+        sym = symbol(f"s{number}")
+        self.symbols[sym] = SymbolInfo(source, hint, low, high)
+        return sym
+
+    def source(self, sym: sympy.Symbol) -> str:
+        return self.symbols[sym].source
+
+    # ---- expressions ----------------------------------------------------------
+
+    def simplify(self, expr: Any) -> Any:
+        if type(expr) is int or not self.replacements:
+            return expr
+        return _substitute(expr, tuple(self.replacements.items()), self._version)
+
+    def hint(self, expr: Any) -> Any:
+        expr = self.simplify(expr)
+        if type(expr) is int or isinstance(expr, (bool, sympy.logic.boolalg.BooleanAtom)):
+            return expr
+        values = {s: sympy.Integer(self.symbols[s].hint) for s in expr.free_symbols if s in self.symbols}
+        return expr.xreplace(values)
+
+    def bounds(self, expr: Any) -> tuple[Any, Any]:
+        """A (possibly loose) interval containing every value of ``expr``."""
+        expr = self.simplify(expr)
+        return _bounds(expr, self._ranges())
+
+    def _ranges(self) -> dict[sympy.Symbol, tuple[Any, Any]]:
+        return {s: (i.low, i.high) for s, i in self.symbols.items()}
+
+    # ---- deciding conditions --------------------------------------------------
+
+    def decide(self, condition: Any) -> bool:
+        """The Oracle protocol of the shape rules: decide, guarding if needed."""
+        condition = self.simplify(condition)
+        if condition in (sympy.true, sympy.false) or isinstance(condition, bool):
+            return bool(condition)
+        static = self._static(condition)
+        if static is not None:
+            return static
+        value = bool(self.hint(condition))
+        self.record(condition if value else _negate(condition))
+        return value
+
+    def _static(self, condition: Any) -> bool | None:
+        """Decide from ranges alone; a size equal to 0 or 1 is False, as
+        torch's size-oblivious rule (0/1 inputs are specialised up front)."""
+        if isinstance(condition, (sympy.Eq, sympy.Ne)):
+            lhs, rhs = condition.args
+            for side, other in ((lhs, rhs), (rhs, lhs)):
+                if other in (0, 1) and side.free_symbols and not side.has(sympy.Mod):
+                    low, _ = self.bounds(side)
+                    if low >= 2 or all(s in self.symbols for s in side.free_symbols):
+                        return isinstance(condition, sympy.Ne)
+        if isinstance(condition, (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge, sympy.Eq, sympy.Ne)):
+            low, high = self.bounds(condition.lhs - condition.rhs)
+            return _decide_interval(type(condition), low, high)
+        return None
+
+    def record(self, condition: Any, location: SourceLocation | None = None) -> None:
+        location = location or caller_location(keep_nn=False)
+        self.guards.append(Guard(condition, location))
+        if isinstance(condition, sympy.Eq):
+            self._replace(condition)
+        self._narrow(condition)
+
+    def _replace(self, equality: Any) -> None:
+        """x == y unifies: the higher-numbered symbol is replaced (torch keeps the
+        lower); sym == constant specialises; sym == linear(other) relates."""
+        lhs, rhs = equality.args
+        free = sorted(equality.free_symbols, key=lambda s: int(s.name[1:]), reverse=True)
+        for sym in free:
+            solutions = sympy.solve(sympy.Eq(lhs, rhs), sym, dict=False)
+            if len(solutions) == 1 and _is_integral(solutions[0]):
+                self.replacements[sym] = to_dim(solutions[0])
+                self._version += 1
+                return
+
+    def _narrow(self, condition: Any) -> None:
+        """A guard on one symbol narrows its range (x > 10 gives [11, ...])."""
+        if not isinstance(condition, (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)):
+            return
+        free = condition.free_symbols
+        if len(free) != 1:
+            return
+        (sym,) = free
+        if sym not in self.symbols:
+            return
+        interval = sympy.solve_univariate_inequality(condition, sym, relational=False)
+        info = self.symbols[sym]
+        low = sympy.ceiling(interval.inf) if interval.inf != -INF else -INF
+        high = sympy.floor(interval.sup) if interval.sup != INF else INF
+        info.low = max(info.low, low) if low != -INF else info.low
+        info.high = min(info.high, high) if high != INF else info.high
+
+    def guard(self, expr: Any, location: SourceLocation | None) -> Any:
+        """Python code needs a concrete value: bools guard, ints specialise."""
+        if isinstance(expr, sympy.logic.boolalg.Boolean) and not expr.is_Atom:
+            value = self.decide(expr)
+            return value
+        value = self.hint(expr)
+        if isinstance(value, sympy.Integer):
+            self.record(sympy.Eq(expr, value), location)
+            return int(value)
+        if isinstance(value, sympy.Float):
+            return float(value)
+        return bool(value)
+
+
+def _negate(condition: Any) -> Any:
+    return sympy.Not(condition)  # sympy turns Not(Lt(a, b)) into Ge(a, b)
+
+
+def _is_integral(expr: Any) -> bool:
+    expr = sympy.sympify(expr)
+    if expr.is_Integer:
+        return True
+    coeffs = sympy.Poly(expr, *expr.free_symbols).coeffs() if expr.free_symbols else [expr]
+    return all(c.is_Integer for c in coeffs)
+
+
+def _decide_interval(kind: type, low: Any, high: Any) -> bool | None:
+    if kind is sympy.Gt:
+        return True if low > 0 else False if high <= 0 else None
+    if kind is sympy.Ge:
+        return True if low >= 0 else False if high < 0 else None
+    if kind is sympy.Lt:
+        return True if high < 0 else False if low >= 0 else None
+    if kind is sympy.Le:
+        return True if high <= 0 else False if low > 0 else None
+    if kind is sympy.Eq:
+        return False if low > 0 or high < 0 else (True if low == high == 0 else None)
+    if kind is sympy.Ne:
+        return True if low > 0 or high < 0 else (False if low == high == 0 else None)
+    return None
+
+
+def _bounds(expr: Any, ranges: dict[Any, tuple[Any, Any]]) -> tuple[Any, Any]:
+    if type(expr) is int or getattr(expr, "is_Number", False):
+        return expr, expr
+    if isinstance(expr, sympy.Symbol):
+        return ranges.get(expr, (0 if expr.name.startswith("s") else -INF, INF))
+    if isinstance(expr, sympy.Add):
+        parts = [_bounds(a, ranges) for a in expr.args]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if isinstance(expr, sympy.Mul):
+        low, high = sympy.Integer(1), sympy.Integer(1)
+        for arg in expr.args:
+            a, b = _bounds(arg, ranges)
+            candidates = [_mul(x, y) for x in (low, high) for y in (a, b)]
+            low, high = min(candidates), max(candidates)
+        return low, high
+    if isinstance(expr, FloorDiv):
+        (a, b), (c, d) = _bounds(expr.args[0], ranges), _bounds(expr.args[1], ranges)
+        if c == d and c > 0:
+            return (sympy.floor(a / c) if a != -INF else -INF), (sympy.floor(b / c) if b != INF else INF)
+    if isinstance(expr, sympy.Mod):
+        c, d = _bounds(expr.args[1], ranges)
+        if c == d and c > 0:
+            return sympy.Integer(0), c - 1
+    return -INF, INF
+
+
+def _mul(x: Any, y: Any) -> Any:
+    if x == 0 or y == 0:
+        return sympy.Integer(0)
+    return x * y
+
+
+@functools.lru_cache(maxsize=65536)
+def _substitute(expr: Any, replacements: tuple[tuple[Any, Any], ...], version: int) -> Any:
+    """Apply replacements to a fixed point (memoised: tracing repeats few dims)."""
+    mapping = dict(replacements)
+    for _ in range(8):
+        new = sympy.sympify(expr).xreplace({k: sympy.sympify(v) for k, v in mapping.items()})
+        if new == expr:
+            break
+        expr = new
+    return to_dim(expr) if not isinstance(expr, sympy.logic.boolalg.Boolean) else expr
