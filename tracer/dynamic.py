@@ -402,8 +402,8 @@ def solve(context: SpecContext) -> None:
         problem = _relation_problem(spec, context, symbol_spec) or _range_problem(spec, env) \
             or _divisibility_problem(spec, env)
         if problem is not None:
-            bullet, fixes = problem
-            name = spec.name if spec.kind == "named" else spec.source
+            bullet, fixes, *subject = problem
+            name = (subject[0] if subject else spec.name) if spec.kind == "named" else spec.source
             problems.append((name, bullet + _guard_note(env, spec.symbol), fixes if spec.kind == "named" else []))
     if problems:
         names = ", ".join(sorted({p[0] for p in problems}))
@@ -429,7 +429,7 @@ def _relation_problem(spec: DimSpec, context: SpecContext, symbol_spec: dict[Any
     if relation == target.symbol or relation == subject.symbol:
         bullet = (f"The values of {subject.name} = {subject.source} and {target.name} = "
                   f"{target.source} must always be equal.")
-        return bullet, [f"{subject.name} = {target.name}"]
+        return bullet, [f"{subject.name} = {target.name}"], subject.name
     text = _names_text(relation, context)
     bullet = (f"The values of {spec.name} = {spec.source} must always be related to the values "
               f"of {other.name} = {other.source} by {spec.name} = {text}.")
@@ -465,15 +465,33 @@ def _divisibility_problem(spec: DimSpec, env: ShapeEnv) -> Any:
         expr = guard.expr
         if not isinstance(expr, sympy.Eq) or spec.symbol not in expr.free_symbols:
             continue
-        mods = [a for a in (expr.lhs, expr.rhs) if isinstance(a, sympy.Mod)]
-        if mods and 0 in (expr.lhs, expr.rhs):
-            divisor = int(mods[0].args[1] / sympy.gcd(mods[0].args[1], _coefficient(mods[0].args[0], spec.symbol)))
+        divided = _divided(expr)
+        if divided is not None:
+            numerator, k = divided
+            divisor = int(k / sympy.gcd(k, _coefficient(numerator, spec.symbol)))
+            if divisor == 1:
+                continue
             bullet = (f"Not all values of {spec.name} = {spec.source} in the specified range satisfy "
                       f"the generated guard ({spec.source} % {divisor}) == 0.")
             root = f"_{spec.name}"
             low = max(1, -(-max(spec.low, 2) // divisor))
             high = "oo" if spec.high == INT_OO else spec.high // divisor
             return bullet, [f"{root} = Dim('{root}', min={low}, max={high})", f"{spec.name} = {divisor}*{root}"]
+    return None
+
+
+def _divided(expr: Any) -> tuple[Any, Any] | None:
+    """(n, k) when ``expr`` says k divides n: ``Eq(Mod(n, k), 0)`` or ``Eq(k*(n//k), n)``."""
+    from texport.dialects.symbolic import FloorDiv
+
+    for mod in expr.atoms(sympy.Mod):
+        if 0 in (expr.lhs, expr.rhs):
+            return mod.args[0], mod.args[1]
+    for floor in expr.atoms(FloorDiv):
+        numerator, k = floor.args
+        if sympy.expand(expr.lhs - expr.rhs - (k * floor - numerator)) == 0 or \
+                sympy.expand(expr.lhs - expr.rhs + (k * floor - numerator)) == 0:
+            return numerator, k
     return None
 
 
@@ -570,3 +588,164 @@ def export_dynamic(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | Non
         dim_str(k): StringAttr(repr(v)) for k, v in traced.range_constraints.items()
     })
     return traced
+
+
+# --------------------------------------------------------------------------
+# ShapesCollection, AdditionalInputs, applying suggested fixes
+# --------------------------------------------------------------------------
+
+
+class ShapesCollection:
+    """Shapes assigned to tensors by identity: ``sc[x] = (dim, dim + 1, 8)``;
+    ``sc.dynamic_shapes(m, args)`` builds the nested spec export() takes."""
+
+    def __init__(self) -> None:
+        self._shapes: dict[int, tuple[Tensor, Any]] = {}
+
+    def __setitem__(self, tensor: Tensor, shape: Any) -> None:
+        self._shapes[id(tensor)] = (tensor, shape)
+
+    def __getitem__(self, tensor: Tensor) -> Any:
+        return self._shapes[id(tensor)][1]
+
+    def __contains__(self, tensor: Tensor) -> bool:
+        return id(tensor) in self._shapes
+
+    def dynamic_shapes(self, m: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+        import inspect
+
+        named = dict(inspect.signature(m.forward).bind(*args, **(kwargs or {})).arguments)
+        found: set[int] = set()
+
+        def spec_of(value: Any) -> Any:
+            if isinstance(value, Tensor):
+                if id(value) in self._shapes:
+                    found.add(id(value))
+                    return self._shapes[id(value)][1]
+                return None
+            if isinstance(value, dict):
+                return {k: spec_of(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(spec_of(v) for v in value) if not hasattr(value, "_fields") else [spec_of(v) for v in value]
+            return None
+
+        result = {name: spec_of(value) for name, value in named.items()}
+        if set(self._shapes) - found:
+            raise ValueError(
+                "Some tensors that were assigned shapes were not found in args. Maybe such tensors "
+                "were copied when passing them as args? Maybe such tensors are contained in "
+                "classes that were not registered with pytree?"
+            )
+        return result
+
+
+class AdditionalInputs:
+    """More example inputs: dims whose sizes differ between samples become
+    Dim.DYNAMIC; ``verify(ep)`` runs the exported program on every sample."""
+
+    def __init__(self) -> None:
+        self._examples: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def add(self, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> None:
+        self._examples.append((tuple(args), dict(kwargs or {})))
+
+    def dynamic_shapes(self, m: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+        import inspect
+
+        samples = [(tuple(args), dict(kwargs or {}))] + self._examples
+        bound = [dict(inspect.signature(m.forward).bind(*a, **k).arguments) for a, k in samples]
+        flats = [pytree.tree_flatten(b) for b in bound]
+        spec = flats[0][1]
+        for leaves, other in flats[1:]:
+            if other != spec:
+                raise TypeError(f"AdditionalInputs: a sample's structure differs from the example inputs ({other})")
+        specs = [_leaf_spec([f[0][i] for f in flats]) for i in range(len(flats[0][0]))]
+        return pytree.tree_unflatten(specs, spec)
+
+    def verify(self, ep: Any) -> None:
+        module = ep.module()
+        for args, kwargs in self._examples:
+            module(*args, **kwargs)
+
+
+def _leaf_spec(values: list[Any]) -> Any:
+    first = values[0]
+    if isinstance(first, Tensor):
+        shapes = [tuple(v.shape) for v in values]
+        if len({len(s) for s in shapes}) != 1:
+            raise ValueError(f"AdditionalInputs: tensor ranks differ between samples: {shapes}")
+        return tuple(Dim.DYNAMIC if len({s[i] for s in shapes}) > 1 else None for i in range(len(shapes[0])))
+    if all(v == first for v in values):
+        return None
+    raise ValueError(
+        "The following inputs were found to have differing values, but they cannot be marked as "
+        f"dynamic: {tuple(values)}."
+    )
+
+
+def refine_dynamic_shapes_from_suggested_fixes(message: str, dynamic_shapes: Any) -> Any:
+    """Apply the ``Suggested fixes:`` of a ConstraintViolationError message to a spec.
+
+    The fixes are parsed (never executed): ``dx = Dim('dx', min=5, max=100)``,
+    ``dx = 4``, ``dy = 2*dx``, ``_dx = Dim('_dx', ...)`` then ``dx = 2*_dx``."""
+    import ast
+
+    _, _, tail = message.partition("Suggested fixes:")
+    fixes: dict[str, Any] = {}
+    for line in (raw.strip() for raw in tail.splitlines()):
+        if not line:
+            continue
+        target, _, source = line.partition("=")
+        fixes[target.strip()] = _evaluate_fix(ast.parse(source.strip(), mode="eval").body, fixes, dynamic_shapes)
+    return _substitute_dims(dynamic_shapes, fixes)
+
+
+def _evaluate_fix(node: Any, fixes: dict[str, Any], spec: Any) -> Any:
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in fixes:
+            return fixes[node.id]
+        found = _find_dim(spec, node.id)
+        if found is None:
+            raise ValueError(f"suggested fix refers to unknown dim {node.id!r}")
+        return found
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Dim":
+        name = node.args[0].value
+        options = {k.arg: (None if getattr(k.value, "id", "") == "oo" else k.value.value) for k in node.keywords}
+        return Dim(name, **options)
+    if isinstance(node, ast.BinOp):
+        left, right = _evaluate_fix(node.left, fixes, spec), _evaluate_fix(node.right, fixes, spec)
+        if isinstance(node.op, ast.Mult):
+            return left * right
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+    raise ValueError(f"cannot apply the suggested fix {ast.unparse(node)!r}")
+
+
+def _find_dim(spec: Any, name: str) -> Any:
+    if isinstance(spec, Dim) and not isinstance(spec, _DerivedDim) and spec.__name__ == name:
+        return spec
+    children = spec.values() if isinstance(spec, dict) else spec if isinstance(spec, (list, tuple)) else ()
+    for child in children:
+        found = _find_dim(child, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _substitute_dims(spec: Any, fixes: dict[str, Any]) -> Any:
+    if isinstance(spec, _DerivedDim):
+        root = fixes.get(spec.root.__name__, spec.root)
+        return spec.a * root + spec.b if isinstance(root, (Dim, int)) else spec
+    if isinstance(spec, Dim):
+        return fixes.get(spec.__name__, spec)
+    if isinstance(spec, dict):
+        return {k: _substitute_dims(v, fixes) for k, v in spec.items()}
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_substitute_dims(v, fixes) for v in spec)
+    return spec

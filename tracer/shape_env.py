@@ -120,6 +120,8 @@ class ShapeEnv:
         """x == y unifies: the higher-numbered symbol is replaced (torch keeps the
         lower); sym == constant specialises; sym == linear(other) relates."""
         lhs, rhs = equality.args
+        if equality.has(FloorDiv, sympy.Mod):
+            return  # divisibility facts stay guards; only linear equalities replace
         free = sorted(equality.free_symbols, key=lambda s: int(s.name[1:]), reverse=True)
         for sym in free:
             solutions = sympy.solve(sympy.Eq(lhs, rhs), sym, dict=False)
@@ -140,8 +142,11 @@ class ShapeEnv:
             return
         interval = sympy.solve_univariate_inequality(condition, sym, relational=False)
         info = self.symbols[sym]
-        low = sympy.ceiling(interval.inf) if interval.inf != -INF else -INF
-        high = sympy.floor(interval.sup) if interval.sup != INF else INF
+        low, high = interval.inf, interval.sup
+        if low != -INF:  # integers: an open end moves inward
+            low = sympy.floor(low) + 1 if interval.left_open and low.is_integer else sympy.ceiling(low)
+        if high != INF:
+            high = sympy.ceiling(high) - 1 if interval.right_open and high.is_integer else sympy.floor(high)
         info.low = max(info.low, low) if low != -INF else info.low
         info.high = min(info.high, high) if high != INF else info.high
 

@@ -17,6 +17,16 @@ from texport.tracer.signature import (
     TensorArgument,
 )
 
+from texport.tracer.dynamic import (
+    AdditionalInputs,
+    ConstraintViolationError,
+    Dim,
+    ShapesCollection,
+    dims,
+    refine_dynamic_shapes_from_suggested_fixes,
+)
+from texport.tracer.errors import UserError
+
 from .program import ExportedModule, ExportedProgram, GraphModule
 
 
@@ -32,6 +42,8 @@ def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = N
 
 
 __all__ = [
+    "AdditionalInputs", "ConstraintViolationError", "Dim", "ShapesCollection", "UserError",
+    "dims", "refine_dynamic_shapes_from_suggested_fixes",
     "ConstantArgument", "ExportGraphSignature", "ExportedModule", "ExportedProgram",
     "GraphModule", "InputKind", "InputSpec", "OutputKind", "OutputSpec", "SymIntArgument",
     "TensorArgument", "export",
