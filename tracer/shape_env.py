@@ -44,6 +44,7 @@ class ShapeEnv:
     replacements: dict[sympy.Symbol, Any] = field(default_factory=dict)
     guards: list[Guard] = field(default_factory=list)
     _version: int = 0
+    _equal_memo: dict[Any, bool] = field(default_factory=dict)
 
     # ---- symbols ------------------------------------------------------------
 
@@ -81,6 +82,16 @@ class ShapeEnv:
         return {s: (i.low, i.high) for s, i in self.symbols.items()}
 
     # ---- deciding conditions --------------------------------------------------
+
+    def decide_equal(self, a: Any, b: Any) -> bool:
+        """``a == b`` for dims, memoised (broadcasting asks it for every dim)."""
+        key = (a, b, self._version)
+        cached = self._equal_memo.get(key)
+        if cached is None:
+            a, b = self.simplify(a), self.simplify(b)
+            cached = a == b or self.decide(sympy.Eq(a, b))
+            self._equal_memo[key] = cached
+        return cached
 
     def decide(self, condition: Any) -> bool:
         """The Oracle protocol of the shape rules: decide, guarding if needed."""
