@@ -58,6 +58,13 @@ class _DimPrinter(StrPrinter):
         base, divisor = expr.args
         return f"({self._wrap(base)}//{self._wrap(divisor)})"
 
+    def _print_Float(self, expr: sympy.Float) -> str:  # noqa: N802 - sympy protocol
+        text = repr(float(expr))
+        if "e" in text and "." not in text:  # the dim grammar needs a '.' in a float
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent}"
+        return text
+
     def _print_Mod(self, expr: sympy.Mod) -> str:  # noqa: N802 - sympy protocol
         base, divisor = expr.args
         return f"({self._wrap(base)} % {self._wrap(divisor)})"
@@ -115,7 +122,7 @@ class DimSyntaxError(ValueError):
         self.offset = offset
 
 
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z_0-9]*)|(//|\*\*|[-+*%(),]))")
+_TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:e[-+]?\d+)?|\d+)|([A-Za-z_][A-Za-z_0-9]*)|(//|\*\*|[-+*%(),]))")
 _FUNCTIONS = {"Max": sympy.Max, "Min": sympy.Min, "FloorDiv": FloorDiv, "Mod": sympy.Mod}
 
 
@@ -204,7 +211,7 @@ class _DimParser:
         kind, text, _ = token
         if kind == "int":
             self.index += 1
-            return sympy.Integer(int(text))
+            return sympy.Float(text) if "." in text else sympy.Integer(int(text))
         if kind == "name":
             self.index += 1
             if self.take("("):

@@ -19,13 +19,16 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     Signedness,
     StringAttr,
     i1,
+    f64,
     i64,
 )
+import sympy
 from xdsl.ir import Attribute, Data, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -309,28 +312,32 @@ class SSAMarkerAttr(ParametrizedAttribute):
 
 @irdl_op_definition
 class ConstantOp(IRDLOperation):
-    """A constant symbolic integer."""
+    """A constant symbolic scalar: ``tx.constant 2 : !tx.symint<2>``,
+    ``tx.constant 3.0 : !tx.symfloat<3.0>``."""
 
     name = "tx.constant"
-    value = prop_def(IntegerAttr)
-    result = result_def(SymIntType)
+    value = prop_def(IntegerAttr | FloatAttr)
+    result = result_def(SymIntType | SymFloatType)
     traits = traits_def(Pure())
 
-    def __init__(self, value: int) -> None:
+    def __init__(self, value: int | float) -> None:
+        if isinstance(value, float):
+            super().__init__(properties={"value": FloatAttr(value, f64)},
+                             result_types=[SymFloatType(SymExprAttr(sympy.Float(value)))])
+            return
         super().__init__(properties={"value": IntegerAttr(value, i64)}, result_types=[symint(value)])
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
-        value = parser.parse_integer(allow_boolean=False)
+        value = parser.parse_number()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        return cls.create(
-            properties={"value": IntegerAttr(value, i64)},
-            result_types=[parser.parse_type()], attributes=attrs,
-        )
+        attr = FloatAttr(value, f64) if isinstance(value, float) else IntegerAttr(value, i64)
+        return cls.create(properties={"value": attr}, result_types=[parser.parse_type()], attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.value.value.data}")
+        value = self.value.value.data
+        printer.print_string(f" {value!r}" if isinstance(value, float) else f" {value}")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.result.type)
@@ -349,9 +356,9 @@ class _BinarySymOp(IRDLOperation):
 
     ``%m = tx.mul %a, %b : !tx.symint<2*s0>``"""
 
-    lhs = operand_def(SymIntType)
-    rhs = operand_def(SymIntType)
-    result = result_def(SymIntType)
+    lhs = operand_def(SymIntType | SymFloatType)
+    rhs = operand_def(SymIntType | SymFloatType)
+    result = result_def(SymIntType | SymFloatType)
     traits = traits_def(Pure())
 
     @classmethod
@@ -396,6 +403,30 @@ class FloorDivOp(_BinarySymOp):
 @irdl_op_definition
 class ModOp(_BinarySymOp):
     name = "tx.mod"
+
+
+@irdl_op_definition
+class ToFloatOp(IRDLOperation):
+    """A symbolic int as a float (torch's sym_float): ``%f = tx.to_float %i : !tx.symfloat<s0>``."""
+
+    name = "tx.to_float"
+    input = operand_def(SymIntType)
+    result = result_def(SymFloatType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ToFloatOp:
+        value = parse_defined_operand(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.create(operands=[value], result_types=[parser.parse_type()], attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.input)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
 
 
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -473,7 +504,7 @@ class AssertOp(IRDLOperation):
 
 TX = Dialect(
     "tx",
-    [ConstantOp, AddOp, SubOp, MulOp, FloorDivOp, ModOp, CmpOp, AssertOp],
+    [ConstantOp, AddOp, SubOp, MulOp, FloorDivOp, ModOp, ToFloatOp, CmpOp, AssertOp],
     [TensorType, SymIntType, SymFloatType, SymBoolType, SymExprAttr, NoneAttr, SSAMarkerAttr],
 )
 

@@ -117,6 +117,8 @@ class _Codegen:
         elif type(op) in _BINARY:
             lhs, rhs = (self.name(v) for v in op.operands)
             self.assign(op, outputs, f"{lhs} {_BINARY[type(op)]} {rhs}", op.name)
+        elif isinstance(op, tx.ToFloatOp):
+            self.assign(op, outputs, f"float({self.name(op.input)})", op.name)
         elif isinstance(op, tx.CmpOp):
             lhs, rhs = (self.name(v) for v in op.operands)
             self.assign(op, outputs, f"{lhs} {_COMPARE[op.predicate.data]} {rhs}", op.name)

@@ -73,6 +73,10 @@ class TxFunctions(InterpreterFunctions):
     run_floordiv = impl(tx.FloorDivOp)(run_add)
     run_mod = impl(tx.ModOp)(run_add)
 
+    @impl(tx.ToFloatOp)
+    def run_to_float(self, interpreter: Interpreter, op: tx.ToFloatOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (float(args[0]),)
+
     @impl(tx.CmpOp)
     def run_cmp(self, interpreter: Interpreter, op: tx.CmpOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return (_COMPARE[op.predicate.data](*args),)

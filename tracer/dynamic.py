@@ -194,6 +194,10 @@ def spec_leaves(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any], spec: A
 
 
 def _match(value: Any, spec: Any, path: str, where: str, out: dict[str, Any]) -> None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(spec, (Dim, _DimHint)) and spec is not Dim.STATIC:
+            out[path] = spec  # an int marked dynamic becomes a symbolic int input
+        return
     if isinstance(value, Tensor):
         if spec is not None:
             _check_rank(value, spec, where)
@@ -202,22 +206,30 @@ def _match(value: Any, spec: Any, path: str, where: str, out: dict[str, Any]) ->
     if spec is None:
         return
     for key, child in pytree.tree_flatten_with_path(value)[0]:
-        entry = _lookup(spec, key)
+        entry = _lookup(spec, key, value)
         _match(child, entry, path + pytree.keystr(key), where + pytree.keystr(key), out)
 
 
-def _lookup(spec: Any, path: tuple[Any, ...]) -> Any:
+def _lookup(spec: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """The spec entry at ``path``; a dataclass may be specified as a list of
+    its fields in order (as torch's AdditionalInputs gives it)."""
+    import dataclasses
+
     node = spec
     for key in path:
         if node is None:
             return None
         index = getattr(key, "idx", getattr(key, "key", getattr(key, "name", None)))
+        if isinstance(key, pytree.GetAttrKey) and isinstance(node, (list, tuple)):
+            names = [f.name for f in dataclasses.fields(value)]
+            index = names.index(key.name)
         if isinstance(node, dict):
             node = node.get(index)
         elif isinstance(node, (list, tuple)):
             node = node[index] if isinstance(index, int) and index < len(node) else None
         else:
             node = getattr(node, str(index), None)
+        value = getattr(value, key.name) if isinstance(key, pytree.GetAttrKey) else value[index]
     return node
 
 
@@ -262,6 +274,17 @@ def _dim(context: SpecContext, path: str, axis: int, size: int, entry: Any) -> A
     if isinstance(entry, Dim):
         return _named(context, source, size, entry)
     raise UserError(f"Unexpected dynamic shape entry {entry!r} at {source}", "INVALID_INPUT")
+
+
+def make_int(context: SpecContext, path: str, value: int, spec: Any) -> Any:
+    """A Python int input marked dynamic: a symbol (torch's ``Sym(s37)`` input)."""
+    if spec is None:
+        return None
+    source = _source(path)
+    sym = context.shape_env.create_symbol(source, value, 0, INT_OO)
+    name = spec.__name__ if isinstance(spec, Dim) else source
+    context.specs.append(DimSpec(source, "auto", name, 0, INT_OO, sym))
+    return sym
 
 
 def _hinted(context: SpecContext, source: str, path: str, axis: int, size: int, hint: _DimHint) -> Any:
@@ -575,7 +598,8 @@ def export_dynamic(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | Non
     context = SpecContext(env)
     leaves = spec_leaves(mod, args, kwargs, dynamic_shapes)
     traced = trace(mod, args, kwargs, strict=strict, shape_env=env,
-                   dims_for=lambda path, tensor: make_dims(context, path, tensor, leaves.get(path)))
+                   dims_for=lambda path, tensor: make_dims(context, path, tensor, leaves.get(path)),
+                   int_for=lambda path, value: make_int(context, path, value, leaves.get(path)))
     solve(context)
     finalize_types(traced.module, env)
     func = traced.func
@@ -660,12 +684,25 @@ class AdditionalInputs:
             if other != spec:
                 raise TypeError(f"AdditionalInputs: a sample's structure differs from the example inputs ({other})")
         specs = [_leaf_spec([f[0][i] for f in flats]) for i in range(len(flats[0][0]))]
-        return pytree.tree_unflatten(specs, spec)
+        return _dataclasses_as_lists(pytree.tree_unflatten(specs, spec))
 
     def verify(self, ep: Any) -> None:
         module = ep.module()
         for args, kwargs in self._examples:
             module(*args, **kwargs)
+
+
+def _dataclasses_as_lists(spec: Any) -> Any:
+    """torch's form: a dataclass input is specified as the list of its fields."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(spec) and not isinstance(spec, type):
+        return [_dataclasses_as_lists(getattr(spec, f.name)) for f in dataclasses.fields(spec)]
+    if isinstance(spec, dict):
+        return {k: _dataclasses_as_lists(v) for k, v in spec.items()}
+    if isinstance(spec, (list, tuple)) and not hasattr(spec, "_fields"):
+        return type(spec)(_dataclasses_as_lists(v) for v in spec)
+    return spec
 
 
 def _leaf_spec(values: list[Any]) -> Any:
@@ -677,6 +714,8 @@ def _leaf_spec(values: list[Any]) -> Any:
         return tuple(Dim.DYNAMIC if len({s[i] for s in shapes}) > 1 else None for i in range(len(shapes[0])))
     if all(v == first for v in values):
         return None
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return Dim.DYNAMIC  # differing ints become symbolic int inputs
     raise ValueError(
         "The following inputs were found to have differing values, but they cannot be marked as "
         f"dynamic: {tuple(values)}."

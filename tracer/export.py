@@ -36,7 +36,7 @@ from .signature import (
     SymIntArgument,
     TensorArgument,
 )
-from .symint import SymNode
+from .symint import SymInt, SymNode
 from .tensor import Tensor
 from .tracing import FakeValue, Tracer
 
@@ -56,6 +56,7 @@ class TracedProgram:
     range_constraints: dict[Any, Any] = field(default_factory=dict)
     input_constants: dict[str, Any] = field(default_factory=dict)
     forward_signature: inspect.Signature | None = None
+    int_input_paths: set[str] = field(default_factory=set)
 
     @property
     def func(self) -> FuncOp:
@@ -116,7 +117,8 @@ def _strict_attributes(mod: Module, strict: bool) -> Iterator[None]:
 
 
 def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-          strict: bool = False, shape_env: Any = None, dims_for: Any = None) -> TracedProgram:
+          strict: bool = False, shape_env: Any = None, dims_for: Any = None,
+          int_for: Any = None) -> TracedProgram:
     """Trace ``mod(*args, **kwargs)`` into a TracedProgram.
 
     ``dims_for(path, tensor)`` gives the (possibly symbolic) dims of a user
@@ -159,7 +161,7 @@ def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = No
     tracer.constant_insert_at = len(block.args)
     constant_specs_at = len(specs)
 
-    fake_leaves, input_constants, paths = [], {}, []
+    fake_leaves, input_constants, paths, int_paths = [], {}, [], set()
     for name, path, leaf in flat:
         if isinstance(leaf, Tensor):
             dims = dims_for(path, leaf) if dims_for is not None else tuple(leaf.shape)
@@ -171,6 +173,14 @@ def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = No
             paths.append(path)
         elif isinstance(leaf, SymNode):
             raise UserError(f"symbolic scalar inputs are not supported (at {path})")
+        elif int_for is not None and (sym := int_for(path, leaf)) is not None:
+            arg = add_arg(name, symint(sym), InputSpec(InputKind.USER_INPUT, None, None),
+                          {"tx.path": StringAttr(path)})
+            specs[-1] = InputSpec(InputKind.USER_INPUT, SymIntArgument(arg.name_hint), None)
+            tracer.sym_values[sym] = arg
+            fake_leaves.append(SymInt(sym, tracer))
+            paths.append(path)
+            int_paths.add(path)
         else:
             fake_leaves.append(leaf)  # a Python constant: specialised
             input_constants[path] = leaf
@@ -197,7 +207,7 @@ def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = No
         signature=ExportGraphSignature(specs, out_specs),
         state_dict=state_dict, constants=constants, in_spec=in_spec, out_spec=out_spec,
         example_inputs=(args, kwargs), user_input_paths=paths, input_constants=input_constants,
-        forward_signature=inspect.signature(mod.forward),
+        forward_signature=inspect.signature(mod.forward), int_input_paths=int_paths,
     )
 
 

@@ -16,6 +16,8 @@ _BINARY = {sympy.Add: tx.AddOp, sympy.Mul: tx.MulOp}
 
 
 def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
+    if kind == "float":
+        return _materialize_float(tracer, sympy.sympify(expr))
     expr = to_dim(expr)
     known = tracer.sym_values.get(expr)
     if known is not None:
@@ -65,3 +67,30 @@ def _size_of(tracer: Any, sym: sympy.Symbol) -> SSAValue:
     if source is None:
         raise NotImplementedError(f"no input size defines the symbol {sym}")
     return source(tracer)
+
+
+def _materialize_float(tracer: Any, expr: Any) -> SSAValue:
+    """Float expressions over int symbols: ints convert with tx.to_float."""
+    key = ("float", expr)
+    known = tracer.sym_values.get(key)
+    if known is not None:
+        return known
+    if expr.is_Number:
+        value = _emit(tracer, tx.ConstantOp(float(expr)), "c_float")
+    elif isinstance(expr, sympy.Symbol) or expr.is_integer:
+        source = materialize(tracer, expr)
+        op = tx.ToFloatOp.create(operands=[source], result_types=[tx.SymFloatType(tx.SymExprAttr(expr))])
+        value = _emit(tracer, op, "sym_float")
+    elif isinstance(expr, (sympy.Add, sympy.Mul)):
+        value = _materialize_float(tracer, expr.args[0])
+        partial = expr.args[0]
+        for term in expr.args[1:]:
+            partial = partial + term if isinstance(expr, sympy.Add) else partial * term
+            op_type = tx.AddOp if isinstance(expr, sympy.Add) else tx.MulOp
+            op = op_type.create(operands=[value, _materialize_float(tracer, term)],
+                                result_types=[tx.SymFloatType(tx.SymExprAttr(partial))])
+            value = _emit(tracer, op, "add" if isinstance(expr, sympy.Add) else "mul")
+    else:
+        raise NotImplementedError(f"cannot trace the symbolic float {expr} into the IR")
+    tracer.sym_values[key] = value
+    return value

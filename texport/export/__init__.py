@@ -34,6 +34,8 @@ def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = N
            dynamic_shapes: Any = None, strict: bool = False,
            preserve_module_call_signature: tuple[str, ...] = ()) -> ExportedProgram:
     """Trace ``mod(*args, **kwargs)`` into a training-level ExportedProgram."""
+    if isinstance(dynamic_shapes, (ShapesCollection, AdditionalInputs)):
+        dynamic_shapes = dynamic_shapes.dynamic_shapes(mod, args, kwargs)
     if dynamic_shapes is not None:
         from texport.tracer.dynamic import export_dynamic
 

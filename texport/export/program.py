@@ -230,8 +230,9 @@ def _check_inputs(program: ExportedProgram, args: tuple[Any, ...], kwargs: dict[
     for path, leaf in leaves_with_paths:
         if path in traced.input_constants and leaf != traced.input_constants[path]:
             raise GuardError(f"Guard failed: {path} == {traced.input_constants[path]!r} (got {leaf!r})")
-        if path not in traced.input_constants and not isinstance(leaf, Tensor):
-            raise GuardError(f"Guard failed: {path} must be a Tensor (got {type(leaf).__name__})")
+        wanted = int if path in traced.int_input_paths else Tensor
+        if path not in traced.input_constants and not isinstance(leaf, wanted):
+            raise GuardError(f"Guard failed: {path} must be a {wanted.__name__} (got {type(leaf).__name__})")
     return [leaf for _, leaf in leaves_with_paths]
 
 

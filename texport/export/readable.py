@@ -100,7 +100,8 @@ class _Printer:
             self.last_code = code
 
     def emit(self, op: Operation, last_use: dict[SSAValue, Operation]) -> None:
-        dead = [self.names[v] for v in dict.fromkeys(op.operands) if last_use.get(v) is op and v in self.names]
+        dead = [self.names[v] for v in dict.fromkeys(op.operands)
+                if last_use.get(v) is op and v in self.names and self.names[v].isidentifier()]
         suffix = f";  {' = '.join(dead)} = None" if dead else ""
         if isinstance(op, AtenOp):
             self.emit_aten(op, suffix)
@@ -110,6 +111,9 @@ class _Printer:
             lhs, rhs = (self.names[v] for v in op.operands)
             result = op.results[0]
             self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = {lhs} {_PY_OPS[op.name]} {rhs}{suffix}')
+        elif isinstance(op, tx.ToFloatOp):
+            result = op.results[0]
+            self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = torch.sym_float({self.names[op.input]}){suffix}')
         elif isinstance(op, tx.CmpOp):
             lhs, rhs = (self.names[v] for v in op.operands)
             result = op.results[0]
