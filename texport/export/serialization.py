@@ -49,12 +49,838 @@ import hashlib
 import inspect
 import io
 import json
+import keyword
 import math
 import os
 import struct
 import sys
 import zipfile
 from collections import OrderedDict, defaultdict, deque, namedtuple
-from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing IMPORT_PLACEHOLDER
+from typing import IO, Any
+
+import numpy as np
+import sympy
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.printer import Printer
+
+from texport.dialects.context import make_context, parse_module
+from texport.dialects.dtypes import DType
+from texport.dialects.symbolic import symbol
+from texport.dialects.tx import TensorType
+from texport.interpreter.dtypes import to_numpy
+from texport.tracer import pytree
+from texport.tracer.export import TracedProgram
+from texport.tracer.nn.module import Parameter
+from texport.tracer.signature import (
+    ConstantArgument,
+    ExportGraphSignature,
+    InputKind,
+    InputSpec,
+    OutputKind,
+    OutputSpec,
+    SymIntArgument,
+    TensorArgument,
+)
+from texport.tracer.tensor import Tensor
+
+from .program import ExportedProgram
+
+__all__ = ["FORMAT_VERSION", "SerializationError", "load", "save"]
+
+FORMAT = "texport"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+PROGRAM = "program.mlir"
+# A fixed timestamp: saving one program twice gives byte-identical archives.
+_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+_NPY_MAGIC = b"\x93NUMPY"
+_LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip local file header (APPNOTE 4.3.7)
+
+Where = str | os.PathLike | IO[bytes]
+
+
+class SerializationError(ValueError):
+    """A program that cannot be saved, or an archive that cannot be loaded.
+
+    The message names the file and the member (or manifest field) at fault."""
+
+
+class _FieldError(Exception):
+    """A manifest field that is missing or malformed; load() names the file."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"field '{field}' {problem}")
+
+
+# ==========================================================================
+# save
+# ==========================================================================
+
+
+def save(ep: ExportedProgram, f: Where, *, extra_files: dict[str, str | bytes] | None = None) -> None:
+    """Write ``ep`` to ``f`` (a path or a binary file object) as one zip archive.
+
+    Everything is converted before anything is written, so a program that cannot
+    be saved raises SerializationError and leaves no file behind."""
+    arrays: list[tuple[str, np.ndarray]] = []
+    manifest = _manifest(ep, arrays)
+    extras = {name: _extra_bytes(name, content) for name, content in (extra_files or {}).items()}
+    text = _program_text(ep.graph_module.module).encode("utf-8")
+    if not isinstance(f, (str, os.PathLike)):
+        _write(f, manifest, text, arrays, extras)
+        return
+    path = Path(f)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        _write(partial, manifest, text, arrays, extras)
+        os.replace(partial, path)  # readers never see a half-written archive
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _program_text(module: ModuleOp) -> str:
+    """The module with op locations, so a loaded program's listing keeps `# code:` lines."""
+    stream = io.StringIO()
+    Printer(stream=stream, print_debuginfo=True).print_op(module)
+    return stream.getvalue()
+
+
+def _extra_bytes(name: str, content: str | bytes) -> bytes:
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    if isinstance(content, (bytes, bytearray)):
+        return bytes(content)
+    raise SerializationError(f"cannot save extra file {name!r}: expected str or bytes, got {type(content).__name__}")
+
+
+def _manifest(ep: ExportedProgram, arrays: list[tuple[str, np.ndarray]]) -> dict[str, Any]:
+    traced = ep._traced
+    in_spec, out_spec = ep.call_spec
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "dialect": ep.dialect,
+        "program": PROGRAM,
+        "signature": _signature_to_json(ep.graph_signature),
+        "in_spec": _spec_to_json(in_spec, "in_spec"),
+        "out_spec": _spec_to_json(out_spec, "out_spec"),
+        "user_input_paths": list(traced.user_input_paths),
+        "input_constants": {path: _scalar_to_json(value, f"input constant {path}")
+                            for path, value in traced.input_constants.items()},
+        "forward_signature": _forward_signature_to_json(traced.forward_signature),
+        "range_constraints": _ranges_to_json(ep.range_constraints),
+        "state_dict": _tensors_to_json(ep.state_dict, "data/weights/weight", "state_dict", arrays),
+        "constants": _tensors_to_json(ep.constants, "data/constants/constant", "constant", arrays),
+        "example_inputs": _example_inputs_to_json(ep.example_inputs, arrays),
+    }
+
+
+def _write(out: Path | IO[bytes], manifest: dict[str, Any], text: bytes,
+           arrays: list[tuple[str, np.ndarray]], extras: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
+        members: dict[str, dict[str, Any]] = {}
+        members[PROGRAM] = _add_member(archive, PROGRAM, [text])
+        for name, array in arrays:
+            members[name] = _add_member(archive, name, _npy_chunks(array))
+        manifest["extra_files"] = {}
+        for index, (name, content) in enumerate(extras.items()):
+            member = f"extra/{index}"
+            members[member] = _add_member(archive, member, [content])
+            manifest["extra_files"][name] = member
+        manifest["members"] = members
+        _add_member(archive, MANIFEST, [json.dumps(manifest, indent=1).encode("utf-8")])
+
+
+def _add_member(archive: zipfile.ZipFile, name: str, chunks: list[Any]) -> dict[str, Any]:
+    """Write one stored member from ``chunks`` (no joined copy of a large array)."""
+    info = zipfile.ZipInfo(name, date_time=_DATE_TIME)
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = sum(len(chunk) for chunk in chunks)  # decides zip64 up front
+    digest = hashlib.sha256()
+    with archive.open(info, "w") as member:
+        for chunk in chunks:
+            member.write(chunk)
+            digest.update(chunk)
+    return {"sha256": digest.hexdigest(), "size": info.file_size}
+
+
+def _npy_chunks(array: np.ndarray) -> list[Any]:
+    """An .npy file (format 1.0) as header bytes and a view of the array's bytes."""
+    array = array if array.flags.c_contiguous else array.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
+    return [header.getvalue(), memoryview(array.reshape(-1).view(np.uint8))]
+
+
+# --------------------------------------------------------------------------
+# To JSON
+# --------------------------------------------------------------------------
+
+
+def _scalar_to_json(value: Any, where: str) -> Any:
+    """A Python constant as JSON that reads back equal and of the same type."""
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if type(value) is complex:
+        return {"complex": [repr(value.real), repr(value.imag)]}
+    raise SerializationError(
+        f"cannot save {where}: {type(value).__name__} {value!r} is not a plain constant "
+        "(None, bool, int, float, complex or str)"
+    )
+
+
+def _tensor_meta(tensor: Tensor, member: str) -> dict[str, Any]:
+    return {"member": member, "dtype": tensor._dtype.torch_name, "shape": list(tensor._value.shape),
+            "requires_grad": bool(tensor.requires_grad)}
+
+
+def _tensors_to_json(tensors: dict[str, Any], prefix: str, what: str,
+                     arrays: list[tuple[str, np.ndarray]]) -> list[dict[str, Any]]:
+    entries = []
+    for index, (name, tensor) in enumerate(tensors.items()):
+        if not isinstance(tensor, Tensor) or not isinstance(tensor._value, np.ndarray):
+            raise SerializationError(f"cannot save {what} {name!r}: {type(tensor).__name__} is not a Tensor")
+        member = f"{prefix}_{index}.npy"
+        arrays.append((member, tensor._value))
+        entries.append({"name": name, **_tensor_meta(tensor, member),
+                        "parameter": isinstance(tensor, Parameter)})
+    return entries
+
+
+def _example_inputs_to_json(example: Any, arrays: list[tuple[str, np.ndarray]]) -> Any:
+    if example is None:
+        return None
+    leaves, spec = pytree.tree_flatten(example)
+    out = []
+    for index, leaf in enumerate(leaves):
+        if isinstance(leaf, Tensor):
+            member = f"data/example_inputs/input_{index}.npy"
+            arrays.append((member, leaf._value))
+            out.append({"tensor": _tensor_meta(leaf, member)})
+        else:
+            out.append({"value": _scalar_to_json(leaf, f"example input leaf {index}")})
+    return {"spec": _spec_to_json(spec, "example_inputs"), "leaves": out}
+
+
+def _arg_to_json(arg: Any, where: str) -> dict[str, Any]:
+    if isinstance(arg, ConstantArgument):
+        return {"constant": {"name": arg.name, "value": _scalar_to_json(arg.value, where)}}
+    if type(arg) is TensorArgument:
+        return {"tensor": arg.name}
+    if type(arg) is SymIntArgument:
+        return {"symint": arg.name}
+    raise SerializationError(f"cannot save {where}: argument type {type(arg).__name__} is not supported")
+
+
+def _signature_to_json(signature: ExportGraphSignature) -> dict[str, Any]:
+    inputs = [{"kind": s.kind.name, "arg": _arg_to_json(s.arg, f"input {s.arg.name!r}"),
+               "target": s.target, "persistent": s.persistent} for s in signature.input_specs]
+    outputs = [{"kind": s.kind.name, "arg": _arg_to_json(s.arg, f"output {s.arg.name!r}"),
+                "target": s.target} for s in signature.output_specs]
+    return {"inputs": inputs, "outputs": outputs}
+
+
+def _forward_signature_to_json(signature: inspect.Signature | None) -> Any:
+    """Names, kinds and defaults: what ep.module() needs to bind a call like forward."""
+    if signature is None:
+        return None
+    entries = []
+    for param in signature.parameters.values():
+        entry: dict[str, Any] = {"name": param.name, "kind": param.kind.name}
+        if param.default is not inspect.Parameter.empty:
+            try:
+                entry["default"] = {"value": _scalar_to_json(param.default, "")}
+            except SerializationError:  # binding never reads a default: its text is enough
+                entry["default"] = {"repr": repr(param.default)}
+        entries.append(entry)
+    return entries
+
+
+def _bound_to_json(bound: Any) -> Any:
+    if bound is None:
+        return None
+    if bound in (sympy.oo, math.inf):
+        return "oo"
+    if bound in (-sympy.oo, -math.inf):
+        return "-oo"
+    if not (isinstance(bound, (int, sympy.Integer)) or getattr(bound, "is_Integer", False)):
+        raise SerializationError(f"cannot save range bound {bound!r}: not an integer")
+    return int(bound)
+
+
+def _ranges_to_json(ranges: dict[Any, Any]) -> dict[str, list[Any]]:
+    """``{s0: (2, 64)}`` (or value-range objects with lower/upper) as ``{"s0": [2, 64]}``."""
+    out = {}
+    for key, value in ranges.items():
+        low, high = (value.lower, value.upper) if hasattr(value, "lower") else value
+        out[str(key)] = [_bound_to_json(low), _bound_to_json(high)]
+    return out
+
+
+# --------------------------------------------------------------------------
+# Pytree specs <-> JSON
+# --------------------------------------------------------------------------
+
+_SAFE_FACTORIES: dict[str, Any] = {
+    f"builtins.{t.__name__}": t for t in (list, dict, set, tuple, int, float, str, bool)
+} | {"collections.OrderedDict": OrderedDict}
+_FACTORY_NAMES = {factory: name for name, factory in _SAFE_FACTORIES.items()}
+
+
+def _type_name(node_type: Any) -> str:
+    node = pytree.SUPPORTED_NODES[node_type]
+    return node.serialized_type_name or f"{node_type.__module__}.{node_type.__qualname__}"
+
+
+def _spec_to_json(spec: pytree.TreeSpec, where: str) -> Any:
+    if spec.is_leaf():
+        return "*"
+    return {"type": _type_name(spec.type),
+            "context": _context_to_json(spec.type, spec.context, where),
+            "children": [_spec_to_json(child, where) for child in spec.children_specs]}
+
+
+def _context_to_json(node_type: Any, context: Any, where: str) -> Any:
+    if node_type in (tuple, list):
+        return None
+    if node_type in (dict, OrderedDict):
+        return [_scalar_to_json(key, f"{where}: dict key") for key in context]
+    if node_type is defaultdict:
+        factory, keys = context
+        if factory is not None and factory not in _FACTORY_NAMES:
+            raise SerializationError(f"cannot save {where}: defaultdict factory {factory!r} has no saved form")
+        return {"default_factory": _FACTORY_NAMES.get(factory),
+                "keys": _context_to_json(dict, keys, where)}
+    if node_type is namedtuple:
+        return {"name": context.__name__, "module": context.__module__,
+                "qualname": context.__qualname__, "fields": list(context._fields)}
+    if node_type is deque:
+        return context
+    return _custom_context_to_json(node_type, context, where)
+
+
+def _custom_context_to_json(node_type: Any, context: Any, where: str) -> Any:
+    """A registered node's context: its to_dumpable_context form, or plain JSON as is."""
+    node = pytree.SUPPORTED_NODES[node_type]
+    data = node.to_dumpable_context(context) if node.to_dumpable_context else context
+    try:
+        exact = json.loads(json.dumps(data)) == data
+    except (TypeError, ValueError):
+        exact = False
+    if not exact:
+        raise SerializationError(
+            f"cannot save {where}: the context {data!r} of pytree node {_type_name(node_type)} is "
+            "not plain JSON; register the type with to_dumpable_context/from_dumpable_context"
+        )
+    return data
+
+
+def _spec_from_json(data: Any, field: str) -> pytree.TreeSpec:
+    if data == "*":
+        return pytree.treespec_leaf()
+    if not isinstance(data, dict) or set(data) != {"type", "context", "children"} \
+            or not isinstance(data["type"], str) or not isinstance(data["children"], list):
+        raise _FieldError(field, "is not a pytree spec (\"*\" or {type, context, children})")
+    node_type = _node_type_named(data["type"], field)
+    context = _context_from_json(node_type, data["context"], field)
+    children = [_spec_from_json(child, field) for child in data["children"]]
+    return pytree.TreeSpec(node_type, context, children)
+
+
+def _node_type_named(name: str, field: str) -> Any:
+    """The registered node type saved as ``name``: looked up, never imported."""
+    for node_type, node in pytree.SUPPORTED_NODES.items():
+        if node.serialized_type_name == name:
+            return node_type
+    for node_type in pytree.SUPPORTED_NODES:
+        if f"{getattr(node_type, '__module__', '')}.{getattr(node_type, '__qualname__', '')}" == name:
+            return node_type
+    raise _FieldError(field, f"uses pytree node type '{name}', which is not registered in this "
+                      "process: register it (texport.utils._pytree.register_dataclass or "
+                      "register_pytree_node) before load()")
+
+
+def _context_from_json(node_type: Any, data: Any, field: str) -> Any:
+    if node_type in (tuple, list):
+        return None
+    if node_type in (dict, OrderedDict):
+        if not isinstance(data, list):
+            raise _FieldError(field, "has a dict node whose context is not a list of keys")
+        return [_scalar_from_json(key, field) for key in data]
+    if node_type is defaultdict:
+        if not isinstance(data, dict) or data.get("default_factory") not in (None, *_SAFE_FACTORIES):
+            raise _FieldError(field, "has a defaultdict node with an unknown default_factory")
+        factory = data["default_factory"]
+        return [_SAFE_FACTORIES.get(factory), _context_from_json(dict, data.get("keys"), field)]
+    if node_type is namedtuple:
+        return _namedtuple_from_json(data, field)
+    if node_type is deque:
+        if data is not None and type(data) is not int:
+            raise _FieldError(field, "has a deque node whose maxlen is not an integer")
+        return data
+    node = pytree.SUPPORTED_NODES[node_type]
+    return node.from_dumpable_context(data) if node.from_dumpable_context else data
+
+
+def _namedtuple_from_json(data: Any, field: str) -> type:
+    keys = {"name", "module", "qualname", "fields"}
+    if not isinstance(data, dict) or set(data) != keys or not isinstance(data["fields"], list) \
+            or not all(isinstance(data[k], str) for k in keys - {"fields"}):
+        raise _FieldError(field, "has a namedtuple node without name, module, qualname and fields")
+    names = [data["name"], *data["fields"]]
+    if not all(isinstance(n, str) and n.isidentifier() and not keyword.iskeyword(n) for n in names):
+        raise _FieldError(field, f"has a namedtuple node with invalid names {names!r}")
+    return _namedtuple_class(data["module"], data["qualname"], data["name"], tuple(data["fields"]))
+
+
+@functools.cache
+def _namedtuple_class(module: str, qualname: str, name: str, fields: tuple[str, ...]) -> type:
+    """The original class if its module is already imported (so specs compare equal and
+    callers' instances match); else one new class per saved type, shared by every load."""
+    found: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = vars(found).get(part) if found is not None and hasattr(found, "__dict__") else None
+    if pytree.is_namedtuple_class(found) and found._fields == fields:
+        return found
+    return namedtuple(name, fields, module=module)
+
+
+# ==========================================================================
+# load
+# ==========================================================================
+
+
+def load(f: Where, *, extra_files: dict[str, Any] | None = None) -> ExportedProgram:
+    """Read an archive written by save(). Every member is checked (sha256, size, array
+    shape and dtype against the IR) before use; a bad archive raises SerializationError."""
+    where = str(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<stream>")
+    try:
+        archive = zipfile.ZipFile(f)
+    except (zipfile.BadZipFile, EOFError) as err:
+        raise SerializationError(f"cannot load {where}: not a texport archive (truncated, or "
+                                 f"not a zip file: {err})") from None
+    with archive:
+        reader = _Reader(archive, where)
+        manifest = reader.manifest()
+        try:
+            return _rebuild(reader, manifest, extra_files)
+        except _FieldError as err:
+            raise reader.error(MANIFEST, str(err)) from None
+
+
+class _Reader:
+    """Reads members of one archive, each checked against the manifest's sha256 and size."""
+
+    def __init__(self, archive: zipfile.ZipFile, where: str) -> None:
+        self.archive, self.where = archive, where
+        self.members: dict[str, dict[str, Any]] = {}
+
+    def error(self, member: str, problem: str) -> SerializationError:
+        return SerializationError(f"cannot load {self.where}: member '{member}' {problem}")
+
+    def manifest(self) -> dict[str, Any]:
+        names = set(self.archive.namelist())
+        if MANIFEST not in names:
+            raise SerializationError(f"cannot load {self.where}: not a texport archive (no {MANIFEST})")
+        try:
+            manifest = json.loads(self._bytes(self.archive.getinfo(MANIFEST)).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise self.error(MANIFEST, f"is not valid JSON ({err})") from None
+        try:
+            _check_format(manifest, self.where)
+            self.members = _members_table(manifest)
+        except _FieldError as err:
+            raise self.error(MANIFEST, str(err)) from None
+        for name in sorted((names ^ set(self.members)) - {MANIFEST}):
+            problem = "is missing (truncated or modified archive)" if name in self.members else \
+                "is not listed in the manifest (modified archive)"
+            raise self.error(name, problem)
+        return manifest
+
+    def read(self, name: str) -> bytearray:
+        if name not in self.members:
+            raise self.error(name, "is referenced by the manifest but not listed in its members")
+        expected = self.members[name]
+        data = self._bytes(self.archive.getinfo(name))
+        if len(data) != expected["size"]:
+            raise self.error(name, f"has {len(data)} bytes where the manifest says "
+                             f"{expected['size']} (truncated or modified archive)")
+        if hashlib.sha256(data).hexdigest() != expected["sha256"]:
+            raise self.error(name, "does not match its sha256 in the manifest (corrupt or modified archive)")
+        return data
+
+    def _bytes(self, info: zipfile.ZipInfo) -> bytearray:
+        """A member's bytes in a writable buffer. Stored members are read straight from
+        the file (one copy; the sha256 check covers what zipfile's CRC would)."""
+        try:
+            if info.compress_type != zipfile.ZIP_STORED:
+                return bytearray(self.archive.read(info))
+            return self._stored_bytes(info)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
+            raise self.error(info.filename, f"cannot be read (truncated or corrupt archive: {err})") from None
+
+    def _stored_bytes(self, info: zipfile.ZipInfo) -> bytearray:
+        fp = self.archive.fp
+        fp.seek(info.header_offset)
+        header = fp.read(_LOCAL_HEADER.size)
+        if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
+            raise zipfile.BadZipFile("bad local file header")
+        name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
+        fp.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+        data = bytearray(info.compress_size)
+        if fp.readinto(data) != len(data):
+            raise EOFError("member data ends early")
+        return data
+
+
+def _check_format(manifest: Any, where: str) -> None:
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise _FieldError("format", f"is not {FORMAT!r}: not a texport archive")
+    version = manifest.get("format_version")
+    if type(version) is not int or version < 1:
+        raise _FieldError("format_version", f"is {version!r}, not a positive integer")
+    if version > FORMAT_VERSION:
+        raise SerializationError(
+            f"cannot load {where}: it was written by a newer texport (archive format version "
+            f"{version}; this texport reads versions up to {FORMAT_VERSION}). Upgrade texport to load it."
+        )
+
+
+def _members_table(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    members = _get(manifest, "members", dict)
+    for name, entry in members.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str) \
+                or type(entry.get("size")) is not int:
+            raise _FieldError(f"members.{name}", "is not {sha256: str, size: int}")
+    return members
+
+
+def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], field: str | None = None) -> Any:
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, kind) or (kind is int and type(value) is bool):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise _FieldError(field or key, f"is missing or not a {names}")
+    return value
+
+
+# --------------------------------------------------------------------------
+# Rebuilding the ExportedProgram
+# --------------------------------------------------------------------------
+
+
+def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, Any] | None) -> ExportedProgram:
+    module, func = _parse_program(reader, _get(manifest, "program", str))
+    signature = _signature_from_json(_get(manifest, "signature", dict))
+    _check_signature(signature, func, reader)
+    types = _state_types(signature, func)
+    state_dict = _tensors_from_json(reader, _get(manifest, "state_dict", list), "state_dict", types)
+    constants = _tensors_from_json(reader, _get(manifest, "constants", list), "constants", types)
+    _check_state_complete(signature, state_dict, constants, reader)
+    traced = TracedProgram(
+        module=module, signature=signature, state_dict=state_dict, constants=constants,
+        in_spec=_spec_from_json(manifest.get("in_spec"), "in_spec"),
+        out_spec=_spec_from_json(manifest.get("out_spec"), "out_spec"),
+        example_inputs=_example_inputs_from_json(reader, manifest.get("example_inputs")),
+        user_input_paths=_string_list(manifest, "user_input_paths"),
+        range_constraints=_ranges_from_json(_get(manifest, "range_constraints", dict)),
+        input_constants={path: _scalar_from_json(v, f"input_constants.{path}")
+                         for path, v in _get(manifest, "input_constants", dict).items()},
+        forward_signature=_forward_signature_from_json(manifest.get("forward_signature")),
+    )
+    _read_extra_files(reader, _get(manifest, "extra_files", dict), extra_files)
+    return ExportedProgram(traced, dialect=_get(manifest, "dialect", str))
+
+
+@functools.cache
+def _context() -> Any:
+    """One xDSL context for every load: building it costs more than parsing a small program."""
+    return make_context()
+
+
+def _parse_program(reader: _Reader, member: str) -> tuple[ModuleOp, FuncOp]:
+    try:
+        text = reader.read(member).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise reader.error(member, f"is not UTF-8 text ({err})") from None
+    try:
+        module = parse_module(text, _context(), name=member)
+    except Exception as err:  # noqa: BLE001 - any failure on untrusted text is "does not parse"
+        raise reader.error(member, f"does not parse:\n{err}") from None
+    try:
+        module.verify()
+    except Exception as err:  # noqa: BLE001 - xDSL raises several verifier exception types
+        raise reader.error(member, f"does not verify:\n{err}") from None
+    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    if len(funcs) != 1:
+        raise reader.error(member, f"holds {len(funcs)} func.func ops; a program has exactly one")
+    return module, funcs[0]
+
+
+def _scalar_from_json(data: Any, field: str) -> Any:
+    if data is None or type(data) in (bool, int, str, float):
+        return data
+    if isinstance(data, dict) and set(data) == {"float"} and data["float"] in ("nan", "inf", "-inf"):
+        return float(data["float"])
+    if isinstance(data, dict) and set(data) == {"complex"} and isinstance(data["complex"], list) \
+            and len(data["complex"]) == 2 and all(isinstance(p, str) for p in data["complex"]):
+        try:
+            return complex(float(data["complex"][0]), float(data["complex"][1]))
+        except ValueError:
+            pass
+    raise _FieldError(field, f"is {data!r}, not a saved constant")
+
+
+def _string_list(manifest: dict[str, Any], key: str) -> list[str]:
+    values = _get(manifest, key, list)
+    if not all(isinstance(v, str) for v in values):
+        raise _FieldError(key, "is not a list of strings")
+    return list(values)
+
+
+def _arg_from_json(data: Any, field: str) -> Any:
+    if isinstance(data, dict) and len(data) == 1:
+        (key, value), = data.items()
+        if key == "tensor" and isinstance(value, str):
+            return TensorArgument(value)
+        if key == "symint" and isinstance(value, str):
+            return SymIntArgument(value)
+        if key == "constant" and isinstance(value, dict) and isinstance(value.get("name"), str):
+            return ConstantArgument(value["name"], _scalar_from_json(value.get("value"), field))
+    raise _FieldError(field, f"is {data!r}, not a {{tensor|symint|constant: ...}} argument")
+
+
+def _kind(enum_type: Any, data: dict[str, Any], field: str) -> Any:
+    name = data.get("kind") if isinstance(data, dict) else None
+    if name not in enum_type.__members__:
+        raise _FieldError(f"{field}.kind", f"is {name!r}, not one of {', '.join(enum_type.__members__)}")
+    return enum_type[name]
+
+
+def _optional(data: dict[str, Any], key: str, kind: type, field: str) -> Any:
+    value = data.get(key)
+    if value is not None and type(value) is not kind:
+        raise _FieldError(f"{field}.{key}", f"is {value!r}, not a {kind.__name__} or null")
+    return value
+
+
+def _signature_from_json(data: dict[str, Any]) -> ExportGraphSignature:
+    inputs, outputs = [], []
+    for i, spec in enumerate(_get(data, "inputs", list, "signature.inputs")):
+        field = f"signature.inputs[{i}]"
+        inputs.append(InputSpec(_kind(InputKind, spec, field), _arg_from_json(spec.get("arg"), field),
+                                _optional(spec, "target", str, field),
+                                _optional(spec, "persistent", bool, field)))
+    for i, spec in enumerate(_get(data, "outputs", list, "signature.outputs")):
+        field = f"signature.outputs[{i}]"
+        outputs.append(OutputSpec(_kind(OutputKind, spec, field), _arg_from_json(spec.get("arg"), field),
+                                  _optional(spec, "target", str, field)))
+    return ExportGraphSignature(inputs, outputs)
+
+
+def _check_signature(signature: ExportGraphSignature, func: FuncOp, reader: _Reader) -> None:
+    """The manifest's signature must describe program.mlir's arguments and results."""
+    names = [arg.name_hint for arg in func.body.block.args]
+    expected = [s.arg.name for s in signature.input_specs if not isinstance(s.arg, ConstantArgument)]
+    if names != expected:
+        raise reader.error(MANIFEST, f"field 'signature.inputs' names the arguments {expected}, "
+                           f"but {PROGRAM} has {names}")
+    returned = func.body.block.last_op
+    count = len(returned.operands) if isinstance(returned, ReturnOp) else 0
+    outputs = sum(1 for s in signature.output_specs if not isinstance(s.arg, ConstantArgument))
+    if count != outputs:
+        raise reader.error(MANIFEST, f"field 'signature.outputs' has {outputs} non-constant "
+                           f"outputs, but {PROGRAM} returns {count} values")
+
+
+_STATE_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
+
+
+def _state_types(signature: ExportGraphSignature, func: FuncOp) -> dict[str, tuple[str, Any]]:
+    """target -> (IR argument name, its type), for parameters, buffers and constants."""
+    args = iter(func.body.block.args)
+    types = {}
+    for spec in signature.input_specs:
+        if isinstance(spec.arg, ConstantArgument):
+            continue
+        arg = next(args)
+        if spec.kind in _STATE_KINDS and spec.target is not None:
+            types[spec.target] = (arg.name_hint, arg.type)
+    return types
+
+
+def _tensors_from_json(reader: _Reader, entries: list[Any], what: str,
+                       types: dict[str, tuple[str, Any]]) -> dict[str, Tensor]:
+    tensors = {}
+    for index, entry in enumerate(entries):
+        field = f"{what}[{index}]"
+        name = _get(entry, "name", str, f"{field}.name")
+        tensor = _read_tensor(reader, entry, field)
+        if name in types:
+            _check_ir_type(reader, entry["member"], tensor, *types[name], name)
+        if _get(entry, "parameter", bool, f"{field}.parameter"):
+            tensor = Parameter(tensor, requires_grad=tensor.requires_grad)
+        tensors[name] = tensor
+    return tensors
+
+
+def _read_tensor(reader: _Reader, entry: Any, field: str) -> Tensor:
+    member = _get(entry, "member", str, f"{field}.member")
+    dtype_name = _get(entry, "dtype", str, f"{field}.dtype")
+    if dtype_name not in DType.__members__:
+        raise _FieldError(f"{field}.dtype", f"is {dtype_name!r}, not a texport dtype")
+    dtype = DType[dtype_name]
+    shape = tuple(_get(entry, "shape", list, f"{field}.shape"))
+    array = _npy_array(reader, member, reader.read(member))
+    if array.dtype != to_numpy(dtype) or array.shape != shape:
+        raise reader.error(member, f"holds {array.dtype}{list(array.shape)} where the manifest "
+                           f"says {dtype.torch_name}{list(shape)}")
+    return Tensor._make(array, dtype, _get(entry, "requires_grad", bool, f"{field}.requires_grad"))
+
+
+def _npy_array(reader: _Reader, member: str, data: bytearray) -> np.ndarray:
+    """An .npy member as an array over ``data`` (no copy). Only the header is parsed
+    (numpy's literal-only reader); object arrays, which need pickle, are refused."""
+    if data[:6] != _NPY_MAGIC or data[6] not in (1, 2) or len(data) < 12:
+        raise reader.error(member, "is not a .npy array (format 1.0 or 2.0)")
+    width = 2 if data[6] == 1 else 4
+    start = 8 + width + int.from_bytes(data[8:8 + width], "little")
+    read_header = np.lib.format.read_array_header_1_0 if data[6] == 1 else np.lib.format.read_array_header_2_0
+    try:
+        shape, fortran, dtype = read_header(io.BytesIO(bytes(data[8:start])))
+    except ValueError as err:
+        raise reader.error(member, f"has a bad .npy header ({err})") from None
+    if dtype.hasobject:
+        raise reader.error(member, "holds Python objects (loading them needs pickle): refused")
+    count = math.prod(shape)
+    if len(data) - start != count * dtype.itemsize:
+        raise reader.error(member, f"has {len(data) - start} data bytes for {dtype}{list(shape)} "
+                           f"({count * dtype.itemsize} expected)")
+    array = np.frombuffer(data, dtype, count, start)
+    return array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+
+
+def _check_ir_type(reader: _Reader, member: str, tensor: Tensor, arg_name: str, arg_type: Any,
+                   target: str) -> None:
+    """An array must fit the IR argument that receives it (static dims compared)."""
+    if not isinstance(arg_type, TensorType):
+        raise reader.error(member, f"is a tensor but IR argument %{arg_name} ({target!r}) is {arg_type}")
+    shape = tensor._value.shape
+    fits = tensor._dtype is arg_type.dtype and len(shape) == len(arg_type.shape) and all(
+        type(d) is not int or d == n for d, n in zip(arg_type.shape, shape))
+    if not fits:
+        raise reader.error(member, f"holds {tensor._dtype.ir_name}{list(shape)} but IR argument "
+                           f"%{arg_name} ({target!r}) is {arg_type}")
+
+
+def _check_state_complete(signature: ExportGraphSignature, state_dict: dict[str, Tensor],
+                          constants: dict[str, Tensor], reader: _Reader) -> None:
+    for spec in signature.input_specs:
+        if spec.kind in _STATE_KINDS and spec.target not in state_dict and spec.target not in constants:
+            raise reader.error(MANIFEST, f"has no array for IR argument %{spec.arg.name} "
+                               f"({spec.kind.name} {spec.target!r})")
+
+
+def _example_inputs_from_json(reader: _Reader, data: Any) -> Any:
+    if data is None:
+        return None
+    spec = _spec_from_json(data.get("spec") if isinstance(data, dict) else None, "example_inputs.spec")
+    leaves = []
+    for index, leaf in enumerate(_get(data, "leaves", list, "example_inputs.leaves")):
+        field = f"example_inputs.leaves[{index}]"
+        if isinstance(leaf, dict) and "tensor" in leaf:
+            leaves.append(_read_tensor(reader, leaf["tensor"], f"{field}.tensor"))
+        elif isinstance(leaf, dict) and "value" in leaf:
+            leaves.append(_scalar_from_json(leaf["value"], f"{field}.value"))
+        else:
+            raise _FieldError(field, "is neither {tensor: ...} nor {value: ...}")
+    if len(leaves) != spec.num_leaves:
+        raise _FieldError("example_inputs.leaves", f"has {len(leaves)} leaves; its spec holds {spec.num_leaves}")
+    return pytree.tree_unflatten(leaves, spec)
+
+
+_PARAMETER_KINDS = {kind.name: kind for kind in (
+    inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)}
+
+
+class _SavedDefault:
+    """A default value kept as its text: binding a call never reads it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _forward_signature_from_json(data: Any) -> inspect.Signature | None:
+    if data is None:
+        return None
+    if not isinstance(data, list):
+        raise _FieldError("forward_signature", "is not a list of parameters")
+    params = []
+    for index, entry in enumerate(data):
+        field = f"forward_signature[{index}]"
+        name = _get(entry, "name", str, f"{field}.name")
+        kind = _PARAMETER_KINDS.get(entry.get("kind"))
+        if kind is None:
+            raise _FieldError(f"{field}.kind", f"is {entry.get('kind')!r}, not a parameter kind")
+        default = _default_from_json(entry.get("default", inspect.Parameter.empty), field)
+        try:
+            params.append(inspect.Parameter(name, kind, default=default))
+        except ValueError as err:
+            raise _FieldError(field, str(err)) from None
+    try:
+        return inspect.Signature(params)
+    except ValueError as err:
+        raise _FieldError("forward_signature", str(err)) from None
+
+
+def _default_from_json(data: Any, field: str) -> Any:
+    if data is inspect.Parameter.empty:
+        return data
+    if isinstance(data, dict) and set(data) == {"value"}:
+        return _scalar_from_json(data["value"], f"{field}.default")
+    if isinstance(data, dict) and set(data) == {"repr"} and isinstance(data["repr"], str):
+        return _SavedDefault(data["repr"])
+    raise _FieldError(f"{field}.default", "is neither {value: ...} nor {repr: ...}")
+
+
+def _bound_from_json(data: Any, field: str) -> Any:
+    if data is None or type(data) is int:
+        return data
+    if data in ("oo", "-oo"):
+        return sympy.oo if data == "oo" else -sympy.oo
+    raise _FieldError(field, f"has bound {data!r}, not an integer, \"oo\", \"-oo\" or null")
+
+
+def _ranges_from_json(data: dict[str, Any]) -> dict[Any, Any]:
+    """``{"s0": [2, 64]}`` -> ``{s0: (2, 64)}`` with s0 made by the one symbol factory."""
+    ranges = {}
+    for name, bounds in data.items():
+        field = f"range_constraints.{name}"
+        if not isinstance(bounds, list) or len(bounds) != 2:
+            raise _FieldError(field, "is not [low, high]")
+        try:
+            key = symbol(name)
+        except ValueError as err:
+            raise _FieldError(field, str(err)) from None
+        ranges[key] = (_bound_from_json(bounds[0], field), _bound_from_json(bounds[1], field))
+    return ranges
+
+
+def _read_extra_files(reader: _Reader, stored: dict[str, Any], wanted: dict[str, Any] | None) -> None:
+    """torch.export.load's extra_files: fill the caller's dict for the names it holds."""
+    for name in wanted or {}:
+        if name not in stored:
+            raise SerializationError(f"cannot load {reader.where}: no extra file {name!r} "
+                                     f"(it has {sorted(stored) or 'none'})")
+        data = reader.read(_get(stored, name, str, f"extra_files.{name}"))
+        try:
+            wanted[name] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            wanted[name] = bytes(data)

@@ -1,0 +1,225 @@
+"""Tracing a function into the ops of an existing function.
+
+Decompositions and functionalization rules are plain texport code. To apply
+one to an op, its operands become traced tensors whose SSA values are the op's
+own operands (``Tracer.fake``), the function runs in tracing mode, and every op
+it calls is appended to a scratch block at ``level`` (functional by default:
+any op that writes nothing). The caller splices that block in place of the op.
+
+Differences from export's tracer:
+
+- new ops carry the location of the op they replace;
+- an in-place call (``x.add_(1)``) on a traced tensor appends its functional
+  form (given by ``functional_form``) and rebinds the tensor to the result, so
+  that a rule may be written with in-place maths; rebinding an operand records
+  a write (``writes``) that functionalization turns into a mutation;
+- sizes are decided from the types alone (size-oblivious, like torch's
+  decompositions); a size symbol is read from the function's inputs with
+  ``sym_size.int`` the first time a rule needs it as a value;
+- a rule cannot capture an eager tensor (it would become a new program input).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import sympy
+from xdsl.ir import Block, Location, SSAValue
+
+from texport.dialects import tx
+from texport.dialects.aten import op_class
+from texport.dialects.handles import OpOverload
+from texport.dialects.names import set_name
+from texport.dialects.registry import lookup_op
+from texport.dialects.shape_rules.guards import guard_bool
+from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
+
+from .dispatcher import using_mode
+from .errors import TracingError
+from .symint import SymBool, SymFloat, SymInt, SymNode
+from .tensor import Tensor
+from .tracing import FakeValue, NameTable, Tracer
+
+FunctionalForm = Callable[[OpOverload], "OpOverload | None"]
+SymbolSource = Callable[[Tracer], SSAValue]
+_SYM_KINDS = {SymIntType: SymInt, SymFloatType: SymFloat, SymBoolType: SymBool}
+
+
+class SubTracer(Tracer):
+    """The tracing mode of a rule applied to one op (see module docstring)."""
+
+    def __init__(self, block: Block, *, level: str = "functional", location: Location | None = None,
+                 names: NameTable | None = None, symbol_sources: dict[str, SymbolSource] | None = None,
+                 known_symbols: dict[Any, SSAValue] | None = None,
+                 functional_form: FunctionalForm | None = None, what: str = "a decomposition") -> None:
+        super().__init__(block, level=level)
+        self.location = location
+        if names is not None:
+            self.names = names
+        self.symbol_sources = symbol_sources if symbol_sources is not None else {}
+        if known_symbols:
+            self.sym_values.update(known_symbols)
+        self.functional_form = functional_form
+        self.what = what
+        self.writes: dict[int, Tensor] = {}  # id of a rebound operand tensor -> the tensor
+
+    # ---- operands -----------------------------------------------------------
+
+    def traced(self, value: Any) -> Any:
+        """The traced form of an op argument: SSA tensors and scalars become
+        traced values, lists are converted item by item, literals stay."""
+        if isinstance(value, SSAValue):
+            value_type = value.type
+            if isinstance(value_type, TensorType):
+                return self.fake(value_type.shape, value_type.dtype, value)
+            kind = _SYM_KINDS.get(type(value_type))
+            if kind is None:
+                raise TracingError(f"{self.what} cannot take a value of type {value_type}")
+            expr = value_type.value
+            if expr is None:
+                expr = self.new_unbacked()
+            elif not isinstance(expr, sympy.Basic) or not expr.free_symbols:
+                return int(expr) if kind is SymInt else float(expr) if kind is SymFloat else bool(expr)
+            self.sym_values.setdefault(expr, value)
+            return kind(expr, self)
+        if isinstance(value, list):
+            return [self.traced(v) for v in value]
+        return value
+
+    # ---- what differs from export's tracer ------------------------------------
+
+    def _location(self) -> Any:
+        return self.location
+
+    def lift_constant(self, tensor: Tensor) -> SSAValue:
+        raise TracingError(
+            f"{self.what} reads an eager tensor of shape {list(tensor._value.shape)}: a rule cannot "
+            "capture tensors (build constants with ops: full, scalar_tensor, arange)"
+        )
+
+    def guard_value(self, node: SymNode) -> Any:
+        """Decide a size condition from the types alone (size-oblivious)."""
+        expr = node.expr
+        if isinstance(expr, (sympy.Rel, sympy.logic.boolalg.Boolean)) and not isinstance(expr, sympy.Symbol):
+            return guard_bool(expr)
+        if isinstance(expr, sympy.Basic) and expr.is_number:
+            return int(expr) if node.kind == "int" else float(expr)
+        raise TracingError(
+            f"{self.what} needs the concrete value of the symbolic size {node!r}; write it "
+            "without Python branching on sizes (or return NotImplemented to keep the op)"
+        )
+
+    def call(self, op: OpOverload, values: list[Any]) -> Any:
+        if not op._schema.is_mutable or self.functional_form is None:
+            return super().call(op, values)
+        functional = self.functional_form(op)
+        if functional is None:
+            raise TracingError(f"{self.what} calls {op}, which has no functional form")
+        result = super().call(functional, values)
+        written = next(i for i, a in enumerate(op._schema.arguments) if a.alias is not None and a.alias.is_write)
+        target = values[written]
+        if isinstance(result, Tensor) and isinstance(target, Tensor):
+            if result._dtype is not target._dtype:
+                result = super().call(lookup_handle("_to_copy.default"), _to_copy_values(result, target._dtype))
+            target._value = result._value
+            self.writes[id(target)] = target
+            return target
+        return result
+
+
+def lookup_handle(name: str) -> OpOverload:
+    from texport.dialects.handles import handle_for
+
+    return handle_for(name)
+
+
+def _to_copy_values(tensor: Tensor, dtype: Any) -> list[Any]:
+    schema = lookup_handle("_to_copy.default")._schema
+    values = [a.default if a.has_default else None for a in schema.arguments]
+    values[0] = tensor
+    names = [a.name for a in schema.arguments]
+    values[names.index("dtype")] = dtype
+    return values
+
+
+# --------------------------------------------------------------------------
+# Running a rule
+# --------------------------------------------------------------------------
+
+
+def call_rule(tracer: SubTracer, fn: Callable[..., Any], op_values: Sequence[Any],
+              kwarg_only: Sequence[bool], arg_names: Sequence[str]) -> Any:
+    """Run ``fn`` on the traced operands: positional for positional schema
+    arguments, by name for keyword-only ones (as torch calls decompositions)."""
+    args, kwargs = [], {}
+    for value, is_kw, name in zip(op_values, kwarg_only, arg_names):
+        traced = tracer.traced(value)
+        if is_kw:
+            kwargs[name] = traced
+        else:
+            args.append(traced)
+    with using_mode(tracer):
+        return fn(*args, **kwargs)
+
+
+def output_values(tracer: SubTracer, result: Any) -> list[SSAValue | None]:
+    """The SSA values of a rule's result (a tensor, a scalar, a tuple or list of them)."""
+    items = list(result) if isinstance(result, (tuple, list)) else [result]
+    values: list[SSAValue | None] = []
+    for item in items:
+        if isinstance(item, (tuple, list)):
+            values.extend(output_values(tracer, item))
+        elif item is None:
+            values.append(None)
+        elif isinstance(item, Tensor):
+            values.append(tracer.ir_value(item))
+        elif isinstance(item, SymNode):
+            values.append(tracer.materialize(item))
+        elif isinstance(item, (bool, int)):
+            values.append(_constant(tracer, int(item)))
+        else:
+            raise TracingError(f"{tracer.what} returned {type(item).__name__} {item!r}, not a tensor")
+    return values
+
+
+def _constant(tracer: SubTracer, value: int) -> SSAValue:
+    op = tx.ConstantOp(value)
+    tracer.blocks[-1].add_op(op)
+    set_name(op.results[0], tracer.names.claim(f"c{value}".replace("-", "m")))
+    return op.results[0]
+
+
+def is_traced(tensor: Any) -> bool:
+    return isinstance(tensor, Tensor) and isinstance(tensor._value, FakeValue)
+
+
+# --------------------------------------------------------------------------
+# Size symbols read from the function's inputs
+# --------------------------------------------------------------------------
+
+
+def symbol_sources(args: Sequence[SSAValue], level: str) -> dict[str, SymbolSource]:
+    """For each size symbol of the inputs' types: emit ``sym_size.int(arg, axis)``
+    of the first input dim that is exactly that symbol."""
+    sources: dict[str, SymbolSource] = {}
+    for arg in args:
+        arg_type = arg.type
+        if not isinstance(arg_type, TensorType):
+            continue
+        for axis, dim in enumerate(arg_type.shape):
+            if type(dim) is int or not dim.is_Symbol or dim.name in sources:
+                continue
+            sources[dim.name] = _size_source(arg, axis, dim, level)
+    return sources
+
+
+def _size_source(arg: SSAValue, axis: int, dim: Any, level: str) -> SymbolSource:
+    def source(tracer: Tracer) -> SSAValue:
+        op = op_class(lookup_op("sym_size.int"), level).build([arg, axis], [tx.symint(dim)],
+                                                              location=getattr(tracer, "location", None))
+        tracer.blocks[-1].add_op(op)
+        set_name(op.results[0], tracer.names.claim("sym_size_int"))
+        return op.results[0]
+
+    return source
