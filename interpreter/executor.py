@@ -211,7 +211,7 @@ def _located(kernel: Callable[..., Any], op: AtenOp) -> Callable[..., Any]:
 
 def _input_checks(
     func: FuncOp, params: list[str], names: Sequence[str], ranges: dict[Any, tuple[Any, Any]],
-    namespace: dict[str, Any],
+    namespace: dict[str, Any], guards: Sequence[Any] = (),
 ) -> list[str]:
     """Python lines that bind size symbols from the inputs and check every dim."""
     bound: dict[str, str] = {}
@@ -232,7 +232,25 @@ def _input_checks(
             checks.append(f"if not ({expr}) >= {int(low)}: raise GuardError({_q(f'Guard failed: {text} >= {low}')})")
         if high is not None and high not in (sympy.oo, None):
             checks.append(f"if not ({expr}) <= {int(high)}: raise GuardError({_q(f'Guard failed: {text} <= {high}')})")
+    for condition in guards:  # after the ranges: a size out of range is the clearer error
+        checks.extend(_guard_check(condition, bound))
     return binds + checks
+
+
+_RELATION = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
+             sympy.Ge: ">="}
+
+
+def _guard_check(condition: Any, bound: dict[str, str]) -> list[str]:
+    """A guard export recorded (divisibility, relations) checked on every call."""
+    op = _RELATION.get(type(condition))
+    if op is None:
+        return []
+    lhs, rhs = (_py(side, bound) for side in condition.args)
+    if lhs is None or rhs is None:
+        return []
+    text = f"{_user_text(condition.lhs, bound)} {op} {_user_text(condition.rhs, bound)}"
+    return [f"if not (({lhs}) {op} ({rhs})): raise GuardError({_q('Guard failed: ' + text)})"]
 
 
 def _tensor_checks(param: str, label: str, arg_type: TensorType, bound: dict[str, str],
@@ -265,7 +283,7 @@ def _dim_check(value: str, label: str, dim: Any, bound: dict[str, str], binds: l
 
 
 def _py(dim: Any, bound: dict[str, str]) -> str | None:
-    if type(dim) is int:
+    if type(dim) is int or getattr(dim, "is_Integer", False):
         return str(dim)
     if not all(s.name in bound for s in dim.free_symbols):
         return None  # an unbacked size: checked by the program's own asserts
@@ -289,7 +307,7 @@ def _q(text: str) -> str:
 
 def compile_function(
     func: FuncOp, *, input_names: Sequence[str] | None = None,
-    ranges: dict[Any, tuple[Any, Any]] | None = None,
+    ranges: dict[Any, tuple[Any, Any]] | None = None, guards: Sequence[Any] = (),
 ) -> Plan:
     """Compile ``func`` into a Plan that checks its inputs and runs its ops."""
     load_all()
@@ -303,7 +321,7 @@ def compile_function(
     names = list(input_names) if input_names is not None else [
         arg.name_hint or f"arg{i}" for i, arg in enumerate(block.args)
     ]
-    checks = _input_checks(func, params, names, ranges or {}, namespace)
+    checks = _input_checks(func, params, names, ranges or {}, namespace, guards)
     plan = gen.finish(block, _identifier(func.sym_name.data), checks)
     plan.arg_names = names
     return plan

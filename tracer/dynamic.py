@@ -583,6 +583,24 @@ def finalize_types(module: Any, env: ShapeEnv) -> None:
             rewrite(result)
 
 
+def _runtime_guards(env: ShapeEnv) -> list[Any]:
+    """Guards the input types cannot express (divisibility, two-symbol
+    relations), to be checked when the program runs."""
+    from texport.dialects.symbolic import FloorDiv
+
+    kept = []
+    for guard in env.guards:
+        expr = env.simplify(guard.expr)
+        if not isinstance(expr, sympy.core.relational.Relational) or expr in (sympy.true, sympy.false):
+            continue
+        divided = _divided(expr) if isinstance(expr, sympy.Eq) else None
+        if divided is not None:
+            kept.append(sympy.Eq(sympy.Mod(*divided), 0, evaluate=False))
+        elif expr.has(sympy.Mod, FloorDiv) or len(expr.free_symbols) > 1:
+            kept.append(expr)
+    return list(dict.fromkeys(kept))
+
+
 def export_dynamic(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
                    dynamic_shapes: Any, strict: bool) -> Any:
     """export() with a dynamic-shape spec: trace with symbols, solve, finalise."""
@@ -608,6 +626,7 @@ def export_dynamic(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | Non
     func.function_type = FunctionType.from_lists([a.type for a in block.args],
                                                  [v.type for v in returned.operands])
     traced.range_constraints = range_constraints(context, list(context.by_path.values()))
+    traced.runtime_guards = _runtime_guards(env)
     func.attributes["tx.range_constraints"] = DictionaryAttr({
         dim_str(k): StringAttr(repr(v)) for k, v in traced.range_constraints.items()
     })

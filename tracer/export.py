@@ -57,6 +57,7 @@ class TracedProgram:
     input_constants: dict[str, Any] = field(default_factory=dict)
     forward_signature: inspect.Signature | None = None
     int_input_paths: set[str] = field(default_factory=set)
+    runtime_guards: list[Any] = field(default_factory=list)
 
     @property
     def func(self) -> FuncOp:

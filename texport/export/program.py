@@ -144,8 +144,9 @@ class ExportedModule(Module):
         if self._plan is None:
             program = self._program
             names = _plan_input_names(program)
-            object.__setattr__(self, "_plan", compile_function(program.graph, input_names=names,
-                                                               ranges=program.range_constraints))
+            object.__setattr__(self, "_plan", compile_function(
+                program.graph, input_names=names, ranges=program.range_constraints,
+                guards=program._traced.runtime_guards))
         return self._plan
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:

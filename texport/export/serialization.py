@@ -67,10 +67,11 @@ from xdsl.printer import Printer
 
 from texport.dialects.context import make_context, parse_module
 from texport.dialects.dtypes import DType
-from texport.dialects.symbolic import symbol
+from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim
 from texport.dialects.tx import TensorType
 from texport.interpreter.dtypes import to_numpy
 from texport.tracer import pytree
+from texport.tracer.dynamic import ValueRange
 from texport.tracer.export import TracedProgram
 from texport.tracer.nn.module import Parameter
 from texport.tracer.signature import (
@@ -313,12 +314,9 @@ def _bound_to_json(bound: Any) -> Any:
 
 
 def _ranges_to_json(ranges: dict[Any, Any]) -> dict[str, list[Any]]:
-    """``{s0: (2, 64)}`` (or value-range objects with lower/upper) as ``{"s0": [2, 64]}``."""
-    out = {}
-    for key, value in ranges.items():
-        low, high = (value.lower, value.upper) if hasattr(value, "lower") else value
-        out[str(key)] = [_bound_to_json(low), _bound_to_json(high)]
-    return out
+    """``{s0: VR[2, 64], 2*s0: VR[4, 128]}`` as ``{"s0": [2, 64], "2*s0": [4, 128]}``."""
+    return {dim_str(key): [_bound_to_json(low), _bound_to_json(high)]
+            for key, (low, high) in ranges.items()}
 
 
 # --------------------------------------------------------------------------
@@ -858,18 +856,18 @@ def _bound_from_json(data: Any, field: str) -> Any:
     raise _FieldError(field, f"has bound {data!r}, not an integer, \"oo\", \"-oo\" or null")
 
 
-def _ranges_from_json(data: dict[str, Any]) -> dict[Any, Any]:
-    """``{"s0": [2, 64]}`` -> ``{s0: (2, 64)}`` with s0 made by the one symbol factory."""
+def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
+    """``{"s0": [2, 64]}`` -> ``{s0: VR[2, 64]}``; keys parse as IR dims (one symbol factory)."""
     ranges = {}
-    for name, bounds in data.items():
-        field = f"range_constraints.{name}"
+    for text, bounds in data.items():
+        field = f"range_constraints.{text}"
         if not isinstance(bounds, list) or len(bounds) != 2:
             raise _FieldError(field, "is not [low, high]")
         try:
-            key = symbol(name)
-        except ValueError as err:
-            raise _FieldError(field, str(err)) from None
-        ranges[key] = (_bound_from_json(bounds[0], field), _bound_from_json(bounds[1], field))
+            key = parse_dim(text)
+        except (DimSyntaxError, ValueError) as err:
+            raise _FieldError(field, f"is not a dim expression ({err})") from None
+        ranges[key] = ValueRange(_bound_from_json(bounds[0], field), _bound_from_json(bounds[1], field))
     return ranges
 
 

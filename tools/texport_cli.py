@@ -1,0 +1,399 @@
+"""texport: export a model file to IR or an archive; show, run and lower saved programs.
+
+    texport export MODEL.py [--factory NAME] [--dynamic NAME=[ARG.]AXIS[:MIN..MAX]]
+                            [--level training|functional|core] [-o OUT.texport]
+    texport export | texport demo     the bundled ConvBN at every level, checked against eager
+    texport show FILE                 IR, signature, range constraints and state of an archive
+    texport run FILE [--inputs IN.npz | --random-inputs [--seed N] [--bind s0=8]] [--outputs OUT.npz]
+    texport lower FILE --to functional|core [-o OUT.texport]
+
+MODEL.py defines the model and its example inputs: a ``make_*()`` factory
+returning ``(model, args)`` or ``(model, args, kwargs)`` (``--factory`` picks
+one when there are several), or ``MODEL`` and ``EXAMPLE_INPUTS`` (and
+optionally ``EXAMPLE_KWARGS``) globals. Without ``-o`` the IR is printed.
+Errors print as one paragraph and exit 1; ``--traceback`` shows Python's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import re
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+import texport
+from texport.export.serialization import SerializationError, load, save
+from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
+from texport.interpreter.inputs import InputError, random_inputs
+from texport.tracer import pytree
+from texport.tracer.errors import TracingError, UnsupportedError, UserError
+from texport.tracer.signature import InputKind, TensorArgument
+from texport.tracer.tensor import Tensor
+
+LEVELS = ("training", "functional", "core")
+BUNDLED_MODELS = Path(__file__).resolve().parents[1] / "examples" / "models.py"
+DEMO_FACTORY = "ConvBN"
+
+
+class CliError(Exception):
+    """A problem with what was asked on the command line; printed without a traceback."""
+
+
+class LevelUnavailable(CliError):
+    """run_decompositions (texport.lowering) is not there yet."""
+
+
+# Errors that already say what is wrong and where: printed as they are.
+_CLEAR_ERRORS = (CliError, SerializationError, UserError, TracingError, UnsupportedError,
+                 GuardError, RuntimeAssertError, ExecutionError, InputError,
+                 pytree.TreeStructureError, OSError)
+
+
+# --------------------------------------------------------------------------
+# Model files
+# --------------------------------------------------------------------------
+
+
+def import_model_file(path: str) -> ModuleType:
+    """Run a model file as a module registered in sys.modules (so its dataclasses and
+    namedtuples have importable qualified names), with its folder on sys.path (so it
+    imports its neighbours, as ``python MODEL.py`` would)."""
+    file = Path(path)
+    if not file.is_file():
+        raise CliError(f"no model file {path}")
+    name = file.stem if file.stem.isidentifier() and file.stem not in sys.modules else \
+        f"texport_model_{re.sub(r'[^0-9a-zA-Z_]', '_', file.stem)}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(file.resolve().parent))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:
+        del sys.modules[name]
+        raise CliError(f"{path} failed to run{_user_line(err, file)}: {type(err).__name__}: {err}") from err
+    return module
+
+
+def _user_line(err: BaseException, file: Path) -> str:
+    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__)
+             if Path(f.filename).resolve() == file.resolve()]
+    return f" (line {lines[-1]})" if lines else ""
+
+
+def _factories(module: ModuleType) -> dict[str, Callable[[], Any]]:
+    return {name: value for name, value in vars(module).items()
+            if name.startswith("make_") and callable(value)
+            and getattr(value, "__module__", None) == module.__name__}
+
+
+def pick_factory(module: ModuleType, path: str, factory: str | None) -> Callable[[], Any]:
+    """``--factory NAME`` (``make_NAME`` also found), else MODEL/EXAMPLE_INPUTS, else the one make_*."""
+    factories = _factories(module)
+    known = ", ".join(factories) or "none"
+    if factory is not None:
+        found = factories.get(factory) or factories.get(f"make_{factory}")
+        if found is None:
+            raise CliError(f"{path} has no factory {factory!r} (its make_* factories: {known})")
+        return found
+    if hasattr(module, "MODEL"):
+        if not hasattr(module, "EXAMPLE_INPUTS"):
+            raise CliError(f"{path} defines MODEL but not EXAMPLE_INPUTS (a tuple of example arguments)")
+        return lambda: (module.MODEL, module.EXAMPLE_INPUTS, getattr(module, "EXAMPLE_KWARGS", {}))
+    if len(factories) == 1:
+        return next(iter(factories.values()))
+    if not factories:
+        raise CliError(f"{path} defines no make_* factory and no MODEL/EXAMPLE_INPUTS globals")
+    raise CliError(f"{path} has several factories ({known}): pick one with --factory NAME")
+
+
+def make_model(path: str, factory: str | None) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    made = pick_factory(import_model_file(path), path, factory)()
+    if not isinstance(made, tuple) or len(made) not in (2, 3):
+        raise CliError(f"the factory in {path} must return (model, args) or (model, args, kwargs), "
+                       f"got {type(made).__name__}")
+    model, args, kwargs = made if len(made) == 3 else (*made, {})
+    if isinstance(args, list):
+        args = tuple(args)
+    if not isinstance(args, tuple) or not isinstance(kwargs, dict):
+        raise CliError(f"the example inputs in {path} must be a tuple of arguments (and a dict of "
+                       f"keyword arguments), got {type(args).__name__}")
+    return model, args, kwargs
+
+
+# --------------------------------------------------------------------------
+# --dynamic NAME=[ARG.]AXIS[:MIN..MAX]
+# --------------------------------------------------------------------------
+
+_DYNAMIC = re.compile(r"(?P<name>[A-Za-z_]\w*)=(?:(?P<arg>[A-Za-z_]\w*)\.)?(?P<axis>\d+)"
+                      r"(?::(?P<min>\d+)?\.\.(?P<max>\d+)?)?")
+
+
+def dynamic_shapes(specs: list[str], model: Any, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """``batch=0:1..64``: dim 0 of every tensor argument is Dim('batch', min=1, max=64);
+    ``batch=x.0:1..64`` names the argument."""
+    if not specs:
+        return None
+    dim_class = getattr(texport.export, "Dim", None)
+    if dim_class is None:
+        raise CliError("--dynamic is not supported yet: this texport has no texport.export.Dim "
+                       "(dynamic shapes are not in); export with the example input's static shapes")
+    named = inspect.signature(model.forward).bind(*args, **kwargs).arguments
+    shapes: dict[str, Any] = {name: None for name in named}
+    dims: dict[str, Any] = {}
+    for text in specs:
+        match = _DYNAMIC.fullmatch(text)
+        if match is None:
+            raise CliError(f"--dynamic {text!r}: expected NAME=[ARG.]AXIS[:MIN..MAX], e.g. batch=0:1..64")
+        bounds = {k: int(match[k]) for k in ("min", "max") if match[k] is not None}
+        dim = dims.setdefault(match["name"], dim_class(match["name"], **bounds))
+        for arg in _dynamic_targets(match["arg"], named, text):
+            axis = int(match["axis"])
+            if axis >= named[arg].dim():
+                raise CliError(f"--dynamic {text!r}: argument {arg} has {named[arg].dim()} dims, no dim {axis}")
+            shapes[arg] = {**(shapes[arg] or {}), axis: dim}
+    return shapes
+
+
+def _dynamic_targets(arg: str | None, named: dict[str, Any], text: str) -> list[str]:
+    tensors = [name for name, value in named.items() if isinstance(value, Tensor)]
+    if arg is None:
+        return tensors
+    if arg not in tensors:
+        raise CliError(f"--dynamic {text!r}: {arg!r} is not a tensor argument of forward "
+                       f"(tensor arguments: {', '.join(tensors) or 'none'})")
+    return [arg]
+
+
+# --------------------------------------------------------------------------
+# Levels
+# --------------------------------------------------------------------------
+
+
+def lower(ep: Any, level: str) -> Any:
+    """The program at ``level``: functional = functionalize only, core = the default table."""
+    if level == "training":
+        return ep
+    try:
+        return ep.run_decompositions(decomp_table={} if level == "functional" else None)
+    except ModuleNotFoundError as err:
+        if not (err.name or "").startswith("texport.lowering"):
+            raise
+        raise LevelUnavailable(f"the {level} level is not available yet: ep.run_decompositions "
+                               f"needs {err.name}, which this texport does not have") from None
+
+
+# --------------------------------------------------------------------------
+# Inputs and outputs of `run`
+# --------------------------------------------------------------------------
+
+
+def _user_inputs(ep: Any) -> list[tuple[str, str, Any]]:
+    """(user path, IR argument name, IR type) of each tensor the caller passes."""
+    paths = iter(ep._traced.user_input_paths)
+    args = iter(ep.graph.body.block.args)
+    found = []
+    for spec in ep.graph_signature.input_specs:
+        if not isinstance(spec.arg, TensorArgument):
+            continue
+        arg = next(args)
+        if spec.kind is InputKind.USER_INPUT:
+            found.append((next(paths), arg.name_hint, arg.type))
+    return found
+
+
+def call_from_tensors(ep: Any, tensors: list[Tensor]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Rebuild the call's (args, kwargs) from the user tensors (constants are put back)."""
+    traced = ep._traced
+    in_spec = ep.call_spec[0]
+    named = pytree.tree_unflatten(list(range(in_spec.num_leaves)), in_spec)
+    given, leaves = iter(tensors), []
+    for name, value in named.items():
+        for path, _ in pytree.tree_flatten_with_path(value)[0]:
+            key = name + pytree.keystr(path)
+            leaves.append(traced.input_constants[key] if key in traced.input_constants else next(given))
+    return split_call(traced.forward_signature, pytree.tree_unflatten(leaves, in_spec))
+
+
+def split_call(signature: inspect.Signature | None, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if signature is None:
+        return tuple(named.values()), {}
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for name, value in named.items():
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(value)
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update(value)
+        elif kind is inspect.Parameter.KEYWORD_ONLY:
+            kwargs[name] = value
+        else:
+            args.append(value)
+    return tuple(args), kwargs
+
+
+def npz_tensors(ep: Any, path: str) -> list[Tensor]:
+    """One array per user input, keyed by its path (``x``, ``inp['a']``), IR name or argN."""
+    with np.load(path, allow_pickle=False) as archive:
+        stored = {key: archive[key] for key in archive.files}
+    tensors, used = [], set()
+    for index, (user_path, name, arg_type) in enumerate(_user_inputs(ep)):
+        key = next((k for k in (user_path, name, f"arg{index}") if k in stored), None)
+        if key is None:
+            raise CliError(f"{path} has no array for input {user_path} (key {user_path!r}, {name!r} "
+                           f"or 'arg{index}'; found {', '.join(sorted(stored)) or 'none'})")
+        used.add(key)
+        tensors.append(Tensor._make(stored[key], arg_type.dtype))
+    if set(stored) - used:
+        raise CliError(f"{path} has arrays for no input: {', '.join(sorted(set(stored) - used))}")
+    return tensors
+
+
+def random_tensors(ep: Any, bindings: list[str], seed: int) -> list[Tensor]:
+    arrays = random_inputs(ep.graph, bindings, seed)
+    names = [arg.name_hint for arg in ep.graph.body.block.args]
+    by_name = dict(zip(names, arrays))
+    return [Tensor._make(by_name[name], arg_type.dtype) for _, name, arg_type in _user_inputs(ep)]
+
+
+def describe(label: str, value: Any) -> str:
+    from texport.tools.texport_run import describe as describe_value
+
+    value = value.numpy() if isinstance(value, Tensor) else value
+    return describe_value(0, value).replace("output #0", label, 1)
+
+
+# --------------------------------------------------------------------------
+# Commands
+# --------------------------------------------------------------------------
+
+
+def _write_or_print(ep: Any, out: str | None) -> None:
+    if out is None:
+        print(ep.mlir(), end="")
+        return
+    save(ep, out)
+    state = sum(t._value.nbytes for t in (*ep.state_dict.values(), *ep.constants.values()))
+    print(f"wrote {out}: {ep.dialect} program, {len(ep.state_dict) + len(ep.constants)} "
+          f"state tensors ({state:,} bytes), {Path(out).stat().st_size:,} bytes in all")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.model is None:
+        return cmd_demo(args)
+    model, call_args, kwargs = make_model(args.model, args.factory)
+    shapes = dynamic_shapes(args.dynamic, model, call_args, kwargs)
+    ep = texport.export.export(model, call_args, kwargs, dynamic_shapes=shapes)
+    _write_or_print(lower(ep, args.level), args.output)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    ep = load(args.file)
+    state = {**ep.state_dict, **ep.constants}
+    size = sum(t._value.nbytes for t in state.values())
+    print(f"{args.file}: {ep.dialect} program\n")
+    print(ep.mlir())
+    print(f"Graph signature: {ep.graph_signature}")
+    print(f"Range constraints: {{{', '.join(f'{k}: {v}' for k, v in ep.range_constraints.items())}}}")
+    print(f"State: {len(ep.state_dict)} in state_dict, {len(ep.constants)} constants ({size:,} bytes)")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    ep = load(args.file)
+    if args.inputs:
+        call = call_from_tensors(ep, npz_tensors(ep, args.inputs))
+    elif args.random_inputs:
+        call = call_from_tensors(ep, random_tensors(ep, args.bind, args.seed))
+    elif ep.example_inputs is not None:
+        call = ep.example_inputs
+    else:
+        raise CliError(f"{args.file} holds no example inputs: pass --inputs IN.npz or --random-inputs")
+    outputs = pytree.tree_flatten_with_path(ep.module()(*call[0], **call[1]))[0]
+    labelled = [("out" + pytree.keystr(path), value) for path, value in outputs]
+    for label, value in labelled:
+        print(describe(label, value))
+    if args.outputs:
+        np.savez(args.outputs, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
+                                  for label, v in labelled})
+    return 0
+
+
+def cmd_lower(args: argparse.Namespace) -> int:
+    _write_or_print(lower(load(args.file), args.to), args.output)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .texport_demo import run_demo
+
+    return run_demo(args)
+
+
+# --------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="texport", description=__doc__.splitlines()[0])
+    parser.add_argument("--traceback", action="store_true", help="show Python tracebacks of errors")
+    commands = parser.add_subparsers(dest="command", required=True)
+    export = commands.add_parser("export", help="export a model file (no file: the demo)")
+    export.add_argument("model", nargs="?", help="a .py file defining a make_* factory or MODEL")
+    export.add_argument("--factory", help="which make_* factory (make_ may be left out)")
+    export.add_argument("--dynamic", action="append", default=[], metavar="NAME=[ARG.]AXIS[:MIN..MAX]")
+    export.add_argument("--level", choices=LEVELS, default="training")
+    export.add_argument("-o", "--output", help="write an archive instead of printing the IR")
+    commands.add_parser("demo", help="export the bundled ConvBN, run every level against eager")
+    show = commands.add_parser("show", help="print a saved program: IR, signature, state")
+    show.add_argument("file")
+    run = commands.add_parser("run", help="run a saved program (on its example inputs by default)")
+    run.add_argument("file")
+    source = run.add_mutually_exclusive_group()
+    source.add_argument("--inputs", help=".npz with one array per user input")
+    source.add_argument("--random-inputs", action="store_true")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--bind", action="append", default=[], metavar="SYM=N")
+    run.add_argument("--outputs", help="write the outputs to this .npz")
+    lower_ = commands.add_parser("lower", help="lower a saved program")
+    lower_.add_argument("file")
+    lower_.add_argument("--to", choices=LEVELS[1:], required=True)
+    lower_.add_argument("-o", "--output")
+    return parser
+
+
+_COMMANDS = {"export": cmd_export, "demo": cmd_demo, "show": cmd_show, "run": cmd_run, "lower": cmd_lower}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except Exception as err:  # noqa: BLE001 - the CLI's promise: one paragraph, not a traceback
+        if args.traceback:
+            raise
+        print(f"texport: error: {_message(err)}", file=sys.stderr)
+        return 1
+
+
+def _message(err: Exception) -> str:
+    if isinstance(err, _CLEAR_ERRORS):
+        return str(err)
+    return (f"{type(err).__name__}: {err}\n(unexpected: run again with --traceback for the Python "
+            "traceback, and report it if texport is at fault)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
