@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
+import math
 import re
 import sys
 import traceback
@@ -30,12 +31,13 @@ from typing import Any
 import numpy as np
 
 import texport
+from texport.dialects.tx import TensorType
 from texport.export.serialization import SerializationError, load, save
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.inputs import InputError, random_inputs
 from texport.tracer import pytree
 from texport.tracer.errors import TracingError, UnsupportedError, UserError
-from texport.tracer.signature import InputKind, TensorArgument
+from texport.tracer.signature import ConstantArgument, InputKind
 from texport.tracer.tensor import Tensor
 
 LEVELS = ("training", "functional", "core")
@@ -198,12 +200,12 @@ def lower(ep: Any, level: str) -> Any:
 
 
 def _user_inputs(ep: Any) -> list[tuple[str, str, Any]]:
-    """(user path, IR argument name, IR type) of each tensor the caller passes."""
+    """(user path, IR argument name, IR type) of each tensor or int the caller passes."""
     paths = iter(ep._traced.user_input_paths)
     args = iter(ep.graph.body.block.args)
     found = []
     for spec in ep.graph_signature.input_specs:
-        if not isinstance(spec.arg, TensorArgument):
+        if isinstance(spec.arg, ConstantArgument):
             continue
         arg = next(args)
         if spec.kind is InputKind.USER_INPUT:
@@ -211,16 +213,25 @@ def _user_inputs(ep: Any) -> list[tuple[str, str, Any]]:
     return found
 
 
-def call_from_tensors(ep: Any, tensors: list[Tensor]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """Rebuild the call's (args, kwargs) from the user tensors (constants are put back)."""
+def _user_value(value: Any, arg_type: Any) -> Any:
+    if isinstance(arg_type, TensorType):
+        return Tensor._make(np.asarray(value), arg_type.dtype)
+    return int(value)  # a symbolic int input
+
+
+def call_from_leaves(ep: Any, given: list[Any], constants: dict[str, Any] | None = None,
+                     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Rebuild the call's (args, kwargs) from the user inputs. Specialised constants are
+    the exported values unless ``constants`` gives others (ep.module() then refuses them)."""
     traced = ep._traced
+    constants = traced.input_constants | (constants or {})
     in_spec = ep.call_spec[0]
     named = pytree.tree_unflatten(list(range(in_spec.num_leaves)), in_spec)
-    given, leaves = iter(tensors), []
+    values, leaves = iter(given), []
     for name, value in named.items():
         for path, _ in pytree.tree_flatten_with_path(value)[0]:
             key = name + pytree.keystr(path)
-            leaves.append(traced.input_constants[key] if key in traced.input_constants else next(given))
+            leaves.append(constants[key] if key in constants else next(values))
     return split_call(traced.forward_signature, pytree.tree_unflatten(leaves, in_spec))
 
 
@@ -242,28 +253,36 @@ def split_call(signature: inspect.Signature | None, named: dict[str, Any]) -> tu
     return tuple(args), kwargs
 
 
-def npz_tensors(ep: Any, path: str) -> list[Tensor]:
+def npz_inputs(ep: Any, path: str) -> list[Any]:
     """One array per user input, keyed by its path (``x``, ``inp['a']``), IR name or argN."""
     with np.load(path, allow_pickle=False) as archive:
         stored = {key: archive[key] for key in archive.files}
-    tensors, used = [], set()
+    values, used = [], set()
     for index, (user_path, name, arg_type) in enumerate(_user_inputs(ep)):
-        key = next((k for k in (user_path, name, f"arg{index}") if k in stored), None)
+        keys = list(dict.fromkeys((user_path, name, f"arg{index}")))
+        key = next((k for k in keys if k in stored), None)
         if key is None:
-            raise CliError(f"{path} has no array for input {user_path} (key {user_path!r}, {name!r} "
-                           f"or 'arg{index}'; found {', '.join(sorted(stored)) or 'none'})")
+            raise CliError(f"{path} has no array for input {user_path} (key {' or '.join(map(repr, keys))}; "
+                           f"found {', '.join(map(repr, sorted(stored))) or 'none'})")
         used.add(key)
-        tensors.append(Tensor._make(stored[key], arg_type.dtype))
-    if set(stored) - used:
-        raise CliError(f"{path} has arrays for no input: {', '.join(sorted(set(stored) - used))}")
-    return tensors
+        values.append(_user_value(stored[key], arg_type))
+    unused = sorted(set(stored) - used - set(ep._traced.input_constants))
+    if unused:
+        raise CliError(f"{path} has arrays for no input: {', '.join(unused)}")
+    return values
 
 
-def random_tensors(ep: Any, bindings: list[str], seed: int) -> list[Tensor]:
-    arrays = random_inputs(ep.graph, bindings, seed)
+def npz_constants(ep: Any, path: str) -> dict[str, Any]:
+    """Values an .npz gives for inputs the export specialised (``n`` of ``forward(x, n)``)."""
+    with np.load(path, allow_pickle=False) as archive:
+        return {key: archive[key].item() for key in archive.files
+                if key in ep._traced.input_constants and archive[key].ndim == 0}
+
+
+def random_user_inputs(ep: Any, bindings: list[str], seed: int) -> list[Any]:
     names = [arg.name_hint for arg in ep.graph.body.block.args]
-    by_name = dict(zip(names, arrays))
-    return [Tensor._make(by_name[name], arg_type.dtype) for _, name, arg_type in _user_inputs(ep)]
+    by_name = dict(zip(names, random_inputs(ep.graph, bindings, seed)))
+    return [_user_value(by_name[name], arg_type) for _, name, arg_type in _user_inputs(ep)]
 
 
 def describe(label: str, value: Any) -> str:
@@ -313,9 +332,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     ep = load(args.file)
     if args.inputs:
-        call = call_from_tensors(ep, npz_tensors(ep, args.inputs))
+        call = call_from_leaves(ep, npz_inputs(ep, args.inputs), npz_constants(ep, args.inputs))
     elif args.random_inputs:
-        call = call_from_tensors(ep, random_tensors(ep, args.bind, args.seed))
+        call = call_from_leaves(ep, random_user_inputs(ep, args.bind, args.seed))
     elif ep.example_inputs is not None:
         call = ep.example_inputs
     else:
@@ -336,9 +355,68 @@ def cmd_lower(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .texport_demo import run_demo
+    """The bundled ConvBN (train mode): its IR at every level that exists, and each
+    level's ep.module() run against eager execution of the model."""
+    model, call_args, kwargs = make_model(str(BUNDLED_MODELS), DEMO_FACTORY)
+    ep = texport.export.export(model, call_args, kwargs)
+    programs, missing = {"training": ep}, {}
+    for level in LEVELS[1:]:
+        try:
+            programs[level] = lower(ep, level)
+        except LevelUnavailable as err:
+            missing[level] = str(err)
+    print(f"texport demo: {DEMO_FACTORY} from {BUNDLED_MODELS} in train mode, example input "
+          f"x: f32{list(call_args[0].shape)}")
+    for level, program in programs.items():
+        print(f"\n== {level} IR ==\n{program.mlir()}", end="")
+    # Modules first: ep.state_dict holds the model's own tensors, which eager training mutates.
+    modules = {level: program.module() for level, program in programs.items()}
+    want = pytree.tree_leaves(model(*call_args, **kwargs))
+    print("\n== ep.module() at each level vs eager, on the example input ==")
+    failed = False
+    for level in LEVELS:
+        if level in missing:
+            print(f"{level:<10}  missing: {missing[level]}")
+            continue
+        agree, text = _compare(modules[level], call_args, kwargs, want, model)
+        failed |= not agree
+        print(f"{level:<10}  {text}")
+    print(_demo_summary(programs, missing, failed))
+    return 1 if failed else 0
 
-    return run_demo(args)
+
+def _compare(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], want: list[Any],
+             model: Any) -> tuple[bool, str]:
+    got = pytree.tree_leaves(module(*args, **kwargs))
+    buffers = dict(module.named_buffers())
+    pairs = list(zip(want, got)) + [(b, buffers.get(n)) for n, b in model.named_buffers()]
+    if len(got) != len(want) or any(b is None for _, b in pairs):
+        return False, f"DIFFERS from eager: {len(got)} outputs for {len(want)}, or a buffer is missing"
+    diffs = [_difference(a, b) for a, b in pairs]
+    worst = max(diffs, default=0.0)
+    counts = f"{len(want)} output(s) and {len(pairs) - len(want)} updated buffer(s)"
+    if worst <= 1e-5:
+        return True, f"{counts} agree with eager (max |difference| {worst:.3g})"
+    return False, f"DIFFERS from eager: {counts}, max |difference| {worst:.3g}"
+
+
+def _difference(a: Any, b: Any) -> float:
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        return 0.0 if a == b else math.inf
+    x, y = a.numpy(), b.numpy()
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return math.inf
+    if x.size == 0:
+        return 0.0
+    return float(np.max(np.abs(x.astype(np.float64) - y.astype(np.float64))))
+
+
+def _demo_summary(programs: dict[str, Any], missing: dict[str, str], failed: bool) -> str:
+    verdict = "some levels DISAGREE with eager" if failed else \
+        f"{', '.join(programs)}: all agree with eager"
+    if missing:
+        verdict += f"; not checked (not implemented yet): {', '.join(missing)}"
+    return f"\n{verdict}"
 
 
 # --------------------------------------------------------------------------

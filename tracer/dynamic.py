@@ -15,7 +15,7 @@ import sympy
 
 from . import pytree
 from .errors import UserError
-from .shape_env import INF, ShapeEnv
+from .shape_env import INF, ShapeEnv, ValueRange
 from .tensor import Tensor
 
 INT_OO = INF
@@ -382,24 +382,6 @@ def _message(names: str, bullets: list[str], fixes: list[str]) -> str:
 # --------------------------------------------------------------------------
 
 
-class ValueRange:
-    """``VR[4, 256]``: the values a symbol (or derived expression) may take."""
-
-    def __init__(self, lower: Any, upper: Any) -> None:
-        self.lower, self.upper = lower, upper
-        self.is_int = True
-
-    def __repr__(self) -> str:
-        upper = "int_oo" if self.upper == INT_OO else self.upper
-        return f"VR[{self.lower}, {upper}]"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ValueRange) and (self.lower, self.upper) == (other.lower, other.upper)
-
-    def __iter__(self):  # noqa: ANN204 - (low, high) unpacking for the executor
-        return iter((self.lower, self.upper))
-
-
 def _names_text(expr: Any, context: SpecContext) -> str:
     """An expression over symbols, written with the user's Dim names."""
     names = {s.symbol: sympy.Symbol(s.name) for s in context.specs if s.kind == "named" and s.symbol is not None}
@@ -533,7 +515,7 @@ def range_constraints(context: SpecContext, traced_dims: list[tuple[Any, ...]]) 
     ranges: dict[Any, ValueRange] = {}
     reported = {s.symbol: s for s in context.specs if s.kind != "derived" and s.symbol is not None}
     for sym, info in env.symbols.items():
-        if env.simplify(sym) != sym:
+        if env.simplify(sym) != sym or info.hint is None:
             continue
         spec = reported.get(sym)
         declared_low = spec.low if spec is not None else info.low
@@ -626,6 +608,7 @@ def export_dynamic(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | Non
     func.function_type = FunctionType.from_lists([a.type for a in block.args],
                                                  [v.type for v in returned.operands])
     traced.range_constraints = range_constraints(context, list(context.by_path.values()))
+    traced.range_constraints.update(env.unbacked_ranges())
     traced.runtime_guards = _runtime_guards(env)
     func.attributes["tx.range_constraints"] = DictionaryAttr({
         dim_str(k): StringAttr(repr(v)) for k, v in traced.range_constraints.items()

@@ -137,6 +137,10 @@ def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = No
 
     block = Block()
     func = FuncOp("forward", ((), ()), Region(block))
+    if shape_env is None:
+        from .shape_env import ShapeEnv
+
+        shape_env = ShapeEnv()  # static inputs: only data-dependent (unbacked) symbols live here
     tracer = Tracer(block, strict=strict, shape_env=shape_env)
     tracer.symbol_sources = {}
     specs: list[InputSpec] = []
@@ -209,6 +213,7 @@ def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = No
         state_dict=state_dict, constants=constants, in_spec=in_spec, out_spec=out_spec,
         example_inputs=(args, kwargs), user_input_paths=paths, input_constants=input_constants,
         forward_signature=inspect.signature(mod.forward), int_input_paths=int_paths,
+        range_constraints=dict(shape_env.unbacked_ranges()),
     )
 
 

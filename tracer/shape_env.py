@@ -24,6 +24,26 @@ from .sources import SourceLocation, caller_location
 INF = sympy.oo
 
 
+class ValueRange:
+    """``VR[4, 256]``: the values a symbol (or derived expression) may take."""
+
+    def __init__(self, lower: Any, upper: Any) -> None:
+        self.lower, self.upper = lower, upper
+        self.is_int = True
+
+    def __repr__(self) -> str:
+        upper = "int_oo" if self.upper == INF else self.upper
+        lower = "-int_oo" if self.lower == -INF else self.lower
+        return f"VR[{lower}, {upper}]"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ValueRange) and (self.lower, self.upper) == (other.lower, other.upper)
+
+    def __iter__(self):  # noqa: ANN204 - (low, high) unpacking for the executor
+        return iter((self.lower, self.upper))
+
+
+
 @dataclass
 class Guard:
     expr: Any
@@ -56,6 +76,16 @@ class ShapeEnv:
         self.symbols[sym] = SymbolInfo(source, hint, low, high)
         return sym
 
+    def add_unbacked(self, sym: sympy.Symbol) -> None:
+        """A size from data (u0): no hint, any integer until asserts narrow it."""
+        self.symbols[sym] = SymbolInfo("", None, -INF, INF)
+
+    def narrow(self, condition: Any) -> None:
+        self._narrow(condition)
+
+    def unbacked_ranges(self) -> dict[sympy.Symbol, ValueRange]:
+        return {s: ValueRange(i.low, i.high) for s, i in self.symbols.items() if i.hint is None}
+
     def source(self, sym: sympy.Symbol) -> str:
         return self.symbols[sym].source
 
@@ -70,7 +100,8 @@ class ShapeEnv:
         expr = self.simplify(expr)
         if type(expr) is int or isinstance(expr, (bool, sympy.logic.boolalg.BooleanAtom)):
             return expr
-        values = {s: sympy.Integer(self.symbols[s].hint) for s in expr.free_symbols if s in self.symbols}
+        values = {s: sympy.Integer(self.symbols[s].hint) for s in expr.free_symbols
+                  if s in self.symbols and self.symbols[s].hint is not None}
         return expr.xreplace(values)
 
     def bounds(self, expr: Any) -> tuple[Any, Any]:
@@ -101,6 +132,10 @@ class ShapeEnv:
         static = self._static(condition)
         if static is not None:
             return static
+        if any(self.symbols.get(s) is not None and self.symbols[s].hint is None for s in condition.free_symbols):
+            from texport.dialects.shape_rules.guards import SizeObliviousOracle
+
+            return SizeObliviousOracle().decide(condition)  # unbacked: no hint to guard on
         value = bool(self.hint(condition))
         self.record(condition if value else _negate(condition))
         return value
@@ -111,9 +146,10 @@ class ShapeEnv:
         if isinstance(condition, (sympy.Eq, sympy.Ne)):
             lhs, rhs = condition.args
             for side, other in ((lhs, rhs), (rhs, lhs)):
+                backed = all(s in self.symbols and self.symbols[s].hint is not None for s in side.free_symbols)
                 if other in (0, 1) and side.free_symbols and not side.has(sympy.Mod):
                     low, _ = self.bounds(side)
-                    if low >= 2 or all(s in self.symbols for s in side.free_symbols):
+                    if low >= 2 or backed:
                         return isinstance(condition, sympy.Ne)
         if isinstance(condition, (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge, sympy.Eq, sympy.Ne)):
             low, high = self.bounds(condition.lhs - condition.rhs)

@@ -9,10 +9,10 @@ any op that writes nothing). The caller splices that block in place of the op.
 Differences from export's tracer:
 
 - new ops carry the location of the op they replace;
-- an in-place call (``x.add_(1)``) on a traced tensor appends its functional
-  form (given by ``functional_form``) and rebinds the tensor to the result, so
-  that a rule may be written with in-place maths; rebinding an operand records
-  a write (``writes``) that functionalization turns into a mutation;
+- a ``rewrite`` hook sees every call first: functionalization uses it to turn
+  an in-place call (``x.add_(1)``) into its functional form and *rebind* the
+  traced tensor to the result; rebinding an operand records a write
+  (``writes``) that functionalization turns into a mutation of the program;
 - sizes are decided from the types alone (size-oblivious, like torch's
   decompositions); a size symbol is read from the function's inputs with
   ``sym_size.int`` the first time a rule needs it as a value;
@@ -41,7 +41,8 @@ from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
 from .tracing import FakeValue, NameTable, Tracer
 
-FunctionalForm = Callable[[OpOverload], "OpOverload | None"]
+Rewrite = Callable[["SubTracer", OpOverload, list[Any]], Any]
+NOT_HANDLED: Any = object()  # what a rewrite hook returns to let a call trace as usual
 SymbolSource = Callable[[Tracer], SSAValue]
 _SYM_KINDS = {SymIntType: SymInt, SymFloatType: SymFloat, SymBoolType: SymBool}
 
@@ -52,7 +53,7 @@ class SubTracer(Tracer):
     def __init__(self, block: Block, *, level: str = "functional", location: Location | None = None,
                  names: NameTable | None = None, symbol_sources: dict[str, SymbolSource] | None = None,
                  known_symbols: dict[Any, SSAValue] | None = None,
-                 functional_form: FunctionalForm | None = None, what: str = "a decomposition") -> None:
+                 rewrite: Rewrite | None = None, what: str = "a decomposition") -> None:
         super().__init__(block, level=level)
         self.location = location
         if names is not None:
@@ -60,7 +61,7 @@ class SubTracer(Tracer):
         self.symbol_sources = symbol_sources if symbol_sources is not None else {}
         if known_symbols:
             self.sym_values.update(known_symbols)
-        self.functional_form = functional_form
+        self.rewrite = rewrite
         self.what = what
         self.writes: dict[int, Tensor] = {}  # id of a rebound operand tensor -> the tensor
 
@@ -111,21 +112,20 @@ class SubTracer(Tracer):
         )
 
     def call(self, op: OpOverload, values: list[Any]) -> Any:
-        if not op._schema.is_mutable or self.functional_form is None:
-            return super().call(op, values)
-        functional = self.functional_form(op)
-        if functional is None:
-            raise TracingError(f"{self.what} calls {op}, which has no functional form")
-        result = super().call(functional, values)
-        written = next(i for i, a in enumerate(op._schema.arguments) if a.alias is not None and a.alias.is_write)
-        target = values[written]
-        if isinstance(result, Tensor) and isinstance(target, Tensor):
-            if result._dtype is not target._dtype:
-                result = super().call(lookup_handle("_to_copy.default"), _to_copy_values(result, target._dtype))
-            target._value = result._value
-            self.writes[id(target)] = target
-            return target
-        return result
+        if self.rewrite is not None:
+            result = self.rewrite(self, op, values)
+            if result is not NOT_HANDLED:
+                return result
+        if op._schema.is_mutable:
+            raise TracingError(f"{self.what} calls {op}, which writes its operands: call its functional form")
+        return super().call(op, values)
+
+    def rebind(self, target: Tensor, value: Tensor) -> None:
+        """``target`` now holds ``value`` (cast to its dtype): a write."""
+        if value._dtype is not target._dtype:
+            value = super().call(lookup_handle("_to_copy.default"), _to_copy_values(value, target._dtype))
+        target._value = value._value
+        self.writes[id(target)] = target
 
 
 def lookup_handle(name: str) -> OpOverload:
@@ -149,18 +149,20 @@ def _to_copy_values(tensor: Tensor, dtype: Any) -> list[Any]:
 
 
 def call_rule(tracer: SubTracer, fn: Callable[..., Any], op_values: Sequence[Any],
-              kwarg_only: Sequence[bool], arg_names: Sequence[str]) -> Any:
+              kwarg_only: Sequence[bool], arg_names: Sequence[str]) -> tuple[Any, list[Any]]:
     """Run ``fn`` on the traced operands: positional for positional schema
-    arguments, by name for keyword-only ones (as torch calls decompositions)."""
-    args, kwargs = [], {}
+    arguments, by name for keyword-only ones (as torch calls decompositions).
+    Returns the result and the traced arguments (to find rebound ones)."""
+    args, kwargs, traced_args = [], {}, []
     for value, is_kw, name in zip(op_values, kwarg_only, arg_names):
         traced = tracer.traced(value)
+        traced_args.append(traced)
         if is_kw:
             kwargs[name] = traced
         else:
             args.append(traced)
     with using_mode(tracer):
-        return fn(*args, **kwargs)
+        return fn(*args, **kwargs), traced_args
 
 
 def output_values(tracer: SubTracer, result: Any) -> list[SSAValue | None]:

@@ -15,9 +15,15 @@ from texport.dialects.symbolic import FloorDiv, to_dim
 _BINARY = {sympy.Add: tx.AddOp, sympy.Mul: tx.MulOp}
 
 
+_PREDICATES = {sympy.Eq: "eq", sympy.Ne: "ne", sympy.Lt: "lt", sympy.Le: "le", sympy.Gt: "gt",
+               sympy.Ge: "ge"}
+
+
 def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
     if kind == "float":
         return _materialize_float(tracer, sympy.sympify(expr))
+    if kind == "bool":
+        return materialize_condition(tracer, expr)
     expr = to_dim(expr)
     known = tracer.sym_values.get(expr)
     if known is not None:
@@ -93,4 +99,22 @@ def _materialize_float(tracer: Any, expr: Any) -> SSAValue:
     else:
         raise NotImplementedError(f"cannot trace the symbolic float {expr} into the IR")
     tracer.sym_values[key] = value
+    return value
+
+
+def materialize_condition(tracer: Any, condition: Any, name: str | None = None) -> SSAValue:
+    """A relation over symbols as ``tx.cmp`` (a !tx.symbool value)."""
+    from xdsl.dialects.builtin import StringAttr
+
+    known = tracer.sym_values.get(("bool", condition))
+    if known is not None:
+        return known
+    predicate = _PREDICATES.get(type(condition))
+    if predicate is None:
+        raise NotImplementedError(f"cannot trace the symbolic condition {condition} into the IR")
+    lhs, rhs = (materialize(tracer, side) for side in condition.args)
+    op = tx.CmpOp.create(operands=[lhs, rhs], result_types=[tx.SymBoolType(tx.SymExprAttr(None))],
+                         properties={"predicate": StringAttr(predicate)})
+    value = _emit(tracer, op, name or predicate)
+    tracer.sym_values[("bool", condition)] = value
     return value

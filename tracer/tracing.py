@@ -17,6 +17,7 @@ import sympy
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Block, SSAValue
 
+from texport.dialects import tx
 from texport.dialects.aten import AtenOp, op_class, result_type_for
 from texport.dialects.dtypes import DType
 from texport.dialects.handles import OpOverload
@@ -81,6 +82,22 @@ def node_name(op: OpOverload) -> str:
     return f"{schema.name}_int" if schema.overload_name == "int" else schema.name
 
 
+def _element_bound(values: list[Any]) -> int | None:
+    """The element count of the first tensor argument, when static (the most
+    elements a data-dependent output such as nonzero can have)."""
+    for value in values:
+        if isinstance(value, Tensor):
+            inner = value._value
+            dims = inner.dims if isinstance(inner, FakeValue) else tuple(inner.shape)
+            total = 1
+            for d in dims:
+                if type(d) is not int:
+                    return None
+                total *= d
+            return total
+    return None
+
+
 class Tracer:
     """The tracing mode (see module docstring)."""
 
@@ -97,6 +114,7 @@ class Tracer:
         self.shape_env = shape_env
         self.unbacked = 0
         self.sym_values: dict[Any, SSAValue] = {}
+        self.size_asserted: set[Any] = set()
 
     # ---- values -------------------------------------------------------------
 
@@ -179,8 +197,10 @@ class Tracer:
         results = expected if isinstance(expected, (tuple, list)) else (expected,)
         if expected == ():
             results = ()
-        results = [self._fill_unbacked(r) for r in results]
+        bound = _element_bound(values)
+        results = [self._fill_unbacked(r, bound) for r in results]
         types = [result_type_for(r) for r in results]
+        self._assert_sizes(op, values)
         ir_op = op_class(op.op_def, self.level).build(
             [self.ir_value(v) for v in values], types, location=self._location(),
         )
@@ -193,9 +213,17 @@ class Tracer:
 
         return self.shape_env if self.shape_env is not None else SizeObliviousOracle()
 
-    def _fill_unbacked(self, meta: Any) -> Any:
+    def _fill_unbacked(self, meta: Any, bound: Any = None) -> Any:
         if isinstance(meta, TensorMeta) and any(d is None for d in meta.shape):
-            return TensorMeta(tuple(self.new_unbacked() if d is None else d for d in meta.shape), meta.dtype)
+            dims = []
+            for d in meta.shape:
+                if d is None:
+                    d = self.new_unbacked()
+                    if self.shape_env is not None:  # a size from data: 0 ..= the input's numel
+                        info = self.shape_env.symbols[d]
+                        info.low, info.high = 0, bound if bound is not None else info.high
+                dims.append(d)
+            return TensorMeta(tuple(dims), meta.dtype)
         if isinstance(meta, ScalarMeta) and meta.value is None:
             return ScalarMeta(meta.kind, self.new_unbacked())
         return meta
@@ -203,7 +231,37 @@ class Tracer:
     def new_unbacked(self) -> sympy.Symbol:
         name = f"u{self.unbacked}"
         self.unbacked += 1
-        return symbol(name)
+        sym = symbol(name)
+        if self.shape_env is not None:
+            self.shape_env.add_unbacked(sym)
+        return sym
+
+    def assert_condition(self, condition: Any) -> None:
+        """A runtime assert in the IR (torch's _assert_scalar); narrows ranges."""
+        from .symbolic_ir import materialize_condition
+
+        if self.shape_env is not None:
+            condition = self.shape_env.simplify(condition)
+            if self.shape_env._static(condition) is True:  # noqa: SLF001 - already implied by ranges
+                return
+        if condition is sympy.true:
+            return
+        value = materialize_condition(self, condition)
+        message = f"Runtime assertion failed for expression {condition} on node '{value.name_hint}'"
+        self.blocks[-1].add_op(tx.AssertOp.create(operands=[value], properties={"message": StringAttr(message)}))
+        if self.shape_env is not None:
+            self.shape_env.narrow(condition)
+
+    def _assert_sizes(self, op: OpOverload, values: list[Any]) -> None:
+        """An unbacked int used as a size is asserted >= 0 first (as torch)."""
+        for arg, value in zip(op._schema.arguments, values):
+            if arg.type.base != "SymInt":
+                continue
+            for item in (value if isinstance(value, list) else [value]):
+                if isinstance(item, SymNode) and isinstance(item.expr, sympy.Symbol) \
+                        and item.expr.name.startswith("u") and item.expr not in self.size_asserted:
+                    self.size_asserted.add(item.expr)
+                    self.assert_condition(sympy.Ge(item.expr, 0))
 
     def _location(self) -> Any:
         location = caller_location(keep_nn=True)

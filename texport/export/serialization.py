@@ -172,6 +172,8 @@ def _manifest(ep: ExportedProgram, arrays: list[tuple[str, np.ndarray]]) -> dict
                             for path, value in traced.input_constants.items()},
         "forward_signature": _forward_signature_to_json(traced.forward_signature),
         "range_constraints": _ranges_to_json(ep.range_constraints),
+        "int_input_paths": sorted(traced.int_input_paths),
+        "runtime_guards": [_guard_to_json(guard) for guard in traced.runtime_guards],
         "state_dict": _tensors_to_json(ep.state_dict, "data/weights/weight", "state_dict", arrays),
         "constants": _tensors_to_json(ep.constants, "data/constants/constant", "constant", arrays),
         "example_inputs": _example_inputs_to_json(ep.example_inputs, arrays),
@@ -317,6 +319,18 @@ def _ranges_to_json(ranges: dict[Any, Any]) -> dict[str, list[Any]]:
     """``{s0: VR[2, 64], 2*s0: VR[4, 128]}`` as ``{"s0": [2, 64], "2*s0": [4, 128]}``."""
     return {dim_str(key): [_bound_to_json(low), _bound_to_json(high)]
             for key, (low, high) in ranges.items()}
+
+
+_RELATIONS = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
+              sympy.Ge: ">="}
+_RELATION_TYPES = {text: relation for relation, text in _RELATIONS.items()}
+
+
+def _guard_to_json(guard: Any) -> dict[str, str]:
+    """A runtime guard (``Eq(Mod(s0, 2), 0)``) as ``{"lhs": "(s0 % 2)", "op": "==", "rhs": "0"}``."""
+    if type(guard) not in _RELATIONS:
+        raise SerializationError(f"cannot save runtime guard {guard!r}: not a relation")
+    return {"lhs": dim_str(guard.lhs), "op": _RELATIONS[type(guard)], "rhs": dim_str(guard.rhs)}
 
 
 # --------------------------------------------------------------------------
@@ -585,6 +599,9 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
         example_inputs=_example_inputs_from_json(reader, manifest.get("example_inputs")),
         user_input_paths=_string_list(manifest, "user_input_paths"),
         range_constraints=_ranges_from_json(_get(manifest, "range_constraints", dict)),
+        int_input_paths=set(_string_list(manifest, "int_input_paths")),
+        runtime_guards=[_guard_from_json(guard, f"runtime_guards[{index}]")
+                        for index, guard in enumerate(_get(manifest, "runtime_guards", list))],
         input_constants={path: _scalar_from_json(v, f"input_constants.{path}")
                          for path, v in _get(manifest, "input_constants", dict).items()},
         forward_signature=_forward_signature_from_json(manifest.get("forward_signature")),
@@ -869,6 +886,19 @@ def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
             raise _FieldError(field, f"is not a dim expression ({err})") from None
         ranges[key] = ValueRange(_bound_from_json(bounds[0], field), _bound_from_json(bounds[1], field))
     return ranges
+
+
+def _guard_from_json(data: Any, field: str) -> Any:
+    """Sides parse with the IR's dim grammar (names, integers, + - * // % **, Max/Min):
+    the executor turns guards into checks, so nothing else may get in."""
+    if not isinstance(data, dict) or data.get("op") not in _RELATION_TYPES \
+            or not isinstance(data.get("lhs"), str) or not isinstance(data.get("rhs"), str):
+        raise _FieldError(field, "is not {lhs, op, rhs} with op one of == != < <= > >=")
+    try:
+        lhs, rhs = parse_dim(data["lhs"]), parse_dim(data["rhs"])
+    except (DimSyntaxError, ValueError) as err:
+        raise _FieldError(field, f"has a side that is not a dim expression ({err})") from None
+    return _RELATION_TYPES[data["op"]](lhs, rhs, evaluate=False)
 
 
 def _read_extra_files(reader: _Reader, stored: dict[str, Any], wanted: dict[str, Any] | None) -> None:
