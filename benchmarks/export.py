@@ -41,8 +41,9 @@ print(json.dumps({{"import": imported - start, "export": done - built}}))
 
 
 def warm(name: str, repeat: int) -> tuple[float, int]:
-    import texport as torch
     from models import ZOO
+
+    import texport as torch
 
     model, args = ZOO[name]()
     model.eval()
@@ -58,8 +59,9 @@ def warm(name: str, repeat: int) -> tuple[float, int]:
 
 def gpt4_dynamic(repeat: int) -> tuple[float, float]:
     """Warm export of GPT4 with dynamic batch and sequence length, and the static one."""
-    import texport as torch
     from models import ZOO
+
+    import texport as torch
     from texport.export import Dim
 
     model, args = ZOO["GPT4"]()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+import sympy
 from xdsl.dialects.builtin import (
     BFloat16Type,
     ComplexType,
@@ -24,11 +25,10 @@ from xdsl.dialects.builtin import (
     IntegerType,
     Signedness,
     StringAttr,
-    i1,
     f64,
+    i1,
     i64,
 )
-import sympy
 from xdsl.ir import Attribute, Data, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,

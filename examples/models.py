@@ -218,10 +218,62 @@ def make_TinyLSTM():  # noqa: N802
     return TinyLSTM(), (torch.randn(4, 16, 64),)
 
 
+# --------------------------------------------------------------------------
+# LSTMScan: the TinyLSTM cell run with torch.scan (static or dynamic steps)
+# --------------------------------------------------------------------------
+
+
+class LSTMScan(nn.Module):
+    def __init__(self, input_size: int = 64, hidden: int = 128) -> None:
+        super().__init__()
+        self.hidden = hidden
+        self.cell = LSTMCell(input_size, hidden)
+        self.head = nn.Linear(hidden, input_size)
+
+    def forward(self, xs):
+        batch = xs.shape[0]
+        init = (torch.zeros(batch, self.hidden), torch.zeros(batch, self.hidden))
+
+        def step(carry, x):
+            h, c = self.cell(x, *carry)
+            return (h, c), h
+
+        (h, _), hs = torch.scan(step, init, xs.transpose(0, 1))
+        return self.head(h), hs
+
+
+def make_LSTMScan():  # noqa: N802
+    torch.manual_seed(0)
+    return LSTMScan(), (torch.randn(4, 16, 64),)
+
+
+# --------------------------------------------------------------------------
+# EarlyExit: the second half runs only when the first half is confident
+# --------------------------------------------------------------------------
+
+
+class EarlyExit(nn.Module):
+    def __init__(self, width: int = 64) -> None:
+        super().__init__()
+        self.first = nn.Sequential(nn.Linear(width, width), nn.ReLU())
+        self.second = nn.Sequential(nn.Linear(width, width), nn.Tanh(), nn.Linear(width, width))
+
+    def forward(self, x):
+        h = self.first(x)
+        return torch.cond(h.mean() > 0.1, lambda h: h * 1.0, lambda h: self.second(h), (h,))
+
+
+def make_EarlyExit():  # noqa: N802
+    torch.manual_seed(0)
+    return EarlyExit(), (torch.randn(8, 64),)
+
+
 ZOO = {
     "ConvBN": make_ConvBN,
     "MLP50": make_MLP50,
     "GPT4": make_GPT4,
     "ResNet18": make_ResNet18,
     "TinyLSTM": make_TinyLSTM,
+    "LSTMScan": make_LSTMScan,
+    "EarlyExit": make_EarlyExit,
 }

@@ -89,4 +89,15 @@ def _unbind_back(base: Tensor, src: Tensor, args: list[Any], index: int, op: Ate
 def _split_back(base: Tensor, src: Tensor, args: list[Any], index: int, op: AtenOp) -> Tensor:
     dim = args[2] % base.dim()
     start = sum(r.type.shape[dim] for r in op.results[:index])
-    return aten.slice_scatter.default(base, src, dim, start, start + op.results[index].type.shape[dim])
+    end = start + op.results[index].type.shape[dim]
+    return aten.slice_scatter.default(base, src, dim, _size(start), _size(end))
+
+
+def _size(expr: Any) -> Any:
+    """A size expression as an argument: an int, or a SymInt of the tracer."""
+    from texport.tracer.dispatcher import current_mode
+    from texport.tracer.symint import SymInt
+
+    if type(expr) is int or getattr(expr, "is_Integer", False):
+        return int(expr)
+    return SymInt(expr, current_mode())

@@ -1,8 +1,10 @@
 # RUN: %python %s | filecheck %s
 # The seed's AdditionalInputs snippet, with `import texport as torch`.
 import dataclasses
+
 import texport as torch
 import texport.utils._pytree as pytree
+
 
 @dataclasses.dataclass
 class D:

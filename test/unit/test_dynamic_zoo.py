@@ -12,8 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
-import texport as torch  # noqa: E402
 from models import ZOO  # noqa: E402
+
+import texport as torch  # noqa: E402
 from texport.export import ConstraintViolationError, Dim  # noqa: E402
 
 

@@ -16,7 +16,7 @@ import texport as torch  # noqa: E402
 
 SHAPES = {
     "ConvBN": (1, 3, 3, 3), "MLP50": (32, 256), "GPT4": (2, 128, 256),
-    "ResNet18": (1, 1000), "TinyLSTM": (4, 64),
+    "ResNet18": (1, 1000), "TinyLSTM": (4, 64), "LSTMScan": (4, 64), "EarlyExit": (8, 64),
 }
 PARAMS = {"MLP50": 3_289_600, "GPT4": 3_159_552, "ResNet18": 11_689_512}
 

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from texport.tracer.dynamic import (
+    AdditionalInputs,
+    ConstraintViolationError,
+    Dim,
+    ShapesCollection,
+    dims,
+    refine_dynamic_shapes_from_suggested_fixes,
+)
+from texport.tracer.errors import UserError
 from texport.tracer.export import trace
 from texport.tracer.nn.module import Module
 from texport.tracer.signature import (
@@ -16,16 +25,6 @@ from texport.tracer.signature import (
     SymIntArgument,
     TensorArgument,
 )
-
-from texport.tracer.dynamic import (
-    AdditionalInputs,
-    ConstraintViolationError,
-    Dim,
-    ShapesCollection,
-    dims,
-    refine_dynamic_shapes_from_suggested_fixes,
-)
-from texport.tracer.errors import UserError
 
 from .program import ExportedModule, ExportedProgram, GraphModule
 

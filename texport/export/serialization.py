@@ -701,8 +701,12 @@ def _check_signature(signature: ExportGraphSignature, func: FuncOp, reader: _Rea
     names = [arg.name_hint for arg in func.body.block.args]
     expected = [s.arg.name for s in signature.input_specs if not isinstance(s.arg, ConstantArgument)]
     if names != expected:
-        raise reader.error(MANIFEST, f"field 'signature.inputs' names the arguments {expected}, "
-                           f"but {PROGRAM} has {names}")
+        index = next((i for i, pair in enumerate(zip(names, expected)) if pair[0] != pair[1]),
+                     min(len(names), len(expected)))
+        says = f"'{expected[index]}'" if index < len(expected) else "nothing"
+        has = f"%{names[index]}" if index < len(names) else "no argument"
+        raise reader.error(MANIFEST, f"field 'signature.inputs' names argument #{index} {says}, "
+                           f"but in {PROGRAM} it is {has} ({len(expected)} vs {len(names)} arguments)")
     returned = func.body.block.last_op
     count = len(returned.operands) if isinstance(returned, ReturnOp) else 0
     outputs = sum(1 for s in signature.output_specs if not isinstance(s.arg, ConstantArgument))
@@ -795,8 +799,8 @@ def _check_state_complete(signature: ExportGraphSignature, state_dict: dict[str,
                           constants: dict[str, Tensor], reader: _Reader) -> None:
     for spec in signature.input_specs:
         if spec.kind in _STATE_KINDS and spec.target not in state_dict and spec.target not in constants:
-            raise reader.error(MANIFEST, f"has no array for IR argument %{spec.arg.name} "
-                               f"({spec.kind.name} {spec.target!r})")
+            raise reader.error(MANIFEST, f"lists no array for IR argument %{spec.arg.name} "
+                               f"({spec.kind.name} {spec.target!r}) in state_dict or constants")
 
 
 def _example_inputs_from_json(reader: _Reader, data: Any) -> Any:

@@ -1,0 +1,93 @@
+"""Small IR utilities the passes share: cloning with torch's names kept,
+torch-style renaming, dead-code elimination."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Operation
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+from texport.dialects.aten import AtenOp
+from texport.dialects.names import set_name
+from texport.tracer.tracing import NameTable
+
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def functions(module: Operation) -> Iterator[FuncOp]:
+    """The module's top-level functions."""
+    for op in module.regions[0].block.ops if module.regions else ():
+        if isinstance(op, FuncOp):
+            yield op
+
+
+def clone_module(module: ModuleOp) -> ModuleOp:
+    """A deep copy that keeps SSA names whole (xDSL's clone drops ``_N`` suffixes)."""
+    copy = module.clone()
+    for old, new in zip(module.walk(), copy.walk()):
+        for old_result, new_result in zip(old.results, new.results):
+            if old_result.name_hint:
+                set_name(new_result, old_result.name_hint)
+        for old_region, new_region in zip(old.regions, new.regions):
+            for old_block, new_block in zip(old_region.blocks, new_region.blocks):
+                for old_arg, new_arg in zip(old_block.args, new_block.args):
+                    if old_arg.name_hint:
+                        set_name(new_arg, old_arg.name_hint)
+    return copy
+
+
+def _node_name(op: AtenOp) -> str:
+    schema = op.op_def.schema
+    return f"{schema.name}_int" if schema.overload_name == "int" else schema.name
+
+
+def rename(block: Block) -> None:
+    """Name every value as torch names the nodes of a freshly traced graph:
+    the op's name, ``_1``, ``_2`` ... on reuse; the results of a multi-result op
+    are ``getitem``s (trailing unused ones stay unnamed, as torch never reads
+    them). Block arguments keep their names."""
+    names = NameTable()
+    for arg in block.args:
+        if arg.name_hint:
+            names.used[arg.name_hint] = 0
+    for op in block.ops:
+        if isinstance(op, ReturnOp):
+            continue
+        if isinstance(op, AtenOp):
+            _rename_aten(op, names)
+            continue
+        for result in op.results:
+            if result.name_hint:
+                set_name(result, names.claim(_SUFFIX.sub("", result.name_hint)))
+
+
+def _rename_aten(op: AtenOp, names: NameTable) -> None:
+    schema = op.op_def.schema
+    results = op.results
+    if len(results) == 1 and not schema.returns_tuple and not schema.returns[0].type.is_list:
+        set_name(results[0], names.claim(_node_name(op)))
+        return
+    names.claim(_node_name(op))
+    last_used = max((i for i, r in enumerate(results) if r.uses), default=-1)
+    for index, result in enumerate(results):
+        if index <= last_used:
+            set_name(result, names.claim("getitem"))
+        else:
+            result._name = None  # noqa: SLF001 - an unread result has no name
+
+
+def dce(block: Block) -> int:
+    """Erase ops without effects whose results are unused (back to front)."""
+    erased = 0
+    op = block.last_op
+    while op is not None:
+        previous = op.prev_op
+        if not isinstance(op, ReturnOp) and is_trivially_dead(op):
+            block.erase_op(op)
+            erased += 1
+        op = previous
+    return erased
