@@ -682,7 +682,7 @@ class AdditionalInputs:
         bound = [dict(inspect.signature(m.forward).bind(*a, **k).arguments) for a, k in samples]
         flats = [pytree.tree_flatten(b) for b in bound]
         spec = flats[0][1]
-        for leaves, other in flats[1:]:
+        for _leaves, other in flats[1:]:
             if other != spec:
                 raise TypeError(f"AdditionalInputs: a sample's structure differs from the example inputs ({other})")
         specs = [_leaf_spec([f[0][i] for f in flats]) for i in range(len(flats[0][0]))]

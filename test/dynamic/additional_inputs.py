@@ -29,8 +29,10 @@ print(ai.dynamic_shapes(M(), input1))
 ep = torch.export.export(M(), input1, dynamic_shapes=ai)
 print(ep)
 print(ep.module()(D(True, 10, 3.0, torch.ones(7))))
-try: ep.module()(D(True, 10, 4.0, torch.ones(7)))
-except Exception as e: print(type(e).__name__, e)
+try:
+    ep.module()(D(True, 10, 4.0, torch.ones(7)))
+except Exception as e:
+    print(type(e).__name__, e)
 
 # CHECK: {'d': [None, DimHint(DYNAMIC), None, (DimHint(DYNAMIC),)]}
 # CHECK: def forward(self, d_i: "Sym(s37)", d_t: "f32[s99]"):
