@@ -45,13 +45,23 @@ def literal(value: Any, names: dict[SSAValue, str]) -> str:
     return repr(value)
 
 
+_SUBGRAPHS = {
+    "control.cond": ("cond", ("true_graph", "false_graph")),
+    "control.map": ("map_impl", ("body_graph",)),
+    "control.scan": ("scan", ("scan_combine_graph",)),
+    "control.while_loop": ("while_loop", ("while_loop_cond_graph", "while_loop_body_graph")),
+}
+
+
 class _Printer:
-    def __init__(self, func: FuncOp) -> None:
+    def __init__(self, func: FuncOp | None) -> None:
         self.func = func
         self.names: dict[SSAValue, str] = {}
         self.taken: set[str] = set()
         self.lines: list[str] = []
         self.last_code: str | None = None
+        self.subgraphs: list[tuple[str, Any, list[str]]] = []  # (class name, block, arg names)
+        self.graph_counts: dict[str, int] = {}
 
     def name(self, value: SSAValue, base: str | None = None) -> str:
         if value not in self.names:
@@ -72,23 +82,29 @@ class _Printer:
         self.taken.add(text)
         return text
 
-    def run(self) -> str:
-        block = self.func.body.block
-        params = [f'{self.name(a)}: "{type_text(a.type)}"' for a in block.args]
+    def run(self, class_name: str = "GraphModule", block: Any = None,
+            arg_names: list[str] | None = None) -> str:
+        block = block if block is not None else self.func.body.block
+        params = [f'{self.name(a, n)}: "{type_text(a.type)}"'
+                  for a, n in zip(block.args, arg_names or [None] * len(block.args))]
         last_use = _last_uses(block)
         body: list[str] = []
         for op in block.ops:
             self.lines = body
-            if isinstance(op, ReturnOp):
+            if isinstance(op, ReturnOp) or op.name == "control.yield":
                 results = ", ".join(self.names[v] for v in op.operands)
                 body.append(f"return ({results}{',' if len(op.operands) == 1 else ''})")
                 continue
             self.code_comment(op)
             self.emit(op, last_use)
         head = f"    def forward(self, {', '.join(params)}):" if params else "    def forward(self):"
-        return "class GraphModule(torch.nn.Module):\n" + head + "\n" + "\n".join(
+        text = f"class {class_name}(torch.nn.Module):\n" + head + "\n" + "\n".join(
             "        " + line for line in body
         ) + "\n"
+        for name, sub_block, names in self.subgraphs:
+            nested = _Printer(None).run(name, sub_block, names)
+            text += "\n" + "\n".join("    " + line if line else line for line in nested.splitlines()) + "\n"
+        return text
 
     def code_comment(self, op: Operation) -> None:
         location = op.location
@@ -118,6 +134,8 @@ class _Printer:
             lhs, rhs = (self.names[v] for v in op.operands)
             result = op.results[0]
             self.lines.append(f'{self.name(result)}: "Sym({lhs} {_CMP[op.predicate.data]} {rhs})" = {lhs} {_CMP[op.predicate.data]} {rhs}{suffix}')
+        elif op.name in _SUBGRAPHS:
+            self.emit_control(op, suffix)
         elif isinstance(op, tx.AssertOp):
             name = self.fresh("_assert_scalar_default")
             self.lines.append(
@@ -127,6 +145,29 @@ class _Printer:
             operands = ", ".join(self.names.get(v, "?") for v in op.operands)
             names = ", ".join(self.name(r) for r in op.results)
             self.lines.append(f"{names} = {op.name}({operands}){suffix}")
+
+    def emit_control(self, op: Operation, suffix: str) -> None:
+        """torch's higher-order-op form: subgraph modules, then getitem reads."""
+        node_base, graph_bases = _SUBGRAPHS[op.name]
+        operands = [self.names[v] for v in op.operands]
+        graphs = []
+        for base, region in zip(graph_bases, op.regions):
+            count = self.graph_counts.get(base, 0)
+            self.graph_counts[base] = count + 1
+            name = f"{base}_{count}"
+            graphs.append(name)
+            n_args = len(region.block.args)
+            self.subgraphs.append((name, region.block, operands[-n_args:] if n_args else []))
+        node = self.fresh(node_base)
+        target = "map_impl" if node_base == "map_impl" else node_base
+        if op.name == "control.cond":
+            call = f"{operands[0]}, {', '.join(graphs)}, ({', '.join(operands[1:])}{',' if len(operands) == 2 else ''})"
+        else:
+            call = f"{', '.join(graphs)}, [{', '.join(operands)}]"
+        self.lines.append(f"{node} = torch.ops.higher_order.{target}({call}){suffix}")
+        for index, result in enumerate(op.results):
+            tail = f";  {node} = None" if index == len(op.results) - 1 else ""
+            self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = {node}[{index}]{tail}')
 
     def emit_aten(self, op: AtenOp, suffix: str) -> None:
         schema = op.op_def.schema
@@ -172,13 +213,13 @@ def _matches_default(plan: Any, value: Any) -> bool:
 def _last_uses(block: Any) -> dict[SSAValue, Operation]:
     last: dict[SSAValue, Operation] = {}
     for op in block.ops:
-        if isinstance(op, ReturnOp):
+        if isinstance(op, ReturnOp) or op.name == "control.yield":
             continue
         for value in op.operands:
             last[value] = op
     returned = set()
     for op in block.ops:
-        if isinstance(op, ReturnOp):
+        if isinstance(op, ReturnOp) or op.name == "control.yield":
             returned = set(op.operands)
     return {v: op for v, op in last.items() if v not in returned}
 
