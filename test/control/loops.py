@@ -24,8 +24,8 @@ for got, want in zip(ep.module()(*args), M()(*args)):
 # CHECK: class scan_combine_graph_0(torch.nn.Module):
 # CHECK: class while_loop_cond_graph_0(torch.nn.Module):
 # CHECK: lt: "b8[]" = torch.ops.aten.lt.Scalar
-# CHECK: [[1.0, 3.0, 5.0], [7.0, 9.0, 11.0]] True
+# CHECK: {{\[\[}}1.0, 3.0, 5.0], [7.0, 9.0, 11.0]] True
 # CHECK: [3.0, 5.0, 7.0] True
-# CHECK: [[0.0, 2.0, 4.0], [6.0, 10.0, 14.0]] True
+# CHECK: {{\[\[}}0.0, 2.0, 4.0], [6.0, 10.0, 14.0]] True
 # CHECK: 5 True
 # CHECK: [32.0, 32.0, 32.0] True
