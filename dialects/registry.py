@@ -50,8 +50,8 @@ def op_key(name: str) -> str:
     namespace = "aten"
     if "::" in name:
         namespace, name = name.split("::", 1)
-    elif name.startswith("aten."):
-        name = name[len("aten."):]
+    elif name.count(".") >= 2:  # a full key: namespace.name.overload (op names have no dots)
+        namespace, name = name.split(".", 1)
     if "." not in name:
         name += ".default"
     return f"{namespace}.{name}"

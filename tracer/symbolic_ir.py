@@ -70,6 +70,10 @@ def _binary(tracer: Any, op_type: type, expr: Any, name: str) -> SSAValue:
 
 def _size_of(tracer: Any, sym: sympy.Symbol) -> SSAValue:
     source = tracer.symbol_sources.get(sym.name) if hasattr(tracer, "symbol_sources") else None
+    if source is None and getattr(tracer, "meta_only", False):
+        from xdsl.ir import Block  # a shape-only trace: the IR is thrown away
+
+        return Block(arg_types=[tx.symint(sym)]).args[0]
     if source is None:
         raise NotImplementedError(f"no input size defines the symbol {sym}")
     return source(tracer)

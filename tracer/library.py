@@ -1,0 +1,296 @@
+"""Custom operators: ``texport.library.custom_op`` and the lower-level ``define``.
+
+    @texport.library.custom_op("mylib::numpy_sin", mutates_args=())
+    def numpy_sin(x: texport.Tensor) -> texport.Tensor:
+        return texport.from_numpy(np.sin(x.numpy()))
+
+    @numpy_sin.register_fake
+    def _(x):
+        return texport.empty_like(x)
+
+The op enters the one op table under its own namespace (``mylib.numpy_sin``
+in every level's dialect, ``texport.ops.mylib.numpy_sin.default``), with its
+kernel (the function, on eager tensors) and its shape rule (the fake function,
+run on traced tensors).
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from texport.dialects.handles import OpOverload, handle_for
+from texport.dialects.meta import ScalarMeta, TensorMeta
+from texport.dialects.registry import OPS, register_op
+from texport.dialects.shape_rules import SHAPE_RULES
+from texport.interpreter.kernels import KERNELS
+
+from .tensor import Tensor
+
+_DECOMPOSITIONS: dict[str, Callable[..., Any]] = {}
+
+
+# --------------------------------------------------------------------------
+# Schema inference from type hints
+# --------------------------------------------------------------------------
+
+_SCALARS = {int: "SymInt", float: "float", bool: "bool", str: "str"}
+
+
+def _hint_text(hint: Any, where: str) -> str:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Tensor:
+        return "Tensor"
+    if hint in _SCALARS:
+        return _SCALARS[hint]
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)) and type(None) in args:
+        inner = [a for a in args if a is not type(None)]
+        return _hint_text(inner[0], where) + "?"
+    if origin in (list, Sequence, typing.Sequence) and args:
+        return _hint_text(args[0], where) + "[]"
+    raise ValueError(
+        f"custom_op: cannot infer a schema type for {where} annotated {hint!r} "
+        "(supported: Tensor, int, float, bool, str, Optional[...], list[...]); pass schema="
+    )
+
+
+def infer_schema(fn: Callable[..., Any], name: str, mutates_args: Sequence[str]) -> str:
+    """torch.library's schema inference: ``mylib::numpy_sin(Tensor x) -> Tensor``."""
+    hints = typing.get_type_hints(fn)
+    params = []
+    alias = iter("abcdefghijklmnopqrstuvwxyz")
+    for param in inspect.signature(fn).parameters.values():
+        if param.name not in hints:
+            raise ValueError(f"custom_op: parameter '{param.name}' of {name} needs a type annotation")
+        text = _hint_text(hints[param.name], f"parameter '{param.name}'")
+        if param.name in mutates_args:
+            text = text.replace("Tensor", f"Tensor({next(alias)}!)", 1)
+        default = "" if param.default is inspect.Parameter.empty else f"={param.default!r}"
+        params.append(f"{text} {param.name}{default}")
+    returns = hints.get("return", type(None))
+    if returns is type(None):
+        out = "()"
+    elif typing.get_origin(returns) is tuple:
+        out = "(" + ", ".join(_hint_text(a, "return") for a in typing.get_args(returns)) + ")"
+    else:
+        out = _hint_text(returns, "return")
+    return f"{name}({', '.join(params)}) -> {out}"
+
+
+# --------------------------------------------------------------------------
+# Kernels and shape rules around user functions
+# --------------------------------------------------------------------------
+
+
+def _to_tensors(value: Any) -> Any:
+    from .eager import wrap_array
+
+    if isinstance(value, np.ndarray):
+        return wrap_array(value)
+    if isinstance(value, list):
+        return [_to_tensors(v) for v in value]
+    return value
+
+
+def _to_arrays(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value._value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_to_arrays(v) for v in value)
+    return value
+
+
+def _kernel_of(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A kernel (arrays in, arrays out) from a function on eager tensors."""
+
+    def kernel(*arrays: Any) -> Any:
+        return _to_arrays(fn(*[_to_tensors(a) for a in arrays]))
+
+    kernel.__name__ = getattr(fn, "__name__", "custom_kernel")
+    return kernel
+
+
+class FakeContext:
+    """``texport.library.get_ctx()`` inside a fake function."""
+
+    def __init__(self, tracer: Any) -> None:
+        self._tracer = tracer
+
+    def new_dynamic_size(self, *, min: int = 0, max: int | None = None) -> Any:  # noqa: A002
+        from .symint import SymInt
+
+        sym = self._tracer.new_unbacked()
+        if self._tracer.shape_env is not None:
+            info = self._tracer.shape_env.symbols[sym]
+            info.low = min
+            if max is not None:
+                info.high = max
+        return SymInt(sym, self._tracer)
+
+
+_CONTEXT: list[FakeContext] = []
+
+
+def get_ctx() -> FakeContext:
+    if not _CONTEXT:
+        raise RuntimeError("get_ctx() is only available inside a fake (meta) function")
+    return _CONTEXT[-1]
+
+
+def _shape_rule_of(fake: Callable[..., Any]) -> Callable[..., Any]:
+    """A shape rule from a fake function: run it on traced tensors in a scratch block."""
+
+    def rule(*metas: Any) -> Any:
+        from xdsl.ir import Block
+
+        from .dispatcher import current_mode, using_mode
+        from .tracing import FakeValue, Tracer
+
+        outer = current_mode()
+        shape_env = getattr(outer, "shape_env", None)
+        scratch = Tracer(Block(), shape_env=shape_env)
+        scratch.meta_only = True
+        if isinstance(outer, Tracer):
+            scratch.unbacked = outer.unbacked
+        args = [_fake_arg(scratch, m) for m in metas]
+        _CONTEXT.append(FakeContext(outer if isinstance(outer, Tracer) else scratch))
+        try:
+            with using_mode(scratch):
+                out = fake(*args)
+        finally:
+            _CONTEXT.pop()
+        return _metas_of(out, FakeValue)
+
+    return rule
+
+
+def _fake_arg(tracer: Any, meta: Any) -> Any:
+    from xdsl.ir import Block
+
+    from texport.dialects.tx import TensorType
+
+    if isinstance(meta, TensorMeta):
+        holder = Block(arg_types=[TensorType.get(meta.shape, meta.dtype)])
+        return tracer.fake(meta.shape, meta.dtype, holder.args[0])
+    if isinstance(meta, list):
+        return [_fake_arg(tracer, m) for m in meta]
+    return meta
+
+
+def _metas_of(out: Any, fake_value: type) -> Any:
+    if isinstance(out, Tensor):
+        inner = out._value
+        dims = inner.dims if isinstance(inner, fake_value) else tuple(inner.shape)
+        return TensorMeta(tuple(dims), out.dtype)
+    if isinstance(out, (tuple, list)):
+        return type(out)(_metas_of(o, fake_value) for o in out)
+    if out is None:
+        return ()
+    return ScalarMeta("int", getattr(out, "expr", out))
+
+
+def _missing_fake(definition: CustomOpDef) -> Callable[..., Any]:
+    def rule(*_: Any) -> Any:
+        raise RuntimeError(
+            f"There was no fake impl registered for <CustomOpDef({definition.qualname})>. This is "
+            "necessary for torch.compile/export/fx tracing to work. Please use "
+            f"`{definition.name}.register_fake` to add an fake impl."
+        )
+
+    return rule
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+
+class CustomOpDef:
+    """What ``custom_op`` returns: callable like the function, plus registration methods."""
+
+    def __init__(self, qualname: str, fn: Callable[..., Any], schema: str) -> None:
+        self.qualname = qualname
+        self.name = qualname.split("::", 1)[1]
+        self._fn = fn
+        namespace, _, name = qualname.partition("::")
+        self._schema_text = f"{namespace}::{schema}" if "::" not in schema else schema
+        op_def = register_op(self._schema_text)
+        self._opoverload: OpOverload = handle_for(op_def.key)
+        KERNELS.register(op_def.key, _kernel_of(fn))
+        SHAPE_RULES.register(op_def.key, _missing_fake(self))
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._opoverload(*args, **kwargs)
+
+    def register_fake(self, fake: Callable[..., Any]) -> Callable[..., Any]:
+        key = self._opoverload.key
+        SHAPE_RULES.unregister(key)
+        SHAPE_RULES.register(key, _shape_rule_of(fake))
+        return fake
+
+    def register_kernel(self, device_types: Any = None, fn: Callable[..., Any] | None = None) -> Any:
+        def install(kernel_fn: Callable[..., Any]) -> Callable[..., Any]:
+            key = self._opoverload.key
+            KERNELS.unregister(key)
+            KERNELS.register(key, _kernel_of(kernel_fn))
+            return kernel_fn
+
+        if callable(device_types) and fn is None:
+            return install(device_types)
+        return install if fn is None else install(fn)
+
+    def register_decomposition(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        _DECOMPOSITIONS[self._opoverload.key] = fn
+        return fn
+
+    def __repr__(self) -> str:
+        return f"<CustomOpDef({self.qualname})>"
+
+
+def custom_op(name: str, fn: Callable[..., Any] | None = None, *, mutates_args: Any = (),
+              device_types: Any = None, schema: str | None = None) -> Any:
+    """``@custom_op("mylib::name", mutates_args=())``: a new op at every level."""
+    if "::" not in name:
+        raise ValueError(f"custom_op name must be 'namespace::name', got {name!r}")
+    if mutates_args == "unknown":
+        raise ValueError("custom_op: mutates_args='unknown' is not supported; list the mutated args")
+
+    def wrap(function: Callable[..., Any]) -> CustomOpDef:
+        op_name = name.split("::", 1)[1]
+        text = schema if schema is not None else infer_schema(function, op_name, tuple(mutates_args))
+        if not text.lstrip().startswith(op_name) and "::" not in text:
+            text = f"{op_name}{text}"  # torch allows the schema without the name
+        return CustomOpDef(name, function, text)
+
+    return wrap if fn is None else wrap(fn)
+
+
+def define(schema: str, *, shape_rule: Callable[..., Any] | None = None,
+           kernel: Callable[..., Any] | None = None,
+           decomposition: Callable[..., Any] | None = None) -> OpOverload:
+    """The lower level: an op from a schema string (``mylib::scale(Tensor x, float s) -> Tensor``)
+    with a shape rule (metas in, metas out), a kernel (numpy arrays in and out) and an
+    optional decomposition (texport code)."""
+    op_def = register_op(schema)
+    if shape_rule is not None:
+        SHAPE_RULES.register(op_def.key, shape_rule)
+    if kernel is not None:
+        KERNELS.register(op_def.key, kernel)
+    if decomposition is not None:
+        _DECOMPOSITIONS[op_def.key] = decomposition
+    return handle_for(op_def.key)
+
+
+def custom_decompositions() -> dict[str, Callable[..., Any]]:
+    """Decompositions registered for custom ops (the lowering table adds them)."""
+    return dict(_DECOMPOSITIONS)
+
+
+def is_registered(key: str) -> bool:
+    return key in OPS
