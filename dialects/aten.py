@@ -424,7 +424,8 @@ def _check_argument(op: AtenOp, plan: ArgPlan, value: Any) -> None:
         raise VerifyException(f"'{op.name}' op: required argument '{plan.name}' is missing")
     for item in (value if isinstance(value, list) else [value]):
         if isinstance(item, SSAValue):
-            wanted = (TensorType,) if arg_type.is_tensor_like else SYM_TYPES
+            # a Tensor argument may hold a symbolic scalar (torch's wrapped numbers: x * n)
+            wanted = (TensorType, *SYM_TYPES) if arg_type.is_tensor_like else SYM_TYPES
             if not isinstance(item.type, wanted):
                 kind = "a tensor" if arg_type.is_tensor_like else "a symbolic scalar"
                 raise VerifyException(

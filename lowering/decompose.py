@@ -17,20 +17,19 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp, dims_equal
+from texport.dialects.symbolic import symbol
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
 from texport.tracer.errors import TracingError
 from texport.tracer.subtrace import SubTracer, call_rule, output_values, symbol_sources
 from texport.tracer.tracing import NameTable
 
+from .errors import DecompositionError
 from .functionalize import rewrite_call
 from .legality import where
 
 Decomposition = Callable[..., Any]
 _SYM_TYPES = (SymIntType, SymFloatType, SymBoolType)
 
-
-class DecompositionError(ValueError):
-    """A decomposition failed or returned values that do not fit its op."""
 
 
 class Splicer:
@@ -42,6 +41,7 @@ class Splicer:
         self.names = NameTable()
         self.sources = symbol_sources(block.args, level)
         self.known: dict[Any, SSAValue] = {}  # size expression -> a value defined above
+        self.next_unbacked: int | None = None  # the next free u<N>, found on first need
 
     def note(self, op: Operation) -> None:
         """Remember symbolic scalars ``op`` defines (later rules reuse them)."""
@@ -55,6 +55,8 @@ class Splicer:
         tracer = SubTracer(scratch, level=self.level, location=op.location, names=self.names,
                            symbol_sources=self.sources, known_symbols=self.known, rewrite=rewrite_call,
                            what=f"the decomposition of {op.op_def.key}")
+        tracer.reuse_unbacked = _unbacked_symbols(op)
+        tracer.fresh_unbacked = self.fresh_unbacked
         schema = op.op_def.schema
         try:
             result, _ = call_rule(tracer, fn, op.arguments(), [a.kwarg_only for a in schema.arguments],
@@ -77,6 +79,43 @@ class Splicer:
         for expr, value in tracer.sym_values.items():
             self.known.setdefault(expr, value)
         return made
+
+
+    def fresh_unbacked(self) -> Any:
+        if self.next_unbacked is None:
+            root = self.block
+            while root.parent_op() is not None and root.parent_op().parent_block() is not None:
+                root = root.parent_op().parent_block()
+            used = [int(s.name[1:]) for op in root.walk() for r in op.results for s in _type_symbols(r.type)
+                    if s.name[1:].isdigit() and s.name.startswith("u")]
+            self.next_unbacked = max(used, default=-1) + 1
+        name = f"u{self.next_unbacked}"
+        self.next_unbacked += 1
+        return symbol(name)
+
+
+def _type_symbols(value_type: Any) -> list[Any]:
+    if isinstance(value_type, TensorType):
+        exprs = [d for d in value_type.shape if type(d) is not int]
+    elif isinstance(value_type, _SYM_TYPES) and value_type.value is not None:
+        exprs = [value_type.value]
+    else:
+        return []
+    found = []
+    for expr in exprs:
+        found.extend(sorted(getattr(expr, "free_symbols", ()), key=lambda s: s.name))
+    return found
+
+
+def _unbacked_symbols(op: Operation) -> list[Any]:
+    """The unbacked symbols (u<N>) the op's results introduce, in order."""
+    given = {sym for operand in op.operands for sym in _type_symbols(operand.type)}
+    seen: list[Any] = []
+    for result in op.results:
+        for sym in _type_symbols(result.type):
+            if sym.name.startswith("u") and sym not in seen and sym not in given:
+                seen.append(sym)
+    return seen
 
 
 def _check_outputs(op: AtenOp, outputs: list[SSAValue | None]) -> None:
@@ -109,14 +148,25 @@ def _fits(expected: Any, got: Any) -> bool:
 
 
 def decompose_function(func: FuncOp, table: Mapping[str, Decomposition]) -> int:
-    """Decompose every op of ``func`` that has an entry in ``table`` (by
-    registry key), recursively. Returns the number of ops replaced."""
-    splicer = Splicer(func.body.block)
+    """Decompose every op of ``func`` (nested regions included) that has an
+    entry in ``table`` (by registry key), recursively. Returns the number of
+    ops replaced."""
+    block = func.body.block
+    return _decompose_block(Splicer(block), table)
+
+
+def _decompose_block(splicer: Splicer, table: Mapping[str, Decomposition]) -> int:
     expanding: dict[Operation, frozenset[str]] = {}
     count = 0
     op = splicer.block.first_op
     while op is not None:
         following = op.next_op
+        for region in op.regions:
+            for inner in region.blocks:
+                nested = Splicer(inner)
+                nested.sources = {**splicer.sources, **nested.sources}
+                nested.names = splicer.names
+                count += _decompose_block(nested, table)
         fn = table.get(op.op_def.key) if isinstance(op, AtenOp) else None
         ancestry = expanding.pop(op, frozenset())
         if fn is None or op.op_def.key in ancestry:
@@ -129,8 +179,8 @@ def decompose_function(func: FuncOp, table: Mapping[str, Decomposition]) -> int:
             op = following
             continue
         count += 1
-        inner = ancestry | {op.op_def.key}
+        inner_ancestry = ancestry | {op.op_def.key}
         for new in made:
-            expanding[new] = inner
+            expanding[new] = inner_ancestry
         op = made[0] if made else following
     return count

@@ -28,7 +28,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp, op_class
 from texport.dialects.handles import OpOverload, handle_for
@@ -40,13 +40,9 @@ from texport.tracer.subtrace import NOT_HANDLED, SubTracer, call_rule, output_va
 from texport.tracer.tensor import Tensor
 from texport.tracer.tracing import NameTable
 
+from .errors import FunctionalizationError
 from .patterns import TracedEmitter
 from .rules import INPLACE, INPLACE_VIEWS
-
-
-class FunctionalizationError(ValueError):
-    """A write functionalize cannot express (a parameter, an expanded view...)."""
-
 
 # --------------------------------------------------------------------------
 # Rules for ops that write outside the in-place renamings
@@ -147,11 +143,13 @@ class _ViewOf:
 class Functionalizer:
     """Replays one function's ops at the functional level (module docstring)."""
 
-    def __init__(self, func: FuncOp) -> None:
-        self.func = func
-        self.block = func.body.block
-        self.tracer = SubTracer(self.block, level="functional", names=NameTable(),
-                                symbol_sources=symbol_sources(self.block.args, "functional"),
+    def __init__(self, block: Block, arg_attrs: list[DictionaryAttr] | None = None, *,
+                 names: NameTable | None = None, sources: dict[str, Any] | None = None) -> None:
+        self.block = block
+        self.arg_attrs = arg_attrs  # None: a control-flow body, whose arguments nothing may write
+        self.names = names or NameTable()
+        self.sources = sources if sources is not None else symbol_sources(block.args, "functional")
+        self.tracer = SubTracer(block, level="functional", names=self.names, symbol_sources=self.sources,
                                 rewrite=rewrite_call, what="functionalize")
         self.value: dict[SSAValue, tuple[SSAValue, int]] = {a: (a, 0) for a in self.block.args}
         self.views: dict[SSAValue, _ViewOf] = {}
@@ -240,19 +238,21 @@ class Functionalizer:
     # ---- ops ------------------------------------------------------------------
 
     def run(self) -> list[tuple[SSAValue, str, str]]:
+        """Replay the block; for a function, return its mutation outputs."""
         old_ops = list(self.block.ops)
         for op in old_ops:
             self.block.detach_op(op)
-        returned: list[SSAValue] = []
+        returned: list[SSAValue] | None = None
         for op in old_ops:
-            if isinstance(op, ReturnOp):
+            if isinstance(op, ReturnOp) and self.arg_attrs is not None:
                 returned = [self.resolve(v) for v in op.operands]
             elif isinstance(op, AtenOp) and (op.op_def.schema.is_mutable or op.op_def.key in FUNCTIONALIZATIONS):
                 self.trace_writer(op)
             else:
                 self.twin(op)
         mutations = self.mutations()
-        self.block.add_op(ReturnOp(*[value for value, _, _ in mutations], *returned))
+        if returned is not None:
+            self.block.add_op(ReturnOp(*[value for value, _, _ in mutations], *returned))
         for op in reversed(old_ops):
             op.erase(safe_erase=False)
         return mutations
@@ -262,6 +262,9 @@ class Functionalizer:
             new = _twin(op, [self.resolve(v) for v in op.operands])
         else:
             new = op.clone(value_mapper={v: self.resolve(v) for v in op.operands})
+            for region in new.regions:
+                for block in region.blocks:
+                    Functionalizer(block, names=self.names, sources=self.sources).run()
         self.block.add_op(new)
         aliased = view_argument(op) if isinstance(op, AtenOp) else None
         parent = op.arguments()[aliased] if aliased is not None else None
@@ -299,11 +302,16 @@ class Functionalizer:
 
     def mutations(self) -> list[tuple[SSAValue, str, str]]:
         """(new value, output kind, target) for each mutated argument, in argument order."""
-        attrs = self.func.arg_attrs.data if self.func.arg_attrs else [DictionaryAttr({})] * len(self.block.args)
         found = []
-        for arg, attr in zip(self.block.args, attrs):
+        for index, arg in enumerate(self.block.args):
             if not self.version.get(arg):
                 continue
+            if self.arg_attrs is None:
+                raise FunctionalizationError(
+                    f"functionalize: a control-flow body writes its argument #{index} in place "
+                    "(bodies must be functional, as torch requires)"
+                )
+            attr = self.arg_attrs[index] if index < len(self.arg_attrs) else DictionaryAttr({})
             kind = _string(attr, "tx.input") or "USER_INPUT"
             if kind == "BUFFER":
                 found.append((self.resolve(arg), "BUFFER_MUTATION", _string(attr, "tx.target") or arg.name_hint or ""))
@@ -341,7 +349,9 @@ def _where(op: Operation) -> str:
 def functionalize_function(func: FuncOp) -> list[tuple[SSAValue, str, str]]:
     """Functionalize ``func`` in place; its results gain the mutated arguments
     first. Returns (value, kind, target) for each mutation output."""
-    mutations = Functionalizer(func).run()
+    block = func.body.block
+    attrs = list(func.arg_attrs.data) if func.arg_attrs else [DictionaryAttr({})] * len(block.args)
+    mutations = Functionalizer(block, attrs).run()
     if mutations:
         results = [DictionaryAttr({"tx.output": StringAttr(kind), "tx.target": StringAttr(target)})
                    for _, kind, target in mutations]

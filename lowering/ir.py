@@ -7,8 +7,9 @@ import re
 from collections.abc import Iterator
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
+from xdsl.traits import IsTerminator
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from texport.dialects.aten import AtenOp
@@ -49,14 +50,20 @@ def rename(block: Block) -> None:
     """Name every value as torch names the nodes of a freshly traced graph:
     the op's name, ``_1``, ``_2`` ... on reuse; the results of a multi-result op
     are ``getitem``s (trailing unused ones stay unnamed, as torch never reads
-    them). Block arguments keep their names."""
+    them). Block arguments keep their names. Nested regions share the
+    function's names (an MLIR name is visible in the regions below it)."""
     names = NameTable()
     for arg in block.args:
         if arg.name_hint:
             names.used[arg.name_hint] = 0
+    _rename_block(block, names)
+
+
+def _rename_block(block: Block, names: NameTable) -> None:
     for op in block.ops:
-        if isinstance(op, ReturnOp):
-            continue
+        for region in op.regions:
+            for inner in region.blocks:
+                _rename_block(inner, names)
         if isinstance(op, AtenOp):
             _rename_aten(op, names)
             continue
@@ -81,13 +88,26 @@ def _rename_aten(op: AtenOp, names: NameTable) -> None:
 
 
 def dce(block: Block) -> int:
-    """Erase ops without effects whose results are unused (back to front)."""
+    """Erase ops without effects whose results are unused (back to front,
+    nested blocks first)."""
     erased = 0
     op = block.last_op
     while op is not None:
         previous = op.prev_op
-        if not isinstance(op, ReturnOp) and is_trivially_dead(op):
+        for region in op.regions:
+            for inner in region.blocks:
+                erased += dce(inner)
+        if not op.has_trait(IsTerminator) and is_trivially_dead(op):
             block.erase_op(op)
             erased += 1
         op = previous
     return erased
+
+
+def blocks(block: Block) -> Iterator[Block]:
+    """``block`` and every block nested in its ops' regions (outer first)."""
+    yield block
+    for op in block.ops:
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from blocks(inner)

@@ -19,10 +19,7 @@ from xdsl.ir import Operation
 
 from texport.dialects.aten import AtenOp
 
-
-class LegalityError(ValueError):
-    """A program holds an op its level does not allow."""
-
+from .errors import LegalityError
 
 # Ops whose schema writes nothing but whose kernel writes an argument, with
 # the test of whether a given call writes: (argument values) -> bool.
@@ -62,7 +59,12 @@ def is_functional_legal(op: Operation) -> bool:
 def is_core_legal(op: Operation) -> bool:
     if not isinstance(op, AtenOp):
         return True
-    return op.level == "core" or op.op_def.key in CORE_EXTRAS
+    return op.level == "core" or op.op_def.key in CORE_EXTRAS or is_custom(op)
+
+
+def is_custom(op: Operation) -> bool:
+    """An op of a user's namespace (``mylib.foo``): kept at every level, as torch keeps custom ops."""
+    return isinstance(op, AtenOp) and op.op_def.schema.namespace != "aten"
 
 
 def where(op: Operation) -> str:

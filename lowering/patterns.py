@@ -546,6 +546,12 @@ def _meta(value: Any) -> Any:
 
 def rewrite_op(rule: Rule, match: Match, op: AtenOp) -> list[Operation]:
     """Replace ``op`` by the rule's result; return the ops made."""
+    if _is_retag(rule):
+        # The same op at another level: a generated op's level is its class, and
+        # all level classes of an op share one layout, so the op changes class in
+        # place (operands, properties and uses stay; no rebuild).
+        op.__class__ = op_class(op.op_def, rule.result.level or op.level)
+        return []
     emitter = IREmitter(op)
     result = rule.build(match, emitter)
     results = result if isinstance(result, list) else [result]
@@ -557,6 +563,12 @@ def rewrite_op(rule: Rule, match: Match, op: AtenOp) -> list[Operation]:
         old.replace_all_uses_with(new)
     op.parent.erase_op(op)
     return emitter.made
+
+
+def _is_retag(rule: Rule) -> bool:
+    result = rule.result
+    return (isinstance(result, OpPat) and result.name == "*" and len(result.args) == 1
+            and isinstance(result.args[0], Rest))
 
 
 def apply_rules(block: Block, table: RuleTable) -> int:

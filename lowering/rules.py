@@ -71,6 +71,13 @@ def _swap(value: SSAValue, dim0: int, dim1: int) -> list[int]:
     return perm
 
 
+@native("dtype_of")
+def _dtype_of(value: Any) -> Any:
+    """The element type of a tensor (an SSA value or a traced tensor)."""
+    value_type = getattr(value, "type", None)
+    return value_type.dtype if isinstance(value_type, TensorType) else value.dtype
+
+
 @native("minus")
 def _minus(a: Any, b: Any) -> Any:
     return a - b
@@ -98,6 +105,8 @@ bernoulli_float: bernoulli_.float($x, $p, $g) -> bernoulli.p($x, $p, $g)
 uniform: uniform_($x, $a, $b, _) -> add.Tensor(mul.Tensor(rand_like($x), minus($b, $a)), $a)
 # x.normal_(m, s) is x = randn_like(x) * s + m
 normal: normal_($x, $m, $s, _) -> add.Tensor(mul.Tensor(randn_like($x), $s), $m)
+# x.bernoulli_(p) is x = (rand_like(x) < p).to(dtype(x)) for a tensor of probabilities p
+bernoulli_tensor: bernoulli_.Tensor($x, $p, _) -> _to_copy(lt.Tensor(rand_like($x), $p), dtype_of($x))
 # x.detach_() changes nothing a program can see
 detach: detach_($x) -> $x
 """
@@ -125,7 +134,7 @@ def _derived_renamings() -> list[Rule]:
         twin = OPS.get(f"{schema.namespace}.{schema.name[:-1]}.{schema.overload}")
         if twin is None or twin.schema.is_mutable:
             continue
-        if [a.name for a in twin.schema.arguments] != [a.name for a in schema.arguments]:
+        if [a.kwarg_only for a in twin.schema.arguments] != [a.kwarg_only for a in schema.arguments]:
             continue
         name = op_def.ir_name.replace(".", "_").rstrip("_") or "inplace"
         rules.append(Rule(name, OpPat(None, op_def.ir_name, (Rest(),)), OpPat(None, twin.ir_name, (Rest(),)), (),

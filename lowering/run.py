@@ -28,8 +28,8 @@ from texport.tracer.signature import (
 
 from .decompose import decompose_function
 from .functionalize import functionalize_function
-from .ir import clone_module, dce, functions, rename
-from .legality import LegalityError, describe_left, is_core_legal
+from .ir import blocks, clone_module, dce, functions, rename
+from .legality import LegalityError, describe_left, is_core_legal, is_custom
 from .patterns import apply_rules
 from .rules import LEGALIZE_CORE
 from .table import as_key_table, default_decompositions
@@ -42,9 +42,10 @@ def lower_function(func: FuncOp, table: dict[str, Any] | None, *, strict: bool) 
     block = func.body.block
     if table:
         decompose_function(func, table)
-        apply_rules(block, LEGALIZE_CORE)
+        for inner in blocks(block):
+            apply_rules(inner, LEGALIZE_CORE)
         if strict:
-            left = [op for op in block.ops if not is_core_legal(op)]
+            left = [op for op in func.walk() if not is_core_legal(op) and not is_custom(op)]
             if left:
                 raise LegalityError(f"run_decompositions: {describe_left(left, 'core')}")
     dce(block)

@@ -75,6 +75,7 @@ globals().update(_functions.FUNCTIONS)
 
 # Subpackages last: their modules import names defined above.
 from texport import export, library, nn, utils  # noqa: E402
+from texport.export import load, save  # noqa: E402
 from texport.tracer import control_flow  # noqa: E402
 from texport.tracer.control_flow import _check, cond, scan, while_loop  # noqa: E402
 from texport.tracer.grad import (  # noqa: E402
@@ -93,6 +94,6 @@ __all__ = [
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
     "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", "cond", "scan",
-    "while_loop", "control_flow", "_check", "library", *_functions.FUNCTIONS,
+    "while_loop", "control_flow", "_check", "library", "save", "load", *_functions.FUNCTIONS,
 ]
 del _factories

@@ -39,6 +39,20 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
     **{level: _level(level) for level in LEVELS},
 }
 
-PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+def _pass(name: str) -> Callable[[], type[ModulePass]]:
+    def factory() -> type[ModulePass]:
+        from texport.lowering.passes import PASSES as LOWERING_PASSES
+
+        return next(p for p in LOWERING_PASSES if p.name == name)
+
+    return factory
+
+
+# Lowering passes by name (xDSL's own `dce`, `cse`, `canonicalize` and
+# `apply-pdl` come from xDSL's universe and work on texport IR too).
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    name: _pass(name)
+    for name in ("functionalize", "decompose", "legalize-functional", "legalize-core", "aten-canonicalize")
+}
 
 TEXPORT_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=PASSES)

@@ -358,13 +358,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """The bundled ConvBN (train mode): its IR at every level that exists, and each
     level's ep.module() run against eager execution of the model."""
     model, call_args, kwargs = make_model(str(BUNDLED_MODELS), DEMO_FACTORY)
-    ep = texport.export.export(model, call_args, kwargs)
-    programs, missing = {"training": ep}, {}
-    for level in LEVELS[1:]:
-        try:
-            programs[level] = lower(ep, level)
-        except LevelUnavailable as err:
-            missing[level] = str(err)
+    programs, missing, broken = _demo_levels(texport.export.export(model, call_args, kwargs))
     print(f"texport demo: {DEMO_FACTORY} from {BUNDLED_MODELS} in train mode, example input "
           f"x: f32{list(call_args[0].shape)}")
     for level, program in programs.items():
@@ -373,16 +367,29 @@ def cmd_demo(args: argparse.Namespace) -> int:
     modules = {level: program.module() for level, program in programs.items()}
     want = pytree.tree_leaves(model(*call_args, **kwargs))
     print("\n== ep.module() at each level vs eager, on the example input ==")
-    failed = False
+    failed = bool(broken)
     for level in LEVELS:
-        if level in missing:
-            print(f"{level:<10}  missing: {missing[level]}")
+        if level in missing or level in broken:
+            print(f"{level:<10}  {broken.get(level) or 'missing: ' + missing[level]}")
             continue
         agree, text = _compare(modules[level], call_args, kwargs, want, model)
         failed |= not agree
         print(f"{level:<10}  {text}")
     print(_demo_summary(programs, missing, failed))
     return 1 if failed else 0
+
+
+def _demo_levels(ep: Any) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """(program per level, why a level is missing, why a level failed to lower)."""
+    programs, missing, broken = {"training": ep}, {}, {}
+    for level in LEVELS[1:]:
+        try:
+            programs[level] = lower(ep, level)
+        except LevelUnavailable as err:
+            missing[level] = str(err)
+        except Exception as err:  # noqa: BLE001 - the demo reports every level, broken ones too
+            broken[level] = f"lowering FAILED: {type(err).__name__}: {err}"
+    return programs, missing, broken
 
 
 def _compare(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], want: list[Any],
@@ -412,8 +419,7 @@ def _difference(a: Any, b: Any) -> float:
 
 
 def _demo_summary(programs: dict[str, Any], missing: dict[str, str], failed: bool) -> str:
-    verdict = "some levels DISAGREE with eager" if failed else \
-        f"{', '.join(programs)}: all agree with eager"
+    verdict = "FAILED: see above" if failed else f"{', '.join(programs)}: all agree with eager"
     if missing:
         verdict += f"; not checked (not implemented yet): {', '.join(missing)}"
     return f"\n{verdict}"

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
-from xdsl.ir import Block, Location, SSAValue
+from xdsl.ir import Block, SSAValue
 
 from texport.dialects import tx
 from texport.dialects.aten import op_class
@@ -50,7 +50,7 @@ _SYM_KINDS = {SymIntType: SymInt, SymFloatType: SymFloat, SymBoolType: SymBool}
 class SubTracer(Tracer):
     """The tracing mode of a rule applied to one op (see module docstring)."""
 
-    def __init__(self, block: Block, *, level: str = "functional", location: Location | None = None,
+    def __init__(self, block: Block, *, level: str = "functional", location: Any = None,
                  names: NameTable | None = None, symbol_sources: dict[str, SymbolSource] | None = None,
                  known_symbols: dict[Any, SSAValue] | None = None,
                  rewrite: Rewrite | None = None, what: str = "a decomposition") -> None:
@@ -64,6 +64,11 @@ class SubTracer(Tracer):
         self.rewrite = rewrite
         self.what = what
         self.writes: dict[int, Tensor] = {}  # id of a rebound operand tensor -> the tensor
+        # A rule replacing a data-dependent op (item, nonzero) must give its results the
+        # op's own unbacked symbols, which the rest of the program's types mention:
+        # fresh symbols are taken from ``reuse_unbacked`` first, then from ``fresh_unbacked``.
+        self.reuse_unbacked: list[sympy.Symbol] = []
+        self.fresh_unbacked: Callable[[], sympy.Symbol] | None = None
 
     # ---- operands -----------------------------------------------------------
 
@@ -82,7 +87,7 @@ class SubTracer(Tracer):
                 expr = self.new_unbacked()
             elif not isinstance(expr, sympy.Basic) or not expr.free_symbols:
                 return int(expr) if kind is SymInt else float(expr) if kind is SymFloat else bool(expr)
-            self.sym_values.setdefault(expr, value)
+            self.sym_values.setdefault(("float", expr) if kind is SymFloat else expr, value)
             return kind(expr, self)
         if isinstance(value, list):
             return [self.traced(v) for v in value]
@@ -92,6 +97,13 @@ class SubTracer(Tracer):
 
     def _location(self) -> Any:
         return self.location
+
+    def new_unbacked(self) -> sympy.Symbol:
+        if self.reuse_unbacked:
+            return self.reuse_unbacked.pop(0)
+        if self.fresh_unbacked is not None:
+            return self.fresh_unbacked()
+        return super().new_unbacked()
 
     def lift_constant(self, tensor: Tensor) -> SSAValue:
         raise TracingError(
@@ -177,12 +189,23 @@ def output_values(tracer: SubTracer, result: Any) -> list[SSAValue | None]:
         elif isinstance(item, Tensor):
             values.append(tracer.ir_value(item))
         elif isinstance(item, SymNode):
-            values.append(tracer.materialize(item))
+            values.append(_scalar_value(tracer, item))
         elif isinstance(item, (bool, int)):
             values.append(_constant(tracer, int(item)))
         else:
             raise TracingError(f"{tracer.what} returned {type(item).__name__} {item!r}, not a tensor")
     return values
+
+
+def _scalar_value(tracer: SubTracer, node: SymNode) -> SSAValue:
+    """The SSA value of a symbolic scalar: the op result that defines it when
+    there is one (of the node's own kind), else traced with tx ops."""
+    wanted = {"int": SymIntType, "float": SymFloatType, "bool": SymBoolType}[node.kind]
+    for key in (node.expr, (node.kind, node.expr)):
+        known = tracer.sym_values.get(key)
+        if known is not None and isinstance(known.type, wanted):
+            return known
+    return tracer.materialize(node)
 
 
 def _constant(tracer: SubTracer, value: int) -> SSAValue:

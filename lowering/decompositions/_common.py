@@ -13,7 +13,8 @@ from ..table import register_decomposition
 
 aten = ops.aten
 
-__all__ = ["DType", "Tensor", "aten", "canonical_dim", "numel", "register_decomposition", "shape_of"]
+__all__ = ["DType", "Tensor", "aten", "canonical_dim", "is_contiguous", "numel", "register_decomposition",
+           "reshape_to", "shape_of"]
 
 
 def canonical_dim(dim: int, rank: int) -> int:
@@ -34,3 +35,35 @@ def numel(sizes: Sequence[Any]) -> Any:
     for size in sizes:
         total = total * size
     return total
+
+
+# Views whose result is not laid out contiguously (the IR has no strides: the
+# layout is read from the op that made the value).
+_STRIDED_VIEWS = frozenset({"permute", "transpose", "t", "expand", "swapaxes", "swapdims", "movedim", "moveaxis",
+                            "diagonal", "as_strided", "unfold"})
+
+
+def is_contiguous(x: Tensor) -> bool:
+    """Whether torch would see ``x`` as contiguous: false for a permuted,
+    expanded or strided view, or a slice/select past the leading dim."""
+    owner = getattr(getattr(x._value, "ssa", None), "owner", None)
+    op_def = getattr(owner, "op_def", None)
+    if op_def is None:
+        return True
+    name = op_def.schema.name
+    if name == "permute":
+        return list(owner.arguments()[1]) == sorted(owner.arguments()[1])
+    if name in _STRIDED_VIEWS:
+        return False
+    if name in ("slice", "select"):
+        args = owner.arguments()
+        return args[1] % max(len(owner.operands[0].type.shape), 1) == 0 and (name == "select" or args[4] == 1)
+    return True
+
+
+def reshape_to(x: Tensor, shape: list[Any]) -> Tensor:
+    """torch's reshape: a view, after a contiguous copy when ``x`` is laid out
+    so that the view cannot express the new shape."""
+    if not is_contiguous(x):
+        x = aten.clone.default(x, memory_format="contiguous_format")
+    return aten.view.default(x, shape)

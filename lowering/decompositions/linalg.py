@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import Tensor, aten, numel, register_decomposition
+from ._common import Tensor, aten, is_contiguous, numel, register_decomposition, reshape_to
 
 
 # linear(x, w, b) = addmm(b, x, wᵀ); an n-D x is viewed to 2-D and back
@@ -14,7 +14,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return aten.addmm.default(bias, input, aten.permute.default(weight, [1, 0]))
     if bias is not None and input.dim() > 2:
         sizes = list(input.shape)
-        flat = aten.view.default(input, [numel(sizes[:-1]), sizes[-1]])
+        flat = reshape_to(input, [numel(sizes[:-1]), sizes[-1]])
         product = aten.addmm.default(bias, flat, aten.permute.default(weight, [1, 0]))
         return aten.view.default(product, [*sizes[:-1], weight.shape[0]])
     product = aten.matmul.default(input, _t(weight))
@@ -45,7 +45,7 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
 def _folded(self: Tensor, other: Tensor) -> Tensor:
     """x[..., n, k] @ w[k, m] = view(mm(view(x, [-1, k]), w), [..., n, m])."""
     sizes = list(self.shape)
-    flat = aten.view.default(self, [numel(sizes[:-1]), sizes[-1]])
+    flat = reshape_to(self, [numel(sizes[:-1]), sizes[-1]])
     if other.dim() == 1:
         return aten.view.default(aten.mv.default(flat, other), sizes[:-1])
     return aten.view.default(aten.mm.default(flat, other), [*sizes[:-1], other.shape[1]])
@@ -71,17 +71,30 @@ def _batched(self: Tensor, other: Tensor) -> Tensor:
 
 
 def _expand_fold(x: Tensor, expanded: list[Any], folded: list[Any]) -> Tensor:
-    """expand, a contiguous copy, then a view (torch's reshape of an expanded tensor)."""
+    """expand, then torch's reshape: a view, after a contiguous copy when the
+    expanded tensor's layout is not contiguous (it broadcasts, or x is a
+    permuted or strided view)."""
     wide = aten.expand.default(x, expanded)
-    dense = aten.clone.default(wide, memory_format="contiguous_format")
-    return aten.view.default(dense, folded)
+    if list(x.shape) != list(expanded) or not is_contiguous(x):
+        wide = aten.clone.default(wide, memory_format="contiguous_format")
+    return aten.view.default(wide, folded)
+
 
 
 def _broadcast_shape(a: list[Any], b: list[Any]) -> list[Any]:
     rank = max(len(a), len(b))
     a = [1] * (rank - len(a)) + a
     b = [1] * (rank - len(b)) + b
-    return [y if _is_one(x) else x for x, y in zip(a, b)]
+    return [_broadcast_dim(x, y) for x, y in zip(a, b)]
+
+
+def _broadcast_dim(x: Any, y: Any) -> Any:
+    """1 broadcasts; a static size beats a symbolic one (which must equal it)."""
+    if _is_one(x):
+        return y
+    if _is_one(y) or type(x) is int:
+        return x
+    return y if type(y) is int else x
 
 
 def _is_one(size: Any) -> bool:
@@ -125,3 +138,95 @@ def _scaled_sum(self: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
         return product
     scaled = self if beta == 1 else aten.mul.Tensor(self, beta)
     return aten.add.Tensor(scaled, product)
+
+
+# einsum(eq, xs): sum out single-use labels, then contract operands pairwise with bmm
+# (batch labels kept, shared labels summed), then permute to the output order
+@register_decomposition(aten.einsum.default)
+def einsum(equation: str, tensors: list[Tensor], *, path: list[int] | None = None) -> Any:
+    parsed = _parse_einsum(equation, tensors)
+    if parsed is None:
+        return NotImplemented
+    inputs, output = parsed
+    sizes: dict[str, Any] = {}
+    for labels, x in zip(inputs, tensors):
+        for label, size in zip(labels, x.shape):
+            if label not in sizes or _is_one(sizes[label]):
+                sizes[label] = size
+    operands = []
+    for index, (labels, x) in enumerate(zip(inputs, tensors)):
+        others = set(output).union(*(set(o) for j, o in enumerate(inputs) if j != index))
+        lonely = [i for i, label in enumerate(labels) if label not in others]
+        if lonely:
+            x = aten.sum.dim_IntList(x, lonely)
+            labels = [label for label in labels if label in others]
+        operands.append((list(labels), x))
+    labels, acc = operands[0]
+    for index in range(1, len(operands)):
+        later = set(output).union(*(set(o[0]) for o in operands[index + 1:]))
+        labels, acc = _contract(labels, acc, *operands[index], later, sizes)
+    extra = [i for i, label in enumerate(labels) if label not in output]
+    if extra:
+        acc = aten.sum.dim_IntList(acc, extra)
+        labels = [label for label in labels if label in output]
+    order = [labels.index(label) for label in output]
+    return acc if order == list(range(len(order))) else aten.permute.default(acc, order)
+
+
+def _parse_einsum(equation: str, tensors: list[Tensor]) -> tuple[list[list[str]], list[str]] | None:
+    """Labels per operand and of the output; "..." becomes labels "…0", "…1"
+    (right-aligned); a label repeated within one operand (a diagonal) is not handled."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    specs = lhs.split(",")
+    ellipsis_rank = max((x.dim() - len(s.replace("...", "")) for s, x in zip(specs, tensors) if "..." in s),
+                        default=0)
+    ellipsis = [f"…{i}" for i in range(ellipsis_rank)]
+
+    def expand(spec: str, rank: int | None) -> list[str]:
+        if "..." not in spec:
+            return list(spec)
+        before, after = spec.split("...")
+        count = (rank - len(before) - len(after)) if rank is not None else ellipsis_rank
+        return list(before) + ellipsis[ellipsis_rank - count:] + list(after)
+
+    inputs = [expand(s, x.dim()) for s, x in zip(specs, tensors)]
+    if any(len(set(labels)) != len(labels) for labels in inputs):
+        return None
+    if arrow:
+        output = expand(rhs, None)
+    else:
+        counts: dict[str, int] = {}
+        for labels in inputs:
+            for label in labels:
+                counts[label] = counts.get(label, 0) + 1
+        output = ellipsis + sorted(label for label, n in counts.items() if n == 1 and not label.startswith("…"))
+    return inputs, output
+
+
+def _contract(left_labels: list[str], left: Tensor, right_labels: list[str], right: Tensor, later: set[str],
+              sizes: dict[str, Any]) -> tuple[list[str], Tensor]:
+    """left ⊗ right over their shared labels: batch (kept) and contracted (summed) by one bmm."""
+    shared = [label for label in left_labels if label in right_labels]
+    batch = [label for label in shared if label in later]
+    summed = [label for label in shared if label not in later]
+    left_only = [label for label in left_labels if label not in right_labels]
+    right_only = [label for label in right_labels if label not in left_labels]
+    a = _arrange(left, left_labels, batch + left_only + summed, sizes)
+    b = _arrange(right, right_labels, batch + summed + right_only, sizes)
+    size = [sizes[label] for label in batch], [sizes[label] for label in left_only]
+    inner, outer = [sizes[label] for label in summed], [sizes[label] for label in right_only]
+    a3 = aten.view.default(a, [numel(size[0]), numel(size[1]), numel(inner)])
+    b3 = aten.view.default(b, [numel(size[0]), numel(inner), numel(outer)])
+    product = aten.bmm.default(a3, b3)
+    return batch + left_only + right_only, aten.view.default(product, [*size[0], *size[1], *outer])
+
+
+def _arrange(x: Tensor, labels: list[str], order: list[str], sizes: dict[str, Any]) -> Tensor:
+    """x permuted to ``order`` and broadcast to the full sizes (a contiguous copy)."""
+    perm = [labels.index(label) for label in order]
+    moved = x if perm == list(range(len(perm))) else aten.permute.default(x, perm)
+    full = [sizes[label] for label in order]
+    if list(moved.shape) != full:
+        moved = aten.expand.default(moved, full)
+    return aten.clone.default(moved, memory_format="contiguous_format") if moved is not x else x

@@ -260,14 +260,43 @@ class Scale(torch.nn.Module):
         return x * n
 
 
-@pytest.mark.xfail(strict=True, reason="export of a dynamic int input emits training.mul.Tensor "
-                   "with a !tx.symint operand, which does not verify (tracer bug, not serialization)")
 def test_symbolic_int_input_round_trip() -> None:
     ep = torch.export.export(Scale(), (torch.ones(3), 4),
                              dynamic_shapes={"x": None, "n": torch.export.Dim.DYNAMIC})
     loaded = _loaded(_saved(ep))
     _assert_same_program(ep, loaded)
     _assert_same_outputs(ep, loaded, (torch.ones(3), 7))
+
+
+@torch.library.custom_op("serialization_test::numpy_tanh", mutates_args=())
+def numpy_tanh(x: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(np.tanh(x.numpy()))
+
+
+@numpy_tanh.register_fake
+def _(x):  # noqa: ANN001, ANN202
+    return torch.empty_like(x)
+
+
+class UsesTanh(torch.nn.Module):
+    def forward(self, x):
+        return numpy_tanh(x) * 2
+
+
+def test_custom_op_round_trip() -> None:
+    ep = torch.export.export(UsesTanh(), (torch.randn(3),))
+    assert "training.serialization_test.numpy_tanh" in ep.mlir()
+    loaded = _loaded(_saved(ep))
+    _assert_same_program(ep, loaded)
+    _assert_same_outputs(ep, loaded, (torch.randn(3),))
+
+
+def test_unregistered_custom_op_is_a_clear_error() -> None:
+    data = _rewrite(_saved(torch.export.export(UsesTanh(), (torch.randn(3),))), lambda m, mem: mem.__setitem__(
+        PROGRAM, mem[PROGRAM].replace(b"serialization_test.numpy_tanh", b"nowhere.numpy_tanh")))
+    with pytest.raises(SerializationError, match=r"(?s)member 'program.mlir' does not parse:.*"
+                       r"training.nowhere.numpy_tanh is not registered.*import that module before load"):
+        _loaded(data)
 
 
 def test_extra_files_round_trip() -> None:

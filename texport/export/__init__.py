@@ -27,6 +27,7 @@ from texport.tracer.signature import (
 )
 
 from .program import ExportedModule, ExportedProgram, GraphModule
+from .serialization import SerializationError, load, save
 
 
 def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
@@ -44,7 +45,7 @@ def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = N
 
 __all__ = [
     "AdditionalInputs", "ConstraintViolationError", "Dim", "ShapesCollection", "UserError",
-    "dims", "refine_dynamic_shapes_from_suggested_fixes",
+    "dims", "refine_dynamic_shapes_from_suggested_fixes", "SerializationError", "load", "save",
     "ConstantArgument", "ExportGraphSignature", "ExportedModule", "ExportedProgram",
     "GraphModule", "InputKind", "InputSpec", "OutputKind", "OutputSpec", "SymIntArgument",
     "TensorArgument", "export",

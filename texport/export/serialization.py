@@ -23,7 +23,9 @@ The manifest (``FORMAT_VERSION`` 1)::
      "in_spec": <spec>, "out_spec": <spec>,
      "user_input_paths": ["x"], "input_constants": {"flag": 2},
      "forward_signature": [{"name": "x", "kind": "POSITIONAL_OR_KEYWORD"}],
-     "range_constraints": {"s0": [2, 64]},
+     "range_constraints": {"s0": [2, 64], "2*s0": [4, 128]},
+     "int_input_paths": ["n"],
+     "runtime_guards": [{"lhs": "(s0 % 2)", "op": "==", "rhs": "0"}],
      "state_dict": [{"name": "conv.weight", "member": "data/weights/weight_0.npy",
                      "dtype": "float32", "shape": [3, 1, 1, 1], "parameter": true,
                      "requires_grad": true}, …],
@@ -39,7 +41,9 @@ A pytree ``<spec>`` is ``"*"`` for a leaf, else ``{"type": NAME, "context": …,
 dataclass or custom node, its ``serialized_type_name`` or else
 ``module.qualname``. Scalars that JSON cannot hold exactly are objects:
 ``{"float": "nan"}``, ``{"complex": [re, im]}``; infinite range bounds are
-``"oo"`` / ``"-oo"``.
+``"oo"`` / ``"-oo"``. Dims and guards are text in the IR's dim grammar, parsed by
+``parse_dim`` (no eval). A reader accepts ``format_version`` up to its own and
+refuses newer archives; add a field -> bump the version.
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.printer import Printer
 
-from texport.dialects.context import make_context, parse_module
+from texport.dialects.context import parse_module
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim
 from texport.dialects.tx import TensorType
@@ -148,12 +152,15 @@ def _program_text(module: ModuleOp) -> str:
     return stream.getvalue()
 
 
-def _extra_bytes(name: str, content: str | bytes) -> bytes:
+def _extra_bytes(name: Any, content: str | bytes) -> bytes:
+    if not isinstance(name, str):
+        raise SerializationError(f"cannot save extra file {name!r}: its name is not a str")
     if isinstance(content, str):
         return content.encode("utf-8")
     if isinstance(content, (bytes, bytearray)):
         return bytes(content)
-    raise SerializationError(f"cannot save extra file {name!r}: expected str or bytes, got {type(content).__name__}")
+    raise SerializationError(f"cannot save extra file {name!r}: expected str or bytes, "
+                             f"got {type(content).__name__}")
 
 
 def _manifest(ep: ExportedProgram, arrays: list[tuple[str, np.ndarray]]) -> dict[str, Any]:
@@ -517,7 +524,11 @@ class _Reader:
         if name not in self.members:
             raise self.error(name, "is referenced by the manifest but not listed in its members")
         expected = self.members[name]
-        data = self._bytes(self.archive.getinfo(name))
+        info = self.archive.getinfo(name)
+        if info.file_size != expected["size"]:  # checked before reading: sizes are claims
+            raise self.error(name, f"has {info.file_size} bytes where the manifest says "
+                             f"{expected['size']} (truncated or modified archive)")
+        data = self._bytes(info)
         if len(data) != expected["size"]:
             raise self.error(name, f"has {len(data)} bytes where the manifest says "
                              f"{expected['size']} (truncated or modified archive)")
@@ -542,7 +553,10 @@ class _Reader:
         if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
             raise zipfile.BadZipFile("bad local file header")
         name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
-        fp.seek(info.header_offset + _LOCAL_HEADER.size + name_length + extra_length)
+        start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+        if start + info.compress_size > fp.seek(0, os.SEEK_END):
+            raise EOFError("member data runs past the end of the file")
+        fp.seek(start)
         data = bytearray(info.compress_size)
         if fp.readinto(data) != len(data):
             raise EOFError("member data ends early")
@@ -610,10 +624,8 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
     return ExportedProgram(traced, dialect=_get(manifest, "dialect", str))
 
 
-@functools.cache
-def _context() -> Any:
-    """One xDSL context for every load: building it costs more than parsing a small program."""
-    return make_context()
+_CUSTOM_OP_HINT = ("\n(a custom op is defined by the code that registers it: import that "
+                   "module before load())")
 
 
 def _parse_program(reader: _Reader, member: str) -> tuple[ModuleOp, FuncOp]:
@@ -622,9 +634,10 @@ def _parse_program(reader: _Reader, member: str) -> tuple[ModuleOp, FuncOp]:
     except UnicodeDecodeError as err:
         raise reader.error(member, f"is not UTF-8 text ({err})") from None
     try:
-        module = parse_module(text, _context(), name=member)
+        module = parse_module(text, name=member)  # a fresh context knows the custom ops defined so far
     except Exception as err:  # noqa: BLE001 - any failure on untrusted text is "does not parse"
-        raise reader.error(member, f"does not parse:\n{err}") from None
+        hint = _CUSTOM_OP_HINT if "is not registered" in str(err) else ""
+        raise reader.error(member, f"does not parse:\n{err}{hint}") from None
     try:
         module.verify()
     except Exception as err:  # noqa: BLE001 - xDSL raises several verifier exception types

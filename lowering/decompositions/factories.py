@@ -1,0 +1,198 @@
+"""Factories: zeros/ones/*_like/new_* become full, full_like or empty; random
+factories become rand/randn of the core set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import DType, Tensor, aten, register_decomposition
+
+_DEFAULT_FLOAT = DType.float32
+
+
+# zeros(size) = full(size, 0)
+@register_decomposition(aten.zeros.default)
+def zeros(size: list[Any], *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+          pin_memory: Any = None) -> Tensor:
+    return aten.full.default(size, 0, dtype=dtype or _DEFAULT_FLOAT)
+
+
+# ones(size) = full(size, 1)
+@register_decomposition(aten.ones.default)
+def ones(size: list[Any], *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+         pin_memory: Any = None) -> Tensor:
+    return aten.full.default(size, 1, dtype=dtype or _DEFAULT_FLOAT)
+
+
+# zeros_like(x) = full_like(x, 0)
+@register_decomposition(aten.zeros_like.default)
+def zeros_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+               pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return aten.full_like.default(self, 0, dtype=dtype)
+
+
+# ones_like(x) = full_like(x, 1)
+@register_decomposition(aten.ones_like.default)
+def ones_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+              pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return aten.full_like.default(self, 1, dtype=dtype)
+
+
+# empty_like(x) = empty(shape(x))
+@register_decomposition(aten.empty_like.default)
+def empty_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+               pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return aten.empty.memory_format(list(self.shape), dtype=dtype or self.dtype)
+
+
+# new_zeros(x, size) = full(size, 0, dtype(x))
+@register_decomposition(aten.new_zeros.default)
+def new_zeros(self: Tensor, size: list[Any], *, dtype: DType | None = None, layout: Any = None,
+              device: Any = None, pin_memory: Any = None) -> Tensor:
+    return aten.full.default(size, 0, dtype=dtype or self.dtype)
+
+
+# new_ones(x, size) = full(size, 1, dtype(x))
+@register_decomposition(aten.new_ones.default)
+def new_ones(self: Tensor, size: list[Any], *, dtype: DType | None = None, layout: Any = None,
+             device: Any = None, pin_memory: Any = None) -> Tensor:
+    return aten.full.default(size, 1, dtype=dtype or self.dtype)
+
+
+# new_full(x, size, v) = full(size, v, dtype(x))
+@register_decomposition(aten.new_full.default)
+def new_full(self: Tensor, size: list[Any], fill_value: Any, *, dtype: DType | None = None, layout: Any = None,
+             device: Any = None, pin_memory: Any = None) -> Tensor:
+    return aten.full.default(size, fill_value, dtype=dtype or self.dtype)
+
+
+# new_empty(x, size) = empty(size, dtype(x))
+@register_decomposition(aten.new_empty.default)
+def new_empty(self: Tensor, size: list[Any], *, dtype: DType | None = None, layout: Any = None,
+              device: Any = None, pin_memory: Any = None) -> Tensor:
+    return aten.empty.memory_format(size, dtype=dtype or self.dtype)
+
+
+# arange(end) = arange(0, end, 1)
+@register_decomposition(aten.arange.default)
+def arange(end: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+           pin_memory: Any = None) -> Tensor:
+    return aten.arange.start_step(0, end, 1, dtype=dtype)
+
+
+# arange(start, end) = arange(start, end, 1)
+@register_decomposition(aten.arange.start)
+def arange_start(start: Any, end: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+                 pin_memory: Any = None) -> Tensor:
+    return aten.arange.start_step(start, end, 1, dtype=dtype)
+
+
+# linspace(a, b, n)[i] = a + i·step for the first half, b - (n-1-i)·step for the rest (torch's symmetric form)
+@register_decomposition(aten.linspace.default)
+def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, layout: Any = None,
+             device: Any = None, pin_memory: Any = None) -> Tensor:
+    dtype = dtype or _DEFAULT_FLOAT
+    if steps == 1:
+        return aten.full.default([1], start, dtype=dtype)
+    index = aten.arange.start_step(0, steps, 1, dtype=DType.float64 if dtype is DType.float64 else _DEFAULT_FLOAT)
+    step = (end - start) / (steps - 1)
+    low = aten.add.Tensor(aten.mul.Tensor(index, step), start)
+    high = aten.sub.Tensor(aten.full_like.default(index, end),
+                           aten.mul.Tensor(aten.rsub.Scalar(index, steps - 1), step))
+    values = aten.where.self(aten.lt.Scalar(index, steps // 2), low, high)
+    return aten._to_copy.default(values, dtype=dtype) if values.dtype is not dtype else values
+
+
+# eye(n, m) = (arange(n)[:, None] == arange(m)[None, :]).to(dtype)
+@register_decomposition(aten.eye.m)
+def eye_m(n: Any, m: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+          pin_memory: Any = None) -> Tensor:
+    rows = aten.unsqueeze.default(aten.arange.start_step(0, n, 1), -1)
+    same = aten.eq.Tensor(rows, aten.arange.start_step(0, m, 1))
+    return aten._to_copy.default(same, dtype=dtype or _DEFAULT_FLOAT)
+
+
+# eye(n) = eye(n, n)
+@register_decomposition(aten.eye.default)
+def eye(n: Any, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+        pin_memory: Any = None) -> Tensor:
+    return eye_m(n, n, dtype=dtype)
+
+
+# rand_like(x) = rand(shape(x))
+@register_decomposition(aten.rand_like.default)
+def rand_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+              pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return aten.rand.default(list(self.shape), dtype=dtype or self.dtype)
+
+
+# randn_like(x) = randn(shape(x))
+@register_decomposition(aten.randn_like.default)
+def randn_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+               pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return aten.randn.default(list(self.shape), dtype=dtype or self.dtype)
+
+
+def _integers(low: Any, high: Any, size: list[Any], dtype: DType) -> Tensor:
+    """floor(rand(size) · (high - low)) + low, as ``dtype``."""
+    uniform = aten.rand.default(size, dtype=DType.float64)
+    scaled = aten.floor.default(aten.mul.Tensor(uniform, high - low))
+    return aten._to_copy.default(aten.add.Tensor(scaled, low), dtype=dtype)
+
+
+# randint(high, size) = floor(rand(size) · high)
+@register_decomposition(aten.randint.default)
+def randint(high: Any, size: list[Any], *, dtype: Any = DType.int64, layout: Any = None, device: Any = None,
+            pin_memory: Any = None) -> Tensor:
+    return _integers(0, high, size, _dtype(dtype, DType.int64))
+
+
+# randint(low, high, size) = floor(rand(size) · (high - low)) + low
+@register_decomposition(aten.randint.low)
+def randint_low(low: Any, high: Any, size: list[Any], *, dtype: Any = DType.int64, layout: Any = None,
+                device: Any = None, pin_memory: Any = None) -> Tensor:
+    return _integers(low, high, size, _dtype(dtype, DType.int64))
+
+
+# randint_like(x, high) = randint(high, shape(x), dtype(x))
+@register_decomposition(aten.randint_like.default)
+def randint_like(self: Tensor, high: Any, *, dtype: DType | None = None, layout: Any = None,
+                 device: Any = None, pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return _integers(0, high, list(self.shape), dtype or self.dtype)
+
+
+# randint_like(x, low, high) = randint(low, high, shape(x), dtype(x))
+@register_decomposition(aten.randint_like.low_dtype)
+def randint_like_low(self: Tensor, low: Any, high: Any, *, dtype: DType | None = None, layout: Any = None,
+                     device: Any = None, pin_memory: Any = None, memory_format: Any = None) -> Tensor:
+    return _integers(low, high, list(self.shape), dtype or self.dtype)
+
+
+def _dtype(value: Any, default: DType) -> DType:
+    return value if isinstance(value, DType) else default
+
+
+# bernoulli(p) = (rand_like(p) < p).to(dtype(p))
+@register_decomposition(aten.bernoulli.default)
+def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
+    return aten._to_copy.default(aten.lt.Tensor(rand_like(self), self), dtype=self.dtype)
+
+
+# bernoulli(x, p) = (rand_like(x) < p).to(dtype(x))
+@register_decomposition(aten.bernoulli.p)
+def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    return aten._to_copy.default(aten.lt.Scalar(rand_like(self), p), dtype=self.dtype)
+
+
+# fill(x, v) = clone(expand(v.to(dtype(x)), shape(x)))
+@register_decomposition(aten.fill.Tensor)
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    if value.dtype is not self.dtype:
+        value = aten._to_copy.default(value, dtype=self.dtype)
+    return aten.clone.default(aten.expand.default(value, list(self.shape)))
+
+
+# item(x) = _local_scalar_dense(x)
+@register_decomposition(aten.item.default)
+def item(self: Tensor) -> Any:
+    return aten._local_scalar_dense.default(self)

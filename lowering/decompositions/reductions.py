@@ -1,0 +1,323 @@
+"""Reductions, scans and sorting, down to sum/amax/amin/any/var/cumsum/sort."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import DType, Tensor, aten, canonical_dim, register_decomposition
+
+
+# sum(x) = sum(x, dims=[])
+@register_decomposition(aten.sum.default)
+def sum_all(self: Tensor, *, dtype: DType | None = None) -> Tensor:
+    return aten.sum.dim_IntList(self, [], dtype=dtype)
+
+
+def _all_dims(x: Tensor) -> list[int]:
+    return list(range(x.dim()))
+
+
+# max(x) = amax(x, every dim)
+@register_decomposition(aten.max.default)
+def max_all(self: Tensor) -> Tensor:
+    return aten.amax.default(self, _all_dims(self))
+
+
+# min(x) = amin(x, every dim)
+@register_decomposition(aten.min.default)
+def min_all(self: Tensor) -> Tensor:
+    return aten.amin.default(self, _all_dims(self))
+
+
+# all(x) = not any(not x)
+@register_decomposition(aten.all.default)
+def all_all(self: Tensor) -> Tensor:
+    return aten.logical_not.default(aten.any.default(aten.logical_not.default(self)))
+
+
+@register_decomposition(aten.all.dim)
+def all_dim(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
+    return aten.logical_not.default(aten.any.dim(aten.logical_not.default(self), dim, keepdim))
+
+
+@register_decomposition(aten.all.dims)
+def all_dims(self: Tensor, dim: list[int] | None = None, keepdim: bool = False) -> Tensor:
+    return aten.logical_not.default(aten.any.dims(aten.logical_not.default(self), dim, keepdim))
+
+
+# var(x, unbiased) = var(x, dims=None, correction=unbiased)
+@register_decomposition(aten.var.default)
+def var_all(self: Tensor, unbiased: bool = True) -> Tensor:
+    return aten.var.correction(self, None, correction=int(unbiased))
+
+
+# std(x, ...) = sqrt(var(x, ...))
+@register_decomposition(aten.std.default)
+def std_all(self: Tensor, unbiased: bool = True) -> Tensor:
+    return aten.sqrt.default(var_all(self, unbiased))
+
+
+@register_decomposition(aten.std.dim)
+def std_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True, keepdim: bool = False) -> Tensor:
+    return aten.sqrt.default(aten.var.correction(self, dim, correction=int(unbiased), keepdim=keepdim))
+
+
+@register_decomposition(aten.std.correction)
+def std_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
+                   keepdim: bool = False) -> Tensor:
+    return aten.sqrt.default(aten.var.correction(self, dim, correction=correction, keepdim=keepdim))
+
+
+# var_mean(x, ...) = (var(x, ...), mean(x, ...)); std_mean likewise with sqrt
+def _mean(self: Tensor, dim: list[int] | None, keepdim: bool) -> Tensor:
+    return aten.mean.dim(self, dim if dim is not None else [], keepdim)
+
+
+@register_decomposition(aten.var_mean.default)
+def var_mean_all(self: Tensor, unbiased: bool = True) -> tuple[Tensor, Tensor]:
+    return var_all(self, unbiased), _mean(self, None, False)
+
+
+@register_decomposition(aten.var_mean.dim)
+def var_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
+                 keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    return (aten.var.correction(self, dim, correction=int(unbiased), keepdim=keepdim),
+            _mean(self, dim, keepdim))
+
+
+@register_decomposition(aten.var_mean.correction)
+def var_mean_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
+                        keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    return (aten.var.correction(self, dim, correction=correction, keepdim=keepdim),
+            _mean(self, dim, keepdim))
+
+
+@register_decomposition(aten.std_mean.default)
+def std_mean_all(self: Tensor, unbiased: bool = True) -> tuple[Tensor, Tensor]:
+    variance, mean = var_mean_all(self, unbiased)
+    return aten.sqrt.default(variance), mean
+
+
+@register_decomposition(aten.std_mean.dim)
+def std_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
+                 keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    variance, mean = var_mean_dim(self, dim, unbiased, keepdim)
+    return aten.sqrt.default(variance), mean
+
+
+@register_decomposition(aten.std_mean.correction)
+def std_mean_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
+                        keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    variance, mean = var_mean_correction(self, dim, correction=correction, keepdim=keepdim)
+    return aten.sqrt.default(variance), mean
+
+
+# ‖x‖_p = sum(|x|^p)^(1/p); ∞: amax|x|; -∞: amin|x|; 0: count of nonzeros; 2: sqrt(sum(x·x))
+@register_decomposition(aten.linalg_vector_norm.default)
+def linalg_vector_norm(self: Tensor, ord: Any = 2, dim: list[int] | None = None, keepdim: bool = False,  # noqa: A002
+                       *, dtype: DType | None = None) -> Tensor:
+    x = self if dtype is None or dtype is self.dtype else aten._to_copy.default(self, dtype=dtype)
+    dims = list(dim) if dim is not None else []
+    if ord == 0:
+        return _to(aten.sum.dim_IntList(aten.ne.Scalar(x, 0), dims, keepdim), x.dtype)
+    magnitude = aten.abs.default(x)
+    if ord == float("inf"):
+        return aten.amax.default(magnitude, dims or _all_dims(x), keepdim)
+    if ord == float("-inf"):
+        return aten.amin.default(magnitude, dims or _all_dims(x), keepdim)
+    if ord == 1:
+        return aten.sum.dim_IntList(magnitude, dims, keepdim)
+    if ord == 2:
+        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), dims, keepdim))
+    powered = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, ord), dims, keepdim)
+    return aten.pow.Tensor_Scalar(powered, 1.0 / ord)
+
+
+def _to(x: Tensor, dtype: DType) -> Tensor:
+    return x if x.dtype is dtype else aten._to_copy.default(x, dtype=dtype)
+
+
+# norm(x, p) = linalg_vector_norm(x, p)
+@register_decomposition(aten.norm.Scalar)
+def norm_scalar(self: Tensor, p: Any = 2) -> Tensor:
+    return linalg_vector_norm(self, p)
+
+
+@register_decomposition(aten.norm.ScalarOpt_dim)
+def norm_dim(self: Tensor, p: Any, dim: list[int], keepdim: bool = False) -> Tensor:
+    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
+
+
+# logsumexp(x, d) = log(sum(exp(x - m), d)) + m with m = amax(x, d) (0 where infinite)
+@register_decomposition(aten.logsumexp.default)
+def logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:
+    x = self if self.dtype.is_floating_point else aten._to_copy.default(self, dtype=DType.float32)
+    dims = list(dim) or _all_dims(x)
+    top = aten.amax.default(x, dims, True)
+    top = aten.where.self(aten.isinf.default(top), aten.scalar_tensor.default(0, dtype=x.dtype), top)
+    total = aten.log.default(aten.sum.dim_IntList(aten.exp.default(aten.sub.Tensor(x, top)), dims, keepdim))
+    return aten.add.Tensor(total, top if keepdim else aten.squeeze.dims(top, dims))
+
+
+def _scan(self: Tensor, dim: int, combine: Any, identity: Any) -> Tensor:
+    """An inclusive scan by doubling: y_i = combine(y_i, y_{i - s}) for s = 1, 2, 4, ..."""
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim] if self.dim() else 1
+    if type(size) is not int:
+        raise ValueError(f"a scan over the symbolic size {size} is not supported")
+    out = self
+    shift = 1
+    while shift < size:
+        pad = [0, 0] * (self.dim() - 1 - dim) + [shift, 0]
+        shifted = aten.constant_pad_nd.default(aten.slice.Tensor(out, dim, 0, size - shift), pad, identity)
+        out = combine(out, shifted)
+        shift *= 2
+    return out
+
+
+# cumprod(x, d) = the running product (a doubling scan of mul)
+@register_decomposition(aten.cumprod.default)
+def cumprod(self: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
+    x = _to(self, dtype or (DType.int64 if not self.dtype.is_floating_point else self.dtype))
+    if x.dim() == 0:
+        return aten.clone.default(x)
+    return _scan(x, dim, aten.mul.Tensor, 1)
+
+
+# logcumsumexp(x, d) = log(cumsum(exp(x - m), d)) + m with m = amax(x, d)
+@register_decomposition(aten.logcumsumexp.default)
+def logcumsumexp(self: Tensor, dim: int) -> Tensor:
+    if self.dim() == 0:
+        return aten.clone.default(self)
+    top = aten.amax.default(self, [dim], True)
+    top = aten.where.self(aten.isinf.default(top), aten.scalar_tensor.default(0, dtype=self.dtype), top)
+    shifted = aten.exp.default(aten.sub.Tensor(self, top))
+    return aten.add.Tensor(aten.log.default(aten.cumsum.default(shifted, dim)), top)
+
+
+def _cum_extreme(self: Tensor, dim: int, greater: bool) -> tuple[Tensor, Tensor]:
+    """(running max/min, index of the last position reaching it) by a doubling scan of pairs."""
+    if self.dim() == 0:
+        return aten.clone.default(self), aten.full.default([], 0, dtype=DType.int64)
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim]
+    shape = [1] * self.dim()
+    shape[dim] = size
+    index = aten.expand.default(aten.view.default(aten.arange.start_step(0, size, 1), shape), list(self.shape))
+    values, indices = self, index
+    shift = 1
+    fill = float("-inf") if greater else float("inf")
+    if not self.dtype.is_floating_point:
+        fill = -(2 ** 62) if greater else 2 ** 62
+    while shift < size:
+        pad = [0, 0] * (self.dim() - 1 - dim) + [shift, 0]
+        prev_v = aten.constant_pad_nd.default(aten.slice.Tensor(values, dim, 0, size - shift), pad, fill)
+        prev_i = aten.constant_pad_nd.default(aten.slice.Tensor(indices, dim, 0, size - shift), pad, -1)
+        nan = aten.isnan.default(values) if self.dtype.is_floating_point else None
+        better = aten.gt.Tensor(prev_v, values) if greater else aten.lt.Tensor(prev_v, values)
+        if self.dtype.is_floating_point:
+            better = aten.logical_or.default(
+                aten.logical_and.default(better, aten.logical_not.default(nan)),
+                aten.logical_and.default(aten.isnan.default(prev_v), aten.logical_not.default(nan)))
+        values = aten.where.self(better, prev_v, values)
+        indices = aten.where.self(better, prev_i, indices)
+        shift *= 2
+    return values, indices
+
+
+# cummax(x, d) = (running max, index of its last occurrence)
+@register_decomposition(aten.cummax.default)
+def cummax(self: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    return _cum_extreme(self, dim, greater=True)
+
+
+# cummin(x, d) = (running min, index of its last occurrence)
+@register_decomposition(aten.cummin.default)
+def cummin(self: Tensor, dim: int) -> tuple[Tensor, Tensor]:
+    return _cum_extreme(self, dim, greater=False)
+
+
+# argsort(x, d, desc) = sort(x, d, desc)[1]
+@register_decomposition(aten.argsort.default)
+def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
+    return aten.sort.default(self, dim, descending)[1]
+
+
+@register_decomposition(aten.argsort.stable)
+def argsort_stable(self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False) -> Tensor:
+    return aten.sort.default(self, dim, descending)[1]
+
+
+# sort(x, stable=s) = sort(x) (the core sort is stable)
+@register_decomposition(aten.sort.stable)
+def sort_stable(self: Tensor, *, stable: bool | None, dim: int = -1, descending: bool = False) -> Any:
+    return aten.sort.default(self, dim, descending)
+
+
+# nansum(x, d) = sum(where(isnan(x), 0, x), d)
+@register_decomposition(aten.nansum.default)
+def nansum(self: Tensor, dim: list[int] | None = None, keepdim: bool = False, *,
+           dtype: DType | None = None) -> Tensor:
+    x = self
+    if self.dtype.is_floating_point:
+        x = aten.where.self(aten.isnan.default(self), aten.scalar_tensor.default(0, dtype=self.dtype), self)
+    return aten.sum.dim_IntList(x, list(dim) if dim is not None else [], keepdim, dtype=dtype)
+
+
+# count_nonzero(x, d) = sum(x != 0, d)
+@register_decomposition(aten.count_nonzero.dim_IntList)
+def count_nonzero_dims(self: Tensor, dim: list[int]) -> Tensor:
+    return aten.sum.dim_IntList(aten.ne.Scalar(self, 0), list(dim), dtype=DType.int64)
+
+
+@register_decomposition(aten.count_nonzero.default)
+def count_nonzero(self: Tensor, dim: int | None = None) -> Tensor:
+    return count_nonzero_dims(self, [] if dim is None else [dim])
+
+
+# aminmax(x, d) = (amin(x, d), amax(x, d))
+@register_decomposition(aten.aminmax.default)
+def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    dims = _all_dims(self) if dim is None else [dim]
+    if dim is None and keepdim:
+        return (aten.amin.default(self, dims, True), aten.amax.default(self, dims, True))
+    return aten.amin.default(self, dims, keepdim), aten.amax.default(self, dims, keepdim)
+
+
+# median(x) = sort(flatten(x))[(n - 1) // 2] (the lower median; a NaN sorts last and wins)
+@register_decomposition(aten.median.default)
+def median(self: Tensor) -> Tensor:
+    flat = aten.view.default(self, [self.numel()])
+    values = aten.sort.default(flat, 0, False)[0]
+    count = flat.shape[0]
+    picked = aten.select.int(values, 0, (count - 1) // 2)
+    if self.dtype.is_floating_point:
+        nan = aten.any.default(aten.isnan.default(flat))
+        picked = aten.where.self(nan, aten.scalar_tensor.default(float("nan"), dtype=self.dtype), picked)
+    return picked
+
+
+# nanmedian(x) = sorted non-NaN values at (k - 1) // 2, k their count
+@register_decomposition(aten.nanmedian.default)
+def nanmedian(self: Tensor) -> Tensor:
+    flat = aten.view.default(self, [self.numel()])
+    values = aten.sort.default(flat, 0, False)[0]
+    if not self.dtype.is_floating_point:
+        return aten.select.int(values, 0, (flat.shape[0] - 1) // 2)
+    kept = aten.sum.dim_IntList(aten.logical_not.default(aten.isnan.default(flat)), [])
+    index = aten.div.Scalar_mode(aten.sub.Tensor(kept, 1), 2, rounding_mode="floor")
+    index = aten.clamp.default(index, 0, None)
+    return aten.squeeze.dims(aten.gather.default(values, 0, aten.unsqueeze.default(index, 0)), [0])
+
+
+# kthvalue(x, k, d) = sort(x, d) at k - 1
+@register_decomposition(aten.kthvalue.default)
+def kthvalue(self: Tensor, k: Any, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
+    if self.dim() == 0:
+        return aten.clone.default(self), aten.full.default([], 0, dtype=DType.int64)
+    values, indices = aten.sort.default(self, dim, False)
+    dim = canonical_dim(dim, self.dim())
+    value, index = aten.select.int(values, dim, k - 1), aten.select.int(indices, dim, k - 1)
+    if keepdim:
+        return aten.unsqueeze.default(value, dim), aten.unsqueeze.default(index, dim)
+    return value, index

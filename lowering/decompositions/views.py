@@ -1,0 +1,296 @@
+"""Views and shape ops: each becomes view, permute, slice, select, squeeze,
+unsqueeze, expand, split_with_sizes or cat of the core set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import DType, Tensor, aten, canonical_dim, numel, register_decomposition, reshape_to
+
+
+def _infer_shape(shape: list[Any], total: Any) -> list[Any]:
+    """A shape with one -1 entry resolved against ``total`` elements."""
+    if -1 not in [s for s in shape if type(s) is int]:
+        return shape
+    known = numel([s for s in shape if not (type(s) is int and s == -1)])
+    return [total // known if type(s) is int and s == -1 else s for s in shape]
+
+
+# reshape(x, s) = view(x, s) (no strides in the IR: every reshape is a view)
+@register_decomposition([aten.reshape.default, aten._unsafe_view.default, aten._reshape_copy.default,
+                         aten.view_copy.default])
+def reshape(self: Tensor, shape: list[Any]) -> Tensor:
+    return reshape_to(self, _infer_shape(list(shape), numel(list(self.shape))))
+
+
+# view_as(x, y) = view(x, shape(y))
+@register_decomposition([aten.view_as.default, aten.reshape_as.default])
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return reshape_to(self, list(other.shape))
+
+
+# expand_as(x, y) = expand(x, shape(y))
+@register_decomposition(aten.expand_as.default)
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return aten.expand.default(self, list(other.shape))
+
+
+# flatten(x, a, b) = view(x, shape[:a] + [prod(shape[a:b+1])] + shape[b+1:])
+@register_decomposition(aten.flatten.using_ints)
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    rank = self.dim()
+    if rank == 0:
+        return aten.view.default(self, [1])
+    start, end = canonical_dim(start_dim, rank), canonical_dim(end_dim, rank)
+    if start == end:
+        return self
+    sizes = list(self.shape)
+    return reshape_to(self, [*sizes[:start], numel(sizes[start:end + 1]), *sizes[end + 1:]])
+
+
+# unflatten(x, d, sizes) = view(x, shape[:d] + sizes + shape[d+1:])
+@register_decomposition(aten.unflatten.int)
+def unflatten(self: Tensor, dim: int, sizes: list[Any]) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    shape = list(self.shape)
+    return aten.view.default(self, [*shape[:dim], *_infer_shape(list(sizes), shape[dim]), *shape[dim + 1:]])
+
+
+# squeeze(x) = squeeze.dims(x, every size-1 dim)
+@register_decomposition(aten.squeeze.default)
+def squeeze(self: Tensor) -> Tensor:
+    dims = [i for i, s in enumerate(self.shape) if type(s) is int and s == 1]
+    return aten.squeeze.dims(self, dims)
+
+
+# transpose(x, a, b) = permute(x, the identity with a and b swapped)
+@register_decomposition([aten.transpose.int, aten.swapaxes.default, aten.swapdims.default,
+                         aten.transpose_copy.int])
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    rank = self.dim()
+    if rank == 0:
+        return aten.alias.default(self)
+    perm = list(range(rank))
+    a, b = canonical_dim(dim0, rank), canonical_dim(dim1, rank)
+    perm[a], perm[b] = perm[b], perm[a]
+    return aten.permute.default(self, perm)
+
+
+# t(x) = permute(x, [1, 0]) for a matrix, x otherwise
+@register_decomposition([aten.t.default, aten.t_copy.default])
+def t(self: Tensor) -> Tensor:
+    if self.dim() < 2:
+        return aten.alias.default(self)
+    return aten.permute.default(self, [1, 0])
+
+
+# movedim(x, src, dst) = permute(x, the order that moves each src dim to its dst)
+@register_decomposition([aten.movedim.intlist, aten.moveaxis.intlist])
+def movedim(self: Tensor, source: list[int], destination: list[int]) -> Tensor:
+    rank = self.dim()
+    src = [canonical_dim(d, rank) for d in source]
+    dst = [canonical_dim(d, rank) for d in destination]
+    order: list[int | None] = [None] * rank
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(rank) if d not in src)
+    return aten.permute.default(self, [next(rest) if o is None else o for o in order])
+
+
+# movedim(x, s, d) with ints = movedim(x, [s], [d])
+@register_decomposition([aten.movedim.int, aten.moveaxis.int])
+def movedim_int(self: Tensor, source: int, destination: int) -> Tensor:
+    return movedim(self, [source], [destination])
+
+
+# narrow(x, d, a, n) = slice(x, d, a, a + n)
+@register_decomposition([aten.narrow.default, aten.narrow_copy.default])
+def narrow(self: Tensor, dim: int, start: Any, length: Any) -> Tensor:
+    return aten.slice.Tensor(self, dim, start, start + length)
+
+
+# contiguous(x) = clone(x, contiguous_format) (no strides in the IR)
+@register_decomposition(aten.contiguous.default)
+def contiguous(self: Tensor, *, memory_format: Any = 0) -> Tensor:
+    return aten.clone.default(self, memory_format="contiguous_format")
+
+
+# detach(x) = alias(x) (no autograd in the IR)
+@register_decomposition([aten.detach.default, aten.lift_fresh.default, aten.alias_copy.default,
+                         aten.detach_copy.default])
+def detach(self: Tensor) -> Tensor:
+    return aten.alias.default(self)
+
+
+# lift_fresh_copy(x) = clone(x)
+@register_decomposition(aten.lift_fresh_copy.default)
+def lift_fresh_copy(self: Tensor) -> Tensor:
+    return aten.clone.default(self)
+
+
+def _split_sizes(size: Any, split_size: Any) -> list[Any]:
+    if type(size) is not int:
+        raise ValueError(f"splitting a symbolic size {size} gives a data-dependent number of pieces")
+    count = max(1, -(-size // split_size)) if split_size else 1
+    return [min(split_size, size - i * split_size) for i in range(count)]
+
+
+# split(x, n, d) = split_with_sizes(x, [n, n, ..., rest], d)
+@register_decomposition([aten.split.Tensor, aten.unsafe_split.Tensor, aten.split_copy.Tensor])
+def split(self: Tensor, split_size: Any, dim: int = 0) -> list[Tensor]:
+    dim = canonical_dim(dim, self.dim())
+    return aten.split_with_sizes.default(self, _split_sizes(self.shape[dim], split_size), dim)
+
+
+# split(x, sizes, d) = split_with_sizes(x, sizes, d)
+@register_decomposition([aten.split.sizes, aten.unsafe_split_with_sizes.default,
+                         aten.split_with_sizes_copy.default])
+def split_sizes(self: Tensor, split_size: list[Any], dim: int = 0) -> list[Tensor]:
+    return aten.split_with_sizes.default(self, list(split_size), dim)
+
+
+# chunk(x, c, d) = split(x, ceil(size / c), d)
+@register_decomposition([aten.chunk.default, aten.unsafe_chunk.default])
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> list[Tensor]:
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim]
+    if type(size) is not int:
+        raise ValueError(f"chunking a symbolic size {size} gives a data-dependent number of pieces")
+    return split(self, -(-size // chunks) if size else 1, dim)
+
+
+# tensor_split(x, n, d) = split_with_sizes(x, n pieces whose sizes differ by at most one, d)
+@register_decomposition(aten.tensor_split.sections)
+def tensor_split_sections(self: Tensor, sections: int, dim: int = 0) -> list[Tensor]:
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim]
+    if type(size) is not int:
+        raise ValueError(f"tensor_split of a symbolic size {size} is not supported")
+    base, extra = divmod(size, sections)
+    return aten.split_with_sizes.default(self, [base + 1] * extra + [base] * (sections - extra), dim)
+
+
+# tensor_split(x, [i, j], d) = [x[..., :i], x[..., i:j], x[..., j:]] along d
+@register_decomposition(aten.tensor_split.indices)
+def tensor_split_indices(self: Tensor, indices: list[Any], dim: int = 0) -> list[Tensor]:
+    bounds = [0, *indices, None]
+    return [aten.slice.Tensor(self, dim, a, b) for a, b in zip(bounds, bounds[1:])]
+
+
+# unbind(x, d) = [squeeze(slice(x, d, i, i + 1), [d]) for each i]
+@register_decomposition([aten.unbind.int, aten.unbind_copy.int])
+def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim]
+    if type(size) is not int:
+        raise ValueError(f"unbinding a symbolic size {size} gives a data-dependent number of pieces")
+    return [aten.squeeze.dims(aten.slice.Tensor(self, dim, i, i + 1), [dim]) for i in range(size)]
+
+
+# stack(xs, d) = cat([unsqueeze(x, d) for x in xs], d)
+@register_decomposition(aten.stack.default)
+def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
+    dim = canonical_dim(dim, tensors[0].dim() + 1)
+    return aten.cat.default([aten.unsqueeze.default(x, dim) for x in tensors], dim)
+
+
+# unfold(x, d, size, step) = stack of slices x[..., i*step : i*step + size] along a new last dim
+@register_decomposition([aten.unfold.default, aten.unfold_copy.default])
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    dim = canonical_dim(dimension, self.dim()) if self.dim() else 0
+    length = self.shape[dim] if self.dim() else 1
+    count = (length - size) // step + 1
+    pieces = [aten.slice.Tensor(self, dim, i * step, i * step + size) for i in range(count)]
+    moved = [aten.unsqueeze.default(movedim_int(p, dim, -1), dim) for p in pieces]
+    return aten.cat.default(moved, dim)
+
+
+# *_copy(x, ...) = the view op (no aliasing in a functional program)
+@register_decomposition(aten.expand_copy.default)
+def expand_copy(self: Tensor, size: list[Any], *, implicit: bool = False) -> Tensor:
+    return aten.expand.default(self, size)
+
+
+@register_decomposition(aten.permute_copy.default)
+def permute_copy(self: Tensor, dims: list[int]) -> Tensor:
+    return aten.permute.default(self, dims)
+
+
+@register_decomposition(aten.unsqueeze_copy.default)
+def unsqueeze_copy(self: Tensor, dim: int) -> Tensor:
+    return aten.unsqueeze.default(self, dim)
+
+
+@register_decomposition(aten.squeeze_copy.default)
+def squeeze_copy(self: Tensor) -> Tensor:
+    return squeeze(self)
+
+
+@register_decomposition(aten.squeeze_copy.dim)
+def squeeze_copy_dim(self: Tensor, dim: int) -> Tensor:
+    return aten.squeeze.dims(self, [dim])
+
+
+@register_decomposition(aten.squeeze_copy.dims)
+def squeeze_copy_dims(self: Tensor, dim: list[int]) -> Tensor:
+    return aten.squeeze.dims(self, dim)
+
+
+@register_decomposition(aten.slice_copy.Tensor)
+def slice_copy(self: Tensor, dim: int = 0, start: Any = None, end: Any = None, step: Any = 1) -> Tensor:
+    return aten.slice.Tensor(self, dim, start, end, step)
+
+
+@register_decomposition(aten.select_copy.int)
+def select_copy(self: Tensor, dim: int, index: Any) -> Tensor:
+    return aten.select.int(self, dim, index)
+
+
+@register_decomposition(aten.diagonal_copy.default)
+def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    return aten.diagonal.default(self, offset, dim1, dim2)
+
+
+@register_decomposition(aten.as_strided_copy.default)
+def as_strided_copy(self: Tensor, size: list[Any], stride: list[Any], storage_offset: Any = None) -> Tensor:
+    return aten.as_strided.default(self, size, stride, storage_offset)
+
+
+# view.dtype / view_copy.dtype: the bits reinterpreted (kept: no core op does it)
+
+
+# x.to(dtype) = _to_copy(x, dtype=dtype)
+@register_decomposition(aten.to.dtype)
+def to_dtype(self: Tensor, dtype: DType, non_blocking: bool = False, copy: bool = False,
+             memory_format: Any = None) -> Tensor:
+    if dtype is self.dtype and not copy:
+        return aten.alias.default(self)
+    return aten._to_copy.default(self, dtype=dtype)
+
+
+# x.to(dtype=, ...) = _to_copy(x, dtype=dtype)
+@register_decomposition(aten.to.dtype_layout)
+def to_dtype_layout(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
+                    pin_memory: Any = None, non_blocking: bool = False, copy: bool = False,
+                    memory_format: Any = None) -> Tensor:
+    return to_dtype(self, dtype or self.dtype, non_blocking, copy)
+
+
+# x.to(device, dtype) = _to_copy(x, dtype=dtype) (one device)
+@register_decomposition(aten.to.device)
+def to_device(self: Tensor, device: Any, dtype: DType, non_blocking: bool = False, copy: bool = False,
+              memory_format: Any = None) -> Tensor:
+    return to_dtype(self, dtype, non_blocking, copy)
+
+
+# x.to(y) = x.to(dtype(y))
+@register_decomposition(aten.to.other)
+def to_other(self: Tensor, other: Tensor, non_blocking: bool = False, copy: bool = False,
+             memory_format: Any = None) -> Tensor:
+    return to_dtype(self, other.dtype, non_blocking, copy)
+
+
+# type_as(x, y) = x.to(dtype(y))
+@register_decomposition(aten.type_as.default)
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return to_dtype(self, other.dtype)
