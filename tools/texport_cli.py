@@ -37,6 +37,7 @@ from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssert
 from texport.interpreter.inputs import InputError, random_inputs
 from texport.tracer import pytree
 from texport.tracer.errors import TracingError, UnsupportedError, UserError
+from texport.tracer.export import split_arguments
 from texport.tracer.signature import ConstantArgument, InputKind
 from texport.tracer.tensor import Tensor
 
@@ -238,19 +239,7 @@ def call_from_leaves(ep: Any, given: list[Any], constants: dict[str, Any] | None
 def split_call(signature: inspect.Signature | None, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     if signature is None:
         return tuple(named.values()), {}
-    args: list[Any] = []
-    kwargs: dict[str, Any] = {}
-    for name, value in named.items():
-        kind = signature.parameters[name].kind
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            args.extend(value)
-        elif kind is inspect.Parameter.VAR_KEYWORD:
-            kwargs.update(value)
-        elif kind is inspect.Parameter.KEYWORD_ONLY:
-            kwargs[name] = value
-        else:
-            args.append(value)
-    return tuple(args), kwargs
+    return split_arguments(signature, named)
 
 
 def npz_inputs(ep: Any, path: str) -> list[Any]:

@@ -236,7 +236,12 @@ def _record_symbol_sources(tracer: Tracer, dims: tuple[Any, ...], arg: SSAValue)
 
 
 def _split_arguments(mod: Module, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    params = inspect.signature(mod.forward).parameters
+    return split_arguments(inspect.signature(mod.forward), named)
+
+
+def split_arguments(signature: inspect.Signature, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Bound arguments back to a call: (*args, **kwargs) by each parameter's kind."""
+    params = signature.parameters
     args, kwargs = [], {}
     for name, value in named.items():
         kind = params[name].kind

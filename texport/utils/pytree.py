@@ -1,44 +1,4 @@
-"""``texport.utils.pytree`` (torch.utils.pytree, the public spelling).
+"""``texport.utils.pytree`` (torch.utils.pytree, the public spelling): the same
+names as ``texport.utils._pytree``."""
 
-Re-exports of texport.tracer.pytree.
-"""
-
-from texport.tracer.pytree import (  # noqa: F401 - re-exports
-    SUPPORTED_NODES,
-    Context,
-    FlattenFunc,
-    FlattenWithKeysFunc,
-    GetAttrKey,
-    KeyEntry,
-    KeyPath,
-    LeafSpec,
-    MappingKey,
-    PyTree,
-    SequenceKey,
-    TreeSpec,
-    TreeStructureError,
-    UnflattenFunc,
-    check_structure,
-    describe_spec,
-    describe_tree,
-    is_namedtuple,
-    is_namedtuple_class,
-    key_get,
-    keystr,
-    placeholder_name,
-    register_dataclass,
-    register_pytree_node,
-    tree_flatten,
-    tree_flatten_with_path,
-    tree_is_leaf,
-    tree_leaves,
-    tree_leaves_with_path,
-    tree_map,
-    tree_map_only,
-    tree_map_with_path,
-    tree_structure,
-    tree_unflatten,
-    treespec_dict,
-    treespec_leaf,
-    treespec_tuple,
-)
+from texport.utils._pytree import *  # noqa: F403 - the public spelling of the same module
