@@ -309,8 +309,8 @@ class AtenOp(Operation):
                 f"arguments and {len(self.operands)} operands"
             )
         values = self.arguments()
-        for plan, value in zip(self.plan, values):
-            _check_argument(self, plan, value)
+        for index, (plan, value) in enumerate(zip(self.plan, values)):
+            _check_argument(self, plan, value, first=index == 0)
         _check_results(self, values)
 
 
@@ -418,14 +418,18 @@ def _print_type(printer: Printer, attr: Attribute) -> None:
 # --------------------------------------------------------------------------
 
 
-def _check_argument(op: AtenOp, plan: ArgPlan, value: Any) -> None:
+def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) -> None:
     arg_type = plan.arg.type
     if value is None and not (arg_type.optional or plan.arg.has_default):
         raise VerifyException(f"'{op.name}' op: required argument '{plan.name}' is missing")
     for item in (value if isinstance(value, list) else [value]):
         if isinstance(item, SSAValue):
-            # a Tensor argument may hold a symbolic scalar (torch's wrapped numbers: x * n)
-            wanted = (TensorType, *SYM_TYPES) if arg_type.is_tensor_like else SYM_TYPES
+            # a Tensor argument after the first may hold a symbolic scalar (torch's
+            # wrapped numbers: x * n records mul.Tensor(x, n))
+            if arg_type.is_tensor_like:
+                wanted = (TensorType,) if first or arg_type.is_list else (TensorType, *SYM_TYPES)
+            else:
+                wanted = SYM_TYPES
             if not isinstance(item.type, wanted):
                 kind = "a tensor" if arg_type.is_tensor_like else "a symbolic scalar"
                 raise VerifyException(

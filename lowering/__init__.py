@@ -2,10 +2,13 @@
 patterns, pipelines and per-level legality checks.
 
 Public names: ``default_decompositions``, ``register_decomposition``,
-``DecompTable``, ``run_decompositions`` and the pass classes of ``passes``.
+``DecompTable`` (alias ``CustomDecompTable``); ``run.run_decompositions``
+(what ``ExportedProgram.run_decompositions`` calls) and the pass classes of
+``passes`` (registered by name in texport.universe).
 """
 
 from . import functionalizations, view_scatters  # noqa: F401 - register their rules
-from .table import DecompTable, default_decompositions, register_decomposition
+from .default_table import default_decompositions
+from .table import CustomDecompTable, DecompTable, register_decomposition
 
-__all__ = ["DecompTable", "default_decompositions", "register_decomposition"]
+__all__ = ["CustomDecompTable", "DecompTable", "default_decompositions", "register_decomposition"]

@@ -34,13 +34,14 @@ from texport.dialects.aten import AtenOp, op_class
 from texport.dialects.handles import OpOverload, handle_for
 from texport.dialects.names import set_name
 from texport.dialects.registry import Registry
-from texport.tracer.dispatcher import current_mode
+from texport.tracer.dispatcher import current_mode, using_mode
 from texport.tracer.errors import TracingError
 from texport.tracer.subtrace import NOT_HANDLED, SubTracer, call_rule, output_values, symbol_sources
 from texport.tracer.tensor import Tensor
 from texport.tracer.tracing import NameTable
 
 from .errors import FunctionalizationError
+from .legality import where
 from .patterns import TracedEmitter
 from .rules import INPLACE, INPLACE_VIEWS
 
@@ -223,14 +224,12 @@ class Functionalizer:
         scatter = SCATTERS.get(view_op.op_def.key)
         if scatter is None:
             raise FunctionalizationError(
-                f"functionalize: a write through '{view_op.name}'{_where(at)} cannot reach its base "
+                f"functionalize: a write through '{view_op.name}'{where(at)} cannot reach its base "
                 "(no scatter form for this view)"
             )
         tracer = self.tracer
         tracer.location = at.location
         args = [tracer.traced(self.resolve_arg(v)) for v in view_op.arguments()]
-        from texport.tracer.dispatcher import using_mode
-
         with using_mode(tracer):
             result = scatter(tracer.traced(base), tracer.traced(src), args, view.index, view_op)
         return tracer.ir_value(result)
@@ -283,7 +282,7 @@ class Functionalizer:
             result, traced = call_rule(tracer, handle_for(op.op_def.key), self.resolve_arg(old_args),
                                        [a.kwarg_only for a in schema.arguments], [a.name for a in schema.arguments])
         except TracingError as err:
-            raise FunctionalizationError(f"functionalize: '{op.name}'{_where(op)}: {err}") from None
+            raise FunctionalizationError(f"functionalize: '{op.name}'{where(op)}: {err}") from None
         for old, arg in zip(old_args, traced):
             if isinstance(arg, Tensor) and id(arg) in tracer.writes and isinstance(old, SSAValue):
                 self.mutate(old, tracer.ir_value(arg), op)
@@ -338,12 +337,6 @@ def _copy_name(old: SSAValue, new: SSAValue, names: NameTable) -> None:
 def _string(attr: DictionaryAttr, key: str) -> str | None:
     value = attr.data.get(key)
     return value.data if isinstance(value, StringAttr) else None
-
-
-def _where(op: Operation) -> str:
-    from .legality import where
-
-    return where(op)
 
 
 def functionalize_function(func: FuncOp) -> list[tuple[SSAValue, str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
@@ -111,3 +112,31 @@ def blocks(block: Block) -> Iterator[Block]:
         for region in op.regions:
             for inner in region.blocks:
                 yield from blocks(inner)
+
+
+def dedupe_symbols(block: Block) -> int:
+    """Read each symbolic size once: a later ``sym_size.int`` or ``tx`` op
+    with the same operands and properties as an earlier one is replaced by it
+    (decompositions and export each read sizes where they need them)."""
+    seen: dict[tuple[Any, ...], Operation] = {}
+    erased = 0
+    for op in list(block.ops):
+        if not _is_symbolic(op):
+            continue
+        key = (op.name, tuple(op.operands), tuple(sorted(op.properties.items(), key=lambda kv: kv[0])),
+               tuple(sorted(op.attributes.items(), key=lambda kv: kv[0])))
+        first = seen.get(key)
+        if first is None:
+            seen[key] = op
+            continue
+        for old, new in zip(op.results, first.results):
+            old.replace_all_uses_with(new)
+        block.erase_op(op)
+        erased += 1
+    return erased
+
+
+def _is_symbolic(op: Operation) -> bool:
+    if isinstance(op, AtenOp):
+        return op.op_def.schema.name == "sym_size"
+    return op.name.startswith("tx.") and bool(op.results) and op.name != "tx.assert"

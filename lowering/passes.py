@@ -13,8 +13,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from .decompose import decompose_function
+from .default_table import NAMED_TABLES
 from .functionalize import functionalize_function
-from .ir import blocks, dce, functions, rename
+from .ir import blocks, dce, dedupe_symbols, functions, rename
 from .legality import (
     LegalityError,
     check_core,
@@ -25,7 +26,6 @@ from .legality import (
 )
 from .patterns import apply_rules
 from .rules import CANONICALIZE, LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
-from .table import NAMED_TABLES
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class DecomposePass(ModulePass):
             left = [inner for inner in func.walk() if not is_core_legal(inner) and not is_custom(inner)]
             if left:
                 raise LegalityError(f"decompose{{table={self.table}}}: {describe_left(left, 'core')}")
+            dedupe_symbols(block)
             dce(block)
             rename(block)
 

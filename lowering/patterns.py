@@ -38,7 +38,9 @@ from typing import Any, Protocol
 
 from xdsl.ir import Block, Operation, SSAValue
 
+from texport.dialects import op_table  # noqa: F401 - registers the table
 from texport.dialects.aten import AtenOp, op_class, result_type_for
+from texport.dialects.handles import handle_for
 from texport.dialects.names import set_name
 from texport.dialects.registry import OPS, OpDef
 from texport.dialects.shape_rules import SHAPE_RULES
@@ -263,8 +265,6 @@ _OP_NAME_CACHE: dict[str, OpDef] = {}
 
 def _OP_NAMES() -> dict[str, OpDef]:  # noqa: N802 - a lazily built constant
     if not _OP_NAME_CACHE:
-        from texport.dialects import op_table  # noqa: F401 - registers the table
-
         for key in OPS.keys():
             op_def = OPS[key]
             _OP_NAME_CACHE[op_def.ir_name] = op_def
@@ -603,6 +603,4 @@ class TracedEmitter:
     tracer: Any
 
     def emit(self, level: str | None, op_def: OpDef, values: list[Any], same_as: AtenOp | None) -> Any:
-        from texport.dialects.handles import handle_for
-
         return self.tracer.call(handle_for(op_def.key), values)

@@ -11,9 +11,11 @@ from typing import Any
 
 from xdsl.ir import SSAValue
 
+from texport.dialects import op_table  # noqa: F401 - registers the table
 from texport.dialects.registry import OPS
 from texport.dialects.tx import TensorType
 
+from .legality import writes_something
 from .patterns import Match, OpPat, Rest, Rule, RuleTable, condition, native
 
 # --------------------------------------------------------------------------
@@ -35,8 +37,6 @@ def _is_core(match: Match) -> bool:
 
 @condition("writes_nothing")
 def _writes_nothing(match: Match) -> bool:
-    from .legality import writes_something
-
     return match.op is not None and not writes_something(match.op)
 
 
@@ -123,8 +123,6 @@ INPLACE_VIEWS = frozenset({
 def _derived_renamings() -> list[Rule]:
     """``name_.overload(...) -> name.overload(...)`` for each in-place op whose
     functional twin exists with the same arguments."""
-    from texport.dialects import op_table  # noqa: F401 - registers the table
-
     rules = []
     for key in OPS.keys():
         op_def = OPS[key]

@@ -12,7 +12,10 @@ signature lists the mutations first, as torch's does.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
+from collections.abc import Iterator
 from typing import Any
 
 from xdsl.dialects.func import FuncOp
@@ -27,12 +30,13 @@ from texport.tracer.signature import (
 )
 
 from .decompose import decompose_function
+from .default_table import default_decompositions
 from .functionalize import functionalize_function
-from .ir import blocks, clone_module, dce, functions, rename
+from .ir import blocks, clone_module, dce, dedupe_symbols, functions, rename
 from .legality import LegalityError, describe_left, is_core_legal, is_custom
 from .patterns import apply_rules
 from .rules import LEGALIZE_CORE
-from .table import as_key_table, default_decompositions
+from .table import as_key_table
 
 
 def lower_function(func: FuncOp, table: dict[str, Any] | None, *, strict: bool) -> int:
@@ -48,15 +52,37 @@ def lower_function(func: FuncOp, table: dict[str, Any] | None, *, strict: bool) 
             left = [op for op in func.walk() if not is_core_legal(op) and not is_custom(op)]
             if left:
                 raise LegalityError(f"run_decompositions: {describe_left(left, 'core')}")
+    dedupe_symbols(block)
     dce(block)
     rename(block)
     return len(mutations)
 
 
-def run_decompositions(ep: Any, decomp_table: Any = None, **kwargs: Any) -> Any:
-    """A new ExportedProgram at the functional (``{}``) or core level."""
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Lowering allocates many small, long-lived IR objects: the cyclic
+    collector would rescan the growing heap again and again (a superlinear
+    cost on large programs). It runs once, after."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def run_decompositions(ep: Any, decomp_table: Any = None, *, decompose_custom_triton_ops: bool = False,
+                       **kwargs: Any) -> Any:
+    """A new ExportedProgram at the functional (``{}``) or core level.
+    (``decompose_custom_triton_ops`` is torch's flag; there are no triton ops here.)"""
     if kwargs:
         raise TypeError(f"run_decompositions() got unexpected arguments: {', '.join(kwargs)}")
+    with _gc_paused():
+        return _run(ep, decomp_table)
+
+
+def _run(ep: Any, decomp_table: Any) -> Any:
     if decomp_table is None:
         table, strict = default_decompositions().by_key(), True
     else:

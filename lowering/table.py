@@ -10,6 +10,9 @@ Deleting an entry keeps that op; assigning one replaces the decomposition.
     del table[aten.conv2d.default]            # keep conv2d
     table[aten.linear.default] = my_linear    # use my_linear instead
     ep.run_decompositions(table)
+
+(``default_decompositions`` lives in ``default_table``, which imports every
+decomposition module; the modules import this one to register.)
 """
 
 from __future__ import annotations
@@ -104,18 +107,7 @@ class DecompTable(MutableMapping[OpOverload, Decomposition]):
         return f"DecompTable({len(self)} decompositions)"
 
 
-def load_decompositions() -> None:
-    """Import every decomposition module (each registers on import)."""
-    from . import decompositions  # noqa: F401
-
-
-def default_decompositions() -> DecompTable:
-    """A fresh, editable copy of the default table: it takes every op to core ATen."""
-    from texport.tracer.library import custom_decompositions
-
-    load_decompositions()
-    entries = {key: DECOMPOSITIONS[key] for key in DECOMPOSITIONS.keys()}
-    return DecompTable(entries | custom_decompositions())
+CustomDecompTable = DecompTable  # torch.export.decomp_utils' name for it
 
 
 def as_key_table(table: Any) -> dict[str, Decomposition]:
@@ -135,8 +127,3 @@ KEPT_WITHOUT_DECOMPOSITION = frozenset({
     "aten.unique_consecutive.default",
     "aten.nonzero_static.default",  # nonzero padded to a static size
 })
-
-# Named tables for the decompose pass (``decompose{table=core}``).
-NAMED_TABLES: dict[str, Callable[[], dict[str, Decomposition]]] = {
-    "core": lambda: default_decompositions().by_key(),
-}

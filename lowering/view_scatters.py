@@ -13,6 +13,8 @@ from typing import Any
 
 from texport.dialects.aten import AtenOp
 from texport.dialects.handles import ops
+from texport.tracer.dispatcher import current_mode
+from texport.tracer.symint import SymInt
 from texport.tracer.tensor import Tensor
 
 from .functionalize import SCATTERS
@@ -95,9 +97,6 @@ def _split_back(base: Tensor, src: Tensor, args: list[Any], index: int, op: Aten
 
 def _size(expr: Any) -> Any:
     """A size expression as an argument: an int, or a SymInt of the tracer."""
-    from texport.tracer.dispatcher import current_mode
-    from texport.tracer.symint import SymInt
-
     if type(expr) is int or getattr(expr, "is_Integer", False):
         return int(expr)
     return SymInt(expr, current_mode())

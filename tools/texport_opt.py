@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from texport.dialects.names import TexportParser
@@ -33,7 +34,11 @@ class TexportOptMain(xDSLOptMain):
 
 
 def main(args: Sequence[str] | None = None) -> None:
-    TexportOptMain("texport modular optimizer driver", args).run()
+    try:
+        TexportOptMain("texport modular optimizer driver", args).run()
+    except DiagnosticException as err:  # a failing pass: one message, no traceback
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

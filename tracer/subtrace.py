@@ -29,7 +29,7 @@ from xdsl.ir import Block, SSAValue
 
 from texport.dialects import tx
 from texport.dialects.aten import op_class
-from texport.dialects.handles import OpOverload
+from texport.dialects.handles import OpOverload, handle_for
 from texport.dialects.names import set_name
 from texport.dialects.registry import lookup_op
 from texport.dialects.shape_rules.guards import guard_bool
@@ -39,7 +39,7 @@ from .dispatcher import using_mode
 from .errors import TracingError
 from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
-from .tracing import FakeValue, NameTable, Tracer
+from .tracing import NameTable, Tracer
 
 Rewrite = Callable[["SubTracer", OpOverload, list[Any]], Any]
 NOT_HANDLED: Any = object()  # what a rewrite hook returns to let a call trace as usual
@@ -135,19 +135,13 @@ class SubTracer(Tracer):
     def rebind(self, target: Tensor, value: Tensor) -> None:
         """``target`` now holds ``value`` (cast to its dtype): a write."""
         if value._dtype is not target._dtype:
-            value = super().call(lookup_handle("_to_copy.default"), _to_copy_values(value, target._dtype))
+            value = super().call(handle_for("_to_copy.default"), _to_copy_values(value, target._dtype))
         target._value = value._value
         self.writes[id(target)] = target
 
 
-def lookup_handle(name: str) -> OpOverload:
-    from texport.dialects.handles import handle_for
-
-    return handle_for(name)
-
-
 def _to_copy_values(tensor: Tensor, dtype: Any) -> list[Any]:
-    schema = lookup_handle("_to_copy.default")._schema
+    schema = handle_for("_to_copy.default")._schema
     values = [a.default if a.has_default else None for a in schema.arguments]
     values[0] = tensor
     names = [a.name for a in schema.arguments]
@@ -213,10 +207,6 @@ def _constant(tracer: SubTracer, value: int) -> SSAValue:
     tracer.blocks[-1].add_op(op)
     set_name(op.results[0], tracer.names.claim(f"c{value}".replace("-", "m")))
     return op.results[0]
-
-
-def is_traced(tensor: Any) -> bool:
-    return isinstance(tensor, Tensor) and isinstance(tensor._value, FakeValue)
 
 
 # --------------------------------------------------------------------------

@@ -82,6 +82,11 @@ def node_name(op: OpOverload) -> str:
     return f"{schema.name}_int" if schema.overload_name == "int" else schema.name
 
 
+def _absent_type(op: OpOverload, index: int) -> Any:
+    """A result the rule gives as None (a masked-out gradient): an empty tensor."""
+    return TensorType.get((0,), DType.float32)
+
+
 def _element_bound(values: list[Any]) -> int | None:
     """The element count of the first tensor argument, when static (the most
     elements a data-dependent output such as nonzero can have)."""
@@ -199,7 +204,7 @@ class Tracer:
             results = ()
         bound = _element_bound(values)
         results = [self._fill_unbacked(r, bound) for r in results]
-        types = [result_type_for(r) for r in results]
+        types = [result_type_for(r) if r is not None else _absent_type(op, i) for i, r in enumerate(results)]
         self._assert_sizes(op, values)
         ir_op = op_class(op.op_def, self.level).build(
             [self.ir_value(v) for v in values], types, location=self._location(),
@@ -305,7 +310,8 @@ class Tracer:
         if type(expr) is int:
             return expr
         node = {"int": SymInt, "float": SymFloat, "bool": SymBool}[meta.kind](expr, self)
-        self.sym_values.setdefault(expr, value)
+        key = ("float", expr) if meta.kind == "float" else ("bool", expr) if meta.kind == "bool" else expr
+        self.sym_values.setdefault(key, value)  # the key materialize() looks up
         return node
 
     # ---- symbolic scalars ---------------------------------------------------

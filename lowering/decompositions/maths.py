@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from texport.interpreter.dtypes import to_numpy
+
 from ._common import DType, Tensor, aten, canonical_dim, register_decomposition
 
 
@@ -40,6 +44,7 @@ def floor_divide(self: Tensor, other: Tensor) -> Tensor:
     return aten.div.Tensor_mode(self, other, rounding_mode="floor")
 
 
+# floor_divide(x, s) = div(x, s, rounding_mode="floor")
 @register_decomposition(aten.floor_divide.Scalar)
 def floor_divide_scalar(self: Tensor, other: Any) -> Tensor:
     return aten.div.Scalar_mode(self, other, rounding_mode="floor")
@@ -51,6 +56,7 @@ def true_divide(self: Tensor, other: Tensor) -> Tensor:
     return aten.div.Tensor(self, other)
 
 
+# true_divide(x, s) = div(x, s)
 @register_decomposition(aten.true_divide.Scalar)
 def true_divide_scalar(self: Tensor, other: Any) -> Tensor:
     return aten.div.Scalar(self, other)
@@ -74,6 +80,7 @@ def clamp_min(self: Tensor, min: Any) -> Tensor:  # noqa: A002
     return aten.clamp.default(self, min, None)
 
 
+# clamp_min(x, m) = clamp(x, m, None) for a tensor m
 @register_decomposition(aten.clamp_min.Tensor)
 def clamp_min_tensor(self: Tensor, min: Tensor) -> Tensor:  # noqa: A002
     return aten.clamp.Tensor(self, min, None)
@@ -85,6 +92,7 @@ def clamp_max(self: Tensor, max: Any) -> Tensor:  # noqa: A002
     return aten.clamp.default(self, None, max)
 
 
+# clamp_max(x, m) = clamp(x, None, m) for a tensor m
 @register_decomposition(aten.clamp_max.Tensor)
 def clamp_max_tensor(self: Tensor, max: Tensor) -> Tensor:  # noqa: A002
     return aten.clamp.Tensor(self, None, max)
@@ -99,6 +107,7 @@ def lerp_scalar(self: Tensor, end: Tensor, weight: Any) -> Tensor:
     return aten.sub.Tensor(end, aten.mul.Tensor(diff, 1 - weight))
 
 
+# lerp(x, y, w) = where(|w| < 0.5, x + w·(y - x), y - (y - x)·(1 - w))
 @register_decomposition(aten.lerp.Tensor)
 def lerp_tensor(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
     diff = aten.sub.Tensor(end, self)
@@ -226,10 +235,6 @@ def _scalar(value: Any, like: Tensor) -> Tensor:
 
 
 def _finfo(dtype: DType) -> tuple[float, float]:
-    import numpy as np
-
-    from texport.interpreter.dtypes import to_numpy
-
     info = np.finfo(to_numpy(dtype))
     return float(info.min), float(info.max)
 

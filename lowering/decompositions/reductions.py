@@ -35,11 +35,13 @@ def all_all(self: Tensor) -> Tensor:
     return aten.logical_not.default(aten.any.default(aten.logical_not.default(self)))
 
 
+# all(x, d) = not any(not x, d)
 @register_decomposition(aten.all.dim)
 def all_dim(self: Tensor, dim: int, keepdim: bool = False) -> Tensor:
     return aten.logical_not.default(aten.any.dim(aten.logical_not.default(self), dim, keepdim))
 
 
+# all(x, ds) = not any(not x, ds)
 @register_decomposition(aten.all.dims)
 def all_dims(self: Tensor, dim: list[int] | None = None, keepdim: bool = False) -> Tensor:
     return aten.logical_not.default(aten.any.dims(aten.logical_not.default(self), dim, keepdim))
@@ -57,27 +59,30 @@ def std_all(self: Tensor, unbiased: bool = True) -> Tensor:
     return aten.sqrt.default(var_all(self, unbiased))
 
 
+# std(x, d, unbiased) = sqrt(var(x, d, correction=unbiased))
 @register_decomposition(aten.std.dim)
 def std_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True, keepdim: bool = False) -> Tensor:
     return aten.sqrt.default(aten.var.correction(self, dim, correction=int(unbiased), keepdim=keepdim))
 
 
+# std(x, d, correction=c) = sqrt(var(x, d, correction=c))
 @register_decomposition(aten.std.correction)
 def std_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
                    keepdim: bool = False) -> Tensor:
     return aten.sqrt.default(aten.var.correction(self, dim, correction=correction, keepdim=keepdim))
 
 
-# var_mean(x, ...) = (var(x, ...), mean(x, ...)); std_mean likewise with sqrt
 def _mean(self: Tensor, dim: list[int] | None, keepdim: bool) -> Tensor:
     return aten.mean.dim(self, dim if dim is not None else [], keepdim)
 
 
+# var_mean(x) = (var(x), mean(x))
 @register_decomposition(aten.var_mean.default)
 def var_mean_all(self: Tensor, unbiased: bool = True) -> tuple[Tensor, Tensor]:
     return var_all(self, unbiased), _mean(self, None, False)
 
 
+# var_mean(x, d) = (var(x, d), mean(x, d))
 @register_decomposition(aten.var_mean.dim)
 def var_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
                  keepdim: bool = False) -> tuple[Tensor, Tensor]:
@@ -85,6 +90,7 @@ def var_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
             _mean(self, dim, keepdim))
 
 
+# var_mean(x, d, correction=c) = (var(x, d, correction=c), mean(x, d))
 @register_decomposition(aten.var_mean.correction)
 def var_mean_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
                         keepdim: bool = False) -> tuple[Tensor, Tensor]:
@@ -92,12 +98,14 @@ def var_mean_correction(self: Tensor, dim: list[int] | None = None, *, correctio
             _mean(self, dim, keepdim))
 
 
+# std_mean(x) = (sqrt(var(x)), mean(x))
 @register_decomposition(aten.std_mean.default)
 def std_mean_all(self: Tensor, unbiased: bool = True) -> tuple[Tensor, Tensor]:
     variance, mean = var_mean_all(self, unbiased)
     return aten.sqrt.default(variance), mean
 
 
+# std_mean(x, d) = (sqrt(var(x, d)), mean(x, d))
 @register_decomposition(aten.std_mean.dim)
 def std_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
                  keepdim: bool = False) -> tuple[Tensor, Tensor]:
@@ -105,6 +113,7 @@ def std_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
     return aten.sqrt.default(variance), mean
 
 
+# std_mean(x, d, correction=c) = (sqrt(var(x, d, correction=c)), mean(x, d))
 @register_decomposition(aten.std_mean.correction)
 def std_mean_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
                         keepdim: bool = False) -> tuple[Tensor, Tensor]:
@@ -143,6 +152,7 @@ def norm_scalar(self: Tensor, p: Any = 2) -> Tensor:
     return linalg_vector_norm(self, p)
 
 
+# norm(x, p, d) = linalg_vector_norm(x, p, d)
 @register_decomposition(aten.norm.ScalarOpt_dim)
 def norm_dim(self: Tensor, p: Any, dim: list[int], keepdim: bool = False) -> Tensor:
     return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
@@ -243,6 +253,7 @@ def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return aten.sort.default(self, dim, descending)[1]
 
 
+# argsort(x, stable=True) = sort(x)[1] (the core sort is stable)
 @register_decomposition(aten.argsort.stable)
 def argsort_stable(self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False) -> Tensor:
     return aten.sort.default(self, dim, descending)[1]
@@ -270,6 +281,7 @@ def count_nonzero_dims(self: Tensor, dim: list[int]) -> Tensor:
     return aten.sum.dim_IntList(aten.ne.Scalar(self, 0), list(dim), dtype=DType.int64)
 
 
+# count_nonzero(x, d) = sum(x != 0, [d] or every dim)
 @register_decomposition(aten.count_nonzero.default)
 def count_nonzero(self: Tensor, dim: int | None = None) -> Tensor:
     return count_nonzero_dims(self, [] if dim is None else [dim])

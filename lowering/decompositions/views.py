@@ -205,52 +205,61 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     return aten.cat.default(moved, dim)
 
 
-# *_copy(x, ...) = the view op (no aliasing in a functional program)
+# expand_copy(x, s) = expand(x, s) (a *_copy op is its view op: nothing aliases in a functional program)
 @register_decomposition(aten.expand_copy.default)
 def expand_copy(self: Tensor, size: list[Any], *, implicit: bool = False) -> Tensor:
     return aten.expand.default(self, size)
 
 
+# permute_copy(x, p) = permute(x, p)
 @register_decomposition(aten.permute_copy.default)
 def permute_copy(self: Tensor, dims: list[int]) -> Tensor:
     return aten.permute.default(self, dims)
 
 
+# unsqueeze_copy(x, d) = unsqueeze(x, d)
 @register_decomposition(aten.unsqueeze_copy.default)
 def unsqueeze_copy(self: Tensor, dim: int) -> Tensor:
     return aten.unsqueeze.default(self, dim)
 
 
+# squeeze_copy(x) = squeeze.dims(x, every size-1 dim)
 @register_decomposition(aten.squeeze_copy.default)
 def squeeze_copy(self: Tensor) -> Tensor:
     return squeeze(self)
 
 
+# squeeze_copy(x, d) = squeeze.dims(x, [d])
 @register_decomposition(aten.squeeze_copy.dim)
 def squeeze_copy_dim(self: Tensor, dim: int) -> Tensor:
     return aten.squeeze.dims(self, [dim])
 
 
+# squeeze_copy(x, ds) = squeeze.dims(x, ds)
 @register_decomposition(aten.squeeze_copy.dims)
 def squeeze_copy_dims(self: Tensor, dim: list[int]) -> Tensor:
     return aten.squeeze.dims(self, dim)
 
 
+# slice_copy(x, ...) = slice(x, ...)
 @register_decomposition(aten.slice_copy.Tensor)
 def slice_copy(self: Tensor, dim: int = 0, start: Any = None, end: Any = None, step: Any = 1) -> Tensor:
     return aten.slice.Tensor(self, dim, start, end, step)
 
 
+# select_copy(x, d, i) = select(x, d, i)
 @register_decomposition(aten.select_copy.int)
 def select_copy(self: Tensor, dim: int, index: Any) -> Tensor:
     return aten.select.int(self, dim, index)
 
 
+# diagonal_copy(x, ...) = diagonal(x, ...)
 @register_decomposition(aten.diagonal_copy.default)
 def diagonal_copy(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     return aten.diagonal.default(self, offset, dim1, dim2)
 
 
+# as_strided_copy(x, ...) = as_strided(x, ...)
 @register_decomposition(aten.as_strided_copy.default)
 def as_strided_copy(self: Tensor, size: list[Any], stride: list[Any], storage_offset: Any = None) -> Tensor:
     return aten.as_strided.default(self, size, stride, storage_offset)

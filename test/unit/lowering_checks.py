@@ -22,11 +22,11 @@ from texport.interpreter.executor import compile_function
 from texport.interpreter.kernels import KERNELS
 from texport.interpreter.kernels import load_all as load_kernels
 from texport.lowering.decompose import decompose_function
+from texport.lowering.default_table import default_decompositions
 from texport.lowering.ir import blocks, clone_module
 from texport.lowering.legality import is_core_legal
 from texport.lowering.patterns import apply_rules
 from texport.lowering.rules import LEGALIZE_CORE
-from texport.lowering.table import default_decompositions
 from texport.tracer.dispatcher import using_mode
 from texport.tracer.subtrace import symbol_sources
 from texport.tracer.tensor import Tensor

@@ -15,8 +15,9 @@ from lowering_checks import Sample, check_decomposition, lower_to_core, op_modul
 
 from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS
+from texport.lowering.default_table import default_decompositions
 from texport.lowering.legality import CORE_EXTRAS
-from texport.lowering.table import KEPT_WITHOUT_DECOMPOSITION, default_decompositions
+from texport.lowering.table import KEPT_WITHOUT_DECOMPOSITION
 
 RNG = np.random.default_rng(0)
 
@@ -284,8 +285,8 @@ def test_item_becomes_local_scalar_dense() -> None:
 def test_table_covers_every_non_core_op() -> None:
     """Every op outside core has a decomposition, a functional form (ops that
     write) or is kept on purpose (torch keeps it too, with the reason)."""
-    from texport.lowering.rules import INPLACE, INPLACE_VIEWS
     from texport.lowering.functionalize import FUNCTIONALIZATIONS
+    from texport.lowering.rules import INPLACE, INPLACE_VIEWS
 
     table = default_decompositions().by_key()
     inplace = {r.source.name for r in INPLACE.rules}
@@ -300,3 +301,21 @@ def test_table_covers_every_non_core_op() -> None:
         elif key not in table and key not in CORE_EXTRAS and key not in KEPT_WITHOUT_DECOMPOSITION:
             missing.append(key)
     assert not missing, f"{len(missing)} non-core ops cannot reach core: {missing}"
+
+
+def test_every_decomposition_has_an_algebra_comment() -> None:
+    """The line above each ``@register_decomposition`` is a one-line comment."""
+    import inspect
+
+    from texport.lowering.table import DECOMPOSITIONS
+
+    missing = []
+    for key in DECOMPOSITIONS.keys():
+        fn = DECOMPOSITIONS[key]
+        lines, start = inspect.getsourcelines(fn)
+        source = inspect.getsourcefile(fn)
+        with open(source) as handle:  # noqa: PTH123
+            above = handle.read().splitlines()[start - 2].strip()
+        if not above.startswith("#"):
+            missing.append(f"{key} ({fn.__name__})")
+    assert not missing, f"decompositions without an algebra comment: {missing}"

@@ -96,3 +96,21 @@ def test_gpt_core_histogram_matches_torch() -> None:
     assert hist["addmm"] == 16 and hist["expand"] == 16 and hist["clone"] == 16 and hist["native_layer_norm"] == 9
     for name in ("_softmax", "where.self", "scalar_tensor", "split_with_sizes", "gelu"):
         assert hist[name] == 4, name
+
+
+def test_dynamic_batch_gpt_lowers_with_one_size_read() -> None:
+    """behaviour reference §10: one sym_size.int and two multiplications on the
+    batch symbol; the core program runs on another batch size."""
+    from collections import Counter
+
+    from texport.export import Dim
+
+    model, args = ZOO["GPT4"]()
+    model.eval()
+    ep = torch.export.export(model, args, dynamic_shapes={"x": (Dim("batch", max=1024), None, None)})
+    core = ep.run_decompositions()
+    hist = Counter(op.name for op in core.graph.body.block.ops)
+    assert hist["core.sym_size.int"] == 1 and hist["tx.mul"] == 2
+    assert core.range_constraints == ep.range_constraints
+    x = torch.randn(3, 128, 256)
+    np.testing.assert_allclose(core.module()(x).numpy(), model(x).numpy(), rtol=RTOL, atol=ATOL)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from texport.lowering import default_decompositions, register_decomposition
 from texport.tracer.dynamic import (
     AdditionalInputs,
     ConstraintViolationError,
@@ -46,6 +47,7 @@ def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = N
 __all__ = [
     "AdditionalInputs", "ConstraintViolationError", "Dim", "ShapesCollection", "UserError",
     "dims", "refine_dynamic_shapes_from_suggested_fixes", "SerializationError", "load", "save",
+    "default_decompositions", "register_decomposition",
     "ConstantArgument", "ExportGraphSignature", "ExportedModule", "ExportedProgram",
     "GraphModule", "InputKind", "InputSpec", "OutputKind", "OutputSpec", "SymIntArgument",
     "TensorArgument", "export",

@@ -155,7 +155,11 @@ class ExportedModule(Module):
         leaves = _check_inputs(program, args, kwargs)
         inputs = self._plan_inputs(leaves)
         outputs = list(plan(*inputs))
-        return self._finish(outputs)
+        return self._finish(outputs, self._user_inputs_by_name(leaves))
+
+    def _user_inputs_by_name(self, leaves: list[Any]) -> dict[str, Any]:
+        specs = [s for s in self._program.graph_signature.input_specs if s.kind is InputKind.USER_INPUT]
+        return {spec.arg.name: leaf for spec, leaf in zip(specs, leaves)}
 
     def _plan_inputs(self, user_leaves: list[Any]) -> list[Any]:
         program = self._program
@@ -173,9 +177,10 @@ class ExportedModule(Module):
                 values.append(leaf._value if isinstance(leaf, Tensor) else leaf)
         return values
 
-    def _finish(self, outputs: list[Any]) -> Any:
+    def _finish(self, outputs: list[Any], user_inputs: dict[str, Any] | None = None) -> Any:
         program = self._program
         state = dict(self.named_buffers())
+        user_inputs = user_inputs or {}
         results, position = [], 0
         for spec in program.graph_signature.output_specs:
             if isinstance(spec.arg, ConstantArgument):
@@ -186,7 +191,9 @@ class ExportedModule(Module):
             if spec.kind is OutputKind.BUFFER_MUTATION:
                 np.copyto(state[spec.target]._value, value)
             elif spec.kind is OutputKind.USER_INPUT_MUTATION:
-                continue
+                target = user_inputs.get(spec.target)
+                if isinstance(target, Tensor):  # torch writes the new value into the caller's tensor
+                    np.copyto(target._value, value)
             else:
                 results.append(_wrap(value))
         return pytree.tree_unflatten(results, program.call_spec[1])
