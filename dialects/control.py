@@ -19,9 +19,10 @@ the verifiers here check the types that connect operands, regions and results.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, i1, i64
-from xdsl.ir import Attribute, Dialect, Region
+from xdsl.ir import Attribute, Dialect, Operation, Region
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -34,7 +35,9 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import IsTerminator, RecursiveMemoryEffect
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import HasCanonicalizationPatternsTrait, IsTerminator, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from .aten import dims_equal
@@ -108,6 +111,51 @@ def _stacked(attr: Attribute, length: object) -> Attribute:
     return TensorType.get((length, *attr.shape), attr.dtype)
 
 
+def constant_predicate(value: Any) -> bool | None:
+    """The value of a predicate known at compile time, else None: a comparison
+    of two ``tx.constant``s, or a one-element bool tensor filled with a literal."""
+    owner = getattr(value, "owner", None)
+    if not isinstance(owner, Operation):
+        return None  # a block argument: known only at run time
+    if owner.name == "tx.cmp":
+        lhs, rhs = (getattr(v.owner, "name", None) == "tx.constant" and v.owner.value.value.data
+                    for v in owner.operands)
+        if isinstance(lhs, bool) or isinstance(rhs, bool):
+            return None
+        return _COMPARE[owner.predicate.data](lhs, rhs)
+    if owner.name.endswith((".scalar_tensor", ".full")):
+        fill = owner.argument("s" if owner.name.endswith("scalar_tensor") else "fill_value")
+        return bool(fill) if isinstance(fill, (bool, int, float)) else None
+    return None
+
+
+_COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+            "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+
+class FoldConstantCond(RewritePattern):
+    """cond(true, t, f, xs) -> t(xs): inline the branch a constant predicate picks."""
+
+    def match_and_rewrite(self, op: Any, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, CondOp):
+            return
+        taken = constant_predicate(op.pred)
+        if taken is None:
+            return
+        block = (op.true_region if taken else op.false_region).block
+        yielded = block.last_op
+        values = list(yielded.operands)
+        rewriter.erase_op(yielded)
+        rewriter.inline_block(block, InsertPoint.before(op), arg_values=list(op.inputs))
+        rewriter.replace_matched_op([], values)
+
+
+class CondCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (FoldConstantCond(),)
+
+
 @irdl_op_definition
 class CondOp(IRDLOperation):
     """torch.cond: run ``true_region`` if ``pred`` holds, else ``false_region``."""
@@ -119,7 +167,7 @@ class CondOp(IRDLOperation):
     true_region = region_def("single_block")
     false_region = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(RecursiveMemoryEffect())
+    traits = traits_def(RecursiveMemoryEffect(), CondCanonicalization())
     assembly_format = (
         "$pred `(` $inputs `)` attr-dict `:` type($pred) `,` `(` type($inputs) `)` "
         "`->` `(` type($res) `)` $true_region `,` $false_region"
