@@ -145,7 +145,7 @@ class FoldConstantCond(RewritePattern):
         block = (op.true_region if taken else op.false_region).block
         yielded = block.last_op
         values = list(yielded.operands)
-        rewriter.erase_op(yielded)
+        rewriter.erase(yielded)
         rewriter.inline_block(block, InsertPoint.before(op), arg_values=list(op.inputs))
         rewriter.replace_matched_op([], values)
 
