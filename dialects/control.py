@@ -147,7 +147,7 @@ class FoldConstantCond(RewritePattern):
         values = list(yielded.operands)
         rewriter.erase(yielded)
         rewriter.inline_block(block, InsertPoint.before(op), arg_values=list(op.inputs))
-        rewriter.replace_matched_op([], values)
+        rewriter.replace(op, [], values)
 
 
 class CondCanonicalization(HasCanonicalizationPatternsTrait):
