@@ -87,7 +87,23 @@ def rewrite_call(tracer: SubTracer, op: OpOverload, values: list[Any]) -> Any:
         if new is not target:
             tracer.rebind(target, new)
         return target
+    if op._schema.namespace != "aten":  # a custom op: torch's auto_functionalized
+        return _auto_functionalized(tracer, op, values)
     raise TracingError(f"{op} writes its operands and has no functional form")
+
+
+def _auto_functionalized(tracer: SubTracer, op: OpOverload, values: list[Any]) -> Any:
+    from .auto_functionalize import functional_variant
+
+    functional, written = functional_variant(op)
+    results = tracer.call(functional, values)
+    results = results if isinstance(results, tuple) else (results,)
+    for index, new in zip(written, results):
+        tracer.rebind(values[index], new)
+    rest = results[len(written):]
+    if not op._schema.returns:
+        return None
+    return rest[0] if len(rest) == 1 and not op._schema.returns_tuple else tuple(rest)
 
 
 def _split(op: OpOverload, values: list[Any]) -> tuple[list[Any], dict[str, Any]]:

@@ -126,3 +126,46 @@ def test_lower_level_define() -> None:
     assert ep.module()(x).tolist() == [3.0, 3.0]
     assert "aten.mul" not in ep.mlir()
     assert torch.library.custom_decompositions()["testlib.scale.default"](x, 2.0).tolist() == [2.0, 2.0]
+
+
+def test_custom_ops_through_the_levels() -> None:
+    @torch.library.custom_op("testlib::bump_", mutates_args=("x",))
+    def bump_(x: torch.Tensor) -> None:
+        x.add_(1)
+
+    @bump_.register_fake
+    def _(x):
+        return None
+
+    @torch.library.custom_op("testlib::double", mutates_args=())
+    def double(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+    @double.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    @double.register_decomposition
+    def _(x):
+        return x + x
+
+    class B(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("buf", torch.zeros(3))
+
+        def forward(self, x):
+            bump_(self.buf)
+            return double(x + self.buf)
+
+    ep = torch.export.export(B(), (torch.ones(3),))
+    functional = ep.run_decompositions({})
+    assert "functional.testlib.bump_.auto_functionalized(%b_buf)" in functional.mlir()
+    assert "functional.testlib.double(" in functional.mlir()  # kept: not decomposed at this level
+    assert functional.graph_signature.buffers_to_mutate == {"getitem": "buf"}
+    core = ep.run_decompositions()
+    assert "testlib.double" not in core.mlir() and "core.add.Tensor" in core.mlir()
+    for program in (ep, functional, core):
+        module = program.module()
+        assert module(torch.ones(3)).tolist() == [4.0, 4.0, 4.0]
+        assert module(torch.ones(3)).tolist() == [6.0, 6.0, 6.0]  # the buffer update persists
