@@ -414,8 +414,10 @@ def _gelu(self: Array, approximate: str = "none") -> Array:
         return 0.5 * self * (1 + np.tanh(beta * (self + kappa * self * self * self)))
     if approximate != "none":
         raise ValueError("approximate argument must be either none or tanh.")
-    wide = self.astype(np.float64)  # x Phi(x), with erf in double precision
-    return 0.5 * wide * (1 + _erf_wide(wide / math.sqrt(2), self.dtype.itemsize))
+    wide = self.astype(np.float64)  # x Phi(x), erf evaluated in double precision
+    scaled = wide / math.sqrt(2)
+    erf = _erf_single(scaled) if self.dtype.itemsize <= 4 else _erf_wide(scaled, self.dtype.itemsize)
+    return 0.5 * wide * (1 + erf)
 
 
 @_float_activation("silu")
