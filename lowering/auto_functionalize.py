@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from texport.dialects.handles import OpOverload, handle_for
 from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import OPS, register_op
 from texport.dialects.shape_rules import SHAPE_RULES
 from texport.interpreter.kernels import KERNELS
+from texport.interpreter.kernels.variants import copy_on_write
 
 OVERLOAD = "auto_functionalized"
 
@@ -44,16 +43,8 @@ def _register(op: OpOverload, written: list[int], key: str) -> None:
         outputs = () if outputs == () else outputs if isinstance(outputs, tuple) else (outputs,)
         return (*(TensorMeta(metas[i].shape, metas[i].dtype) for i in written), *outputs)
 
-    def run(*values: Any) -> tuple[Any, ...]:
-        copies = list(values)
-        for i in written:
-            copies[i] = np.array(values[i], copy=True)  # the original kernel writes the copies
-        outputs = kernel(*copies)
-        outputs = () if outputs is None else outputs if isinstance(outputs, tuple) else (outputs,)
-        return (*(copies[i] for i in written), *outputs)
-
     SHAPE_RULES.register(key, shape_rule)
-    KERNELS.register(key, run)
+    KERNELS.register(key, copy_on_write(kernel, written))
 
 
 def _plain(text: str) -> str:
