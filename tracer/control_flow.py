@@ -246,22 +246,54 @@ def _trace_cond(tracer: Tracer, pred: Any, true_fn: Any, false_fn: Any, operands
     lifted = _lift([true, false], len(operands))
     true_types = [v.type for v in true.block.last_op.operands]
     false_types = [v.type for v in false.block.last_op.operands]
-    result_types = [_unbacked_merge(tracer, a, b) for a, b in zip(true_types, false_types)]
+    bounds: list[tuple[int, int, Any]] = []  # (result, dim, (unbacked symbol, low, high))
+    result_types = [_unbacked_merge(tracer, a, b, i, bounds)
+                    for i, (a, b) in enumerate(zip(true_types, false_types))]
     inputs = [tracer.ir_value(v) for v in operands] + lifted
     op = CondOp.create(
         operands=[pred_value, *inputs], result_types=result_types,
         regions=[Region(true.block), Region(false.block)],
         properties={"operandSegmentSizes": _segments(1, len(inputs))},
     )
-    return _outputs(tracer, op, true, result_types)
+    outputs = _outputs(tracer, op, true, result_types)
+    _assert_branch_sizes(tracer, op, bounds)
+    return outputs
 
 
-def _unbacked_merge(tracer: Tracer, a: Any, b: Any) -> Any:
+def _assert_branch_sizes(tracer: Tracer, op: Any, bounds: list[tuple[int, int, Any]]) -> None:
+    """An unbacked dim from branches of different sizes is read back with
+    sym_size.int and asserted within the branches' sizes (as torch does)."""
+    import sympy
+
+    from texport.dialects.aten import op_class
+    from texport.dialects.registry import lookup_op
+    from texport.dialects.tx import symint
+
+    for index, dim, (sym, low, high) in bounds:
+        size = op_class(lookup_op("sym_size.int"), tracer.level).build([op.results[index], dim], [symint(sym)])
+        tracer.blocks[-1].add_op(size)
+        set_name(size.results[0], tracer.names.claim("sym_size_int"))
+        tracer.sym_values[sym] = size.results[0]
+        tracer.assert_condition(sympy.Ge(sym, low))
+        tracer.assert_condition(sympy.Le(sym, high))
+
+
+def _unbacked_merge(tracer: Tracer, a: Any, b: Any, index: int, bounds: list[Any]) -> Any:
+    """Branch outputs of different sizes get a fresh unbacked dim; static sizes
+    bound it (torch asserts u0 >= 2 and u0 <= 3 for sizes 3 and 2)."""
     _merge_types(a, b)
     if a == b:
         return a
-    dims = tuple(x if x == y else tracer.new_unbacked() for x, y in zip(a.shape, b.shape))
-    return TensorType.get(dims, a.dtype)
+    dims = []
+    for axis, (x, y) in enumerate(zip(a.shape, b.shape)):
+        if x == y:
+            dims.append(x)
+            continue
+        sym = tracer.new_unbacked()
+        if type(x) is int and type(y) is int:
+            bounds.append((index, axis, (sym, min(x, y), max(x, y))))
+        dims.append(sym)
+    return TensorType.get(tuple(dims), a.dtype)
 
 
 def _segments(*sizes: int) -> Any:

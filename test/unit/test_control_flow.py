@@ -144,3 +144,19 @@ def test_eager_meaning() -> None:
     assert torch.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, (x,)).tolist() == [0.0, -3.0]
     carry, ys = torch.scan(lambda c, v: (c + v, c * 1.0), torch.zeros(()), torch.arange(4.0))
     assert carry.item() == 6.0 and ys.tolist() == [0.0, 0.0, 1.0, 3.0]  # y is the old carry
+
+
+def test_branches_of_different_sizes_get_a_bounded_unbacked_dim() -> None:
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return torch.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x[:2].cos(), (x,))
+
+    ep = torch.export.export(M(), (torch.randn(3, 4),))
+    assert repr(ep.range_constraints) == "{u0: VR[2, 3]}"
+    listing = ep.graph_module.print_readable(print_output=False)
+    assert 'getitem: "f32[u0, 4]" = cond[0]' in listing
+    assert "Runtime assertion failed for expression u0 >= 2" in listing
+    assert "Runtime assertion failed for expression u0 <= 3" in listing
+    for program in (ep, ep.run_decompositions()):
+        assert list(program.module()(torch.ones(3, 4)).shape) == [3, 4]
+        assert list(program.module()(-torch.ones(3, 4)).shape) == [2, 4]
