@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
-import sympy
-from sympy.printing.str import StrPrinter
+from texport.dialects._lazy import sympy  # loaded on first use
 
-Dim = int | sympy.Expr
+Dim = Any  # int | sympy.Expr; an alias for annotations that does not load sympy
 
 _SYMBOL_NAME = re.compile(r"[su][0-9]+|[A-Za-z_][A-Za-z_0-9]*")
 
@@ -32,56 +32,71 @@ def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, integer=True)
 
 
-class FloorDiv(sympy.Function):
-    """Integer floor division ``a // b`` kept symbolic (torch's FloorDiv)."""
+@functools.cache
+def _classes() -> tuple[Any, Any]:
+    """FloorDiv and the dim printer, made on first use (they subclass sympy)."""
+    from sympy.printing.str import StrPrinter
 
-    nargs = 2
-    is_integer = True
+    class FloorDiv(sympy.Function):
+        """Integer floor division ``a // b`` kept symbolic (torch's FloorDiv)."""
 
-    @classmethod
-    def eval(cls, base, divisor):  # noqa: ANN001, ANN206 - sympy protocol
-        if divisor == 1:
-            return base
-        if base.is_Integer and divisor.is_Integer:
-            return sympy.Integer(int(base) // int(divisor))
-        if base == 0:
-            return sympy.Integer(0)
-        if divisor.is_Integer and base.is_Mul:
-            coeff, rest = base.as_coeff_Mul()
-            if coeff.is_Integer and int(coeff) % int(divisor) == 0:
-                return sympy.Integer(int(coeff) // int(divisor)) * rest
-        return None
+        nargs = 2
+        is_integer = True
+
+        @classmethod
+        def eval(cls, base, divisor):  # noqa: ANN001, ANN206 - sympy protocol
+            if divisor == 1:
+                return base
+            if base.is_Integer and divisor.is_Integer:
+                return sympy.Integer(int(base) // int(divisor))
+            if base == 0:
+                return sympy.Integer(0)
+            if divisor.is_Integer and base.is_Mul:
+                coeff, rest = base.as_coeff_Mul()
+                if coeff.is_Integer and int(coeff) % int(divisor) == 0:
+                    return sympy.Integer(int(coeff) // int(divisor)) * rest
+            return None
 
 
-class _DimPrinter(StrPrinter):
-    def _print_FloorDiv(self, expr: FloorDiv) -> str:  # noqa: N802 - sympy protocol
-        base, divisor = expr.args
-        return f"({self._wrap(base)}//{self._wrap(divisor)})"
+    class _DimPrinter(StrPrinter):
+        def _print_FloorDiv(self, expr: FloorDiv) -> str:  # noqa: N802 - sympy protocol
+            base, divisor = expr.args
+            return f"({self._wrap(base)}//{self._wrap(divisor)})"
 
-    def _print_Float(self, expr: sympy.Float) -> str:  # noqa: N802 - sympy protocol
-        text = repr(float(expr))
-        if "e" in text and "." not in text:  # the dim grammar needs a '.' in a float
-            mantissa, exponent = text.split("e")
-            text = f"{mantissa}.0e{exponent}"
-        return text
-
-    def _print_Mod(self, expr: sympy.Mod) -> str:  # noqa: N802 - sympy protocol
-        base, divisor = expr.args
-        return f"({self._wrap(base)} % {self._wrap(divisor)})"
-
-    def _wrap(self, expr: sympy.Expr) -> str:
-        text = self._print(expr)
-        if expr.is_Atom or isinstance(expr, (FloorDiv, sympy.Mod)):
+        def _print_Float(self, expr: sympy.Float) -> str:  # noqa: N802 - sympy protocol
+            text = repr(float(expr))
+            if "e" in text and "." not in text:  # the dim grammar needs a '.' in a float
+                mantissa, exponent = text.split("e")
+                text = f"{mantissa}.0e{exponent}"
             return text
-        return f"({text})"
+
+        def _print_Mod(self, expr: sympy.Mod) -> str:  # noqa: N802 - sympy protocol
+            base, divisor = expr.args
+            return f"({self._wrap(base)} % {self._wrap(divisor)})"
+
+        def _wrap(self, expr: sympy.Expr) -> str:
+            text = self._print(expr)
+            if expr.is_Atom or isinstance(expr, (FloorDiv, sympy.Mod)):
+                return text
+            return f"({text})"
 
 
-_PRINTER = _DimPrinter()
+    return FloorDiv, _DimPrinter()
+
+
+def __getattr__(name: str) -> Any:
+    """``symbolic.FloorDiv`` is created with sympy, on first use."""
+    if name == "FloorDiv":
+        return _classes()[0]
+    raise AttributeError(name)
+
+
+
 
 
 @functools.lru_cache(maxsize=65536)
 def _expr_str(expr: sympy.Expr) -> str:
-    return _PRINTER.doprint(expr)
+    return _classes()[1].doprint(expr)
 
 
 def dim_str(dim: Dim) -> str:
@@ -123,7 +138,8 @@ class DimSyntaxError(ValueError):
 
 
 _TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:e[-+]?\d+)?|\d+)|([A-Za-z_][A-Za-z_0-9]*)|(//|\*\*|[-+*%(),]))")
-_FUNCTIONS = {"Max": sympy.Max, "Min": sympy.Min, "FloorDiv": FloorDiv, "Mod": sympy.Mod}
+def _functions() -> dict[str, Any]:
+    return {"Max": sympy.Max, "Min": sympy.Min, "FloorDiv": _classes()[0], "Mod": sympy.Mod}
 
 
 class _DimParser:
@@ -186,7 +202,7 @@ class _DimParser:
             if self.take("*"):
                 value = value * self.unary()
             elif self.take("//"):
-                value = FloorDiv(value, self.unary())
+                value = _classes()[0](value, self.unary())
             elif self.take("%"):
                 value = sympy.Mod(value, self.unary())
             else:
@@ -225,14 +241,14 @@ class _DimParser:
         raise self.fail("a dim")
 
     def call(self, name: str) -> sympy.Expr:
-        if name not in _FUNCTIONS:
+        if name not in _functions():
             raise DimSyntaxError(f"unknown function {name!r} in dim", self.tokens[self.index - 2][2])
         args = [self.expr()]
         while self.take(","):
             args.append(self.expr())
         if not self.take(")"):
             raise self.fail("')'")
-        return _FUNCTIONS[name](*args)
+        return _functions()[name](*args)
 
 
 @functools.lru_cache(maxsize=65536)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-import sympy
 from xdsl.dialects.builtin import (
     BFloat16Type,
     ComplexType,
@@ -43,6 +42,8 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from texport.dialects._lazy import sympy  # loaded on first use
 
 from .asm import parse_defined_operand
 from .dtypes import BY_IR_NAME, DType

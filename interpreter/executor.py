@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import sympy
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects import tx
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp
 from texport.dialects.control import CondOp, MapOp, ScanOp, WhileLoopOp, YieldOp
 from texport.dialects.symbolic import dim_str
@@ -237,13 +237,14 @@ def _input_checks(
     return binds + checks
 
 
-_RELATION = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
-             sympy.Ge: ">="}
+def _relations() -> dict[type, str]:
+    return {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
+            sympy.Ge: ">="}
 
 
 def _guard_check(condition: Any, bound: dict[str, str]) -> list[str]:
     """A guard export recorded (divisibility, relations) checked on every call."""
-    op = _RELATION.get(type(condition))
+    op = _relations().get(type(condition))
     if op is None:
         return []
     lhs, rhs = (_py(side, bound) for side in condition.args)

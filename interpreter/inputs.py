@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import sympy
 from xdsl.dialects.func import FuncOp
 
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.symbolic import dim_str
 from texport.dialects.tx import SymIntType, TensorType
 

@@ -11,7 +11,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
 from . import pytree
 from .errors import UserError

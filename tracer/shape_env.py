@@ -15,13 +15,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-import sympy
-
-from texport.dialects.symbolic import FloorDiv, symbol, to_dim
+from texport.dialects import symbolic as _symbolic
+from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.symbolic import symbol, to_dim
 
 from .sources import SourceLocation, caller_location
 
-INF = sympy.oo
+INF = float("inf")  # equal to sympy.oo in comparisons; keeps sympy unloaded
 
 
 class ValueRange:
@@ -167,7 +167,7 @@ class ShapeEnv:
         """x == y unifies: the higher-numbered symbol is replaced (torch keeps the
         lower); sym == constant specialises; sym == linear(other) relates."""
         lhs, rhs = equality.args
-        if equality.has(FloorDiv, sympy.Mod):
+        if equality.has(_symbolic.FloorDiv, sympy.Mod):
             return  # divisibility facts stay guards; only linear equalities replace
         free = sorted(equality.free_symbols, key=lambda s: int(s.name[1:]), reverse=True)
         for sym in free:
@@ -254,7 +254,7 @@ def _bounds(expr: Any, ranges: dict[Any, tuple[Any, Any]]) -> tuple[Any, Any]:
             candidates = [_mul(x, y) for x in (low, high) for y in (a, b)]
             low, high = min(candidates), max(candidates)
         return low, high
-    if isinstance(expr, FloorDiv):
+    if isinstance(expr, _symbolic.FloorDiv):
         (a, b), (c, d) = _bounds(expr.args[0], ranges), _bounds(expr.args[1], ranges)
         if c == d and c > 0:
             return (sympy.floor(a / c) if a != -INF else -INF), (sympy.floor(b / c) if b != INF else INF)

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import sympy
 from xdsl.ir import Block, SSAValue
 
 from texport.dialects import tx
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import op_class
 from texport.dialects.handles import OpOverload, handle_for
 from texport.dialects.names import set_name

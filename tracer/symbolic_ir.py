@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
 from xdsl.ir import SSAValue
 
+from texport.dialects import symbolic as _symbolic
 from texport.dialects import tx
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.names import set_name
-from texport.dialects.symbolic import FloorDiv, to_dim
-
-_BINARY = {sympy.Add: tx.AddOp, sympy.Mul: tx.MulOp}
+from texport.dialects.symbolic import to_dim
 
 
-_PREDICATES = {sympy.Eq: "eq", sympy.Ne: "ne", sympy.Lt: "lt", sympy.Le: "le", sympy.Gt: "gt",
-               sympy.Ge: "ge"}
+def _predicates() -> dict[type, str]:
+    return {sympy.Eq: "eq", sympy.Ne: "ne", sympy.Lt: "lt", sympy.Le: "le", sympy.Gt: "gt",
+            sympy.Ge: "ge"}
 
 
 def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
@@ -34,7 +34,7 @@ def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
         value = _size_of(tracer, expr)
     elif isinstance(expr, (sympy.Add, sympy.Mul)):
         value = _fold(tracer, type(expr), list(expr.args))
-    elif isinstance(expr, FloorDiv):
+    elif isinstance(expr, _symbolic.FloorDiv):
         value = _binary(tracer, tx.FloorDivOp, expr, "floordiv")
     elif isinstance(expr, sympy.Mod):
         value = _binary(tracer, tx.ModOp, expr, "mod")
@@ -52,7 +52,7 @@ def _emit(tracer: Any, op: Any, name: str) -> SSAValue:
 
 def _fold(tracer: Any, kind: type, terms: list[Any]) -> SSAValue:
     """a + b + c as ((a + b) + c): each partial sum is an SSA value with its expression."""
-    op_type = _BINARY[kind]
+    op_type = tx.AddOp if kind is sympy.Add else tx.MulOp
     partial = terms[0]
     result = materialize(tracer, partial)
     for term in terms[1:]:
@@ -113,7 +113,7 @@ def materialize_condition(tracer: Any, condition: Any, name: str | None = None) 
     known = tracer.sym_values.get(("bool", condition))
     if known is not None:
         return known
-    predicate = _PREDICATES.get(type(condition))
+    predicate = _predicates().get(type(condition))
     if predicate is None:
         raise NotImplementedError(f"cannot trace the symbolic condition {condition} into the IR")
     lhs, rhs = (materialize(tracer, side) for side in condition.args)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
-
-from texport.dialects.symbolic import FloorDiv, dim_str, to_dim
+from texport.dialects import symbolic as _symbolic
+from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.symbolic import dim_str, to_dim
 
 
 def _expr(value: Any) -> Any:
@@ -87,8 +87,8 @@ class SymInt(SymNode):
     __rsub__ = _binary(lambda a, b: a - b, reflected=True)
     __mul__ = _binary(lambda a, b: a * b)
     __rmul__ = _binary(lambda a, b: a * b, reflected=True)
-    __floordiv__ = _binary(lambda a, b: to_dim(FloorDiv(sympy.sympify(a), sympy.sympify(b))))
-    __rfloordiv__ = _binary(lambda a, b: to_dim(FloorDiv(sympy.sympify(a), sympy.sympify(b))), reflected=True)
+    __floordiv__ = _binary(lambda a, b: to_dim(_symbolic.FloorDiv(sympy.sympify(a), sympy.sympify(b))))
+    __rfloordiv__ = _binary(lambda a, b: to_dim(_symbolic.FloorDiv(sympy.sympify(a), sympy.sympify(b))), reflected=True)
     __mod__ = _binary(lambda a, b: sympy.Mod(a, b))
     __truediv__ = _binary(lambda a, b: sympy.sympify(a) / b, kind="float")
     __lt__ = _binary(lambda a, b: sympy.Lt(a, b), kind="bool")

@@ -13,11 +13,11 @@ import keyword
 from typing import Any
 
 import numpy as np
-import sympy
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Block, SSAValue
 
 from texport.dialects import tx
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp, op_class, result_type_for
 from texport.dialects.dtypes import DType
 from texport.dialects.handles import OpOverload

@@ -15,11 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
+from .. import symbolic as _symbolic
+from .._lazy import is_expr
 from ..dtypes import DType
 from ..meta import TensorMeta
-from ..symbolic import Dim, FloorDiv, dim_str, to_dim
+from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule
 from .common import shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le, sym_lt
@@ -40,7 +42,7 @@ def _floordiv(a: Dim, b: Dim) -> Dim:
     """Floor division kept symbolic as FloorDiv; plain ints never touch sympy (speed)."""
     if type(a) is int and type(b) is int:
         return a // b
-    return to_dim(FloorDiv(a, b))
+    return to_dim(_symbolic.FloorDiv(a, b))
 
 
 def _divisible(value: Dim, divisor: Dim) -> bool:
@@ -52,7 +54,7 @@ def _divisible(value: Dim, divisor: Dim) -> bool:
 
 def _as_list(value: IntArg) -> list[Dim]:
     """An ``int[N]`` argument: users may pass a plain int or a list (torch accepts both)."""
-    if isinstance(value, (int, sympy.Expr)):
+    if isinstance(value, int) or is_expr(value):
         return [value]
     return list(value)
 
@@ -647,7 +649,7 @@ def _scaled(size: Dim, scale: float) -> Dim:
         return int(size * scale)  # torch truncates the double product
     exact = sympy.Rational(scale)
     if exact.q <= _EXACT_SCALE_DENOMINATOR:
-        return to_dim(FloorDiv(exact.p * size, exact.q))
+        return to_dim(_symbolic.FloorDiv(exact.p * size, exact.q))
     return to_dim(sympy.floor(size * sympy.Float(scale)))
 
 

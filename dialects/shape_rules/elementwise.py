@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
+from .. import symbolic as _symbolic
+from .._lazy import loaded
 from ..dtypes import DType, result_type
 from ..meta import ScalarMeta, TensorMeta
-from ..symbolic import FloorDiv, dim_str, to_dim
+from ..symbolic import dim_str, to_dim
 from . import shape_rule
 from .common import (
     broadcast_shapes,
@@ -52,6 +54,8 @@ def _wrapped(value: Any) -> Any:
         return value
     if isinstance(value, ScalarMeta):
         return _OF_KIND[value.kind]
+    if not loaded():  # no sympy object can exist yet
+        return value
     if isinstance(value, sympy.logic.boolalg.Boolean):
         return False
     if isinstance(value, sympy.Expr):
@@ -192,7 +196,7 @@ def _glu(self: TensorMeta, dim: int = -1) -> TensorMeta:
     size = self.shape[dim]
     even = size % 2 == 0 if type(size) is int else guard_bool(sympy.Eq(sympy.Mod(size, 2), 0))
     check(even, f"Halving dimension must be even, but dimension {dim} is size {dim_str(size)}")
-    half = size // 2 if type(size) is int else to_dim(FloorDiv(size, 2))
+    half = size // 2 if type(size) is int else to_dim(_symbolic.FloorDiv(size, 2))
     return TensorMeta(self.shape[:dim] + (half,) + self.shape[dim + 1:], self.dtype)
 
 

@@ -12,8 +12,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
+from .._lazy import is_expr, loaded
 from ..dtypes import DEFAULT_FLOAT, DType, result_type, scalar_dtype
 from ..meta import ScalarMeta, TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
@@ -33,6 +34,8 @@ def _sized(size: Sequence[Dim], dtype: DType) -> TensorMeta:
 
 def fill_dtype(value: Any) -> DType:
     """The dtype torch infers from a fill value: bool, int64, float32 or complex64."""
+    if not loaded():  # plain Python values only: no sympy object exists yet
+        return scalar_dtype(value)
     if isinstance(value, sympy.Expr):  # before Boolean: a sympy Symbol is both
         return DType.int64 if value.is_integer else DEFAULT_FLOAT
     if isinstance(value, sympy.logic.boolalg.Boolean):
@@ -41,7 +44,7 @@ def fill_dtype(value: Any) -> DType:
 
 
 def _is_floating(value: Any) -> bool:
-    if isinstance(value, sympy.Expr):
+    if is_expr(value):
         return not value.is_integer
     return isinstance(value, float)
 

@@ -16,7 +16,7 @@ import contextvars
 from collections.abc import Iterator
 from typing import Protocol
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
 from ..symbolic import Dim
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .. import symbolic as _symbolic
 from ..dtypes import DType, result_type
 from ..meta import TensorMeta
-from ..symbolic import Dim, FloorDiv, dim_str
+from ..symbolic import Dim, dim_str
 from . import shape_rule
 from .common import (
     broadcast_shapes,
@@ -323,7 +324,7 @@ def _pdist(self: TensorMeta, p: float = 2.0) -> TensorMeta:
     _check_float(self, "pdist only supports floating-point dtypes")
     check(p >= 0, "pdist only supports non-negative p values")
     n = self.shape[0]
-    pairs = n * (n - 1) // 2 if type(n) is int else FloorDiv(n * (n - 1), 2)
+    pairs = n * (n - 1) // 2 if type(n) is int else _symbolic.FloorDiv(n * (n - 1), 2)
     return meta([pairs], self.dtype)
 
 

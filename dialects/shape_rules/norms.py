@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
 from ..dtypes import DType, promote_types
 from ..meta import TensorMeta

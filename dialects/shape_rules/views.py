@@ -11,11 +11,12 @@ from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import Any
 
-import sympy
+from texport.dialects._lazy import sympy  # loaded on first use
 
+from .. import symbolic as _symbolic
 from ..dtypes import BY_SCALAR_TYPE, DType, result_type
 from ..meta import TensorMeta
-from ..symbolic import Dim, FloorDiv, dim_str, to_dim
+from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule
 from .common import normalize_dim, product, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le
@@ -60,17 +61,17 @@ def exact_div(a: Dim, b: Dim) -> Dim:
     quotient = sympy.sympify(a) / b
     if quotient.is_integer:
         return to_dim(quotient)
-    return to_dim(FloorDiv(a, b))
+    return to_dim(_symbolic.FloorDiv(a, b))
 
 
 def ceil_div(a: Dim, b: Dim) -> Dim:
-    """``ceil(a / b)`` for a positive b, as FloorDiv(a + b - 1, b) when not exact."""
+    """``ceil(a / b)`` for a positive b, as _symbolic.FloorDiv(a + b - 1, b) when not exact."""
     if type(a) is int and type(b) is int:
         return -(-a // b)
     quotient = sympy.sympify(a) / b
     if quotient.is_integer:
         return to_dim(quotient)
-    return to_dim(FloorDiv(a + b - 1, b))
+    return to_dim(_symbolic.FloorDiv(a + b - 1, b))
 
 
 def nonneg(value: Dim) -> bool:

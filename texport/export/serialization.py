@@ -64,11 +64,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
-import sympy
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.printer import Printer
 
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.context import parse_module
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim
@@ -328,16 +328,20 @@ def _ranges_to_json(ranges: dict[Any, Any]) -> dict[str, list[Any]]:
             for key, (low, high) in ranges.items()}
 
 
-_RELATIONS = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
-              sympy.Ge: ">="}
-_RELATION_TYPES = {text: relation for relation, text in _RELATIONS.items()}
+def _relations() -> dict[type, str]:
+    return {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
+            sympy.Ge: ">="}
+
+
+def _relation_types() -> dict[str, type]:
+    return {text: relation for relation, text in _relations().items()}
 
 
 def _guard_to_json(guard: Any) -> dict[str, str]:
     """A runtime guard (``Eq(Mod(s0, 2), 0)``) as ``{"lhs": "(s0 % 2)", "op": "==", "rhs": "0"}``."""
-    if type(guard) not in _RELATIONS:
+    if type(guard) not in _relations():
         raise SerializationError(f"cannot save runtime guard {guard!r}: not a relation")
-    return {"lhs": dim_str(guard.lhs), "op": _RELATIONS[type(guard)], "rhs": dim_str(guard.rhs)}
+    return {"lhs": dim_str(guard.lhs), "op": _relations()[type(guard)], "rhs": dim_str(guard.rhs)}
 
 
 # --------------------------------------------------------------------------
@@ -908,14 +912,14 @@ def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
 def _guard_from_json(data: Any, field: str) -> Any:
     """Sides parse with the IR's dim grammar (names, integers, + - * // % **, Max/Min):
     the executor turns guards into checks, so nothing else may get in."""
-    if not isinstance(data, dict) or data.get("op") not in _RELATION_TYPES \
+    if not isinstance(data, dict) or data.get("op") not in _relation_types() \
             or not isinstance(data.get("lhs"), str) or not isinstance(data.get("rhs"), str):
         raise _FieldError(field, "is not {lhs, op, rhs} with op one of == != < <= > >=")
     try:
         lhs, rhs = parse_dim(data["lhs"]), parse_dim(data["rhs"])
     except (DimSyntaxError, ValueError) as err:
         raise _FieldError(field, f"has a side that is not a dim expression ({err})") from None
-    return _RELATION_TYPES[data["op"]](lhs, rhs, evaluate=False)
+    return _relation_types()[data["op"]](lhs, rhs, evaluate=False)
 
 
 def _read_extra_files(reader: _Reader, stored: dict[str, Any], wanted: dict[str, Any] | None) -> None:
