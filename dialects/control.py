@@ -41,7 +41,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, IsTerminator, Recursiv
 from xdsl.utils.exceptions import VerifyException
 
 from .aten import dims_equal
-from .tx import SymBoolType, TensorType
+from .tx import PREDICATES, SymBoolType, TensorType, evaluate
 
 
 @irdl_op_definition
@@ -122,15 +122,12 @@ def constant_predicate(value: Any) -> bool | None:
                     for v in owner.operands)
         if isinstance(lhs, bool) or isinstance(rhs, bool):
             return None
-        return _COMPARE[owner.predicate.data](lhs, rhs)
+        return bool(evaluate(PREDICATES[owner.predicate.data], lhs, rhs))
     if owner.name.endswith((".scalar_tensor", ".full")):
         fill = owner.argument("s" if owner.name.endswith("scalar_tensor") else "fill_value")
         return bool(fill) if isinstance(fill, (bool, int, float)) else None
     return None
 
-
-_COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
-            "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
 
 
 class FoldConstantCond(RewritePattern):

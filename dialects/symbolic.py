@@ -260,6 +260,22 @@ def parse_dim(text: str) -> Dim:
     return to_dim(_DimParser(text).parse())
 
 
+def _relations() -> dict[type, str]:
+    return {sympy.Eq: "eq", sympy.Ne: "ne", sympy.Lt: "lt", sympy.Le: "le", sympy.Gt: "gt",
+            sympy.Ge: "ge"}
+
+
+def relation_name(condition: Any) -> str | None:
+    """The predicate name (``eq``, ``ge`` ...) of a sympy relation, else None;
+    tx.PREDICATES spells it in Python."""
+    return _relations().get(type(condition))
+
+
+def relation_of(name: str) -> Any:
+    """The sympy relation class of a predicate name."""
+    return {v: k for k, v in _relations().items()}[name]
+
+
 def free_symbols(dims: tuple[Dim, ...]) -> set[sympy.Symbol]:
     out: set[sympy.Symbol] = set()
     for dim in dims:

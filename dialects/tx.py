@@ -10,6 +10,7 @@ ops on symbolic integers (constants, arithmetic, comparisons, runtime asserts).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -430,7 +431,20 @@ class ToFloatOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+# Python's spelling of each symbolic operation: the one table the executor's
+# generated code, the xDSL interpreter functions, the readable listing and
+# constant folding all read.
+PYTHON_OPERATORS = {"tx.add": "+", "tx.sub": "-", "tx.mul": "*", "tx.floordiv": "//", "tx.mod": "%"}
+PREDICATES = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+COMPARISONS = tuple(PREDICATES)
+_EVALUATE = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
+             "%": operator.mod, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+             "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def evaluate(python_operator: str, lhs: object, rhs: object) -> object:
+    """Apply a symbolic op's Python operator to concrete values."""
+    return _EVALUATE[python_operator](lhs, rhs)
 
 
 @irdl_op_definition

@@ -25,16 +25,13 @@ from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp
 from texport.dialects.control import CondOp, MapOp, ScanOp, WhileLoopOp, YieldOp
-from texport.dialects.symbolic import dim_str
+from texport.dialects.symbolic import dim_str, relation_name
 from texport.dialects.tx import TensorType
 
 from .dtypes import to_numpy
 from .errors import ExecutionError, GuardError, RuntimeAssertError
 from .kernels import KERNELS, load_all
 from .runtime import RUNTIME_HELPERS
-
-_BINARY = {tx.AddOp: "+", tx.SubOp: "-", tx.MulOp: "*", tx.FloorDivOp: "//", tx.ModOp: "%"}
-_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 @dataclass
@@ -114,14 +111,14 @@ class _Codegen:
             self.emit_aten(op, outputs)
         elif isinstance(op, tx.ConstantOp):
             self.assign(op, outputs, repr(op.value.value.data), "constant")
-        elif type(op) in _BINARY:
+        elif op.name in tx.PYTHON_OPERATORS:
             lhs, rhs = (self.name(v) for v in op.operands)
-            self.assign(op, outputs, f"{lhs} {_BINARY[type(op)]} {rhs}", op.name)
+            self.assign(op, outputs, f"{lhs} {tx.PYTHON_OPERATORS[op.name]} {rhs}", op.name)
         elif isinstance(op, tx.ToFloatOp):
             self.assign(op, outputs, f"float({self.name(op.input)})", op.name)
         elif isinstance(op, tx.CmpOp):
             lhs, rhs = (self.name(v) for v in op.operands)
-            self.assign(op, outputs, f"{lhs} {_COMPARE[op.predicate.data]} {rhs}", op.name)
+            self.assign(op, outputs, f"{lhs} {tx.PREDICATES[op.predicate.data]} {rhs}", op.name)
         elif isinstance(op, tx.AssertOp):
             message = self.bind("msg", op.message.data)
             self.lines.append(f"if not {self.name(op.condition)}: raise RuntimeAssertError({message})")
@@ -237,16 +234,12 @@ def _input_checks(
     return binds + checks
 
 
-def _relations() -> dict[type, str]:
-    return {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
-            sympy.Ge: ">="}
-
-
 def _guard_check(condition: Any, bound: dict[str, str]) -> list[str]:
     """A guard export recorded (divisibility, relations) checked on every call."""
-    op = _relations().get(type(condition))
-    if op is None:
+    name = relation_name(condition)
+    if name is None:
         return []
+    op = tx.PREDICATES[name]
     lhs, rhs = (_py(side, bound) for side in condition.args)
     if lhs is None or rhs is None:
         return []

@@ -6,7 +6,6 @@ A test runs both on the same programs and compares."""
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -20,11 +19,6 @@ from texport.dialects.registry import LEVELS
 
 from .errors import RuntimeAssertError
 from .kernels import KERNELS, load_all
-
-_ARITHMETIC = {"tx.add": operator.add, "tx.sub": operator.sub, "tx.mul": operator.mul,
-               "tx.floordiv": operator.floordiv, "tx.mod": operator.mod}
-_COMPARE = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
-            "gt": operator.gt, "ge": operator.ge}
 
 
 def _substitute(value: Any, values: dict[SSAValue, Any]) -> Any:
@@ -66,7 +60,7 @@ class TxFunctions(InterpreterFunctions):
 
     @impl(tx.AddOp)
     def run_add(self, interpreter: Interpreter, op: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (_ARITHMETIC[op.name](*args),)
+        return (tx.evaluate(tx.PYTHON_OPERATORS[op.name], *args),)
 
     run_sub = impl(tx.SubOp)(run_add)
     run_mul = impl(tx.MulOp)(run_add)
@@ -79,7 +73,7 @@ class TxFunctions(InterpreterFunctions):
 
     @impl(tx.CmpOp)
     def run_cmp(self, interpreter: Interpreter, op: tx.CmpOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        return (_COMPARE[op.predicate.data](*args),)
+        return (tx.evaluate(tx.PREDICATES[op.predicate.data], *args),)
 
     @impl(tx.AssertOp)
     def run_assert(self, interpreter: Interpreter, op: tx.AssertOp, args: tuple[Any, ...]) -> tuple[Any, ...]:

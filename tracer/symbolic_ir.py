@@ -11,12 +11,7 @@ from texport.dialects import symbolic as _symbolic
 from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.names import set_name
-from texport.dialects.symbolic import to_dim
-
-
-def _predicates() -> dict[type, str]:
-    return {sympy.Eq: "eq", sympy.Ne: "ne", sympy.Lt: "lt", sympy.Le: "le", sympy.Gt: "gt",
-            sympy.Ge: "ge"}
+from texport.dialects.symbolic import relation_name, to_dim
 
 
 def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
@@ -113,7 +108,7 @@ def materialize_condition(tracer: Any, condition: Any, name: str | None = None) 
     known = tracer.sym_values.get(("bool", condition))
     if known is not None:
         return known
-    predicate = _predicates().get(type(condition))
+    predicate = relation_name(condition)
     if predicate is None:
         raise NotImplementedError(f"cannot trace the symbolic condition {condition} into the IR")
     lhs, rhs = (materialize(tracer, side) for side in condition.args)

@@ -22,9 +22,6 @@ from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import dim_str
 from texport.dialects.tx import TensorType
 
-_PY_OPS = {"tx.add": "+", "tx.sub": "-", "tx.mul": "*", "tx.floordiv": "//", "tx.mod": "%"}
-_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-
 
 def type_text(attr: Any) -> str:
     if isinstance(attr, TensorType):
@@ -123,17 +120,17 @@ class _Printer:
             self.emit_aten(op, suffix)
         elif isinstance(op, tx.ConstantOp):
             self.names[op.results[0]] = str(op.value.value.data)
-        elif op.name in _PY_OPS:
+        elif op.name in tx.PYTHON_OPERATORS:
             lhs, rhs = (self.names[v] for v in op.operands)
             result = op.results[0]
-            self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = {lhs} {_PY_OPS[op.name]} {rhs}{suffix}')
+            self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = {lhs} {tx.PYTHON_OPERATORS[op.name]} {rhs}{suffix}')
         elif isinstance(op, tx.ToFloatOp):
             result = op.results[0]
             self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = torch.sym_float({self.names[op.input]}){suffix}')
         elif isinstance(op, tx.CmpOp):
             lhs, rhs = (self.names[v] for v in op.operands)
             result = op.results[0]
-            self.lines.append(f'{self.name(result)}: "Sym({lhs} {_CMP[op.predicate.data]} {rhs})" = {lhs} {_CMP[op.predicate.data]} {rhs}{suffix}')
+            self.lines.append(f'{self.name(result)}: "Sym({lhs} {tx.PREDICATES[op.predicate.data]} {rhs})" = {lhs} {tx.PREDICATES[op.predicate.data]} {rhs}{suffix}')
         elif op.name in _SUBGRAPHS:
             self.emit_control(op, suffix)
         elif isinstance(op, tx.AssertOp):

@@ -71,8 +71,8 @@ from xdsl.printer import Printer
 from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.context import parse_module
 from texport.dialects.dtypes import DType
-from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim
-from texport.dialects.tx import TensorType
+from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim, relation_name, relation_of
+from texport.dialects.tx import PREDICATES, TensorType
 from texport.interpreter.dtypes import to_numpy
 from texport.tracer import pytree
 from texport.tracer.dynamic import ValueRange
@@ -328,20 +328,15 @@ def _ranges_to_json(ranges: dict[Any, Any]) -> dict[str, list[Any]]:
             for key, (low, high) in ranges.items()}
 
 
-def _relations() -> dict[type, str]:
-    return {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
-            sympy.Ge: ">="}
-
-
-def _relation_types() -> dict[str, type]:
-    return {text: relation for relation, text in _relations().items()}
+_PREDICATE_OF_TEXT = {text: name for name, text in PREDICATES.items()}  # "==" -> "eq"
 
 
 def _guard_to_json(guard: Any) -> dict[str, str]:
     """A runtime guard (``Eq(Mod(s0, 2), 0)``) as ``{"lhs": "(s0 % 2)", "op": "==", "rhs": "0"}``."""
-    if type(guard) not in _relations():
+    name = relation_name(guard)
+    if name is None:
         raise SerializationError(f"cannot save runtime guard {guard!r}: not a relation")
-    return {"lhs": dim_str(guard.lhs), "op": _relations()[type(guard)], "rhs": dim_str(guard.rhs)}
+    return {"lhs": dim_str(guard.lhs), "op": PREDICATES[name], "rhs": dim_str(guard.rhs)}
 
 
 # --------------------------------------------------------------------------
@@ -912,14 +907,14 @@ def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
 def _guard_from_json(data: Any, field: str) -> Any:
     """Sides parse with the IR's dim grammar (names, integers, + - * // % **, Max/Min):
     the executor turns guards into checks, so nothing else may get in."""
-    if not isinstance(data, dict) or data.get("op") not in _relation_types() \
+    if not isinstance(data, dict) or data.get("op") not in _PREDICATE_OF_TEXT \
             or not isinstance(data.get("lhs"), str) or not isinstance(data.get("rhs"), str):
         raise _FieldError(field, "is not {lhs, op, rhs} with op one of == != < <= > >=")
     try:
         lhs, rhs = parse_dim(data["lhs"]), parse_dim(data["rhs"])
     except (DimSyntaxError, ValueError) as err:
         raise _FieldError(field, f"has a side that is not a dim expression ({err})") from None
-    return _relation_types()[data["op"]](lhs, rhs, evaluate=False)
+    return relation_of(_PREDICATE_OF_TEXT[data["op"]])(lhs, rhs, evaluate=False)
 
 
 def _read_extra_files(reader: _Reader, stored: dict[str, Any], wanted: dict[str, Any] | None) -> None:
