@@ -135,8 +135,16 @@ def test_overriding_an_entry_traces_the_user_function() -> None:
     assert _targets(ep) == OVERRIDDEN
     assert 'mul: "f32[1, 3, 3, 3]" = torch.ops.aten.mul.Tensor(convolution, 2)' in ep.graph_module.code
     assert "_native_batch_norm_legit_functional.default(mul, " in ep.graph_module.code
-    eager = _export().module()(torch.randn(1, 1, 3, 3))
-    assert eager is not None
+    x = torch.randn(1, 1, 3, 3)
+    reference = _export().module()  # 2 * conv(x) is conv(x) with weight and bias doubled
+    state = reference.state_dict()
+    reference.load_state_dict(state | {"conv.weight": state["conv.weight"] * 2,
+                                       "conv.bias": state["conv.bias"] * 2})
+    overridden = ep.module()
+    np.testing.assert_allclose(overridden(x)[0].numpy(), reference(x)[0].numpy(), rtol=1e-5, atol=1e-6)
+    # batch norm hides the scale in its output; the running mean shows it
+    np.testing.assert_allclose(overridden.state_dict()["bn.running_mean"].numpy(),
+                               reference.state_dict()["bn.running_mean"].numpy(), rtol=1e-5, atol=1e-7)
 
 
 def test_a_partial_table_gives_the_same_graph() -> None:
