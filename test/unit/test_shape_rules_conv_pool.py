@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import sympy
+from shape_rule_checks import HintOracle, t
 
 import texport.dialects.op_table  # noqa: F401 - registers the schemas infer() binds against
 from texport.dialects.dtypes import DType
@@ -20,10 +21,6 @@ from texport.dialects.symbolic import FloorDiv, dim_str, parse_dim, symbol
 
 F32, F64, I64 = DType.float32, DType.float64, DType.int64
 s0, s1 = symbol("s0"), symbol("s1")
-
-
-def t(*shape: Any, dtype: DType = F32) -> TensorMeta:
-    return TensorMeta(tuple(shape), dtype)
 
 
 def run(op: str, *args: Any, **kwargs: Any) -> Any:
@@ -43,18 +40,6 @@ def fails(message: str, op: str, *args: Any, **kwargs: Any) -> None:
     """The rule raises ShapeGuardError with exactly this message."""
     with pytest.raises(ShapeGuardError, match=f"^{re.escape(message)}$"):
         run(op, *args, **kwargs)
-
-
-class HintOracle:
-    """Decides symbolic conditions on example values, as the tracer's ShapeEnv does."""
-
-    def __init__(self, **hints: int) -> None:
-        self.hints = {symbol(name): value for name, value in hints.items()}
-        self.asked: list[sympy.Basic] = []
-
-    def decide(self, condition: sympy.Basic) -> bool:
-        self.asked.append(condition)
-        return bool(condition.subs(self.hints))
 
 
 # ------------------------------------------------------------ convolution

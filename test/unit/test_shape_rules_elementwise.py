@@ -5,29 +5,19 @@ Expectations are computed by hand from torch's documented rules (no torch here).
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from shape_rule_checks import raises, t
 
 import texport.dialects.op_table  # noqa: F401 - registers the schemas infer() binds against
 from texport.dialects.dtypes import DType
-from texport.dialects.meta import ScalarMeta, TensorMeta
+from texport.dialects.meta import ScalarMeta
 from texport.dialects.shape_rules import SHAPE_RULES, load_all
-from texport.dialects.shape_rules.guards import ShapeGuardError
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import symbol
 
 load_all()
 D = DType
 s0, s1 = symbol("s0"), symbol("s1")
-
-
-def t(*shape: object, dtype: DType = D.float32) -> TensorMeta:
-    return TensorMeta(tuple(shape), dtype)
-
-
-def raises(message: str) -> pytest.RaisesContext:
-    return pytest.raises(ShapeGuardError, match=re.escape(message))
 
 
 # ---------------------------------------------------------------- broadcasting

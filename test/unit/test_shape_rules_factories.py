@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 import sympy
+from shape_rule_checks import raises as fails
 
 import texport.dialects.op_table  # noqa: F401  (registers the schemas infer() binds against)
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.dialects.registry import OPS
 from texport.dialects.shape_rules import SHAPE_RULES, load_all
-from texport.dialects.shape_rules.guards import ShapeGuardError
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import FloorDiv, symbol
 
@@ -34,10 +33,6 @@ def run(op: str, *args: Any, **kwargs: Any) -> Any:
     if op in OPS:
         return infer(op, *args, **kwargs)
     return SHAPE_RULES[op](*args, **kwargs)
-
-
-def fails(message: str) -> Any:
-    return pytest.raises(ShapeGuardError, match=re.escape(message))
 
 
 # ---------------------------------------------------------------------------- from a size list
