@@ -210,7 +210,7 @@ _TENSOR_PREFIX = "!tx.tensor<"
 def parse_result_types(parser: Parser) -> list[Attribute]:
     """`` : type`` or `` : (type, type)``; ``!tx.tensor<...>`` types are read
     straight from the raw text through the type memo."""
-    parser.parse_punctuation(":", " before the result type")
+    parser.parse_punctuation(":", context_msg=" before the result type")
     if parser.parse_optional_punctuation("(") is not None:
         types = [_result_type(parser)]
         while parser.parse_optional_punctuation(",") is not None:

@@ -461,7 +461,7 @@ class CmpOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> CmpOp:
         pos = parser.pos
-        predicate = parser.parse_identifier("comparison predicate")
+        predicate = parser.parse_identifier(context_msg=" (a comparison predicate)")
         if predicate not in COMPARISONS:
             parser.raise_error(f"expected one of {', '.join(COMPARISONS)}, found '{predicate}'", pos)
         parser.parse_punctuation(",")
@@ -503,7 +503,7 @@ class AssertOp(IRDLOperation):
     def parse(cls, parser: Parser) -> AssertOp:
         condition = parse_defined_operand(parser)
         parser.parse_punctuation(",")
-        message = parser.parse_str_literal("assert message")
+        message = parser.parse_str_literal(context_msg=" (the assert message)")
         attrs = parser.parse_optional_attr_dict()
         return cls.create(
             operands=[condition], properties={"message": StringAttr(message)}, attributes=attrs
