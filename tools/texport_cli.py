@@ -42,7 +42,7 @@ from texport.tracer.signature import ConstantArgument, InputKind
 from texport.tracer.tensor import Tensor
 
 LEVELS = ("training", "functional", "core")
-BUNDLED_MODELS = Path(__file__).resolve().parents[1] / "examples" / "models.py"
+BUNDLED_MODELS = Path(texport.__file__).parent / "examples" / "models.py"
 DEMO_FACTORY = "ConvBN"
 
 
