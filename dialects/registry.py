@@ -11,20 +11,33 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .schema import OpSchema, parse_schema
+from .tags import Facts
 
 LEVELS = ("training", "functional", "core")
 
 
 @dataclass(frozen=True)
 class OpDef:
-    """One registered op and the IR levels it belongs to.
+    """One registered op, its facts and the IR levels it belongs to.
 
     training: every op; functional: no argument is written (views allowed);
-    core: the Core ATen overloads (core_aten_ops.txt)."""
+    core: the Core ATen overloads (core_aten_ops.txt), tagged ``core``.
+    ``family`` names the files of its shape rule, kernel and decomposition
+    (None for a custom op, registered outside the op table); ``copied_view``
+    is the key of the view a ``view_copy`` op copies."""
 
     key: str
     schema: OpSchema
-    is_core: bool
+    tags: frozenset[str] = frozenset()
+    family: str | None = None
+    copied_view: str | None = None
+
+    def has_tag(self, tag: str) -> bool:
+        return tag in self.tags
+
+    @property
+    def is_core(self) -> bool:
+        return "core" in self.tags
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -113,10 +126,11 @@ class Registry(Generic[T]):
 OPS: Registry[OpDef] = Registry("op definition")
 
 
-def register_op(schema_text: str, *, is_core: bool = False) -> OpDef:
+def register_op(schema_text: str, *, facts: Facts = Facts(frozenset()), family: str | None = None) -> OpDef:
     schema = parse_schema(schema_text)
     key = schema_key(schema)
-    return OPS.register(key, OpDef(key, schema, is_core))
+    copied_view = op_key(facts.copied_view) if facts.copied_view else None
+    return OPS.register(key, OpDef(key, schema, facts.tags, family, copied_view))
 
 
 def lookup_op(name: str) -> OpDef:

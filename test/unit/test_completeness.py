@@ -1,11 +1,16 @@
 """Completeness of the registries: every op has a shape rule; the core dialect
-holds exactly the 193 overloads of core_aten_ops.txt."""
+holds exactly the 193 overloads of core_aten_ops.txt; the facts on the rows
+of the op table are valid."""
 
 from __future__ import annotations
 
+import pytest
+
 import texport.dialects.op_table as op_table
 from texport.dialects.aten import level_dialect
-from texport.dialects.registry import OPS
+from texport.dialects.registry import OPS, schema_key
+from texport.dialects.schema import parse_schema
+from texport.dialects.tags import FAMILIES, Facts, TagError
 from texport.dialects.shape_rules import SHAPE_RULES, load_all
 
 
@@ -46,3 +51,47 @@ def test_every_op_has_a_kernel() -> None:
     assert not missing, f"{len(missing)} ops lack a kernel: {', '.join(missing)}"
     unknown = sorted(key for key in KERNELS.keys() if key not in OPS)
     assert not unknown, f"kernels registered for ops not in the table: {', '.join(unknown)}"
+
+
+# ---------------------------------------------------------------- facts on the rows
+
+
+def test_core_tagged_rows_are_exactly_the_reference_list() -> None:
+    core_rows = {(schema_key(parse_schema(row.schema)), row.schema) for row in op_table.table_rows()
+                 if "core" in row.facts.tags}
+    assert core_rows == set(op_table.core_schemas())
+
+
+def test_every_row_has_a_family() -> None:
+    assert {OPS[key].family for key in OPS.keys() if key.startswith("aten.")} == set(FAMILIES)
+
+
+def test_an_unknown_tag_or_family_is_an_error() -> None:
+    with pytest.raises(TagError, match=r"op_table.txt:2: unknown tag 'shiny' \(known: core, pointwise"):
+        op_table.parse_table("family: elementwise\naten::neg(Tensor self) -> Tensor  [core, shiny]")
+    with pytest.raises(TagError, match="op_table.txt:1: unknown family 'maths'"):
+        op_table.parse_table("family: maths")
+    with pytest.raises(TagError, match="tag 'view_copy' needs a value"):
+        op_table.parse_table("family: views\naten::t_copy(Tensor self) -> Tensor  [view_copy]")
+
+
+def test_a_row_reads_its_tags_and_the_view_it_copies() -> None:
+    (row,) = op_table.parse_table("family: views\naten::t_copy(Tensor self) -> Tensor  [view_copy=t]")
+    assert row == op_table.Row("aten::t_copy(Tensor self) -> Tensor", Facts(frozenset({"view_copy"}), "t"), "views")
+    assert OPS["t_copy"].copied_view == "aten.t.default" and OPS["t_copy"].has_tag("view_copy")
+
+
+def test_tags_agree_with_the_schemas() -> None:
+    """A tag never contradicts what the schema says (writes, aliasing)."""
+    wrong = []
+    for op_def in map(OPS.__getitem__, OPS.keys()):
+        schema = op_def.schema
+        if op_def.has_tag("inplace_view") and not schema.is_mutable:
+            wrong.append(f"{op_def.key}: inplace_view but writes nothing")
+        if op_def.has_tag("strided_view") and not schema.is_view:
+            wrong.append(f"{op_def.key}: strided_view but not a view")
+        if op_def.has_tag("view_copy") and (op_def.copied_view not in OPS or not OPS[op_def.copied_view].schema.is_view):
+            wrong.append(f"{op_def.key}: view_copy of {op_def.copied_view}, not a view in the table")
+        if op_def.is_core and (op_def.has_tag("kept_in_core") or op_def.has_tag("no_decomposition")):
+            wrong.append(f"{op_def.key}: core, and tagged as a non-core op")
+    assert not wrong, "\n".join(wrong)

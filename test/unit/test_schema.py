@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from texport.dialects.op_table import core_schemas, training_schemas
+from texport.dialects.op_table import core_schemas, table_rows
 from texport.dialects.registry import OPS, op_key, schema_key
 from texport.dialects.schema import (
     NO_DEFAULT,
@@ -17,7 +17,7 @@ from texport.dialects.schema import (
 )
 
 CORE = core_schemas()
-TRAINING = training_schemas()
+TRAINING = [row.schema for row in table_rows() if "core" not in row.facts.tags]
 
 
 # ---------------------------------------------------------------- core table

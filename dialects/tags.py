@@ -1,0 +1,73 @@
+"""The facts an op-table row may carry: its family and its tags.
+
+A tag is a fact about an op that its schema does not say (whether an op
+writes, aliases or works in place is read from the schema, never tagged).
+The names follow torch's ``torch.Tag`` where torch has one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The family of an op names the file of its shape rule, its kernel and its
+# decomposition: dialects/shape_rules/<family>.py, interpreter/kernels/<family>.py,
+# lowering/decompositions/<family>.py.
+FAMILIES = (
+    "elementwise",  # pointwise maths, activations, fills and copies, dropout
+    "reductions",  # sums, means, norms, scans, sorting, softmax
+    "linalg",  # matrix products, linear, distances
+    "conv_pool",  # convolution, pooling, padding, resampling
+    "norms",  # batch, layer, group and instance norm
+    "losses",  # loss functions
+    "indexing",  # gather, scatter, index, masks, data-dependent sizes
+    "views",  # views and their copies, reshaping, joining, splitting, dtype changes
+    "factories",  # new tensors from sizes or another tensor's metadata, random fills
+    "scalars",  # symbolic scalars read from tensors, runtime asserts
+)
+
+TAGS = {
+    "core": "torch's Tag.core: a Core ATen overload (core_aten_ops.txt); an op of the core dialect",
+    "pointwise": "torch's Tag.pointwise: each result element depends on the same element of the inputs",
+    "view_copy": "torch's Tag.view_copy, written view_copy=<op>: the functional copy of view <op>",
+    "inplace_view": "torch's Tag.inplace_view: changes self's shape or strides in place, not its values",
+    "strided_view": "a view whose result torch does not lay out contiguously (the IR has no strides)",
+    "nondeterministic_seeded": "torch's Tag.nondeterministic_seeded: draws from the random generator",
+    "kept_in_core": "not core, but torch keeps it in core ATen programs: legal at the core level",
+    "no_decomposition": "not core and no decomposition to core on purpose: lowering keeps it as is",
+}
+
+# Tags written with a value (``view_copy=permute``): the value is an op name.
+VALUED_TAGS = frozenset({"view_copy"})
+
+
+class TagError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The facts of one row: tag names, and the op a ``view_copy`` copies."""
+
+    tags: frozenset[str]
+    copied_view: str | None = None
+
+
+def parse_tags(text: str) -> Facts:
+    """``core, pointwise`` or ``view_copy=permute`` -> Facts; an unknown tag is an error."""
+    names: set[str] = set()
+    copied_view = None
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        if name not in TAGS:
+            raise TagError(f"unknown tag {name!r} (known: {', '.join(TAGS)})")
+        if bool(value) != (name in VALUED_TAGS):
+            raise TagError(f"tag {name!r} {'needs' if name in VALUED_TAGS else 'takes no'} a value")
+        names.add(name)
+        copied_view = value or copied_view
+    return Facts(frozenset(names), copied_view)
+
+
+def check_family(family: str) -> str:
+    if family not in FAMILIES:
+        raise TagError(f"unknown family {family!r} (known: {', '.join(FAMILIES)})")
+    return family
