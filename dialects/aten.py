@@ -66,11 +66,6 @@ SEGMENTS = "operandSegmentSizes"
 _NONE = NoneAttr()
 _SSA = SSAMarkerAttr()
 _SEGMENT_CACHE: dict[tuple[int, ...], DenseArrayBase] = {}
-_RANDOM_OPS = frozenset({
-    "rand", "randn", "randperm", "randint", "rand_like", "randn_like", "randint_like",
-    "native_dropout", "dropout", "bernoulli", "uniform_", "normal_", "empty", "empty_like",
-    "empty_strided", "feature_dropout", "alpha_dropout", "multinomial",
-})
 
 
 # --------------------------------------------------------------------------
@@ -541,7 +536,7 @@ def op_class(op_def: OpDef, level: str) -> type[AtenOp]:
         plan = _PLANS.get(op_def.key)
         if plan is None:
             plan = _PLANS[op_def.key] = _plan(op_def)
-        pure = not op_def.schema.is_mutable and op_def.schema.name not in _RANDOM_OPS
+        pure = not op_def.schema.is_mutable and not op_def.has_tag("nondeterministic_seeded")
         traits = OpTraits(lambda: (Pure(),)) if pure else OpTraits(lambda: ())
         class_name = "".join(p.capitalize() for p in f"{level}_{op_def.ir_name}".replace(".", "_").split("_"))
         cls = type(class_name, (AtenOp,), {

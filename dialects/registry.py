@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .schema import OpSchema, parse_schema
 from .tags import Facts
@@ -135,3 +135,28 @@ def register_op(schema_text: str, *, facts: Facts = Facts(frozenset()), family: 
 
 def lookup_op(name: str) -> OpDef:
     return OPS[name]
+
+
+def functional_twin(op_def: OpDef) -> OpDef | None:
+    """The functional op an in-place op is the variant of: ``name_.overload``,
+    whose schema writes only ``self`` (its first argument, ``Tensor(a!)``) and
+    returns it, pairs with ``name.overload`` when that op writes nothing and
+    takes the same arguments. In-place views change metadata, not values: they
+    have no twin."""
+    schema = op_def.schema
+    if not schema.name.endswith("_") or op_def.has_tag("inplace_view") or not _writes_only_first(schema):
+        return None
+    twin = OPS.get(f"{schema.namespace}.{schema.name[:-1]}.{schema.overload}")
+    if twin is None or twin.schema.is_mutable or _signature(twin.schema) != _signature(schema):
+        return None
+    return twin
+
+
+def _writes_only_first(schema: OpSchema) -> bool:
+    written = schema.mutated_arguments
+    return len(written) == 1 and written[0] is schema.arguments[0]
+
+
+def _signature(schema: OpSchema) -> list[tuple[Any, bool]]:
+    """Argument types and keyword-ness: names may differ (``dropout(input)``, ``dropout_(self)``)."""
+    return [(argument.type, argument.kwarg_only) for argument in schema.arguments]

@@ -43,7 +43,7 @@ from texport.tracer.tracing import NameTable
 from .errors import FunctionalizationError
 from .legality import where
 from .patterns import TracedEmitter
-from .rules import INPLACE, INPLACE_VIEWS
+from .rules import INPLACE
 
 # --------------------------------------------------------------------------
 # Rules for ops that write outside the in-place renamings
@@ -76,7 +76,7 @@ def rewrite_call(tracer: SubTracer, op: OpOverload, values: list[Any]) -> Any:
         return rule(*args, **kwargs)
     if not op._schema.is_mutable:
         return NOT_HANDLED
-    if op.key in INPLACE_VIEWS:
+    if op.op_def.has_tag("inplace_view"):  # the training IR keeps using the old type afterwards
         raise TracingError(f"{op} changes a tensor's shape in place: functionalize cannot express it")
     for rule in INPLACE.rules_for(op.op_def.ir_name):
         match = rule.match_values(values)

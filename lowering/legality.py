@@ -4,7 +4,7 @@
   schema (``add_``) or hiddenly (``batch_norm`` in training mode updates its
   running statistics although its schema marks nothing as written);
 - core: every ATen op is in the core dialect, or is one of the few non-core
-  ops torch keeps in core ATen programs (``CORE_EXTRAS``).
+  ops torch keeps in core ATen programs (tagged ``kept_in_core``).
 
 The checks name the first illegal op and its location.
 """
@@ -31,18 +31,6 @@ HIDDEN_WRITES: dict[str, Callable[[list[Any]], bool]] = {
     "aten.instance_norm.default": lambda args: bool(args[5]) and args[3] is not None,
 }
 
-# Non-core ops torch 2.13 keeps in core ATen programs (behaviour reference §1,
-# §6): the functional batch norm of training mode, and runtime asserts.
-CORE_EXTRAS = frozenset({
-    "aten._native_batch_norm_legit_functional.default",
-    "aten._assert_scalar.default",
-    "aten._assert_async.default",
-    "aten._assert_async.msg",
-    "aten.sym_constrain_range.default",
-    "aten.sym_constrain_range_for_size.default",
-})
-
-
 def writes_something(op: AtenOp) -> bool:
     if op.op_def.schema.is_mutable:
         return True
@@ -59,7 +47,7 @@ def is_functional_legal(op: Operation) -> bool:
 def is_core_legal(op: Operation) -> bool:
     if not isinstance(op, AtenOp):
         return True
-    return op.level == "core" or op.op_def.key in CORE_EXTRAS or is_custom(op)
+    return op.level == "core" or op.op_def.has_tag("kept_in_core") or is_custom(op)
 
 
 def is_custom(op: Operation) -> bool:

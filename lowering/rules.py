@@ -12,7 +12,7 @@ from typing import Any
 from xdsl.ir import SSAValue
 
 from texport.dialects import op_table  # noqa: F401 - registers the table
-from texport.dialects.registry import OPS
+from texport.dialects.registry import OPS, functional_twin
 from texport.dialects.tx import TensorType
 
 from .legality import writes_something
@@ -111,15 +111,6 @@ bernoulli_tensor: bernoulli_.Tensor($x, $p, _) -> _to_copy(lt.Tensor(rand_like($
 detach: detach_($x) -> $x
 """
 
-# In-place view ops change a tensor's metadata, not its values: the
-# training IR keeps using the old type afterwards, so they are rejected.
-INPLACE_VIEWS = frozenset({
-    "aten.squeeze_.default", "aten.squeeze_.dim", "aten.squeeze_.dims", "aten.unsqueeze_.default",
-    "aten.transpose_.default", "aten.t_.default", "aten.swapaxes_.default", "aten.swapdims_.default",
-    "aten.as_strided_.default",
-})
-
-
 def _derived_renamings() -> list[Rule]:
     """``name_.overload(...) -> name.overload(...)`` for each in-place op whose
     functional twin exists with the same arguments."""
@@ -127,12 +118,8 @@ def _derived_renamings() -> list[Rule]:
     for key in OPS.keys():
         op_def = OPS[key]
         schema = op_def.schema
-        if not schema.is_mutable or key in INPLACE_VIEWS or not schema.name.endswith("_"):
-            continue
-        twin = OPS.get(f"{schema.namespace}.{schema.name[:-1]}.{schema.overload}")
-        if twin is None or twin.schema.is_mutable:
-            continue
-        if [a.kwarg_only for a in twin.schema.arguments] != [a.kwarg_only for a in schema.arguments]:
+        twin = functional_twin(op_def)
+        if twin is None:
             continue
         name = op_def.ir_name.replace(".", "_").rstrip("_") or "inplace"
         rules.append(Rule(name, OpPat(None, op_def.ir_name, (Rest(),)), OpPat(None, twin.ir_name, (Rest(),)), (),

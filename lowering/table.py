@@ -116,14 +116,3 @@ def as_key_table(table: Any) -> dict[str, Decomposition]:
         return table.by_key()
     return {_key(op): fn for op, fn in dict(table).items()}
 
-
-# Non-core ops with no decomposition, kept in core programs as torch keeps them:
-# no core op reinterprets bits, and the sizes of these results come from the
-# data in ways the core set cannot express.
-KEPT_WITHOUT_DECOMPOSITION = frozenset({
-    "aten.view.dtype",  # a bit-level reinterpretation
-    "aten.view_copy.dtype",
-    "aten._unique2.default",  # unique values: a data-dependent count
-    "aten.unique_consecutive.default",
-    "aten.nonzero_static.default",  # nonzero padded to a static size
-})

@@ -10,6 +10,10 @@ Python scalar (Scalar/SymInt returns), with torch's dtype (the one the op's
 shape rule gives). A mutating kernel writes into its ``(a!)`` argument array in
 place and returns that same array object; a view op returns a numpy view of
 its input, so writes through the view reach the base, as in torch.
+
+In-place variants (``add_``) and view copies (``permute_copy``) have no kernel
+of their own: load_all derives theirs from the functional twin's (run it, write
+the result into self with torch's casting rule) and the view's (copy its result).
 """
 
 from __future__ import annotations
@@ -29,8 +33,14 @@ def kernel(*names: str) -> Callable[[Kernel], Kernel]:
     return KERNELS.decorator(*names)
 
 
+_derived = False
+
+
 def load_all() -> None:
-    """Import every kernel module (each registers on import)."""
+    """Import every kernel module (each registers on import), then register the
+    kernels derived from theirs, once: in-place variants and view copies
+    (variants.derive_kernels)."""
+    global _derived
     from . import (  # noqa: F401
         conv_pool,
         elementwise,
@@ -39,5 +49,10 @@ def load_all() -> None:
         linalg,
         norms,
         reductions,
+        variants,
         views,
     )
+
+    if not _derived:
+        _derived = True
+        variants.derive_kernels()

@@ -1,4 +1,5 @@
-"""Kernels derived from other kernels (not registered on their own)."""
+"""Kernels derived from other kernels: the in-place variant of a functional
+op, the copy of a view, the functional form of a custom op that writes."""
 
 from __future__ import annotations
 
@@ -6,6 +7,74 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+from texport.dialects.registry import OPS, OpDef, functional_twin
+from texport.dialects.shape_rules.common import can_cast, scalar_type_name
+
+from ..dtypes import from_numpy
+from . import KERNELS, Kernel
+
+
+def derive_kernels() -> None:
+    """Register the kernel of each in-place op from its functional twin's, and
+    of each view copy from its view's. An op whose kernel is written by hand
+    keeps it (torch gives cumsum_ its own dtype rule)."""
+    for key in OPS.keys():
+        if key not in KERNELS:
+            derived = derived_kernel(OPS[key])
+            if derived is not None:
+                KERNELS.register(key, derived)
+
+
+def derived_kernel(op_def: OpDef) -> Kernel | None:
+    if op_def.copied_view is not None:
+        return copied(KERNELS[op_def.copied_view])
+    twin = functional_twin(op_def)
+    return None if twin is None else in_place(KERNELS[twin.key])
+
+
+def in_place(functional: Kernel) -> Kernel:
+    """``x.op_(...)``: run ``op(x, ...)`` and write the result into ``x``."""
+
+    def run(self: np.ndarray, *args: Any) -> np.ndarray:
+        return write_into(self, functional(self, *args))
+
+    run.__name__ = f"{functional.__name__}_"
+    return run
+
+
+def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
+    """Store an op's result into ``self`` in place and return ``self``.
+
+    As torch: the result must have self's shape, and its dtype may only be cast
+    within or down the category order (float into int is refused)."""
+    source, target = from_numpy(result.dtype), from_numpy(self.dtype)
+    if not can_cast(source, target):
+        raise RuntimeError(
+            f"result type {scalar_type_name(source)} can't be cast to the desired output "
+            f"type {scalar_type_name(target)}"
+        )
+    if result.shape != self.shape:
+        raise RuntimeError(
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    with np.errstate(all="ignore"):
+        np.copyto(self, result, casting="unsafe")
+    return self
+
+
+def copied(view: Kernel) -> Kernel:
+    """The ``*_copy`` twin of a view kernel: the same values in fresh, contiguous memory."""
+
+    def copy_kernel(*args: Any) -> Any:
+        out = view(*args)
+        if isinstance(out, list):
+            return [piece.copy() for piece in out]
+        return out.copy()
+
+    copy_kernel.__name__ = f"{view.__name__}_copy"
+    return copy_kernel
 
 
 def copy_on_write(kernel: Callable[..., Any], written: Sequence[int]) -> Callable[..., Any]:

@@ -40,7 +40,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 from texport.dialects.shape_rules.views import scalar_type
 
 from ..dtypes import to_numpy
-from . import KERNELS, Kernel, kernel
+from . import kernel
 from .common import torch_result_dtype
 
 # ---------------------------------------------------------------------------- shared helpers
@@ -204,19 +204,6 @@ def set_shape_in_place(a: np.ndarray, shape: tuple[int, ...]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         a.shape = shape
-
-
-def _copied(view: Kernel) -> Kernel:
-    """The ``*_copy`` twin of a view kernel: the same values in fresh, contiguous memory."""
-
-    def copy_kernel(*args: Any) -> Any:
-        out = view(*args)
-        if isinstance(out, list):
-            return [piece.copy() for piece in out]
-        return out.copy()
-
-    copy_kernel.__name__ = f"{view.__name__}_copy"
-    return copy_kernel
 
 
 # ---------------------------------------------------------------------------- reshaping views
@@ -1039,19 +1026,3 @@ def _sym_constrain_range_for_size(
 ) -> tuple[()]:
     """A size: the lower bound defaults to 0."""
     return _constrain(size, 0 if min is None else min, max)
-
-
-# ---------------------------------------------------------------------------- functional copies
-
-_COPIES: dict[str, Kernel] = {
-    "alias_copy": _alias, "detach_copy": _alias, "view_copy": _reshape,
-    "_reshape_copy": _reshape, "view_copy.dtype": _view_dtype, "expand_copy": _expand,
-    "permute_copy": _permute, "unsqueeze_copy": _unsqueeze, "squeeze_copy": _squeeze,
-    "squeeze_copy.dim": _squeeze_dim, "squeeze_copy.dims": _squeeze_dims, "t_copy": _t,
-    "transpose_copy.int": _transpose, "slice_copy.Tensor": slice_view, "select_copy.int": select_view,
-    "diagonal_copy": _diagonal, "split_with_sizes_copy": _split_with_sizes,
-    "unbind_copy.int": _unbind, "as_strided_copy": _as_strided, "narrow_copy": _narrow,
-    "unfold_copy": _unfold, "split_copy.Tensor": _split,
-}
-for _name, _view_kernel in _COPIES.items():
-    KERNELS.register(_name, _copied(_view_kernel))

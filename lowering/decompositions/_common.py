@@ -37,15 +37,10 @@ def numel(sizes: Sequence[Any]) -> Any:
     return total
 
 
-# Views whose result is not laid out contiguously (the IR has no strides: the
-# layout is read from the op that made the value).
-_STRIDED_VIEWS = frozenset({"permute", "transpose", "t", "expand", "swapaxes", "swapdims", "movedim", "moveaxis",
-                            "diagonal", "as_strided", "unfold"})
-
-
 def is_contiguous(x: Tensor) -> bool:
     """Whether torch would see ``x`` as contiguous: false for a permuted,
-    expanded or strided view, or a slice/select past the leading dim."""
+    expanded or strided view, or a slice/select past the leading dim (the IR has
+    no strides: the layout is read from the op that made the value)."""
     owner = getattr(getattr(x._value, "ssa", None), "owner", None)
     op_def = getattr(owner, "op_def", None)
     if op_def is None:
@@ -53,7 +48,7 @@ def is_contiguous(x: Tensor) -> bool:
     name = op_def.schema.name
     if name == "permute":
         return list(owner.arguments()[1]) == sorted(owner.arguments()[1])
-    if name in _STRIDED_VIEWS:
+    if op_def.has_tag("strided_view"):
         return False
     if name in ("slice", "select"):
         args = owner.arguments()

@@ -16,8 +16,6 @@ from lowering_checks import Sample, check_decomposition, lower_to_core, op_modul
 from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS
 from texport.lowering.default_table import default_decompositions
-from texport.lowering.legality import CORE_EXTRAS
-from texport.lowering.table import KEPT_WITHOUT_DECOMPOSITION
 
 RNG = np.random.default_rng(0)
 
@@ -286,7 +284,7 @@ def test_table_covers_every_non_core_op() -> None:
     """Every op outside core has a decomposition, a functional form (ops that
     write) or is kept on purpose (torch keeps it too, with the reason)."""
     from texport.lowering.functionalize import FUNCTIONALIZATIONS
-    from texport.lowering.rules import INPLACE, INPLACE_VIEWS
+    from texport.lowering.rules import INPLACE
 
     table = default_decompositions().by_key()
     inplace = {r.source.name for r in INPLACE.rules}
@@ -296,9 +294,9 @@ def test_table_covers_every_non_core_op() -> None:
         if op_def.is_core or op_def.schema.namespace != "aten":
             continue
         if op_def.schema.is_mutable:
-            if op_def.ir_name not in inplace and key not in FUNCTIONALIZATIONS and key not in INPLACE_VIEWS:
+            if op_def.ir_name not in inplace and key not in FUNCTIONALIZATIONS and not op_def.has_tag("inplace_view"):
                 missing.append(key)
-        elif key not in table and key not in CORE_EXTRAS and key not in KEPT_WITHOUT_DECOMPOSITION:
+        elif key not in table and not op_def.has_tag("kept_in_core") and not op_def.has_tag("no_decomposition"):
             missing.append(key)
     assert not missing, f"{len(missing)} non-core ops cannot reach core: {missing}"
 
