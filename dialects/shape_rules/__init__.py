@@ -5,6 +5,8 @@ as TensorMeta (None for an absent Tensor?), tensor lists as lists, SymInts as
 int or sympy expressions, ScalarType as DType. It returns a TensorMeta, a
 tuple of them (tuple returns), a list (Tensor[] returns) or a ScalarMeta.
 The tracer and the IR verifier both call these, so they cannot disagree.
+In-place variants (``add_``) and view copies (``permute_copy``) have no rule of
+their own: load_all derives theirs from the functional twin's and the view's.
 """
 
 from __future__ import annotations
@@ -24,8 +26,14 @@ def shape_rule(*names: str) -> Callable[[ShapeRule], ShapeRule]:
     return SHAPE_RULES.decorator(*names)
 
 
+_derived = False
+
+
 def load_all() -> None:
-    """Import every rule module (each registers on import)."""
+    """Import every rule module (each registers on import), then register the
+    rules derived from theirs, once: in-place variants and view copies
+    (variants.derive_rules)."""
+    global _derived
     from . import (  # noqa: F401
         conv_pool,
         elementwise,
@@ -35,5 +43,10 @@ def load_all() -> None:
         losses,
         norms,
         reductions,
+        variants,
         views,
     )
+
+    if not _derived:
+        _derived = True
+        variants.derive_rules()

@@ -497,8 +497,9 @@ def _avg_pool(n: int) -> Rule:
 
 for _n in (1, 2, 3):
     _registered([f"max_pool{_n}d"], _max_pool, _n, False)
-    _registered([f"max_pool{_n}d_with_indices"], _max_pool, _n, True)
     _registered([f"avg_pool{_n}d"], _avg_pool, _n)
+for _n in (2, 3):
+    _registered([f"max_pool{_n}d_with_indices"], _max_pool, _n, True)
 
 
 def _check_grad_like(grad: TensorMeta, expected: Sequence[Dim], first: int) -> None:
@@ -555,9 +556,8 @@ def _avg_pool_backward(n: int) -> Rule:
     return rule
 
 
-for _n in (2, 3):
-    _registered([f"max_pool{_n}d_with_indices_backward"], _max_pool_backward, _n)
-    _registered([f"avg_pool{_n}d_backward"], _avg_pool_backward, _n)
+_registered(["max_pool2d_with_indices_backward"], _max_pool_backward, 2)
+_registered(["avg_pool2d_backward"], _avg_pool_backward, 2)
 
 
 # ------------------------------------------------------- adaptive pooling
@@ -602,10 +602,9 @@ def _adaptive_max(n: int) -> Rule:
 
 
 def _adaptive_backward(op: str, n: int) -> Rule:
-    """Adaptive-pool backwards: grad-input has self's shape; grad_output keeps self's rank.
-    The max variant also takes the forward's indices, which do not affect the shape."""
+    """Adaptive-pool backward: grad-input has self's shape; grad_output keeps self's rank."""
 
-    def rule(grad_output: TensorMeta, self: TensorMeta, *_indices: TensorMeta) -> TensorMeta:
+    def rule(grad_output: TensorMeta, self: TensorMeta) -> TensorMeta:
         if not (grad_output.ndim in (n + 1, n + 2) and grad_output.ndim == self.ndim):
             raise ShapeGuardError(
                 f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got "
@@ -624,13 +623,9 @@ def _adaptive_backward(op: str, n: int) -> Rule:
 _registered(["adaptive_avg_pool1d"], _adaptive_avg, 1)
 _registered(["adaptive_avg_pool2d", "_adaptive_avg_pool2d"], _adaptive_avg, 2)
 _registered(["adaptive_avg_pool3d", "_adaptive_avg_pool3d"], _adaptive_avg, 3)
-for _n in (1, 2, 3):
+for _n in (1, 2):
     _registered([f"adaptive_max_pool{_n}d"], _adaptive_max, _n)
-for _n in (2, 3):
-    for _op in ("adaptive_avg", "adaptive_max"):
-        _key = f"{_op}_pool{_n}d_backward"
-        # torch's key for the avg one is underscored: _adaptive_avg_pool2d_backward
-        _registered(["_" + _key if _op == "adaptive_avg" else _key], _adaptive_backward, _key, _n)
+_registered(["_adaptive_avg_pool2d_backward"], _adaptive_backward, "adaptive_avg_pool2d_backward", 2)
 
 
 # ---------------------------------------------------------------- upsample
@@ -705,14 +700,10 @@ def _upsample_sized(n: int) -> Rule:
     return rule
 
 
-_UPSAMPLE_OPS = {
-    "upsample_nearest1d": 1, "_upsample_nearest_exact1d": 1, "upsample_linear1d": 1,
-    "upsample_nearest2d": 2, "_upsample_nearest_exact2d": 2, "upsample_bilinear2d": 2,
-    "_upsample_bilinear2d_aa": 2, "upsample_bicubic2d": 2, "_upsample_bicubic2d_aa": 2,
-    "upsample_nearest3d": 3, "_upsample_nearest_exact3d": 3, "upsample_trilinear3d": 3,
-}
-for _name, _n in _UPSAMPLE_OPS.items():
+for _name, _n in (("upsample_nearest1d", 1), ("upsample_linear1d", 1), ("upsample_nearest2d", 2),
+                  ("upsample_bilinear2d", 2), ("upsample_bicubic2d", 2)):
     _registered([f"{_name}.vec"], _upsample_vec, _n)
+for _name, _n in (("upsample_nearest1d", 1), ("upsample_nearest2d", 2), ("upsample_bilinear2d", 2)):
     _registered([_name], _upsample_sized, _n)
 
 
@@ -756,22 +747,19 @@ def _check_grid_sampler(
     )
 
 
-def _grid_sampler(n: int | None) -> Rule:
+def _grid_sampler(n: int) -> Rule:
     def rule(
         input: TensorMeta, grid: TensorMeta, interpolation_mode: int, padding_mode: int,
         align_corners: bool,
     ) -> TensorMeta:
         """[N, C, *in] sampled at grid [N, *out, n] -> [N, C, *out]."""
-        rank = n if n is not None else (2 if input.ndim == 4 else 3)  # grid_sampler dispatches
-        _check_grid_sampler(input, grid, rank, interpolation_mode)
+        _check_grid_sampler(input, grid, n, interpolation_mode)
         return TensorMeta((input.shape[0], input.shape[1], *grid.shape[1:-1]), input.dtype)
 
     return rule
 
 
 _registered(["grid_sampler_2d"], _grid_sampler, 2)
-_registered(["grid_sampler_3d"], _grid_sampler, 3)
-_registered(["grid_sampler"], _grid_sampler, None)
 
 
 # ---------------------------------------------------------- im2col/col2im
@@ -952,20 +940,12 @@ def _edge_pad(n: int, reflect: bool) -> Rule:
 
 for _n in (1, 2, 3):
     _registered([f"reflection_pad{_n}d"], _edge_pad, _n, True)
+for _n in (2, 3):
     _registered([f"replication_pad{_n}d"], _edge_pad, _n, False)
 
 
-@shape_rule("_pad_circular")
-def _pad_circular(self: TensorMeta, pad: IntArg) -> TensorMeta:
-    """Circular padding wraps around at most once per side."""
-    pads = _as_list(pad)
-    n = len(pads) // 2
-    if self.ndim - n not in (1, 2):
-        raise ShapeGuardError(
-            "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be "
-            f"equivalent to padding of length {(self.ndim - 1) * 2} or {(self.ndim - 2) * 2} "
-            f"respectively but got {len(pads)}"
-        )
+def _pad_circular(self: TensorMeta, pads: list[Dim], n: int) -> TensorMeta:
+    """Circular padding of the last n dims wraps around at most once per side."""
     shape = list(self.shape)
     for j in range(n):
         d = self.ndim - 1 - j
@@ -979,15 +959,15 @@ def _pad_circular(self: TensorMeta, pad: IntArg) -> TensorMeta:
     return TensorMeta(tuple(shape), self.dtype)
 
 
-# at::padding_mode, in enum order (the `mode` integer of _pad_enum).
 _PAD_MODES = ("reflect", "replicate", "circular", "constant")
 
 
-@shape_rule("_pad_enum")
-def _pad_enum(
-    self: TensorMeta, pad: IntArg, mode: int, value: float | None = None
+@shape_rule("pad")
+def pad(
+    self: TensorMeta, pad: IntArg, mode: str = "constant", value: float | None = None
 ) -> TensorMeta:
-    """Route a padding mode to its op, as torch's _pad_enum does."""
+    """F.pad's aten form: routes each mode to its op, as torch's _pad_enum does."""
+    check(mode in _PAD_MODES, f"Unrecognised padding mode {mode}")
     pads = _as_list(pad)
     check(len(pads) % 2 == 0, "Padding length must be divisible by 2")
     check(
@@ -995,30 +975,17 @@ def _pad_enum(
         "Padding length should be less than or equal to two times the input dimension but got "
         f"padding length {len(pads)} and input of dimension {self.ndim}",
     )
-    check(0 <= mode < len(_PAD_MODES), f"Unrecognised padding mode {mode}")
-    name = _PAD_MODES[mode]
-    if name == "constant":
+    if mode == "constant":
         return constant_pad_nd(self, pads, 0 if value is None else value)
-    check(
-        value is None or value == 0, f'Padding mode "{name}" doesn\'t take in value argument'
-    )
+    check(value is None or value == 0, f'Padding mode "{mode}" doesn\'t take in value argument')
     n = len(pads) // 2
     if n in (1, 2, 3) and self.ndim in (n + 1, n + 2):
-        if name == "circular":
-            return _pad_circular(self, pads)
-        return TensorMeta(_edge_pad_shape(self, pads, n, name == "reflect"), self.dtype)
+        if mode == "circular":
+            return _pad_circular(self, pads, n)
+        return TensorMeta(_edge_pad_shape(self, pads, n, mode == "reflect"), self.dtype)
     raise ShapeGuardError(
         "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now"
     )
-
-
-@shape_rule("pad")
-def pad(
-    self: TensorMeta, pad: IntArg, mode: str = "constant", value: float | None = None
-) -> TensorMeta:
-    """F.pad's aten form: mode 'constant' | 'reflect' | 'replicate' | 'circular'."""
-    check(mode in _PAD_MODES, f"Unrecognised padding mode {mode}")
-    return _pad_enum(self, pad, _PAD_MODES.index(mode), value)
 
 
 # ----------------------------------------------------------- pixel shuffle

@@ -2,8 +2,9 @@
 
 Shapes broadcast; dtypes follow torch's TensorIterator rules: ``result_type``
 over the operands (a Python scalar is a wrapped number), integer inputs of
-float-valued ops give float32, comparisons give bool. An in-place form returns
-self's meta after checking that the out-of-place result fits in self.
+float-valued ops give float32, comparisons give bool. In-place forms are
+derived from these (variants.py), but for the few whose functional form has
+another name (``pow_.Scalar`` is ``pow.Tensor_Scalar`` in place).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, guard_bool, sym_eq
+from .variants import in_place
 
 Rule = Callable[..., Any]
 
@@ -77,29 +79,13 @@ def _integral(dtype: DType) -> bool:
     return dtype.kind in "uib"
 
 
-def _inplace(rule: Rule) -> Rule:
-    """The `op_` form of an out-of-place rule: the result must fit self."""
-
-    def inplace_rule(self: TensorMeta, *args: Any) -> TensorMeta:
-        return check_inplace(self, rule(self, *args))
-
-    inplace_rule.__name__ = f"{rule.__name__}_inplace"
-    return inplace_rule
-
-
-def _underscored(name: str) -> str:
-    """`add.Tensor` -> `add_.Tensor`: torch's in-place spelling."""
-    base, dot, overload = name.partition(".")
-    return f"{base}_{dot}{overload}"
-
-
-def _register(rule: Rule, names: str, inplace: bool | str = False) -> None:
-    """Register `rule` for the space-separated ops; inplace=True adds each `op_`
-    form, a string names the in-place ops explicitly."""
+def _register(rule: Rule, names: str, inplace: str = "") -> None:
+    """Register `rule` for the space-separated ops, and its in-place form for the
+    ops in `inplace`: those whose functional form has another name (the others
+    are derived, variants.py)."""
     shape_rule(*names.split())(rule)
     if inplace:
-        spelled = names.split() if inplace is True else inplace.split()
-        shape_rule(*(_underscored(n) if inplace is True else n for n in spelled))(_inplace(rule))
+        shape_rule(*inplace.split())(in_place(rule))
 
 
 # ---------------------------------------------------------------- unary
@@ -146,29 +132,24 @@ def _not_for(kinds: str, what: Callable[[DType], str]) -> Callable[[DType], DTyp
 _register(
     _unary(to_float_dtype),
     "exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh "
-    "asinh acosh atanh sigmoid erf erfc erfinv reciprocal lgamma digamma i0 sinc deg2rad "
-    "rad2deg logit",
-    inplace=True,
+    "asinh acosh atanh sigmoid erf reciprocal",
 )
 # Rounding, sign and the activations keep the dtype (ints stay ints).
 _register(
     _unary(_same),
-    "ceil floor round round.decimals trunc sign sgn frac nan_to_num silu elu leaky_relu "
-    "hardsigmoid hardswish mish relu6 selu celu threshold",
-    inplace=True,
+    "ceil floor round round.decimals trunc sign frac nan_to_num silu elu leaky_relu "
+    "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid",
 )
-_register(_unary(_same), "softplus log_sigmoid hardshrink softshrink")
-_register(_unary(_abs_dtype), "abs", inplace=True)
-_register(_unary(_to_bool), "isnan isinf isfinite isposinf isneginf signbit")
-_register(_unary(_to_bool), "logical_not", inplace=True)
+_register(_unary(_abs_dtype), "abs")
+_register(_unary(_to_bool), "isnan isinf isfinite logical_not")
 _NEG_BOOL = (
     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
     "invert a mask, use the `~` or `logical_not()` operator instead."
 )
-_register(_unary(_not_for("b", lambda _: _NEG_BOOL)), "neg", inplace=True)
+_register(_unary(_not_for("b", lambda _: _NEG_BOOL)), "neg")
 _RELU_BOOL = "Boolean inputs not supported for relu"
-_register(_unary(_not_for("b", lambda _: _RELU_BOOL)), "relu", inplace=True)
-_register(_unary(_not_for("fc", _not_implemented("bitwise_not_cpu"))), "bitwise_not", inplace=True)
+_register(_unary(_not_for("b", lambda _: _RELU_BOOL)), "relu")
+_register(_unary(_not_for("fc", _not_implemented("bitwise_not_cpu"))), "bitwise_not")
 
 
 def _gelu(self: TensorMeta, approximate: str = "none") -> TensorMeta:
@@ -226,9 +207,9 @@ def _prelu(self: TensorMeta, weight: TensorMeta) -> TensorMeta:
     return TensorMeta(self.shape, self.dtype)
 
 
-_register(_gelu, "gelu", inplace=True)
-_register(_hardtanh, "hardtanh", inplace=True)
-_register(_square, "square", inplace=True)
+_register(_gelu, "gelu")
+_register(_hardtanh, "hardtanh")
+_register(_square, "square")
 _register(_glu, "glu")
 _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_prelu, "prelu")
@@ -311,12 +292,12 @@ def _compare(self: Any, other: Any) -> TensorMeta:
     return _broadcast(DType.bool, self, other)
 
 
-def _bitwise(kernel: str, kinds: str = "uib") -> Rule:
-    """Bitwise ops accept integral (and, except shifts, bool) dtypes only."""
+def _bitwise(kernel: str) -> Rule:
+    """Bitwise ops accept integral and bool dtypes only."""
 
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
-        if out.dtype.kind not in kinds:
+        if out.dtype.kind not in "uib":
             raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
         return out
 
@@ -333,20 +314,17 @@ def _minmax(name: str) -> Rule:
     return rule
 
 
-_register(_add, "add.Tensor add.Scalar", inplace=True)
-_register(_sub, "sub.Tensor sub.Scalar", inplace=True)
+_register(_add, "add.Tensor add.Scalar")
+_register(_sub, "sub.Tensor sub.Scalar")
 _register(_rsub, "rsub.Tensor rsub.Scalar")
 _register(
     _arith,
     "mul.Tensor mul.Scalar remainder.Tensor remainder.Scalar fmod.Tensor fmod.Scalar "
     "floor_divide.Scalar",
-    inplace=True,
 )
 _register(_arith, "floor_divide", inplace="floor_divide_.Tensor")
-_register(_arith, "remainder.Scalar_Tensor")
-_register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode", inplace=True)
-_register(_div, "true_divide.Tensor true_divide.Scalar", inplace=True)
-_register(_float_binary, "atan2", inplace=True)
+_register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode true_divide.Tensor true_divide.Scalar")
+_register(_float_binary, "atan2")
 
 
 @shape_rule("atan2.out")
@@ -360,23 +338,13 @@ _register(_pow, "pow.Tensor_Scalar", inplace="pow_.Scalar")
 _register(_pow, "pow.Tensor_Tensor", inplace="pow_.Tensor")
 _register(_pow, "pow.Scalar")
 _register(_minmax("maximum"), "maximum minimum max.other min.other")
-_register(_minmax("fmax"), "fmax fmin")
-for _op, _kernel, _kinds in (
-    ("bitwise_and", "bitwise_and_cpu", "uib"),
-    ("bitwise_or", "bitwise_or_cpu", "uib"),
-    ("bitwise_xor", "bitwise_xor_cpu", "uib"),
-    ("bitwise_left_shift", "lshift_cpu", "ui"),  # shifts take no bools
-    ("bitwise_right_shift", "rshift_cpu", "ui"),
-):
-    _second = "Scalar" if _kinds == "uib" else "Tensor_Scalar"  # the (Tensor, Scalar) overload
-    _register(_bitwise(_kernel, _kinds), f"{_op}.Tensor {_op}.{_second}", inplace=True)
-    _register(_bitwise(_kernel, _kinds), f"{_op}.Scalar_Tensor")
-del _op, _kernel, _kinds, _second
+for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    _register(_bitwise(f"{_op}_cpu"), f"{_op}.Tensor {_op}.Scalar")
+del _op
 _register(
     _compare,
     "eq.Tensor eq.Scalar ne.Tensor ne.Scalar lt.Tensor lt.Scalar le.Tensor le.Scalar "
     "gt.Tensor gt.Scalar ge.Tensor ge.Scalar logical_and logical_or logical_xor",
-    inplace=True,
 )
 
 # ---------------------------------------------------------------- ternary and special
@@ -490,19 +458,15 @@ def _native_dropout(
 
 
 _register(_where, "where.self where.ScalarSelf where.ScalarOther where.Scalar")
-_register(_clamp, "clamp clamp.Tensor", inplace=True)
-_register(_clamp_min, "clamp_min clamp_min.Tensor", inplace=True)
-_register(_clamp_max, "clamp_max clamp_max.Tensor", inplace=True)
-_register(_masked_fill, "masked_fill.Scalar masked_fill.Tensor", inplace=True)
-_register(_lerp, "lerp.Scalar lerp.Tensor", inplace=True)
-_register(_addcmul, "addcmul", inplace=True)
-_register(_addcdiv, "addcdiv", inplace=True)
-_register(_fill, "fill.Scalar fill.Tensor", inplace=True)
-_register(_copy, "copy", inplace=True)
-_register(_zero, "zero zero_")
-_register(
-    _dropout,
-    "dropout dropout_ feature_dropout feature_dropout_ alpha_dropout alpha_dropout_ "
-    "feature_alpha_dropout feature_alpha_dropout_",
-)
+_register(_clamp, "clamp clamp.Tensor")
+_register(_clamp_min, "clamp_min clamp_min.Tensor")
+_register(_clamp_max, "clamp_max clamp_max.Tensor")
+_register(_masked_fill, "masked_fill.Scalar masked_fill.Tensor")
+_register(_lerp, "lerp.Scalar lerp.Tensor")
+_register(_addcmul, "addcmul")
+_register(_addcdiv, "addcdiv")
+_register(_fill, "fill.Scalar fill.Tensor")
+_register(_copy, "copy")
+_register(_zero, "zero_")
+_register(_dropout, "dropout feature_dropout alpha_dropout feature_alpha_dropout")
 _register(_native_dropout, "native_dropout")

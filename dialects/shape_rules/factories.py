@@ -15,11 +15,11 @@ from typing import Any
 from texport.dialects._lazy import sympy  # loaded on first use
 
 from .._lazy import is_expr, loaded
-from ..dtypes import DEFAULT_FLOAT, DType, result_type, scalar_dtype
+from ..dtypes import DEFAULT_FLOAT, DType, scalar_dtype
 from ..meta import ScalarMeta, TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule
-from .common import broadcast_shapes, normalize_dim, shape_text
+from .common import normalize_dim, shape_text
 from .guards import check, sym_eq, sym_le
 from .views import ceil_div, meta, nonneg, scalar_type, to_dims
 
@@ -113,7 +113,7 @@ def _like(self: TensorMeta, dtype: Any = None, *_: Any) -> TensorMeta:
     return meta(self.shape, scalar_type(dtype) or self.dtype)
 
 
-@shape_rule("full_like", "randint_like", "randint_like.Tensor")
+@shape_rule("full_like", "randint_like")
 def _like_with_value(self: TensorMeta, value: Any, dtype: Any = None, *_: Any) -> TensorMeta:
     """full_like keeps self's dtype (no inference from the fill value), as torch."""
     return _like(self, dtype)
@@ -131,7 +131,7 @@ def _new(self: TensorMeta, size: Sequence[Dim], dtype: Any = None, *_: Any) -> T
     return _sized(size, scalar_type(dtype) or self.dtype)
 
 
-@shape_rule("new_full", "new_empty_strided")
+@shape_rule("new_full")
 def _new_with(
     self: TensorMeta, size: Sequence[Dim], value_or_stride: Any, dtype: Any = None, *_: Any
 ) -> TensorMeta:
@@ -187,44 +187,12 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
     return meta([steps], scalar_type(dtype) or default)
 
 
-@shape_rule("logspace")
-def _logspace(
-    start: Any, end: Any, steps: Dim, base: float = 10.0, dtype: Any = None, *_: Any
-) -> TensorMeta:
-    return _linspace(start, end, steps, dtype)
-
-
 # ---------------------------------------------------------------------------- random fills
 
 
-@shape_rule("bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform",
-            "uniform_", "normal_", "normal_functional", "exponential_", "cauchy_",
-            "log_normal_", "geometric_", "random_", "random_.from", "random_.to")
+@shape_rule("bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_")
 def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
     return self
-
-
-@shape_rule("normal.Tensor_float")
-def _normal_tensor_float(mean: TensorMeta, *_: Any) -> TensorMeta:
-    return mean
-
-
-@shape_rule("normal.float_Tensor")
-def _normal_float_tensor(mean: float, std: TensorMeta, *_: Any) -> TensorMeta:
-    return std
-
-
-@shape_rule("normal.Tensor_Tensor")
-def _normal_tensor_tensor(mean: TensorMeta, std: TensorMeta, *_: Any) -> TensorMeta:
-    return meta(broadcast_shapes(mean.shape, std.shape), result_type(mean, std))
-
-
-@shape_rule("normal.float_float")
-def _normal_float_float(
-    mean: float, std: float, size: Sequence[Dim], generator: Any = None, dtype: Any = None,
-    *_: Any,
-) -> TensorMeta:
-    return _float_factory(size, dtype)
 
 
 # ---------------------------------------------------------------------------- symbolic scalars

@@ -16,7 +16,7 @@ from ..symbolic import Dim, dim_str
 from . import shape_rule
 from .common import broadcast_shapes, normalize_dim, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, sym_eq, sym_le
-from .views import diagonal_meta, meta, select_meta, slice_meta, to_dims
+from .views import meta, select_meta, slice_meta
 
 _INDEX_DTYPES = (DType.int64, DType.int32)
 _MASK_DTYPES = (DType.bool, DType.uint8)
@@ -86,12 +86,12 @@ def index_shape(self: TensorMeta, indices: Sequence[TensorMeta | None]) -> list[
     return [*indexed, *(s for i, s in enumerate(self.shape) if per_dim[i] is None)]
 
 
-@shape_rule("index.Tensor", "_unsafe_index.Tensor")
+@shape_rule("index.Tensor")
 def _index(self: TensorMeta, indices: Sequence[TensorMeta | None]) -> TensorMeta:
     return meta(index_shape(self, indices), self.dtype)
 
 
-@shape_rule("index_put", "index_put_", "_unsafe_index_put", "_index_put_impl_")
+@shape_rule("index_put")
 def _index_put(
     self: TensorMeta, indices: Sequence[TensorMeta | None], values: TensorMeta, *_: Any
 ) -> TensorMeta:
@@ -147,7 +147,7 @@ def _check_index_source(
           f"shape: {shape_text(self.shape)}, source shape: {shape_text(source.shape)}, dim {d}")
 
 
-@shape_rule("index_add", "index_add_")
+@shape_rule("index_add")
 def _index_add(
     self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta, alpha: Any = 1
 ) -> TensorMeta:
@@ -155,7 +155,7 @@ def _index_add(
     return self
 
 
-@shape_rule("index_copy", "index_copy_")
+@shape_rule("index_copy")
 def _index_copy(self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta) -> TensorMeta:
     _check_index_source("index_copy", self, dim, index, source)
     return self
@@ -196,9 +196,7 @@ def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = F
     return meta(index.shape, self.dtype)
 
 
-@shape_rule("scatter.src", "scatter.value", "scatter.reduce", "scatter.value_reduce",
-            "scatter_.src", "scatter_.value", "scatter_.reduce", "scatter_.value_reduce",
-            "scatter_add", "scatter_add_", "scatter_reduce.two", "scatter_reduce_.two")
+@shape_rule("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two")
 def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
     """src is a tensor (.src, add, reduce) or a Python scalar (.value)."""
     d = normalize_dim(dim, self.ndim)
@@ -252,22 +250,6 @@ def _slice_scatter(
     return self
 
 
-@shape_rule("diagonal_scatter")
-def _diagonal_scatter(
-    self: TensorMeta, src: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1
-) -> TensorMeta:
-    _check_src_matches(src, diagonal_meta(self, offset, dim1, dim2))
-    return self
-
-
-@shape_rule("as_strided_scatter")
-def _as_strided_scatter(
-    self: TensorMeta, src: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim], *_: Any
-) -> TensorMeta:
-    _check_src_matches(src, meta(to_dims(size), self.dtype))
-    return self
-
-
 # ---------------------------------------------------------------------------- masks
 
 
@@ -285,15 +267,6 @@ def _masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> T
     return meta(broadcast_shapes(self.shape, mask.shape), self.dtype)
 
 
-@shape_rule("masked_scatter_")
-def _masked_scatter_(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> TensorMeta:
-    _check_masked_scatter(self, mask, source)
-    check(_broadcasts_to(mask.shape, self.shape),
-          f"masked_scatter_: mask of shape {shape_text(mask.shape)} cannot be broadcast to self "
-          f"of shape {shape_text(self.shape)}")
-    return self
-
-
 def _check_masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta) -> None:
     check(mask.dtype is DType.bool, "masked_scatter_ only supports boolean masks, but got mask "
           f"with dtype {scalar_type_name(mask.dtype)}")
@@ -304,7 +277,7 @@ def _check_masked_scatter(self: TensorMeta, mask: TensorMeta, source: TensorMeta
 # ---------------------------------------------------------------------------- data-dependent sizes
 
 
-@shape_rule("nonzero", "argwhere")
+@shape_rule("nonzero")
 def _nonzero(self: TensorMeta) -> TensorMeta:
     return meta([None, self.ndim], DType.int64)
 
@@ -349,32 +322,10 @@ def _unique2(
     return _unique(self, None, return_inverse, return_counts)
 
 
-@shape_rule("_unique")
-def _unique1(
-    self: TensorMeta, sorted: bool = True, return_inverse: bool = False
-) -> tuple[TensorMeta, TensorMeta]:
-    return _unique(self, None, return_inverse, False)[:2]
-
-
 @shape_rule("unique_consecutive")
 def _unique_consecutive(
     self: TensorMeta, return_inverse: bool = False, return_counts: bool = False,
     dim: int | None = None,
-) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
-    return _unique(self, dim, return_inverse, return_counts)
-
-
-@shape_rule("unique_dim")
-def _unique_dim(
-    self: TensorMeta, dim: int, sorted: bool = True, return_inverse: bool = False,
-    return_counts: bool = False,
-) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
-    return _unique(self, dim, return_inverse, return_counts)
-
-
-@shape_rule("unique_dim_consecutive")
-def _unique_dim_consecutive(
-    self: TensorMeta, dim: int, return_inverse: bool = False, return_counts: bool = False
 ) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
     return _unique(self, dim, return_inverse, return_counts)
 
@@ -409,7 +360,7 @@ def _embedding_dense_backward(
     return meta([num_weights, grad_output.shape[-1]], grad_output.dtype)
 
 
-@shape_rule("_embedding_bag", "_embedding_bag_forward_only")
+@shape_rule("_embedding_bag")
 def _embedding_bag(
     weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta,
     scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,

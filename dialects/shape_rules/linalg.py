@@ -12,7 +12,6 @@ from ..symbolic import Dim, dim_str
 from . import shape_rule
 from .common import (
     broadcast_shapes,
-    check_inplace,
     normalize_dim,
     product,
     scalar_type_name,
@@ -79,7 +78,7 @@ def _mv(self: TensorMeta, vec: TensorMeta) -> TensorMeta:
     return meta([self.shape[0]], dtype)
 
 
-@shape_rule("dot", "vdot")
+@shape_rule("dot")
 def _dot(self: TensorMeta, tensor: TensorMeta) -> TensorMeta:
     check(self.ndim == 1 and tensor.ndim == 1,
           f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors")
@@ -92,7 +91,7 @@ def _dot(self: TensorMeta, tensor: TensorMeta) -> TensorMeta:
     return meta([], self.dtype)
 
 
-@shape_rule("outer", "ger")
+@shape_rule("outer")
 def _outer(self: TensorMeta, vec2: TensorMeta) -> TensorMeta:
     """outer is self[:, None] * vec2: dtypes promote."""
     check(self.ndim == 1, f"outer: Expected 1-D argument self, but got {self.ndim}-D")
@@ -110,37 +109,9 @@ def _baddbmm(self: TensorMeta, batch1: TensorMeta, batch2: TensorMeta, *_: Any) 
     return _with_input(self, _bmm(batch1, batch2))
 
 
-@shape_rule("addbmm")
-def _addbmm(self: TensorMeta, batch1: TensorMeta, batch2: TensorMeta, *_: Any) -> TensorMeta:
-    """The batch products are summed: a matrix."""
-    summed = _bmm(batch1, batch2)
-    return _with_input(self, meta(summed.shape[1:], summed.dtype))
-
-
 @shape_rule("addmv")
 def _addmv(self: TensorMeta, mat: TensorMeta, vec: TensorMeta, *_: Any) -> TensorMeta:
     return _with_input(self, _mv(mat, vec))
-
-
-@shape_rule("addr")
-def _addr(self: TensorMeta, vec1: TensorMeta, vec2: TensorMeta, *_: Any) -> TensorMeta:
-    return _with_input(self, _outer(vec1, vec2))
-
-
-@shape_rule("addmm_")
-def _addmm_(self: TensorMeta, mat1: TensorMeta, mat2: TensorMeta, *_: Any) -> TensorMeta:
-    """In place, the product is written into self: no broadcasting of self."""
-    return check_inplace(self, _addmm(self, mat1, mat2))
-
-
-@shape_rule("baddbmm_")
-def _baddbmm_(self: TensorMeta, batch1: TensorMeta, batch2: TensorMeta, *_: Any) -> TensorMeta:
-    return check_inplace(self, _baddbmm(self, batch1, batch2))
-
-
-@shape_rule("addmv_")
-def _addmv_(self: TensorMeta, mat: TensorMeta, vec: TensorMeta, *_: Any) -> TensorMeta:
-    return check_inplace(self, _addmv(self, mat, vec))
 
 
 # ---------------------------------------------------------------------------- matmul, linear
@@ -317,7 +288,7 @@ def _cdist(x1: TensorMeta, x2: TensorMeta, p: float = 2.0, compute_mode: Any = N
     return meta([*batch, x1.shape[-2], x2.shape[-2]], x1.dtype)
 
 
-@shape_rule("_pdist_forward", "pdist")
+@shape_rule("_pdist_forward")
 def _pdist(self: TensorMeta, p: float = 2.0) -> TensorMeta:
     """One distance per pair of rows: n * (n - 1) / 2."""
     check(self.ndim == 2, f"pdist only supports 2D tensors, got: {self.ndim}D")
@@ -379,10 +350,3 @@ def _fft_c2r(
     shape[normalize_dim(dim[-1], self.ndim)] = last_dim_size
     return meta(shape, _TO_REAL[self.dtype])
 
-
-@shape_rule("_fft_c2c")
-def _fft_c2c(
-    self: TensorMeta, dim: Sequence[int], normalization: int, forward: bool
-) -> TensorMeta:
-    check(self.dtype in _TO_REAL, f"expected a complex input tensor, but got {self.dtype}")
-    return self

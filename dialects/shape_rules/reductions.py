@@ -192,13 +192,12 @@ def _max_all(name: str) -> Rule:
     return rule
 
 
-def _max_dim(name: str | None) -> Rule:
-    """(values, int64 indices) along one dim; max/min reject an empty dim."""
+def _max_dim(name: str) -> Rule:
+    """(values, int64 indices) along one dim; an empty dim is an error."""
 
     def rule(self: TensorMeta, dim: int = -1, keepdim: bool = False) -> Pair:
         dim = normalize_dim(dim, self.ndim)
-        if name is not None:
-            _check_nonempty(f"{name}()", self, [dim])
+        _check_nonempty(f"{name}()", self, [dim])
         return _values_indices(_reduce(self, [dim], keepdim, self.dtype))
 
     return rule
@@ -212,7 +211,6 @@ for _name in ("max", "min"):
     shape_rule(_name)(_max_all(_name))
     shape_rule(f"{_name}.dim")(_max_dim(_name))
 del _name
-shape_rule("median.dim", "nanmedian.dim", "mode")(_max_dim(None))
 
 
 @shape_rule("median", "nanmedian")
@@ -246,6 +244,8 @@ def _cumsum(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMet
     return TensorMeta(self.shape, _accumulate_dtype(self, dtype))
 
 
+# torch's cumsum_ accumulates in self's dtype: not cumsum's int64 cast back, as a
+# derived in-place rule would check.
 @shape_rule("cumsum_", "cumprod_")
 def _cumsum_inplace(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
     normalize_dim(dim, self.ndim)

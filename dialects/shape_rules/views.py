@@ -181,7 +181,7 @@ def _replace(shape: Sequence[Dim], dim: int, new: Sequence[Dim]) -> list[Dim]:
 # ---------------------------------------------------------------------------- reshaping views
 
 
-@shape_rule("view", "view_copy", "_unsafe_view", "reshape", "_reshape_copy")
+@shape_rule("view", "_unsafe_view", "reshape")
 def _view(self: TensorMeta, size: Sequence[Dim]) -> TensorMeta:
     numel = self.numel()
     shape = infer_size(
@@ -197,7 +197,7 @@ def _view_as(self: TensorMeta, other: TensorMeta) -> TensorMeta:
     return _view(self, other.shape)
 
 
-@shape_rule("view.dtype", "view_copy.dtype")
+@shape_rule("view.dtype")
 def _view_dtype(self: TensorMeta, dtype: Any) -> TensorMeta:
     """Reinterpreting bytes: a size change of the element scales the last dim."""
     new = scalar_type(dtype)
@@ -253,7 +253,7 @@ def _resize(self: TensorMeta, size: Sequence[Dim], *_: Any) -> TensorMeta:
 # ---------------------------------------------------------------------------- dim reordering
 
 
-@shape_rule("permute", "permute_copy")
+@shape_rule("permute")
 def _permute(self: TensorMeta, dims: Sequence[int]) -> TensorMeta:
     check(len(dims) == self.ndim,
           "permute(): number of dimensions in the tensor input does not match the length of the "
@@ -264,8 +264,7 @@ def _permute(self: TensorMeta, dims: Sequence[int]) -> TensorMeta:
     return meta([self.shape[d] for d in order], self.dtype)
 
 
-@shape_rule("transpose.int", "transpose_copy.int", "transpose_", "swapaxes", "swapaxes_",
-            "swapdims", "swapdims_")
+@shape_rule("transpose.int", "transpose_", "swapaxes", "swapaxes_", "swapdims", "swapdims_")
 def _transpose(self: TensorMeta, dim0: int, dim1: int) -> TensorMeta:
     a, b = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
     if self.ndim == 0:
@@ -275,7 +274,7 @@ def _transpose(self: TensorMeta, dim0: int, dim1: int) -> TensorMeta:
     return meta(shape, self.dtype)
 
 
-@shape_rule("t", "t_copy", "t_")
+@shape_rule("t", "t_")
 def _t(self: TensorMeta) -> TensorMeta:
     check(self.ndim <= 2, f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
     return meta(self.shape[::-1], self.dtype)
@@ -322,17 +321,17 @@ def _rot90(self: TensorMeta, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor
 # ---------------------------------------------------------------------------- size-1 dims
 
 
-@shape_rule("squeeze", "squeeze_copy", "squeeze_")
+@shape_rule("squeeze", "squeeze_")
 def _squeeze(self: TensorMeta) -> TensorMeta:
     return meta([d for d in self.shape if not sym_eq(d, 1)], self.dtype)
 
 
-@shape_rule("squeeze.dim", "squeeze_copy.dim", "squeeze_.dim")
+@shape_rule("squeeze.dim", "squeeze_.dim")
 def _squeeze_dim(self: TensorMeta, dim: int) -> TensorMeta:
     return _squeeze_dims(self, [dim])
 
 
-@shape_rule("squeeze.dims", "squeeze_copy.dims", "squeeze_.dims")
+@shape_rule("squeeze.dims", "squeeze_.dims")
 def _squeeze_dims(self: TensorMeta, dim: Sequence[int]) -> TensorMeta:
     """Only listed dims of size 1 go; squeezing a dim of another size is a no-op."""
     wanted = [normalize_dim(d, self.ndim) for d in dim]
@@ -344,13 +343,13 @@ def _squeeze_dims(self: TensorMeta, dim: Sequence[int]) -> TensorMeta:
     return meta([s for i, s in enumerate(self.shape) if i not in drop], self.dtype)
 
 
-@shape_rule("unsqueeze", "unsqueeze_copy", "unsqueeze_")
+@shape_rule("unsqueeze", "unsqueeze_")
 def _unsqueeze(self: TensorMeta, dim: int) -> TensorMeta:
     d = normalize_dim(dim, self.ndim + 1)
     return meta([*self.shape[:d], 1, *self.shape[d:]], self.dtype)
 
 
-@shape_rule("expand", "expand_copy")
+@shape_rule("expand")
 def _expand(self: TensorMeta, size: Sequence[Dim], implicit: bool = False) -> TensorMeta:
     return meta(expand_shape(self.shape, size), self.dtype)
 
@@ -413,7 +412,7 @@ def _pieces(self: TensorMeta, d: int, sizes: Sequence[Dim]) -> list[TensorMeta]:
     return [meta(_replace(self.shape, d, [s]), self.dtype) for s in sizes]
 
 
-@shape_rule("split.Tensor", "split_copy.Tensor", "unsafe_split.Tensor")
+@shape_rule("split.Tensor", "unsafe_split.Tensor")
 def _split(self: TensorMeta, split_size: Dim, dim: int = 0) -> list[TensorMeta]:
     check(self.ndim > 0, "split expects at least a 1-dimensional tensor")
     d = normalize_dim(dim, self.ndim)
@@ -429,7 +428,7 @@ def _split(self: TensorMeta, split_size: Dim, dim: int = 0) -> list[TensorMeta]:
     return _pieces(self, d, [step] * (count - 1) + [last])
 
 
-@shape_rule("split.sizes", "split_with_sizes", "split_with_sizes_copy", "unsafe_split_with_sizes")
+@shape_rule("split.sizes", "split_with_sizes", "unsafe_split_with_sizes")
 def _split_with_sizes(
     self: TensorMeta, split_sizes: Sequence[Dim], dim: int = 0
 ) -> list[TensorMeta]:
@@ -461,7 +460,7 @@ def _chunk(self: TensorMeta, chunks: int, dim: int = 0) -> list[TensorMeta]:
     return _pieces(self, d, [step] * (count - 1) + [size - step * (count - 1)])
 
 
-@shape_rule("unbind.int", "unbind_copy.int")
+@shape_rule("unbind.int")
 def _unbind(self: TensorMeta, dim: int = 0) -> list[TensorMeta]:
     check(self.ndim > 0, "Dimension specified as 0 but tensor has no dimensions")
     d = normalize_dim(dim, self.ndim)
@@ -497,7 +496,7 @@ def _tensor_split_indices(
 # ---------------------------------------------------------------------------- sub-tensor views
 
 
-@shape_rule("slice.Tensor", "slice_copy.Tensor")
+@shape_rule("slice.Tensor")
 def slice_meta(
     self: TensorMeta, dim: int = 0, start: Dim | None = None, end: Dim | None = None,
     step: Dim = 1,
@@ -508,7 +507,7 @@ def slice_meta(
                 self.dtype)
 
 
-@shape_rule("select.int", "select_copy.int")
+@shape_rule("select.int")
 def select_meta(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
     check(self.ndim > 0, "select() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, self.ndim)
@@ -519,7 +518,7 @@ def select_meta(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
     return meta(_replace(self.shape, d, []), self.dtype)
 
 
-@shape_rule("narrow", "narrow_copy")
+@shape_rule("narrow")
 def _narrow(self: TensorMeta, dim: int, start: Dim, length: Dim) -> TensorMeta:
     check(self.ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
     d = normalize_dim(dim, self.ndim)
@@ -533,7 +532,7 @@ def _narrow(self: TensorMeta, dim: int, start: Dim, length: Dim) -> TensorMeta:
     return meta(_replace(self.shape, d, [length]), self.dtype)
 
 
-@shape_rule("diagonal", "diagonal_copy")
+@shape_rule("diagonal")
 def diagonal_meta(
     self: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1
 ) -> TensorMeta:
@@ -546,7 +545,7 @@ def diagonal_meta(
     return meta([*rest, length], self.dtype)
 
 
-@shape_rule("as_strided", "as_strided_copy", "as_strided_")
+@shape_rule("as_strided", "as_strided_")
 def _as_strided(
     self: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim], storage_offset: Any = None
 ) -> TensorMeta:
@@ -554,7 +553,7 @@ def _as_strided(
     return meta(to_dims(size), self.dtype)
 
 
-@shape_rule("unfold", "unfold_copy")
+@shape_rule("unfold")
 def _unfold(self: TensorMeta, dimension: int, size: Dim, step: Dim) -> TensorMeta:
     d = normalize_dim(dimension, self.ndim)
     length = self.shape[d] if self.ndim > 0 else 1
@@ -571,8 +570,7 @@ def _unfold(self: TensorMeta, dimension: int, size: Dim, step: Dim) -> TensorMet
 # ---------------------------------------------------------------------------- same shape
 
 
-@shape_rule("alias", "alias_copy", "clone", "contiguous", "detach", "detach_copy", "detach_",
-            "lift_fresh", "lift_fresh_copy")
+@shape_rule("alias", "clone", "contiguous", "detach", "lift_fresh", "lift_fresh_copy")
 def _identity(self: TensorMeta, *_: Any) -> TensorMeta:
     return self
 
@@ -597,7 +595,7 @@ def _roll(self: TensorMeta, shifts: Sequence[Dim], dims: Sequence[int] = ()) -> 
     return self
 
 
-@shape_rule("tril", "triu", "tril_", "triu_")
+@shape_rule("tril", "triu")
 def _triangle(self: TensorMeta, diagonal: int = 0) -> TensorMeta:
     check(self.ndim >= 2, "tril/triu: input tensor must have at least 2 dimensions")
     return self

@@ -1,13 +1,11 @@
 """Kernels: elementwise ops -- unary maths and activations, binary arithmetic,
-comparisons, selection, fills and copies, dropout -- and their in-place forms.
+comparisons, selection, fills and copies, dropout.
 
 Every kernel computes in torch's dtype: operands are cast to the promoted type
 (``torch_result_dtype``: a Python scalar doesn't widen a tensor, int32 + 5 stays
 int32) before numpy sees them, so numpy never upcasts float32 to float64. A
-scalar is cast the way torch's C++ cast does (-1 into uint8 is 255). An
-in-place form computes the out-of-place result and writes it into ``self``
-(possibly a strided view), refusing a cast to a lower dtype category as torch
-does, and returns ``self``.
+scalar is cast the way torch's C++ cast does (-1 into uint8 is 255). The
+in-place forms (``add_``) are derived from these kernels (variants.py).
 """
 
 from __future__ import annotations
@@ -19,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from texport.dialects.shape_rules.common import can_cast, normalize_dim, scalar_type_name
+from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from .. import rng
 from ..dtypes import from_numpy
 from . import kernel
 from .common import torch_result_dtype
+from .variants import in_place, write_into
 
 Array = np.ndarray
 Fn = Callable[..., Any]
@@ -75,42 +74,13 @@ def _not_implemented(op: str, dtype: np.dtype) -> NotImplementedError:
     )
 
 
-def write_into(self: Array, result: Array) -> Array:
-    """Store an op's result into ``self`` in place and return ``self``.
-
-    As torch: the result must have self's shape, and its dtype may only be cast
-    within or down the category order (float into int is refused)."""
-    source, target = from_numpy(result.dtype), from_numpy(self.dtype)
-    if not can_cast(source, target):
-        raise RuntimeError(
-            f"result type {scalar_type_name(source)} can't be cast to the desired output "
-            f"type {scalar_type_name(target)}"
-        )
-    if result.shape != self.shape:
-        raise RuntimeError(
-            f"output with shape {list(self.shape)} doesn't match the broadcast shape "
-            f"{list(result.shape)}"
-        )
-    with np.errstate(all="ignore"):
-        np.copyto(self, result, casting="unsafe")
-    return self
-
-
-def _inplace(fn: Fn) -> Fn:
-    """The ``op_`` form of an out-of-place kernel."""
-
-    def run(self: Array, *args: Any) -> Array:
-        return write_into(self, fn(self, *args))
-
-    run.__name__ = f"{fn.__name__}_"
-    return run
-
-
 def _register(fn: Fn, names: str, inplace: str = "") -> None:
-    """Register ``fn`` for the space-separated ops, and its in-place form for ``inplace``."""
+    """Register ``fn`` for the space-separated ops, and its in-place form for the
+    ops in ``inplace``: those whose functional form has another name (the others
+    are derived, variants.py)."""
     kernel(*names.split())(fn)
     if inplace:
-        kernel(*inplace.split())(_inplace(fn))
+        kernel(*inplace.split())(in_place(fn))
 
 
 # ---------------------------------------------------------------- erf
@@ -221,34 +191,34 @@ def _sigmoid(x: Array) -> Array:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-_FLOAT_UNARY: list[tuple[str, Fn, str]] = [
-    ("exp", np.exp, "exp_"),
-    ("exp2", np.exp2, "exp2_"),
-    ("expm1", np.expm1, "expm1_"),
-    ("log", np.log, "log_"),
-    ("log2", np.log2, "log2_"),
-    ("log10", np.log10, "log10_"),
-    ("log1p", np.log1p, "log1p_"),
-    ("sqrt", np.sqrt, "sqrt_"),
-    ("rsqrt", _rsqrt, "rsqrt_"),
-    ("reciprocal", _reciprocal, "reciprocal_"),
-    ("sin", np.sin, "sin_"),
-    ("cos", np.cos, "cos_"),
-    ("tan", np.tan, "tan_"),
-    ("asin", np.arcsin, "asin_"),
-    ("acos", np.arccos, "acos_"),
-    ("atan", np.arctan, "atan_"),
-    ("sinh", np.sinh, "sinh_"),
-    ("cosh", np.cosh, "cosh_"),
-    ("tanh", np.tanh, "tanh_"),
-    ("asinh", np.arcsinh, ""),
-    ("acosh", np.arccosh, ""),
-    ("atanh", np.arctanh, ""),
-    ("sigmoid", _sigmoid, "sigmoid_"),
-    ("erf", _erf, "erf_"),
+_FLOAT_UNARY: list[tuple[str, Fn]] = [
+    ("exp", np.exp),
+    ("exp2", np.exp2),
+    ("expm1", np.expm1),
+    ("log", np.log),
+    ("log2", np.log2),
+    ("log10", np.log10),
+    ("log1p", np.log1p),
+    ("sqrt", np.sqrt),
+    ("rsqrt", _rsqrt),
+    ("reciprocal", _reciprocal),
+    ("sin", np.sin),
+    ("cos", np.cos),
+    ("tan", np.tan),
+    ("asin", np.arcsin),
+    ("acos", np.arccos),
+    ("atan", np.arctan),
+    ("sinh", np.sinh),
+    ("cosh", np.cosh),
+    ("tanh", np.tanh),
+    ("asinh", np.arcsinh),
+    ("acosh", np.arccosh),
+    ("atanh", np.arctanh),
+    ("sigmoid", _sigmoid),
+    ("erf", _erf),
 ]
-for _name, _fn, _inplace_name in _FLOAT_UNARY:
-    _register(_float_unary(_fn), _name, _inplace_name)
+for _name, _fn in _FLOAT_UNARY:
+    _register(_float_unary(_fn), _name)
 
 
 def _rounding(fn: Fn) -> Fn:
@@ -260,10 +230,10 @@ def _rounding(fn: Fn) -> Fn:
     return run
 
 
-_register(_rounding(np.ceil), "ceil", "ceil_")
-_register(_rounding(np.floor), "floor", "floor_")
-_register(_rounding(np.rint), "round", "round_")  # rint: half to even, like torch
-_register(_rounding(np.trunc), "trunc", "trunc_")
+_register(_rounding(np.ceil), "ceil")
+_register(_rounding(np.floor), "floor")
+_register(_rounding(np.rint), "round")  # rint: half to even, like torch
+_register(_rounding(np.trunc), "trunc")
 
 
 def _round_decimals(self: Array, decimals: int) -> Array:
@@ -280,7 +250,7 @@ def _round_decimals(self: Array, decimals: int) -> Array:
     return _result(out, self.dtype)
 
 
-_register(_round_decimals, "round.decimals", "round_.decimals")
+_register(_round_decimals, "round.decimals")
 
 
 @_quiet
@@ -290,7 +260,7 @@ def _frac(self: Array) -> Array:
     return _result(self - np.trunc(self), self.dtype)
 
 
-_register(_frac, "frac", "frac_")
+_register(_frac, "frac")
 
 
 def _abs(self: Array) -> Array:
@@ -309,9 +279,9 @@ def _sign(self: Array) -> Array:
     return _result(positive - (self < 0).astype(self.dtype), self.dtype)
 
 
-_register(_abs, "abs", "abs_")
-_register(_neg, "neg", "neg_")
-_register(_sign, "sign", "sign_")
+_register(_abs, "abs")
+_register(_neg, "neg")
+_register(_sign, "sign")
 
 
 def _square(self: Array) -> Array:
@@ -350,12 +320,12 @@ def _nan_to_num(
 
 
 _register(_square, "square")
-_register(_bitwise_not, "bitwise_not", "bitwise_not_")
+_register(_bitwise_not, "bitwise_not")
 _register(_logical_not, "logical_not")
 _register(_float_test(np.isnan, False), "isnan")
 _register(_float_test(np.isinf, False), "isinf")
 _register(_float_test(np.isfinite, True), "isfinite")
-_register(_nan_to_num, "nan_to_num", "nan_to_num_")
+_register(_nan_to_num, "nan_to_num")
 
 # ---------------------------------------------------------------- activations
 
@@ -380,8 +350,8 @@ def _threshold(self: Array, threshold: Any, value: Any) -> Array:
     return _result(np.where(self <= cut, fill, self), self.dtype)
 
 
-_register(_relu, "relu", "relu_")
-_register(_hardtanh, "hardtanh", "hardtanh_")
+_register(_relu, "relu")
+_register(_hardtanh, "hardtanh")
 _register(_relu6, "relu6")
 _register(_threshold, "threshold")
 
@@ -512,16 +482,16 @@ def _prelu(self: Array, weight: Array) -> Array:
     return np.where(self > 0, self, w * self)
 
 
-_register(_gelu, "gelu", "gelu_")
-_register(_silu, "silu", "silu_")
-_register(_mish, "mish", "mish_")
+_register(_gelu, "gelu")
+_register(_silu, "silu")
+_register(_mish, "mish")
 _register(_softplus, "softplus")
-_register(_elu, "elu", "elu_")
+_register(_elu, "elu")
 _register(_selu, "selu")
 _register(_celu, "celu")
-_register(_leaky_relu, "leaky_relu", "leaky_relu_")
-_register(_hardswish, "hardswish", "hardswish_")
-_register(_hardsigmoid, "hardsigmoid", "hardsigmoid_")
+_register(_leaky_relu, "leaky_relu")
+_register(_hardswish, "hardswish")
+_register(_hardsigmoid, "hardsigmoid")
 _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_log_sigmoid, "log_sigmoid")
 _register(_glu, "glu")
@@ -653,21 +623,15 @@ def _atan2_out(self: Any, other: Any, out: Array) -> Array:
     return write_into(out, result)
 
 
-_register(_add, "add.Tensor add.Scalar", "add_.Tensor add_.Scalar")
-_register(_sub, "sub.Tensor sub.Scalar", "sub_.Tensor sub_.Scalar")
+_register(_add, "add.Tensor add.Scalar")
+_register(_sub, "sub.Tensor sub.Scalar")
 _register(_rsub, "rsub.Tensor rsub.Scalar")
-_register(_mul, "mul.Tensor mul.Scalar", "mul_.Tensor mul_.Scalar")
-_register(
-    _div,
-    "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode",
-    "div_.Tensor div_.Scalar div_.Tensor_mode div_.Scalar_mode",
-)
+_register(_mul, "mul.Tensor mul.Scalar")
+_register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode")
 _register(_true_divide, "true_divide.Tensor true_divide.Scalar")
-_register(
-    _floor_divide, "floor_divide floor_divide.Scalar", "floor_divide_.Tensor floor_divide_.Scalar"
-)
-_register(_remainder, "remainder.Tensor remainder.Scalar", "remainder_.Tensor remainder_.Scalar")
-_register(_fmod, "fmod.Tensor fmod.Scalar", "fmod_.Tensor fmod_.Scalar")
+_register(_floor_divide, "floor_divide floor_divide.Scalar", "floor_divide_.Tensor")
+_register(_remainder, "remainder.Tensor remainder.Scalar")
+_register(_fmod, "fmod.Tensor fmod.Scalar")
 _register(_atan2, "atan2")
 _register(_atan2_out, "atan2.out")
 
@@ -731,11 +695,7 @@ def _promoted_binary(fn: Fn) -> Fn:
 _register(_promoted_binary(np.maximum), "maximum max.other")  # nan propagates
 _register(_promoted_binary(np.minimum), "minimum min.other")
 for _op, _fn in (("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitwise_xor)):
-    _register(
-        _promoted_binary(_fn),
-        f"bitwise_{_op}.Tensor bitwise_{_op}.Scalar",
-        f"bitwise_{_op}_.Tensor bitwise_{_op}_.Scalar",
-    )
+    _register(_promoted_binary(_fn), f"bitwise_{_op}.Tensor bitwise_{_op}.Scalar")
 
 
 def _logical(fn: Fn) -> Fn:
@@ -834,15 +794,13 @@ def _addcdiv(self: Array, tensor1: Array, tensor2: Array, value: Any = 1) -> Arr
 
 
 kernel("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")(_where)
-_register(_clamp, "clamp clamp.Tensor", "clamp_ clamp_.Tensor")
-_register(_clamp_min, "clamp_min clamp_min.Tensor", "clamp_min_ clamp_min_.Tensor")
-_register(_clamp_max, "clamp_max clamp_max.Tensor", "clamp_max_ clamp_max_.Tensor")
-_register(
-    _masked_fill, "masked_fill.Scalar masked_fill.Tensor", "masked_fill_.Scalar masked_fill_.Tensor"
-)
-_register(_lerp, "lerp.Scalar lerp.Tensor", "lerp_.Scalar lerp_.Tensor")
-_register(_addcmul, "addcmul", "addcmul_")
-_register(_addcdiv, "addcdiv", "addcdiv_")
+_register(_clamp, "clamp clamp.Tensor")
+_register(_clamp_min, "clamp_min clamp_min.Tensor")
+_register(_clamp_max, "clamp_max clamp_max.Tensor")
+_register(_masked_fill, "masked_fill.Scalar masked_fill.Tensor")
+_register(_lerp, "lerp.Scalar lerp.Tensor")
+_register(_addcmul, "addcmul")
+_register(_addcdiv, "addcdiv")
 
 # ---------------------------------------------------------------- fill and copy
 
@@ -884,30 +842,19 @@ def _fill(self: Array, value: Any) -> Array:
     return np.full(self.shape, _fill_value(value, self.dtype), dtype=self.dtype)
 
 
-@kernel("fill_.Scalar", "fill_.Tensor")
-def _fill_(self: Array, value: Any) -> Array:
-    with np.errstate(all="ignore"):
-        np.copyto(self, _fill_value(value, self.dtype))
-    return self
-
-
 @kernel("zero_")
 def _zero_(self: Array) -> Array:
     self[...] = 0
     return self
 
 
-@kernel("copy_")
-def _copy_(self: Array, src: Array, non_blocking: bool = False) -> Array:
-    """Broadcast src into self, cast to self's dtype (any cast: float -> int truncates)."""
-    with np.errstate(all="ignore"):
-        np.copyto(self, src, casting="unsafe")
-    return self
-
-
 @kernel("copy")
 def _copy(self: Array, src: Array, non_blocking: bool = False) -> Array:
-    return _copy_(np.empty(self.shape, self.dtype), src)
+    """src broadcast to self's shape, cast to self's dtype (any cast: float -> int truncates)."""
+    out = np.empty(self.shape, self.dtype)
+    with np.errstate(all="ignore"):
+        np.copyto(out, src, casting="unsafe")
+    return out
 
 
 # ---------------------------------------------------------------- dropout
@@ -960,9 +907,9 @@ def _dropout_kernel(feature: bool, alpha: bool) -> Fn:
     return run
 
 
-_register(_dropout_kernel(False, False), "dropout", "dropout_")
-_register(_dropout_kernel(True, False), "feature_dropout", "feature_dropout_")
-_register(_dropout_kernel(False, True), "alpha_dropout", "alpha_dropout_")
+_register(_dropout_kernel(False, False), "dropout")
+_register(_dropout_kernel(True, False), "feature_dropout")
+_register(_dropout_kernel(False, True), "alpha_dropout")
 _register(_dropout_kernel(True, True), "feature_alpha_dropout")
 
 

@@ -6,7 +6,9 @@ mask indexes k dims with its nonzero() coordinates, index tensors broadcast, and
 the broadcast index dims replace adjacent indexed dims in place or go first when
 the indexed dims are not adjacent. Accumulating writes use ``ufunc.at``, which
 sums duplicate indices. Where torch leaves duplicates of a non-accumulating
-write unspecified (scatter, index_put, index_copy), the last write wins.
+write unspecified (scatter, index_put, index_copy), the last write wins. A
+functional kernel writes into a copy of self (the ``_into`` helpers); the
+in-place forms are derived from it (variants.py).
 """
 
 from __future__ import annotations
@@ -59,11 +61,10 @@ def _index_put(
     self: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray,
     accumulate: bool = False,
 ) -> np.ndarray:
-    return _index_put_(self.copy(), indices, values, accumulate)
+    return _index_put_into(self.copy(), indices, values, accumulate)
 
 
-@kernel("index_put_")
-def _index_put_(
+def _index_put_into(
     self: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray,
     accumulate: bool = False,
 ) -> np.ndarray:
@@ -114,11 +115,10 @@ def _source_values(self: np.ndarray, d: int, count: int, source: np.ndarray) -> 
 def _index_add(
     self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, alpha: Any = 1
 ) -> np.ndarray:
-    return _index_add_(self.copy(), dim, index, source, alpha)
+    return _index_add_into(self.copy(), dim, index, source, alpha)
 
 
-@kernel("index_add_")
-def _index_add_(
+def _index_add_into(
     self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, alpha: Any = 1
 ) -> np.ndarray:
     target, index = _as_vector(self, index, "index_add_")
@@ -131,11 +131,10 @@ def _index_add_(
 
 @kernel("index_copy")
 def _index_copy(self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) -> np.ndarray:
-    return _index_copy_(self.copy(), dim, index, source)
+    return _index_copy_into(self.copy(), dim, index, source)
 
 
-@kernel("index_copy_")
-def _index_copy_(
+def _index_copy_into(
     self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray
 ) -> np.ndarray:
     target, index = _as_vector(self, index, "index_copy_")
@@ -209,11 +208,10 @@ def _src_values(src: np.ndarray, index: np.ndarray, dtype: np.dtype) -> np.ndarr
 
 @kernel("scatter.src")
 def _scatter_src(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
-    return _scatter_src_(self.copy(), dim, index, src)
+    return _scatter_src_into(self.copy(), dim, index, src)
 
 
-@kernel("scatter_.src")
-def _scatter_src_(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+def _scatter_src_into(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
     found = _scatter_target(self, dim, index)
     if found is not None:
         target, coords = found
@@ -223,11 +221,10 @@ def _scatter_src_(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray
 
 @kernel("scatter.value")
 def _scatter_value(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
-    return _scatter_value_(self.copy(), dim, index, value)
+    return _scatter_value_into(self.copy(), dim, index, value)
 
 
-@kernel("scatter_.value")
-def _scatter_value_(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
+def _scatter_value_into(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -> np.ndarray:
     found = _scatter_target(self, dim, index)
     if found is not None:
         target, coords = found
@@ -237,11 +234,10 @@ def _scatter_value_(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -
 
 @kernel("scatter_add")
 def _scatter_add(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
-    return _scatter_add_(self.copy(), dim, index, src)
+    return _scatter_add_into(self.copy(), dim, index, src)
 
 
-@kernel("scatter_add_")
-def _scatter_add_(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
+def _scatter_add_into(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray) -> np.ndarray:
     found = _scatter_target(self, dim, index)
     if found is not None:
         target, coords = found
@@ -273,11 +269,10 @@ def _scatter_reduce(
     self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str,
     include_self: bool = True,
 ) -> np.ndarray:
-    return _scatter_reduce_(self.copy(), dim, index, src, reduce, include_self)
+    return _scatter_reduce_into(self.copy(), dim, index, src, reduce, include_self)
 
 
-@kernel("scatter_reduce_.two")
-def _scatter_reduce_(
+def _scatter_reduce_into(
     self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str,
     include_self: bool = True,
 ) -> np.ndarray:

@@ -149,23 +149,9 @@ def _add_product(
     return add_product
 
 
-def _in_place(out_of_place: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """The `_` variant: the result is written into self (which has its shape)."""
-
-    def add_product_(self: np.ndarray, a: np.ndarray, b: np.ndarray, beta: complex = 1,
-                     alpha: complex = 1) -> np.ndarray:
-        self[...] = out_of_place(self, a, b, beta, alpha)
-        return self
-
-    return add_product_
-
-
 addmm = kernel("addmm")(_add_product(_check_mm, "mat1"))
 baddbmm = kernel("baddbmm")(_add_product(_check_bmm, "batch1"))
 addmv = kernel("addmv")(_add_product(_check_mv, "mat"))
-kernel("addmm_")(_in_place(addmm))
-kernel("baddbmm_")(_in_place(baddbmm))
-kernel("addmv_")(_in_place(addmv))
 
 
 # ---------------------------------------------------------------------------- matmul, linear, einsum

@@ -22,7 +22,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import from_numpy, to_numpy
 from . import kernel
-from .elementwise import write_into
+from .variants import write_into
 
 Array = np.ndarray
 Pair = tuple[Array, Array]
@@ -429,6 +429,8 @@ def _cumprod(self: Array, dim: int, dtype: DType | None = None) -> Array:
         return _result(np.cumprod(x, axis=axis, dtype=acc).reshape(self.shape), acc)
 
 
+# torch's cumsum_ accumulates in self's dtype (a bool self stays bool): not cumsum's
+# int64 written back, as a derived in-place kernel would do.
 @kernel("cumsum_")
 def _cumsum_(self: Array, dim: int, dtype: DType | None = None) -> Array:
     return write_into(self, _cumsum(self, dim, dtype or from_numpy(self.dtype)))

@@ -3,6 +3,7 @@ op, the copy of a view, the functional form of a custom op that writes."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,10 +37,11 @@ def derived_kernel(op_def: OpDef) -> Kernel | None:
 def in_place(functional: Kernel) -> Kernel:
     """``x.op_(...)``: run ``op(x, ...)`` and write the result into ``x``."""
 
+    @functools.wraps(functional)
     def run(self: np.ndarray, *args: Any) -> np.ndarray:
         return write_into(self, functional(self, *args))
 
-    run.__name__ = f"{functional.__name__}_"
+    run.__name__ = run.__qualname__ = f"{functional.__name__}_"
     return run
 
 
@@ -67,13 +69,14 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
 def copied(view: Kernel) -> Kernel:
     """The ``*_copy`` twin of a view kernel: the same values in fresh, contiguous memory."""
 
+    @functools.wraps(view)
     def copy_kernel(*args: Any) -> Any:
         out = view(*args)
         if isinstance(out, list):
             return [piece.copy() for piece in out]
         return out.copy()
 
-    copy_kernel.__name__ = f"{view.__name__}_copy"
+    copy_kernel.__name__ = copy_kernel.__qualname__ = f"{view.__name__}_copy"
     return copy_kernel
 
 

@@ -553,6 +553,8 @@ def _alias(self: np.ndarray) -> np.ndarray:
     return self.view()
 
 
+# detach_ changes no value: written by hand, it never writes into self (which may be
+# read-only, an expanded view), as a derived in-place kernel would.
 @kernel("detach_")
 def _detach_(self: np.ndarray) -> np.ndarray:
     return self
@@ -784,18 +786,6 @@ def _tril(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
 @kernel("triu")
 def _triu(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
     return np.where(_triangle(self, diagonal, False), self, np.zeros((), self.dtype))
-
-
-@kernel("tril_")
-def _tril_(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
-    np.copyto(self, np.zeros((), self.dtype), where=~_triangle(self, diagonal, True))
-    return self
-
-
-@kernel("triu_")
-def _triu_(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
-    np.copyto(self, np.zeros((), self.dtype), where=~_triangle(self, diagonal, False))
-    return self
 
 
 @kernel("rot90")

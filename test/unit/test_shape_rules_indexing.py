@@ -61,7 +61,6 @@ def test_index_with_boolean_masks_is_data_dependent() -> None:
     assert run("index.Tensor", X, [T(5, 6, dtype=b8)]) == T(None, 7, 8)
     assert run("index.Tensor", X, [None, T(6, 7, dtype=b8)]) == T(5, None, 8)
     assert run("index.Tensor", T(s0, 3), [T(s0, dtype=u8)]) == T(None, 3)
-    assert run("_unsafe_index.Tensor", T(s0, 3), [L(4)]) == T(4, 3)
 
 
 def test_index_errors() -> None:
@@ -76,7 +75,7 @@ def test_index_errors() -> None:
         run("index.Tensor", X, [L(2), L(3)])
 
 
-@pytest.mark.parametrize("op", ["index_put", "index_put_", "_unsafe_index_put"])
+@pytest.mark.parametrize("op", ["index_put", "index_put_"])
 def test_index_put(op: str) -> None:
     assert run(op, X, [L(2, 3)], T(2, 3, 6, 7, 8)) == X
     assert run(op, X, [None, L(4)], T(8), True) == X  # values broadcast to [5, 4, 7, 8]
@@ -172,13 +171,6 @@ def test_select_and_slice_scatter() -> None:
         run("slice_scatter", T(8, 3), T(2, 3), 0, 2, 8, 2)
 
 
-def test_diagonal_and_as_strided_scatter() -> None:
-    assert run("diagonal_scatter", T(3, 4), T(3)) == T(3, 4)
-    with fails("src size = [4], slice size = [3]"):
-        run("diagonal_scatter", T(3, 4), T(4))
-    assert run("as_strided_scatter", T(10), T(2, 3), [2, 3], [3, 1]) == T(10)
-
-
 # ---------------------------------------------------------------------------- masks
 
 
@@ -193,9 +185,6 @@ def test_masked_select() -> None:
 
 def test_masked_scatter() -> None:
     assert run("masked_scatter", T(3, 1), T(3, 4, dtype=b8), T(12)) == T(3, 4)
-    assert run("masked_scatter_", T(3, 4), T(4, dtype=b8), T(12)) == T(3, 4)
-    with fails("masked_scatter_: mask of shape [2, 4] cannot be broadcast to self of shape [4]"):
-        run("masked_scatter_", T(4), T(2, 4, dtype=b8), T(12))
     with fails("masked_scatter_ only supports boolean masks, but got mask with dtype Byte"):
         run("masked_scatter", T(4), T(4, dtype=u8), T(4))
     with fails("masked_scatter: expected self and source to have same dtypes but got Float and "
@@ -209,7 +198,6 @@ def test_masked_scatter() -> None:
 def test_nonzero() -> None:
     assert run("nonzero", T(3, 2)) == T(None, 2, dtype=i64)
     assert run("nonzero", T(s0, 2, 5, dtype=b8)) == T(None, 3, dtype=i64)
-    assert run("argwhere", T(4)) == T(None, 1, dtype=i64)
     assert run("nonzero_static", T(3, 2), size=4) == T(4, 2, dtype=i64)
     assert run("nonzero_static", T(s0), size=s1, fill_value=0) == T(s1, 1, dtype=i64)
     assert run("where", T(3, 2, dtype=b8)) == [T(None, dtype=i64)] * 2
@@ -219,11 +207,8 @@ def test_unique() -> None:
     x = T(3, 4, dtype=i32)
     assert run("_unique2", x) == (T(None, dtype=i32), L(0), L(0))
     assert run("_unique2", x, True, True, True) == (T(None, dtype=i32), L(3, 4), L(None))
-    assert run("_unique", x, True, True) == (T(None, dtype=i32), L(3, 4))
     assert run("unique_consecutive", x, return_counts=True) == (T(None, dtype=i32), L(0), L(None))
     assert run("unique_consecutive", x, True, False, 1) == (T(3, None, dtype=i32), L(4), L(0))
-    assert run("unique_dim", x, 0, True, True, True) == (T(None, 4, dtype=i32), L(3), L(None))
-    assert run("unique_dim_consecutive", x, -1) == (T(3, None, dtype=i32), L(0), L(0))
 
 
 def test_one_hot() -> None:
@@ -247,7 +232,7 @@ def test_embedding() -> None:
     assert run("embedding_dense_backward", T(2, 3, 4), L(2, 3), 10, -1, False) == T(10, 4)
 
 
-@pytest.mark.parametrize("op", ["_embedding_bag", "_embedding_bag_forward_only"])
+@pytest.mark.parametrize("op", ["_embedding_bag"])
 def test_embedding_bag(op: str) -> None:
     w, idx, off = T(10, 4), L(7), L(3)
     # mode=sum on the CPU fast path: offset2bag is empty, max_indices is [bags].

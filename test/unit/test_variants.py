@@ -1,0 +1,68 @@
+"""Derived rules and kernels: an in-place op runs its functional twin and writes
+the result into self; a view copy copies its view's result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from texport.dialects import op_table  # noqa: F401 - registers the table
+from texport.dialects.registry import OPS, functional_twin
+from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.interpreter.kernels import KERNELS
+from texport.interpreter.kernels import load_all as load_kernels
+
+load_all()
+load_kernels()
+
+TWINS = sorted((key, twin.key) for key in OPS.keys() if (twin := functional_twin(OPS[key])) is not None)
+COPIES = sorted((key, OPS[key].copied_view) for key in OPS.keys() if OPS[key].copied_view is not None)
+# torch accumulates cumsum_ in self's dtype; detach_ writes nothing: written by hand.
+HAND_WRITTEN = {"aten.cumsum_.default", "aten.cumprod_.default", "aten.detach_.default"}
+
+
+def test_pairs_are_found_from_the_schemas() -> None:
+    twins = dict(TWINS)
+    assert twins["aten.add_.Tensor"] == "aten.add.Tensor"
+    assert twins["aten.dropout_.default"] == "aten.dropout.default"  # argument names may differ
+    assert "aten.pow_.Scalar" not in twins  # pow.Scalar is scalar ** tensor: other arguments
+    assert "aten.squeeze_.dim" not in twins  # an in-place view changes metadata, not values
+    assert len(TWINS) == 95 and len(COPIES) == 22
+
+
+@pytest.mark.parametrize(("key", "twin"), TWINS, ids=[key for key, _ in TWINS])
+def test_an_in_place_op_is_derived_from_its_twin(key: str, twin: str) -> None:
+    if key in HAND_WRITTEN:
+        assert getattr(KERNELS[key], "__wrapped__", None) is None
+        return
+    assert KERNELS[key].__wrapped__ is KERNELS[twin]
+    assert SHAPE_RULES[key].__wrapped__ is SHAPE_RULES[twin]
+
+
+@pytest.mark.parametrize(("key", "view"), COPIES, ids=[key for key, _ in COPIES])
+def test_a_view_copy_is_derived_from_its_view(key: str, view: str) -> None:
+    assert KERNELS[key].__wrapped__ is KERNELS[view]
+    assert SHAPE_RULES[key] is SHAPE_RULES[view]
+
+
+def test_a_derived_kernel_writes_into_self_and_returns_it() -> None:
+    base = np.zeros((2, 3), np.int64)
+    row = base[1]
+    assert KERNELS["add_.Tensor"](row, np.arange(3), 2) is row
+    assert base.tolist() == [[0, 0, 0], [0, 2, 4]]
+    assert KERNELS["index_add_"](row, 0, np.array([0, 0]), np.array([5, 5]), 1) is row
+    assert base[1].tolist() == [10, 2, 4]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        KERNELS["add_.Tensor"](row, np.ones(3, np.float32), 1)
+    assert base[1].tolist() == [10, 2, 4]  # a refused write leaves self as it was
+
+
+def test_a_derived_copy_owns_its_memory() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    out = KERNELS["permute_copy"](x, [1, 0])
+    assert out.tolist() == x.T.tolist() and not np.shares_memory(out, x) and out.flags.c_contiguous
+
+
+def test_hand_written_cumsum_keeps_torchs_dtype_rule() -> None:
+    x = np.array([True, False, True])
+    assert KERNELS["cumsum_"](x, 0, None) is x and x.dtype == np.bool_
