@@ -2,4 +2,4 @@
 its functions with ``@register_decomposition`` on import. A one-line algebra
 comment sits above each decomposition."""
 
-from . import factories, linalg, losses, maths, nn, reductions, views  # noqa: F401
+from . import conv_pool, elementwise, factories, linalg, losses, reductions, views  # noqa: F401
