@@ -43,6 +43,7 @@ def load_all() -> None:
         losses,
         norms,
         reductions,
+        scalars,
         variants,
         views,
     )

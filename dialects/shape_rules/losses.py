@@ -1,11 +1,11 @@
-"""Shape rules: losses (reduction 0 none, 1 mean, 2 sum) and vector norms."""
+"""Shape rules: losses (reduction 0 none, 1 mean, 2 sum)."""
 
 from __future__ import annotations
 
 from ..dtypes import result_type
 from ..meta import TensorMeta
 from . import shape_rule
-from .common import broadcast_shapes, normalize_dims, reduced_shape, to_float_dtype
+from .common import broadcast_shapes
 from .guards import ShapeGuardError, check, sym_eq
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -73,21 +73,3 @@ def cross_entropy_loss(self: TensorMeta, target: TensorMeta, weight: object = No
         # class probabilities: -(log_softmax(x) * p).sum(class dim)
         return _reduced((self.shape[0], *self.shape[2:]) if self.ndim > 1 else (), self.dtype, reduction)
     return _reduced(_class_dim_removed(self, target), self.dtype, reduction)
-
-
-# ||x||_p over dims (all dims when None/[])
-@shape_rule("linalg_vector_norm")
-def linalg_vector_norm(self: TensorMeta, ord: object = 2, dim: object = None,  # noqa: A002
-                       keepdim: bool = False, dtype: object = None) -> TensorMeta:
-    dims = normalize_dims(dim, self.ndim)
-    return TensorMeta(reduced_shape(self.shape, dims, keepdim), dtype or to_float_dtype(self.dtype))
-
-
-@shape_rule("norm.Scalar")
-def norm_scalar(self: TensorMeta, p: object = 2) -> TensorMeta:
-    return TensorMeta((), to_float_dtype(self.dtype))
-
-
-@shape_rule("norm.ScalarOpt_dim")
-def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) -> TensorMeta:
-    return linalg_vector_norm(self, p, dim, keepdim)

@@ -329,3 +329,24 @@ def _topk(
         return _values_indices(self)
     values = TensorMeta(self.shape[:dim] + (to_dim(k),) + self.shape[dim + 1:], self.dtype)
     return _values_indices(values)
+
+
+# ---------------------------------------------------------------- norms
+
+
+# ||x||_p over dims (all dims when None/[])
+@shape_rule("linalg_vector_norm")
+def linalg_vector_norm(self: TensorMeta, ord: object = 2, dim: object = None,  # noqa: A002
+                       keepdim: bool = False, dtype: object = None) -> TensorMeta:
+    dims = normalize_dims(dim, self.ndim)
+    return TensorMeta(reduced_shape(self.shape, dims, keepdim), dtype or to_float_dtype(self.dtype))
+
+
+@shape_rule("norm.Scalar")
+def norm_scalar(self: TensorMeta, p: object = 2) -> TensorMeta:
+    return TensorMeta((), to_float_dtype(self.dtype))
+
+
+@shape_rule("norm.ScalarOpt_dim")
+def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) -> TensorMeta:
+    return linalg_vector_norm(self, p, dim, keepdim)

@@ -47,8 +47,10 @@ def load_all() -> None:
         factories,
         indexing,
         linalg,
+        losses,
         norms,
         reductions,
+        scalars,
         variants,
         views,
     )

@@ -24,6 +24,16 @@ def torch_result_dtype(*operands: Any) -> np.dtype:
     return to_numpy(result_type(*(meta_of(o) for o in operands)))
 
 
+def opmath(x: np.ndarray) -> np.ndarray:
+    """x in the dtype products and sums are computed in (half -> float32)."""
+    return x.astype(np.float32) if x.dtype == np.float16 else x
+
+
+def result_as(value: object, dtype: np.dtype) -> np.ndarray:
+    """`value` as an ndarray of `dtype`; a 0-d result stays a 0-d ndarray."""
+    return np.asarray(value).astype(dtype, copy=False)
+
+
 def as_array(value: Any, dtype: np.dtype | None = None) -> np.ndarray:
     """An ndarray (0-d stays 0-d ndarray, never a numpy scalar)."""
     array = np.asarray(value, dtype=dtype)

@@ -1,5 +1,5 @@
-"""Kernels: views, copies of views, joins, splits, rearrangements, dtype casts, and the
-symbolic-scalar ops (sym_size, item, runtime asserts).
+"""Kernels: views, joins, splits, rearrangements, dtype casts (the copies of
+views are derived from their views, variants.py).
 
 Aliasing follows torch. A view op returns a numpy view of its input, so a write
 through it reaches the base; a ``*_copy`` op returns fresh memory. torch's
@@ -608,7 +608,7 @@ def _clone(self: np.ndarray, memory_format: Any = None) -> np.ndarray:
     return _laid_out(self, memory_format)
 
 
-def _is_contiguous(self: np.ndarray, memory_format: Any = 0) -> bool:
+def is_contiguous(self: np.ndarray, memory_format: Any = 0) -> bool:
     if _memory_format(memory_format) in ("channels_last", "channels_last_3d"):
         order = _CHANNELS_LAST.get(self.ndim)
         return order is not None and np.transpose(self, order).flags.c_contiguous
@@ -618,7 +618,7 @@ def _is_contiguous(self: np.ndarray, memory_format: Any = 0) -> bool:
 @kernel("contiguous")
 def _contiguous(self: np.ndarray, memory_format: Any = 0) -> np.ndarray:
     """self itself when already laid out so (torch returns self), else a copy."""
-    if _is_contiguous(self, memory_format):
+    if is_contiguous(self, memory_format):
         return self
     return _laid_out(self, memory_format if memory_format is not None else 0)
 
@@ -938,81 +938,3 @@ def _resize_(self: np.ndarray, size: Sequence[int], memory_format: Any = None) -
     out = np.zeros(numel, self.dtype)
     out[:capacity] = old
     return out.reshape(shape)
-
-
-# ---------------------------------------------------------------------------- symbolic scalars
-
-
-@kernel("sym_size.int")
-def _sym_size(self: np.ndarray, dim: int) -> int:
-    return int(self.shape[wrap_dim(dim, self.ndim)])
-
-
-@kernel("sym_numel")
-def _sym_numel(self: np.ndarray) -> int:
-    return int(self.size)
-
-
-@kernel("sym_stride.int")
-def _sym_stride(self: np.ndarray, dim: int) -> int:
-    return element_strides(self)[wrap_dim(dim, self.ndim)]
-
-
-@kernel("sym_storage_offset")
-def _sym_storage_offset(self: np.ndarray) -> int:
-    return storage_offset(self)
-
-
-@kernel("sym_is_contiguous")
-def _sym_is_contiguous(self: np.ndarray, memory_format: Any = 0) -> bool:
-    return _is_contiguous(self, memory_format)
-
-
-@kernel("item", "_local_scalar_dense")
-def _item(self: np.ndarray) -> bool | int | float:
-    """A Python bool, int or float, by the tensor's dtype."""
-    if self.size != 1:
-        raise RuntimeError(f"a Tensor with {self.size} elements cannot be converted to Scalar")
-    return self.reshape(()).item()
-
-
-@kernel("_assert_scalar")
-def _assert_scalar(self: Any, assert_msg: str) -> tuple[()]:
-    if not self:
-        raise RuntimeError(assert_msg)
-    return ()
-
-
-@kernel("_assert_async")
-def _assert_async(self: np.ndarray) -> tuple[()]:
-    return _assert_async_msg(self, "Expected Tensor with single nonzero value, but got zero")
-
-
-@kernel("_assert_async.msg")
-def _assert_async_msg(self: np.ndarray, assert_msg: str) -> tuple[()]:
-    if self.size != 1:
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    if not self.reshape(()).item():
-        raise RuntimeError(assert_msg)
-    return ()
-
-
-def _constrain(size: Any, low: int | None, high: int | None) -> tuple[()]:
-    if (low is not None and size < low) or (high is not None and size > high):
-        low_text = "-int_oo" if low is None else low
-        high_text = "int_oo" if high is None else high
-        raise RuntimeError(f"Invalid value {size} for range [{low_text}:{high_text}]")
-    return ()
-
-
-@kernel("sym_constrain_range")
-def _sym_constrain_range(size: Any, min: int | None = None, max: int | None = None) -> tuple[()]:
-    return _constrain(size, min, max)
-
-
-@kernel("sym_constrain_range_for_size")
-def _sym_constrain_range_for_size(
-    size: Any, min: int | None = None, max: int | None = None
-) -> tuple[()]:
-    """A size: the lower bound defaults to 0."""
-    return _constrain(size, 0 if min is None else min, max)

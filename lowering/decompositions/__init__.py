@@ -1,5 +1,16 @@
-"""The default decomposition table: one module per family, each registering
-its functions with ``@register_decomposition`` on import. A one-line algebra
-comment sits above each decomposition."""
+"""The default decomposition table: one module per family (tags.FAMILIES), each
+registering its functions with ``@register_decomposition`` on import. A
+one-line algebra comment sits above each decomposition."""
 
-from . import conv_pool, elementwise, factories, linalg, losses, reductions, views  # noqa: F401
+from . import (  # noqa: F401
+    conv_pool,
+    elementwise,
+    factories,
+    indexing,
+    linalg,
+    losses,
+    norms,
+    reductions,
+    scalars,
+    views,
+)

@@ -13,8 +13,8 @@ from ..table import register_decomposition
 
 aten = ops.aten
 
-__all__ = ["DType", "Tensor", "aten", "canonical_dim", "is_contiguous", "numel", "register_decomposition",
-           "reshape_to", "shape_of"]
+__all__ = ["DType", "Tensor", "aten", "canonical_dim", "cast_to", "is_contiguous", "numel",
+           "register_decomposition", "reshape_to", "shape_of"]
 
 
 def canonical_dim(dim: int, rank: int) -> int:
@@ -24,6 +24,13 @@ def canonical_dim(dim: int, rank: int) -> int:
     if not -rank <= dim < rank:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
     return dim % rank
+
+
+def cast_to(x: Tensor, dtype: DType | None) -> Tensor:
+    """``x`` in ``dtype`` (None: as it is)."""
+    if dtype is None or dtype is x.dtype:
+        return x
+    return aten._to_copy.default(x, dtype=dtype)
 
 
 def shape_of(x: Tensor) -> list[Any]:

@@ -1,7 +1,9 @@
-"""Pointwise maths that is not core: each is a short formula over core ops."""
+"""Pointwise maths, activations and dropout that are not core: each is a short
+formula over core ops."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -160,35 +162,6 @@ def where_scalar(condition: Tensor, self: Any, other: Any) -> Tensor:
                            aten.scalar_tensor.default(other, dtype=both))
 
 
-# index_add(x, d, i, s, α) = index_put(x, [:, ..., i], α·s, accumulate=True)
-@register_decomposition(aten.index_add.default)
-def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
-    dim = canonical_dim(dim, self.dim())
-    values = source if alpha == 1 else aten.mul.Tensor(source, alpha)
-    return aten.index_put.default(self, [None] * dim + [index], values, True)
-
-
-# index_copy(x, d, i, s) = index_put(x, [:, ..., i], s)
-@register_decomposition(aten.index_copy.default)
-def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    dim = canonical_dim(dim, self.dim())
-    return aten.index_put.default(self, [None] * dim + [index], source, False)
-
-
-# take_along_dim(x, i, d) = gather(x, d, i) with the other dims broadcast; d=None: on the flattened x
-@register_decomposition(aten.take_along_dim.default)
-def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
-    if dim is None:
-        flat = aten.view.default(self, [self.numel()])
-        return aten.gather.default(flat, 0, aten.view.default(indices, [indices.numel()]))
-    dim = canonical_dim(dim, self.dim())
-    shape = [max(a, b) if type(a) is int and type(b) is int else (b if a == 1 else a)
-             for a, b in zip(self.shape, indices.shape)]
-    x = aten.expand.default(self, [s if i != dim else self.shape[dim] for i, s in enumerate(shape)])
-    idx = aten.expand.default(indices, [s if i != dim else indices.shape[dim] for i, s in enumerate(shape)])
-    return aten.gather.default(x, dim, idx)
-
-
 # exp2(x) = 2 ** x
 @register_decomposition(aten.exp2.default)
 def exp2(self: Tensor) -> Tensor:
@@ -248,112 +221,156 @@ def round_decimals(self: Tensor, *, decimals: int) -> Tensor:
     return aten.div.Scalar(aten.round.default(aten.mul.Tensor(self, scale)), scale)
 
 
-def _triangle(self: Tensor, diagonal: int, lower: bool) -> Tensor:
-    rows = aten.unsqueeze.default(aten.arange.start_step(0, self.shape[-2], 1), -1)
-    cols = aten.arange.start_step(0, self.shape[-1], 1)
-    offset = aten.sub.Tensor(cols, rows)
-    keep = aten.le.Scalar(offset, diagonal) if lower else aten.ge.Scalar(offset, diagonal)
-    return aten.where.self(keep, self, aten.scalar_tensor.default(0, dtype=self.dtype))
+# ---------------------------------------------------------------- activations and dropout
 
 
-# tril(x, k) = where(col - row <= k, x, 0)
-@register_decomposition(aten.tril.default)
-def tril(self: Tensor, diagonal: int = 0) -> Tensor:
-    return _triangle(self, diagonal, lower=True)
+# dropout(x, p, train) = x when not training; else x * mask / (1 - p), mask from native_dropout
+@register_decomposition(aten.dropout.default)
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    if not train or p == 0:
+        return aten.clone.default(input)
+    return aten.native_dropout.default(input, p, train)[0]
 
 
-# triu(x, k) = where(col - row >= k, x, 0)
-@register_decomposition(aten.triu.default)
-def triu(self: Tensor, diagonal: int = 0) -> Tensor:
-    return _triangle(self, diagonal, lower=False)
+# feature_dropout(x, p, train) = x * mask[N, C, 1...] / (1 - p)
+@register_decomposition(aten.feature_dropout.default)
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    if not train or p == 0:
+        return aten.clone.default(input)
+    keep = _keep_mask(input, p, feature=True)
+    return aten.mul.Tensor(input, aten.div.Scalar(aten._to_copy.default(keep, dtype=input.dtype), 1 - p))
 
 
-# roll(x, s, d) = cat([x[-s:], x[:-s]], d) for each (s, d); no dims: roll the flattened x
-@register_decomposition(aten.roll.default)
-def roll(self: Tensor, shifts: list[Any], dims: list[int] = ()) -> Tensor:
-    if not dims:
-        flat = aten.view.default(self, [self.numel()])
-        return aten.view.default(roll(flat, shifts, [0]), list(self.shape))
-    out = self
-    for shift, dim in zip(shifts, dims):
-        dim = canonical_dim(dim, self.dim())
-        size = self.shape[dim]
-        if type(size) is not int or size == 0:
-            return NotImplemented if type(size) is not int else out
-        start = (size - shift % size) % size
-        if start:
-            out = aten.cat.default([aten.slice.Tensor(out, dim, start, size), aten.slice.Tensor(out, dim, 0, start)],
-                                   dim)
-    return out
+_SELU_ALPHA = 1.6732632423543772848170429916717
 
 
-# rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
-@register_decomposition(aten.rot90.default)
-def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
-    a, b = (canonical_dim(d, self.dim()) for d in dims)
-    perm = list(range(self.dim()))
-    perm[a], perm[b] = perm[b], perm[a]
-    turns = k % 4
-    if turns == 1:
-        return aten.permute.default(aten.flip.default(self, [b]), perm)
-    if turns == 2:
-        return aten.flip.default(self, [a, b])
-    if turns == 3:
-        return aten.flip.default(aten.permute.default(self, perm), [b])
-    return aten.clone.default(self)
+_SELU_SCALE = 1.0507009873554804934193349852946
 
 
-# repeat_interleave(x, r, d) = view(expand(x[..., None at d+1], r), merged d)
-@register_decomposition(aten.repeat_interleave.self_int)
-def repeat_interleave_int(self: Tensor, repeats: Any, dim: int | None = None, *,
-                          output_size: Any = None) -> Tensor:
-    x = self if dim is not None else aten.view.default(self, [self.numel()])
-    dim = canonical_dim(dim or 0, x.dim())
-    sizes = list(x.shape)
-    wide = aten.unsqueeze.default(x, dim + 1)
-    expanded = aten.expand.default(wide, [*sizes[:dim + 1], repeats, *sizes[dim + 1:]])
-    dense = aten.clone.default(expanded, memory_format="contiguous_format")
-    return aten.view.default(dense, [*sizes[:dim], sizes[dim] * repeats, *sizes[dim + 1:]])
+_ALPHA_PRIME = _SELU_ALPHA * _SELU_SCALE
 
 
-# where(c) = [nonzero(c)[:, d] for each dim d] (one nonzero per result: each result has its own
-# data-dependent length symbol)
-@register_decomposition(aten.where.default)
-def where_nonzero(condition: Tensor) -> list[Tensor]:
-    return [aten.select.int(aten.nonzero.default(condition), 1, d) for d in range(condition.dim())]
+# alpha_dropout(x, p) = x·a·mask + a·α'·(p - (1 - mask)), a = ((α'²p + 1)(1 - p))^-½ (keeps selu's statistics)
+@register_decomposition(aten.alpha_dropout.default)
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    return _alpha_dropout(input, p, train, feature=False)
 
 
-# masked_select(x, m) = x[m] with x and m broadcast to one shape
-@register_decomposition(aten.masked_select.default)
-def masked_select(self: Tensor, mask: Tensor) -> Tensor:
-    rank = max(self.dim(), mask.dim())
-    a = [1] * (rank - self.dim()) + list(self.shape)
-    b = [1] * (rank - mask.dim()) + list(mask.shape)
-    shape = [y if type(x) is int and x == 1 else x for x, y in zip(a, b)]
-    x = aten.expand.default(self, shape) if list(self.shape) != shape else self
-    m = aten.expand.default(mask, shape) if list(mask.shape) != shape else mask
-    return aten.index.Tensor(x, [m])
+# feature_alpha_dropout = alpha_dropout with one mask per (N, C) channel
+@register_decomposition(aten.feature_alpha_dropout.default)
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    return _alpha_dropout(input, p, train, feature=True)
 
 
-# repeat_interleave(r, output_size=n)[i] = #{j : cumsum(r)[j] <= i}
-@register_decomposition(aten.repeat_interleave.Tensor)
-def repeat_interleave_tensor(repeats: Tensor, *, output_size: Any = None) -> Any:
-    if output_size is None:
-        return NotImplemented  # the length is the data's sum
-    ends = aten.cumsum.default(repeats, 0)
-    positions = aten.unsqueeze.default(aten.arange.start_step(0, output_size, 1, dtype=repeats.dtype), 1)
-    return aten.sum.dim_IntList(aten.ge.Tensor(positions, ends), [1], dtype=DType.int64)
+def _alpha_dropout(input: Tensor, p: float, train: bool, feature: bool) -> Tensor:  # noqa: A002
+    if not train or p == 0:
+        return aten.clone.default(input)
+    a = 1.0 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    noise = aten._to_copy.default(_keep_mask(input, p, feature), dtype=input.dtype)
+    shift = aten.add.Tensor(aten.mul.Tensor(aten.sub.Tensor(noise, 1), _ALPHA_PRIME * a), _ALPHA_PRIME * a * p)
+    return aten.add.Tensor(aten.mul.Tensor(input, aten.mul.Tensor(noise, a)), shift)
 
 
-# repeat_interleave(x, r, d, output_size=n) = index_select(x, d, repeat_interleave(r, n))
-@register_decomposition(aten.repeat_interleave.self_Tensor)
-def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None = None, *,
-                                  output_size: Any = None) -> Any:
-    if output_size is None:
-        return NotImplemented
-    x = self if dim is not None else aten.view.default(self, [self.numel()])
-    dim = canonical_dim(dim or 0, x.dim())
-    if repeats.numel() == 1:
-        repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
-    index = repeat_interleave_tensor(repeats, output_size=output_size)
-    return aten.index_select.default(x, dim, index)
+def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:  # noqa: A002
+    shape = list(input.shape)
+    if feature:
+        shape = shape[:2] + [1] * (len(shape) - 2)
+    return aten.lt.Scalar(aten.rand.default(shape, dtype=DType.float32), 1 - p)
+
+
+# relu6(x) = hardtanh(x, 0, 6)
+@register_decomposition(aten.relu6.default)
+def relu6(self: Tensor) -> Tensor:
+    return aten.hardtanh.default(self, 0, 6)
+
+
+# silu(x) = x · sigmoid(x)
+@register_decomposition(aten.silu.default)
+def silu(self: Tensor) -> Tensor:
+    return aten.mul.Tensor(self, aten.sigmoid.default(self))
+
+
+# selu(x) = elu(x, α, scale) with selu's constants
+@register_decomposition(aten.selu.default)
+def selu(self: Tensor) -> Tensor:
+    return aten.elu.default(self, _SELU_ALPHA, _SELU_SCALE)
+
+
+# celu(x, α) = elu(x, α, 1, 1/α)
+@register_decomposition(aten.celu.default)
+def celu(self: Tensor, alpha: Any = 1.0) -> Tensor:
+    return aten.elu.default(self, alpha, 1, 1.0 / alpha)
+
+
+# threshold(x, t, v) = where(x <= t, v, x)
+@register_decomposition(aten.threshold.default)
+def threshold(self: Tensor, threshold: Any, value: Any) -> Tensor:
+    return aten.where.self(aten.le.Scalar(self, threshold), aten.scalar_tensor.default(value, dtype=self.dtype), self)
+
+
+# hardswish(x) = x · hardtanh(x + 3, 0, 6) / 6
+@register_decomposition(aten.hardswish.default)
+def hardswish(self: Tensor) -> Tensor:
+    return aten.div.Scalar(aten.mul.Tensor(self, aten.hardtanh.default(aten.add.Tensor(self, 3), 0, 6)), 6)
+
+
+# hardsigmoid(x) = hardtanh(x + 3, 0, 6) / 6
+@register_decomposition(aten.hardsigmoid.default)
+def hardsigmoid(self: Tensor) -> Tensor:
+    return aten.div.Scalar(aten.hardtanh.default(aten.add.Tensor(self, 3), 0, 6), 6)
+
+
+# softplus(x, β, t) = where(βx > t, x, log1p(exp(βx)) / β)
+@register_decomposition(aten.softplus.default)
+def softplus(self: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
+    scaled = aten.mul.Tensor(self, beta)
+    soft = aten.div.Scalar(aten.log1p.default(aten.exp.default(scaled)), beta)
+    return aten.where.self(aten.gt.Scalar(scaled, threshold), self, soft)
+
+
+# mish(x) = x · tanh(softplus(x))
+@register_decomposition(aten.mish.default)
+def mish(self: Tensor) -> Tensor:
+    return aten.mul.Tensor(self, aten.tanh.default(softplus(self)))
+
+
+# log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))
+@register_decomposition(aten.log_sigmoid.default)
+def log_sigmoid(self: Tensor) -> Tensor:
+    return log_sigmoid_forward(self)[0]
+
+
+# log_sigmoid_forward(x) = (min(x, 0) - log1p(b), b) with b = exp(-|x|)
+@register_decomposition(aten.log_sigmoid_forward.default)
+def log_sigmoid_forward(self: Tensor) -> tuple[Tensor, Tensor]:
+    buffer = aten.exp.default(aten.neg.default(aten.abs.default(self)))
+    low = aten.minimum.default(self, aten.scalar_tensor.default(0, dtype=self.dtype))
+    return aten.sub.Tensor(low, aten.log1p.default(buffer)), buffer
+
+
+# glu(x, d) = a · sigmoid(b), [a, b] the halves of x along d
+@register_decomposition(aten.glu.default)
+def glu(self: Tensor, dim: int = -1) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    half = self.shape[dim] // 2
+    first = aten.slice.Tensor(self, dim, 0, half)
+    second = aten.slice.Tensor(self, dim, half, self.shape[dim])
+    return aten.mul.Tensor(first, aten.sigmoid.default(second))
+
+
+# prelu(x, w) = where(x > 0, x, w·x), w along the channel dim 1
+@register_decomposition(aten.prelu.default)
+def prelu(self: Tensor, weight: Tensor) -> Tensor:
+    if self.dim() >= 2 and weight.numel() != 1:
+        weight = aten.view.default(weight, [1, weight.shape[0]] + [1] * (self.dim() - 2))
+    elif weight.dim() == 1 and self.dim() == 0:
+        weight = aten.view.default(weight, [])
+    return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
+
+
+# fill(x, v) = clone(expand(v.to(dtype(x)), shape(x)))
+@register_decomposition(aten.fill.Tensor)
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    if value.dtype is not self.dtype:
+        value = aten._to_copy.default(value, dtype=self.dtype)
+    return aten.clone.default(aten.expand.default(value, list(self.shape)))

@@ -182,17 +182,3 @@ def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
 @register_decomposition(aten.bernoulli.p)
 def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     return aten._to_copy.default(aten.lt.Scalar(rand_like(self), p), dtype=self.dtype)
-
-
-# fill(x, v) = clone(expand(v.to(dtype(x)), shape(x)))
-@register_decomposition(aten.fill.Tensor)
-def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
-    if value.dtype is not self.dtype:
-        value = aten._to_copy.default(value, dtype=self.dtype)
-    return aten.clone.default(aten.expand.default(value, list(self.shape)))
-
-
-# item(x) = _local_scalar_dense(x)
-@register_decomposition(aten.item.default)
-def item(self: Tensor) -> Any:
-    return aten._local_scalar_dense.default(self)

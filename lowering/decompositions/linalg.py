@@ -1,10 +1,12 @@
-"""Matrix products: linear, matmul and its family to mm / bmm / addmm."""
+"""Matrix products (linear, matmul and its family to mm / bmm / addmm), attention
+and distances."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from ._common import Tensor, aten, is_contiguous, numel, register_decomposition, reshape_to
+from ._common import DType, Tensor, aten, is_contiguous, numel, register_decomposition, reshape_to
 
 
 # linear(x, w, b) = addmm(b, x, wᵀ); an n-D x is viewed to 2-D and back
@@ -230,3 +232,92 @@ def _arrange(x: Tensor, labels: list[str], order: list[str], sizes: dict[str, An
     if list(moved.shape) != full:
         moved = aten.expand.default(moved, full)
     return aten.clone.default(moved, memory_format="contiguous_format") if moved is not x else x
+
+
+# ---------------------------------------------------------------- attention
+
+
+# sdpa(q, k, v) = softmax(q·kᵀ·scale + mask) · v (dropout on the weights when p > 0)
+@register_decomposition(aten.scaled_dot_product_attention.default)
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, *, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    length, source = query.shape[-2], key.shape[-2]
+    factor = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
+    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
+        repeat = query.shape[-3] // key.shape[-3]
+        key = _repeat_heads(key, repeat)
+        value = _repeat_heads(value, repeat)
+    scores = aten.mul.Tensor(aten.matmul.default(query, aten.transpose.int(key, -2, -1)), factor)
+    if is_causal:
+        ones = aten.full.default([length, source], True, dtype=DType.bool)
+        causal = aten.logical_not.default(_tril_mask(ones, 0))
+        scores = aten.where.self(causal, aten.scalar_tensor.default(float("-inf"), dtype=scores.dtype), scores)
+    if attn_mask is not None:
+        if attn_mask.dtype is DType.bool:
+            minus = aten.scalar_tensor.default(float("-inf"), dtype=scores.dtype)
+            scores = aten.where.self(aten.logical_not.default(attn_mask), minus, scores)
+        else:
+            scores = aten.add.Tensor(scores, attn_mask)
+    weights = aten._softmax.default(scores, -1, False)
+    if dropout_p > 0:
+        weights = aten.native_dropout.default(weights, dropout_p, True)[0]
+    return aten.matmul.default(weights, value)
+
+
+def _repeat_heads(x: Tensor, repeat: int) -> Tensor:
+    """repeat_interleave(x, repeat, dim=-3)."""
+    sizes = list(x.shape)
+    wide = aten.unsqueeze.default(x, -3)
+    expanded = aten.expand.default(wide, [*sizes[:-3], sizes[-3], repeat, *sizes[-2:]])
+    return aten.view.default(aten.clone.default(expanded), [*sizes[:-3], sizes[-3] * repeat, *sizes[-2:]])
+
+
+def _tril_mask(x: Tensor, diagonal: int) -> Tensor:
+    """x where col - row <= diagonal, else False/0 (a 2-D mask)."""
+    rows = aten.unsqueeze.default(aten.arange.start_step(0, x.shape[-2], 1), -1)
+    cols = aten.arange.start_step(0, x.shape[-1], 1)
+    keep = aten.le.Scalar(aten.sub.Tensor(cols, rows), diagonal)
+    return aten.logical_and.default(keep, x)
+
+
+# ---------------------------------------------------------------- distances
+
+
+# cosine_similarity(a, b, d) = sum(a/max(‖a‖, ε) · b/max(‖b‖, ε), d)
+@register_decomposition(aten.cosine_similarity.default)
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    def normalized(x: Tensor) -> Tensor:
+        norm = aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [dim], True))
+        return aten.div.Tensor(x, aten.clamp.default(norm, eps, None))
+
+    return aten.sum.dim_IntList(aten.mul.Tensor(normalized(x1), normalized(x2)), [dim])
+
+
+# pairwise_distance(a, b, p) = ‖a - b + ε‖_p over the last dim
+@register_decomposition(aten.pairwise_distance.default)
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    diff = aten.add.Tensor(aten.sub.Tensor(x1, x2), eps)
+    if diff.dim() == 0:  # the norm over the one "dim" of a 0-d tensor is |x|, still 0-d
+        return aten.view.default(_pnorm(aten.view.default(diff, [1]), p, False), [])
+    return _pnorm(diff, p, keepdim)
+
+
+def _pnorm(x: Tensor, p: float, keepdim: bool) -> Tensor:
+    magnitude = aten.abs.default(x)
+    if p == float("inf"):
+        return aten.amax.default(magnitude, [-1], keepdim)
+    if p == 0:
+        return aten._to_copy.default(aten.sum.dim_IntList(aten.ne.Scalar(x, 0), [-1], keepdim), dtype=x.dtype)
+    if p == 2:
+        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [-1], keepdim))
+    if p == 1:
+        return aten.sum.dim_IntList(magnitude, [-1], keepdim)
+    summed = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, p), [-1], keepdim)
+    return aten.pow.Tensor_Scalar(summed, 1.0 / p)
+
+
+# cdist(a, b, p) = _cdist_forward(a, b, p)
+@register_decomposition(aten.cdist.default)
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = None) -> Tensor:
+    return aten._cdist_forward.default(x1, x2, p, compute_mode)

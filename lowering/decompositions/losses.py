@@ -1,4 +1,4 @@
-"""Losses and distances: elementwise terms, then the reduction (0 none, 1 mean, 2 sum)."""
+"""Losses: elementwise terms, then the reduction (0 none, 1 mean, 2 sum)."""
 
 from __future__ import annotations
 
@@ -160,43 +160,3 @@ def _soft_cross_entropy(logp: Tensor, target: Tensor, weight: Tensor | None, red
     if reduction == _MEAN:
         return aten.div.Scalar(total, logp.numel() // classes)
     return total
-
-
-# cosine_similarity(a, b, d) = sum(a/max(‖a‖, ε) · b/max(‖b‖, ε), d)
-@register_decomposition(aten.cosine_similarity.default)
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    def normalized(x: Tensor) -> Tensor:
-        norm = aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [dim], True))
-        return aten.div.Tensor(x, aten.clamp.default(norm, eps, None))
-
-    return aten.sum.dim_IntList(aten.mul.Tensor(normalized(x1), normalized(x2)), [dim])
-
-
-# pairwise_distance(a, b, p) = ‖a - b + ε‖_p over the last dim
-@register_decomposition(aten.pairwise_distance.default)
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    diff = aten.add.Tensor(aten.sub.Tensor(x1, x2), eps)
-    if diff.dim() == 0:  # the norm over the one "dim" of a 0-d tensor is |x|, still 0-d
-        return aten.view.default(_pnorm(aten.view.default(diff, [1]), p, False), [])
-    return _pnorm(diff, p, keepdim)
-
-
-def _pnorm(x: Tensor, p: float, keepdim: bool) -> Tensor:
-    magnitude = aten.abs.default(x)
-    if p == float("inf"):
-        return aten.amax.default(magnitude, [-1], keepdim)
-    if p == 0:
-        return aten._to_copy.default(aten.sum.dim_IntList(aten.ne.Scalar(x, 0), [-1], keepdim), dtype=x.dtype)
-    if p == 2:
-        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [-1], keepdim))
-    if p == 1:
-        return aten.sum.dim_IntList(magnitude, [-1], keepdim)
-    summed = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, p), [-1], keepdim)
-    return aten.pow.Tensor_Scalar(summed, 1.0 / p)
-
-
-# cdist(a, b, p) = _cdist_forward(a, b, p)
-@register_decomposition(aten.cdist.default)
-def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = None) -> Tensor:
-    return aten._cdist_forward.default(x1, x2, p, compute_mode)
-

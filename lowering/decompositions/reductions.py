@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, canonical_dim, register_decomposition
+from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition
 
 
 # sum(x) = sum(x, dims=[])
@@ -333,3 +333,33 @@ def kthvalue(self: Tensor, k: Any, dim: int = -1, keepdim: bool = False) -> tupl
     if keepdim:
         return aten.unsqueeze.default(value, dim), aten.unsqueeze.default(index, dim)
     return value, index
+
+
+# ---------------------------------------------------------------- softmax
+
+
+# softmax(x, d, dtype) = _softmax(x.to(dtype), d, False)
+@register_decomposition(aten.softmax.int)
+def softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    return aten._softmax.default(cast_to(self, dtype), dim, False)
+
+
+# log_softmax(x, d, dtype) = _log_softmax(x.to(dtype), d, False)
+@register_decomposition(aten.log_softmax.int)
+def log_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    return aten._log_softmax.default(cast_to(self, dtype), dim, False)
+
+
+# _softmax_backward_data(g, y, d) = y · (g - sum(g·y, d))
+@register_decomposition(aten._softmax_backward_data.default)
+def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
+    product = aten.mul.Tensor(grad_output, output)
+    total = aten.sum.dim_IntList(product, [dim], True)
+    return cast_to(aten.sub.Tensor(product, aten.mul.Tensor(output, total)), input_dtype)
+
+
+# _log_softmax_backward_data(g, y, d) = g - exp(y) · sum(g, d)
+@register_decomposition(aten._log_softmax_backward_data.default)
+def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
+    total = aten.sum.dim_IntList(grad_output, [dim], True)
+    return cast_to(aten.sub.Tensor(grad_output, aten.mul.Tensor(aten.exp.default(output), total)), input_dtype)

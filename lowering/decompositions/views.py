@@ -303,3 +303,95 @@ def to_other(self: Tensor, other: Tensor, non_blocking: bool = False, copy: bool
 @register_decomposition(aten.type_as.default)
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     return to_dtype(self, other.dtype)
+
+
+def _triangle(self: Tensor, diagonal: int, lower: bool) -> Tensor:
+    rows = aten.unsqueeze.default(aten.arange.start_step(0, self.shape[-2], 1), -1)
+    cols = aten.arange.start_step(0, self.shape[-1], 1)
+    offset = aten.sub.Tensor(cols, rows)
+    keep = aten.le.Scalar(offset, diagonal) if lower else aten.ge.Scalar(offset, diagonal)
+    return aten.where.self(keep, self, aten.scalar_tensor.default(0, dtype=self.dtype))
+
+
+# tril(x, k) = where(col - row <= k, x, 0)
+@register_decomposition(aten.tril.default)
+def tril(self: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle(self, diagonal, lower=True)
+
+
+# triu(x, k) = where(col - row >= k, x, 0)
+@register_decomposition(aten.triu.default)
+def triu(self: Tensor, diagonal: int = 0) -> Tensor:
+    return _triangle(self, diagonal, lower=False)
+
+
+# roll(x, s, d) = cat([x[-s:], x[:-s]], d) for each (s, d); no dims: roll the flattened x
+@register_decomposition(aten.roll.default)
+def roll(self: Tensor, shifts: list[Any], dims: list[int] = ()) -> Tensor:
+    if not dims:
+        flat = aten.view.default(self, [self.numel()])
+        return aten.view.default(roll(flat, shifts, [0]), list(self.shape))
+    out = self
+    for shift, dim in zip(shifts, dims):
+        dim = canonical_dim(dim, self.dim())
+        size = self.shape[dim]
+        if type(size) is not int or size == 0:
+            return NotImplemented if type(size) is not int else out
+        start = (size - shift % size) % size
+        if start:
+            out = aten.cat.default([aten.slice.Tensor(out, dim, start, size), aten.slice.Tensor(out, dim, 0, start)],
+                                   dim)
+    return out
+
+
+# rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
+@register_decomposition(aten.rot90.default)
+def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
+    a, b = (canonical_dim(d, self.dim()) for d in dims)
+    perm = list(range(self.dim()))
+    perm[a], perm[b] = perm[b], perm[a]
+    turns = k % 4
+    if turns == 1:
+        return aten.permute.default(aten.flip.default(self, [b]), perm)
+    if turns == 2:
+        return aten.flip.default(self, [a, b])
+    if turns == 3:
+        return aten.flip.default(aten.permute.default(self, perm), [b])
+    return aten.clone.default(self)
+
+
+# repeat_interleave(x, r, d) = view(expand(x[..., None at d+1], r), merged d)
+@register_decomposition(aten.repeat_interleave.self_int)
+def repeat_interleave_int(self: Tensor, repeats: Any, dim: int | None = None, *,
+                          output_size: Any = None) -> Tensor:
+    x = self if dim is not None else aten.view.default(self, [self.numel()])
+    dim = canonical_dim(dim or 0, x.dim())
+    sizes = list(x.shape)
+    wide = aten.unsqueeze.default(x, dim + 1)
+    expanded = aten.expand.default(wide, [*sizes[:dim + 1], repeats, *sizes[dim + 1:]])
+    dense = aten.clone.default(expanded, memory_format="contiguous_format")
+    return aten.view.default(dense, [*sizes[:dim], sizes[dim] * repeats, *sizes[dim + 1:]])
+
+
+# repeat_interleave(r, output_size=n)[i] = #{j : cumsum(r)[j] <= i}
+@register_decomposition(aten.repeat_interleave.Tensor)
+def repeat_interleave_tensor(repeats: Tensor, *, output_size: Any = None) -> Any:
+    if output_size is None:
+        return NotImplemented  # the length is the data's sum
+    ends = aten.cumsum.default(repeats, 0)
+    positions = aten.unsqueeze.default(aten.arange.start_step(0, output_size, 1, dtype=repeats.dtype), 1)
+    return aten.sum.dim_IntList(aten.ge.Tensor(positions, ends), [1], dtype=DType.int64)
+
+
+# repeat_interleave(x, r, d, output_size=n) = index_select(x, d, repeat_interleave(r, n))
+@register_decomposition(aten.repeat_interleave.self_Tensor)
+def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None = None, *,
+                                  output_size: Any = None) -> Any:
+    if output_size is None:
+        return NotImplemented
+    x = self if dim is not None else aten.view.default(self, [self.numel()])
+    dim = canonical_dim(dim or 0, x.dim())
+    if repeats.numel() == 1:
+        repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
+    index = repeat_interleave_tensor(repeats, output_size=output_size)
+    return aten.index_select.default(x, dim, index)

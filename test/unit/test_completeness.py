@@ -1,17 +1,28 @@
-"""Completeness of the registries: every op has a shape rule; the core dialect
-holds exactly the 193 overloads of core_aten_ops.txt; the facts on the rows
-of the op table are valid."""
+"""Completeness: the core dialect holds exactly the 193 overloads of
+core_aten_ops.txt; every registry agrees with the op table both ways (every op
+has a shape rule and a kernel, every non-core op a decomposition or a tag
+saying why not, no entry for an unknown op, each entry in its family's file);
+the facts on the rows of the op table are valid."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 import texport.dialects.op_table as op_table
+from texport.dialects import shape_rules
 from texport.dialects.aten import level_dialect
 from texport.dialects.registry import OPS, schema_key
 from texport.dialects.schema import parse_schema
-from texport.dialects.tags import FAMILIES, Facts, TagError
 from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.tags import FAMILIES, Facts, TagError
+from texport.interpreter import kernels
+from texport.interpreter.kernels import KERNELS
+from texport.interpreter.kernels import load_all as load_kernels
+from texport.lowering import decompositions
+from texport.lowering.table import DECOMPOSITIONS
 
 
 def test_reference_core_list_is_complete() -> None:
@@ -36,21 +47,54 @@ def test_levels_are_derived_from_schemas() -> None:
     assert len(training) == len(OPS.keys())
 
 
-def test_every_op_has_a_shape_rule() -> None:
-    load_all()
-    missing = sorted(key for key in OPS.keys() if key not in SHAPE_RULES)
-    assert not missing, f"{len(missing)} ops lack a shape rule: {', '.join(missing)}"
+# ---------------------------------------------------------------- registries against the table
+
+load_all()
+load_kernels()
+TABLE = [OPS[key] for key in OPS.keys() if OPS[key].family is not None]  # custom ops have none
+LAYERS = {"shape rule": SHAPE_RULES, "kernel": KERNELS, "decomposition": DECOMPOSITIONS}
+# Modules of a layer that hold no op's entries: helpers and derivations.
+HELPERS = {"__init__", "common", "guards", "infer", "variants", "_common"}
 
 
-def test_every_op_has_a_kernel() -> None:
-    from texport.interpreter.kernels import KERNELS
-    from texport.interpreter.kernels import load_all as load_kernels
+@pytest.mark.parametrize("concern", ["shape rule", "kernel"])
+def test_every_op_has_a_shape_rule_and_a_kernel(concern: str) -> None:
+    missing = sorted(op.key for op in TABLE if op.key not in LAYERS[concern])
+    assert not missing, f"{len(missing)} ops lack a {concern}: {', '.join(missing)}"
 
-    load_kernels()
-    missing = sorted(key for key in OPS.keys() if key not in KERNELS)
-    assert not missing, f"{len(missing)} ops lack a kernel: {', '.join(missing)}"
-    unknown = sorted(key for key in KERNELS.keys() if key not in OPS)
-    assert not unknown, f"kernels registered for ops not in the table: {', '.join(unknown)}"
+
+@pytest.mark.parametrize("concern", LAYERS)
+def test_no_entry_for_an_op_outside_the_table(concern: str) -> None:
+    unknown = sorted(key for key in LAYERS[concern].keys() if key not in OPS)
+    assert not unknown, f"{concern}s registered for ops not in the table: {', '.join(unknown)}"
+
+
+def test_every_non_core_op_decomposes_or_is_tagged_why_not() -> None:
+    """Ops that write reach the functional level by functionalization; every
+    other non-core op has a decomposition, or a tag saying why not."""
+    why_not = ("kept_in_core", "no_decomposition")
+    wrong = []
+    for op in TABLE:
+        tagged = any(op.has_tag(tag) for tag in why_not)
+        if op.is_core or op.schema.is_mutable:
+            continue
+        if (op.key in DECOMPOSITIONS) == tagged:
+            wrong.append(f"{op.key}: {'a decomposition and' if tagged else 'neither a decomposition nor'} {why_not}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("concern", LAYERS)
+def test_every_entry_lives_in_its_ops_family_file(concern: str) -> None:
+    registry = LAYERS[concern]
+    wrong = [f"{op.key}: {registry[op.key].__module__}, family {op.family}" for op in TABLE
+             if op.key in registry and registry[op.key].__module__.rsplit(".", 1)[1] != op.family]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("package", [shape_rules, kernels, decompositions], ids=lambda p: p.__name__)
+def test_every_family_file_is_named_after_a_family(package: ModuleType) -> None:
+    names = {path.stem for path in Path(package.__file__).parent.glob("*.py")}
+    assert names - HELPERS <= set(FAMILIES), sorted(names - HELPERS - set(FAMILIES))
 
 
 # ---------------------------------------------------------------- facts on the rows

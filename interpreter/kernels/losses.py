@@ -1,0 +1,215 @@
+"""Kernels: losses. Each takes torch's Reduction enum: 0 none, 1 mean, 2 sum;
+half inputs are computed in float32 and rounded once at the end."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import kernel
+from .common import opmath, result_as, torch_result_dtype
+
+_NONE, _MEAN, _SUM = 0, 1, 2
+
+
+@np.errstate(invalid="ignore")
+def _reduce(loss: np.ndarray, reduction: int, dtype: np.dtype) -> np.ndarray:
+    """torch's apply_loss_reduction (the mean of nothing is NaN)."""
+    if reduction == _MEAN:
+        loss = loss.mean() if loss.size else np.nan
+    elif reduction == _SUM:
+        loss = loss.sum()
+    return result_as(loss, dtype)
+
+
+def _difference(self: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.dtype]:
+    """self - target in the accumulation dtype, and the promoted result dtype."""
+    dtype = torch_result_dtype(self, target)
+    return opmath(np.subtract(self, target).astype(dtype, copy=False)), dtype
+
+
+@kernel("mse_loss")
+def mse_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
+    diff, dtype = _difference(self, target)
+    return _reduce(diff * diff, reduction, dtype)
+
+
+@kernel("l1_loss")
+def l1_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
+    diff, dtype = _difference(self, target)
+    return _reduce(np.abs(diff), reduction, dtype)
+
+
+@kernel("smooth_l1_loss")
+def smooth_l1_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN,
+                   beta: float = 1.0) -> np.ndarray:
+    """0.5 z^2 / beta below beta, z - beta / 2 above (z = |self - target|); beta=0 is L1."""
+    diff, dtype = _difference(self, target)
+    z = np.abs(diff)
+    loss = z if beta == 0 else np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta)
+    return _reduce(loss, reduction, dtype)
+
+
+@kernel("huber_loss")
+def huber_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN,
+               delta: float = 1.0) -> np.ndarray:
+    """0.5 z^2 below delta, delta (z - delta / 2) above (z = |self - target|)."""
+    diff, dtype = _difference(self, target)
+    z = np.abs(diff)
+    loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
+    return _reduce(loss, reduction, dtype)
+
+
+@kernel("binary_cross_entropy")
+@np.errstate(divide="ignore")
+def binary_cross_entropy(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,
+                         reduction: int = _MEAN) -> np.ndarray:
+    """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100 as torch (so x = 0 or 1
+    gives a finite loss)."""
+    x, y = opmath(self), opmath(target)
+    if not np.all((x >= 0) & (x <= 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not np.all((y >= 0) & (y <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    loss = (y - 1) * np.maximum(np.log1p(-x), -100) - y * np.maximum(np.log(x), -100)
+    if weight is not None:
+        loss = loss * opmath(weight)
+    return _reduce(loss, reduction, self.dtype)
+
+
+@kernel("binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits(
+    self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,
+    pos_weight: np.ndarray | None = None, reduction: int = _MEAN,
+) -> np.ndarray:
+    """(1 - y) x - log_sigmoid(x) * (1 + (pos_weight - 1) y), times weight. torch builds
+    the loss in place on (1 - target), so a floating target's dtype is the result's."""
+    x, y = opmath(self), opmath(target)
+    dtype = target.dtype if target.dtype.kind == "f" else torch_result_dtype(self, target)
+    log_sigmoid = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+    if pos_weight is not None:
+        log_sigmoid = log_sigmoid * ((opmath(pos_weight) - 1) * y + 1)
+    loss = (1 - y) * x - log_sigmoid
+    if weight is not None:
+        loss = loss * opmath(weight)
+    return _reduce(loss, reduction, dtype)
+
+
+def _class_axis(x: np.ndarray) -> int:
+    return 0 if x.ndim == 1 else 1
+
+
+def _nll_terms(
+    logp: np.ndarray, target: np.ndarray, weight: np.ndarray | None, ignore_index: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-target -w[t] logp[t] and w[t], both 0 where t == ignore_index. The class dim
+    is 1 (0 for a 1-D input); the target has the input's shape without it."""
+    axis = _class_axis(logp)
+    classes = logp.shape[axis]
+    ignored = target == ignore_index
+    safe = np.where(ignored, 0, target)
+    bad = ~ignored & ((safe < 0) | (safe >= classes))
+    if bad.any():
+        raise IndexError(f"Target {int(safe[bad].flat[0])} is out of bounds.")
+    picked = np.take_along_axis(logp, np.expand_dims(safe, axis), axis).squeeze(axis)
+    weights = np.ones(classes, logp.dtype) if weight is None else opmath(weight)
+    chosen = np.where(ignored, 0, weights[safe]).astype(logp.dtype, copy=False)
+    return np.where(ignored, 0, -picked * chosen).astype(logp.dtype, copy=False), chosen
+
+
+@np.errstate(invalid="ignore", divide="ignore")
+def _weighted_reduce(terms: np.ndarray, total_weight: np.ndarray, reduction: int) -> np.ndarray:
+    """nll_loss's reduction: the mean divides by the total weight of the kept targets."""
+    if reduction == _NONE:
+        return terms
+    summed = terms.sum()
+    return summed / total_weight if reduction == _MEAN else summed
+
+
+@kernel("nll_loss_forward", "nll_loss2d_forward")
+def nll_loss_forward(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None,
+                     reduction: int, ignore_index: int) -> tuple[np.ndarray, np.ndarray]:
+    """(output, total_weight). Unreduced, total_weight stays 0, except for a 1-D input,
+    which torch handles on its scalar path and which reports the target's weight."""
+    terms, chosen = _nll_terms(opmath(self), target, weight, ignore_index)
+    if reduction == _NONE and self.ndim != 1:
+        return result_as(terms, self.dtype), result_as(0, self.dtype)
+    total = chosen.sum()
+    output = _weighted_reduce(terms, total, _SUM if reduction == _NONE else reduction)
+    return result_as(output, self.dtype), result_as(total, self.dtype)
+
+
+@kernel("nll_loss")
+def nll_loss(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,
+             reduction: int = _MEAN, ignore_index: int = -100) -> np.ndarray:
+    """Any rank with the class dim 1 (what F.nll_loss accepts through nll_loss_nd)."""
+    terms, chosen = _nll_terms(opmath(self), target, weight, ignore_index)
+    return result_as(_weighted_reduce(terms, chosen.sum(), reduction), self.dtype)
+
+
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    top = x.max(axis=axis, keepdims=True)
+    shifted = x - np.where(np.isfinite(top), top, 0)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def _per_class(weight: np.ndarray, ndim: int, axis: int) -> np.ndarray:
+    """A [C] weight viewed to broadcast along the class dim."""
+    return opmath(weight).reshape([-1 if i == axis else 1 for i in range(ndim)])
+
+
+@np.errstate(invalid="ignore")
+def _soft_target_cross_entropy(logp: np.ndarray, target: np.ndarray, weight: np.ndarray | None,
+                               reduction: int, smoothing: float) -> np.ndarray:
+    """-sum(w_c p_c log q_c) with class probabilities p; the mean divides by the number of
+    samples (numel / C), not by a weight total."""
+    axis = _class_axis(logp)
+    classes = logp.shape[axis]
+    probs = opmath(target)
+    if smoothing > 0:
+        probs = probs * (1 - smoothing) + smoothing / classes
+    terms = logp * probs
+    if weight is not None:
+        terms = terms * _per_class(weight, logp.ndim, axis)
+    if reduction == _NONE:
+        return -terms.sum(axis=axis)
+    total = -terms.sum()
+    if reduction == _MEAN:
+        return total / (logp.size // classes) if logp.size else np.nan
+    return total
+
+
+@kernel("cross_entropy_loss")
+def cross_entropy_loss(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,
+                       reduction: int = _MEAN, ignore_index: int = -100,
+                       label_smoothing: float = 0.0) -> np.ndarray:
+    """log_softmax over the class dim, then NLL (class indices) or a soft-target sum (a
+    target of the input's shape holds class probabilities)."""
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    logp = _log_softmax(opmath(self), _class_axis(self))
+    if self.shape == target.shape:
+        if target.dtype.kind != "f":
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype.name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        loss = _soft_target_cross_entropy(logp, target, weight, reduction, label_smoothing)
+        return result_as(loss, self.dtype)
+    terms, chosen = _nll_terms(logp, target, weight, ignore_index)
+    total_weight = chosen.sum()
+    loss = _weighted_reduce(terms, total_weight, reduction)
+    if label_smoothing > 0:
+        classes = logp.shape[_class_axis(logp)]
+        smooth = _smoothing_term(logp, target, weight, ignore_index, reduction, total_weight)
+        loss = (1 - label_smoothing) * loss + smooth * (label_smoothing / classes)
+    return result_as(loss, self.dtype)
+
+
+def _smoothing_term(logp: np.ndarray, target: np.ndarray, weight: np.ndarray | None,
+                    ignore_index: int, reduction: int, total_weight: np.ndarray) -> np.ndarray:
+    """-sum_c w_c log q_c per target (0 where ignored), reduced like the NLL part: the mean
+    divides by the same total weight of the kept targets."""
+    axis = _class_axis(logp)
+    terms = logp if weight is None else logp * _per_class(weight, logp.ndim, axis)
+    smooth = np.where(target == ignore_index, 0, -terms.sum(axis=axis))
+    return _weighted_reduce(smooth, total_weight, reduction)

@@ -1,0 +1,65 @@
+"""Indexing: selections by index and mask become gather, index, scatter and
+where of the core set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._common import DType, Tensor, aten, canonical_dim, register_decomposition
+
+
+# index_add(x, d, i, s, α) = index_put(x, [:, ..., i], α·s, accumulate=True)
+@register_decomposition(aten.index_add.default)
+def index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    values = source if alpha == 1 else aten.mul.Tensor(source, alpha)
+    return aten.index_put.default(self, [None] * dim + [index], values, True)
+
+
+# index_copy(x, d, i, s) = index_put(x, [:, ..., i], s)
+@register_decomposition(aten.index_copy.default)
+def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    return aten.index_put.default(self, [None] * dim + [index], source, False)
+
+
+# take_along_dim(x, i, d) = gather(x, d, i) with the other dims broadcast; d=None: on the flattened x
+@register_decomposition(aten.take_along_dim.default)
+def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    if dim is None:
+        flat = aten.view.default(self, [self.numel()])
+        return aten.gather.default(flat, 0, aten.view.default(indices, [indices.numel()]))
+    dim = canonical_dim(dim, self.dim())
+    shape = [max(a, b) if type(a) is int and type(b) is int else (b if a == 1 else a)
+             for a, b in zip(self.shape, indices.shape)]
+    x = aten.expand.default(self, [s if i != dim else self.shape[dim] for i, s in enumerate(shape)])
+    idx = aten.expand.default(indices, [s if i != dim else indices.shape[dim] for i, s in enumerate(shape)])
+    return aten.gather.default(x, dim, idx)
+
+
+# where(c) = [nonzero(c)[:, d] for each dim d] (one nonzero per result: each result has its own
+# data-dependent length symbol)
+@register_decomposition(aten.where.default)
+def where_nonzero(condition: Tensor) -> list[Tensor]:
+    return [aten.select.int(aten.nonzero.default(condition), 1, d) for d in range(condition.dim())]
+
+
+# masked_select(x, m) = x[m] with x and m broadcast to one shape
+@register_decomposition(aten.masked_select.default)
+def masked_select(self: Tensor, mask: Tensor) -> Tensor:
+    rank = max(self.dim(), mask.dim())
+    a = [1] * (rank - self.dim()) + list(self.shape)
+    b = [1] * (rank - mask.dim()) + list(mask.shape)
+    shape = [y if type(x) is int and x == 1 else x for x, y in zip(a, b)]
+    x = aten.expand.default(self, shape) if list(self.shape) != shape else self
+    m = aten.expand.default(mask, shape) if list(mask.shape) != shape else mask
+    return aten.index.Tensor(x, [m])
+
+
+# one_hot(x, n) = (x[..., None] == arange(n)).to(int64)
+@register_decomposition(aten.one_hot.default)
+def one_hot(self: Tensor, num_classes: int = -1) -> Any:
+    if num_classes == -1:
+        return NotImplemented  # the class count comes from the data
+    classes = aten.arange.start_step(0, num_classes, 1, dtype=DType.int64)
+    return aten._to_copy.default(aten.eq.Tensor(aten.unsqueeze.default(self, -1), classes), dtype=DType.int64)
