@@ -137,6 +137,16 @@ def lookup_op(name: str) -> OpDef:
     return OPS[name]
 
 
+def derive_missing(registry: Registry[T], derive: Callable[[OpDef], T | None]) -> None:
+    """Register ``derive(op)`` for each op the registry lacks (derive gives None
+    for an op with nothing to derive its entry from)."""
+    for key in OPS.keys():
+        if key not in registry:
+            entry = derive(OPS[key])
+            if entry is not None:
+                registry.register(key, entry)
+
+
 def functional_twin(op_def: OpDef) -> OpDef | None:
     """The functional op an in-place op is the variant of: ``name_.overload``,
     whose schema writes only ``self`` (its first argument, ``Tensor(a!)``) and

@@ -7,7 +7,7 @@ import functools
 from typing import Any
 
 from ..meta import TensorMeta
-from ..registry import OPS, OpDef, functional_twin
+from ..registry import OpDef, derive_missing, functional_twin
 from . import SHAPE_RULES, ShapeRule
 from .common import check_inplace
 
@@ -16,11 +16,7 @@ def derive_rules() -> None:
     """Register the rule of each in-place op from its functional twin's, and of
     each view copy from its view's. An op whose rule is written by hand keeps
     it (torch gives cumsum_ its own dtype rule)."""
-    for key in OPS.keys():
-        if key not in SHAPE_RULES:
-            derived = derived_rule(OPS[key])
-            if derived is not None:
-                SHAPE_RULES.register(key, derived)
+    derive_missing(SHAPE_RULES, derived_rule)
 
 
 def derived_rule(op_def: OpDef) -> ShapeRule | None:
@@ -34,6 +30,7 @@ def in_place(functional: ShapeRule) -> ShapeRule:
     """``x.op_(...)`` writes ``op(x, ...)`` into x: the result must fit x's shape
     and cast to x's dtype; the result is x."""
 
+    # wraps: the entry keeps its source's module, so it reads as part of its family
     @functools.wraps(functional)
     def rule(self: TensorMeta, *args: Any) -> TensorMeta:
         return check_inplace(self, functional(self, *args))

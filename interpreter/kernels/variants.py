@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from texport.dialects.registry import OPS, OpDef, functional_twin
+from texport.dialects.registry import OpDef, derive_missing, functional_twin
 from texport.dialects.shape_rules.common import can_cast, scalar_type_name
 
 from ..dtypes import from_numpy
@@ -20,11 +20,7 @@ def derive_kernels() -> None:
     """Register the kernel of each in-place op from its functional twin's, and
     of each view copy from its view's. An op whose kernel is written by hand
     keeps it (torch gives cumsum_ its own dtype rule)."""
-    for key in OPS.keys():
-        if key not in KERNELS:
-            derived = derived_kernel(OPS[key])
-            if derived is not None:
-                KERNELS.register(key, derived)
+    derive_missing(KERNELS, derived_kernel)
 
 
 def derived_kernel(op_def: OpDef) -> Kernel | None:
@@ -37,6 +33,7 @@ def derived_kernel(op_def: OpDef) -> Kernel | None:
 def in_place(functional: Kernel) -> Kernel:
     """``x.op_(...)``: run ``op(x, ...)`` and write the result into ``x``."""
 
+    # wraps: the entry keeps its source's module, so it reads as part of its family
     @functools.wraps(functional)
     def run(self: np.ndarray, *args: Any) -> np.ndarray:
         return write_into(self, functional(self, *args))
@@ -69,6 +66,7 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
 def copied(view: Kernel) -> Kernel:
     """The ``*_copy`` twin of a view kernel: the same values in fresh, contiguous memory."""
 
+    # wraps: the entry keeps its source's module, so it reads as part of its family
     @functools.wraps(view)
     def copy_kernel(*args: Any) -> Any:
         out = view(*args)
