@@ -8,16 +8,14 @@ are exactly its rows (a test holds them to it).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from importlib import resources
 
 from .registry import OPS, register_op
 from .tags import Facts, TagError, check_family, parse_tags
 
-# A row: the schema, then optionally two or more spaces and its tags in brackets.
-_ROW = re.compile(r"^(?P<schema>.+?)(?:\s{2,}\[(?P<tags>[^\]]*)\])?$")
 _FAMILY = "family:"
+_TAGS = "  ["  # a row's tags follow its schema after two spaces, in brackets
 
 
 @dataclass(frozen=True)
@@ -55,8 +53,8 @@ def parse_table(text: str) -> list[Row]:
                 continue
             if family is None:
                 raise TagError("a row before the first 'family:' line")
-            match = _ROW.match(line)
-            rows.append(Row(match["schema"], parse_tags(match["tags"] or ""), family))
+            schema, _, tags = line.partition(_TAGS)
+            rows.append(Row(schema.rstrip(), parse_tags(tags.removesuffix("]")), family))
         except TagError as error:
             raise TagError(f"op_table.txt:{number}: {error}") from None
     return rows
