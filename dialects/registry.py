@@ -126,7 +126,9 @@ class Registry(Generic[T]):
 OPS: Registry[OpDef] = Registry("op definition")
 
 
-def register_op(schema_text: str, *, facts: Facts = Facts(frozenset()), family: str | None = None) -> OpDef:
+def register_op(
+    schema_text: str, *, facts: Facts = Facts(frozenset()), family: str | None = None
+) -> OpDef:
     schema = parse_schema(schema_text)
     key = schema_key(schema)
     copied_view = op_key(facts.copied_view) if facts.copied_view else None
@@ -149,12 +151,13 @@ def derive_missing(registry: Registry[T], derive: Callable[[OpDef], T | None]) -
 
 def functional_twin(op_def: OpDef) -> OpDef | None:
     """The functional op an in-place op is the variant of: ``name_.overload``,
-    whose schema writes only ``self`` (its first argument, ``Tensor(a!)``) and
-    returns it, pairs with ``name.overload`` when that op writes nothing and
-    takes the same arguments. In-place views change metadata, not values: they
-    have no twin."""
+    whose schema writes only ``self`` (its first argument, ``Tensor(a!)``),
+    pairs with ``name.overload`` when that op writes nothing and takes the same
+    arguments. In-place views change metadata, not values: they have no twin."""
     schema = op_def.schema
-    if not schema.name.endswith("_") or op_def.has_tag("inplace_view") or not _writes_only_first(schema):
+    if not schema.name.endswith("_") or op_def.has_tag("inplace_view"):
+        return None
+    if not _writes_only_first(schema):
         return None
     twin = OPS.get(f"{schema.namespace}.{schema.name[:-1]}.{schema.overload}")
     if twin is None or twin.schema.is_mutable or _signature(twin.schema) != _signature(schema):
@@ -168,5 +171,6 @@ def _writes_only_first(schema: OpSchema) -> bool:
 
 
 def _signature(schema: OpSchema) -> list[tuple[Any, bool]]:
-    """Argument types and keyword-ness: names may differ (``dropout(input)``, ``dropout_(self)``)."""
+    """Argument types and keyword-ness; names may differ: ``dropout(input)``,
+    ``dropout_(self)``."""
     return [(argument.type, argument.kwarg_only) for argument in schema.arguments]

@@ -25,15 +25,21 @@ FAMILIES = (
     "scalars",  # symbolic scalars read from tensors, runtime asserts
 )
 
+# Each tag and what it means (torch's name where torch has the fact).
 TAGS = {
-    "core": "torch's Tag.core: a Core ATen overload (core_aten_ops.txt); an op of the core dialect",
-    "pointwise": "torch's Tag.pointwise: each result element depends on the same element of the inputs",
-    "view_copy": "torch's Tag.view_copy, written view_copy=<op>: the functional copy of view <op>",
-    "inplace_view": "torch's Tag.inplace_view: changes self's shape or strides in place, not its values",
-    "strided_view": "a view whose result torch does not lay out contiguously (the IR has no strides)",
-    "nondeterministic_seeded": "torch's Tag.nondeterministic_seeded: draws from the random generator",
+    # torch's Tag.core: a Core ATen overload (core_aten_ops.txt), an op of the core dialect
+    "core": "a Core ATen overload",
+    # torch's Tag.pointwise
+    "pointwise": "each result element depends on the same element of the inputs",
+    # torch's Tag.view_copy, written view_copy=<op>
+    "view_copy": "the functional copy of the view <op>: its values, in fresh memory",
+    # torch's Tag.inplace_view
+    "inplace_view": "changes self's shape or strides in place, not its values",
+    "strided_view": "a view that torch does not lay out contiguously (the IR has no strides)",
+    # torch's Tag.nondeterministic_seeded
+    "nondeterministic_seeded": "draws from the random generator (never Pure)",
     "kept_in_core": "not core, but torch keeps it in core ATen programs: legal at the core level",
-    "no_decomposition": "not core and no decomposition to core on purpose: lowering keeps it as is",
+    "no_decomposition": "not core, and no decomposition to core on purpose: lowering keeps it",
 }
 
 # Tags written with a value (``view_copy=permute``): the value is an op name.

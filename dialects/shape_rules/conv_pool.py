@@ -625,7 +625,9 @@ _registered(["adaptive_avg_pool2d", "_adaptive_avg_pool2d"], _adaptive_avg, 2)
 _registered(["adaptive_avg_pool3d", "_adaptive_avg_pool3d"], _adaptive_avg, 3)
 for _n in (1, 2):
     _registered([f"adaptive_max_pool{_n}d"], _adaptive_max, _n)
-_registered(["_adaptive_avg_pool2d_backward"], _adaptive_backward, "adaptive_avg_pool2d_backward", 2)
+_registered(
+    ["_adaptive_avg_pool2d_backward"], _adaptive_backward, "adaptive_avg_pool2d_backward", 2
+)
 
 
 # ---------------------------------------------------------------- upsample

@@ -323,7 +323,8 @@ _register(
     "floor_divide.Scalar",
 )
 _register(_arith, "floor_divide", inplace="floor_divide_.Tensor")
-_register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode true_divide.Tensor true_divide.Scalar")
+_register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode")
+_register(_div, "true_divide.Tensor true_divide.Scalar")
 _register(_float_binary, "atan2")
 
 

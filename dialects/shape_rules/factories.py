@@ -189,6 +189,8 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
 # ---------------------------------------------------------------------------- random fills
 
 
-@shape_rule("bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_")
+@shape_rule(
+    "bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_",
+)
 def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
     return self
