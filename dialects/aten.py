@@ -47,7 +47,7 @@ from .aten_syntax import UNSET, parse_arguments, parse_result_types
 from .dtypes import DType
 from .registry import OPS, OpDef
 from .schema import ArgType, Argument
-from .shape_rules import SHAPE_RULES, load_all
+from .shape_rules import SHAPE_RULES
 from .shape_rules.guards import ShapeGuardError
 from .tx import (
     SYM_TYPES,
@@ -554,9 +554,6 @@ def op_class(op_def: OpDef, level: str) -> type[AtenOp]:
 
 def level_dialect(level: str) -> Dialect:
     """The dialect of one level, from the op table as it stands now."""
-    from . import op_table  # noqa: F401 - registers the table
-
-    load_all()
     ops = [op_class(op_def, level) for op_def in _ops_sorted() if level in op_def.levels]
     return Dialect(level, ops, [])
 

@@ -2,14 +2,14 @@
 
 Core ops come from core_aten_ops.txt (torch's Tag.core overloads); the
 training-level ops below are the non-core ops models are written with.
-Importing this module registers them all in registry.OPS.
+The start-up (dialects/bootstrap.py) registers them all in registry.OPS.
 """
 
 from __future__ import annotations
 
 from importlib import resources
 
-from .registry import OPS, register_op
+from .registry import register_op
 
 
 def core_schemas() -> list[tuple[str, str]]:
@@ -417,13 +417,9 @@ def training_schemas() -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-def _register_all() -> None:
-    if OPS.keys():
-        return
+def register_all() -> None:
+    """Start-up stage "op table" (dialects/bootstrap.py): register every row."""
     for _, schema in core_schemas():
         register_op(schema, is_core=True)
     for schema in training_schemas():
         register_op(schema)
-
-
-_register_all()

@@ -11,9 +11,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import OpOverload, handle_for
+from texport.dialects.registry import OPS
 
-from .dispatcher import call
+from .dispatcher import TensorBase, call, current_mode
+from .handles import OpOverload, handle_for
 
 
 class Size(tuple):
@@ -76,7 +77,7 @@ def _dims(args: Sequence[Any]) -> list[Any]:
     return list(args)
 
 
-class Tensor:
+class Tensor(TensorBase):
     """A tensor: a value (numpy array in eager mode), a dtype, a requires_grad flag."""
 
     __slots__ = ("_value", "_dtype", "requires_grad", "grad", "__weakref__")
@@ -226,8 +227,6 @@ class Tensor:
         return self._concrete("numpy()")
 
     def _concrete(self, what: str) -> Any:
-        from .dispatcher import current_mode
-
         concrete = getattr(current_mode(), "concrete", None)
         return self._value if concrete is None else concrete(self, what)
 
@@ -585,8 +584,6 @@ TENSOR_OR_SCALAR_METHODS = {
 
 
 def _exists(name: str) -> bool:
-    from texport.dialects.registry import OPS
-
     return name in OPS
 
 

@@ -20,15 +20,15 @@ from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp, op_class, result_type_for
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import OpOverload
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.dialects.names import set_name
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.shape_rules.guards import ShapeGuardError, using_oracle
 from texport.dialects.symbolic import symbol
 from texport.dialects.tx import TensorType
 
 from .errors import GuardOnDataDependentSymNode, TracingError, UnsupportedError
+from .handles import OpOverload
 from .sources import caller_location
 from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
@@ -108,7 +108,6 @@ class Tracer:
 
     def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None,
                  level: str = "training") -> None:
-        load_all()
         self.level = level  # the dialect traced ops belong to
         self.blocks = [block]
         self.names = NameTable()

@@ -16,7 +16,7 @@ from ..registry import Registry
 
 ShapeRule = Callable[..., Any]
 
-SHAPE_RULES: Registry[ShapeRule] = Registry("shape rule")
+SHAPE_RULES: Registry[ShapeRule] = Registry("shape rule", stage="shape rules")
 
 
 def shape_rule(*names: str) -> Callable[[ShapeRule], ShapeRule]:

@@ -21,7 +21,7 @@ from texport.dialects.registry import Registry
 
 Kernel = Callable[..., Any]
 
-KERNELS: Registry[Kernel] = Registry("kernel")
+KERNELS: Registry[Kernel] = Registry("kernel", stage="kernels")
 
 
 def kernel(*names: str) -> Callable[[Kernel], Kernel]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from texport.lowering import default_decompositions, register_decomposition
+from texport.library import register_decomposition
+from texport.lowering import default_decompositions
 from texport.tracer.dynamic import (
     AdditionalInputs,
     ConstraintViolationError,

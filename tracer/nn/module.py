@@ -18,6 +18,8 @@ from texport.dialects.dtypes import DType
 
 from ..tensor import Tensor, device
 
+__all__ = ["Module", "Parameter"]
+
 
 def _typename(value: Any) -> str:
     """torch.typename: ``texport.FloatTensor`` style for tensors, else the class path."""
