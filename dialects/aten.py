@@ -45,6 +45,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from .aten_syntax import UNSET, parse_arguments, parse_result_types
 from .dtypes import DType
+from .meta import ScalarMeta, TensorMeta
 from .registry import OPS, OpDef
 from .schema import ArgType, Argument
 from .shape_rules import SHAPE_RULES
@@ -54,6 +55,7 @@ from .tx import (
     NoneAttr,
     SSAMarkerAttr,
     SymBoolType,
+    SymExprAttr,
     SymFloatType,
     SymIntType,
     TensorType,
@@ -484,8 +486,6 @@ def _as_result_list(expected: Any) -> list[Any]:
 
 
 def _result_matches(meta: Any, result_type: Attribute) -> bool:
-    from .meta import ScalarMeta, TensorMeta
-
     if meta is None:
         return True
     if isinstance(meta, TensorMeta):
@@ -516,8 +516,6 @@ def dims_equal(a: Any, b: Any) -> bool:
 
 
 def _describe(meta: Any) -> str:
-    from .meta import TensorMeta
-
     if isinstance(meta, TensorMeta):
         return str(TensorType.get(tuple(d for d in meta.shape), meta.dtype))
     return repr(meta)
@@ -564,14 +562,10 @@ def _ops_sorted() -> list[OpDef]:
 
 def result_type_for(meta: Any) -> Attribute:
     """The IR type of a shape-rule result (TensorMeta or ScalarMeta)."""
-    from .meta import ScalarMeta, TensorMeta
-
     if isinstance(meta, TensorMeta):
         return TensorType.get(meta.shape, meta.dtype)
     if isinstance(meta, ScalarMeta):
         kinds = {"int": SymIntType, "float": SymFloatType, "bool": SymBoolType}
-        from .tx import SymExprAttr
-
         return kinds[meta.kind](SymExprAttr(meta.value))
     raise TypeError(f"not a result meta: {meta!r}")
 

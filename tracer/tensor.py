@@ -15,6 +15,8 @@ from texport.dialects.registry import OPS
 
 from .dispatcher import TensorBase, call, current_mode
 from .handles import OpOverload, handle_for
+from .printing import tensor_repr
+from .results import minmax_result, sort_result, topk_result
 
 
 class Size(tuple):
@@ -201,8 +203,6 @@ class Tensor(TensorBase):
         return id(self)
 
     def __repr__(self) -> str:
-        from .printing import tensor_repr
-
         return tensor_repr(self)
 
     def __getitem__(self, index: Any) -> Tensor:
@@ -398,13 +398,9 @@ class Tensor(TensorBase):
         return call(op("all.dim"), self, dim, keepdim)
 
     def sort(self, dim: int = -1, descending: bool = False) -> Any:
-        from .results import sort_result
-
         return sort_result(*call(op("sort"), self, dim, descending))
 
     def topk(self, k: Any, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
-        from .results import topk_result
-
         return topk_result(*call(op("topk"), self, k, dim, largest, sorted))
 
     def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -524,8 +520,6 @@ def _as_list(dim: Any) -> Any:
 
 
 def _extremum(self: Tensor, name: str, dim: Any, keepdim: bool) -> Any:
-    from .results import minmax_result
-
     if dim is None:
         return call(op(name), self)
     if _is_tensor(dim):
