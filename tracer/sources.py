@@ -58,3 +58,12 @@ def caller_location(keep_nn: bool = True) -> SourceLocation | None:
             first = first or here
         frame = frame.f_back
     return first
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes ``warnings.warn`` name the innermost frame
+    outside texport (the user's call), however deep the warning is raised."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _internal(os.path.abspath(frame.f_code.co_filename), keep_nn=False):
+        frame, level = frame.f_back, level + 1
+    return level
