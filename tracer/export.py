@@ -38,9 +38,24 @@ from .dispatcher import using_mode
 from .dynamic_shapes import as_spec, leaf_specs
 from .errors import UserError
 from .input_dims import InputDims, input_dims
-from .lifting import Arguments, UserInputs, UserLeaf, bind_inputs, lift_state, lift_user_inputs, user_leaves
+from .lifting import (
+    Arguments,
+    UserInputs,
+    UserLeaf,
+    bind_inputs,
+    lift_state,
+    lift_user_inputs,
+    user_leaves,
+)
 from .nn.module import Module
-from .signature import ConstantArgument, ExportGraphSignature, OutputKind, OutputSpec, SymIntArgument, TensorArgument
+from .signature import (
+    ConstantArgument,
+    ExportGraphSignature,
+    OutputKind,
+    OutputSpec,
+    SymIntArgument,
+    TensorArgument,
+)
 from .solver import Solution, solve
 from .sources import caller_location
 from .symint import SymNode
@@ -71,7 +86,7 @@ class TracedProgram:
         return next(op for op in self.module.ops if isinstance(op, FuncOp))
 
 
-def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
+def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
            dynamic_shapes: Any = None, strict: bool = False) -> TracedProgram:
     """Trace ``mod(*args, **kwargs)`` into a TracedProgram (see the module docstring)."""
     kwargs = dict(kwargs or {})

@@ -15,7 +15,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dynamic_shapes import _DerivedDim, _DimHint, Dim
+from .dynamic_shapes import Dim, _DerivedDim, _DimHint
 from .errors import ConstraintViolationError, UserError, specialized_bullet
 from .shape_env import INF, ShapeEnv
 from .sources import user_stacklevel

@@ -13,7 +13,7 @@ from texport.tracer.dynamic_shapes import (
     refine_dynamic_shapes_from_suggested_fixes,
 )
 from texport.tracer.errors import ConstraintViolationError, UserError
-from texport.tracer.export import export as trace_program
+from texport.tracer.export import export_program
 from texport.tracer.nn.module import Module
 from texport.tracer.signature import (
     ConstantArgument,
@@ -34,7 +34,7 @@ def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = N
            dynamic_shapes: Any = None, strict: bool = False,
            preserve_module_call_signature: tuple[str, ...] = ()) -> ExportedProgram:
     """Trace ``mod(*args, **kwargs)`` into a training-level ExportedProgram."""
-    return ExportedProgram(trace_program(mod, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict))
+    return ExportedProgram(export_program(mod, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict))
 
 
 __all__ = [
