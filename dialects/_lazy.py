@@ -1,38 +1,40 @@
 """sympy, loaded on first use.
 
 Importing sympy takes ~0.2 s, more than the rest of texport, and a program
-with static shapes never needs it: texport installs sympy as a lazily loaded
-module, executed the first time one of its names is used (a symbolic dim).
+with static shapes never needs it. texport's modules take ``sympy`` from here:
+a stand-in module that imports the real sympy the first time one of its names
+is read, then holds sympy's names itself, so later reads cost what a module
+attribute costs. Nothing else changes: ``sys.modules["sympy"]`` is sympy's own
+business (set only when sympy really loads), and user code is unaffected.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
+import types
+from typing import Any
 
 
-def install_lazy_sympy() -> None:
-    if "sympy" in sys.modules:
-        return
-    spec = importlib.util.find_spec("sympy")
-    if spec is None or spec.loader is None:
-        return
-    loader = importlib.util.LazyLoader(spec.loader)
-    spec.loader = loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["sympy"] = module
-    loader.exec_module(module)
+class _LazySympy(types.ModuleType):
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        real = importlib.import_module("sympy")
+        self.__dict__.update({k: v for k, v in vars(real).items() if not k.startswith("__")})
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            raise AttributeError(f"module 'sympy' has no attribute '{name}'") from None
 
 
-install_lazy_sympy()
-# texport modules take sympy from here: an `import sympy` statement would touch
-# the module's __spec__ and so load it at once (Python 3.11's import machinery).
-sympy = sys.modules["sympy"]
+sympy: Any = _LazySympy("sympy", "sympy, imported on first use")
 
 
 def loaded() -> bool:
-    """True once sympy has run; until then no sympy object can exist."""
-    return not isinstance(sympy, importlib.util._LazyModule)  # noqa: SLF001
+    """True once sympy has been imported (by texport or anyone): until then no
+    sympy object can exist."""
+    return "sympy" in sys.modules
 
 
 def is_expr(value: object) -> bool:

@@ -45,15 +45,17 @@ from xdsl.utils.exceptions import VerifyException
 
 from .aten_syntax import UNSET, parse_arguments, parse_result_types
 from .dtypes import DType
+from .meta import ScalarMeta, TensorMeta
 from .registry import OPS, OpDef
 from .schema import ArgType, Argument
-from .shape_rules import SHAPE_RULES, load_all
+from .shape_rules import SHAPE_RULES
 from .shape_rules.guards import ShapeGuardError
 from .tx import (
     SYM_TYPES,
     NoneAttr,
     SSAMarkerAttr,
     SymBoolType,
+    SymExprAttr,
     SymFloatType,
     SymIntType,
     TensorType,
@@ -479,8 +481,6 @@ def _as_result_list(expected: Any) -> list[Any]:
 
 
 def _result_matches(meta: Any, result_type: Attribute) -> bool:
-    from .meta import ScalarMeta, TensorMeta
-
     if meta is None:
         return True
     if isinstance(meta, TensorMeta):
@@ -511,8 +511,6 @@ def dims_equal(a: Any, b: Any) -> bool:
 
 
 def _describe(meta: Any) -> str:
-    from .meta import TensorMeta
-
     if isinstance(meta, TensorMeta):
         return str(TensorType.get(tuple(d for d in meta.shape), meta.dtype))
     return repr(meta)
@@ -549,9 +547,6 @@ def op_class(op_def: OpDef, level: str) -> type[AtenOp]:
 
 def level_dialect(level: str) -> Dialect:
     """The dialect of one level, from the op table as it stands now."""
-    from . import op_table  # noqa: F401 - registers the table
-
-    load_all()
     ops = [op_class(op_def, level) for op_def in _ops_sorted() if level in op_def.levels]
     return Dialect(level, ops, [])
 
@@ -562,14 +557,10 @@ def _ops_sorted() -> list[OpDef]:
 
 def result_type_for(meta: Any) -> Attribute:
     """The IR type of a shape-rule result (TensorMeta or ScalarMeta)."""
-    from .meta import ScalarMeta, TensorMeta
-
     if isinstance(meta, TensorMeta):
         return TensorType.get(meta.shape, meta.dtype)
     if isinstance(meta, ScalarMeta):
         kinds = {"int": SymIntType, "float": SymFloatType, "bool": SymBoolType}
-        from .tx import SymExprAttr
-
         return kinds[meta.kind](SymExprAttr(meta.value))
     raise TypeError(f"not a result meta: {meta!r}")
 

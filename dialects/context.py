@@ -11,14 +11,13 @@ from xdsl.ir import Dialect
 from xdsl.printer import Printer
 
 from .aten import level_dialect
+from .control import CONTROL
 from .names import TexportParser
 from .registry import LEVELS
 from .tx import TX
 
 
 def texport_dialects() -> dict[str, Dialect]:
-    from .control import CONTROL
-
     dialects = {"tx": TX, "control": CONTROL}
     for level in LEVELS:
         dialects[level] = level_dialect(level)

@@ -4,7 +4,7 @@ xDSL strips a trailing ``_<digits>`` from name hints and renumbers values when
 printing; torch's names keep their suffixes (``getitem_3``, ``inp_others_0``).
 texport sets names whole, and its parser keeps them whole, so that a module
 prints → parses → prints identically and the IR's names are the signature's.
-(Uses xDSL internals; xdsl is pinned.)"""
+(Uses xDSL internals: tested on the xdsl versions pyproject.toml admits.)"""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """The op table: every op texport knows, as torch's exact schema strings, each
 row with its facts (see op_table.txt for the format and tags.py for the tags).
 
-Importing this module registers every row in registry.OPS. core_aten_ops.txt
-is the reference list of torch's Core ATen overloads: the rows tagged ``core``
-are exactly its rows (a test holds them to it).
+The start-up (dialects/bootstrap.py) registers every row in registry.OPS.
+core_aten_ops.txt is the reference list of torch's Core ATen overloads: the
+rows tagged ``core`` are exactly its rows (a test holds them to it).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-from .registry import OPS, register_op
+from .registry import register_op
 from .tags import Facts, TagError, check_family, parse_tags
 
 _FAMILY = "family:"
@@ -64,11 +64,7 @@ def _read(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text()
 
 
-def _register_all() -> None:
-    if OPS.keys():
-        return
+def register_all() -> None:
+    """Start-up stage "op table" (dialects/bootstrap.py): register every row."""
     for row in table_rows():
         register_op(row.schema, facts=row.facts, family=row.family)
-
-
-_register_all()

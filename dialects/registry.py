@@ -6,10 +6,12 @@ Keys are torch's OpOverload names: ``aten.add.Tensor``, ``aten.convolution.defau
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from . import bootstrap
 from .schema import OpSchema, parse_schema
 from .tags import Facts
 
@@ -78,18 +80,45 @@ class DuplicateRegistrationError(ValueError):
     pass
 
 
+class SealedRegistryError(RuntimeError):
+    """A registry changed after start-up other than through texport.library."""
+
+
 T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """A map from op key to one entry; registering a key twice is an error."""
+    """A map from op key to one entry; registering a key twice is an error.
 
-    def __init__(self, concern: str) -> None:
+    A registry belongs to a start-up ``stage`` (dialects/bootstrap.py): its
+    first read runs the start-up up to that stage, which fills it; after that
+    it is sealed and changes only inside ``Registry.opened_for_library()``."""
+
+    _all: ClassVar[list[Registry[Any]]] = []
+    _library_open: ClassVar[bool] = False
+
+    def __init__(self, concern: str, stage: str) -> None:
         self.concern = concern
+        self.stage = stage
         self._entries: dict[str, T] = {}
+        self._ready = False
+        Registry._all.append(self)
+
+    def _start(self) -> dict[str, T]:
+        if not self._ready:
+            bootstrap.start(self.stage)
+            self._ready = bootstrap.is_done(self.stage)
+        return self._entries
+
+    def _check_open(self, key: str) -> None:
+        if bootstrap.is_done(self.stage) and not Registry._library_open:
+            raise SealedRegistryError(
+                f"cannot change the {self.concern} of {key} after start-up: texport's registries "
+                "change only through texport.library (custom_op, define, register_decomposition)")
 
     def register(self, name: str, entry: T) -> T:
         key = op_key(name)
+        self._check_open(key)
         if key in self._entries:
             raise DuplicateRegistrationError(f"duplicate registrations of {self.concern} for {key}")
         self._entries[key] = entry
@@ -104,26 +133,52 @@ class Registry(Generic[T]):
         return wrap
 
     def get(self, name: str) -> T | None:
-        return self._entries.get(op_key(name))
+        entries = self._entries if self._ready else self._start()
+        return entries.get(op_key(name))
 
     def __getitem__(self, name: str) -> T:
+        entries = self._entries if self._ready else self._start()
         key = op_key(name)
         try:
-            return self._entries[key]
+            return entries[key]
         except KeyError:
             raise KeyError(f"no {self.concern} registered for {key}") from None
 
     def __contains__(self, name: str) -> bool:
-        return op_key(name) in self._entries
+        entries = self._entries if self._ready else self._start()
+        return op_key(name) in entries
 
     def keys(self) -> list[str]:
-        return list(self._entries)
+        return list(self._entries if self._ready else self._start())
 
     def unregister(self, name: str) -> None:
-        del self._entries[op_key(name)]
+        key = op_key(name)
+        self._check_open(key)
+        del self._entries[key]
+
+    @classmethod
+    @contextlib.contextmanager
+    def opened_for_library(cls) -> Iterator[None]:
+        """texport.library's way in: registries may change inside this block."""
+        was_open, cls._library_open = cls._library_open, True
+        try:
+            yield
+        finally:
+            cls._library_open = was_open
+
+    @classmethod
+    @contextlib.contextmanager
+    def restored(cls) -> Iterator[None]:
+        """Every registry is put back as it was on entry (tests that register ops)."""
+        snapshot = [(registry, dict(registry._entries)) for registry in cls._all]
+        try:
+            yield
+        finally:
+            for registry, entries in snapshot:
+                registry._entries = entries
 
 
-OPS: Registry[OpDef] = Registry("op definition")
+OPS: Registry[OpDef] = Registry("op definition", stage="op table")
 
 
 def register_op(

@@ -30,7 +30,7 @@ from texport.dialects.tx import TensorType
 
 from .dtypes import to_numpy
 from .errors import ExecutionError, GuardError, RuntimeAssertError
-from .kernels import KERNELS, load_all
+from .kernels import KERNELS
 from .runtime import RUNTIME_HELPERS
 
 
@@ -304,7 +304,6 @@ def compile_function(
     ranges: dict[Any, tuple[Any, Any]] | None = None, guards: Sequence[Any] = (),
 ) -> Plan:
     """Compile ``func`` into a Plan that checks its inputs and runs its ops."""
-    load_all()
     namespace: dict[str, Any] = {
         **RUNTIME_HELPERS, "GuardError": GuardError, "RuntimeAssertError": RuntimeAssertError,
         "Max": max, "Min": min,

@@ -18,7 +18,7 @@ from texport.dialects.aten import AtenOp, level_dialect
 from texport.dialects.registry import LEVELS
 
 from .errors import RuntimeAssertError
-from .kernels import KERNELS, load_all
+from .kernels import KERNELS
 
 
 def _substitute(value: Any, values: dict[SSAValue, Any]) -> Any:
@@ -42,7 +42,6 @@ def _run_aten(functions: InterpreterFunctions, interpreter: Interpreter, op: Ate
 
 def _aten_functions() -> type[InterpreterFunctions]:
     """One InterpreterFunctions class with an @impl for every generated op class."""
-    load_all()
     namespace: dict[str, Any] = {}
     for level in LEVELS:
         for index, op_class in enumerate(level_dialect(level).operations):

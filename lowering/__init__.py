@@ -7,7 +7,6 @@ Public names: ``default_decompositions``, ``register_decomposition``,
 ``passes`` (registered by name in texport.universe).
 """
 
-from . import functionalizations, view_scatters  # noqa: F401 - register their rules
 from .default_table import default_decompositions
 from .table import CustomDecompTable, DecompTable, register_decomposition
 

@@ -3,12 +3,26 @@ plus the decompositions of custom ops (texport.library), as an editable copy."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from texport.tracer.library import custom_decompositions
 
-from . import decompositions  # noqa: F401 - each module registers its decompositions
 from .table import DECOMPOSITIONS, Decomposition, DecompTable
+
+# The modules whose functions register, on import, into DECOMPOSITIONS,
+# FUNCTIONALIZATIONS and SCATTERS.
+REGISTERING_MODULES = (
+    "texport.lowering.decompositions",
+    "texport.lowering.functionalizations",
+    "texport.lowering.view_scatters",
+)
+
+
+def load_all() -> None:
+    """Start-up stage "decompositions" (dialects/bootstrap.py)."""
+    for name in REGISTERING_MODULES:
+        importlib.import_module(name)
 
 
 def default_decompositions() -> DecompTable:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from texport.dialects.handles import ops
+from texport.tracer.handles import ops
 from texport.tracer.tensor import Tensor
 
 from .functionalize import register_functionalization, write

@@ -31,11 +31,12 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp, op_class
-from texport.dialects.handles import OpOverload, handle_for
 from texport.dialects.names import set_name
 from texport.dialects.registry import Registry
 from texport.tracer.dispatcher import current_mode, using_mode
 from texport.tracer.errors import TracingError
+from texport.tracer.handles import OpOverload, handle_for
+from texport.tracer.library import functional_variant
 from texport.tracer.subtrace import NOT_HANDLED, SubTracer, call_rule, output_values, symbol_sources
 from texport.tracer.tensor import Tensor
 from texport.tracer.tracing import NameTable
@@ -50,7 +51,7 @@ from .rules import INPLACE
 # --------------------------------------------------------------------------
 
 Functionalization = Callable[..., Any]
-FUNCTIONALIZATIONS: Registry[Functionalization] = Registry("functionalization")
+FUNCTIONALIZATIONS: Registry[Functionalization] = Registry("functionalization", stage="decompositions")
 
 
 def register_functionalization(op: OpOverload) -> Callable[[Functionalization], Functionalization]:
@@ -93,8 +94,6 @@ def rewrite_call(tracer: SubTracer, op: OpOverload, values: list[Any]) -> Any:
 
 
 def _auto_functionalized(tracer: SubTracer, op: OpOverload, values: list[Any]) -> Any:
-    from .auto_functionalize import functional_variant
-
     functional, written = functional_variant(op)
     results = tracer.call(functional, values)
     results = results if isinstance(results, tuple) else (results,)
@@ -125,7 +124,7 @@ def _written_argument(op: OpOverload) -> int:
 # --------------------------------------------------------------------------
 
 Scatter = Callable[[Tensor, Tensor, list[Any], int, AtenOp], Tensor]
-SCATTERS: Registry[Scatter] = Registry("view scatter")
+SCATTERS: Registry[Scatter] = Registry("view scatter", stage="decompositions")
 
 # ``to`` may copy (a new dtype) and is recorded only when it does: not a view.
 _COPYING_VIEWS = frozenset({"aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other"})

@@ -38,13 +38,12 @@ from typing import Any, Protocol
 
 from xdsl.ir import Block, Operation, SSAValue
 
-from texport.dialects import op_table  # noqa: F401 - registers the table
 from texport.dialects.aten import AtenOp, op_class, result_type_for
-from texport.dialects.handles import handle_for
 from texport.dialects.names import set_name
 from texport.dialects.registry import OPS, OpDef
 from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.tx import TensorType
+from texport.tracer.handles import handle_for
 
 # --------------------------------------------------------------------------
 # Pattern trees

@@ -11,7 +11,6 @@ from typing import Any
 
 from xdsl.ir import SSAValue
 
-from texport.dialects import op_table  # noqa: F401 - registers the table
 from texport.dialects.registry import OPS, functional_twin
 from texport.dialects.tx import TensorType
 

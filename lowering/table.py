@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from texport.dialects.handles import OpOverload, OpOverloadPacket, handle_for
 from texport.dialects.registry import Registry, op_key
+from texport.tracer.handles import OpOverload, OpOverloadPacket, handle_for
 
 Decomposition = Callable[..., Any]
 
-DECOMPOSITIONS: Registry[Decomposition] = Registry("decomposition")
+DECOMPOSITIONS: Registry[Decomposition] = Registry("decomposition", stage="decompositions")
 
 
 def _key(op: Any) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from texport.dialects.aten import AtenOp
-from texport.dialects.handles import ops
 from texport.tracer.dispatcher import current_mode
+from texport.tracer.handles import ops
 from texport.tracer.symint import SymInt
 from texport.tracer.tensor import Tensor
 

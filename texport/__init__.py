@@ -4,8 +4,9 @@
 module only re-exports what the layers below provide.
 """
 
+import importlib
+
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import ops
 from texport.tracer import factories as _factories
 from texport.tracer import functions as _functions
 from texport.tracer.factories import (
@@ -49,6 +50,14 @@ from texport.tracer.functions import (
     stack,
     where,
 )
+from texport.tracer.grad import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from texport.tracer.handles import ops
 from texport.tracer.tensor import Size, Tensor, device
 
 # dtypes, with torch's aliases
@@ -73,18 +82,32 @@ strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
 
-# Subpackages last: their modules import names defined above.
-from texport import export, library, nn, utils  # noqa: E402
-from texport.export import load, save  # noqa: E402
-from texport.tracer import control_flow  # noqa: E402
-from texport.tracer.control_flow import _check, cond, scan, while_loop  # noqa: E402
-from texport.tracer.grad import (  # noqa: E402
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    no_grad,
-    set_grad_enabled,
-)
+# Parts loaded on first use: each pulls in a layer (nn, export and lowering,
+# tracing and xDSL) that a plain ``import texport`` does not need.
+_ON_FIRST_USE = {
+    "nn": "texport.nn", "export": "texport.export", "library": "texport.library",
+    "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
+    "save": "texport.export:save", "load": "texport.export:load",
+    "cond": "texport.tracer.control_flow:cond", "scan": "texport.tracer.control_flow:scan",
+    "while_loop": "texport.tracer.control_flow:while_loop",
+    "_check": "texport.tracer.control_flow:_check",
+}
+
+
+def __getattr__(name: str) -> object:
+    where = _ON_FIRST_USE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'texport' has no attribute '{name}'")
+    module_name, _, attribute = where.partition(":")
+    module = importlib.import_module(module_name)
+    value = getattr(module, attribute) if attribute else module
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ON_FIRST_USE))
+
 
 __all__ = [
     "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",

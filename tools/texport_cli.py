@@ -35,6 +35,7 @@ from texport.dialects.tx import TensorType
 from texport.export.serialization import SerializationError, load, save
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.inputs import InputError, random_inputs
+from texport.tools.texport_run import describe as describe_value
 from texport.tracer import pytree
 from texport.tracer.errors import TracingError, UnsupportedError, UserError
 from texport.tracer.export import split_arguments
@@ -275,8 +276,6 @@ def random_user_inputs(ep: Any, bindings: list[str], seed: int) -> list[Any]:
 
 
 def describe(label: str, value: Any) -> str:
-    from texport.tools.texport_run import describe as describe_value
-
     value = value.numpy() if isinstance(value, Tensor) else value
     return describe_value(0, value).replace("output #0", label, 1)
 

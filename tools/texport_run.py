@@ -16,7 +16,9 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.func import FuncOp
 
+from texport.dialects.context import parse_module
 from texport.interpreter.dtypes import from_numpy
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.executor import compile_function, find_function
@@ -53,8 +55,6 @@ def describe(index: int, value: object) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
-    from texport.dialects.context import parse_module
-
     try:
         with open(args.input_file, encoding="utf-8") as handle:
             text = handle.read()
@@ -83,8 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _default_entry(module: object) -> str | None:
-    from xdsl.dialects.func import FuncOp
-
     names = [op.sym_name.data for op in module.walk() if isinstance(op, FuncOp)]
     return "main" if "main" in names else None
 

@@ -12,15 +12,20 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from xdsl.dialects.builtin import BoolAttr, DenseArrayBase, i32
 from xdsl.ir import Block, Region, SSAValue
 
+from texport.dialects._lazy import sympy
+from texport.dialects.aten import op_class
 from texport.dialects.control import CondOp, MapOp, ScanOp, WhileLoopOp, YieldOp
 from texport.dialects.names import set_name
-from texport.dialects.tx import TensorType
+from texport.dialects.registry import lookup_op
+from texport.dialects.tx import TensorType, symint
 
 from . import pytree
 from .dispatcher import current_mode
 from .errors import UnsupportedError
+from .functions import stack
 from .sources import caller_location
 from .symint import SymBool, SymNode
 from .tensor import Tensor
@@ -94,8 +99,6 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
 
 
 def _stack_outputs(outputs: list[Any]) -> Any:
-    from .functions import stack
-
     leaves = [pytree.tree_flatten(out)[0] for out in outputs]
     spec = pytree.tree_flatten(outputs[0])[1]
     return pytree.tree_unflatten([stack([step[i] for step in leaves]) for i in range(len(leaves[0]))], spec)
@@ -263,12 +266,6 @@ def _trace_cond(tracer: Tracer, pred: Any, true_fn: Any, false_fn: Any, operands
 def _assert_branch_sizes(tracer: Tracer, op: Any, bounds: list[tuple[int, int, Any]]) -> None:
     """An unbacked dim from branches of different sizes is read back with
     sym_size.int and asserted within the branches' sizes (as torch does)."""
-    import sympy
-
-    from texport.dialects.aten import op_class
-    from texport.dialects.registry import lookup_op
-    from texport.dialects.tx import symint
-
     for index, dim, (sym, low, high) in bounds:
         size = op_class(lookup_op("sym_size.int"), tracer.level).build([op.results[index], dim], [symint(sym)])
         tracer.blocks[-1].add_op(size)
@@ -297,8 +294,6 @@ def _unbacked_merge(tracer: Tracer, a: Any, b: Any, index: int, bounds: list[Any
 
 
 def _segments(*sizes: int) -> Any:
-    from xdsl.dialects.builtin import DenseArrayBase, i32
-
     return DenseArrayBase.from_list(i32, sizes)
 
 
@@ -350,8 +345,6 @@ def _trace_scan(tracer: Tracer, fn: Any, init: Any, xs: Any, reverse: bool, extr
     extra_values = [tracer.ir_value(e) for e in extra] + lifted
     properties = {"operandSegmentSizes": _segments(n_init, n_xs, len(extra_values))}
     if reverse:
-        from xdsl.dialects.builtin import BoolAttr
-
         properties["reverse"] = BoolAttr.from_bool(True)
     op = ScanOp.create(
         operands=[*(tracer.ir_value(v) for v in init_leaves), *(tracer.ir_value(x) for x in xs_leaves), *extra_values],

@@ -1,10 +1,11 @@
 """The dispatcher: every op call becomes (handle, bound arguments) for the current mode.
 
 Tensor methods, operators, ``texport.*`` functions, ``nn.functional`` and
-modules all end in ``dispatch``: it picks the overload (for packet calls),
-binds the arguments by schema and hands the call to the current mode — eager
-(run the numpy kernel) or, later, tracing (append an op). Ops' code never
-knows which mode runs it.
+modules all end in ``call``: it binds the arguments by schema and hands the
+call to the current mode — eager (run the numpy kernel) or tracing (append an
+op). Ops' code never knows which mode runs it. The eager mode is the bottom
+of the stack; the start-up (dialects/bootstrap.py) installs it at the first
+op call, so importing the tracer changes no global state.
 """
 
 from __future__ import annotations
@@ -13,27 +14,48 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from texport.dialects.handles import OpOverload, OpOverloadPacket, set_dispatcher
+from texport.dialects import bootstrap
 from texport.dialects.schema import ArgType, OpSchema, bind_arguments
+
+
+class Op(Protocol):
+    """An op handle as the dispatcher sees it (tracer/handles.py: OpOverload)."""
+
+    _schema: OpSchema
+
+
+class Packet(Protocol):
+    """All overloads of one name (tracer/handles.py: OpOverloadPacket)."""
+
+    def overloads(self) -> list[str]: ...
 
 
 class Mode(Protocol):
     """What runs an op: ``call(op, values)`` with values bound in schema order."""
 
-    def call(self, op: OpOverload, values: list[Any]) -> Any: ...
+    def call(self, op: Op, values: list[Any]) -> Any: ...
+
+
+class TensorBase:
+    """What the dispatcher knows of a tensor: that it is one (overload
+    resolution tells a Tensor argument from a number). texport.Tensor derives
+    from it."""
+
+    __slots__ = ()
 
 
 _MODES: list[Mode] = []
 
 
 def current_mode() -> Mode:
+    if not _MODES:
+        bootstrap.start("eager mode")
     return _MODES[-1]
 
 
-def push_base_mode(mode: Mode) -> None:
-    """Install the bottom mode (eager) once, at import."""
-    if not _MODES:
-        _MODES.append(mode)
+def install_base_mode(mode: Mode) -> None:
+    """Put the eager mode at the bottom of the stack (start-up stage "eager mode")."""
+    _MODES.insert(0, mode)
 
 
 @contextlib.contextmanager
@@ -45,16 +67,11 @@ def using_mode(mode: Mode) -> Iterator[Mode]:
         _MODES.pop()
 
 
-def dispatch(target: OpOverload | OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    op = target if isinstance(target, OpOverload) else resolve_overload(target, args, kwargs)
+def call(op: Op, *args: Any, **kwargs: Any) -> Any:
+    """Call a known overload in the current mode."""
     values = bind_arguments(op._schema, args, kwargs)
-    return _MODES[-1].call(op, normalize_values(op._schema, values))
-
-
-def call(op: OpOverload, *args: Any, **kwargs: Any) -> Any:
-    """Direct call of a known overload (what Tensor methods use)."""
-    values = bind_arguments(op._schema, args, kwargs)
-    return _MODES[-1].call(op, normalize_values(op._schema, values))
+    mode = _MODES[-1] if _MODES else current_mode()
+    return mode.call(op, normalize_values(op._schema, values))
 
 
 def normalize_values(schema: OpSchema, values: list[Any]) -> list[Any]:
@@ -79,7 +96,7 @@ def normalize_values(schema: OpSchema, values: list[Any]) -> list[Any]:
 # --------------------------------------------------------------------------
 
 
-def resolve_overload(packet: OpOverloadPacket, args: tuple[Any, ...], kwargs: dict[str, Any]) -> OpOverload:
+def resolve_overload(packet: Packet, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Op:
     """The first overload whose schema accepts the call: first with exact kinds
     (a Tensor for each Tensor parameter), then letting Python numbers stand for
     Tensors (torch's wrapped numbers)."""
@@ -103,8 +120,6 @@ def _ordered(names: list[str]) -> list[str]:
 
 
 def _accepts(arg_type: ArgType, value: Any, lenient: bool) -> bool:
-    from .tensor import Tensor
-
     if value is None:
         return arg_type.optional or arg_type.element_optional or True
     if arg_type.is_list:
@@ -113,8 +128,8 @@ def _accepts(arg_type: ArgType, value: Any, lenient: bool) -> bool:
         return arg_type.base in ("int", "SymInt", "bool", "float")
     base = arg_type.base
     if base == "Tensor":
-        return isinstance(value, Tensor) or (lenient and _is_number(value))
-    if isinstance(value, Tensor):
+        return isinstance(value, TensorBase) or (lenient and _is_number(value))
+    if isinstance(value, TensorBase):
         return False
     if base in ("int", "SymInt"):
         return isinstance(value, int) and not isinstance(value, bool) or _is_symbolic_int(value)
@@ -141,5 +156,3 @@ def _describe(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     parts = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
     return ", ".join(parts)
 
-
-set_dispatcher(dispatch)

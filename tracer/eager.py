@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import OpOverload
 from texport.interpreter.dtypes import from_numpy
-from texport.interpreter.kernels import KERNELS, load_all
+from texport.interpreter.kernels import KERNELS
 
+from .dispatcher import install_base_mode
+from .handles import OpOverload
 from .tensor import Tensor
 
 
@@ -54,9 +55,6 @@ def _plan(op: OpOverload) -> _ReturnPlan:
 
 class EagerMode:
     """Runs kernels on numpy arrays."""
-
-    def __init__(self) -> None:
-        load_all()
 
     def call(self, op: OpOverload, values: list[Any]) -> Any:
         kernel = KERNELS.get(op.key)
@@ -115,3 +113,9 @@ def _wants_bfloat16(values: list[Any]) -> bool:
     if requested:
         return requested[0] is DType.bfloat16
     return any(isinstance(v, Tensor) and v._dtype is DType.bfloat16 for v in values)
+
+
+def install_eager_mode() -> None:
+    """Start-up stage "eager mode" (dialects/bootstrap.py): ops run eagerly
+    unless a mode above (tracing) takes them."""
+    install_base_mode(EagerMode())

@@ -23,6 +23,35 @@ class UserError(RuntimeError):
         self.error_type = error_type
 
 
+class ConstraintViolationError(UserError):
+    """The traced program needs a narrower spec than the one given; the
+    message ends in ``Suggested fixes:`` with valid Python, also in
+    ``suggested_fixes``. Raised where the example inputs contradict the spec
+    (input_dims.py) and where the traced guards do (solver.py)."""
+
+    def __init__(self, message: str, suggested_fixes: list[str] | None = None) -> None:
+        super().__init__(message, "CONSTRAINT_VIOLATION")
+        self.suggested_fixes = suggested_fixes or []
+
+    @classmethod
+    def of(cls, names: str, bullets: list[str], fixes: list[str]) -> ConstraintViolationError:
+        """torch's message: the dims at fault, one bullet per problem, then the fixes."""
+        text = f'Constraints violated ({names})! For more information, run with TORCH_LOGS="+dynamic".\n'
+        text += "\n".join(f"  - {b}" for b in bullets)
+        if fixes:
+            text += "\nSuggested fixes:\n" + "\n".join(f"  {f}" for f in fixes)
+        return cls(text, fixes)
+
+
+def specialized_bullet(name: str, value: Any) -> str:
+    """A dim the user marked dynamic that became the constant ``value``."""
+    return (
+        f"You marked {name} as dynamic but your code specialized it to be a constant ({value}). "
+        "If you're using mark_dynamic, either remove it or use maybe_mark_dynamic. If you're "
+        "using Dim.DYNAMIC, replace it with either Dim.STATIC or Dim.AUTO."
+    )
+
+
 _ADVICE = (
     "\n\nconsider using data-dependent friendly APIs such as guard_or_false, guard_or_true "
     "and statically_known_true.\n"

@@ -1,10 +1,19 @@
-"""export(): trace a module's forward with fake inputs into one training-dialect function.
+"""export(): a module's forward, traced with example inputs under a dynamic-shapes
+spec, into one training-dialect function. It runs in one direction, each step
+handing data to the next:
 
-Parameters, buffers and lifted constants become function arguments named as
-torch names placeholders (``p_conv_weight``, ``b_bn_running_mean``,
-``c_lifted_tensor_0``), in torch's order: parameters, buffers, constants,
-user inputs. The signature is recorded both as data and as argument/result
-attributes of the function, so the printed module is a complete program.
+    spec → input dims → trace → solve → finalize
+
+- spec (dynamic_shapes.py): the user's spec, matched to the input leaves;
+- input dims (input_dims.py): each input's dims, symbols where the spec is dynamic;
+- trace: input lifting (lifting.py), the forward run under the tracing mode,
+  and the output signature;
+- solve (solver.py): the guards the trace recorded, checked against the spec;
+- finalize: the module, built once, with its final types.
+
+A static export is the same path with an empty spec: no symbol is created,
+the solver has nothing to check and finalize nothing to retype (nor sympy to
+load).
 """
 
 from __future__ import annotations
@@ -15,30 +24,43 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.rewriter import Rewriter
 
 from texport.dialects.names import set_name
-from texport.dialects.tx import TensorType, symint
+from texport.dialects.symbolic import dim_str
+from texport.dialects.tx import SymIntType, TensorType, symint
 
 from . import pytree
 from .dispatcher import using_mode
+from .dynamic_shapes import as_spec, leaf_specs
 from .errors import UserError
+from .input_dims import InputDims, input_dims
+from .lifting import (
+    Arguments,
+    UserInputs,
+    UserLeaf,
+    bind_inputs,
+    lift_state,
+    lift_user_inputs,
+    user_leaves,
+)
 from .nn.module import Module
 from .signature import (
     ConstantArgument,
     ExportGraphSignature,
-    InputKind,
-    InputSpec,
     OutputKind,
     OutputSpec,
     SymIntArgument,
     TensorArgument,
 )
-from .symint import SymInt, SymNode
+from .solver import Solution, solve
+from .sources import caller_location
+from .symint import SymNode
 from .tensor import Tensor
-from .tracing import FakeValue, Tracer
+from .tracing import Tracer
 
 
 @dataclass
@@ -64,27 +86,68 @@ class TracedProgram:
         return next(op for op in self.module.ops if isinstance(op, FuncOp))
 
 
+def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
+           dynamic_shapes: Any = None, strict: bool = False) -> TracedProgram:
+    """Trace ``mod(*args, **kwargs)`` into a TracedProgram (see the module docstring)."""
+    kwargs = dict(kwargs or {})
+    named = bind_inputs(mod, args, kwargs)
+    leaves = user_leaves(named)
+    spec = leaf_specs(named, as_spec(dynamic_shapes, mod, args, kwargs))
+    dims = input_dims([(leaf.path, leaf.value) for leaf in leaves], spec)
+    body = trace(mod, named, leaves, dims, strict=strict)
+    solution = solve(dims)
+    return TracedProgram(
+        module=finalize(body, solution),
+        signature=ExportGraphSignature(body.arguments.specs, body.output_specs),
+        state_dict=body.state_dict, constants=body.constants,
+        in_spec=body.in_spec, out_spec=body.out_spec, example_inputs=(args, kwargs),
+        user_input_paths=body.user_inputs.paths, input_constants=body.user_inputs.constants,
+        forward_signature=inspect.signature(mod.forward), int_input_paths=body.user_inputs.int_paths,
+        range_constraints=solution.range_constraints, runtime_guards=solution.runtime_guards,
+    )
+
+
 # --------------------------------------------------------------------------
-# Inputs
+# Trace: lift the inputs, run the forward, record the outputs
 # --------------------------------------------------------------------------
 
 
-def _bind_inputs(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The forward's arguments by name (torch names placeholders after them)."""
-    try:
-        bound = inspect.signature(mod.forward).bind(*args, **kwargs)
-    except TypeError as err:
-        raise UserError(f"the example inputs do not fit {type(mod).__name__}.forward: {err}") from None
-    return dict(bound.arguments)
+@dataclass
+class TracedBody:
+    """The function's body and signature as the trace leaves them: every type
+    still names the symbols the input dims created."""
+
+    block: Block
+    arguments: Arguments
+    user_inputs: UserInputs
+    output_specs: list[OutputSpec]
+    state_dict: dict[str, Tensor]
+    constants: dict[str, Tensor]
+    in_spec: Any
+    out_spec: Any
 
 
-def _flat_inputs(named: dict[str, Any]) -> list[tuple[str, str, Any]]:
-    """(placeholder name, user path, leaf) for every leaf of every argument."""
-    leaves = []
-    for arg_name, value in named.items():
-        for path, leaf in pytree.tree_flatten_with_path(value)[0]:
-            leaves.append((pytree.placeholder_name(path, arg_name), arg_name + pytree.keystr(path), leaf))
-    return leaves
+def trace(mod: Module, named: dict[str, Any], leaves: list[UserLeaf], dims: InputDims, *,
+          strict: bool = False) -> TracedBody:
+    """The forward of ``mod`` on the ``named`` inputs, whose leaves have ``dims``."""
+    block = Block()
+    tracer = Tracer(block, strict=strict, shape_env=dims.shape_env)
+    arguments = Arguments(tracer)
+    state_dict, constants = lift_state(arguments, mod)
+    user_inputs = lift_user_inputs(arguments, leaves, dims)
+    in_spec = pytree.tree_structure(named)
+    output = _run(mod, tracer, pytree.tree_unflatten(user_inputs.fakes, in_spec), strict)
+    output_specs, out_spec = _output_signature(tracer, output)
+    arguments.add_constants()
+    constants |= {name: tensor for name, tensor, _ in tracer.lifted_constants}
+    return TracedBody(block, arguments, user_inputs, output_specs, state_dict, constants, in_spec, out_spec)
+
+
+def _run(mod: Module, tracer: Tracer, named: dict[str, Any], strict: bool) -> Any:
+    """The forward, called as the user called it, every op appending one op to the block."""
+    args, kwargs = split_arguments(inspect.signature(mod.forward), named)
+    with using_mode(tracer), _strict_attributes(mod, strict):
+        return mod(*args, **kwargs)
 
 
 @contextlib.contextmanager
@@ -93,8 +156,6 @@ def _strict_attributes(mod: Module, strict: bool) -> Iterator[None]:
     if not strict:
         yield
         return
-    from .sources import caller_location
-
     original = Module.__setattr__
 
     def guarded(self: Module, name: str, value: Any) -> None:
@@ -110,133 +171,6 @@ def _strict_attributes(mod: Module, strict: bool) -> Iterator[None]:
         yield
     finally:
         Module.__setattr__ = original  # type: ignore[method-assign]
-
-
-# --------------------------------------------------------------------------
-# Tracing
-# --------------------------------------------------------------------------
-
-
-def trace(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-          strict: bool = False, shape_env: Any = None, dims_for: Any = None,
-          int_for: Any = None) -> TracedProgram:
-    """Trace ``mod(*args, **kwargs)`` into a TracedProgram.
-
-    ``dims_for(path, tensor)`` gives the (possibly symbolic) dims of a user
-    input (dynamic shapes); by default every dim is static."""
-    if not isinstance(mod, Module):
-        raise UserError(f"export() expects a texport.nn.Module, got {type(mod).__name__}")
-    kwargs = dict(kwargs or {})
-    if not isinstance(args, tuple):
-        raise UserError(f"Expecting `args` to be a tuple of example positional inputs, got {type(args).__name__}")
-    named = _bind_inputs(mod, args, kwargs)
-    flat = _flat_inputs(named)
-    params = list(mod.named_parameters())
-    buffers = list(mod.named_buffers())
-    persistent = set(mod.state_dict(keep_vars=True)) if hasattr(mod, "state_dict") else set()
-
-    block = Block()
-    func = FuncOp("forward", ((), ()), Region(block))
-    if shape_env is None:
-        from .shape_env import ShapeEnv
-
-        shape_env = ShapeEnv()  # static inputs: only data-dependent (unbacked) symbols live here
-    tracer = Tracer(block, strict=strict, shape_env=shape_env)
-    tracer.symbol_sources = {}
-    specs: list[InputSpec] = []
-    attrs: list[dict[str, Any]] = []
-
-    def add_arg(name: str, arg_type: Any, spec: InputSpec, extra: dict[str, Any]) -> SSAValue:
-        arg = block.insert_arg(arg_type, len(block.args))
-        set_name(arg, tracer.names.claim(name))
-        specs.append(InputSpec(spec.kind, TensorArgument(arg.name_hint), spec.target, spec.persistent))
-        attrs.append({"tx.input": StringAttr(spec.kind.name), **extra})
-        return arg
-
-    for fqn, param in params:
-        arg = add_arg("p_" + fqn.replace(".", "_"), TensorType.get(param.shape, param.dtype),
-                      InputSpec(InputKind.PARAMETER, None, fqn), {"tx.target": StringAttr(fqn)})
-        tracer.register_input(param, arg)
-    for fqn, buffer in buffers:
-        is_persistent = fqn in persistent
-        arg = add_arg("b_" + fqn.replace(".", "_"), TensorType.get(buffer.shape, buffer.dtype),
-                      InputSpec(InputKind.BUFFER, None, fqn, is_persistent),
-                      {"tx.target": StringAttr(fqn), "tx.persistent": IntegerAttr(int(is_persistent), 1)})
-        tracer.register_input(buffer, arg)
-    tracer.constant_insert_at = len(block.args)
-    constant_specs_at = len(specs)
-
-    fake_leaves, input_constants, paths, int_paths = [], {}, [], set()
-    for name, path, leaf in flat:
-        if isinstance(leaf, Tensor):
-            dims = dims_for(path, leaf) if dims_for is not None else tuple(leaf.shape)
-            arg = add_arg(name, TensorType.get(dims, leaf.dtype),
-                          InputSpec(InputKind.USER_INPUT, None, None), {"tx.path": StringAttr(path)})
-            fake = tracer.fake(dims, leaf.dtype, arg)
-            _record_symbol_sources(tracer, dims, arg)
-            fake_leaves.append(fake)
-            paths.append(path)
-        elif isinstance(leaf, SymNode):
-            raise UserError(f"symbolic scalar inputs are not supported (at {path})")
-        elif int_for is not None and (sym := int_for(path, leaf)) is not None:
-            arg = add_arg(name, symint(sym), InputSpec(InputKind.USER_INPUT, None, None),
-                          {"tx.path": StringAttr(path)})
-            specs[-1] = InputSpec(InputKind.USER_INPUT, SymIntArgument(arg.name_hint), None)
-            tracer.sym_values[sym] = arg
-            fake_leaves.append(SymInt(sym, tracer))
-            paths.append(path)
-            int_paths.add(path)
-        else:
-            fake_leaves.append(leaf)  # a Python constant: specialised
-            input_constants[path] = leaf
-            specs.append(InputSpec(InputKind.USER_INPUT, ConstantArgument(name, leaf), None))
-
-    flat_values, in_spec = pytree.tree_flatten(named)
-    fake_named = pytree.tree_unflatten(fake_leaves, in_spec)
-    fake_args, fake_kwargs = _split_arguments(mod, fake_named)
-    with using_mode(tracer), _strict_attributes(mod, strict):
-        output = mod(*fake_args, **fake_kwargs)
-
-    out_leaves, out_spec = pytree.tree_flatten(output)
-    results, out_specs = _outputs(tracer, out_leaves)
-    block.add_op(ReturnOp(*results))
-    _insert_constant_specs(tracer, specs, attrs, constant_specs_at)
-    func.function_type = _function_type(block, results)
-    func.arg_attrs = _arg_attrs(block, attrs)
-    func.res_attrs = _res_attrs(out_specs)
-    state_dict = {fqn: p for fqn, p in params} | {fqn: b for fqn, b in buffers if fqn in persistent}
-    constants = {fqn: b for fqn, b in buffers if fqn not in persistent}
-    constants |= {name: tensor for name, tensor, _ in tracer.lifted_constants}
-    return TracedProgram(
-        module=ModuleOp([func]),
-        signature=ExportGraphSignature(specs, out_specs),
-        state_dict=state_dict, constants=constants, in_spec=in_spec, out_spec=out_spec,
-        example_inputs=(args, kwargs), user_input_paths=paths, input_constants=input_constants,
-        forward_signature=inspect.signature(mod.forward), int_input_paths=int_paths,
-        range_constraints=dict(shape_env.unbacked_ranges()),
-    )
-
-
-def _record_symbol_sources(tracer: Tracer, dims: tuple[Any, ...], arg: SSAValue) -> None:
-    """A size symbol is read from the first input dim that is exactly it."""
-    from texport.dialects.aten import op_class
-    from texport.dialects.registry import lookup_op
-
-    for axis, dim in enumerate(dims):
-        if type(dim) is int or not dim.is_Symbol or dim.name in tracer.symbol_sources:
-            continue
-
-        def source(tracer: Tracer, axis: int = axis, dim: Any = dim) -> SSAValue:
-            op = op_class(lookup_op("sym_size.int"), "training").build([arg, axis], [symint(dim)])
-            tracer.blocks[-1].add_op(op)
-            set_name(op.results[0], tracer.names.claim("sym_size_int"))
-            return op.results[0]
-
-        tracer.symbol_sources[dim.name] = source
-
-
-def _split_arguments(mod: Module, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    return split_arguments(inspect.signature(mod.forward), named)
 
 
 def split_arguments(signature: inspect.Signature, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -256,7 +190,10 @@ def split_arguments(signature: inspect.Signature, named: dict[str, Any]) -> tupl
     return tuple(args), kwargs
 
 
-def _outputs(tracer: Tracer, leaves: list[Any]) -> tuple[list[SSAValue], list[OutputSpec]]:
+def _output_signature(tracer: Tracer, output: Any) -> tuple[list[OutputSpec], Any]:
+    """The forward's result: tensors and symbolic ints are returned, Python
+    constants are recorded in their spec only."""
+    leaves, out_spec = pytree.tree_flatten(output)
     values, specs = [], []
     for leaf in leaves:
         if isinstance(leaf, Tensor):
@@ -269,43 +206,77 @@ def _outputs(tracer: Tracer, leaves: list[Any]) -> tuple[list[SSAValue], list[Ou
             specs.append(OutputSpec(OutputKind.USER_OUTPUT, SymIntArgument(_name(value)), None))
         else:
             specs.append(OutputSpec(OutputKind.USER_OUTPUT, ConstantArgument("", leaf), None))
-    return values, specs
+    tracer.blocks[0].add_op(ReturnOp(*values))
+    return specs, out_spec
 
 
 def _name(value: SSAValue) -> str:
     return value.name_hint or "output"
 
 
-def _insert_constant_specs(tracer: Tracer, specs: list[InputSpec], attrs: list[dict[str, Any]],
-                           at: int) -> None:
-    for offset, (name, _tensor, arg) in enumerate(tracer.lifted_constants):
-        specs.insert(at + offset, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(arg.name_hint), name))
-        attrs.insert(at + offset, {"tx.input": StringAttr("CONSTANT_TENSOR"), "tx.target": StringAttr(name)})
+# --------------------------------------------------------------------------
+# Finalize: the module, with its final types
+# --------------------------------------------------------------------------
 
 
-def _function_type(block: Block, results: list[SSAValue]) -> Any:
-    from xdsl.dialects.builtin import FunctionType
+def finalize(body: TracedBody, solution: Solution) -> ModuleOp:
+    """The last step, and the only one that builds the module.
 
-    return FunctionType.from_lists([a.type for a in block.args], [r.type for r in results])
+    The trace cannot emit final types: an equality guard met late in the
+    forward (``x.shape[0] == y.shape[0]``) replaces a symbol in the types of
+    the arguments and of every op emitted before it. So the values take the
+    solver's replacements here, once, before the function type is computed
+    from them; with no replacement (every static export) no type changes and
+    nothing is walked."""
+    if solution.replaces_symbols:
+        for value in list(_values(body.block)):
+            _retype(value, solution)
+    returned = body.block.last_op
+    assert isinstance(returned, ReturnOp)
+    func = FuncOp("forward", FunctionType.from_lists([a.type for a in body.block.args],
+                                                     [v.type for v in returned.operands]),
+                  Region(body.block))
+    func.arg_attrs = ArrayAttr(body.arguments.dictionaries())
+    func.res_attrs = ArrayAttr(_result_attrs(body.output_specs))
+    if solution.range_constraints:  # the printed module states the ranges its symbols take
+        func.attributes["tx.range_constraints"] = DictionaryAttr({
+            dim_str(k): StringAttr(repr(v)) for k, v in solution.range_constraints.items()
+        })
+    return ModuleOp([func])
 
 
-def _arg_attrs(block: Block, attrs: list[dict[str, Any]]) -> Any:
-    """``attrs`` runs parallel to the block's arguments (constant inputs have none)."""
-    from xdsl.dialects.builtin import ArrayAttr
+def _values(block: Block) -> Iterator[SSAValue]:
+    """Every value defined in ``block``: its arguments, then, op by op (nested
+    regions included), block arguments and results."""
+    yield from block.args
+    for op in block.walk():
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from inner.args
+        yield from op.results
 
-    assert len(attrs) == len(block.args), "every function argument has its attributes"
-    return ArrayAttr([DictionaryAttr(a) for a in attrs])
+
+def _retype(value: SSAValue, solution: Solution) -> None:
+    old = value.type
+    new = _final_type(old, solution)
+    if new != old:
+        name = value.name_hint
+        replacement = Rewriter.replace_value_with_new_type(value, new)
+        if name is not None:
+            set_name(replacement, name)  # keep the exact torch name
 
 
-def _res_attrs(specs: list[OutputSpec]) -> Any:
-    from xdsl.dialects.builtin import ArrayAttr
+def _final_type(attr: Attribute, solution: Solution) -> Attribute:
+    if isinstance(attr, TensorType) and any(type(d) is not int for d in attr.shape):
+        return TensorType.get(tuple(solution.final_dim(d) for d in attr.shape), attr.dtype)
+    if isinstance(attr, SymIntType) and attr.value is not None and type(attr.value) is not int:
+        return symint(solution.final_dim(attr.value))
+    return attr
 
-    return ArrayAttr([
+
+def _result_attrs(specs: list[OutputSpec]) -> list[DictionaryAttr]:
+    return [
         DictionaryAttr({"tx.output": StringAttr(s.kind.name),
                         **({"tx.target": StringAttr(s.target)} if s.target else {})})
         for s in specs if not isinstance(s.arg, ConstantArgument)
-    ])
-
-
-def is_traced(tensor: Tensor) -> bool:
-    return isinstance(tensor._value, FakeValue)
+    ]

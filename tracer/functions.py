@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .dispatcher import call
 from .tensor import Tensor, op
 
@@ -96,8 +98,6 @@ def is_floating_point(input: Tensor) -> bool:  # noqa: A002
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
     """Eager comparison helper (reads values; not an op)."""
-    import numpy as np
-
     return bool(np.allclose(input.numpy(), other.numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from texport.dialects.dtypes import DType
 
 from .dispatcher import call
+from .factories import tensor as make_tensor
 from .tensor import Tensor, op
 
 _FULL = slice(None)
@@ -71,9 +72,7 @@ def _basic(tensor: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
 
 
 def _list_index(items: list[Any]) -> Tensor:
-    from .factories import tensor
-
-    return tensor(items)
+    return make_tensor(items)
 
 
 def getitem(tensor: Tensor, index: Any) -> Tensor:

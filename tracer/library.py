@@ -16,22 +16,33 @@ run on traced tensors).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.ir import Block
 
-from texport.dialects.handles import OpOverload, handle_for
+from texport.dialects import bootstrap
 from texport.dialects.meta import ScalarMeta, TensorMeta
-from texport.dialects.registry import OPS, register_op
+from texport.dialects.registry import OPS, OpDef, Registry, register_op
 from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.tx import TensorType
 from texport.interpreter.kernels import KERNELS
+from texport.interpreter.kernels.variants import copy_on_write
 
+from .dispatcher import current_mode, using_mode
+from .eager import wrap_array
+from .handles import OpOverload, handle_for
+from .symint import SymInt
 from .tensor import Tensor
+from .tracing import FakeValue, Tracer
 
-_DECOMPOSITIONS: dict[str, Callable[..., Any]] = {}
+# Decompositions of custom ops (the lowering layer's table takes them in:
+# this layer cannot reach it). Filled only by the library, after start-up.
+CUSTOM_DECOMPOSITIONS: Registry[Callable[..., Any]] = Registry("custom decomposition", stage="op table")
 
 
 # --------------------------------------------------------------------------
@@ -88,8 +99,6 @@ def infer_schema(fn: Callable[..., Any], name: str, mutates_args: Sequence[str])
 
 
 def _to_tensors(value: Any) -> Any:
-    from .eager import wrap_array
-
     if isinstance(value, np.ndarray):
         return wrap_array(value)
     if isinstance(value, list):
@@ -122,8 +131,6 @@ class FakeContext:
         self._tracer = tracer
 
     def new_dynamic_size(self, *, min: int = 0, max: int | None = None) -> Any:  # noqa: A002
-        from .symint import SymInt
-
         sym = self._tracer.new_unbacked()
         if self._tracer.shape_env is not None:
             info = self._tracer.shape_env.symbols[sym]
@@ -146,11 +153,6 @@ def _shape_rule_of(fake: Callable[..., Any]) -> Callable[..., Any]:
     """A shape rule from a fake function: run it on traced tensors in a scratch block."""
 
     def rule(*metas: Any) -> Any:
-        from xdsl.ir import Block
-
-        from .dispatcher import current_mode, using_mode
-        from .tracing import FakeValue, Tracer
-
         outer = current_mode()
         shape_env = getattr(outer, "shape_env", None)
         scratch = Tracer(Block(), shape_env=shape_env)
@@ -170,10 +172,6 @@ def _shape_rule_of(fake: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _fake_arg(tracer: Any, meta: Any) -> Any:
-    from xdsl.ir import Block
-
-    from texport.dialects.tx import TensorType
-
     if isinstance(meta, TensorMeta):
         holder = Block(arg_types=[TensorType.get(meta.shape, meta.dtype)])
         return tracer.fake(meta.shape, meta.dtype, holder.args[0])
@@ -219,10 +217,11 @@ class CustomOpDef:
         self._fn = fn
         namespace, _, name = qualname.partition("::")
         self._schema_text = f"{namespace}::{schema}" if "::" not in schema else schema
-        op_def = register_op(self._schema_text)
+        with registering():
+            op_def = _register_custom_op(self._schema_text)
+            KERNELS.register(op_def.key, _kernel_of(fn))
+            SHAPE_RULES.register(op_def.key, _missing_fake(self))
         self._opoverload: OpOverload = handle_for(op_def.key)
-        KERNELS.register(op_def.key, _kernel_of(fn))
-        SHAPE_RULES.register(op_def.key, _missing_fake(self))
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -230,15 +229,17 @@ class CustomOpDef:
 
     def register_fake(self, fake: Callable[..., Any]) -> Callable[..., Any]:
         key = self._opoverload.key
-        SHAPE_RULES.unregister(key)
-        SHAPE_RULES.register(key, _shape_rule_of(fake))
+        with registering():
+            SHAPE_RULES.unregister(key)
+            SHAPE_RULES.register(key, _shape_rule_of(fake))
         return fake
 
     def register_kernel(self, device_types: Any = None, fn: Callable[..., Any] | None = None) -> Any:
         def install(kernel_fn: Callable[..., Any]) -> Callable[..., Any]:
             key = self._opoverload.key
-            KERNELS.unregister(key)
-            KERNELS.register(key, _kernel_of(kernel_fn))
+            with registering():
+                KERNELS.unregister(key)
+                KERNELS.register(key, _kernel_of(kernel_fn))
             return kernel_fn
 
         if callable(device_types) and fn is None:
@@ -246,7 +247,8 @@ class CustomOpDef:
         return install if fn is None else install(fn)
 
     def register_decomposition(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        _DECOMPOSITIONS[self._opoverload.key] = fn
+        with registering():
+            CUSTOM_DECOMPOSITIONS.register(self._opoverload.key, fn)
         return fn
 
     def __repr__(self) -> str:
@@ -277,19 +279,84 @@ def define(schema: str, *, shape_rule: Callable[..., Any] | None = None,
     """The lower level: an op from a schema string (``mylib::scale(Tensor x, float s) -> Tensor``)
     with a shape rule (metas in, metas out), a kernel (numpy arrays in and out) and an
     optional decomposition (texport code)."""
-    op_def = register_op(schema)
-    if shape_rule is not None:
-        SHAPE_RULES.register(op_def.key, shape_rule)
-    if kernel is not None:
-        KERNELS.register(op_def.key, kernel)
-    if decomposition is not None:
-        _DECOMPOSITIONS[op_def.key] = decomposition
+    with registering():
+        op_def = _register_custom_op(schema)
+        if shape_rule is not None:
+            SHAPE_RULES.register(op_def.key, shape_rule)
+        if kernel is not None:
+            KERNELS.register(op_def.key, kernel)
+        if decomposition is not None:
+            CUSTOM_DECOMPOSITIONS.register(op_def.key, decomposition)
     return handle_for(op_def.key)
+
+
+@contextlib.contextmanager
+def registering() -> Iterator[None]:
+    """The library's way into the registries: after start-up (which it runs
+    first, so a custom op never races the op table), they change only here."""
+    bootstrap.start("kernels")
+    with Registry.opened_for_library():
+        yield
+
+
+def _register_custom_op(schema: str) -> OpDef:
+    """The op, and for one that writes its arguments, its functional variant."""
+    op_def = register_op(schema)
+    if op_def.schema.is_mutable:
+        _register_functional_variant(op_def)
+    return op_def
+
+
+# --------------------------------------------------------------------------
+# torch's auto_functionalized: the functional form of a custom op that writes
+# --------------------------------------------------------------------------
+
+AUTO_FUNCTIONALIZED = "auto_functionalized"
+
+
+def functional_variant(op: OpOverload) -> tuple[OpOverload, list[int]]:
+    """For ``mylib::add_one_(Tensor(a!) x) -> ()``, the op
+    ``mylib::add_one_.auto_functionalized(Tensor x) -> (Tensor)``, registered
+    with the custom op: it writes nothing and returns the new value of each
+    written argument, then the op's own results. Also the indices of the
+    arguments ``op`` writes."""
+    schema = op._schema
+    written = [i for i, arg in enumerate(schema.arguments) if arg.is_write]
+    return handle_for(f"{schema.namespace}.{schema.name}.{AUTO_FUNCTIONALIZED}"), written
+
+
+def _register_functional_variant(op_def: OpDef) -> None:
+    schema = op_def.schema
+    written = [i for i, arg in enumerate(schema.arguments) if arg.is_write]
+    args = ", ".join(_without_alias(str(arg)) for arg in schema.arguments)
+    returns = ["Tensor"] * len(written) + [_without_alias(str(r)) for r in schema.returns]
+    variant = register_op(f"{schema.namespace}::{schema.name}.{AUTO_FUNCTIONALIZED}({args}) -> "
+                          f"({', '.join(returns)})")
+
+    # The op's own rule and kernel are read at each call: register_fake and
+    # register_kernel may replace them after this.
+    def shape_rule(*metas: Any) -> tuple[Any, ...]:
+        outputs = SHAPE_RULES[op_def.key](*metas)
+        outputs = () if outputs == () else outputs if isinstance(outputs, tuple) else (outputs,)
+        return (*(TensorMeta(metas[i].shape, metas[i].dtype) for i in written), *outputs)
+
+    def kernel(*values: Any) -> tuple[Any, ...]:
+        return copy_on_write(KERNELS[op_def.key], written)(*values)
+
+    SHAPE_RULES.register(variant.key, shape_rule)
+    KERNELS.register(variant.key, kernel)
+
+
+def _without_alias(text: str) -> str:
+    """A schema type without its alias annotation: ``Tensor(a!) x`` → ``Tensor x``."""
+    if text.startswith("Tensor("):
+        text = "Tensor" + text[text.index(")") + 1:]
+    return text
 
 
 def custom_decompositions() -> dict[str, Callable[..., Any]]:
     """Decompositions registered for custom ops (the lowering table adds them)."""
-    return dict(_DECOMPOSITIONS)
+    return {key: CUSTOM_DECOMPOSITIONS[key] for key in CUSTOM_DECOMPOSITIONS.keys()}
 
 
 def is_registered(key: str) -> bool:

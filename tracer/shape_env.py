@@ -17,6 +17,7 @@ from typing import Any
 
 from texport.dialects import symbolic as _symbolic
 from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.shape_rules.guards import SizeObliviousOracle
 from texport.dialects.symbolic import symbol, to_dim
 
 from .sources import SourceLocation, caller_location
@@ -107,7 +108,7 @@ class ShapeEnv:
     def bounds(self, expr: Any) -> tuple[Any, Any]:
         """A (possibly loose) interval containing every value of ``expr``."""
         expr = self.simplify(expr)
-        return _bounds(expr, self._ranges())
+        return bounds_in(expr, self._ranges())
 
     def _ranges(self) -> dict[sympy.Symbol, tuple[Any, Any]]:
         return {s: (i.low, i.high) for s, i in self.symbols.items()}
@@ -133,8 +134,6 @@ class ShapeEnv:
         if static is not None:
             return static
         if any(self.symbols.get(s) is not None and self.symbols[s].hint is None for s in condition.free_symbols):
-            from texport.dialects.shape_rules.guards import SizeObliviousOracle
-
             return SizeObliviousOracle().decide(condition)  # unbacked: no hint to guard on
         value = bool(self.hint(condition))
         self.record(condition if value else _negate(condition))
@@ -239,27 +238,28 @@ def _decide_interval(kind: type, low: Any, high: Any) -> bool | None:
     return None
 
 
-def _bounds(expr: Any, ranges: dict[Any, tuple[Any, Any]]) -> tuple[Any, Any]:
+def bounds_in(expr: Any, ranges: dict[Any, tuple[Any, Any]]) -> tuple[Any, Any]:
+    """An interval containing every value of ``expr`` when each symbol lies in its range."""
     if type(expr) is int or getattr(expr, "is_Number", False):
         return expr, expr
     if isinstance(expr, sympy.Symbol):
         return ranges.get(expr, (0 if expr.name.startswith("s") else -INF, INF))
     if isinstance(expr, sympy.Add):
-        parts = [_bounds(a, ranges) for a in expr.args]
+        parts = [bounds_in(a, ranges) for a in expr.args]
         return sum(p[0] for p in parts), sum(p[1] for p in parts)
     if isinstance(expr, sympy.Mul):
         low, high = sympy.Integer(1), sympy.Integer(1)
         for arg in expr.args:
-            a, b = _bounds(arg, ranges)
+            a, b = bounds_in(arg, ranges)
             candidates = [_mul(x, y) for x in (low, high) for y in (a, b)]
             low, high = min(candidates), max(candidates)
         return low, high
     if isinstance(expr, _symbolic.FloorDiv):
-        (a, b), (c, d) = _bounds(expr.args[0], ranges), _bounds(expr.args[1], ranges)
+        (a, b), (c, d) = bounds_in(expr.args[0], ranges), bounds_in(expr.args[1], ranges)
         if c == d and c > 0:
             return (sympy.floor(a / c) if a != -INF else -INF), (sympy.floor(b / c) if b != INF else INF)
     if isinstance(expr, sympy.Mod):
-        c, d = _bounds(expr.args[1], ranges)
+        c, d = bounds_in(expr.args[1], ranges)
         if c == d and c > 0:
             return sympy.Integer(0), c - 1
     return -INF, INF

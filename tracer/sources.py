@@ -7,16 +7,12 @@ import os
 import sys
 from dataclasses import dataclass
 
-_PACKAGE_ROOTS = tuple(
-    os.path.dirname(os.path.abspath(p)) + os.sep
-    for p in (__file__,)
-)
 _TRACER_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NN_DIR = os.path.join(_TRACER_DIR, "nn") + os.sep
-_TEXPORT_DIRS = tuple(
-    os.path.join(os.path.dirname(_TRACER_DIR.rstrip(os.sep)), name) + os.sep
-    for name in ("dialects", "interpreter", "lowering", "texport")
-)
+# The package folder: texport's own modules (export/, nn/, ...) and, linked in, every
+# component folder. Its examples (models) and tools (CLI mains) call texport as a user does.
+_PACKAGE_DIR = os.path.dirname(_TRACER_DIR.rstrip(os.sep)) + os.sep
+_USER_FACING_DIRS = tuple(os.path.join(_PACKAGE_DIR, name) + os.sep for name in ("examples", "tools"))
 
 
 @dataclass(frozen=True)
@@ -40,7 +36,8 @@ def _internal(filename: str, keep_nn: bool) -> bool:
     if filename.startswith(_TRACER_DIR):
         nn_module_code = filename.startswith(_NN_DIR) and not filename.startswith(_NN_HELPERS)
         return not (keep_nn and nn_module_code)
-    return filename.startswith(_TEXPORT_DIRS) or filename.startswith("<texport")
+    texport_file = filename.startswith(_PACKAGE_DIR) and not filename.startswith(_USER_FACING_DIRS)
+    return texport_file or filename.startswith("<texport")
 
 
 def caller_location(keep_nn: bool = True) -> SourceLocation | None:
@@ -58,3 +55,12 @@ def caller_location(keep_nn: bool = True) -> SourceLocation | None:
             first = first or here
         frame = frame.f_back
     return first
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes ``warnings.warn`` name the innermost frame
+    outside texport (the user's call), however deep the warning is raised."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _internal(os.path.abspath(frame.f_code.co_filename), keep_nn=False):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -29,7 +29,6 @@ from xdsl.ir import Block, SSAValue
 from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import op_class
-from texport.dialects.handles import OpOverload, handle_for
 from texport.dialects.names import set_name
 from texport.dialects.registry import lookup_op
 from texport.dialects.shape_rules.guards import guard_bool
@@ -37,6 +36,7 @@ from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorTyp
 
 from .dispatcher import using_mode
 from .errors import TracingError
+from .handles import OpOverload, handle_for
 from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
 from .tracing import NameTable, Tracer

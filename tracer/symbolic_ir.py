@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Block, SSAValue
 
 from texport.dialects import symbolic as _symbolic
 from texport.dialects import tx
@@ -66,8 +67,7 @@ def _binary(tracer: Any, op_type: type, expr: Any, name: str) -> SSAValue:
 def _size_of(tracer: Any, sym: sympy.Symbol) -> SSAValue:
     source = tracer.symbol_sources.get(sym.name) if hasattr(tracer, "symbol_sources") else None
     if source is None and getattr(tracer, "meta_only", False):
-        from xdsl.ir import Block  # a shape-only trace: the IR is thrown away
-
+        # a shape-only trace: the IR is thrown away
         return Block(arg_types=[tx.symint(sym)]).args[0]
     if source is None:
         raise NotImplementedError(f"no input size defines the symbol {sym}")
@@ -103,8 +103,6 @@ def _materialize_float(tracer: Any, expr: Any) -> SSAValue:
 
 def materialize_condition(tracer: Any, condition: Any, name: str | None = None) -> SSAValue:
     """A relation over symbols as ``tx.cmp`` (a !tx.symbool value)."""
-    from xdsl.dialects.builtin import StringAttr
-
     known = tracer.sym_values.get(("bool", condition))
     if known is not None:
         return known

@@ -11,9 +11,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import OpOverload, handle_for
+from texport.dialects.registry import OPS
 
-from .dispatcher import call
+from .dispatcher import TensorBase, call, current_mode
+from .handles import OpOverload, handle_for
+from .printing import tensor_repr
+from .results import minmax_result, sort_result, topk_result
 
 
 class Size(tuple):
@@ -76,7 +79,7 @@ def _dims(args: Sequence[Any]) -> list[Any]:
     return list(args)
 
 
-class Tensor:
+class Tensor(TensorBase):
     """A tensor: a value (numpy array in eager mode), a dtype, a requires_grad flag."""
 
     __slots__ = ("_value", "_dtype", "requires_grad", "grad", "__weakref__")
@@ -200,8 +203,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from .printing import tensor_repr
-
         return tensor_repr(self)
 
     def __getitem__(self, index: Any) -> Tensor:
@@ -226,8 +227,6 @@ class Tensor:
         return self._concrete("numpy()")
 
     def _concrete(self, what: str) -> Any:
-        from .dispatcher import current_mode
-
         concrete = getattr(current_mode(), "concrete", None)
         return self._value if concrete is None else concrete(self, what)
 
@@ -399,13 +398,9 @@ class Tensor:
         return call(op("all.dim"), self, dim, keepdim)
 
     def sort(self, dim: int = -1, descending: bool = False) -> Any:
-        from .results import sort_result
-
         return sort_result(*call(op("sort"), self, dim, descending))
 
     def topk(self, k: Any, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
-        from .results import topk_result
-
         return topk_result(*call(op("topk"), self, k, dim, largest, sorted))
 
     def norm(self, p: Any = "fro", dim: Any = None, keepdim: bool = False) -> Tensor:
@@ -525,8 +520,6 @@ def _as_list(dim: Any) -> Any:
 
 
 def _extremum(self: Tensor, name: str, dim: Any, keepdim: bool) -> Any:
-    from .results import minmax_result
-
     if dim is None:
         return call(op(name), self)
     if _is_tensor(dim):
@@ -585,8 +578,6 @@ TENSOR_OR_SCALAR_METHODS = {
 
 
 def _exists(name: str) -> bool:
-    from texport.dialects.registry import OPS
-
     return name in OPS
 
 

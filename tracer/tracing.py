@@ -20,16 +20,18 @@ from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp, op_class, result_type_for
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import OpOverload
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.dialects.names import set_name
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
-from texport.dialects.shape_rules.guards import ShapeGuardError, using_oracle
+from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.shape_rules.guards import ShapeGuardError, SizeObliviousOracle, using_oracle
 from texport.dialects.symbolic import symbol
 from texport.dialects.tx import TensorType
 
+from .eager import _plan
 from .errors import GuardOnDataDependentSymNode, TracingError, UnsupportedError
+from .handles import OpOverload
 from .sources import caller_location
+from .symbolic_ir import materialize, materialize_condition
 from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
 
@@ -108,7 +110,6 @@ class Tracer:
 
     def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None,
                  level: str = "training") -> None:
-        load_all()
         self.level = level  # the dialect traced ops belong to
         self.blocks = [block]
         self.names = NameTable()
@@ -214,8 +215,6 @@ class Tracer:
         return self._wrap(op, values, ir_op, results, expected)
 
     def oracle(self) -> Any:
-        from texport.dialects.shape_rules.guards import SizeObliviousOracle
-
         return self.shape_env if self.shape_env is not None else SizeObliviousOracle()
 
     def _fill_unbacked(self, meta: Any, bound: Any = None) -> Any:
@@ -243,8 +242,6 @@ class Tracer:
 
     def assert_condition(self, condition: Any) -> None:
         """A runtime assert in the IR (torch's _assert_scalar); narrows ranges."""
-        from .symbolic_ir import materialize_condition
-
         if self.shape_env is not None:
             condition = self.shape_env.simplify(condition)
             if self.shape_env._static(condition) is True:  # noqa: SLF001 - already implied by ranges
@@ -283,8 +280,6 @@ class Tracer:
             set_name(result, self.names.claim("getitem"))
 
     def _wrap(self, op: OpOverload, values: list[Any], ir_op: AtenOp, results: list[Any], expected: Any) -> Any:
-        from .eager import _plan
-
         plan = _plan(op)
         wrapped = []
         for index, (meta, result) in enumerate(zip(results, ir_op.results)):
@@ -318,8 +313,6 @@ class Tracer:
 
     def materialize(self, node: SymNode) -> SSAValue:
         """The SSA value of a symbolic scalar (traced with tx ops on first use)."""
-        from .symbolic_ir import materialize
-
         expr = node.expr if self.shape_env is None else self.shape_env.simplify(node.expr)
         return materialize(self, expr, node.kind)
 

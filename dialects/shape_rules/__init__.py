@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .. import bootstrap
 from ..registry import Registry
 
 ShapeRule = Callable[..., Any]
 
-SHAPE_RULES: Registry[ShapeRule] = Registry("shape rule")
+SHAPE_RULES: Registry[ShapeRule] = Registry("shape rule", stage="shape rules")
 
 
 def shape_rule(*names: str) -> Callable[[ShapeRule], ShapeRule]:
@@ -30,10 +31,11 @@ _derived = False
 
 
 def load_all() -> None:
-    """Import every rule module (each registers on import), then register the
-    rules derived from theirs, once: in-place variants and view copies
-    (variants.derive_rules)."""
+    """Start-up stage "shape rules" (dialects/bootstrap.py): import every rule
+    module (each registers on import), then register the rules derived from
+    theirs, once: in-place variants and view copies (variants.derive_rules)."""
     global _derived
+    bootstrap.start(SHAPE_RULES.stage)  # called from outside, it runs through the start-up
     from . import (  # noqa: F401
         conv_pool,
         elementwise,

@@ -21,11 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from texport.dialects import bootstrap
 from texport.dialects.registry import Registry
 
 Kernel = Callable[..., Any]
 
-KERNELS: Registry[Kernel] = Registry("kernel")
+KERNELS: Registry[Kernel] = Registry("kernel", stage="kernels")
 
 
 def kernel(*names: str) -> Callable[[Kernel], Kernel]:
@@ -37,10 +38,11 @@ _derived = False
 
 
 def load_all() -> None:
-    """Import every kernel module (each registers on import), then register the
-    kernels derived from theirs, once: in-place variants and view copies
-    (variants.derive_kernels)."""
+    """Start-up stage "kernels" (dialects/bootstrap.py): import every kernel
+    module (each registers on import), then register the kernels derived from
+    theirs, once: in-place variants and view copies (variants.derive_kernels)."""
     global _derived
+    bootstrap.start(KERNELS.stage)  # called from outside, it runs through the start-up
     from . import (  # noqa: F401
         conv_pool,
         elementwise,

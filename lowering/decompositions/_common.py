@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from texport.dialects.dtypes import DType
-from texport.dialects.handles import ops
+from texport.tracer.handles import ops
 from texport.tracer.tensor import Tensor
 
 from ..table import register_decomposition

@@ -12,7 +12,6 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region
 
-from texport.dialects.handles import handle_for
 from texport.dialects.registry import lookup_op
 from texport.dialects.schema import bind_arguments
 from texport.dialects.symbolic import symbol
@@ -28,6 +27,7 @@ from texport.lowering.legality import is_core_legal
 from texport.lowering.patterns import apply_rules
 from texport.lowering.rules import LEGALIZE_CORE
 from texport.tracer.dispatcher import using_mode
+from texport.tracer.handles import handle_for
 from texport.tracer.subtrace import symbol_sources
 from texport.tracer.tensor import Tensor
 from texport.tracer.tracing import Tracer

@@ -10,18 +10,29 @@ import texport as torch
 from texport.dialects.context import parse_module, print_module
 from texport.dialects.meta import TensorMeta
 
+# Every test here registers ops: the registries are restored after each.
+pytestmark = pytest.mark.usefixtures("restore_registries")
 
-@torch.library.custom_op("testlib::numpy_sin", mutates_args=())
-def numpy_sin(x: torch.Tensor) -> torch.Tensor:
-    return torch.from_numpy(np.sin(x.numpy()))
+
+@pytest.fixture(scope="module")
+def numpy_sin(restore_registries_after_module: None) -> torch.library.CustomOpDef:
+    @torch.library.custom_op("testlib::numpy_sin", mutates_args=())
+    def numpy_sin(x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(np.sin(x.numpy()))
+
+    return numpy_sin
 
 
 class UsesSin(torch.nn.Module):
+    def __init__(self, op: torch.library.CustomOpDef) -> None:
+        super().__init__()
+        self.op = op
+
     def forward(self, x):
-        return numpy_sin(x) + 1
+        return self.op(x) + 1
 
 
-def test_schema_is_inferred_and_the_op_runs_eagerly() -> None:
+def test_schema_is_inferred_and_the_op_runs_eagerly(numpy_sin: torch.library.CustomOpDef) -> None:
     assert str(numpy_sin._opoverload._schema) == "testlib::numpy_sin(Tensor x) -> Tensor"
     assert torch.ops.testlib.numpy_sin.default is numpy_sin._opoverload
     x = torch.tensor([0.0, np.pi / 2])
@@ -42,19 +53,19 @@ def test_missing_fake_kernel_names_the_op_and_the_fix() -> None:
         torch.export.export(M(), (torch.ones(2),))
 
 
-def test_fake_kernel_export_run_and_round_trip() -> None:
+def test_fake_kernel_export_run_and_round_trip(numpy_sin: torch.library.CustomOpDef) -> None:
     @numpy_sin.register_fake
     def _(x):
         return torch.empty_like(x)
 
     x = torch.randn(3)
-    ep = torch.export.export(UsesSin(), (x,))
+    ep = torch.export.export(UsesSin(numpy_sin), (x,))
     text = ep.mlir()
     assert "%numpy_sin = training.testlib.numpy_sin(%x) : !tx.tensor<[3], f32>" in text
     assert "torch.ops.testlib.numpy_sin.default(x)" in str(ep)
-    np.testing.assert_array_equal(ep.module()(x).numpy(), UsesSin()(x).numpy())
+    np.testing.assert_array_equal(ep.module()(x).numpy(), UsesSin(numpy_sin)(x).numpy())
     assert print_module(parse_module(text)) == text
-    dynamic = torch.export.export(UsesSin(), (x,), dynamic_shapes={"x": (torch.export.Dim.AUTO,)})
+    dynamic = torch.export.export(UsesSin(numpy_sin), (x,), dynamic_shapes={"x": (torch.export.Dim.AUTO,)})
     assert "!tx.tensor<[s77], f32>" in dynamic.mlir()
 
 

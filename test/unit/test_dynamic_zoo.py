@@ -55,6 +55,7 @@ def test_size_one_examples() -> None:
         warnings.simplefilter("always")
         ep = torch.export.export(Add(), (torch.ones(1, 3),), dynamic_shapes={"x": (Dim.AUTO, None)})
     assert "0/1 specialized" in str(caught[0].message)
+    assert caught[0].filename == __file__  # the warning names the user's export() call
     assert str(ep.graph.body.block.args[0].type) == "!tx.tensor<[1, 3], f32>"
     with pytest.raises(ValueError, match="0/1 specialized due to hint of 1"):
         torch.export.export(Add(), (torch.ones(1, 3),), dynamic_shapes={"x": (Dim.DYNAMIC, None)})

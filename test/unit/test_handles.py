@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import texport
-from texport.dialects.handles import handle_for
+from texport.tracer.handles import handle_for
 
 
 def test_overload_handles_carry_torch_schemas() -> None:

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import texport as torch
-from texport.dialects.registry import DuplicateRegistrationError
-from texport.lowering import DecompTable, default_decompositions, register_decomposition
+from texport.dialects.registry import DuplicateRegistrationError, SealedRegistryError
+from texport.library import register_decomposition
+from texport.lowering import DecompTable, default_decompositions
+from texport.lowering import register_decomposition as lowering_register_decomposition
 from texport.lowering.errors import LegalityError
-from texport.lowering.table import DECOMPOSITIONS
 
 aten = torch.ops.aten
 
@@ -173,22 +174,28 @@ def test_numbers_of_every_table() -> None:
     assert doubled.module()(x)[0].shape == (1, 3, 3, 3)
 
 
-def test_register_decomposition_rejects_duplicates() -> None:
+def test_register_decomposition_rejects_duplicates(restore_registries: None) -> None:
     with pytest.raises(DuplicateRegistrationError, match="duplicate registrations of decomposition"):
         @register_decomposition(aten.conv2d.default)
         def again(*args):  # noqa: ANN002, ANN202
             return args
 
 
-def test_register_decomposition_adds_to_the_default_table() -> None:
+def test_register_decomposition_adds_to_the_default_table(restore_registries: None) -> None:
     @register_decomposition(aten.view_copy.dtype)
     def reinterpret(self, dtype):  # noqa: ANN001, ANN202
         return aten._to_copy.default(self, dtype=dtype)
 
-    try:
-        assert default_decompositions()[aten.view_copy.dtype] is reinterpret
-    finally:
-        DECOMPOSITIONS.unregister("view_copy.dtype")
+    assert default_decompositions()[aten.view_copy.dtype] is reinterpret
+
+
+def test_registries_are_sealed_after_start_up() -> None:
+    with pytest.raises(SealedRegistryError, match=r"decomposition of aten.view_copy.dtype after "
+                       r"start-up: .* only through texport.library"):
+        @lowering_register_decomposition(aten.view_copy.dtype)
+        def reinterpret(self, dtype):  # noqa: ANN001, ANN202
+            return self
+    assert aten.view_copy.dtype not in default_decompositions()
 
 
 def test_an_op_without_decomposition_is_a_clear_error() -> None:

@@ -13,9 +13,9 @@ import pytest
 import texport
 import texport.nn as nn
 import texport.nn.functional as F
-from texport.dialects.handles import OpOverload
 from texport.tracer.dispatcher import using_mode
 from texport.tracer.eager import EagerMode
+from texport.tracer.handles import OpOverload
 
 RNG = np.random.default_rng(5)
 

@@ -268,31 +268,35 @@ def test_symbolic_int_input_round_trip() -> None:
     _assert_same_outputs(ep, loaded, (torch.ones(3), 7))
 
 
-@torch.library.custom_op("serialization_test::numpy_tanh", mutates_args=())
-def numpy_tanh(x: torch.Tensor) -> torch.Tensor:
-    return torch.from_numpy(np.tanh(x.numpy()))
+@pytest.fixture(scope="module")
+def uses_tanh(restore_registries_after_module: None) -> torch.nn.Module:
+    """A model calling a custom op (registered for this module's tests only)."""
+
+    @torch.library.custom_op("serialization_test::numpy_tanh", mutates_args=())
+    def numpy_tanh(x: torch.Tensor) -> torch.Tensor:
+        return torch.from_numpy(np.tanh(x.numpy()))
+
+    @numpy_tanh.register_fake
+    def _(x):  # noqa: ANN001, ANN202
+        return torch.empty_like(x)
+
+    class UsesTanh(torch.nn.Module):
+        def forward(self, x):
+            return numpy_tanh(x) * 2
+
+    return UsesTanh()
 
 
-@numpy_tanh.register_fake
-def _(x):  # noqa: ANN001, ANN202
-    return torch.empty_like(x)
-
-
-class UsesTanh(torch.nn.Module):
-    def forward(self, x):
-        return numpy_tanh(x) * 2
-
-
-def test_custom_op_round_trip() -> None:
-    ep = torch.export.export(UsesTanh(), (torch.randn(3),))
+def test_custom_op_round_trip(uses_tanh: torch.nn.Module) -> None:
+    ep = torch.export.export(uses_tanh, (torch.randn(3),))
     assert "training.serialization_test.numpy_tanh" in ep.mlir()
     loaded = _loaded(_saved(ep))
     _assert_same_program(ep, loaded)
     _assert_same_outputs(ep, loaded, (torch.randn(3),))
 
 
-def test_unregistered_custom_op_is_a_clear_error() -> None:
-    data = _rewrite(_saved(torch.export.export(UsesTanh(), (torch.randn(3),))), lambda m, mem: mem.__setitem__(
+def test_unregistered_custom_op_is_a_clear_error(uses_tanh: torch.nn.Module) -> None:
+    data = _rewrite(_saved(torch.export.export(uses_tanh, (torch.randn(3),))), lambda m, mem: mem.__setitem__(
         PROGRAM, mem[PROGRAM].replace(b"serialization_test.numpy_tanh", b"nowhere.numpy_tanh")))
     with pytest.raises(SerializationError, match=r"(?s)member 'program.mlir' does not parse:.*"
                        r"training.nowhere.numpy_tanh is not registered.*import that module before load"):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import texport as torch
-from texport.dialects.handles import OpOverload
 from texport.tracer.dispatcher import resolve_overload, using_mode
+from texport.tracer.handles import OpOverload
 
 
 class Recorder:

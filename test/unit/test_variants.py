@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from texport.dialects import op_table  # noqa: F401 - registers the table
 from texport.dialects.registry import OPS, functional_twin
 from texport.dialects.shape_rules import SHAPE_RULES, load_all
 from texport.interpreter.kernels import KERNELS

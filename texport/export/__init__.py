@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from texport.lowering import default_decompositions, register_decomposition
-from texport.tracer.dynamic import (
+from texport.library import register_decomposition
+from texport.lowering import default_decompositions
+from texport.tracer.dynamic_shapes import (
     AdditionalInputs,
-    ConstraintViolationError,
     Dim,
     ShapesCollection,
     dims,
     refine_dynamic_shapes_from_suggested_fixes,
 )
-from texport.tracer.errors import UserError
-from texport.tracer.export import trace
+from texport.tracer.errors import ConstraintViolationError, UserError
+from texport.tracer.export import export_program
 from texport.tracer.nn.module import Module
 from texport.tracer.signature import (
     ConstantArgument,
@@ -35,13 +35,7 @@ def export(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = N
            dynamic_shapes: Any = None, strict: bool = False,
            preserve_module_call_signature: tuple[str, ...] = ()) -> ExportedProgram:
     """Trace ``mod(*args, **kwargs)`` into a training-level ExportedProgram."""
-    if isinstance(dynamic_shapes, (ShapesCollection, AdditionalInputs)):
-        dynamic_shapes = dynamic_shapes.dynamic_shapes(mod, args, kwargs)
-    if dynamic_shapes is not None:
-        from texport.tracer.dynamic import export_dynamic
-
-        return ExportedProgram(export_dynamic(mod, args, kwargs, dynamic_shapes, strict))
-    return ExportedProgram(trace(mod, args, kwargs, strict=strict))
+    return ExportedProgram(export_program(mod, args, kwargs, dynamic_shapes=dynamic_shapes, strict=strict))
 
 
 __all__ = [

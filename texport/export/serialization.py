@@ -75,9 +75,9 @@ from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim, relati
 from texport.dialects.tx import PREDICATES, TensorType
 from texport.interpreter.dtypes import to_numpy
 from texport.tracer import pytree
-from texport.tracer.dynamic import ValueRange
 from texport.tracer.export import TracedProgram
 from texport.tracer.nn.module import Parameter
+from texport.tracer.shape_env import ValueRange
 from texport.tracer.signature import (
     ConstantArgument,
     ExportGraphSignature,

@@ -1,62 +1,6 @@
-"""``texport.nn`` (``import texport.nn as nn``): re-exports of texport.tracer.nn."""
+"""``texport.nn`` (``import texport.nn as nn``): the layers of texport.tracer.nn,
+under the names its ``__all__`` gives."""
 
-from texport.nn import functional, init  # noqa: F401 - the public submodules
-from texport.tracer.nn import (  # noqa: F401 - re-exports
-    ELU,
-    GELU,
-    GLU,
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    BatchNorm1d,
-    BatchNorm2d,
-    BatchNorm3d,
-    Conv1d,
-    Conv2d,
-    Conv3d,
-    ConvTranspose1d,
-    ConvTranspose2d,
-    ConvTranspose3d,
-    Dropout,
-    Embedding,
-    Flatten,
-    GroupNorm,
-    Hardsigmoid,
-    Hardswish,
-    Hardtanh,
-    Identity,
-    LayerNorm,
-    LeakyReLU,
-    Linear,
-    LogSoftmax,
-    MaxPool1d,
-    MaxPool2d,
-    Mish,
-    Module,
-    ModuleDict,
-    ModuleList,
-    MultiheadAttention,
-    NonDynamicallyQuantizableLinear,
-    Parameter,
-    ReLU,
-    ReLU6,
-    Sequential,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
-    Unflatten,
-)
-
-__all__ = [
-    "ELU", "GELU", "GLU", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d",
-    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d",
-    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Dropout", "Embedding", "Flatten",
-    "GroupNorm", "Hardsigmoid", "Hardswish", "Hardtanh", "Identity", "LayerNorm", "LeakyReLU",
-    "Linear", "LogSoftmax", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
-    "ModuleList", "MultiheadAttention", "NonDynamicallyQuantizableLinear", "Parameter", "ReLU",
-    "ReLU6", "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "Unflatten",
-    "functional", "init",
-]
+from texport.nn import functional, init  # noqa: E402, F401 - the public submodules
+from texport.tracer.nn import *  # noqa: F403 - the public face of the same names
+from texport.tracer.nn import __all__  # noqa: F401

@@ -1,42 +1,8 @@
-"""``texport.utils._pytree`` (torch.utils._pytree): re-exports of texport.tracer.pytree."""
+"""``texport.utils._pytree`` (torch.utils._pytree): the names of
+texport.tracer.pytree's ``__all__``."""
 
-from texport.tracer.pytree import (  # noqa: F401 - re-exports
-    SUPPORTED_NODES,
-    Context,
-    FlattenFunc,
-    FlattenWithKeysFunc,
-    GetAttrKey,
-    KeyEntry,
-    KeyPath,
-    LeafSpec,
-    MappingKey,
-    PyTree,
-    SequenceKey,
-    TreeSpec,
-    TreeStructureError,
-    UnflattenFunc,
+from texport.tracer.pytree import *  # noqa: F403 - the public face of the same names
+from texport.tracer.pytree import (  # noqa: F401
+    __all__,
     _deregister_pytree_node,
-    check_structure,
-    describe_spec,
-    describe_tree,
-    is_namedtuple,
-    is_namedtuple_class,
-    key_get,
-    keystr,
-    placeholder_name,
-    register_dataclass,
-    register_pytree_node,
-    tree_flatten,
-    tree_flatten_with_path,
-    tree_is_leaf,
-    tree_leaves,
-    tree_leaves_with_path,
-    tree_map,
-    tree_map_only,
-    tree_map_with_path,
-    tree_structure,
-    tree_unflatten,
-    treespec_dict,
-    treespec_leaf,
-    treespec_tuple,
 )

@@ -1,53 +1,37 @@
 """``texport.nn``: torch-compatible Module, Parameter and layers.
 
 Layers compute only through ``functional`` (op calls), so a model runs
-eagerly and traces to the ops torch.export records.
+eagerly and traces to the ops torch.export records. Each layer file names its
+public classes in its ``__all__``; this package's ``__all__`` is theirs.
 """
 
-from . import functional, init
-from .activations import (
-    ELU,
-    GELU,
-    GLU,
-    Hardsigmoid,
-    Hardswish,
-    Hardtanh,
-    LeakyReLU,
-    LogSoftmax,
-    Mish,
-    ReLU,
-    ReLU6,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
+from . import (
+    activations,
+    attention,
+    containers,
+    conv,
+    dropout,
+    embedding,
+    flatten,
+    functional,
+    init,
+    linear,
+    module,
+    norms,
+    pooling,
 )
-from .attention import MultiheadAttention
-from .containers import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .dropout import Dropout
-from .embedding import Embedding
-from .flatten import Flatten, Unflatten
-from .linear import Identity, Linear, NonDynamicallyQuantizableLinear
-from .module import Module, Parameter
-from .norms import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm
-from .pooling import (
-    AdaptiveAvgPool1d,
-    AdaptiveAvgPool2d,
-    AvgPool1d,
-    AvgPool2d,
-    MaxPool1d,
-    MaxPool2d,
-)
+from .activations import *  # noqa: F403
+from .attention import *  # noqa: F403
+from .containers import *  # noqa: F403
+from .conv import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .embedding import *  # noqa: F403
+from .flatten import *  # noqa: F403
+from .linear import *  # noqa: F403
+from .module import *  # noqa: F403
+from .norms import *  # noqa: F403
+from .pooling import *  # noqa: F403
 
-__all__ = [
-    "ELU", "GELU", "GLU", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d",
-    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
-    "ConvTranspose2d", "ConvTranspose3d", "Dropout", "Embedding", "Flatten", "GroupNorm",
-    "Hardsigmoid", "Hardswish", "Hardtanh", "Identity", "LayerNorm", "LeakyReLU", "Linear",
-    "LogSoftmax", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict", "ModuleList",
-    "MultiheadAttention", "NonDynamicallyQuantizableLinear", "Parameter", "ReLU", "ReLU6",
-    "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "Unflatten", "functional",
-    "init",
-]
+_LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, module,
+                norms, pooling)
+__all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

@@ -6,6 +6,11 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
+__all__ = [
+    "ELU", "GELU", "GLU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSoftmax",
+    "Mish", "ReLU", "ReLU6", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh"
+]
+
 
 class _Inplace(Module):
     """A layer whose only option is ``inplace``."""

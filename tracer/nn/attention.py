@@ -13,6 +13,8 @@ from . import init
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module, Parameter
 
+__all__ = ["MultiheadAttention"]
+
 
 class MultiheadAttention(Module):
     """Multi-head attention with a packed ``in_proj_weight`` [3E, E] when

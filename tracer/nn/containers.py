@@ -10,6 +10,8 @@ from typing import Any
 
 from .module import Module, _addindent
 
+__all__ = ["ModuleDict", "ModuleList", "Sequential"]
+
 
 def _index(idx: Any, size: int) -> int:
     """A non-negative index into a container of ``size``, or IndexError."""

@@ -15,6 +15,8 @@ from . import init
 from .module import Module, Parameter
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 

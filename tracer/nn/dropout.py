@@ -6,6 +6,8 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
+__all__ = ["Dropout"]
+
 
 class Dropout(Module):
     """Records aten.dropout(x, p, train) in both modes (train=False in eval), as torch.export does."""

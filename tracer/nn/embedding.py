@@ -12,6 +12,8 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
+__all__ = ["Embedding"]
+
 
 class Embedding(Module):
     """weight [num_embeddings, embedding_dim] ~ N(0, 1); the padding_idx row starts at zero."""

@@ -8,6 +8,8 @@ from typing import Any
 from ..tensor import Tensor
 from .module import Module
 
+__all__ = ["Flatten", "Unflatten"]
+
 
 class Flatten(Module):
     """Flattens dims start_dim..end_dim (aten.flatten.using_ints)."""

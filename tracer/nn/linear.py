@@ -13,6 +13,8 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+
 
 class Identity(Module):
     """Returns its input; takes (and ignores) any constructor arguments."""

@@ -16,7 +16,10 @@ from typing import Any, NamedTuple
 
 from texport.dialects.dtypes import DType
 
+from ..factories import empty
 from ..tensor import Tensor, device
+
+__all__ = ["Module", "Parameter"]
 
 
 def _typename(value: Any) -> str:
@@ -36,8 +39,6 @@ class Parameter(Tensor):
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
         if data is None:
-            from ..factories import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {_typename(data)}")

@@ -14,6 +14,8 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+
 
 class _NormBase(Module):
     """Affine parameters and running statistics of the BatchNorm family."""

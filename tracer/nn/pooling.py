@@ -8,6 +8,10 @@ from ..tensor import Tensor
 from . import functional as F
 from .module import Module
 
+__all__ = [
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d"
+]
+
 
 class _MaxPoolNd(Module):
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,

@@ -2,26 +2,18 @@
 
 A handle names one registered op (an OpOverload) or all overloads of a name
 (an OpOverloadPacket). Handles are unique per op, so they can key tables
-(decompositions, kernels). Calling one goes through the dispatcher, which a
-higher layer installs with ``set_dispatcher``; this layer only names ops.
+(decompositions, kernels). Calling one goes through the dispatcher to the
+current mode (eager or tracing); calling a packet first picks the overload.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from . import op_table  # noqa: F401 - registers the table
-from .registry import OPS, OpDef, op_key
-from .schema import OpSchema
+from texport.dialects.registry import OPS, OpDef, op_key
+from texport.dialects.schema import OpSchema
 
-Dispatcher = Callable[["OpOverload", tuple[Any, ...], dict[str, Any]], Any]
-_dispatcher: list[Dispatcher] = []
-
-
-def set_dispatcher(dispatch: Dispatcher) -> None:
-    """Install the function every handle call goes through (the tracer's)."""
-    _dispatcher[:] = [dispatch]
+from .dispatcher import call, resolve_overload
 
 
 class OpOverload:
@@ -45,9 +37,7 @@ class OpOverload:
         return f"{schema.namespace}::{schema.name}{suffix}"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not _dispatcher:
-            raise RuntimeError(f"{self} has no dispatcher yet: import texport to call ops")
-        return _dispatcher[0](self, args, kwargs)
+        return call(self, *args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<OpOverload(op='{self._schema.namespace}.{self._schema.name}', overload='{self._overloadname}')>"
@@ -84,9 +74,7 @@ class OpOverloadPacket:
         return handle
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not _dispatcher:
-            raise RuntimeError(f"{self} has no dispatcher yet: import texport to call ops")
-        return _dispatcher[0](self, args, kwargs)
+        return call(resolve_overload(self, args, kwargs), *args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket(op='{self._namespace}.{self.__name__}')>"
