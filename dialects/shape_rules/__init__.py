@@ -11,10 +11,12 @@ their own: load_all derives theirs from the functional twin's and the view's.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from ..registry import Registry
+from ..tags import FAMILIES
 
 ShapeRule = Callable[..., Any]
 
@@ -30,23 +32,13 @@ _derived = False
 
 
 def load_all() -> None:
-    """Import every rule module (each registers on import), then register the
-    rules derived from theirs, once: in-place variants and view copies
-    (variants.derive_rules)."""
+    """Import the rule module of every family (each registers on import), then
+    register the rules derived from theirs, once: in-place variants and view
+    copies (variants.derive_rules)."""
     global _derived
-    from . import (  # noqa: F401
-        conv_pool,
-        elementwise,
-        factories,
-        indexing,
-        linalg,
-        losses,
-        norms,
-        reductions,
-        scalars,
-        variants,
-        views,
-    )
+    for family in FAMILIES:
+        importlib.import_module(f"{__name__}.{family}")
+    from . import variants
 
     if not _derived:
         _derived = True

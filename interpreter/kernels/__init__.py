@@ -18,10 +18,12 @@ the result into self with torch's casting rule) and the view's (copy its result)
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from texport.dialects.registry import Registry
+from texport.dialects.tags import FAMILIES
 
 Kernel = Callable[..., Any]
 
@@ -37,23 +39,13 @@ _derived = False
 
 
 def load_all() -> None:
-    """Import every kernel module (each registers on import), then register the
-    kernels derived from theirs, once: in-place variants and view copies
-    (variants.derive_kernels)."""
+    """Import the kernel module of every family (each registers on import), then
+    register the kernels derived from theirs, once: in-place variants and view
+    copies (variants.derive_kernels)."""
     global _derived
-    from . import (  # noqa: F401
-        conv_pool,
-        elementwise,
-        factories,
-        indexing,
-        linalg,
-        losses,
-        norms,
-        reductions,
-        scalars,
-        variants,
-        views,
-    )
+    for family in FAMILIES:
+        importlib.import_module(f"{__name__}.{family}")
+    from . import variants
 
     if not _derived:
         _derived = True

@@ -2,15 +2,9 @@
 registering its functions with ``@register_decomposition`` on import. A
 one-line algebra comment sits above each decomposition."""
 
-from . import (  # noqa: F401
-    conv_pool,
-    elementwise,
-    factories,
-    indexing,
-    linalg,
-    losses,
-    norms,
-    reductions,
-    scalars,
-    views,
-)
+import importlib
+
+from texport.dialects.tags import FAMILIES
+
+for _family in FAMILIES:
+    importlib.import_module(f"{__name__}.{_family}")
