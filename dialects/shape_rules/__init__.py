@@ -11,12 +11,11 @@ their own: load_all derives theirs from the functional twin's and the view's.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from ..registry import Registry
-from ..tags import FAMILIES
+from ..tags import import_families
 
 ShapeRule = Callable[..., Any]
 
@@ -28,18 +27,10 @@ def shape_rule(*names: str) -> Callable[[ShapeRule], ShapeRule]:
     return SHAPE_RULES.decorator(*names)
 
 
-_derived = False
-
-
 def load_all() -> None:
     """Import the rule module of every family (each registers on import), then
-    register the rules derived from theirs, once: in-place variants and view
-    copies (variants.derive_rules)."""
-    global _derived
-    for family in FAMILIES:
-        importlib.import_module(f"{__name__}.{family}")
+    register the rules derived from theirs: in-place variants and view copies."""
+    import_families(__name__)
     from . import variants
 
-    if not _derived:
-        _derived = True
-        variants.derive_rules()
+    variants.derive_rules()

@@ -18,12 +18,11 @@ the result into self with torch's casting rule) and the view's (copy its result)
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from texport.dialects.registry import Registry
-from texport.dialects.tags import FAMILIES
+from texport.dialects.tags import import_families
 
 Kernel = Callable[..., Any]
 
@@ -35,18 +34,10 @@ def kernel(*names: str) -> Callable[[Kernel], Kernel]:
     return KERNELS.decorator(*names)
 
 
-_derived = False
-
-
 def load_all() -> None:
     """Import the kernel module of every family (each registers on import), then
-    register the kernels derived from theirs, once: in-place variants and view
-    copies (variants.derive_kernels)."""
-    global _derived
-    for family in FAMILIES:
-        importlib.import_module(f"{__name__}.{family}")
+    register the kernels derived from theirs: in-place variants and view copies."""
+    import_families(__name__)
     from . import variants
 
-    if not _derived:
-        _derived = True
-        variants.derive_kernels()
+    variants.derive_kernels()

@@ -2,9 +2,6 @@
 registering its functions with ``@register_decomposition`` on import. A
 one-line algebra comment sits above each decomposition."""
 
-import importlib
+from texport.dialects.tags import import_families
 
-from texport.dialects.tags import FAMILIES
-
-for _family in FAMILIES:
-    importlib.import_module(f"{__name__}.{_family}")
+import_families(__name__)
