@@ -194,9 +194,16 @@ def lookup_op(name: str) -> OpDef:
     return OPS[name]
 
 
+_derived: set[str] = set()  # the registries (by concern) whose entries are derived
+
+
 def derive_missing(registry: Registry[T], derive: Callable[[OpDef], T | None]) -> None:
     """Register ``derive(op)`` for each op the registry lacks (derive gives None
-    for an op with nothing to derive its entry from)."""
+    for an op with nothing to derive its entry from). Once per registry: the
+    registries' load_all runs on every trace and compile."""
+    if registry.concern in _derived:
+        return
+    _derived.add(registry.concern)
     for key in OPS.keys():
         if key not in registry:
             entry = derive(OPS[key])

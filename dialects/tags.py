@@ -7,6 +7,7 @@ The names follow torch's ``torch.Tag`` where torch has one.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 # The family of an op names the file of its shape rule, its kernel and its
@@ -41,6 +42,13 @@ TAGS = {
     "kept_in_core": "not core, but torch keeps it in core ATen programs: legal at the core level",
     "no_decomposition": "not core, and no decomposition to core on purpose: lowering keeps it",
 }
+
+def import_families(package: str) -> None:
+    """Import the module of every family in a layer's ``package`` (each registers
+    its entries on import)."""
+    for family in FAMILIES:
+        importlib.import_module(f"{package}.{family}")
+
 
 # Tags written with a value (``view_copy=permute``): the value is an op name.
 VALUED_TAGS = frozenset({"view_copy"})

@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import bootstrap
 from ..registry import Registry
+from ..tags import import_families
 
 ShapeRule = Callable[..., Any]
 
@@ -27,29 +28,12 @@ def shape_rule(*names: str) -> Callable[[ShapeRule], ShapeRule]:
     return SHAPE_RULES.decorator(*names)
 
 
-_derived = False
-
-
 def load_all() -> None:
-    """Start-up stage "shape rules" (dialects/bootstrap.py): import every rule
-    module (each registers on import), then register the rules derived from
-    theirs, once: in-place variants and view copies (variants.derive_rules)."""
-    global _derived
+    """Start-up stage "shape rules" (dialects/bootstrap.py): import the rule module of
+    every family (each registers on import), then register the rules derived
+    from theirs: in-place variants and view copies."""
     bootstrap.start(SHAPE_RULES.stage)  # called from outside, it runs through the start-up
-    from . import (  # noqa: F401
-        conv_pool,
-        elementwise,
-        factories,
-        indexing,
-        linalg,
-        losses,
-        norms,
-        reductions,
-        scalars,
-        variants,
-        views,
-    )
+    import_families(__name__)
+    from . import variants
 
-    if not _derived:
-        _derived = True
-        variants.derive_rules()
+    variants.derive_rules()

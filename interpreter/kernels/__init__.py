@@ -23,6 +23,7 @@ from typing import Any
 
 from texport.dialects import bootstrap
 from texport.dialects.registry import Registry
+from texport.dialects.tags import import_families
 
 Kernel = Callable[..., Any]
 
@@ -34,29 +35,12 @@ def kernel(*names: str) -> Callable[[Kernel], Kernel]:
     return KERNELS.decorator(*names)
 
 
-_derived = False
-
-
 def load_all() -> None:
-    """Start-up stage "kernels" (dialects/bootstrap.py): import every kernel
-    module (each registers on import), then register the kernels derived from
-    theirs, once: in-place variants and view copies (variants.derive_kernels)."""
-    global _derived
+    """Start-up stage "kernels" (dialects/bootstrap.py): import the kernel module of
+    every family (each registers on import), then register the kernels derived
+    from theirs: in-place variants and view copies."""
     bootstrap.start(KERNELS.stage)  # called from outside, it runs through the start-up
-    from . import (  # noqa: F401
-        conv_pool,
-        elementwise,
-        factories,
-        indexing,
-        linalg,
-        losses,
-        norms,
-        reductions,
-        scalars,
-        variants,
-        views,
-    )
+    import_families(__name__)
+    from . import variants
 
-    if not _derived:
-        _derived = True
-        variants.derive_kernels()
+    variants.derive_kernels()

@@ -2,15 +2,6 @@
 registering its functions with ``@register_decomposition`` on import. A
 one-line algebra comment sits above each decomposition."""
 
-from . import (  # noqa: F401
-    conv_pool,
-    elementwise,
-    factories,
-    indexing,
-    linalg,
-    losses,
-    norms,
-    reductions,
-    scalars,
-    views,
-)
+from texport.dialects.tags import import_families
+
+import_families(__name__)
