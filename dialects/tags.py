@@ -43,13 +43,6 @@ TAGS = {
     "no_decomposition": "not core, and no decomposition to core on purpose: lowering keeps it",
 }
 
-def import_families(package: str) -> None:
-    """Import the module of every family in a layer's ``package`` (each registers
-    its entries on import)."""
-    for family in FAMILIES:
-        importlib.import_module(f"{package}.{family}")
-
-
 # Tags written with a value (``view_copy=permute``): the value is an op name.
 VALUED_TAGS = frozenset({"view_copy"})
 
@@ -85,3 +78,10 @@ def check_family(family: str) -> str:
     if family not in FAMILIES:
         raise TagError(f"unknown family {family!r} (known: {', '.join(FAMILIES)})")
     return family
+
+
+def import_families(package: str) -> None:
+    """Import the module of every family in a layer's ``package`` (each registers
+    its entries on import)."""
+    for family in FAMILIES:
+        importlib.import_module(f"{package}.{family}")
