@@ -18,7 +18,7 @@ import numpy as np
 
 from texport.dialects.context import parse_module
 from texport.interpreter.executor import compile_function, find_function
-from texport.interpreter.kernels import KERNELS, load_all
+from texport.interpreter.kernels import KERNELS
 from texport.interpreter.xdsl_functions import make_interpreter
 
 _OPS = [("core.neg({a})", "neg", lambda a: (a,)),
@@ -64,7 +64,6 @@ def main() -> None:
     parser.add_argument("--ops", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    load_all()
     text, schedule = build(args.ops)
     module = parse_module(text)
     start = time.perf_counter()

@@ -21,8 +21,8 @@ from collections.abc import Callable
 # (stage, "module:function"), in layer order: dialects, interpreter, tracer, lowering.
 STAGES: tuple[tuple[str, str], ...] = (
     ("op table", "texport.dialects.op_table:register_all"),
-    ("shape rules", "texport.dialects.shape_rules:load_all"),
-    ("kernels", "texport.interpreter.kernels:load_all"),
+    ("shape rules", "texport.dialects.shape_rules.loader:load_all"),
+    ("kernels", "texport.interpreter.kernels.loader:load_all"),
     ("eager mode", "texport.tracer.eager:install_eager_mode"),
     ("decompositions", "texport.lowering.default_table:load_all"),
 )

@@ -181,11 +181,12 @@ class Registry(Generic[T]):
 OPS: Registry[OpDef] = Registry("op definition", stage="op table")
 
 
-def register_op(
-    schema_text: str, *, facts: Facts = Facts(frozenset()), family: str | None = None
-) -> OpDef:
+def register_op(schema_text: str, *, facts: Facts | None = None, family: str | None = None) -> OpDef:
+    """Register one op: its schema, and for a row of the op table its tags and family
+    (a custom op has neither)."""
     schema = parse_schema(schema_text)
     key = schema_key(schema)
+    facts = facts or Facts(frozenset())
     copied_view = op_key(facts.copied_view) if facts.copied_view else None
     return OPS.register(key, OpDef(key, schema, facts.tags, family, copied_view))
 
@@ -194,16 +195,9 @@ def lookup_op(name: str) -> OpDef:
     return OPS[name]
 
 
-_derived: set[str] = set()  # the registries (by concern) whose entries are derived
-
-
 def derive_missing(registry: Registry[T], derive: Callable[[OpDef], T | None]) -> None:
     """Register ``derive(op)`` for each op the registry lacks (derive gives None
-    for an op with nothing to derive its entry from). Once per registry: the
-    registries' load_all runs on every trace and compile."""
-    if registry.concern in _derived:
-        return
-    _derived.add(registry.concern)
+    for an op with nothing to derive its entry from)."""
     for key in OPS.keys():
         if key not in registry:
             entry = derive(OPS[key])

@@ -16,7 +16,6 @@ from .. import rng
 from . import kernel
 from .common import opmath, result_as, torch_result_dtype
 
-
 # caffe2::TypeMeta names, which torch prints in its dtype-mismatch messages.
 _CPP_TYPE_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",

@@ -10,10 +10,8 @@ from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import lookup_op
 from texport.dialects.schema import bind_arguments
 from texport.dialects.shape_rules import SHAPE_RULES
-from texport.dialects.shape_rules import load_all as load_rules
 from texport.interpreter.dtypes import from_numpy, to_numpy
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
 
 
 def _meta(value: Any) -> Any:
@@ -27,8 +25,6 @@ def _meta(value: Any) -> Any:
 def run(op: str, *args: Any, **kwargs: Any) -> Any:
     """Run ``op``'s kernel on a Python-style call and check it against the
     shape rule: same structure, shapes and dtypes. Returns the kernel output."""
-    load_rules()
-    load_kernels()
     values = bind_arguments(lookup_op(op).schema, args, kwargs)
     expected = SHAPE_RULES[op](*[_meta(v) for v in values])
     out = KERNELS[op](*values)

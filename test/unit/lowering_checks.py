@@ -19,7 +19,6 @@ from texport.dialects.tx import TensorType
 from texport.interpreter.dtypes import from_numpy
 from texport.interpreter.executor import compile_function
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
 from texport.lowering.decompose import decompose_function
 from texport.lowering.default_table import default_decompositions
 from texport.lowering.ir import blocks, clone_module
@@ -99,7 +98,6 @@ def lower_to_core(module: ModuleOp) -> ModuleOp:
 
 def reference(key: str, sample: Sample) -> list[np.ndarray]:
     """The op's own kernel on the sample."""
-    load_kernels()
     values = bind_arguments(lookup_op(key).schema, sample.args, sample.kwargs)
     return [np.asarray(o) for o in _flat(KERNELS[key](*values)) if o is not None]
 

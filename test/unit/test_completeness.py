@@ -16,11 +16,10 @@ from texport.dialects import shape_rules
 from texport.dialects.aten import level_dialect
 from texport.dialects.registry import OPS, schema_key
 from texport.dialects.schema import parse_schema
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.tags import FAMILIES, Facts, TagError
 from texport.interpreter import kernels
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
 from texport.lowering import decompositions
 from texport.lowering.table import DECOMPOSITIONS
 
@@ -48,13 +47,10 @@ def test_levels_are_derived_from_schemas() -> None:
 
 
 # ---------------------------------------------------------------- registries against the table
-
-load_all()
-load_kernels()
 TABLE = [OPS[key] for key in OPS.keys() if OPS[key].family is not None]  # custom ops have none
 LAYERS = {"shape rule": SHAPE_RULES, "kernel": KERNELS, "decomposition": DECOMPOSITIONS}
 # Modules of a layer that hold no op's entries: helpers and derivations.
-HELPERS = {"__init__", "common", "guards", "infer", "variants", "_common"}
+HELPERS = {"__init__", "common", "guards", "infer", "loader", "variants", "_common"}
 
 
 @pytest.mark.parametrize("concern", ["shape rule", "kernel"])

@@ -17,14 +17,9 @@ from kernel_checks import run
 
 from texport.dialects.registry import OPS
 from texport.dialects.shape_rules import SHAPE_RULES
-from texport.dialects.shape_rules import load_all as load_rules
 from texport.dialects.shape_rules.guards import ShapeGuardError
 from texport.interpreter import rng
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
-
-load_rules()
-load_kernels()
 
 f32, f64, f16 = np.float32, np.float64, np.float16
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8]

@@ -13,9 +13,7 @@ from kernel_checks import run
 import texport.dialects.op_table  # noqa: F401  (registers the schemas run() binds against)
 from texport.dialects.dtypes import DType
 from texport.interpreter import rng
-from texport.interpreter.kernels import KERNELS, load_all
-
-load_all()
+from texport.interpreter.kernels import KERNELS
 
 NUMPY_OF = {DType.int8: np.int8, DType.int16: np.int16, DType.int32: np.int32,
             DType.int64: np.int64, DType.uint8: np.uint8, DType.bool: np.bool_,

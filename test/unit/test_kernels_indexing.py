@@ -12,9 +12,7 @@ import pytest
 from kernel_checks import run
 
 import texport.dialects.op_table  # noqa: F401  (registers the schemas run() binds against)
-from texport.interpreter.kernels import KERNELS, load_all
-
-load_all()
+from texport.interpreter.kernels import KERNELS
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8]
 ALL_DTYPES = INT_DTYPES + [np.bool_, np.float16, np.float32, np.float64]

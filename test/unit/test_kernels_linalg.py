@@ -17,14 +17,10 @@ from kernel_checks import run
 from texport.dialects.registry import lookup_op
 from texport.dialects.schema import bind_arguments
 from texport.dialects.shape_rules import SHAPE_RULES
-from texport.dialects.shape_rules import load_all as load_rules
 from texport.dialects.shape_rules.guards import ShapeGuardError
 from texport.interpreter import rng
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
 
-load_rules()
-load_kernels()
 RNG = np.random.default_rng(1234)
 NONE, MEAN, SUM = 0, 1, 2
 

@@ -20,13 +20,8 @@ from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS, lookup_op
 from texport.dialects.schema import bind_arguments
 from texport.dialects.shape_rules import SHAPE_RULES
-from texport.dialects.shape_rules import load_all as load_rules
 from texport.dialects.shape_rules.guards import ShapeGuardError
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
-
-load_rules()
-load_kernels()
 
 f16, f32, f64 = np.float16, np.float32, np.float64
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8]

@@ -14,7 +14,7 @@ import texport.dialects.op_table  # noqa: F401 - registers the schemas infer() b
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import OPS
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.shape_rules.guards import ShapeGuardError, using_oracle
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import FloorDiv, dim_str, parse_dim, symbol
@@ -28,7 +28,6 @@ def run(op: str, *args: Any, **kwargs: Any) -> Any:
     argument, so calling the rule directly is the same call."""
     if op in OPS:
         return infer(op, *args, **kwargs)
-    load_all()
     return SHAPE_RULES[op](*args, **kwargs)
 
 

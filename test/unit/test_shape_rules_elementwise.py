@@ -11,11 +11,9 @@ from shape_rule_checks import raises, t
 import texport.dialects.op_table  # noqa: F401 - registers the schemas infer() binds against
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import ScalarMeta
-from texport.dialects.shape_rules import load_all
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import symbol
 
-load_all()
 D = DType
 s0, s1 = symbol("s0"), symbol("s1")
 

@@ -12,11 +12,10 @@ import texport.dialects.op_table  # noqa: F401  (registers the schemas infer() b
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.dialects.registry import OPS
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import FloorDiv, symbol
 
-load_all()
 f32, f64, f16, i64, i32, b8, c64 = (
     DType.float32, DType.float64, DType.float16, DType.int64, DType.int32, DType.bool,
     DType.complex64,

@@ -11,11 +11,10 @@ import texport.dialects.op_table  # noqa: F401  (registers the schemas infer() b
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import OPS
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import FloorDiv, symbol, to_dim
 
-load_all()
 f32, f64, i64, c64, c128 = (
     DType.float32, DType.float64, DType.int64, DType.complex64, DType.complex128
 )

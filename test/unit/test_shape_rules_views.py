@@ -13,12 +13,11 @@ import texport.dialects.op_table  # noqa: F401  (registers the schemas infer() b
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import OPS
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.shape_rules.guards import using_oracle
 from texport.dialects.shape_rules.infer import infer
 from texport.dialects.symbolic import FloorDiv, symbol
 
-load_all()
 f32, f64, i64, i32, i16, u8, b8 = (
     DType.float32, DType.float64, DType.int64, DType.int32, DType.int16, DType.uint8, DType.bool
 )

@@ -7,12 +7,8 @@ import numpy as np
 import pytest
 
 from texport.dialects.registry import OPS, functional_twin
-from texport.dialects.shape_rules import SHAPE_RULES, load_all
+from texport.dialects.shape_rules import SHAPE_RULES
 from texport.interpreter.kernels import KERNELS
-from texport.interpreter.kernels import load_all as load_kernels
-
-load_all()
-load_kernels()
 
 TWINS = sorted((key, twin.key) for key in OPS.keys() if (twin := functional_twin(OPS[key])) is not None)
 COPIES = sorted((key, OPS[key].copied_view) for key in OPS.keys() if OPS[key].copied_view is not None)
