@@ -85,3 +85,22 @@ def test_generated_ops_are_pure_unless_mutating_or_random() -> None:
     assert op_class(lookup_op("relu"), "core").has_trait(Pure)
     assert not op_class(lookup_op("add_.Tensor"), "training").has_trait(Pure)
     assert not op_class(lookup_op("randn"), "core").has_trait(Pure)
+    # every op that draws random numbers (torch: nondeterministic_seeded), dropouts included
+    random = [op for op in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout",
+                            "native_dropout", "bernoulli.p", "rand_like")]
+    assert [op for op in random if op_class(lookup_op(op), "functional").has_trait(Pure)] == []
+
+
+def test_cse_keeps_two_draws_of_a_random_op() -> None:
+    text = """
+    func.func @f(%x: !tx.tensor<[4], f32>) -> (!tx.tensor<[4], f32>, !tx.tensor<[4], f32>) {
+      %a = functional.feature_alpha_dropout(%x, 0.5, true) : !tx.tensor<[4], f32>
+      %b = functional.feature_alpha_dropout(%x, 0.5, true) : !tx.tensor<[4], f32>
+      func.return %a, %b : !tx.tensor<[4], f32>, !tx.tensor<[4], f32>
+    }"""
+    from xdsl.context import Context
+    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+
+    module = parse_module(text)
+    CommonSubexpressionElimination().apply(Context(), module)
+    assert print_module(module).count("functional.feature_alpha_dropout") == 2
