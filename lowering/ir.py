@@ -1,5 +1,5 @@
 """Small IR utilities the passes share: cloning with torch's names kept,
-torch-style renaming, dead-code elimination."""
+torch-style renaming, reading each symbolic size once."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation
-from xdsl.traits import IsTerminator
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from texport.dialects.aten import AtenOp
 from texport.dialects.names import set_name
@@ -86,32 +84,6 @@ def _rename_aten(op: AtenOp, names: NameTable) -> None:
             set_name(result, names.claim("getitem"))
         else:
             result._name = None  # noqa: SLF001 - an unread result has no name
-
-
-def dce(block: Block) -> int:
-    """Erase ops without effects whose results are unused (back to front,
-    nested blocks first)."""
-    erased = 0
-    op = block.last_op
-    while op is not None:
-        previous = op.prev_op
-        for region in op.regions:
-            for inner in region.blocks:
-                erased += dce(inner)
-        if not op.has_trait(IsTerminator) and is_trivially_dead(op):
-            block.erase_op(op)
-            erased += 1
-        op = previous
-    return erased
-
-
-def blocks(block: Block) -> Iterator[Block]:
-    """``block`` and every block nested in its ops' regions (outer first)."""
-    yield block
-    for op in block.ops:
-        for region in op.regions:
-            for inner in region.blocks:
-                yield from blocks(inner)
 
 
 def dedupe_symbols(block: Block) -> int:
