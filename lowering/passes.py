@@ -55,10 +55,17 @@ class FunctionalizePass(ModulePass):
 
     name = "functionalize"
 
+    # Leave the program tidy (no dead op, each size read once, torch's names).
+    # A pipeline whose next pass tidies again may skip it: run_decompositions
+    # runs functionalize{tidy=false},decompose (renaming costs as much as
+    # legalizing a program).
+    tidy: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in functions(op):
             functionalize_function(func)
-        _tidy(op)
+        if self.tidy:
+            _tidy(op)
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,12 @@
 texport-opt offers, as ``texport-opt -p`` would run them.
 
 - ``{}``: ``functionalize`` → the functional (inference) level;
-- ``None``: ``functionalize,decompose{table=core}`` → core ATen; an op left
-  outside core is an error that lists them;
-- a table: ``functionalize``, then ``decompose`` carrying that table (a pass
-  option cannot name it): ops without an entry are kept, core ops move to core.
+- ``None``: ``functionalize{tidy=false},decompose{table=core}`` → core ATen;
+  an op left outside core is an error that lists them;
+- a table: the same, ``decompose`` carrying that table (a pass option cannot
+  name it): ops without an entry are kept, core ops move to core.
+
+(decompose tidies the program at its end: functionalize need not before it.)
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ _BY_NAME = {cls.name: (lambda cls=cls: cls) for cls in PASSES}
 def decomposition_pipeline(decomp_table: Any = None) -> PassPipeline:
     """The passes ``ep.run_decompositions(decomp_table)`` runs."""
     if decomp_table is None:
-        return _parsed("functionalize,decompose{table=core}")
+        return _parsed("functionalize{tidy=false},decompose{table=core}")
     table = as_key_table(decomp_table)
     if not table:
         return _parsed("functionalize")
-    return PassPipeline((FunctionalizePass(), DecomposePass(decompositions=table)))
+    return PassPipeline((FunctionalizePass(tidy=False), DecomposePass(decompositions=table)))
 
 
 @functools.cache
