@@ -80,7 +80,7 @@ class DecomposePass(ModulePass):
     # A table object by registry key (``ep.run_decompositions(table)``; no
     # pass option can name it): it replaces the named one, and ops without an
     # entry are kept.
-    decompositions: Mapping[str, Decomposition] | None = field(default=None, kw_only=True, hash=False)
+    decompositions: Mapping[str, Decomposition] | None = field(default=None, kw_only=True, hash=False, repr=False)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         table = self._table()

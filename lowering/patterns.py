@@ -623,8 +623,9 @@ def rule_walker(table: RuleTable, *, revisit: bool = True) -> PatternRewriteWalk
     the table rewrites again)."""
     patterns = table.patterns()
     # one pattern needs no applier in between (the legalizations: a call less per op)
-    pattern = patterns[0] if len(patterns) == 1 else GreedyRewritePatternApplier(patterns, dce_enabled=False)
-    return PatternRewriteWalker(pattern, apply_recursively=revisit)
+    if len(patterns) == 1:
+        return PatternRewriteWalker(patterns[0], apply_recursively=revisit)
+    return PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=revisit)
 
 
 def register_canonicalizations(table: RuleTable) -> None:
