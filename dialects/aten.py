@@ -44,6 +44,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .aten_syntax import UNSET, parse_arguments, parse_result_types
+from .canonicalization import RegisteredCanonicalizations
 from .dtypes import DType
 from .meta import ScalarMeta, TensorMeta
 from .registry import OPS, OpDef
@@ -252,6 +253,14 @@ class AtenOp(Operation):
             if plan.name == name:
                 return value
         raise KeyError(f"'{self.name}' has no argument {name!r}")
+
+    # ---- changing level ---------------------------------------------------
+
+    def move_to(self, level: str) -> None:
+        """Make this op the same op at ``level``, in place: all level classes of
+        an op share one layout, so only its class changes (operands, properties
+        and uses stay)."""
+        self.__class__ = op_class(self.op_def, level)
 
     # ---- printing -------------------------------------------------------
 
@@ -521,6 +530,7 @@ def _describe(meta: Any) -> str:
 # --------------------------------------------------------------------------
 
 _PLANS: dict[str, tuple[ArgPlan, ...]] = {}
+_CANONICALIZATIONS = RegisteredCanonicalizations()
 _CLASSES: dict[tuple[str, str], type[AtenOp]] = {}
 
 
@@ -535,7 +545,9 @@ def op_class(op_def: OpDef, level: str) -> type[AtenOp]:
         if plan is None:
             plan = _PLANS[op_def.key] = _plan(op_def)
         pure = not op_def.schema.is_mutable and not op_def.has_tag("nondeterministic_seeded")
-        traits = OpTraits(lambda: (Pure(),)) if pure else OpTraits(lambda: ())
+        # every op asks the registry: its patterns may be registered after its class is made
+        own = (Pure(), _CANONICALIZATIONS) if pure else (_CANONICALIZATIONS,)
+        traits = OpTraits(lambda: own)
         class_name = "".join(p.capitalize() for p in f"{level}_{op_def.ir_name}".replace(".", "_").split("_"))
         cls = type(class_name, (AtenOp,), {
             "name": f"{level}.{op_def.ir_name}", "op_def": op_def, "level": level,

@@ -22,6 +22,11 @@ def set_name(value: SSAValue, name: str) -> None:
     value._name = name  # noqa: SLF001 - keep torch's `_N` suffix
 
 
+def copy_name(source: SSAValue, target: SSAValue) -> None:
+    """Give ``target`` the name of ``source`` whole (already a valid name)."""
+    target._name = source._name  # noqa: SLF001 - keep torch's `_N` suffix
+
+
 class TexportParser(Parser):
     """xDSL's parser, keeping SSA names whole."""
 

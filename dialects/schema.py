@@ -124,9 +124,10 @@ class OpSchema:
     def overload(self) -> str:
         return self.overload_name or "default"
 
-    @property
+    @functools.cached_property
     def is_mutable(self) -> bool:
-        """torch's FunctionSchema.is_mutable: some argument is written."""
+        """torch's FunctionSchema.is_mutable: some argument is written (asked for every op a
+        pass visits: computed once)."""
         return any(arg.is_write for arg in self.arguments)
 
     @property

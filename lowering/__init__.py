@@ -2,9 +2,11 @@
 patterns, pipelines and per-level legality checks.
 
 Public names: ``default_decompositions``, ``register_decomposition``,
-``DecompTable`` (alias ``CustomDecompTable``); ``run.run_decompositions``
-(what ``ExportedProgram.run_decompositions`` calls) and the pass classes of
-``passes`` (registered by name in texport.universe).
+``DecompTable`` (alias ``CustomDecompTable``); ``pipeline.decomposition_pipeline``
+(the passes ``ExportedProgram.run_decompositions`` runs) and the pass classes of
+``passes`` (registered by name in texport.universe). Importing lowering
+registers nothing: the start-up (dialects/bootstrap.py) does, when a registry
+is first read.
 """
 
 from .default_table import default_decompositions

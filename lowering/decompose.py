@@ -109,12 +109,14 @@ def _type_symbols(value_type: Any) -> list[Any]:
 
 def _unbacked_symbols(op: Operation) -> list[Any]:
     """The unbacked symbols (u<N>) the op's results introduce, in order."""
+    unbacked = [sym for result in op.results for sym in _type_symbols(result.type) if sym.name.startswith("u")]
+    if not unbacked:  # most results: no operand needs looking at
+        return []
     given = {sym for operand in op.operands for sym in _type_symbols(operand.type)}
     seen: list[Any] = []
-    for result in op.results:
-        for sym in _type_symbols(result.type):
-            if sym.name.startswith("u") and sym not in seen and sym not in given:
-                seen.append(sym)
+    for sym in unbacked:
+        if sym not in seen and sym not in given:
+            seen.append(sym)
     return seen
 
 

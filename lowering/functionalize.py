@@ -268,14 +268,20 @@ class Functionalizer:
         if returned is not None:
             self.block.add_op(ReturnOp(*[value for value, _, _ in mutations], *returned))
         for op in reversed(old_ops):
-            op.erase(safe_erase=False)
+            if op.parent is None:
+                op.erase(safe_erase=False)
+            elif isinstance(op, AtenOp) and op.level == "training":
+                op.move_to("functional")  # kept (only now: until here, errors name ops as written)
         return mutations
 
     def twin(self, op: Operation) -> None:
-        if isinstance(op, AtenOp):
-            new = _twin(op, [self.resolve(v) for v in op.operands])
+        operands = [self.resolve(v) for v in op.operands]
+        if not op.regions and all(new is old for new, old in zip(operands, op.operands)):
+            new = op  # its operands hold their current values: the op itself stays, no copy
+        elif isinstance(op, AtenOp):
+            new = _twin(op, operands)
         else:
-            new = op.clone(value_mapper={v: self.resolve(v) for v in op.operands})
+            new = op.clone(value_mapper=dict(zip(op.operands, operands)))
             for region in new.regions:
                 for block in region.blocks:
                     Functionalizer(block, names=self.names, sources=self.sources).run()
@@ -340,8 +346,8 @@ class Functionalizer:
 def _twin(op: AtenOp, operands: list[SSAValue]) -> AtenOp:
     """The op at the functional level (the same class when already there)."""
     cls = op_class(op.op_def, "functional") if op.level == "training" else type(op)
-    return cls.create(operands=operands, result_types=op.result_types, properties=dict(op.properties),
-                      attributes=dict(op.attributes), location=op.location)
+    return cls.create(operands=operands, result_types=op.result_types, properties=op.properties,
+                      attributes=op.attributes, location=op.location)  # (create copies both)
 
 
 def _copy_name(old: SSAValue, new: SSAValue, names: NameTable) -> None:

@@ -1,5 +1,5 @@
 """Small IR utilities the passes share: cloning with torch's names kept,
-torch-style renaming, dead-code elimination."""
+torch-style renaming, reading each symbolic size once."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, Operation
-from xdsl.traits import IsTerminator
-from xdsl.transforms.dead_code_elimination import is_trivially_dead
+from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp
-from texport.dialects.names import set_name
+from texport.dialects.names import copy_name, set_name
 from texport.tracer.tracing import NameTable
 
 _SUFFIX = re.compile(r"_\d+$")
@@ -29,16 +27,11 @@ def functions(module: Operation) -> Iterator[FuncOp]:
 
 def clone_module(module: ModuleOp) -> ModuleOp:
     """A deep copy that keeps SSA names whole (xDSL's clone drops ``_N`` suffixes)."""
-    copy = module.clone()
-    for old, new in zip(module.walk(), copy.walk()):
-        for old_result, new_result in zip(old.results, new.results):
-            if old_result.name_hint:
-                set_name(new_result, old_result.name_hint)
-        for old_region, new_region in zip(old.regions, new.regions):
-            for old_block, new_block in zip(old_region.blocks, new_region.blocks):
-                for old_arg, new_arg in zip(old_block.args, new_block.args):
-                    if old_arg.name_hint:
-                        set_name(new_arg, old_arg.name_hint)
+    copies: dict[SSAValue, SSAValue] = {}
+    copy = module.clone(value_mapper=copies, clone_name_hints=False)
+    for old, new in copies.items():
+        if old.name_hint:
+            copy_name(old, new)
     return copy
 
 
@@ -88,32 +81,6 @@ def _rename_aten(op: AtenOp, names: NameTable) -> None:
             result._name = None  # noqa: SLF001 - an unread result has no name
 
 
-def dce(block: Block) -> int:
-    """Erase ops without effects whose results are unused (back to front,
-    nested blocks first)."""
-    erased = 0
-    op = block.last_op
-    while op is not None:
-        previous = op.prev_op
-        for region in op.regions:
-            for inner in region.blocks:
-                erased += dce(inner)
-        if not op.has_trait(IsTerminator) and is_trivially_dead(op):
-            block.erase_op(op)
-            erased += 1
-        op = previous
-    return erased
-
-
-def blocks(block: Block) -> Iterator[Block]:
-    """``block`` and every block nested in its ops' regions (outer first)."""
-    yield block
-    for op in block.ops:
-        for region in op.regions:
-            for inner in region.blocks:
-                yield from blocks(inner)
-
-
 def dedupe_symbols(block: Block) -> int:
     """Read each symbolic size once: a later ``sym_size.int`` or ``tx`` op
     with the same operands and properties as an earlier one is replaced by it
@@ -137,6 +104,7 @@ def dedupe_symbols(block: Block) -> int:
 
 
 def _is_symbolic(op: Operation) -> bool:
-    if isinstance(op, AtenOp):
-        return op.op_def.schema.name == "sym_size"
-    return op.name.startswith("tx.") and bool(op.results) and op.name != "tx.assert"
+    name = op.name  # (by name: asked of every op, and cheaper than isinstance)
+    if name.startswith("tx."):
+        return bool(op.results) and name != "tx.assert"
+    return name.endswith(".sym_size.int")

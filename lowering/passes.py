@@ -1,21 +1,29 @@
 """texport's passes, for texport-opt / xdsl-opt (``-p functionalize,decompose``)
-and for ``ep.run_decompositions``. Each docstring says source level → target
-level; each leaves IR that verifies. xDSL's own ``dce`` and ``cse`` work on
-texport IR as they are (ATen ops without writes or randomness are Pure).
+and for ``ep.run_decompositions`` (``pipeline.decomposition_pipeline``). Each
+docstring says source level → target level; each leaves IR that verifies.
+
+Rule tables run as xDSL rewrite patterns under xDSL's ``PatternRewriteWalker``;
+dead ops go through xDSL's ``dce``. texport's algebraic rules are no pass
+of their own: they are the ops' canonicalization patterns, which xDSL's stock
+``canonicalize`` applies; xDSL's ``dce`` and ``cse`` work on texport IR as they
+are (ATen ops without writes or randomness are Pure).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
+from xdsl.transforms.dead_code_elimination import dce, is_trivially_dead
 
-from .decompose import decompose_function
+from .decompose import Decomposition, decompose_function
 from .default_table import NAMED_TABLES
 from .functionalize import functionalize_function
-from .ir import blocks, dce, dedupe_symbols, functions, rename
+from .ir import dedupe_symbols, functions, rename
 from .legality import (
     LegalityError,
     check_core,
@@ -24,100 +32,101 @@ from .legality import (
     is_core_legal,
     is_custom,
 )
-from .patterns import apply_rules
-from .rules import CANONICALIZE, LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
+from .patterns import rule_walker
+from .rules import LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
+
+
+def _tidy(module: ModuleOp) -> None:
+    """Read each size once, drop dead ops, then name the values as torch
+    names the nodes of a fresh graph (dead ops take no names)."""
+    for func in functions(module):
+        dedupe_symbols(func.body.block)
+    # xDSL's dce runs a worklist over every op: looking for a dead op first
+    # costs a quarter of that, and most passes leave none
+    if any(is_trivially_dead(op) for op in module.walk()):
+        dce(module)
+    for func in functions(module):
+        rename(func.body.block)
 
 
 @dataclass(frozen=True)
 class FunctionalizePass(ModulePass):
-    """training → functional: in-place ops become their functional forms,
-    writes through views are replayed on their bases, and mutated buffers and
-    user inputs become extra results (BUFFER_MUTATION / USER_INPUT_MUTATION)."""
+    """training → functional: writes become functional ops, mutated buffers and inputs extra results."""
 
     name = "functionalize"
+
+    # Leave the program tidy (no dead op, each size read once, torch's names).
+    # A pipeline whose next pass tidies again may skip it: run_decompositions
+    # runs functionalize{tidy=false},decompose (renaming costs as much as
+    # legalizing a program).
+    tidy: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in functions(op):
             functionalize_function(func)
-            dce(func.body.block)
-            rename(func.body.block)
+        if self.tidy:
+            _tidy(op)
 
 
 @dataclass(frozen=True)
 class DecomposePass(ModulePass):
-    """functional → core (with ``table=core``, the default table): each op with
-    a decomposition is replaced in place by the ops its decomposition traces
-    to, recursively; core ops then move to the core dialect. An op left outside
-    core is an error that lists them."""
+    """functional → core: each op with a table entry becomes the ops its decomposition traces to."""
 
     name = "decompose"
 
+    # A named table (texport-opt's ``decompose{table=core}``): it takes every
+    # op to core, and an op left outside core is an error that lists them.
     table: str = "core"
+    # A table object by registry key (``ep.run_decompositions(table)``; no
+    # pass option can name it): it replaces the named one, and ops without an
+    # entry are kept.
+    decompositions: Mapping[str, Decomposition] | None = field(default=None, kw_only=True, hash=False, repr=False)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.table not in NAMED_TABLES:
-            raise ValueError(f"decompose: unknown table {self.table!r} (known: {', '.join(NAMED_TABLES)})")
-        table = NAMED_TABLES[self.table]()
+        table = self._table()
         for func in functions(op):
             check_functional(func, "decompose")
             decompose_function(func, table)
-            block = func.body.block
-            for inner in blocks(block):
-                apply_rules(inner, LEGALIZE_CORE)
-            left = [inner for inner in func.walk() if not is_core_legal(inner) and not is_custom(inner)]
-            if left:
-                raise LegalityError(f"decompose{{table={self.table}}}: {describe_left(left, 'core')}")
-            dedupe_symbols(block)
-            dce(block)
-            rename(block)
+            rule_walker(LEGALIZE_CORE, revisit=False).rewrite_region(func.body)
+            if self.decompositions is None:
+                self._check_core(func)
+        _tidy(op)
+
+    def _table(self) -> Mapping[str, Decomposition]:
+        if self.decompositions is not None:
+            return self.decompositions
+        if self.table not in NAMED_TABLES:
+            raise ValueError(f"decompose: unknown table {self.table!r} (known: {', '.join(NAMED_TABLES)})")
+        return NAMED_TABLES[self.table]()
+
+    def _check_core(self, func: FuncOp) -> None:
+        left = [inner for inner in func.walk() if not is_core_legal(inner) and not is_custom(inner)]
+        if left:
+            raise LegalityError(f"decompose{{table={self.table}}}: {describe_left(left, 'core')}")
 
 
 @dataclass(frozen=True)
 class LegalizeFunctionalPass(ModulePass):
-    """training → functional, for programs that write nothing: each op moves to
-    the functional dialect; an op that writes is an error naming it."""
+    """training → functional, for programs that write nothing: each op moves down; a writer is an error."""
 
     name = "legalize-functional"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            for block in blocks(func.body.block):
-                apply_rules(block, LEGALIZE_FUNCTIONAL)
+        rule_walker(LEGALIZE_FUNCTIONAL, revisit=False).rewrite_module(op)
         check_functional(op, self.name)
 
 
 @dataclass(frozen=True)
 class LegalizeCorePass(ModulePass):
-    """functional → core: each core op moves to the core dialect; an op
-    outside the core set is an error naming it."""
+    """functional → core: each core op moves to the core dialect; any other op is an error naming it."""
 
     name = "legalize-core"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            for block in blocks(func.body.block):
-                apply_rules(block, LEGALIZE_CORE)
+        rule_walker(LEGALIZE_CORE, revisit=False).rewrite_module(op)
         check_core(op, self.name)
 
 
-@dataclass(frozen=True)
-class CanonicalizeAtenPass(ModulePass):
-    """functional → functional, core → core: algebraic simplifications (x*1,
-    x+0, view of view, transpose of transpose, no-op expand/clone/permute),
-    then dead-code elimination. Training programs are left as they are (a
-    clone there may be written later)."""
-
-    name = "aten-canonicalize"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in functions(op):
-            if any(getattr(inner, "level", None) == "training" for inner in func.walk()):
-                continue
-            for block in blocks(func.body.block):
-                apply_rules(block, CANONICALIZE)
-            dce(func.body.block)
-
-
 PASSES: tuple[type[ModulePass], ...] = (
-    FunctionalizePass, DecomposePass, LegalizeFunctionalPass, LegalizeCorePass, CanonicalizeAtenPass,
+    FunctionalizePass, DecomposePass, LegalizeFunctionalPass, LegalizeCorePass,
 )

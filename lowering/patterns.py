@@ -23,22 +23,36 @@ A rule is one line of data, with a one-line algebra comment above it::
 Conditions and native functions are registered by name (``@condition``,
 ``@native``): predicates are Python functions, never strings of code.
 
-A rule rewrites either IR ops (``rewrite_op``, through an ``IREmitter``) or a
-call being traced (``build`` with a ``TracedEmitter``), so the same table of
-in-place → functional renamings serves functionalization of IR and in-place
-calls inside decompositions.
+One rule language, two emitters. In IR, a table compiles to xDSL rewrite
+patterns (``RuleTable.patterns``: one ``RulePattern`` per root op name) that
+xDSL's ``PatternRewriteWalker`` applies, each rewrite going through the
+``PatternRewriter`` (an ``IREmitter`` inserts the result ops); a table of
+canonicalizations attaches to its ops (``register_canonicalizations``) for
+stock ``canonicalize``. On a call being traced, ``match_values`` and ``build``
+with a ``TracedEmitter`` make the result by calling ops, so the same table of
+in-place → functional renamings serves functionalization and in-place calls
+inside decompositions.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint
 
 from texport.dialects.aten import AtenOp, op_class, result_type_for
+from texport.dialects.canonicalization import CANONICALIZATIONS
 from texport.dialects.names import set_name
 from texport.dialects.registry import OPS, OpDef
 from texport.dialects.shape_rules import SHAPE_RULES
@@ -82,8 +96,9 @@ class OpPat:
     name: str  # IR name without level (``add.Tensor``) or ``*``
     args: tuple[Any, ...]
 
-    @property
+    @functools.cached_property
     def checks_args(self) -> bool:
+        """Whether the arguments are matched (not just ``...``); asked for every op visited."""
         return not (len(self.args) == 1 and isinstance(self.args[0], Rest))
 
 
@@ -298,15 +313,16 @@ class Rule:
 
     # ---- matching -----------------------------------------------------------
 
-    def match_op(self, op: Operation) -> Match | None:
-        if not isinstance(op, AtenOp) or not _head_matches(self.source, op):
+    def match_op(self, op: AtenOp) -> Match | None:
+        source = self.source
+        if not _head_matches(source, op):
             return None
         match = Match()
         match.op = op
-        if self.source.checks_args and not _match_args(self.source.args, op.arguments(), match):
-            return None
-        if self.source.checks_args is False:
+        if not source.checks_args:
             match["..."] = None  # forwarded lazily from the op
+        elif not _match_args(source.args, op.arguments(), match):
+            return None
         return match if self._conditions_hold(match) else None
 
     def match_values(self, values: list[Any]) -> Match | None:
@@ -326,6 +342,13 @@ class Rule:
 
     def build(self, match: Match, emitter: Emitter) -> Any:
         return _value(self.result, match, emitter, match.op)
+
+    @functools.cached_property
+    def is_retag(self) -> bool:
+        """The result is the same op at another level, on the same arguments (``*(...)``)."""
+        result = self.result
+        return (isinstance(result, OpPat) and result.name == "*" and len(result.args) == 1
+                and isinstance(result.args[0], Rest))
 
     def __str__(self) -> str:
         return self.name
@@ -449,13 +472,16 @@ def _check_op_names(term: Any) -> None:
 
 class RuleTable:
     """A named table of rules, from text: one rule per line, ``#`` comments
-    above a rule are its algebra comment. Rules are indexed by root op name."""
+    above a rule are its algebra comment. Rules are indexed by root op name;
+    ``levels`` are the levels whose ops they rewrite in IR (None: any)."""
 
-    def __init__(self, name: str, text: str = "", rules: Iterable[Rule] = ()) -> None:
+    def __init__(self, name: str, text: str = "", rules: Iterable[Rule] = (), *,
+                 levels: tuple[str, ...] | None = None) -> None:
         self.name = name
+        self.levels = levels
         self.rules: list[Rule] = []
-        self._by_name: dict[str, list[Rule]] = {}
-        self._wildcards: list[Rule] = []
+        self.by_root: dict[str, list[Rule]] = {}
+        self.wildcards: list[Rule] = []
         comment: list[str] = []
         for raw in text.splitlines():
             line = raw.strip()
@@ -474,15 +500,24 @@ class RuleTable:
             raise ValueError(f"duplicate rule {rule.name!r} in {self.name}")
         self.rules.append(rule)
         if rule.source.name == "*":
-            self._wildcards.append(rule)
+            self.wildcards.append(rule)
         else:
-            self._by_name.setdefault(rule.source.name, []).append(rule)
+            self.by_root.setdefault(rule.source.name, []).append(rule)
 
     def rules_for(self, ir_name: str) -> list[Rule]:
-        specific = self._by_name.get(ir_name)
+        specific = self.by_root.get(ir_name)
         if specific is None:
-            return self._wildcards
-        return specific + self._wildcards
+            return self.wildcards
+        return specific + self.wildcards
+
+    def patterns(self) -> list[RewritePattern]:
+        """The table as xDSL rewrite patterns: one per root op name, trying its
+        rules in order, then one for the rules of any op."""
+        patterns: list[RewritePattern] = [RulePattern(root, rules, self.levels)
+                                          for root, rules in self.by_root.items()]
+        if self.wildcards:
+            patterns.append(RulePattern(None, self.wildcards, self.levels))
+        return patterns
 
     def rule_named(self, name: str) -> Rule:
         return next(r for r in self.rules if r.name == name)
@@ -490,35 +525,55 @@ class RuleTable:
     def __len__(self) -> int:
         return len(self.rules)
 
-    def __iter__(self) -> Iterable[Rule]:
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
 
 
 # --------------------------------------------------------------------------
-# Rewriting IR
+# Rewriting IR: rules as xDSL rewrite patterns
 # --------------------------------------------------------------------------
+
+
+class RulePattern(RewritePattern):
+    """Rewrites an op with the first of its rules that matches."""
+
+    def __init__(self, root: str | None, rules: Sequence[Rule], levels: tuple[str, ...] | None = None) -> None:
+        self.root = root  # the IR name the rules' source names (None: any op)
+        self.rules = tuple(rules)
+        self.levels = levels
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, AtenOp) or (self.root is not None and op.op_def.ir_name != self.root):
+            return
+        if self.levels is not None and op.level not in self.levels:
+            return
+        for rule in self.rules:
+            match = rule.match_op(op)
+            if match is not None:
+                rewrite_op(rule, match, op, rewriter)
+                return
 
 
 @dataclass
 class IREmitter:
-    """Builds a rule's result ops before ``anchor``, at the root's level (or
-    the level a result pattern names); result types come from shape rules, or
-    from the root op for ``*`` results."""
+    """Inserts a rule's result ops before ``root`` through the rewriter, at the
+    root's level (or the level a result pattern names); result types come from
+    shape rules, or from the root op for ``*`` results."""
 
-    anchor: Operation
+    rewriter: PatternRewriter
+    root: AtenOp
     made: list[Operation] = field(default_factory=list)
 
     def emit(self, level: str | None, op_def: OpDef, values: list[Any], same_as: AtenOp | None) -> Any:
-        anchor = self.anchor
-        level = level or getattr(anchor, "level", "functional")
-        cls = op_class(op_def, level)
+        root = self.root
+        cls = op_class(op_def, level or root.level)
         if same_as is not None:
             new = cls.create(operands=same_as.operands, result_types=same_as.result_types,
                              properties=dict(same_as.properties), attributes=dict(same_as.attributes),
                              location=same_as.location)
         else:
-            new = cls.build(values, _result_types(op_def, values), location=anchor.location)
-        anchor.parent.insert_op_before(new, anchor)
+            new = cls.build(values, _result_types(op_def, values), location=root.location)
+        self.rewriter.insert(new, InsertPoint.before(root))
         self.made.append(new)
         if len(new.results) == 1 and same_as is None:
             return new.results[0]
@@ -543,15 +598,14 @@ def _meta(value: Any) -> Any:
     return value
 
 
-def rewrite_op(rule: Rule, match: Match, op: AtenOp) -> list[Operation]:
-    """Replace ``op`` by the rule's result; return the ops made."""
-    if _is_retag(rule):
-        # The same op at another level: a generated op's level is its class, and
-        # all level classes of an op share one layout, so the op changes class in
-        # place (operands, properties and uses stay; no rebuild).
-        op.__class__ = op_class(op.op_def, rule.result.level or op.level)
-        return []
-    emitter = IREmitter(op)
+def rewrite_op(rule: Rule, match: Match, op: AtenOp, rewriter: PatternRewriter) -> None:
+    """Replace ``op`` by the rule's result, through ``rewriter``; the values
+    made keep the names of the results they replace (torch's names)."""
+    if rule.is_retag:  # the same op at another level: no rebuild
+        op.move_to(rule.result.level or op.level)
+        rewriter.notify_op_modified(op)
+        return
+    emitter = IREmitter(rewriter, op)
     result = rule.build(match, emitter)
     results = result if isinstance(result, list) else [result]
     if len(results) != len(op.results):
@@ -559,34 +613,27 @@ def rewrite_op(rule: Rule, match: Match, op: AtenOp) -> list[Operation]:
     for old, new in zip(op.results, results):
         if isinstance(new, SSAValue) and new.owner in emitter.made and old.name_hint:
             set_name(new, old.name_hint)
-        old.replace_all_uses_with(new)
-    op.parent.erase_op(op)
-    return emitter.made
+    rewriter.replace(op, [], results)
 
 
-def _is_retag(rule: Rule) -> bool:
-    result = rule.result
-    return (isinstance(result, OpPat) and result.name == "*" and len(result.args) == 1
-            and isinstance(result.args[0], Rest))
+def rule_walker(table: RuleTable, *, revisit: bool = True) -> PatternRewriteWalker:
+    """xDSL's walker applying ``table``'s patterns until none applies
+    (``revisit=False``: one forward walk, for rules whose results no rule of
+    the table rewrites again)."""
+    patterns = table.patterns()
+    # one pattern needs no applier in between (the legalizations: a call less per op)
+    if len(patterns) == 1:
+        return PatternRewriteWalker(patterns[0], apply_recursively=revisit)
+    return PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=revisit)
 
 
-def apply_rules(block: Block, table: RuleTable) -> int:
-    """Rewrite ``block`` greedily with ``table`` until no rule applies;
-    ops a rule makes are visited again. Returns the number of rewrites."""
-    count = 0
-    op = block.first_op
-    while op is not None:
-        following = op.next_op
-        if isinstance(op, AtenOp):
-            for rule in table.rules_for(op.op_def.ir_name):
-                match = rule.match_op(op)
-                if match is not None:
-                    made = rewrite_op(rule, match, op)
-                    count += 1
-                    following = made[0] if made else following
-                    break
-        op = following
-    return count
+def register_canonicalizations(table: RuleTable) -> None:
+    """Attach ``table``'s rules to their root ops as canonicalization patterns
+    (one per op), so that stock ``canonicalize`` applies them."""
+    if table.wildcards:
+        raise RuleSyntaxError(f"a canonicalization names its root op; {table.wildcards[0].name} matches any op")
+    for root, rules in table.by_root.items():
+        CANONICALIZATIONS.register(op_def_named(root).key, RulePattern(root, rules, table.levels))
 
 
 # --------------------------------------------------------------------------

@@ -15,7 +15,16 @@ from texport.dialects.registry import OPS, functional_twin
 from texport.dialects.tx import TensorType
 
 from .legality import writes_something
-from .patterns import Match, OpPat, Rest, Rule, RuleTable, condition, native
+from .patterns import (
+    Match,
+    OpPat,
+    Rest,
+    Rule,
+    RuleTable,
+    condition,
+    native,
+    register_canonicalizations,
+)
 
 # --------------------------------------------------------------------------
 # Side conditions
@@ -154,11 +163,13 @@ to_core: functional.*(...) -> core.*(...) if is_core
 
 
 # --------------------------------------------------------------------------
-# Canonicalizations (functional and core programs: nothing is written, so a
-# value and a copy of it are interchangeable)
+# Canonicalizations of functional and core ops: nothing is written there, so
+# a value and a copy of it are interchangeable (a training-level clone may be
+# written later: training ops are left alone). Each rule is a canonicalization
+# pattern of its root op, which stock ``canonicalize`` applies.
 # --------------------------------------------------------------------------
 
-CANONICALIZE = RuleTable("canonicalize", """
+CANONICALIZE = RuleTable("canonicalize", levels=("functional", "core"), text="""
 # x * 1 -> x
 mul_one: mul.Tensor($x, 1) -> $x if same_type($x)
 # 1 * x -> x
@@ -194,3 +205,10 @@ slice_noop: slice.Tensor($x, _, 0, _, 1) -> $x if same_type($x)
 # neg(neg(x)) -> x
 neg_neg: neg(neg($x)) -> $x
 """)
+
+
+
+def register_canonicalization_patterns() -> None:
+    """Start-up stage "canonicalizations" (dialects/bootstrap.py): CANONICALIZE's
+    rules become the canonicalization patterns of their root ops."""
+    register_canonicalizations(CANONICALIZE)

@@ -49,10 +49,11 @@ def _pass(name: str) -> Callable[[], type[ModulePass]]:
 
 
 # Lowering passes by name (xDSL's own `dce`, `cse`, `canonicalize` and
-# `apply-pdl` come from xDSL's universe and work on texport IR too).
+# `apply-pdl` come from xDSL's universe and work on texport IR too; stock
+# `canonicalize` applies texport's algebraic rules, the ops' canonicalization
+# patterns).
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    name: _pass(name)
-    for name in ("functionalize", "decompose", "legalize-functional", "legalize-core", "aten-canonicalize")
+    name: _pass(name) for name in ("functionalize", "decompose", "legalize-functional", "legalize-core")
 }
 
 TEXPORT_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=PASSES)

@@ -294,7 +294,8 @@ def define(schema: str, *, shape_rule: Callable[..., Any] | None = None,
 def registering() -> Iterator[None]:
     """The library's way into the registries: after start-up (which it runs
     first, so a custom op never races the op table), they change only here."""
-    bootstrap.start("kernels")
+    for stage in ("op table", "shape rules", "kernels"):
+        bootstrap.start(stage)
     with Registry.opened_for_library():
         yield
 

@@ -1,5 +1,5 @@
 // RUN: texport-opt %S/../../examples/conv_bn_training.mlir -p functionalize,decompose | filecheck %s
-// RUN: texport-opt %S/../../examples/conv_bn_training.mlir -p functionalize,decompose,aten-canonicalize,cse,dce | texport-opt --print-op-generic | texport-opt | filecheck %s
+// RUN: texport-opt %S/../../examples/conv_bn_training.mlir -p functionalize,decompose,canonicalize,cse,dce | texport-opt --print-op-generic | texport-opt | filecheck %s
 
 // A training-level file to core in one pipeline (symbolic sizes kept; the
 // buffer updates become BUFFER_MUTATION results, first, as torch orders them).

@@ -14,7 +14,7 @@ from texport.dialects.registry import Registry
 def restore_registries() -> Iterator[None]:
     """A test that registers ops (custom ops, decompositions) leaves every
     registry as it found it."""
-    bootstrap.start("decompositions")
+    bootstrap.start_all()
     with Registry.restored():
         yield
 
@@ -22,7 +22,7 @@ def restore_registries() -> Iterator[None]:
 @pytest.fixture(scope="module")
 def restore_registries_after_module() -> Iterator[None]:
     """The same, for a module whose tests share the ops a fixture registers."""
-    bootstrap.start("decompositions")
+    bootstrap.start_all()
     with Registry.restored():
         yield
 
@@ -30,7 +30,7 @@ def restore_registries_after_module() -> Iterator[None]:
 @pytest.fixture(scope="session", autouse=True)
 def registries_unchanged_by_the_suite() -> Iterator[None]:
     """Fails the run when a test leaves an op registered (it must restore)."""
-    bootstrap.start("decompositions")
+    bootstrap.start_all()
     before = {registry.concern: set(registry.keys()) for registry in Registry._all}
     yield
     after = {registry.concern: set(registry.keys()) for registry in Registry._all}

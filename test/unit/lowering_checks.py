@@ -21,9 +21,9 @@ from texport.interpreter.executor import compile_function
 from texport.interpreter.kernels import KERNELS
 from texport.lowering.decompose import decompose_function
 from texport.lowering.default_table import default_decompositions
-from texport.lowering.ir import blocks, clone_module
+from texport.lowering.ir import clone_module
 from texport.lowering.legality import is_core_legal
-from texport.lowering.patterns import apply_rules
+from texport.lowering.patterns import rule_walker
 from texport.lowering.rules import LEGALIZE_CORE
 from texport.tracer.dispatcher import using_mode
 from texport.tracer.handles import handle_for
@@ -88,8 +88,7 @@ def lower_to_core(module: ModuleOp) -> ModuleOp:
     lowered = clone_module(module)
     func = next(op for op in lowered.ops if isinstance(op, FuncOp))
     decompose_function(func, default_decompositions().by_key())
-    for block in blocks(func.body.block):
-        apply_rules(block, LEGALIZE_CORE)
+    rule_walker(LEGALIZE_CORE, revisit=False).rewrite_region(func.body)
     left = sorted({op.name for op in func.walk() if not is_core_legal(op)})
     assert not left, f"ops left outside core: {left}"
     lowered.verify()

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
@@ -25,12 +27,12 @@ from texport.lowering.errors import LegalityError  # noqa: E402
 from texport.lowering.ir import clone_module, functions  # noqa: E402
 from texport.lowering.passes import (  # noqa: E402
     PASSES,
-    CanonicalizeAtenPass,
     DecomposePass,
     FunctionalizePass,
     LegalizeCorePass,
     LegalizeFunctionalPass,
 )
+from texport.lowering.pipeline import decomposition_pipeline  # noqa: E402
 from texport.universe import PASSES as UNIVERSE_PASSES  # noqa: E402
 
 
@@ -65,7 +67,7 @@ def _apply(module: ModuleOp, *passes) -> ModuleOp:  # noqa: ANN002
 @pytest.mark.parametrize("name", sorted(ZOO))
 def test_every_pass_leaves_verifying_ir(name: str) -> None:
     module = _apply(_training_module(name), FunctionalizePass(), LegalizeFunctionalPass(), DecomposePass(),
-                    LegalizeCorePass(), CanonicalizeAtenPass(), DeadCodeElimination(),
+                    LegalizeCorePass(), CanonicalizePass(), DeadCodeElimination(),
                     CommonSubexpressionElimination())
     text = print_module(module)
     assert print_module(parse_module(text)) == text
@@ -77,7 +79,7 @@ def test_the_pipeline_computes_what_run_decompositions_computes() -> None:
     model.eval()
     ep = torch.export.export(model, args)
     module = _apply(clone_module(ep.graph_module.module), FunctionalizePass(), DecomposePass(),
-                    CanonicalizeAtenPass(), CommonSubexpressionElimination())
+                    CanonicalizePass(), CommonSubexpressionElimination())
     func = next(functions(module))
     got = compile_function(func)(*[v.numpy() for v in (*ep.state_dict.values(), *args)])
     want = ep.run_decompositions().module()(*args)
@@ -109,5 +111,38 @@ def test_decompose_with_an_unknown_table() -> None:
 def test_canonicalize_leaves_training_programs_alone() -> None:
     module = _training_module("GPT4")
     before = print_module(module)
-    CanonicalizeAtenPass().apply(Context(), module)
+    CanonicalizePass().apply(Context(), module)
     assert print_module(module) == before
+    functional = _apply(module, FunctionalizePass())
+    before = print_module(functional)
+    CanonicalizePass().apply(Context(), functional)
+    assert print_module(functional) != before, "the same program one level down is canonicalized"
+
+
+PIPELINES = [(None, "functionalize{tidy=false},decompose{table=core}"), ({}, "functionalize")]
+
+
+@pytest.mark.parametrize(("table", "spec"), PIPELINES)
+def test_run_decompositions_runs_texport_opt_passes(table: dict | None, spec: str) -> None:
+    assert decomposition_pipeline(table).passes == PassPipeline.parse_spec(UNIVERSE_PASSES, spec).passes
+
+
+@pytest.mark.parametrize(("table", "spec"), [*PIPELINES, (None, "functionalize,decompose{table=core}")])
+@pytest.mark.parametrize("name", sorted(ZOO))
+def test_run_decompositions_is_the_texport_opt_pipeline(name: str, table: dict | None, spec: str) -> None:
+    """On the printed IR, texport-opt's pipeline gives run_decompositions' program (whether
+    functionalize tidies before decompose or not: that is only speed)."""
+    model, args = ZOO[name]()
+    ep = torch.export.export(model, args)
+    module = parse_module(ep.mlir())
+    PassPipeline.parse_spec(UNIVERSE_PASSES, spec).apply(Context(), module)
+    assert print_module(module) == ep.run_decompositions(table).mlir()
+
+
+def test_a_table_object_rides_on_the_decompose_pass() -> None:
+    model, args = ZOO["MLP50"]()
+    module = _apply(clone_module(torch.export.export(model, args).graph_module.module), FunctionalizePass())
+    linear = torch.ops.aten.linear.default.key
+    _apply(module, DecomposePass(decompositions={linear: lambda x, w, b=None: x}))
+    text = print_module(module)
+    assert "linear" not in text and "functional.relu" not in text and "core.relu" in text

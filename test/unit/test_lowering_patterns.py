@@ -4,18 +4,35 @@
 from __future__ import annotations
 
 import pytest
+from xdsl.context import Context
+from xdsl.traits import HasCanonicalizationPatternsTrait
+from xdsl.transforms.canonicalize import CanonicalizePass
 
+from texport.dialects.aten import op_class
+from texport.dialects.canonicalization import CANONICALIZATIONS
 from texport.dialects.context import parse_module, print_module
-from texport.lowering.ir import blocks
-from texport.lowering.patterns import RuleSyntaxError, RuleTable, apply_rules, parse_rule
+from texport.dialects.registry import lookup_op
+from texport.lowering.patterns import (
+    RuleSyntaxError,
+    RuleTable,
+    parse_rule,
+    register_canonicalizations,
+    rule_walker,
+)
 from texport.lowering.rules import CANONICALIZE, INPLACE, LEGALIZE_CORE
 
 
 def _rewrite(text: str, table: RuleTable) -> str:
     module = parse_module(text)
-    for op in module.ops:
-        for block in blocks(op.body.block):
-            apply_rules(block, table)
+    rule_walker(table).rewrite_module(module)
+    module.verify()
+    return print_module(module)
+
+
+def _canonicalize(text: str) -> str:
+    """Stock canonicalize, which finds texport's rules on the ops."""
+    module = parse_module(text)
+    CanonicalizePass().apply(Context(), module)
     module.verify()
     return print_module(module)
 
@@ -66,14 +83,14 @@ def test_canonicalize_removes_identities() -> None:
   %d = core.expand(%c, [2, 3]) : !tx.tensor<[2, 3], f32>
   %e = core.permute(%d, [0, 1]) : !tx.tensor<[2, 3], f32>
   func.return %e : !tx.tensor<[2, 3], f32>""")
-    out = _rewrite(text, CANONICALIZE)
+    out = _canonicalize(text)
     assert "func.return %x" in out and "functional." not in out and "core." not in out
 
 
 def test_canonicalize_keeps_what_changes_types() -> None:
     text = _func("""  %b = functional.mul.Tensor(%x, 1.0) : !tx.tensor<[2, 3], f32>
   func.return %b : !tx.tensor<[2, 3], f32>""", "%x: !tx.tensor<[2, 3], i64>")
-    out = _rewrite(text, CANONICALIZE)
+    out = _canonicalize(text)
     assert out.count("functional.mul.Tensor") == 1  # int * 1.0 is a float: not x
 
 
@@ -84,8 +101,35 @@ def test_canonicalize_folds_view_and_transpose_chains() -> None:
   %t = functional.transpose.int(%c, 0, 1) : !tx.tensor<[3, 2], f32>
   %u = functional.transpose.int(%t, 1, 0) : !tx.tensor<[2, 3], f32>
   func.return %u : !tx.tensor<[2, 3], f32>""")
-    out = _rewrite(text, CANONICALIZE)
+    out = _canonicalize(text)
     assert "func.return %x" in out
+
+
+def test_canonicalize_leaves_training_ops_alone() -> None:
+    text = _func("""  %a = training.clone(%x) : !tx.tensor<[2, 3], f32>
+  %b = training.add_.Tensor(%a, 1) : !tx.tensor<[2, 3], f32>
+  %c = functional.mul.Tensor(%x, 1) : !tx.tensor<[2, 3], f32>
+  func.return %a, %c : !tx.tensor<[2, 3], f32>, !tx.tensor<[2, 3], f32>""",
+                 result="(!tx.tensor<[2, 3], f32>, !tx.tensor<[2, 3], f32>)")
+    out = _canonicalize(text)
+    assert "training.clone" in out and "functional.mul" not in out and "func.return %a, %x" in out
+
+
+def test_the_rules_are_the_ops_canonicalization_patterns() -> None:
+    roots = {rule.source.name for rule in CANONICALIZE}
+    assert set(CANONICALIZATIONS.keys()) == {lookup_op(root).key for root in roots}
+    for level in ("training", "functional", "core"):
+        cls = op_class(lookup_op("view"), level)
+        (trait,) = cls.get_traits_of_type(HasCanonicalizationPatternsTrait)
+        (pattern,) = trait.get_patterns(cls)
+        assert [r.name for r in pattern.rules] == ["view_of_view", "view_noop"]
+    (trait,) = op_class(lookup_op("relu"), "core").get_traits_of_type(HasCanonicalizationPatternsTrait)
+    assert trait.get_patterns(op_class(lookup_op("relu"), "core")) == ()
+
+
+def test_a_canonicalization_names_its_root_op() -> None:
+    with pytest.raises(RuleSyntaxError, match="names its root op"):
+        register_canonicalizations(RuleTable("any", "to_core: functional.*(...) -> core.*(...)"))
 
 
 def test_legalize_core_retags_core_ops_only() -> None:

@@ -4,15 +4,23 @@ calling convention."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.dialects.func import FuncOp
+from xdsl.ir import SSAValue
 
 from texport.dialects.context import print_module
+from texport.dialects.tx import SymIntType
 from texport.interpreter.errors import GuardError
 from texport.interpreter.executor import Plan, compile_function
+from texport.lowering.ir import clone_module
+from texport.lowering.passes import DecomposePass
+from texport.lowering.pipeline import decomposition_pipeline, gc_paused
 from texport.tracer import pytree
 from texport.tracer.export import TracedProgram
 from texport.tracer.nn.module import Module
@@ -20,7 +28,11 @@ from texport.tracer.signature import (
     ConstantArgument,
     ExportGraphSignature,
     InputKind,
+    InputSpec,
     OutputKind,
+    OutputSpec,
+    SymIntArgument,
+    TensorArgument,
 )
 from texport.tracer.tensor import Tensor
 
@@ -80,10 +92,33 @@ class ExportedProgram:
         """A callable with the original calling convention, run by the interpreter."""
         return ExportedModule(self)
 
-    def run_decompositions(self, decomp_table: Any = None, **kwargs: Any) -> ExportedProgram:
-        from texport.lowering.run import run_decompositions
+    def run_decompositions(self, decomp_table: Any = None, *, decompose_custom_triton_ops: bool = False,
+                           **kwargs: Any) -> ExportedProgram:
+        """A new program at the functional (``{}``) or core level: this one's IR through the
+        passes texport-opt runs (``lowering.pipeline``), its signature read back from the
+        result. (``decompose_custom_triton_ops`` is torch's flag; there are no triton ops here.)"""
+        if kwargs:
+            raise TypeError(f"run_decompositions() got unexpected arguments: {', '.join(kwargs)}")
+        pipeline = decomposition_pipeline(decomp_table)
+        with gc_paused():
+            module = clone_module(self.graph_module.module)
+            pipeline.apply(Context(), module)  # texport's passes read no dialect from the context
+        lowered = replace(self._traced, module=module, signature=self._signature_of(module))
+        decomposed = any(isinstance(p, DecomposePass) for p in pipeline.passes)
+        return ExportedProgram(lowered, dialect="ATEN" if decomposed else "INFERENCE")
 
-        return run_decompositions(self, decomp_table, **kwargs)
+    def _signature_of(self, module: ModuleOp) -> ExportGraphSignature:
+        """The signature of a lowered ``module``: each input and output read from the
+        function's arguments and results (names, and kinds and targets from their
+        attributes); constants, which the IR does not hold, where they were."""
+        func = next(op for op in module.ops if isinstance(op, FuncOp))
+        old = self.graph_signature
+        inputs = [_input_spec(arg, attrs.data) for arg, attrs in zip(func.body.block.args, _entries(func.arg_attrs))]
+        returned = func.body.block.last_op.operands
+        outputs = [_output_spec(value, attrs.data) for value, attrs in zip(returned, _entries(func.res_attrs))]
+        added = len(outputs) - sum(not isinstance(s.arg, ConstantArgument) for s in old.output_specs)
+        return ExportGraphSignature(_with_constants(old.input_specs, inputs),
+                                    outputs[:added] + _with_constants(old.output_specs, outputs[added:]))
 
     def __str__(self) -> str:
         code = self.graph_module.print_readable(print_output=False)
@@ -96,6 +131,35 @@ class ExportedProgram:
 
 def _ranges_text(ranges: dict[Any, Any]) -> str:
     return "{" + ", ".join(f"{k}: {v}" for k, v in ranges.items()) + "}"
+
+
+def _entries(attrs: ArrayAttr | None) -> tuple[Any, ...]:
+    return attrs.data if attrs is not None else ()
+
+
+def _input_spec(arg: SSAValue, attrs: Mapping[str, Any]) -> InputSpec:
+    persistent = attrs["tx.persistent"].value.data if "tx.persistent" in attrs else None
+    return InputSpec(InputKind[attrs["tx.input"].data], _argument(arg), _text(attrs, "tx.target"),
+                     None if persistent is None else bool(persistent))
+
+
+def _output_spec(value: SSAValue, attrs: Mapping[str, Any]) -> OutputSpec:
+    return OutputSpec(OutputKind[attrs["tx.output"].data], _argument(value), _text(attrs, "tx.target"))
+
+
+def _text(attrs: Mapping[str, Any], key: str) -> str | None:
+    return attrs[key].data if key in attrs else None  # (`in`, not get: a missing key would raise inside)
+
+
+def _argument(value: SSAValue) -> TensorArgument | SymIntArgument:
+    name = value.name_hint or ""
+    return SymIntArgument(name) if isinstance(value.type, SymIntType) else TensorArgument(name)
+
+
+def _with_constants(old: list[Any], specs: list[Any]) -> list[Any]:
+    """``specs`` (one per IR value) with ``old``'s constant specs back in their places."""
+    values = iter(specs)
+    return [spec if isinstance(spec.arg, ConstantArgument) else next(values) for spec in old]
 
 
 # --------------------------------------------------------------------------

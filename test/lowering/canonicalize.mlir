@@ -1,4 +1,9 @@
-// RUN: texport-opt %s -p aten-canonicalize --split-input-file | filecheck %s
+// RUN: texport-opt %s -p canonicalize --split-input-file | filecheck %s
+// RUN: xdsl-opt %s -p canonicalize --split-input-file | filecheck %s
+
+// Stock canonicalize, in texport-opt and in xdsl-opt (which loads texport's
+// dialects through the xdsl.universe entry point): texport's algebraic rules
+// (lowering/rules.py CANONICALIZE) are the ATen ops' canonicalization patterns.
 
 // x * 1 -> x; x + 0 -> x; x - 0 -> x; x / 1 -> x
 // CHECK-LABEL: func.func @identities
@@ -77,12 +82,40 @@ func.func @no_ops(%x: !tx.tensor<[2, 3], f32>) -> (!tx.tensor<[2, 3], f32>, !tx.
 
 // -----
 
-// dead ops go too; a training program is left alone (a clone there may be written later)
+// neg(neg(x)) -> x; x.to(dtype(x)) -> x; view(x, shape(x)) -> x, on symbolic sizes too
+// CHECK-LABEL: func.func @symbolic_no_ops
+// CHECK-NEXT: func.return %x
+func.func @symbolic_no_ops(%x: !tx.tensor<[s0, 3], f32>, %n: !tx.symint<s0>) -> !tx.tensor<[s0, 3], f32> {
+  %a = core.neg(%x) : !tx.tensor<[s0, 3], f32>
+  %b = core.neg(%a) : !tx.tensor<[s0, 3], f32>
+  %c = core._to_copy(%b) : !tx.tensor<[s0, 3], f32>
+  %d = core.view(%c, [%n, 3]) : !tx.tensor<[s0, 3], f32>
+  func.return %d : !tx.tensor<[s0, 3], f32>
+}
+
+// -----
+
+// dead pure ops go (xDSL's dce inside canonicalize); random ones stay
+// CHECK-LABEL: func.func @dead
+// CHECK-NEXT: core.rand
+// CHECK-NEXT: func.return %x
+func.func @dead(%x: !tx.tensor<[3], f32>) -> !tx.tensor<[3], f32> {
+  %dead = core.relu(%x) : !tx.tensor<[3], f32>
+  %random = core.rand([3]) : !tx.tensor<[3], f32>
+  func.return %x : !tx.tensor<[3], f32>
+}
+
+// -----
+
+// a training program is left alone (a clone there may be written later)
 // CHECK-LABEL: func.func @training_untouched
-// CHECK-NEXT: training.clone
-// CHECK-NEXT: training.add_.Tensor
-func.func @training_untouched(%x: !tx.tensor<[3], f32>) -> !tx.tensor<[3], f32> {
+// CHECK-NEXT: %a = training.clone(%x)
+// CHECK-NEXT: training.add_.Tensor(%a, 1)
+// CHECK-NEXT: %c = training.mul.Tensor(%a, 1)
+// CHECK-NEXT: func.return %a, %c
+func.func @training_untouched(%x: !tx.tensor<[3], f32>) -> (!tx.tensor<[3], f32>, !tx.tensor<[3], f32>) {
   %a = training.clone(%x) : !tx.tensor<[3], f32>
   %b = training.add_.Tensor(%a, 1) : !tx.tensor<[3], f32>
-  func.return %a : !tx.tensor<[3], f32>
+  %c = training.mul.Tensor(%a, 1) : !tx.tensor<[3], f32>
+  func.return %a, %c : !tx.tensor<[3], f32>, !tx.tensor<[3], f32>
 }
