@@ -16,11 +16,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sources(layer: str) -> Iterator[Path]:
+    package = ROOT / "texport"
     if layer != "texport":
-        yield from (ROOT / layer).rglob("*.py")
+        yield from (package / layer).rglob("*.py")
         return
-    for path in (ROOT / "texport").iterdir():  # texport's own files, not the component symlinks
-        if path.is_symlink():
+    for path in package.iterdir():  # texport's own files, not the component folders
+        if path.name in LAYERS or path.is_symlink():
             continue
         yield from ([path] if path.suffix == ".py" else path.rglob("*.py"))
 
