@@ -1,4 +1,4 @@
-# Without run_decompositions (texport.lowering.run missing) the demo still runs
+# Without run_decompositions (texport.lowering.pipeline missing) the demo still runs
 # the training level and says which levels are missing; exit status 0.
 # RUN: %python %s | filecheck %s
 import sys
@@ -8,7 +8,7 @@ from texport.tools import texport_cli
 
 
 def no_lowering(self, decomp_table=None, **kwargs):
-    raise ModuleNotFoundError("No module named 'texport.lowering.run'", name="texport.lowering.run")
+    raise ModuleNotFoundError("No module named 'texport.lowering.pipeline'", name="texport.lowering.pipeline")
 
 
 texport.export.ExportedProgram.run_decompositions = no_lowering
@@ -19,7 +19,7 @@ sys.exit(0)
 # CHECK: == training IR ==
 # CHECK-NOT: == functional IR ==
 # CHECK: training    1 output(s) and 3 updated buffer(s) agree with eager
-# CHECK-NEXT: functional  missing: the functional level is not available yet: ep.run_decompositions needs texport.lowering.run, which this texport does not have
+# CHECK-NEXT: functional  missing: the functional level is not available yet: ep.run_decompositions needs texport.lowering.pipeline, which this texport does not have
 # CHECK-NEXT: core        missing: the core level is not available yet
 # CHECK: training: all agree with eager; not checked (not implemented yet): functional, core
 # CHECK: exit status 0
