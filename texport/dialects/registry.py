@@ -132,21 +132,21 @@ class Registry(Generic[T]):
 
         return wrap
 
+    # Reads try ``name`` as a key first: the hot callers (dispatch, the executor,
+    # lowering) pass keys already normalised.
     def get(self, name: str) -> T | None:
         entries = self._entries if self._ready else self._start()
-        return entries.get(op_key(name))
+        entry = entries.get(name)
+        return entry if entry is not None else entries.get(op_key(name))
 
     def __getitem__(self, name: str) -> T:
-        entries = self._entries if self._ready else self._start()
-        key = op_key(name)
-        try:
-            return entries[key]
-        except KeyError:
-            raise KeyError(f"no {self.concern} registered for {key}") from None
+        entry = self.get(name)
+        if entry is None:
+            raise KeyError(f"no {self.concern} registered for {op_key(name)}")
+        return entry
 
     def __contains__(self, name: str) -> bool:
-        entries = self._entries if self._ready else self._start()
-        return op_key(name) in entries
+        return self.get(name) is not None
 
     def keys(self) -> list[str]:
         return list(self._entries if self._ready else self._start())
