@@ -1,5 +1,9 @@
 """texport's dialects and passes for xDSL tools (`xdsl-opt` finds them through
-the ``xdsl.universe`` entry point; `texport-opt` uses the same table)."""
+the ``xdsl.universe`` entry point; `texport-opt` uses the same table).
+
+Each entry is a factory that imports its dialect or pass when a tool first asks
+for it, as xDSL's own universe does: a tool that never meets a texport op
+never pays for generating texport's dialects (benchmarks/startup.py)."""
 
 from __future__ import annotations
 

@@ -35,8 +35,6 @@ def symbol(name: str) -> sympy.Symbol:
 @functools.cache
 def _classes() -> tuple[Any, Any]:
     """FloorDiv and the dim printer, made on first use (they subclass sympy)."""
-    from sympy.printing.str import StrPrinter
-
     class FloorDiv(sympy.Function):
         """Integer floor division ``a // b`` kept symbolic (torch's FloorDiv)."""
 
@@ -58,7 +56,7 @@ def _classes() -> tuple[Any, Any]:
             return None
 
 
-    class _DimPrinter(StrPrinter):
+    class _DimPrinter(sympy.printing.StrPrinter):
         def _print_FloorDiv(self, expr: FloorDiv) -> str:  # noqa: N802 - sympy protocol
             base, divisor = expr.args
             return f"({self._wrap(base)}//{self._wrap(divisor)})"

@@ -22,8 +22,9 @@ from texport.lowering.ir import clone_module
 from texport.lowering.passes import DecomposePass
 from texport.lowering.pipeline import decomposition_pipeline, gc_paused
 from texport.tracer import pytree
+from texport.tracer.eager import wrap_array
 from texport.tracer.export import TracedProgram
-from texport.tracer.nn.module import Module
+from texport.tracer.nn.module import Module, Parameter
 from texport.tracer.signature import (
     ConstantArgument,
     ExportGraphSignature,
@@ -169,8 +170,6 @@ def _with_constants(old: list[Any], specs: list[Any]) -> list[Any]:
 
 def _attach(root: Module, fqn: str, value: Tensor, *, parameter: bool) -> None:
     """Register ``value`` at ``fqn`` (creating intermediate submodules)."""
-    from texport.tracer.nn.module import Parameter
-
     *path, leaf = fqn.split(".")
     owner = root
     for part in path:
@@ -268,8 +267,6 @@ def _copy(tensor: Tensor) -> Tensor:
 
 
 def _wrap(value: Any) -> Any:
-    from texport.tracer.eager import wrap_array
-
     return wrap_array(value) if isinstance(value, np.ndarray) else value
 
 
