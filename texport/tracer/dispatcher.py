@@ -11,7 +11,7 @@ op call, so importing the tracer changes no global state.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from texport.dialects import bootstrap
@@ -72,6 +72,14 @@ def call(op: Op, *args: Any, **kwargs: Any) -> Any:
     values = bind_arguments(op._schema, args, kwargs)
     mode = _MODES[-1] if _MODES else current_mode()
     return mode.call(op, normalize_values(op._schema, values))
+
+
+def varargs_list(args: Sequence[Any]) -> list[Any]:
+    """A list argument that torch lets one spell as varargs: ``view(2, 3)``
+    and ``view((2, 3))`` both mean [2, 3]."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return list(args[0])
+    return list(args)
 
 
 def normalize_values(schema: OpSchema, values: list[Any]) -> list[Any]:

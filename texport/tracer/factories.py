@@ -11,8 +11,9 @@ from texport.interpreter import rng
 from texport.interpreter.dtypes import from_numpy as dtype_from_numpy
 from texport.interpreter.dtypes import to_numpy
 
-from .dispatcher import call, current_mode
-from .tensor import Tensor, _dims, op
+from .dispatcher import call, current_mode, varargs_list
+from .handles import op
+from .tensor import Tensor
 
 
 def _infer_dtype(data: Any, array: np.ndarray) -> DType:
@@ -73,15 +74,15 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def zeros(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
-    return call(op("zeros"), _dims(size), dtype=dtype)
+    return call(op("zeros"), varargs_list(size), dtype=dtype)
 
 
 def ones(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
-    return call(op("ones"), _dims(size), dtype=dtype)
+    return call(op("ones"), varargs_list(size), dtype=dtype)
 
 
 def empty(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
-    return call(op("empty.memory_format"), _dims(size), dtype=dtype)
+    return call(op("empty.memory_format"), varargs_list(size), dtype=dtype)
 
 
 def full(size: Any, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
@@ -107,11 +108,11 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -
 
 
 def randn(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> Tensor:
-    return call(op("randn"), _dims(size), dtype=dtype)
+    return call(op("randn"), varargs_list(size), dtype=dtype)
 
 
 def rand(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> Tensor:
-    return call(op("rand"), _dims(size), dtype=dtype)
+    return call(op("rand"), varargs_list(size), dtype=dtype)
 
 
 def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None = None, **_: Any) -> Tensor:

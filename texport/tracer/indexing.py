@@ -10,7 +10,8 @@ from texport.dialects.dtypes import DType
 
 from .dispatcher import call
 from .factories import tensor as make_tensor
-from .tensor import Tensor, op
+from .handles import op
+from .tensor import Tensor
 
 _FULL = slice(None)
 

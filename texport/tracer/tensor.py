@@ -13,8 +13,8 @@ from typing import Any
 from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS
 
-from .dispatcher import TensorBase, call, current_mode
-from .handles import OpOverload, handle_for
+from .dispatcher import TensorBase, call, current_mode, varargs_list
+from .handles import op
 from .printing import tensor_repr
 from .results import minmax_result, sort_result, topk_result
 
@@ -57,26 +57,10 @@ class device:  # noqa: N801 - torch's spelling
 
 
 _CPU = device("cpu")
-_OPS: dict[str, OpOverload] = {}
-
-
-def op(name: str) -> OpOverload:
-    """The handle of ``name`` (``add.Tensor``), looked up once."""
-    handle = _OPS.get(name)
-    if handle is None:
-        handle = _OPS[name] = handle_for(name)
-    return handle
 
 
 def _is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
-
-
-def _dims(args: Sequence[Any]) -> list[Any]:
-    """``view(2, 3)`` and ``view((2, 3))`` both mean [2, 3]."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return list(args[0])
-    return list(args)
 
 
 class Tensor(TensorBase):
@@ -287,10 +271,10 @@ class Tensor(TensorBase):
     def view(self, *shape: Any) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], DType):
             return call(op("view.dtype"), self, shape[0])
-        return call(op("view"), self, _dims(shape))
+        return call(op("view"), self, varargs_list(shape))
 
     def reshape(self, *shape: Any) -> Tensor:
-        return call(op("reshape"), self, _dims(shape))
+        return call(op("reshape"), self, varargs_list(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(list(other.shape))
@@ -299,19 +283,19 @@ class Tensor(TensorBase):
         return self.reshape(list(other.shape))
 
     def permute(self, *dims: Any) -> Tensor:
-        return call(op("permute"), self, _dims(dims))
+        return call(op("permute"), self, varargs_list(dims))
 
     def expand(self, *sizes: Any) -> Tensor:
-        return call(op("expand"), self, _dims(sizes))
+        return call(op("expand"), self, varargs_list(sizes))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(list(other.shape))
 
     def repeat(self, *sizes: Any) -> Tensor:
-        return call(op("repeat"), self, _dims(sizes))
+        return call(op("repeat"), self, varargs_list(sizes))
 
     def flip(self, *dims: Any) -> Tensor:
-        return call(op("flip"), self, _dims(dims))
+        return call(op("flip"), self, varargs_list(dims))
 
     def squeeze(self, dim: Any = None) -> Tensor:
         if dim is None:
@@ -340,13 +324,13 @@ class Tensor(TensorBase):
         return self.transpose(-2, -1)
 
     def new_zeros(self, *size: Any, dtype: DType | None = None) -> Tensor:
-        return call(op("new_zeros"), self, _dims(size), dtype=dtype)
+        return call(op("new_zeros"), self, varargs_list(size), dtype=dtype)
 
     def new_ones(self, *size: Any, dtype: DType | None = None) -> Tensor:
-        return call(op("new_ones"), self, _dims(size), dtype=dtype)
+        return call(op("new_ones"), self, varargs_list(size), dtype=dtype)
 
     def new_empty(self, *size: Any, dtype: DType | None = None) -> Tensor:
-        return call(op("new_empty"), self, _dims(size), dtype=dtype)
+        return call(op("new_empty"), self, varargs_list(size), dtype=dtype)
 
     def new_full(self, size: Any, fill_value: Any, dtype: DType | None = None) -> Tensor:
         return call(op("new_full"), self, list(size), fill_value, dtype=dtype)
