@@ -14,7 +14,10 @@ from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS
 
 from .dispatcher import TensorBase, call, current_mode, varargs_list
+from .factories import full_like
+from .factories import tensor as make_tensor
 from .handles import op
+from .indexing import getitem, setitem
 from .printing import tensor_repr
 from .results import minmax_result, sort_result, topk_result
 
@@ -69,8 +72,6 @@ class Tensor(TensorBase):
     __slots__ = ("_value", "_dtype", "requires_grad", "grad", "__weakref__")
 
     def __init__(self, data: Any = None, dtype: DType | None = None) -> None:
-        from .factories import tensor as make_tensor
-
         made = make_tensor([] if data is None else data, dtype=dtype)
         self._value, self._dtype = made._value, made._dtype
         self.requires_grad = False
@@ -190,13 +191,9 @@ class Tensor(TensorBase):
         return tensor_repr(self)
 
     def __getitem__(self, index: Any) -> Tensor:
-        from .indexing import getitem
-
         return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from .indexing import setitem
-
         setitem(self, index, value)
 
     # ---- conversions ----------------------------------------------------
@@ -336,8 +333,6 @@ class Tensor(TensorBase):
         return call(op("new_full"), self, list(size), fill_value, dtype=dtype)
 
     def new_tensor(self, data: Any, dtype: DType | None = None) -> Tensor:
-        from .factories import tensor as make_tensor
-
         return make_tensor(data, dtype=dtype or self.dtype)
 
     # ---- reductions with overloads chosen by the arguments ---------------
@@ -428,9 +423,9 @@ class Tensor(TensorBase):
         return call(op("fill_.Tensor" if _is_tensor(value) else "fill_.Scalar"), self, value)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
-        from .functions import where
-
-        return where(condition, self, other)
+        # texport.where's choice of overload, knowing that input (self) is a Tensor
+        name = "where.self" if _is_tensor(other) else "where.ScalarOther"
+        return call(op(name), condition, self, other)
 
     def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
         if src is None or not _is_tensor(src):
@@ -628,14 +623,10 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 
 
 def _rfloordiv(self: Tensor, other: Any) -> Tensor:
-    from .factories import full_like
-
     return call(op("floor_divide"), full_like(self, other), self)
 
 
 def _rmod(self: Tensor, other: Any) -> Tensor:
-    from .factories import full_like
-
     return call(op("remainder.Tensor"), full_like(self, other), self)
 
 
