@@ -1,7 +1,8 @@
 """The design card's layering: each component folder imports only the folders
 listed before it (dialects, interpreter, tracer, lowering, texport, tools), so
 that, e.g., dialects reach texport's canonicalization rules through a registry
-lowering fills, never by importing lowering."""
+lowering fills, never by importing lowering; and no module imports itself
+through others."""
 
 from __future__ import annotations
 
@@ -53,3 +54,62 @@ def test_a_layer_imports_only_the_layers_before_it(layer: str) -> None:
     wrong = [f"{path.relative_to(ROOT)}:{line} imports texport.{imported}"
              for path in _sources(layer) for imported, line in _imported_layers(path) if imported not in allowed]
     assert not wrong, "\n".join(wrong)
+
+
+# --------------------------------------------------------------------------
+# No import cycles (the design card): every import counts, also one inside a
+# function or under TYPE_CHECKING, since hiding an arrow does not remove it.
+# --------------------------------------------------------------------------
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in (ROOT / "texport").rglob("*.py")}
+
+
+def _imported_modules(name: str, path: Path, known: dict[str, Path]) -> Iterator[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(part for part in (base, node.module or "") if part)
+            for alias in node.names:  # `from P import m` imports the module P.m when there is one
+                target = f"{module}.{alias.name}" if f"{module}.{alias.name}" in known else module
+                if target in known:
+                    yield target
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` (as a path that ends where it starts), or []."""
+    state: dict[str, str] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = "open"
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == "open":
+                return stack[stack.index(target):] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[node] = "done"
+        stack.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    known = _modules()
+    graph = {name: set(_imported_modules(name, path, known)) - {name} for name, path in known.items()}
+    cycle = _cycle(graph)
+    assert not cycle, "import cycle: " + " -> ".join(cycle)

@@ -11,10 +11,11 @@ op call, so importing the tracer changes no global state.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from texport.dialects import bootstrap
+from texport.dialects.dtypes import DType
 from texport.dialects.schema import ArgType, OpSchema, bind_arguments
 
 
@@ -39,9 +40,17 @@ class Mode(Protocol):
 class TensorBase:
     """What the dispatcher knows of a tensor: that it is one (overload
     resolution tells a Tensor argument from a number). texport.Tensor derives
-    from it."""
+    from it; the modules tensor.py builds on (factories, indexing, printing)
+    name tensors by it, so they need not import tensor.py."""
 
     __slots__ = ()
+
+
+class BaseMode(Mode, Protocol):
+    """The mode at the bottom of the stack (tracer/eager.py: EagerMode). It
+    holds data, so it is also what makes a tensor of an array."""
+
+    def tensor(self, array: Any, dtype: DType, requires_grad: bool = False) -> TensorBase: ...
 
 
 _MODES: list[Mode] = []
@@ -53,7 +62,13 @@ def current_mode() -> Mode:
     return _MODES[-1]
 
 
-def install_base_mode(mode: Mode) -> None:
+def base_mode() -> BaseMode:
+    """The eager mode, whichever modes run above it."""
+    bootstrap.start("eager mode")
+    return _MODES[0]
+
+
+def install_base_mode(mode: BaseMode) -> None:
     """Put the eager mode at the bottom of the stack (start-up stage "eager mode")."""
     _MODES.insert(0, mode)
 
@@ -72,6 +87,14 @@ def call(op: Op, *args: Any, **kwargs: Any) -> Any:
     values = bind_arguments(op._schema, args, kwargs)
     mode = _MODES[-1] if _MODES else current_mode()
     return mode.call(op, normalize_values(op._schema, values))
+
+
+def varargs_list(args: Sequence[Any]) -> list[Any]:
+    """A list argument that torch lets one spell as varargs: ``view(2, 3)``
+    and ``view((2, 3))`` both mean [2, 3]."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return list(args[0])
+    return list(args)
 
 
 def normalize_values(schema: OpSchema, values: list[Any]) -> list[Any]:

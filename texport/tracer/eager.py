@@ -63,6 +63,10 @@ class EagerMode:
         out = kernel(*[_unwrap(v) for v in values])
         return _wrap(op, values, out)
 
+    def tensor(self, array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
+        """``texport.tensor(data)`` outside tracing: a Tensor holding the array."""
+        return Tensor._make(array, dtype, requires_grad)
+
 
 def _unwrap(value: Any) -> Any:
     if isinstance(value, Tensor):

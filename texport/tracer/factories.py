@@ -1,4 +1,9 @@
-"""Tensor factories: ``tensor``, ``zeros``, ``arange``, ``randn``, the ``*_like`` forms."""
+"""Tensor factories: ``tensor``, ``zeros``, ``arange``, ``randn``, the ``*_like`` forms.
+
+``Tensor(data)`` is ``tensor(data)``, so the Tensor class builds on this module:
+here a tensor is a TensorBase, and a tensor of data is made by the current mode
+(tracing lifts a constant; the eager mode wraps the array).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,8 @@ from texport.interpreter import rng
 from texport.interpreter.dtypes import from_numpy as dtype_from_numpy
 from texport.interpreter.dtypes import to_numpy
 
-from .dispatcher import call, current_mode
-from .tensor import Tensor, _dims, op
+from .dispatcher import TensorBase, base_mode, call, current_mode, varargs_list
+from .handles import op
 
 
 def _infer_dtype(data: Any, array: np.ndarray) -> DType:
@@ -33,23 +38,24 @@ def _infer_dtype(data: Any, array: np.ndarray) -> DType:
 
 
 def _plain(data: Any) -> Any:
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         return data._concrete("tensor(...)")
     if isinstance(data, (list, tuple)):
         return [_plain(item) for item in data]
     return data
 
 
-def _constant(array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
-    """A tensor made from data: eager keeps the array; tracing lifts a constant."""
-    maker = getattr(current_mode(), "constant", None)
-    if maker is not None:
-        return maker(array, dtype)
-    return Tensor._make(array, dtype, requires_grad)
+def _constant(array: np.ndarray, dtype: DType, requires_grad: bool = False) -> TensorBase:
+    """A tensor made from data: tracing lifts a constant; under any other mode
+    (eager, or one that only watches calls) the eager mode keeps the array."""
+    lift = getattr(current_mode(), "constant", None)
+    if lift is not None:
+        return lift(array, dtype)
+    return base_mode().tensor(array, dtype, requires_grad)
 
 
 def tensor(data: Any, *, dtype: DType | None = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+           requires_grad: bool = False) -> TensorBase:
     """``texport.tensor([[1, 2], [3, 4]])``: always copies the data."""
     plain = _plain(data)
     array = np.array(plain)
@@ -59,36 +65,36 @@ def tensor(data: Any, *, dtype: DType | None = None, device: Any = None,
     return _constant(np.array(array, dtype=to_numpy(chosen)), chosen, requires_grad)
 
 
-def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tensor:
-    if isinstance(data, Tensor) and (dtype is None or dtype is data.dtype):
+def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> TensorBase:
+    if isinstance(data, TensorBase) and (dtype is None or dtype is data.dtype):
         return data
     if isinstance(data, np.ndarray) and dtype is None:
         return from_numpy(data)
     return tensor(data, dtype=dtype)
 
 
-def from_numpy(array: np.ndarray) -> Tensor:
+def from_numpy(array: np.ndarray) -> TensorBase:
     """Shares memory with the array, as torch.from_numpy."""
     return _constant(array, dtype_from_numpy(array.dtype))
 
 
-def zeros(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
-    return call(op("zeros"), _dims(size), dtype=dtype)
+def zeros(*size: Any, dtype: DType | None = None, **_: Any) -> TensorBase:
+    return call(op("zeros"), varargs_list(size), dtype=dtype)
 
 
-def ones(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
-    return call(op("ones"), _dims(size), dtype=dtype)
+def ones(*size: Any, dtype: DType | None = None, **_: Any) -> TensorBase:
+    return call(op("ones"), varargs_list(size), dtype=dtype)
 
 
-def empty(*size: Any, dtype: DType | None = None, **_: Any) -> Tensor:
-    return call(op("empty.memory_format"), _dims(size), dtype=dtype)
+def empty(*size: Any, dtype: DType | None = None, **_: Any) -> TensorBase:
+    return call(op("empty.memory_format"), varargs_list(size), dtype=dtype)
 
 
-def full(size: Any, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def full(size: Any, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("full"), list(size), fill_value, dtype=dtype)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     if end is None:
         return call(op("arange"), start, dtype=dtype)
     if step == 1:
@@ -96,59 +102,59 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
     return call(op("arange.start_step"), start, end, step, dtype=dtype)
 
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("linspace"), start, end, steps, dtype=dtype)
 
 
-def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     if m is None:
         return call(op("eye"), n, dtype=dtype)
     return call(op("eye.m"), n, m, dtype=dtype)
 
 
-def randn(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> Tensor:
-    return call(op("randn"), _dims(size), dtype=dtype)
+def randn(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> TensorBase:
+    return call(op("randn"), varargs_list(size), dtype=dtype)
 
 
-def rand(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> Tensor:
-    return call(op("rand"), _dims(size), dtype=dtype)
+def rand(*size: Any, dtype: DType | None = None, generator: Any = None, **_: Any) -> TensorBase:
+    return call(op("rand"), varargs_list(size), dtype=dtype)
 
 
-def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def randint(low: int, high: Any = None, size: Any = None, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     if size is None:  # randint(high, size)
         low, high, size = 0, low, high
     return call(op("randint.low"), low, high, list(size), dtype=dtype)
 
 
-def randperm(n: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def randperm(n: Any, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("randperm"), n, dtype=dtype or DType.int64)
 
 
-def zeros_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def zeros_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("zeros_like"), x, dtype=dtype)
 
 
-def ones_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def ones_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("ones_like"), x, dtype=dtype)
 
 
-def empty_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def empty_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("empty_like"), x, dtype=dtype)
 
 
-def full_like(x: Tensor, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def full_like(x: TensorBase, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("full_like"), x, fill_value, dtype=dtype)
 
 
-def rand_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def rand_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("rand_like"), x, dtype=dtype)
 
 
-def randn_like(x: Tensor, *, dtype: DType | None = None, **_: Any) -> Tensor:
+def randn_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     return call(op("randn_like"), x, dtype=dtype)
 
 
-def randint_like(x: Tensor, low: int, high: Any = None, *, dtype: DType | None = None) -> Tensor:
+def randint_like(x: TensorBase, low: int, high: Any = None, *, dtype: DType | None = None) -> TensorBase:
     if high is None:
         return call(op("randint_like"), x, low, dtype=dtype)
     return call(op("randint_like.low_dtype"), x, low, high, dtype=dtype)
@@ -170,5 +176,5 @@ def manual_seed(seed: int) -> Generator:
     return Generator(int(seed))
 
 
-def scalar_tensor(value: Any, *, dtype: DType | None = None) -> Tensor:
+def scalar_tensor(value: Any, *, dtype: DType | None = None) -> TensorBase:
     return call(op("scalar_tensor"), value, dtype=dtype)

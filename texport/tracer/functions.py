@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from .dispatcher import call
-from .tensor import Tensor, op
+from .handles import op
+from .tensor import Tensor
 
 # texport.<name>(x, ...) == x.<name>(...)
 METHOD_FUNCTIONS = (

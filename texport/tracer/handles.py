@@ -128,3 +128,15 @@ def handle_for(name: str) -> OpOverload:
     namespace, rest = op_key(name).split(".", 1)
     op_name, overload = rest.rsplit(".", 1)
     return getattr(getattr(getattr(ops, namespace), op_name), overload)
+
+
+_BY_NAME: dict[str, OpOverload] = {}
+
+
+def op(name: str) -> OpOverload:
+    """The handle of ``name`` (``add.Tensor``), looked up once: every Tensor
+    method, factory and function names its op this way on each call."""
+    handle = _BY_NAME.get(name)
+    if handle is None:
+        handle = _BY_NAME[name] = handle_for(name)
+    return handle

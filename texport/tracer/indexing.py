@@ -1,6 +1,9 @@
 """``x[idx]`` and ``x[idx] = v`` decomposed into ops, as torch does:
 ints → select, slices → slice, None → unsqueeze, Ellipsis → skip dims,
-tensors (and lists) → one index.Tensor (index_put_ when assigning)."""
+tensors (and lists) → one index.Tensor (index_put_ when assigning).
+
+Tensor's ``__getitem__`` and ``__setitem__`` call here, so tensors are named by
+their base, TensorBase."""
 
 from __future__ import annotations
 
@@ -8,9 +11,9 @@ from typing import Any
 
 from texport.dialects.dtypes import DType
 
-from .dispatcher import call
+from .dispatcher import TensorBase, call
 from .factories import tensor as make_tensor
-from .tensor import Tensor, op
+from .handles import op
 
 _FULL = slice(None)
 
@@ -22,12 +25,12 @@ def _as_tuple(index: Any) -> tuple[Any, ...]:
 def _dims_used(item: Any) -> int:
     if item is None or item is Ellipsis or isinstance(item, bool):
         return 0
-    if isinstance(item, Tensor) and item.dtype is DType.bool:
+    if isinstance(item, TensorBase) and item.dtype is DType.bool:
         return item.dim()
     return 1
 
 
-def _basic(tensor: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
+def _basic(tensor: TensorBase, index: Any) -> tuple[TensorBase, list[Any]]:
     """Apply the basic part of an index; return the view and the advanced
     indices (by result dim, None where a dim is not indexed)."""
     items = _as_tuple(index)
@@ -56,8 +59,8 @@ def _basic(tensor: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
                     raise ValueError("step must be greater than zero")
                 result = call(op("slice.Tensor"), result, dim, start, item.stop, step)
             dim += 1
-        elif isinstance(item, (Tensor, list)):
-            index_tensor = item if isinstance(item, Tensor) else _list_index(item)
+        elif isinstance(item, (TensorBase, list)):
+            index_tensor = item if isinstance(item, TensorBase) else _list_index(item)
             advanced.extend([None] * (dim - len(advanced)))
             advanced.append(index_tensor)
             dim += index_tensor.dim() if index_tensor.dtype is DType.bool else 1
@@ -71,11 +74,11 @@ def _basic(tensor: Tensor, index: Any) -> tuple[Tensor, list[Any]]:
     return result, advanced
 
 
-def _list_index(items: list[Any]) -> Tensor:
+def _list_index(items: list[Any]) -> TensorBase:
     return make_tensor(items)
 
 
-def getitem(tensor: Tensor, index: Any) -> Tensor:
+def getitem(tensor: TensorBase, index: Any) -> TensorBase:
     result, advanced = _basic(tensor, index)
     if not advanced:
         if result is tensor:
@@ -84,17 +87,17 @@ def getitem(tensor: Tensor, index: Any) -> Tensor:
     return call(op("index.Tensor"), result, advanced)
 
 
-def setitem(tensor: Tensor, index: Any, value: Any) -> None:
+def setitem(tensor: TensorBase, index: Any, value: Any) -> None:
     view, advanced = _basic(tensor, index)
     if advanced:
         call(op("index_put_"), view, advanced, _value_tensor(value, tensor), False)
-    elif isinstance(value, Tensor):
+    elif isinstance(value, TensorBase):
         call(op("copy_"), view, value)
     else:
         call(op("fill_.Scalar"), view, value)
 
 
-def _value_tensor(value: Any, like: Tensor) -> Tensor:
-    if isinstance(value, Tensor):
+def _value_tensor(value: Any, like: TensorBase) -> TensorBase:
+    if isinstance(value, TensorBase):
         return value
     return call(op("full"), [], value, dtype=like.dtype)

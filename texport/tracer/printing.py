@@ -1,15 +1,14 @@
-"""torch-style tensor reprs: ``tensor([1., 2.])``, ``tensor([1, 2], dtype=texport.int32)``."""
+"""torch-style tensor reprs: ``tensor([1., 2.])``, ``tensor([1, 2], dtype=texport.int32)``.
+
+``Tensor.__repr__`` calls here, so a tensor is named by its base, TensorBase."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from texport.dialects.dtypes import DType
 
-if TYPE_CHECKING:
-    from .tensor import Tensor
+from .dispatcher import TensorBase
 
 _DEFAULT_DTYPES = (DType.float32, DType.int64, DType.bool)
 
@@ -41,7 +40,7 @@ def _padded(format_one: object, values: np.ndarray) -> object:
     return lambda v: format_one(v).rjust(width)
 
 
-def tensor_repr(tensor: Tensor) -> str:
+def tensor_repr(tensor: TensorBase) -> str:
     value = tensor._value
     if not isinstance(value, np.ndarray):
         return f"FakeTensor(shape={list(tensor.shape)}, dtype={tensor.dtype})"

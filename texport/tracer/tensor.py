@@ -13,8 +13,11 @@ from typing import Any
 from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS
 
-from .dispatcher import TensorBase, call, current_mode
-from .handles import OpOverload, handle_for
+from .dispatcher import TensorBase, call, current_mode, varargs_list
+from .factories import full_like
+from .factories import tensor as make_tensor
+from .handles import op
+from .indexing import getitem, setitem
 from .printing import tensor_repr
 from .results import minmax_result, sort_result, topk_result
 
@@ -57,26 +60,10 @@ class device:  # noqa: N801 - torch's spelling
 
 
 _CPU = device("cpu")
-_OPS: dict[str, OpOverload] = {}
-
-
-def op(name: str) -> OpOverload:
-    """The handle of ``name`` (``add.Tensor``), looked up once."""
-    handle = _OPS.get(name)
-    if handle is None:
-        handle = _OPS[name] = handle_for(name)
-    return handle
 
 
 def _is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
-
-
-def _dims(args: Sequence[Any]) -> list[Any]:
-    """``view(2, 3)`` and ``view((2, 3))`` both mean [2, 3]."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return list(args[0])
-    return list(args)
 
 
 class Tensor(TensorBase):
@@ -85,8 +72,6 @@ class Tensor(TensorBase):
     __slots__ = ("_value", "_dtype", "requires_grad", "grad", "__weakref__")
 
     def __init__(self, data: Any = None, dtype: DType | None = None) -> None:
-        from .factories import tensor as make_tensor
-
         made = make_tensor([] if data is None else data, dtype=dtype)
         self._value, self._dtype = made._value, made._dtype
         self.requires_grad = False
@@ -206,13 +191,9 @@ class Tensor(TensorBase):
         return tensor_repr(self)
 
     def __getitem__(self, index: Any) -> Tensor:
-        from .indexing import getitem
-
         return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from .indexing import setitem
-
         setitem(self, index, value)
 
     # ---- conversions ----------------------------------------------------
@@ -287,10 +268,10 @@ class Tensor(TensorBase):
     def view(self, *shape: Any) -> Tensor:
         if len(shape) == 1 and isinstance(shape[0], DType):
             return call(op("view.dtype"), self, shape[0])
-        return call(op("view"), self, _dims(shape))
+        return call(op("view"), self, varargs_list(shape))
 
     def reshape(self, *shape: Any) -> Tensor:
-        return call(op("reshape"), self, _dims(shape))
+        return call(op("reshape"), self, varargs_list(shape))
 
     def view_as(self, other: Tensor) -> Tensor:
         return self.view(list(other.shape))
@@ -299,19 +280,19 @@ class Tensor(TensorBase):
         return self.reshape(list(other.shape))
 
     def permute(self, *dims: Any) -> Tensor:
-        return call(op("permute"), self, _dims(dims))
+        return call(op("permute"), self, varargs_list(dims))
 
     def expand(self, *sizes: Any) -> Tensor:
-        return call(op("expand"), self, _dims(sizes))
+        return call(op("expand"), self, varargs_list(sizes))
 
     def expand_as(self, other: Tensor) -> Tensor:
         return self.expand(list(other.shape))
 
     def repeat(self, *sizes: Any) -> Tensor:
-        return call(op("repeat"), self, _dims(sizes))
+        return call(op("repeat"), self, varargs_list(sizes))
 
     def flip(self, *dims: Any) -> Tensor:
-        return call(op("flip"), self, _dims(dims))
+        return call(op("flip"), self, varargs_list(dims))
 
     def squeeze(self, dim: Any = None) -> Tensor:
         if dim is None:
@@ -340,20 +321,18 @@ class Tensor(TensorBase):
         return self.transpose(-2, -1)
 
     def new_zeros(self, *size: Any, dtype: DType | None = None) -> Tensor:
-        return call(op("new_zeros"), self, _dims(size), dtype=dtype)
+        return call(op("new_zeros"), self, varargs_list(size), dtype=dtype)
 
     def new_ones(self, *size: Any, dtype: DType | None = None) -> Tensor:
-        return call(op("new_ones"), self, _dims(size), dtype=dtype)
+        return call(op("new_ones"), self, varargs_list(size), dtype=dtype)
 
     def new_empty(self, *size: Any, dtype: DType | None = None) -> Tensor:
-        return call(op("new_empty"), self, _dims(size), dtype=dtype)
+        return call(op("new_empty"), self, varargs_list(size), dtype=dtype)
 
     def new_full(self, size: Any, fill_value: Any, dtype: DType | None = None) -> Tensor:
         return call(op("new_full"), self, list(size), fill_value, dtype=dtype)
 
     def new_tensor(self, data: Any, dtype: DType | None = None) -> Tensor:
-        from .factories import tensor as make_tensor
-
         return make_tensor(data, dtype=dtype or self.dtype)
 
     # ---- reductions with overloads chosen by the arguments ---------------
@@ -444,9 +423,9 @@ class Tensor(TensorBase):
         return call(op("fill_.Tensor" if _is_tensor(value) else "fill_.Scalar"), self, value)
 
     def where(self, condition: Tensor, other: Any) -> Tensor:
-        from .functions import where
-
-        return where(condition, self, other)
+        # texport.where's choice of overload, knowing that input (self) is a Tensor
+        name = "where.self" if _is_tensor(other) else "where.ScalarOther"
+        return call(op(name), condition, self, other)
 
     def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
         if src is None or not _is_tensor(src):
@@ -644,14 +623,10 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 
 
 def _rfloordiv(self: Tensor, other: Any) -> Tensor:
-    from .factories import full_like
-
     return call(op("floor_divide"), full_like(self, other), self)
 
 
 def _rmod(self: Tensor, other: Any) -> Tensor:
-    from .factories import full_like
-
     return call(op("remainder.Tensor"), full_like(self, other), self)
 
 
