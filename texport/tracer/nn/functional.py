@@ -19,7 +19,8 @@ from texport.dialects.dtypes import DType
 from ..dispatcher import call
 from ..factories import zeros, zeros_like
 from ..functions import cat
-from ..tensor import Tensor, op
+from ..handles import op
+from ..tensor import Tensor
 
 # torch passes ``torch.backends.cudnn.enabled`` to batch_norm / layer_norm /
 # group_norm; torch.export records False (the seed: ``batch_norm.default(...,

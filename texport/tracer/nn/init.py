@@ -14,7 +14,8 @@ from typing import Any
 
 from ..dispatcher import call
 from ..factories import eye
-from ..tensor import Tensor, op
+from ..handles import op
+from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
