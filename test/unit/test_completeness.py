@@ -14,7 +14,7 @@ import pytest
 import texport.dialects.op_table as op_table
 from texport.dialects import shape_rules
 from texport.dialects.aten import level_dialect
-from texport.dialects.registry import OPS, schema_key
+from texport.dialects.registry import OPS, schema_key, schema_text_key
 from texport.dialects.schema import parse_schema
 from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.tags import FAMILIES, Facts, TagError
@@ -135,3 +135,10 @@ def test_tags_agree_with_the_schemas() -> None:
         if op_def.is_core and (op_def.has_tag("kept_in_core") or op_def.has_tag("no_decomposition")):
             wrong.append(f"{op_def.key}: core, and tagged as a non-core op")
     assert not wrong, "\n".join(wrong)
+
+
+def test_keys_read_off_the_schema_text_are_the_parsed_keys() -> None:
+    # the op table registers rows by their text's head and parses a schema when first used
+    rows = op_table.table_rows()
+    assert [schema_text_key(r.schema) for r in rows] == [schema_key(parse_schema(r.schema)) for r in rows]
+    assert schema_text_key("mylib::foo(Tensor x) -> Tensor") == "mylib.foo.default"

@@ -7,6 +7,7 @@ Keys are torch's OpOverload names: ``aten.add.Tensor``, ``aten.convolution.defau
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
@@ -26,13 +27,18 @@ class OpDef:
     core: the Core ATen overloads (core_aten_ops.txt), tagged ``core``.
     ``family`` names the files of its shape rule, kernel and decomposition
     (None for a custom op, registered outside the op table); ``copied_view``
-    is the key of the view a ``view_copy`` op copies."""
+    is the key of the view a ``view_copy`` op copies. The schema text is
+    parsed when first read: start-up registers every row, a program uses a few."""
 
     key: str
-    schema: OpSchema
+    schema_text: str
     tags: frozenset[str] = frozenset()
     family: str | None = None
     copied_view: str | None = None
+
+    @functools.cached_property
+    def schema(self) -> OpSchema:
+        return parse_schema(self.schema_text)
 
     def has_tag(self, tag: str) -> bool:
         return tag in self.tags
@@ -50,13 +56,18 @@ class OpDef:
             levels.append("core")
         return tuple(levels)
 
-    @property
+    @functools.cached_property
+    def name(self) -> str:
+        """The op's name without namespace and overload: ``add_`` of ``aten.add_.Tensor``."""
+        return self.key.split(".")[1]
+
+    @functools.cached_property
     def ir_name(self) -> str:
         """Op name inside a level dialect: ``add.Tensor``, ``convolution``,
-        ``mylib.foo`` for custom namespaces."""
-        if self.schema.namespace == "aten":
-            return self.schema.qualified_name
-        return f"{self.schema.namespace}.{self.schema.qualified_name}"
+        ``mylib.foo`` for custom namespaces (read off the key: no parse)."""
+        namespace, name, overload = self.key.split(".")
+        qualified = name if overload == "default" else f"{name}.{overload}"
+        return qualified if namespace == "aten" else f"{namespace}.{qualified}"
 
 
 def op_key(name: str) -> str:
@@ -74,6 +85,15 @@ def op_key(name: str) -> str:
 
 def schema_key(schema: OpSchema) -> str:
     return f"{schema.namespace}.{schema.name}.{schema.overload}"
+
+
+def schema_text_key(text: str) -> str:
+    """``schema_key`` read off the head of a schema text (``aten::add.Tensor(...``)
+    without parsing the rest."""
+    head = text.partition("(")[0].strip()
+    namespace, _, name = head.rpartition("::")
+    op, _, overload = name.partition(".")
+    return f"{namespace or 'aten'}.{op}.{overload or 'default'}"
 
 
 class DuplicateRegistrationError(ValueError):
@@ -184,11 +204,10 @@ OPS: Registry[OpDef] = Registry("op definition", stage="op table")
 def register_op(schema_text: str, *, facts: Facts | None = None, family: str | None = None) -> OpDef:
     """Register one op: its schema, and for a row of the op table its tags and family
     (a custom op has neither)."""
-    schema = parse_schema(schema_text)
-    key = schema_key(schema)
+    key = schema_text_key(schema_text)
     facts = facts or Facts(frozenset())
     copied_view = op_key(facts.copied_view) if facts.copied_view else None
-    return OPS.register(key, OpDef(key, schema, facts.tags, family, copied_view))
+    return OPS.register(key, OpDef(key, schema_text, facts.tags, family, copied_view))
 
 
 def lookup_op(name: str) -> OpDef:
@@ -210,9 +229,9 @@ def functional_twin(op_def: OpDef) -> OpDef | None:
     whose schema writes only ``self`` (its first argument, ``Tensor(a!)``),
     pairs with ``name.overload`` when that op writes nothing and takes the same
     arguments. In-place views change metadata, not values: they have no twin."""
-    schema = op_def.schema
-    if not schema.name.endswith("_") or op_def.has_tag("inplace_view"):
+    if not op_def.name.endswith("_") or op_def.has_tag("inplace_view"):
         return None
+    schema = op_def.schema
     if not _writes_only_first(schema):
         return None
     twin = OPS.get(f"{schema.namespace}.{schema.name[:-1]}.{schema.overload}")

@@ -125,13 +125,12 @@ def _derived_renamings() -> list[Rule]:
     rules = []
     for key in OPS.keys():
         op_def = OPS[key]
-        schema = op_def.schema
         twin = functional_twin(op_def)
         if twin is None:
             continue
         name = op_def.ir_name.replace(".", "_").rstrip("_") or "inplace"
         rules.append(Rule(name, OpPat(None, op_def.ir_name, (Rest(),)), OpPat(None, twin.ir_name, (Rest(),)), (),
-                          f"x.{schema.name}(...) is x = {schema.name[:-1]}(x, ...)"))
+                          f"x.{op_def.name}(...) is x = {twin.name}(x, ...)"))
     return rules
 
 

@@ -28,6 +28,7 @@ from xdsl.ir import Block
 from texport.dialects import bootstrap
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.dialects.registry import OPS, OpDef, Registry, register_op
+from texport.dialects.schema import parse_schema
 from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.tx import TensorType
 from texport.interpreter.kernels import KERNELS
@@ -302,6 +303,7 @@ def registering() -> Iterator[None]:
 
 def _register_custom_op(schema: str) -> OpDef:
     """The op, and for one that writes its arguments, its functional variant."""
+    parse_schema(schema)  # a malformed schema is an error before anything is registered
     op_def = register_op(schema)
     if op_def.schema.is_mutable:
         _register_functional_variant(op_def)
