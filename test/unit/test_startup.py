@@ -70,3 +70,16 @@ def test_first_use_loads_what_it_needs() -> None:
         print(any(m.startswith("texport.lowering.decompositions") for m in sys.modules))
     """)
     assert lines == ["True False", "True"]
+
+
+def test_texport_never_imports_torch() -> None:
+    # a subprocess: the parity suite imports real torch into the test process
+    lines = run("""
+        import sys, texport as torch
+        import texport.export, texport.library, texport.nn, texport.utils.pytree, texport.universe
+        from texport.tools import texport_cli, texport_opt, texport_run
+        ep = torch.export.export(torch.nn.Linear(3, 2), (torch.ones(4, 3),))
+        ep.run_decompositions().module()(torch.ones(4, 3))
+        print("torch" in sys.modules)
+    """)
+    assert lines == ["False"]
