@@ -37,6 +37,36 @@ def test_floordiv_simplifies_and_prints_like_torch() -> None:
     assert dim_str(2 * s0 + 1) == "2*s0 + 1"
 
 
+def test_floordiv_cancels_what_the_divisor_divides() -> None:
+    """As torch's FloorDiv: a reshape's -1 over dynamic dims is a plain 16, not
+    ((16*s0*s1)//(s0*s1)), so its decomposition's type equals the op's."""
+    s0, s1, u0 = symbol("s0"), symbol("s1"), symbol("u0")
+    assert FloorDiv(16 * s0 * s1, s0 * s1) == 16
+    assert FloorDiv(16 * s0 * s1, 4 * s1) == 4 * s0
+    assert FloorDiv(3 * s0, sympy.Integer(6)) == FloorDiv(s0, sympy.Integer(2))
+    assert FloorDiv(s0 * s1 + s0, s0) == s1 + 1
+    assert FloorDiv(s0 + 2, sympy.Integer(2)) == FloorDiv(s0, sympy.Integer(2)) + 1
+    assert FloorDiv(FloorDiv(s0, sympy.Integer(2)), sympy.Integer(2)) == FloorDiv(s0, sympy.Integer(4))
+    assert dim_str(FloorDiv(s0 - 2, sympy.Integer(2)) + 1) == "(s0//2)"  # torch's max_pool2d dim
+    assert isinstance(FloorDiv(u0 * s0, u0), FloorDiv)  # u0 may be negative: nothing cancels
+
+
+_divisions = st.tuples(st.integers(-6, 6), st.integers(-6, 6), st.integers(1, 4), st.integers(0, 3),
+                       st.sampled_from([1, 2, 3, 4, 6]))
+
+
+@given(_divisions)
+@settings(max_examples=60, deadline=None)
+def test_floordiv_simplification_is_exact(case: tuple[int, int, int, int, int]) -> None:
+    a, b, c, d, k = case
+    s0, s1 = symbol("s0"), symbol("s1")
+    base, divisor = a * s0 * s1 + b * s0 + c * s1 * k, (d + 1) * k * s1
+    for v0, v1 in itertools.product((1, 2, 5, 7), (1, 3, 4)):
+        values = {s0: v0, s1: v1}
+        expected = int(base.subs(values)) // int(divisor.subs(values))
+        assert FloorDiv(base, divisor).subs(values) == expected
+
+
 def test_parse_known_forms() -> None:
     s0, s1 = symbol("s0"), symbol("s1")
     assert parse_dim("3") == 3 and type(parse_dim("3")) is int

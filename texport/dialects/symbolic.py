@@ -7,6 +7,7 @@ arithmetic costs microseconds per operation and most dims are static.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from typing import Any
 
@@ -43,17 +44,7 @@ def _classes() -> tuple[Any, Any]:
 
         @classmethod
         def eval(cls, base, divisor):  # noqa: ANN001, ANN206 - sympy protocol
-            if divisor == 1:
-                return base
-            if base.is_Integer and divisor.is_Integer:
-                return sympy.Integer(int(base) // int(divisor))
-            if base == 0:
-                return sympy.Integer(0)
-            if divisor.is_Integer and base.is_Mul:
-                coeff, rest = base.as_coeff_Mul()
-                if coeff.is_Integer and int(coeff) % int(divisor) == 0:
-                    return sympy.Integer(int(coeff) // int(divisor)) * rest
-            return None
+            return _floordiv(cls, base, divisor)
 
 
     class _DimPrinter(sympy.printing.StrPrinter):
@@ -80,6 +71,52 @@ def _classes() -> tuple[Any, Any]:
 
 
     return FloorDiv, _DimPrinter()
+
+
+def _floordiv(cls: Any, base: Any, divisor: Any) -> Any:
+    """torch's FloorDiv.eval: the exact cases, ``(a//b)//c -> a//(b*c)``, terms
+    a constant divisor divides taken out (``(4*s0 + 1)//2 -> 2*s0 + (1//2)``),
+    and common factors cancelled (``(16*s0*s1)//(s0*s1) -> 16``)."""
+    if divisor == 1:
+        return base
+    if base == 0:
+        return sympy.Integer(0)
+    if base == divisor:
+        return sympy.Integer(1)
+    if base.is_Integer and divisor.is_Integer:
+        return sympy.Integer(int(base) // int(divisor))
+    if isinstance(base, cls) and divisor.is_Integer and divisor > 0:
+        return cls(base.args[0], base.args[1] * divisor)
+    if divisor.is_Integer and divisor > 0:
+        exact = [t for t in sympy.Add.make_args(base) if _divisible(t, int(divisor))]
+        if exact:
+            rest = sympy.Add(*(t for t in sympy.Add.make_args(base) if t not in exact))
+            return cls(rest, divisor) + sympy.Add(*exact) / divisor
+    common = _common_factor(base, divisor)
+    if common != 1:
+        return cls(sympy.expand(base / common), sympy.expand(divisor / common))
+    return None
+
+
+def _divisible(term: Any, k: int) -> bool:
+    """Whether the integer coefficient of ``term`` (a monomial) is a multiple of ``k``."""
+    coeff, _ = term.as_coeff_Mul()
+    return coeff.is_Integer and int(coeff) % k == 0
+
+
+def _common_factor(base: Any, divisor: Any) -> Any:
+    """A positive factor of both (torch's simple_floordiv_gcd): the gcd of the
+    integer coefficients times each positive factor of the divisor that every
+    term of the base has. Syntactic: it never calls sympy's polynomial gcd."""
+    terms = [t.as_coeff_Mul() for t in sympy.Add.make_args(base)]
+    coeff, rest = divisor.as_coeff_Mul()
+    numbers = [c for c, _ in terms] + [coeff]
+    number = math.gcd(*(abs(int(c)) for c in numbers)) if all(c.is_Integer for c in numbers) else 1
+    common = sympy.Integer(number)
+    for factor in sympy.Mul.make_args(rest):
+        if factor != 1 and factor.is_positive and all(factor in sympy.Mul.make_args(t) for _, t in terms):
+            common *= factor
+    return common
 
 
 def __getattr__(name: str) -> Any:

@@ -163,10 +163,11 @@ def _divided(expr: Any) -> tuple[Any, Any] | None:
     for mod in expr.atoms(sympy.Mod):
         if 0 in (expr.lhs, expr.rhs):
             return mod.args[0], mod.args[1]
+    difference = sympy.expand(expr.lhs - expr.rhs)
     for floor in expr.atoms(_symbolic.FloorDiv):
         numerator, k = floor.args
-        if sympy.expand(expr.lhs - expr.rhs - (k * floor - numerator)) == 0 or \
-                sympy.expand(expr.lhs - expr.rhs + (k * floor - numerator)) == 0:
+        scale = difference.coeff(floor) / k  # 6*(s//2) == 3*s is 3*(2*(s//2) - s) == 0
+        if scale != 0 and sympy.expand(difference - scale * (k * floor - numerator)) == 0:
             return numerator, k
     return None
 
