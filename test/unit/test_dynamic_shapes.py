@@ -8,9 +8,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import pytest
+import sympy
 
 import texport as torch
-from texport.export import Dim
+from texport.dialects.symbolic import FloorDiv, symbol
+from texport.export import ConstraintViolationError, Dim
+from texport.tracer.shape_env import INF, bounds_in, isolate
 
 F = torch.nn.functional
 
@@ -61,3 +65,92 @@ def test_reshape_with_dynamic_leading_dims_infers_a_static_tail() -> None:
         ep = torch.export.export(MergeTail(), (x,), dynamic_shapes={"x": spec})
         assert "!tx.tensor<[s77, s27, 16], f32>" in core_text(ep)
         check_levels(ep, MergeTail(), (x,), (torch.randn(5, 7, 4, 4),))
+
+
+# ---------------------------------------------------------------- stacked downsampling, x[:n // 2]
+
+
+class ConvPool(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
+        self.pool = torch.nn.MaxPool2d(2)
+
+    def forward(self, x):
+        return self.pool(self.conv(x))
+
+
+class PoolPool(torch.nn.Module):
+    def forward(self, x):
+        return F.max_pool2d(F.max_pool2d(x, 2), 2)
+
+
+class Half(torch.nn.Module):
+    def forward(self, x):
+        return x[: x.shape[0] // 2]
+
+
+def test_stacked_downsampling_narrows_auto_dims_by_floor_division() -> None:
+    """The guard 1 <= ((h - 1)//2 - 1)//2 + 1 is solved as torch's try_solve does
+    (h >= 3), never by sympy's solver: torch's {s53: VR[3, int_oo], s0: VR[3, int_oo]}."""
+    x, other = torch.randn(1, 3, 32, 32), torch.randn(1, 3, 24, 40)
+    for model, low in ((ConvPool(), 3), (PoolPool(), 4)):
+        ep = torch.export.export(model, (x,), dynamic_shapes={"x": {2: Dim.AUTO, 3: Dim.AUTO}})
+        assert ranges(ep) == {"s53": f"VR[{low}, int_oo]", "s0": f"VR[{low}, int_oo]"}
+        check_levels(ep, model, (x,), (other,))
+
+
+def test_stacked_downsampling_on_named_dims_suggests_their_minimum() -> None:
+    with pytest.raises(ConstraintViolationError) as caught:
+        torch.export.export(ConvPool(), (torch.randn(1, 3, 32, 32),),
+                            dynamic_shapes={"x": {2: Dim("h"), 3: Dim("w")}})
+    assert "satisfy the generated guard 3 <= L['x'].size()[2] and L['x'].size()[2] <= IntInfinity()" \
+        in str(caught.value)
+    assert caught.value.suggested_fixes == ["h = Dim('h', min=3)", "w = Dim('w', min=3)"]
+
+
+def test_half_slice_of_a_named_dim_is_torchs_constraint_violation() -> None:
+    """The guard (n//2) <= n holds for every n, but neither torch nor texport
+    proves it from ranges: a named Dim gets torch's bullet and congruence fix."""
+    x = torch.randn(8, 3)
+    with pytest.raises(ConstraintViolationError) as caught:
+        torch.export.export(Half(), (x,), dynamic_shapes={"x": {0: Dim("n")}})
+    assert ("  - Not all values of n = L['x'].size()[0] in the specified range satisfy the generated "
+            "guard (L['x'].size()[0] // 2) <= L['x'].size()[0].") in str(caught.value)
+    assert caught.value.suggested_fixes == ["_n = Dim('_n', min=1, max=oo)", "n = 2*_n"]
+    with pytest.raises(ConstraintViolationError) as caught:
+        torch.export.export(Half(), (x,), dynamic_shapes={"x": {0: Dim("n", min=4, max=100)}})
+    assert "in the specified range 4 <= n <= 100 satisfy the generated guard" in str(caught.value)
+    assert caught.value.suggested_fixes == ["_n = Dim('_n', max=50)", "n = 2*_n"]
+
+
+def test_half_slice_of_an_auto_dim_exports() -> None:
+    x = torch.randn(8, 3)
+    for hint in (Dim.AUTO, Dim.DYNAMIC):
+        ep = torch.export.export(Half(), (x,), dynamic_shapes={"x": {0: hint}})
+        assert ranges(ep) == {"s77": "VR[2, int_oo]"}
+        assert "!tx.tensor<[(s77//2), 3], f32>" in core_text(ep)
+        check_levels(ep, Half(), (x,), (torch.randn(5, 3),))
+
+
+def test_isolate_solves_floor_divisions_exactly_and_gives_up_otherwise() -> None:
+    h = symbol("s0")
+    two = sympy.Integer(2)
+    stacked = FloorDiv(FloorDiv(h - 1, two) - 1, two) + 1
+    assert isolate(sympy.Ge(stacked, 1), h) == sympy.Ge(h, 3)
+    assert isolate(sympy.Lt(3 * h + 1, 10), h) == sympy.Lt(h, 3)
+    assert isolate(sympy.Le(-2 * h, -8), h) == sympy.Ge(h, 4)
+    assert isolate(sympy.Le(FloorDiv(h, two), h), h) is None
+    assert isolate(sympy.Gt(h * h, 10), h) is None
+    for value in range(0, 12):  # the solved form holds exactly where the guard does
+        assert bool(sympy.Ge(stacked, 1).subs(h, value)) == (value >= 3)
+
+
+def test_bounds_of_floor_division_and_remainder() -> None:
+    h, w = symbol("s0"), symbol("s1")
+    ranges_ = {h: (3, INF), w: (2, 5)}
+    assert bounds_in(FloorDiv(FloorDiv(h - 1, sympy.Integer(2)) - 1, sympy.Integer(2)) + 1, ranges_) == (1, INF)
+    assert bounds_in(FloorDiv(h, w), ranges_) == (0, INF)
+    assert bounds_in(FloorDiv(w, h), ranges_) == (0, 1)
+    assert bounds_in(sympy.Mod(w, 8), ranges_) == (2, 5)
+    assert bounds_in(sympy.Mod(h, w), ranges_) == (0, 4)

@@ -152,7 +152,7 @@ class ShapeEnv:
                         return isinstance(condition, sympy.Ne)
         if isinstance(condition, (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge, sympy.Eq, sympy.Ne)):
             low, high = self.bounds(condition.lhs - condition.rhs)
-            return _decide_interval(type(condition), low, high)
+            return decide_interval(type(condition), low, high)
         return None
 
     def record(self, condition: Any, location: SourceLocation | None = None) -> None:
@@ -165,19 +165,19 @@ class ShapeEnv:
     def _replace(self, equality: Any) -> None:
         """x == y unifies: the higher-numbered symbol is replaced (torch keeps the
         lower); sym == constant specialises; sym == linear(other) relates."""
-        lhs, rhs = equality.args
         if equality.has(_symbolic.FloorDiv, sympy.Mod):
             return  # divisibility facts stay guards; only linear equalities replace
         free = sorted(equality.free_symbols, key=lambda s: int(s.name[1:]), reverse=True)
         for sym in free:
-            solutions = sympy.solve(sympy.Eq(lhs, rhs), sym, dict=False)
-            if len(solutions) == 1 and _is_integral(solutions[0]):
-                self.replacements[sym] = to_dim(solutions[0])
+            solved = isolate(equality, sym)
+            if solved is not None and _is_integral(solved.rhs):
+                self.replacements[sym] = to_dim(solved.rhs)
                 self._version += 1
                 return
 
     def _narrow(self, condition: Any) -> None:
-        """A guard on one symbol narrows its range (x > 10 gives [11, ...])."""
+        """A guard on one symbol narrows its range (x > 10 gives [11, ...];
+        (x - 1)//2 >= 1 gives [3, ...]); one it cannot solve stays a guard."""
         if not isinstance(condition, (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)):
             return
         free = condition.free_symbols
@@ -186,15 +186,17 @@ class ShapeEnv:
         (sym,) = free
         if sym not in self.symbols:
             return
-        interval = sympy.solve_univariate_inequality(condition, sym, relational=False)
+        solved = isolate(condition, sym)
+        if solved is None or not solved.rhs.is_Number:
+            return
         info = self.symbols[sym]
-        low, high = interval.inf, interval.sup
-        if low != -INF:  # integers: an open end moves inward
-            low = sympy.floor(low) + 1 if interval.left_open and low.is_integer else sympy.ceiling(low)
-        if high != INF:
-            high = sympy.ceiling(high) - 1 if interval.right_open and high.is_integer else sympy.floor(high)
-        info.low = max(info.low, low) if low != -INF else info.low
-        info.high = min(info.high, high) if high != INF else info.high
+        bound = solved.rhs
+        if isinstance(solved, (sympy.Ge, sympy.Gt)):  # integers: an open end moves inward
+            low = sympy.floor(bound) + 1 if isinstance(solved, sympy.Gt) else sympy.ceiling(bound)
+            info.low = max(info.low, low)
+        else:
+            high = sympy.ceiling(bound) - 1 if isinstance(solved, sympy.Lt) else sympy.floor(bound)
+            info.high = min(info.high, high)
 
     def guard(self, expr: Any, location: SourceLocation | None) -> Any:
         """Python code needs a concrete value: bools guard, ints specialise."""
@@ -210,6 +212,40 @@ class ShapeEnv:
         return bool(value)
 
 
+@functools.lru_cache(maxsize=4096)
+def isolate(condition: Any, sym: Any) -> Any:
+    """``condition`` rewritten as ``sym <rel> rhs`` with ``sym`` not in rhs, or
+    None (torch's try_solve). Only exact steps: move terms free of ``sym``
+    across, divide by a nonzero number (flipping for a negative one), and
+    ``a//k >= r`` -> ``a >= k*r`` for a positive integer k and integral r, so
+    sympy's solvers are never asked (they raise on FloorDiv and Mod)."""
+    mirror = {sympy.Eq: sympy.Eq, sympy.Ne: sympy.Ne, sympy.Ge: sympy.Le, sympy.Gt: sympy.Lt,
+              sympy.Le: sympy.Ge, sympy.Lt: sympy.Gt}
+    lhs, rhs, kind = condition.lhs - condition.rhs, sympy.Integer(0), type(condition)
+    while lhs.has(sym):
+        if lhs == sym:
+            return kind(lhs, rhs, evaluate=False)
+        if isinstance(lhs, sympy.Add):
+            rest = sympy.Add(*(a for a in lhs.args if not a.has(sym)))
+            if rest == 0:
+                return None  # sym in two terms (x//2 <= x): not solved here
+            lhs, rhs = lhs - rest, rhs - rest
+        elif isinstance(lhs, sympy.Mul):
+            number = sympy.Mul(*(a for a in lhs.args if not a.has(sym)))
+            if not number.is_Number or number in (0, 1):
+                return None
+            lhs, rhs = lhs / number, rhs / number
+            kind = mirror[kind] if number < 0 else kind
+        elif isinstance(lhs, _symbolic.FloorDiv) and lhs.args[1].is_Integer and lhs.args[1] > 0 \
+                and rhs.is_integer and kind not in (sympy.Eq, sympy.Ne):
+            numerator, k = lhs.args  # a//k >= r <=> a >= k*r; a//k < r <=> a < k*r
+            quotient = rhs + 1 if kind in (sympy.Gt, sympy.Le) else rhs
+            lhs, rhs, kind = numerator, k * quotient, sympy.Ge if kind in (sympy.Ge, sympy.Gt) else sympy.Lt
+        else:
+            return None
+    return None
+
+
 def _negate(condition: Any) -> Any:
     return sympy.Not(condition)  # sympy turns Not(Lt(a, b)) into Ge(a, b)
 
@@ -222,7 +258,7 @@ def _is_integral(expr: Any) -> bool:
     return all(c.is_Integer for c in coeffs)
 
 
-def _decide_interval(kind: type, low: Any, high: Any) -> bool | None:
+def decide_interval(kind: type, low: Any, high: Any) -> bool | None:
     if kind is sympy.Gt:
         return True if low > 0 else False if high <= 0 else None
     if kind is sympy.Ge:
@@ -256,13 +292,25 @@ def bounds_in(expr: Any, ranges: dict[Any, tuple[Any, Any]]) -> tuple[Any, Any]:
         return low, high
     if isinstance(expr, _symbolic.FloorDiv):
         (a, b), (c, d) = bounds_in(expr.args[0], ranges), bounds_in(expr.args[1], ranges)
-        if c == d and c > 0:
-            return (sympy.floor(a / c) if a != -INF else -INF), (sympy.floor(b / c) if b != INF else INF)
+        if c > 0:  # floor(x / y) is monotone in each: its extremes are at the corners
+            corners = [_floor_div(x, y) for x in (a, b) for y in (c, d)]
+            return min(corners), max(corners)
     if isinstance(expr, sympy.Mod):
-        c, d = bounds_in(expr.args[1], ranges)
-        if c == d and c > 0:
-            return sympy.Integer(0), c - 1
+        (a, b), (c, d) = bounds_in(expr.args[0], ranges), bounds_in(expr.args[1], ranges)
+        if c > 0:
+            if a >= 0 and b < c:
+                return a, b  # a numerator below every divisor is its own remainder
+            return sympy.Integer(0), (d - 1 if a < 0 else min(d - 1, b))
     return -INF, INF
+
+
+def _floor_div(x: Any, y: Any) -> Any:
+    """floor(x / y) for a positive y, either possibly infinite."""
+    if x in (INF, -INF):
+        return x
+    if y == INF:
+        return sympy.Integer(0) if x >= 0 else sympy.Integer(-1)
+    return sympy.floor(sympy.Integer(x) / y) if not isinstance(x, sympy.Basic) else sympy.floor(x / y)
 
 
 def _mul(x: Any, y: Any) -> Any:

@@ -19,7 +19,7 @@ from texport.dialects._lazy import sympy  # loaded on first use
 
 from .errors import ConstraintViolationError, specialized_bullet
 from .input_dims import DimSpec, InputDims
-from .shape_env import INF, ShapeEnv, ValueRange, bounds_in
+from .shape_env import INF, Guard, ShapeEnv, ValueRange, bounds_in, decide_interval, isolate
 
 # (bullet, fixes) or (bullet, fixes, the Dim name torch files the problem under)
 Problem = tuple[Any, ...]
@@ -68,6 +68,8 @@ def _check_constraints(dims: InputDims) -> None:
             bullet, fixes, *subject = problem
             name = (subject[0] if subject else spec.name) if spec.kind == "named" else spec.source
             problems.append((name, bullet + _guard_note(env, spec.symbol), fixes if spec.kind == "named" else []))
+        for bullet, fixes in _unsolved_guard_problems(spec, env):
+            problems.append((spec.name, bullet, fixes))
     if problems:
         names = ", ".join(sorted({p[0] for p in problems}))
         fixes = list(dict.fromkeys(f for p in problems for f in p[2]))
@@ -83,9 +85,21 @@ def _names_text(expr: Any, dims: InputDims) -> str:
 def _guard_note(shape_env: ShapeEnv, sym: Any) -> str:
     for guard in shape_env.guards:
         if sym in getattr(guard.expr, "free_symbols", ()) and guard.location is not None:
-            loc = guard.location
-            return f"\n    (guard from {loc.filename}:{loc.line}: {loc.code})"
+            return _location_note(guard)
     return ""
+
+
+def _location_note(guard: Guard) -> str:
+    loc = guard.location
+    return "" if loc is None else f"\n    (guard from {loc.filename}:{loc.line}: {loc.code})"
+
+
+def _declared_text(spec: DimSpec) -> str:
+    """`` 4 <= n <= 100``: the range the user declared, as torch quotes it (a
+    lower bound of at most 2, its default, left out)."""
+    low = f"{spec.low} <= " if spec.low > 2 else ""
+    high = f" <= {spec.high}" if spec.high != INF else ""
+    return f" {low}{spec.name}{high}" if low or high else ""
 
 
 def _relation_problem(spec: DimSpec, dims: InputDims, symbol_spec: dict[Any, DimSpec]) -> Problem | None:
@@ -121,12 +135,7 @@ def _range_problem(spec: DimSpec, env: ShapeEnv) -> Problem | None:
     narrowed_high = info.high < spec.high
     if not (narrowed_low or narrowed_high):
         return None
-    declared = []
-    if spec.low > 0:
-        declared.append(f"{spec.low} <= {spec.name}")
-    if spec.high != INF:
-        declared.append(f"{spec.name} <= {spec.high}")
-    declared_text = f" {' and '.join(declared)}" if declared else ""
+    declared_text = _declared_text(spec)
     high = "IntInfinity()" if info.high == INF else info.high
     bullet = (f"Not all values of {spec.name} = {spec.source} in the specified range{declared_text} "
               f"satisfy the generated guard {info.low} <= {spec.source} and {spec.source} <= {high}")
@@ -151,11 +160,83 @@ def _divisibility_problem(spec: DimSpec, env: ShapeEnv) -> Problem | None:
                 continue
             bullet = (f"Not all values of {spec.name} = {spec.source} in the specified range satisfy "
                       f"the generated guard ({spec.source} % {divisor}) == 0.")
-            root = f"_{spec.name}"
-            low = max(1, -(-max(spec.low, 2) // divisor))
-            high = "oo" if spec.high == INF else spec.high // divisor
-            return bullet, [f"{root} = Dim('{root}', min={low}, max={high})", f"{spec.name} = {divisor}*{root}"]
+            return bullet, _congruence_fixes(spec, divisor, 0)
     return None
+
+
+def _congruence_fixes(spec: DimSpec, divisor: int, remainder: int) -> list[str]:
+    """``n = k*_n + r`` and the range of ``_n`` (torch omits a min of 2, its default)."""
+    root = f"_{spec.name}"
+    low = max(1, -(-(max(spec.low, 2) - remainder) // divisor))
+    high = "oo" if spec.high == INF else (spec.high - remainder) // divisor
+    bounds = ([f"min={low}"] if low != 2 else []) + [f"max={high}"]
+    offset = f" + {remainder}" if remainder else ""
+    return [f"{root} = Dim('{root}', {', '.join(bounds)})", f"{spec.name} = {divisor}*{root}{offset}"]
+
+
+def _unsolved_guard_problems(spec: DimSpec, env: ShapeEnv) -> list[Problem]:
+    """Guards on a named dim that its declared range does not imply and that no
+    range or relation expresses (``x[:x.shape[0] // 2]`` guards ``(n//2) <= n``):
+    torch reports each; a floor division or remainder by k in one makes the fix
+    ``n = k*_n + r``, r the example's remainder (torch's congruences)."""
+    if spec.kind != "named":
+        return []
+    declared = {spec.symbol: (max(spec.low, 2), spec.high)}
+    problems: list[Problem] = []
+    for guard in env.guards:
+        expr = env.simplify(guard.expr)
+        if not isinstance(expr, sympy.core.relational.Relational) or isinstance(expr, sympy.Eq) \
+                or expr.free_symbols != {spec.symbol} or isolate(expr, spec.symbol) is not None:
+            continue
+        low, high = bounds_in(expr.lhs - expr.rhs, declared)
+        if decide_interval(type(expr), low, high) is True:
+            continue
+        range_text = _declared_text(spec)
+        bullet = (f"Not all values of {spec.name} = {spec.source} in the specified range{range_text} "
+                  f"satisfy the generated guard {guard_text(expr, {spec.symbol: spec.source})}.")
+        problems.append((bullet + _location_note(guard), _guard_congruence(expr, spec, env)))
+    return problems
+
+
+def guard_text(expr: Any, sources: dict[Any, str]) -> str:
+    """A guard as torch prints it, over input sources: ``(L['x'].size()[0] // 2) <= L['x'].size()[0]``."""
+    operator = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">",
+                sympy.Ge: ">="}[type(expr)]
+    return f"{_wrapped(expr.lhs, sources)} {operator} {_wrapped(expr.rhs, sources)}"
+
+
+def _wrapped(expr: Any, sources: dict[Any, str]) -> str:
+    text = _python_text(expr, sources)
+    return f"({text})" if isinstance(expr, (sympy.Add, sympy.Mul)) else text
+
+
+def _python_text(expr: Any, sources: dict[Any, str]) -> str:
+    """torch's Python printer: constants lead a sum, negative numbers in parentheses."""
+    if isinstance(expr, sympy.Symbol):
+        return sources.get(expr, expr.name)
+    if expr.is_Integer:
+        return f"({expr})" if expr < 0 else str(expr)
+    if isinstance(expr, (_symbolic.FloorDiv, sympy.Mod)):
+        operator = "//" if isinstance(expr, _symbolic.FloorDiv) else "%"
+        base, divisor = (_wrapped(a, sources) for a in expr.args)
+        return f"({base} {operator} {divisor})"
+    if isinstance(expr, sympy.Add):
+        terms = sorted(expr.args, key=lambda t: not t.is_Number)
+        return " + ".join(_python_text(t, sources) for t in terms)
+    if isinstance(expr, sympy.Mul):
+        return "*".join(_wrapped(f, sources) if isinstance(f, sympy.Add) else _python_text(f, sources)
+                        for f in expr.args)
+    return str(expr)
+
+
+def _guard_congruence(expr: Any, spec: DimSpec, env: ShapeEnv) -> list[str]:
+    for atom in sorted(expr.atoms(_symbolic.FloorDiv, sympy.Mod), key=str):
+        base, divisor = atom.args
+        if divisor.is_Integer and divisor > 1 and (base - spec.symbol).is_Integer:
+            offset = int(base - spec.symbol)
+            remainder = (int(env.hint(base)) % int(divisor) - offset) % int(divisor)
+            return _congruence_fixes(spec, int(divisor), remainder)
+    return []
 
 
 def _divided(expr: Any) -> tuple[Any, Any] | None:
