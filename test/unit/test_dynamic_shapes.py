@@ -154,3 +154,103 @@ def test_bounds_of_floor_division_and_remainder() -> None:
     assert bounds_in(FloorDiv(w, h), ranges_) == (0, 1)
     assert bounds_in(sympy.Mod(w, 8), ranges_) == (2, 5)
     assert bounds_in(sympy.Mod(h, w), ranges_) == (0, 4)
+
+
+# ---------------------------------------------------------------- derived input dims (4*h)
+
+
+class UpToSkip(torch.nn.Module):
+    def forward(self, x, skip):
+        return F.interpolate(x, size=skip.shape[-2:]) + skip
+
+
+class Flatten(torch.nn.Module):
+    def forward(self, x):
+        return x.reshape(x.shape[0], x.shape[1] * x.shape[2])
+
+
+def test_a_derived_dim_is_read_from_its_input() -> None:
+    """torch: sym_size.int(skip, 2) gives 4*h itself; with no input of size h,
+    h exists only inside skip's derived dims."""
+    h = Dim("h", min=2, max=64)
+    x, skip = torch.randn(1, 3, 4, 4), torch.randn(1, 3, 16, 16)
+    ep = torch.export.export(UpToSkip(), (x, skip), dynamic_shapes={"x": None, "skip": {2: 4 * h, 3: 4 * h}})
+    assert "%sym_size_int = core.sym_size.int(%skip, 2) : !tx.symint<4*s39>" in core_text(ep)
+    assert ranges(ep) == {"s39": "VR[2, 64]", "4*s39": "VR[8, 256]"}
+    check_levels(ep, UpToSkip(), (x, skip), (x, torch.randn(1, 3, 20, 20)))
+
+
+def test_a_multiple_of_a_derived_dim_multiplies_the_size_read() -> None:
+    """torch: mul = sym_size_int(x, 1) * 3 for x.shape[1] * x.shape[2], x: (b, 4*h, 3)."""
+    h = Dim("h", min=2, max=64)
+    x = torch.randn(2, 8, 3)
+    ep = torch.export.export(Flatten(), (x,), dynamic_shapes={"x": {0: Dim("b"), 1: 4 * h}})
+    text = core_text(ep)
+    assert "core.sym_size.int(%x, 1) : !tx.symint<4*s39>" in text
+    assert "!tx.symint<12*s39>" in text
+    assert ranges(ep) == {"s77": "VR[0, int_oo]", "s39": "VR[2, 64]", "4*s39": "VR[8, 256]"}
+    check_levels(ep, Flatten(), (x,), (torch.randn(3, 12, 3),))
+
+
+class RootOnly(torch.nn.Module):
+    def forward(self, x):
+        return x.new_zeros(x.shape[0] // 4 + x.shape[1])
+
+
+def test_a_symbol_only_a_derived_dim_defines_is_solved_from_it() -> None:
+    """h alone (not 4*h) from x: (4*h + 1, 3): (sym_size - 1) // 4."""
+    h = Dim("h", min=2, max=64)
+    x = torch.randn(9, 3)
+    ep = torch.export.export(RootOnly(), (x,), dynamic_shapes={"x": {0: 4 * h + 1}})
+    assert "!tx.tensor<[s39 + 3], f32>" in core_text(ep)
+    check_levels(ep, RootOnly(), (x,), (torch.randn(21, 3),))
+
+
+# ---------------------------------------------------------------- sizes from data in outputs
+
+
+class CountTwice(torch.nn.Module):
+    def forward(self, x):
+        return x.nonzero().shape[0] * 2
+
+
+class NonzeroAndCount(torch.nn.Module):
+    def forward(self, x):
+        n = x.nonzero()
+        return n, torch.zeros(n.shape[0] + 1)
+
+
+def test_an_unbacked_size_is_read_from_the_op_that_made_it() -> None:
+    """torch: sym_size_int = sym_size.int(nonzero, 0); mul = sym_size_int * 2."""
+    x = torch.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0]])
+    other = torch.tensor([[1.0, 1.0], [0.0, 2.0], [3.0, 4.0], [0.0, 0.0]])
+    ep = torch.export.export(CountTwice(), (x,))
+    assert ranges(ep) == {"u0": "VR[0, 6]"}
+    assert "core.sym_size.int(%nonzero, 0) : !tx.symint<u0>" in core_text(ep)
+    check_levels(ep, lambda x: int(np.count_nonzero(x.numpy())) * 2, (x,))
+    ep = torch.export.export(CountTwice(), (x,), dynamic_shapes={"x": {0: Dim.AUTO}})
+    assert ranges(ep) == {"s77": "VR[2, int_oo]", "u0": "VR[0, 9223372036854775806]"}
+    check_levels(ep, lambda x: int(np.count_nonzero(x.numpy())) * 2, (x,), (other,))
+    ep = torch.export.export(NonzeroAndCount(), (x,), dynamic_shapes={"x": {0: Dim.AUTO}})
+    check_levels(ep, NonzeroAndCount(), (x,), (other,))
+
+
+class AddTwo(torch.nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+def test_a_dim_shared_by_inputs_keeps_torchs_lowest_symbol() -> None:
+    """torch makes a symbol per input dim (sha256 of its source mod 100) and
+    unifies those of one Dim, keeping the lowest: s17 (y's), not s77 (x's)."""
+    b = Dim("b")
+    ep = torch.export.export(AddTwo(), (torch.randn(3, 4), torch.randn(3, 4)),
+                             dynamic_shapes={"x": {0: b}, "y": {0: b}})
+    assert arg_types(ep) == ["!tx.tensor<[s17, 4], f32>", "!tx.tensor<[s17, 4], f32>"]
+    assert ranges(ep) == {"s17": "VR[0, int_oo]"}
+    h = Dim("h", min=2, max=64)
+    ep = torch.export.export(UpToSkip(), (torch.randn(1, 3, 4, 4), torch.randn(1, 3, 16, 16)),
+                             dynamic_shapes={"x": {2: h, 3: h}, "skip": {2: 4 * h, 3: 4 * h}})
+    assert arg_types(ep) == ["!tx.tensor<[1, 3, s0, s0], f32>", "!tx.tensor<[1, 3, 4*s0, 4*s0], f32>"]
+    assert ranges(ep) == {"s0": "VR[2, 64]", "4*s0": "VR[8, 256]"}
+    assert "%sym_size_int = core.sym_size.int(%skip, 2) : !tx.symint<4*s0>" in core_text(ep)

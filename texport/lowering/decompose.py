@@ -21,6 +21,7 @@ from texport.dialects.symbolic import symbol
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
 from texport.tracer.errors import TracingError
 from texport.tracer.subtrace import SubTracer, call_rule, output_values, symbol_sources
+from texport.tracer.symbolic_ir import size_source
 from texport.tracer.tracing import NameTable
 
 from .errors import DecompositionError
@@ -44,10 +45,15 @@ class Splicer:
         self.next_unbacked: int | None = None  # the next free u<N>, found on first need
 
     def note(self, op: Operation) -> None:
-        """Remember symbolic scalars ``op`` defines (later rules reuse them)."""
+        """Remember symbolic scalars ``op`` defines (later rules reuse them), and
+        where to read the sizes from data its results introduce (nonzero's u0)."""
         for result in op.results:
             if isinstance(result.type, SymIntType) and result.type.value is not None:
                 self.known.setdefault(result.type.value, result)
+            elif isinstance(result.type, TensorType):
+                for axis, dim in enumerate(result.type.shape):
+                    if type(dim) is not int and dim.is_Symbol and dim not in self.sources:
+                        self.sources[dim] = size_source(result, axis, dim, self.level)
 
     def replace(self, op: AtenOp, fn: Decomposition) -> list[Operation] | None:
         """Splice ``fn``'s ops in place of ``op``; None when it keeps the op."""

@@ -15,6 +15,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from texport.dialects.symbolic import symbol
+
 from .dynamic_shapes import Dim, _DerivedDim, _DimHint
 from .errors import ConstraintViolationError, UserError, specialized_bullet
 from .shape_env import INF, ShapeEnv
@@ -44,6 +46,7 @@ class InputDims:
     ints: dict[str, Any] = field(default_factory=dict)
     specs: list[DimSpec] = field(default_factory=list)  # in input order: torch's message order
     named: dict[str, Any] = field(default_factory=dict)  # Dim name -> its symbol
+    renamed: dict[Any, Any] = field(default_factory=dict)  # a Dim's first symbol -> the one it kept
 
 
 def input_dims(leaves: list[tuple[str, Any]], specs: dict[str, Any]) -> InputDims:
@@ -77,7 +80,8 @@ def _tensor_dims(dims: InputDims, path: str, tensor: Tensor, spec: Any) -> tuple
             entries[axis] = entry
     elif isinstance(spec, (tuple, list)):
         entries = list(spec)
-    return tuple(_dim(dims, path, axis, size, entry) for axis, (size, entry) in enumerate(zip(shape, entries)))
+    out = [_dim(dims, path, axis, size, entry) for axis, (size, entry) in enumerate(zip(shape, entries))]
+    return tuple(d if type(d) is int else d.xreplace(dims.renamed) for d in out)
 
 
 def _dim(dims: InputDims, path: str, axis: int, size: int, entry: Any) -> Any:
@@ -126,7 +130,7 @@ def _hinted(dims: InputDims, source: str, path: str, axis: int, size: int, hint:
     return sym
 
 
-def _named(dims: InputDims, source: str, size: int, dim: Dim) -> Any:
+def _named(dims: InputDims, source: str, size: int, dim: Dim, named_by: str | None = None) -> Any:
     known = dims.named.get(dim.__name__)
     if known is not None:
         value = dims.shape_env.hint(known)
@@ -135,13 +139,13 @@ def _named(dims: InputDims, source: str, size: int, dim: Dim) -> Any:
                 f"Expected input {source} to be equal to {dim.__name__}, where "
                 f"{dim.__name__} = {int(value)}, but got {size}"
             )
-        return known
+        return _unify(dims, known, dims.shape_env.claim_number(source))
     if not (max(dim.min, 2) <= size <= dim.max) and size not in (0, 1):
         raise ConstraintViolationError(f"{size} not in range [{max(dim.min, 2)}, {dim.max}]")
     if size in (0, 1):
         raise ConstraintViolationError.of(dim.__name__, [specialized_bullet(dim.__name__, size)],
                                           [f"{dim.__name__} = {size}"])
-    sym = dims.shape_env.create_symbol(source, size, max(dim.min, 2), dim.max)
+    sym = dims.shape_env.create_symbol(source, size, max(dim.min, 2), dim.max, named_by=named_by)
     dims.named[dim.__name__] = sym
     dims.specs.append(DimSpec(source, "named", dim.__name__, dim.min, dim.max, sym))
     return sym
@@ -154,7 +158,11 @@ def _derived(dims: InputDims, source: str, size: int, dim: _DerivedDim) -> Any:
             raise ConstraintViolationError(
                 f"Expected input {source} = {size} to be of the form {dim.__name__}"
             )
-        root = _named(dims, source + f" (root of {dim.__name__})", (size - dim.b) // dim.a, dim.root)
+        # a root no input has (torch's phantom symbol) is numbered by its name
+        root = _named(dims, source + f" (root of {dim.__name__})", (size - dim.b) // dim.a, dim.root,
+                      named_by=dim.root.__name__)
+    else:
+        dims.shape_env.claim_number(source)  # torch gives the derived input dim a symbol, then replaces it
     expr = dim.a * root + dim.b
     value = int(dims.shape_env.hint(expr))
     if value != size:
@@ -164,3 +172,21 @@ def _derived(dims: InputDims, source: str, size: int, dim: _DerivedDim) -> Any:
         )
     dims.specs.append(DimSpec(source, "derived", dim.__name__, dim.min, dim.max, expr))
     return expr
+
+
+def _unify(dims: InputDims, sym: Any, number: int) -> Any:
+    """A Dim met again: torch made this dim a symbol of its own and unified the
+    two, keeping the lower-numbered one; every dim seen so far is renamed."""
+    if number >= int(sym.name[1:]):
+        return sym
+    new = symbol(f"s{number}")
+    rename = {sym: new}
+    dims.renamed = {k: v.xreplace(rename) for k, v in dims.renamed.items()} | rename
+    env = dims.shape_env
+    env.symbols = {rename.get(k, k): v for k, v in env.symbols.items()}
+    dims.tensors = {p: tuple(d if type(d) is int else d.xreplace(rename) for d in ds) for p, ds in dims.tensors.items()}
+    dims.ints = {p: v.xreplace(rename) for p, v in dims.ints.items()}
+    dims.named = {n: v.xreplace(rename) for n, v in dims.named.items()}
+    for spec in dims.specs:
+        spec.symbol = spec.symbol.xreplace(rename) if spec.symbol is not None else None
+    return new

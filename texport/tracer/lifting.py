@@ -163,7 +163,7 @@ def lift_user_inputs(arguments: Arguments, leaves: list[UserLeaf], dims: InputDi
         inputs.fakes.append(fake)
         inputs.paths.append(leaf.path)
     tracer = arguments.tracer
-    tracer.symbol_sources = symbol_sources(tracer.blocks[0].args, tracer.level)
+    tracer.symbol_sources.update(symbol_sources(tracer.blocks[0].args, tracer.level))
     return inputs
 
 

@@ -64,18 +64,27 @@ class ShapeEnv:
     symbols: dict[sympy.Symbol, SymbolInfo] = field(default_factory=dict)
     replacements: dict[sympy.Symbol, Any] = field(default_factory=dict)
     guards: list[Guard] = field(default_factory=list)
+    claimed: set[int] = field(default_factory=set)  # symbol numbers taken
     _version: int = 0
     _equal_memo: dict[Any, bool] = field(default_factory=dict)
 
     # ---- symbols ------------------------------------------------------------
 
-    def create_symbol(self, source: str, hint: int, low: Any = 2, high: Any = INF) -> sympy.Symbol:
-        number = int(hashlib.sha256(source.encode()).hexdigest(), 16) % 100
-        while symbol(f"s{number}") in self.symbols:
-            number = (number + 1) % 100 if len(self.symbols) < 100 else number + 100
-        sym = symbol(f"s{number}")
+    def create_symbol(self, source: str, hint: int, low: Any = 2, high: Any = INF, *,
+                      named_by: str | None = None) -> sympy.Symbol:
+        """A new size symbol, numbered from ``named_by`` (default: its source)."""
+        sym = symbol(f"s{self.claim_number(named_by or source)}")
         self.symbols[sym] = SymbolInfo(source, hint, low, high)
         return sym
+
+    def claim_number(self, source: str) -> int:
+        """torch's unique id of a source: sha256 mod 100, then the next free one.
+        Every dynamic input dim claims one, even one that takes a Dim's symbol."""
+        number = int(hashlib.sha256(source.encode()).hexdigest(), 16) % 100
+        while number in self.claimed:
+            number = (number + 1) % 100 if len(self.claimed) < 100 else number + 100
+        self.claimed.add(number)
+        return number
 
     def add_unbacked(self, sym: sympy.Symbol) -> None:
         """A size from data (u0): no hint, any integer until asserts narrow it."""

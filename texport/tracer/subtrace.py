@@ -28,22 +28,20 @@ from xdsl.ir import Block, SSAValue
 
 from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
-from texport.dialects.aten import op_class
 from texport.dialects.names import set_name
-from texport.dialects.registry import lookup_op
 from texport.dialects.shape_rules.guards import guard_bool
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
 
 from .dispatcher import using_mode
 from .errors import TracingError
 from .handles import OpOverload, handle_for
+from .symbolic_ir import SymbolSource, size_source
 from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
 from .tracing import NameTable, Tracer
 
 Rewrite = Callable[["SubTracer", OpOverload, list[Any]], Any]
 NOT_HANDLED: Any = object()  # what a rewrite hook returns to let a call trace as usual
-SymbolSource = Callable[[Tracer], SSAValue]
 _SYM_KINDS = {SymIntType: SymInt, SymFloatType: SymFloat, SymBoolType: SymBool}
 
 
@@ -51,7 +49,7 @@ class SubTracer(Tracer):
     """The tracing mode of a rule applied to one op (see module docstring)."""
 
     def __init__(self, block: Block, *, level: str = "functional", location: Any = None,
-                 names: NameTable | None = None, symbol_sources: dict[str, SymbolSource] | None = None,
+                 names: NameTable | None = None, symbol_sources: dict[Any, SymbolSource] | None = None,
                  known_symbols: dict[Any, SSAValue] | None = None,
                  rewrite: Rewrite | None = None, what: str = "a decomposition") -> None:
         super().__init__(block, level=level)
@@ -214,27 +212,16 @@ def _constant(tracer: SubTracer, value: int) -> SSAValue:
 # --------------------------------------------------------------------------
 
 
-def symbol_sources(args: Sequence[SSAValue], level: str) -> dict[str, SymbolSource]:
-    """For each size symbol of the inputs' types: emit ``sym_size.int(arg, axis)``
-    of the first input dim that is exactly that symbol."""
-    sources: dict[str, SymbolSource] = {}
+def symbol_sources(args: Sequence[SSAValue], level: str) -> dict[Any, SymbolSource]:
+    """For each symbolic dim of the inputs' types (a symbol ``s0``, or a derived
+    dim ``4*s0``): emit ``sym_size.int(arg, axis)`` of the first input dim that
+    is exactly it."""
+    sources: dict[Any, SymbolSource] = {}
     for arg in args:
         arg_type = arg.type
         if not isinstance(arg_type, TensorType):
             continue
         for axis, dim in enumerate(arg_type.shape):
-            if type(dim) is int or not dim.is_Symbol or dim.name in sources:
-                continue
-            sources[dim.name] = _size_source(arg, axis, dim, level)
+            if type(dim) is not int and dim not in sources:
+                sources[dim] = size_source(arg, axis, dim, level)
     return sources
-
-
-def _size_source(arg: SSAValue, axis: int, dim: Any, level: str) -> SymbolSource:
-    def source(tracer: Tracer) -> SSAValue:
-        op = op_class(lookup_op("sym_size.int"), level).build([arg, axis], [tx.symint(dim)],
-                                                              location=getattr(tracer, "location", None))
-        tracer.blocks[-1].add_op(op)
-        set_name(op.results[0], tracer.names.claim("sym_size_int"))
-        return op.results[0]
-
-    return source

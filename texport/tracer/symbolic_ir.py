@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects.builtin import StringAttr
@@ -11,8 +12,23 @@ from xdsl.ir import Block, SSAValue
 from texport.dialects import symbolic as _symbolic
 from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.aten import op_class
 from texport.dialects.names import set_name
+from texport.dialects.registry import lookup_op
 from texport.dialects.symbolic import relation_name, to_dim
+
+SymbolSource = Callable[[Any], SSAValue]  # emits the ops that read a symbol, in a tracer
+
+
+def size_source(value: SSAValue, axis: int, dim: Any, level: str) -> SymbolSource:
+    """A symbol read as ``sym_size.int(value, axis)``, emitted on first use:
+    an input dim, or a size from data that the op making ``value`` defines."""
+    def source(tracer: Any) -> SSAValue:
+        op = op_class(lookup_op("sym_size.int"), level).build([value, axis], [tx.symint(dim)],
+                                                              location=getattr(tracer, "location", None))
+        return _emit(tracer, op, "sym_size_int")
+
+    return source
 
 
 def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
@@ -24,10 +40,16 @@ def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
     known = tracer.sym_values.get(expr)
     if known is not None:
         return known
-    if type(expr) is int or isinstance(expr, sympy.Integer):
+    source = tracer.symbol_sources.get(expr) if type(expr) is not int else None
+    if source is not None:  # an input dim (s0, or derived: 4*s0), or a size from data (u0)
+        value = source(tracer)
+    elif type(expr) is int or isinstance(expr, sympy.Integer):
         value = _emit(tracer, tx.ConstantOp(int(expr)), f"c{int(expr)}".replace("-", "m"))
     elif isinstance(expr, sympy.Symbol):
-        value = _size_of(tracer, expr)
+        value = _root_of_derived(tracer, expr)
+    elif isinstance(expr, sympy.Mul) and _multiple_of_derived(tracer, expr) is not None:
+        dim, factor = _multiple_of_derived(tracer, expr)
+        value = _emit_binary(tracer, tx.MulOp, materialize(tracer, dim), materialize(tracer, factor), expr, "mul")
     elif isinstance(expr, (sympy.Add, sympy.Mul)):
         value = _fold(tracer, type(expr), list(expr.args))
     elif isinstance(expr, _symbolic.FloorDiv):
@@ -61,17 +83,48 @@ def _fold(tracer: Any, kind: type, terms: list[Any]) -> SSAValue:
 
 def _binary(tracer: Any, op_type: type, expr: Any, name: str) -> SSAValue:
     lhs, rhs = (materialize(tracer, a) for a in expr.args)
-    return _emit(tracer, op_type.create(operands=[lhs, rhs], result_types=[tx.symint(expr)]), name)
+    return _emit_binary(tracer, op_type, lhs, rhs, expr, name)
 
 
-def _size_of(tracer: Any, sym: sympy.Symbol) -> SSAValue:
-    source = tracer.symbol_sources.get(sym.name) if hasattr(tracer, "symbol_sources") else None
-    if source is None and getattr(tracer, "meta_only", False):
-        # a shape-only trace: the IR is thrown away
-        return Block(arg_types=[tx.symint(sym)]).args[0]
-    if source is None:
+def _emit_binary(tracer: Any, op_type: type, lhs: SSAValue, rhs: SSAValue, expr: Any, name: str) -> SSAValue:
+    return _emit(tracer, op_type.create(operands=[lhs, rhs], result_types=[tx.symint(to_dim(expr))]), name)
+
+
+def _derived_dims(tracer: Any, sym: sympy.Symbol) -> list[tuple[Any, Any, Any]]:
+    """The readable dims ``a*sym + b`` (a, b integers, a > 0), as (dim, a, b)."""
+    found = []
+    for dim in tracer.symbol_sources:
+        if isinstance(dim, (sympy.Add, sympy.Mul)) and dim.free_symbols == {sym}:
+            a, b = dim.coeff(sym), dim.subs(sym, 0)
+            if a.is_Integer and a > 0 and b.is_Integer and dim == a * sym + b:
+                found.append((dim, a, b))
+    return found
+
+
+def _root_of_derived(tracer: Any, sym: sympy.Symbol) -> SSAValue:
+    """A symbol no input dim is exactly (the root h of an input dim 4*h): read
+    a dim derived from it and solve the linear relation, (dim - b) // a."""
+    derived = _derived_dims(tracer, sym)
+    if not derived:
+        if getattr(tracer, "meta_only", False):  # a shape-only trace: the IR is thrown away
+            return Block(arg_types=[tx.symint(sym)]).args[0]
         raise NotImplementedError(f"no input size defines the symbol {sym}")
-    return source(tracer)
+    dim, a, b = derived[0]
+    value = materialize(tracer, dim)
+    if not 0 <= b < a:  # (a*h + b) // a is h itself when 0 <= b < a
+        value = _emit_binary(tracer, tx.AddOp, value, materialize(tracer, -b), dim - b, "add")
+    return _emit_binary(tracer, tx.FloorDivOp, value, materialize(tracer, a), sym, "floordiv")
+
+
+def _multiple_of_derived(tracer: Any, expr: Any) -> tuple[Any, Any] | None:
+    """``12*h`` as ``(4*h) * 3`` when an input dim is ``4*h`` (torch multiplies the size it read)."""
+    coeff, rest = expr.as_coeff_Mul()
+    if not coeff.is_Integer or not rest.is_Symbol or rest in tracer.symbol_sources:
+        return None
+    for dim, a, b in _derived_dims(tracer, rest):
+        if b == 0 and coeff % a == 0:
+            return dim, coeff // a
+    return None
 
 
 def _materialize_float(tracer: Any, expr: Any) -> SSAValue:

@@ -30,8 +30,9 @@ from texport.dialects.tx import TensorType
 from .eager import _plan
 from .errors import GuardOnDataDependentSymNode, TracingError, UnsupportedError
 from .handles import OpOverload
+from .shape_env import INF
 from .sources import caller_location
-from .symbolic_ir import materialize, materialize_condition
+from .symbolic_ir import SymbolSource, materialize, materialize_condition, size_source
 from .symint import SymBool, SymFloat, SymInt, SymNode
 from .tensor import Tensor
 
@@ -89,17 +90,18 @@ def _absent_type(op: OpOverload, index: int) -> Any:
     return TensorType.get((0,), DType.float32)
 
 
-def _element_bound(values: list[Any]) -> int | None:
-    """The element count of the first tensor argument, when static (the most
-    elements a data-dependent output such as nonzero can have)."""
+_MAX_SIZE = 9223372036854775806  # sys.maxsize - 1: torch's bound of a size from data
+
+
+def _element_bound(values: list[Any]) -> Any:
+    """The element count of the first tensor argument (the most elements a
+    data-dependent output such as nonzero can have), or None without one."""
     for value in values:
         if isinstance(value, Tensor):
             inner = value._value
             dims = inner.dims if isinstance(inner, FakeValue) else tuple(inner.shape)
             total = 1
             for d in dims:
-                if type(d) is not int:
-                    return None
                 total *= d
             return total
     return None
@@ -120,6 +122,7 @@ class Tracer:
         self.shape_env = shape_env
         self.unbacked = 0
         self.sym_values: dict[Any, SSAValue] = {}
+        self.symbol_sources: dict[Any, SymbolSource] = {}  # dim -> how to read it (symbolic_ir)
         self.size_asserted: set[Any] = set()
 
     # ---- values -------------------------------------------------------------
@@ -203,8 +206,7 @@ class Tracer:
         results = expected if isinstance(expected, (tuple, list)) else (expected,)
         if expected == ():
             results = ()
-        bound = _element_bound(values)
-        results = [self._fill_unbacked(r, bound) for r in results]
+        results = [self._fill_unbacked(r, values) for r in results]
         types = [result_type_for(r) if r is not None else _absent_type(op, i) for i, r in enumerate(results)]
         self._assert_sizes(op, values)
         ir_op = op_class(op.op_def, self.level).build(
@@ -212,12 +214,23 @@ class Tracer:
         )
         self.blocks[-1].add_op(ir_op)
         self._name_results(op, ir_op)
+        self._define_unbacked(ir_op, results)
         return self._wrap(op, values, ir_op, results, expected)
+
+    def _define_unbacked(self, ir_op: Any, results: list[Any]) -> None:
+        """A size from data (nonzero's u0) is read from the result the op made, as torch does."""
+        for meta, value in zip(results, ir_op.results):
+            if not isinstance(meta, TensorMeta):
+                continue
+            for axis, dim in enumerate(meta.shape):
+                if type(dim) is not int and dim.is_Symbol and dim.name.startswith("u") \
+                        and dim not in self.symbol_sources:
+                    self.symbol_sources[dim] = size_source(value, axis, dim, self.level)
 
     def oracle(self) -> Any:
         return self.shape_env if self.shape_env is not None else SizeObliviousOracle()
 
-    def _fill_unbacked(self, meta: Any, bound: Any = None) -> Any:
+    def _fill_unbacked(self, meta: Any, values: list[Any]) -> Any:
         if isinstance(meta, TensorMeta) and any(d is None for d in meta.shape):
             dims = []
             for d in meta.shape:
@@ -225,12 +238,21 @@ class Tracer:
                     d = self.new_unbacked()
                     if self.shape_env is not None:  # a size from data: 0 ..= the input's numel
                         info = self.shape_env.symbols[d]
-                        info.low, info.high = 0, bound if bound is not None else info.high
+                        info.low, info.high = 0, self._size_bound(_element_bound(values), info.high)
                 dims.append(d)
             return TensorMeta(tuple(dims), meta.dtype)
         if isinstance(meta, ScalarMeta) and meta.value is None:
             return ScalarMeta(meta.kind, self.new_unbacked())
         return meta
+
+    def _size_bound(self, numel: Any, default: Any) -> Any:
+        """The upper end of a numel's range; torch's sys.maxsize - 1 when unbounded."""
+        if numel is None:
+            return default
+        if type(numel) is int:
+            return numel
+        high = self.shape_env.bounds(numel)[1]
+        return _MAX_SIZE if high == INF else high
 
     def new_unbacked(self) -> sympy.Symbol:
         name = f"u{self.unbacked}"
