@@ -1,6 +1,7 @@
 # RUN: %python %s 2>&1 | filecheck %s
 # Sizes the program reads that no input dim is exactly: a derived dim (4*h),
-# a multiple of one, the root of one, and a size from data (nonzero's u0).
+# a multiple of one, the root of one, and a size from data (nonzero's u0, bound
+# where it is made by sym_size.int and asserts of its range, as torch binds it).
 # Each is read as torch's graph reads it, at every level.
 import texport as torch
 from texport.export import Dim
@@ -59,5 +60,9 @@ show(torch.export.export(CountTwice(), (torch.tensor([[1.0, 0.0], [0.0, 2.0], [3
 # CHECK-LABEL: func.func @forward(%x: !tx.tensor<[3, 2], f32>
 # CHECK-NEXT: %nonzero = core.nonzero(%x) : !tx.tensor<[u0, 2], i64>
 # CHECK: %sym_size_int = core.sym_size.int(%nonzero, 0) : !tx.symint<u0>
+# CHECK: %[[GE:.+]] = tx.cmp ge, %sym_size_int, %{{.+}}
+# CHECK-NEXT: tx.assert %[[GE]], "Runtime assertion failed for expression u0 >= 0 on node '{{.+}}'"
+# CHECK: %[[LE:.+]] = tx.cmp le, %sym_size_int, %{{.+}}
+# CHECK-NEXT: tx.assert %[[LE]], "Runtime assertion failed for expression u0 <= 6 on node '{{.+}}'"
 # CHECK: tx.mul {{.*}} : !tx.symint<2*u0>
 # CHECK: {u0: VR[0, 6]}

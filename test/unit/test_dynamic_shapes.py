@@ -254,3 +254,20 @@ def test_a_dim_shared_by_inputs_keeps_torchs_lowest_symbol() -> None:
     assert arg_types(ep) == ["!tx.tensor<[1, 3, s0, s0], f32>", "!tx.tensor<[1, 3, 4*s0, 4*s0], f32>"]
     assert ranges(ep) == {"s0": "VR[2, 64]", "4*s0": "VR[8, 256]"}
     assert "%sym_size_int = core.sym_size.int(%skip, 2) : !tx.symint<4*s0>" in core_text(ep)
+
+
+class Positive(torch.nn.Module):
+    def forward(self, x):
+        return x[x > 0]
+
+
+def test_a_size_from_data_is_bound_where_it_is_made() -> None:
+    """torch: sym_size.int(index, 0), then asserts u0 >= 0 and u0 <= numel, the
+    numel's upper bound when it is symbolic (2*w for w <= 8: 16)."""
+    x = torch.tensor([[1.0, -1.0, 2.0, 0.0, 3.0], [1.0, 1.0, -2.0, 5.0, 0.5]])
+    ep = torch.export.export(Positive(), (x,), dynamic_shapes={"x": {1: Dim("w", max=8)}})
+    text = str(ep.graph)
+    assert "Runtime assertion failed for expression u0 >= 0 on node 'ge'" in text
+    assert "Runtime assertion failed for expression u0 <= 16 on node 'le'" in text
+    assert ranges(ep) == {"s27": "VR[0, 8]", "u0": "VR[0, 16]"}
+    check_levels(ep, Positive(), (x,), (torch.randn(2, 7),))

@@ -218,7 +218,9 @@ class Tracer:
         return self._wrap(op, values, ir_op, results, expected)
 
     def _define_unbacked(self, ir_op: Any, results: list[Any]) -> None:
-        """A size from data (nonzero's u0) is read from the result the op made, as torch does."""
+        """A size from data (nonzero's u0) is read from the result the op made.
+        Export binds it there as torch does: sym_size.int, then asserts of its
+        range (u0 >= 0, and u0 <= numel when the numel is bounded)."""
         for meta, value in zip(results, ir_op.results):
             if not isinstance(meta, TensorMeta):
                 continue
@@ -226,6 +228,16 @@ class Tracer:
                 if type(dim) is not int and dim.is_Symbol and dim.name.startswith("u") \
                         and dim not in self.symbol_sources:
                     self.symbol_sources[dim] = size_source(value, axis, dim, self.level)
+                    if self.shape_env is not None:
+                        self._bind_unbacked(dim)
+
+    def _bind_unbacked(self, sym: Any) -> None:
+        materialize(self, sym)
+        self.size_asserted.add(sym)
+        high = self.shape_env.symbols[sym].high
+        self._emit_assert(sympy.Ge(sym, 0))
+        if high not in (INF, _MAX_SIZE):
+            self._emit_assert(sympy.Le(sym, high))
 
     def oracle(self) -> Any:
         return self.shape_env if self.shape_env is not None else SizeObliviousOracle()
@@ -270,11 +282,14 @@ class Tracer:
                 return
         if condition is sympy.true:
             return
+        self._emit_assert(condition)
+        if self.shape_env is not None:
+            self.shape_env.narrow(condition)
+
+    def _emit_assert(self, condition: Any) -> None:
         value = materialize_condition(self, condition)
         message = f"Runtime assertion failed for expression {condition} on node '{value.name_hint}'"
         self.blocks[-1].add_op(tx.AssertOp.create(operands=[value], properties={"message": StringAttr(message)}))
-        if self.shape_env is not None:
-            self.shape_env.narrow(condition)
 
     def _assert_sizes(self, op: OpOverload, values: list[Any]) -> None:
         """An unbacked int used as a size is asserted >= 0 first (as torch)."""
