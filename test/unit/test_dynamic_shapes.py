@@ -271,3 +271,26 @@ def test_a_size_from_data_is_bound_where_it_is_made() -> None:
     assert "Runtime assertion failed for expression u0 <= 16 on node 'le'" in text
     assert ranges(ep) == {"s27": "VR[0, 8]", "u0": "VR[0, 16]"}
     check_levels(ep, Positive(), (x,), (torch.randn(2, 7),))
+
+
+class NotFour(torch.nn.Module):
+    def forward(self, x):
+        if x.shape[0] != 4:
+            return x + 1
+        return x - 1
+
+
+def test_a_disequality_on_a_dim_is_torchs_violation_or_runtime_guard() -> None:
+    """torch: a named Dim gets the bullet '... satisfy the generated guard
+    L['x'].size()[0] != 4.' and no fixes; Dim.AUTO exports, and the program
+    refuses a size 4 (Guard failed: x.size()[0] != 4)."""
+    with pytest.raises(ConstraintViolationError) as caught:
+        torch.export.export(NotFour(), (torch.randn(8, 3),), dynamic_shapes={"x": {0: Dim("n")}})
+    assert ("  - Not all values of n = L['x'].size()[0] in the specified range satisfy the generated "
+            "guard L['x'].size()[0] != 4.") in str(caught.value)
+    assert caught.value.suggested_fixes == []
+    ep = torch.export.export(NotFour(), (torch.randn(8, 3),), dynamic_shapes={"x": {0: Dim.AUTO}})
+    check_levels(ep, NotFour(), (torch.randn(8, 3),), (torch.randn(5, 3),))
+    for _, module in levels(ep):  # torch checks the guard the branch took when the program runs
+        with pytest.raises(AssertionError, match=r"^Guard failed: x.size\(\)\[0\] != 4$"):
+            module(torch.randn(4, 3))

@@ -186,7 +186,7 @@ def _unsolved_guard_problems(spec: DimSpec, env: ShapeEnv) -> list[Problem]:
     for guard in env.guards:
         expr = env.simplify(guard.expr)
         if not isinstance(expr, sympy.core.relational.Relational) or isinstance(expr, sympy.Eq) \
-                or expr.free_symbols != {spec.symbol} or isolate(expr, spec.symbol) is not None:
+                or expr.free_symbols != {spec.symbol} or _narrows(expr, spec.symbol):
             continue
         low, high = bounds_in(expr.lhs - expr.rhs, declared)
         if decide_interval(type(expr), low, high) is True:
@@ -196,6 +196,14 @@ def _unsolved_guard_problems(spec: DimSpec, env: ShapeEnv) -> list[Problem]:
                   f"satisfy the generated guard {guard_text(expr, {spec.symbol: spec.source})}.")
         problems.append((bullet + _location_note(guard), _guard_congruence(expr, spec, env)))
     return problems
+
+
+def _narrows(expr: Any, sym: Any) -> bool:
+    """Whether the shape env narrowed the range by ``expr`` (the range problem reports it)."""
+    if not isinstance(expr, (sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)):
+        return False
+    solved = isolate(expr, sym)
+    return solved is not None and solved.rhs.is_Number
 
 
 def guard_text(expr: Any, sources: dict[Any, str]) -> str:
@@ -288,8 +296,8 @@ def _range_constraints(dims: InputDims) -> dict[Any, ValueRange]:
 
 
 def _runtime_guards(env: ShapeEnv) -> list[Any]:
-    """Guards the input types cannot express (divisibility, two-symbol
-    relations), to be checked when the program runs."""
+    """Guards the input types and ranges cannot express (divisibility,
+    two-symbol relations, x.shape[0] != 4), to be checked when the program runs."""
     kept = []
     for guard in env.guards:
         expr = env.simplify(guard.expr)
@@ -298,6 +306,7 @@ def _runtime_guards(env: ShapeEnv) -> list[Any]:
         divided = _divided(expr) if isinstance(expr, sympy.Eq) else None
         if divided is not None:
             kept.append(sympy.Eq(sympy.Mod(*divided), 0, evaluate=False))
-        elif expr.has(sympy.Mod, _symbolic.FloorDiv) or len(expr.free_symbols) > 1:
+        elif expr.has(sympy.Mod, _symbolic.FloorDiv) or len(expr.free_symbols) > 1 \
+                or not _narrows(expr, next(iter(expr.free_symbols))):
             kept.append(expr)
     return list(dict.fromkeys(kept))
