@@ -226,6 +226,8 @@ class Tracer:
                 results = expected if isinstance(expected, (tuple, list)) else (expected,)
                 if expected == ():
                     results = ()
+                if results and all(type(r) is ScalarMeta and r.value is not None for r in results):
+                    return self._known_scalars(op, results)
                 results = [self._fill_unbacked(r, bound) for r in results]
                 if stride_rule is not None and results:
                     strides = apply_stride_rule(stride_rule, metas, _like(expected, results))
@@ -329,6 +331,20 @@ class Tracer:
         if plan.is_tuple or len(plan.kinds) > 1:
             return tuple(wrapped)
         return wrapped[0]
+
+    def _known_scalars(self, op: OpOverload, results: list[ScalarMeta]) -> Any:
+        """A metadata query (sym_size, sym_stride, sym_is_contiguous...) the fake
+        tensor answers, as torch's does: no op; a symbolic answer that an op uses
+        later is traced from the input sizes then."""
+        values = []
+        for meta in results:
+            value = meta.value
+            if isinstance(value, sympy.Basic) and not value.free_symbols:
+                value = bool(value) if meta.kind == "bool" else int(value) if meta.kind == "int" else float(value)
+            elif isinstance(value, sympy.Basic):
+                value = {"int": SymInt, "float": SymFloat, "bool": SymBool}[meta.kind](value, self)
+            values.append(value)
+        return values[0] if len(values) == 1 and not _plan(op).is_tuple else tuple(values)
 
     def sym_node(self, meta: ScalarMeta, value: SSAValue) -> Any:
         expr = meta.value

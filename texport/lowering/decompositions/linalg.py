@@ -145,10 +145,10 @@ def _is_one(size: Any) -> bool:
     return type(size) is int and size == 1
 
 
-# mv(A, v) = mm(A, v[:, None])[:, 0]
+# mv(A, v) = sum(A * v, 1) (torch's decomposition)
 @register_decomposition(aten.mv.default)
 def mv(self: Tensor, vec: Tensor) -> Tensor:
-    return aten.squeeze.dims(aten.mm.default(self, aten.unsqueeze.default(vec, 1)), [1])
+    return aten.sum.dim_IntList(aten.mul.Tensor(self, vec), [1])
 
 
 # dot(a, b) = sum(a * b)
