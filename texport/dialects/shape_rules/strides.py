@@ -65,11 +65,27 @@ def known_lt(a: Dim, b: Dim) -> bool:
     return _symbolic_lt(a, b)
 
 
+def known_le(a: Dim, b: Dim) -> bool:
+    """a <= b, proven as known_lt is."""
+    if type(a) is int and type(b) is int:
+        return a <= b
+    return _symbolic_le(a, b)
+
+
 @functools.lru_cache(maxsize=4096)
 def _symbolic_lt(a: Dim, b: Dim) -> bool:
-    expr = sympy.sympify(b - a)
-    shifted = expr.xreplace({s: _at_least_two(s) for s in expr.free_symbols})
-    return sympy.expand(shifted).is_positive is True
+    return _shifted(b - a).is_positive is True
+
+
+@functools.lru_cache(maxsize=4096)
+def _symbolic_le(a: Dim, b: Dim) -> bool:
+    return _shifted(b - a).is_nonnegative is True
+
+
+def _shifted(expr: Any) -> Any:
+    """expr with every symbol written as 2 + a non-negative integer, expanded."""
+    expr = sympy.sympify(expr)
+    return sympy.expand(expr.xreplace({s: _at_least_two(s) for s in expr.free_symbols}))
 
 
 @functools.cache
@@ -332,7 +348,7 @@ def _ge(a: Dim, b: Dim) -> bool:
         return True
     if known_eq(a, 0):
         return False
-    return known_eq(a, b) or known_lt(b, a) or _divides(b, a)
+    return known_le(b, a) or _divides(b, a)
 
 
 # ---------------------------------------------------------------------------- running a stride rule

@@ -4,6 +4,7 @@ and distances."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from texport.dialects.shape_rules.strides import contiguous_strides, known_eq
@@ -188,59 +189,61 @@ def _scaled_sum(self: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
 # missing ones), then contract pairwise, left to right or along ``path``, with bmm (ATen's einsum)
 @register_decomposition(aten.einsum.default)
 def einsum(equation: str, tensors: list[Tensor], *, path: list[int] | None = None) -> Any:
-    equation = equation.replace(" ", "")
-    lhs, arrow, rhs = equation.partition("->")
-    labels = [_labels(spec) for spec in lhs.split(",")]
-    if len(labels) != len(tensors):
-        raise ValueError("einsum(): the equation names a different number of operands than given")
-    ellipsis_dims = max((x.dim() - len(ls) + 1 for ls, x in zip(labels, tensors) if _ELLIPSIS in ls), default=0)
-    counts = {label: sum(ls.count(label) for ls in labels) for label in _ALPHABET}
-    index: dict[str, int] = {}  # label -> its dim in the aligned operands
-    if arrow:
-        ellipsis_at = _place_output(_labels(rhs), index, ellipsis_dims)
-    else:  # implicit output: the ellipsis, then the labels used once, in alphabetical order
-        index.update((label, ellipsis_dims + i) for i, label in
-                     enumerate(label for label in _ALPHABET if counts[label] == 1))
-        ellipsis_at = 0
-    out_dims = len(index) + (ellipsis_dims if not arrow or _ELLIPSIS in rhs else 0)
-    if ellipsis_at is None:  # an ellipsis missing from the output is summed
-        ellipsis_at = out_dims
-    total = out_dims + (ellipsis_dims if arrow and _ELLIPSIS not in rhs else 0)
-    for label in _ALPHABET:
-        if counts[label] and label not in index:
-            index[label] = total
-            total += 1
-    dim_counts = [0] * total
-    ops = [_aligned(x, ls, index, ellipsis_at, ellipsis_dims, total, dim_counts) for x, ls in zip(tensors, labels)]
+    dims = _EinsumDims.of(equation, tensors)
+    ops = [_aligned(x, labels, dims) for x, labels in zip(tensors, dims.operands)]
     steps = iter(path or [])
     while len(ops) > 1:
         i, j = (0, 1) if path is None else sorted((next(steps), next(steps)))
         a, b = ops[i], ops[j]
         del ops[j], ops[i]
-        summed, a_only, b_only = [], [], []
-        for dim in range(out_dims, total):
-            if _not_one(a.shape[dim]) and _not_one(b.shape[dim]):
-                dim_counts[dim] -= 1
-                if dim_counts[dim] == 1:
-                    summed.append(dim)
-                    dim_counts[dim] = 0
-            elif dim_counts[dim] == 1:
-                if _not_one(a.shape[dim]):
-                    a_only.append(dim)
-                    dim_counts[dim] = 0
-                elif _not_one(b.shape[dim]):
-                    b_only.append(dim)
-                    dim_counts[dim] = 0
-        a = aten.sum.dim_IntList(a, a_only, True) if a_only else a
-        b = aten.sum.dim_IntList(b, b_only, True) if b_only else b
-        product = _sumproduct_pair(a, b, summed)
-        ops.insert(len(ops) if path is not None else 0, product)
+        ops.insert(len(ops) if path is not None else 0, _contract(a, b, dims))
     result = ops[0]
-    if total > out_dims:
-        if len(tensors) > 1:  # the summed dims are 1 by now
-            return aten.view.default(result, list(result.shape)[:out_dims])
-        return aten.sum.dim_IntList(result, list(range(out_dims, total)))
-    return result
+    if dims.total == dims.out:
+        return result
+    if len(tensors) > 1:  # the summed dims are 1 by now
+        return aten.view.default(result, list(result.shape)[:dims.out])
+    return aten.sum.dim_IntList(result, list(range(dims.out, dims.total)))
+
+
+@dataclass
+class _EinsumDims:
+    """Where each label goes in the aligned operands: the output's dims first
+    (``out`` of them), then the summed ones (``total`` in all); ``counts`` of the
+    operands where each dim is not 1, kept up to date as operands are contracted."""
+
+    operands: list[list[str]]
+    index: dict[str, int]
+    ellipsis_at: int
+    ellipsis_dims: int
+    out: int
+    total: int
+    counts: list[int]
+
+    @staticmethod
+    def of(equation: str, tensors: list[Tensor]) -> _EinsumDims:
+        lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+        operands = [_labels(spec) for spec in lhs.split(",")]
+        if len(operands) != len(tensors):
+            raise ValueError("einsum(): the equation names a different number of operands than given")
+        ellipsis_dims = max((x.dim() - len(ls) + 1 for ls, x in zip(operands, tensors) if _ELLIPSIS in ls),
+                            default=0)
+        uses = {label: sum(ls.count(label) for ls in operands) for label in _ALPHABET}
+        index: dict[str, int] = {}
+        if arrow:
+            ellipsis_at = _place_output(_labels(rhs), index, ellipsis_dims)
+        else:  # implicit output: the ellipsis, then the labels used once, in alphabetical order
+            once = [label for label in _ALPHABET if uses[label] == 1]
+            index.update((label, ellipsis_dims + i) for i, label in enumerate(once))
+            ellipsis_at = 0
+        summed_ellipsis = bool(arrow) and _ELLIPSIS not in rhs
+        out = len(index) + (0 if summed_ellipsis else ellipsis_dims)
+        total = out + (ellipsis_dims if summed_ellipsis else 0)
+        for label in _ALPHABET:  # the summed labels
+            if uses[label] and label not in index:
+                index[label] = total
+                total += 1
+        at = out if ellipsis_at is None else ellipsis_at
+        return _EinsumDims(operands, index, at, ellipsis_dims, out, total, [0] * total)
 
 
 _ELLIPSIS = "..."
@@ -266,27 +269,26 @@ def _place_output(labels: list[str], index: dict[str, int], ellipsis_dims: int) 
     return ellipsis_at
 
 
-def _aligned(x: Tensor, labels: list[str], index: dict[str, int], ellipsis_at: int, ellipsis_dims: int,
-             total: int, dim_counts: list[int]) -> Tensor:
+def _aligned(x: Tensor, labels: list[str], dims: _EinsumDims) -> Tensor:
     """x with a dim per label (its diagonal for a repeated one, size 1 for a missing one),
     permuted to the aligned order; counts the operands where each dim is not 1."""
-    permutation = [-1] * total
+    permutation = [-1] * dims.total
     dim = 0
     for label in labels:
         if label == _ELLIPSIS:
             covered = x.dim() - dim - (len(labels) - 1 - labels.index(label))
-            for j in range(ellipsis_dims - covered, ellipsis_dims):
+            for j in range(dims.ellipsis_dims - covered, dims.ellipsis_dims):
                 if _not_one(x.shape[dim]):
-                    dim_counts[ellipsis_at + j] += 1
-                permutation[ellipsis_at + j] = dim
+                    dims.counts[dims.ellipsis_at + j] += 1
+                permutation[dims.ellipsis_at + j] = dim
                 dim += 1
-        elif permutation[index[label]] == -1:
+        elif permutation[dims.index[label]] == -1:
             if _not_one(x.shape[dim]):
-                dim_counts[index[label]] += 1
-            permutation[index[label]] = dim
+                dims.counts[dims.index[label]] += 1
+            permutation[dims.index[label]] = dim
             dim += 1
         else:  # a repeated label: the diagonal, in the first one's place
-            first = permutation[index[label]]
+            first = permutation[dims.index[label]]
             x = aten.movedim.int(aten.diagonal.default(x, 0, first, dim), -1, first)
     for position, source in enumerate(permutation):
         if source == -1:
@@ -294,6 +296,28 @@ def _aligned(x: Tensor, labels: list[str], index: dict[str, int], ellipsis_at: i
             permutation[position] = dim
             dim += 1
     return aten.permute.default(x, permutation)
+
+
+def _contract(a: Tensor, b: Tensor, dims: _EinsumDims) -> Tensor:
+    """a and b multiplied, summing the dims no other operand has: those only one of
+    them has first, then those both have with one bmm."""
+    summed, a_only, b_only = [], [], []
+    for dim in range(dims.out, dims.total):
+        if _not_one(a.shape[dim]) and _not_one(b.shape[dim]):
+            dims.counts[dim] -= 1
+            if dims.counts[dim] == 1:
+                summed.append(dim)
+                dims.counts[dim] = 0
+        elif dims.counts[dim] == 1:
+            if _not_one(a.shape[dim]):
+                a_only.append(dim)
+                dims.counts[dim] = 0
+            elif _not_one(b.shape[dim]):
+                b_only.append(dim)
+                dims.counts[dim] = 0
+    a = aten.sum.dim_IntList(a, a_only, True) if a_only else a
+    b = aten.sum.dim_IntList(b, b_only, True) if b_only else b
+    return _sumproduct_pair(a, b, summed)
 
 
 def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
