@@ -45,9 +45,28 @@ func.func @linear_3d_symbolic(%x: !tx.tensor<[s0, 8, 5], f32>, %w: !tx.tensor<[3
 
 // -----
 
-// batched matmul: expand (+ a contiguous clone of a transposed operand), view to 3-D, bmm, view back
+// batched matmul: expand, view to 3-D, bmm, view back; transposing the last two dims keeps
+// the batch dims mergeable, so the folding reshape is a view (torch's graph has no clone)
 // CHECK-LABEL: func.func @matmul_batched
 // CHECK-NEXT: %[[P:.+]] = core.permute(%y, [0, 1, 3, 2])
+// CHECK-NEXT: %[[E0:.+]] = core.expand(%x, [2, 4, 3, 5])
+// CHECK-NEXT: %[[V0:.+]] = core.view(%[[E0]], [8, 3, 5])
+// CHECK-NEXT: %[[E1:.+]] = core.expand(%[[P]], [2, 4, 5, 6])
+// CHECK-NEXT: %[[V1:.+]] = core.view(%[[E1]], [8, 5, 6])
+// CHECK-NEXT: %[[B:.+]] = core.bmm(%[[V0]], %[[V1]])
+// CHECK-NEXT: %[[R:.+]] = core.view(%[[B]], [2, 4, 3, 6])
+func.func @matmul_batched(%x: !tx.tensor<[2, 4, 3, 5], f32>, %y: !tx.tensor<[2, 4, 6, 5], f32>) -> !tx.tensor<[2, 4, 3, 6], f32> {
+  %t = functional.transpose.int(%y, -2, -1) : !tx.tensor<[2, 4, 5, 6], f32>
+  %m = functional.matmul(%x, %t) : !tx.tensor<[2, 4, 3, 6], f32>
+  func.return %m : !tx.tensor<[2, 4, 3, 6], f32>
+}
+
+// -----
+
+// batched matmul of an operand whose batch dims are swapped: they cannot merge into one
+// stride, so the folding reshape copies (a contiguous clone, then the view)
+// CHECK-LABEL: func.func @matmul_batched_permuted
+// CHECK-NEXT: %[[P:.+]] = core.permute(%y, [1, 0, 2, 3])
 // CHECK-NEXT: %[[E0:.+]] = core.expand(%x, [2, 4, 3, 5])
 // CHECK-NEXT: %[[V0:.+]] = core.view(%[[E0]], [8, 3, 5])
 // CHECK-NEXT: %[[E1:.+]] = core.expand(%[[P]], [2, 4, 5, 6])
@@ -55,10 +74,33 @@ func.func @linear_3d_symbolic(%x: !tx.tensor<[s0, 8, 5], f32>, %w: !tx.tensor<[3
 // CHECK-NEXT: %[[V1:.+]] = core.view(%[[C1]], [8, 5, 6])
 // CHECK-NEXT: %[[B:.+]] = core.bmm(%[[V0]], %[[V1]])
 // CHECK-NEXT: %[[R:.+]] = core.view(%[[B]], [2, 4, 3, 6])
-func.func @matmul_batched(%x: !tx.tensor<[2, 4, 3, 5], f32>, %y: !tx.tensor<[2, 4, 6, 5], f32>) -> !tx.tensor<[2, 4, 3, 6], f32> {
-  %t = functional.transpose.int(%y, -2, -1) : !tx.tensor<[2, 4, 5, 6], f32>
+func.func @matmul_batched_permuted(%x: !tx.tensor<[2, 4, 3, 5], f32>, %y: !tx.tensor<[4, 2, 5, 6], f32>) -> !tx.tensor<[2, 4, 3, 6], f32> {
+  %t = functional.permute(%y, [1, 0, 2, 3]) : !tx.tensor<[2, 4, 5, 6], f32>
   %m = functional.matmul(%x, %t) : !tx.tensor<[2, 4, 3, 6], f32>
   func.return %m : !tx.tensor<[2, 4, 3, 6], f32>
+}
+
+// -----
+
+// reshape is a view when the strides can express the new shape: of a row-major tensor, of
+// a slice along the first dim, of a transpose splitting a dim; else a contiguous clone, viewed
+// CHECK-LABEL: func.func @reshape_view_or_copy
+// CHECK-NEXT: %[[V0:.+]] = core.view(%x, [6, 4])
+// CHECK-NEXT: %[[S:.+]] = core.slice.Tensor(%x, 0, 0, 1)
+// CHECK-NEXT: %[[V1:.+]] = core.view(%[[S]], [12])
+// CHECK-NEXT: %[[P:.+]] = core.permute(%x, [0, 2, 1])
+// CHECK-NEXT: %[[V2:.+]] = core.view(%[[P]], [2, 2, 2, 3])
+// CHECK-NEXT: %[[C:.+]] = core.clone(%[[P]], memory_format = "contiguous_format")
+// CHECK-NEXT: %[[V3:.+]] = core.view(%[[C]], [2, 12])
+// CHECK-NEXT: func.return %[[V0]], %[[V1]], %[[V2]], %[[V3]]
+func.func @reshape_view_or_copy(%x: !tx.tensor<[2, 3, 4], f32>) -> (!tx.tensor<[6, 4], f32>, !tx.tensor<[12], f32>, !tx.tensor<[2, 2, 2, 3], f32>, !tx.tensor<[2, 12], f32>) {
+  %a = functional.reshape(%x, [6, 4]) : !tx.tensor<[6, 4], f32>
+  %s = functional.slice.Tensor(%x, 0, 0, 1) : !tx.tensor<[1, 3, 4], f32>
+  %b = functional.reshape(%s, [-1]) : !tx.tensor<[12], f32>
+  %t = functional.transpose.int(%x, 1, 2) : !tx.tensor<[2, 4, 3], f32>
+  %c = functional.reshape(%t, [2, 2, 2, 3]) : !tx.tensor<[2, 2, 2, 3], f32>
+  %d = functional.reshape(%t, [2, 12]) : !tx.tensor<[2, 12], f32>
+  func.return %a, %b, %c, %d : !tx.tensor<[6, 4], f32>, !tx.tensor<[12], f32>, !tx.tensor<[2, 2, 2, 3], f32>, !tx.tensor<[2, 12], f32>
 }
 
 // -----

@@ -207,7 +207,10 @@ def torch_core_ops(ep: Any) -> collections.Counter[str]:
     for module in ep.graph_module.modules():
         graph = getattr(module, "graph", None)
         for node in graph.nodes if graph is not None else ():
-            if node.op == "call_function" and "getitem" not in str(node.target):
+            # a Python operator (operator.mul on SymInts) is size arithmetic, which texport
+            # traces into tx ops: like the sizes themselves, not a fact of the model
+            if node.op == "call_function" and "getitem" not in str(node.target) \
+                    and not str(node.target).startswith("<built-in function"):
                 counts[_op_name(str(node.target))] += 1
     return _compute_only(counts)
 

@@ -16,7 +16,7 @@ from texport.dialects import shape_rules
 from texport.dialects.aten import level_dialect
 from texport.dialects.registry import OPS, schema_key, schema_text_key
 from texport.dialects.schema import parse_schema
-from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.shape_rules import SHAPE_RULES, STRIDE_RULES
 from texport.dialects.tags import FAMILIES, Facts, TagError
 from texport.interpreter import kernels
 from texport.interpreter.kernels import KERNELS
@@ -50,7 +50,7 @@ def test_levels_are_derived_from_schemas() -> None:
 TABLE = [OPS[key] for key in OPS.keys() if OPS[key].family is not None]  # custom ops have none
 LAYERS = {"shape rule": SHAPE_RULES, "kernel": KERNELS, "decomposition": DECOMPOSITIONS}
 # Modules of a layer that hold no op's entries: helpers and derivations.
-HELPERS = {"__init__", "common", "guards", "infer", "loader", "variants", "_common"}
+HELPERS = {"__init__", "common", "guards", "infer", "loader", "variants", "_common", "strides", "layout"}
 
 
 @pytest.mark.parametrize("concern", ["shape rule", "kernel"])
@@ -85,6 +85,23 @@ def test_every_entry_lives_in_its_ops_family_file(concern: str) -> None:
     wrong = [f"{op.key}: {registry[op.key].__module__}, family {op.family}" for op in TABLE
              if op.key in registry and registry[op.key].__module__.rsplit(".", 1)[1] != op.family]
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_view_has_a_stride_rule() -> None:
+    """A view's strides follow from its input's: torch's reshape decides view or
+    copy by them, and a view torch refuses must be refused."""
+    missing = sorted(op.key for op in TABLE if (op.schema.is_view or op.has_tag("inplace_view"))
+                     and op.key not in STRIDE_RULES)
+    assert not missing, f"views without a stride rule: {', '.join(missing)}"
+
+
+def test_stride_rules_are_for_table_ops_and_written_ones_live_in_their_family_file() -> None:
+    unknown = sorted(key for key in STRIDE_RULES.keys() if key not in OPS)
+    derived = "texport.dialects.shape_rules.variants"  # in-place and pointwise ops: no family of their own
+    wrong = [f"{op.key}: {STRIDE_RULES[op.key].__module__}, family {op.family}" for op in TABLE
+             if op.key in STRIDE_RULES and STRIDE_RULES[op.key].__module__ not in (derived, f"texport.dialects."
+                                                                                  f"shape_rules.{op.family}")]
+    assert not unknown and not wrong, "\n".join(unknown + wrong)
 
 
 @pytest.mark.parametrize("package", [shape_rules, kernels, decompositions], ids=lambda p: p.__name__)
@@ -128,8 +145,6 @@ def test_tags_agree_with_the_schemas() -> None:
         schema = op_def.schema
         if op_def.has_tag("inplace_view") and not schema.is_mutable:
             wrong.append(f"{op_def.key}: inplace_view but writes nothing")
-        if op_def.has_tag("strided_view") and not schema.is_view:
-            wrong.append(f"{op_def.key}: strided_view but not a view")
         if op_def.has_tag("view_copy") and (op_def.copied_view not in OPS or not OPS[op_def.copied_view].schema.is_view):
             wrong.append(f"{op_def.key}: view_copy of {op_def.copied_view}, not a view in the table")
         if op_def.is_core and (op_def.has_tag("kept_in_core") or op_def.has_tag("no_decomposition")):

@@ -85,9 +85,12 @@ def test_like_factories_keep_self_dtype(self_dtype: type) -> None:
     assert run("zeros_like", self, dtype=DType.int32).dtype == np.int32
 
 
-def test_like_factories_ignore_input_layout() -> None:
+def test_like_factories_keep_a_dense_input_layout() -> None:
+    # torch: torch.zeros_like(x.t()).stride() == (1, 3) (preserve_format), row-major when asked
     transposed = np.ones((2, 3)).T
     out = run("zeros_like", transposed)
+    assert out.shape == (3, 2) and out.strides == transposed.strides and out.sum() == 0
+    out = run("zeros_like", transposed, memory_format="contiguous_format")
     assert out.shape == (3, 2) and out.flags.c_contiguous
 
 

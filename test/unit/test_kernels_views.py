@@ -16,7 +16,7 @@ from kernel_checks import run
 import texport.dialects.op_table  # noqa: F401  (registers the schemas run() binds against)
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import TensorMeta
-from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.shape_rules import SHAPE_RULES, STRIDE_RULES
 from texport.interpreter.dtypes import from_numpy
 from texport.interpreter.kernels import KERNELS
 
@@ -772,14 +772,16 @@ def test_sym_storage_offset_follows_views() -> None:
     assert run("sym_storage_offset", KERNELS["diagonal"](base, 1)) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="shape-rule disagreement: TensorMeta carries no strides, "
-                   "so the sym_stride/sym_storage_offset/sym_is_contiguous rules assume a fresh "
-                   "contiguous tensor; torch reports a view's real strides")
 def test_sym_stride_rule_agrees_with_torch_on_a_transposed_view() -> None:
-    transposed = grid(2, 3).T
+    # the tracer gives a view the strides its stride rule derives from its input's
+    base = grid(2, 3)
+    transposed = KERNELS["t"](base)
     meta = TensorMeta(transposed.shape, from_numpy(transposed.dtype))
+    strided = TensorMeta(meta.shape, meta.dtype, STRIDE_RULES["t"](meta, TensorMeta((2, 3), meta.dtype)))
     assert run("sym_stride.int", transposed, 0) == 1  # torch: x.t().stride(0) == 1
-    assert SHAPE_RULES["sym_stride.int"](meta, 0).value == 1
+    assert SHAPE_RULES["sym_stride.int"](strided, 0).value == 1
+    assert [SHAPE_RULES["sym_stride.int"](strided, d).value for d in (0, 1)] == [1, 3]
+    assert SHAPE_RULES["sym_is_contiguous"](strided).value is False
 
 
 def test_sym_is_contiguous() -> None:

@@ -46,6 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 from .aten_syntax import UNSET, parse_arguments, parse_result_types
 from .canonicalization import RegisteredCanonicalizations
 from .dtypes import DType
+from .layout import value_strides
 from .meta import ScalarMeta, TensorMeta
 from .registry import OPS, OpDef
 from .schema import ArgType, Argument
@@ -443,16 +444,20 @@ def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) 
                 )
 
 
-def _meta_of(value: Any) -> Any:
+def _meta_of(value: Any, strided: bool = False) -> Any:
+    """What a shape rule takes for an argument; a tensor's strides only when
+    ``strided`` (a rule that reads them: they are read off the ops above)."""
     if isinstance(value, SSAValue):
         if isinstance(value.type, TensorType):
+            if strided:
+                return TensorMeta(value.type.shape, value.type.dtype, value_strides(value))
             return value.type.meta
         expr = value.type.value
         if expr is None:
             raise _Unknown
         return expr
     if isinstance(value, list):
-        return [_meta_of(v) for v in value]
+        return [_meta_of(v, strided) for v in value]
     return value
 
 
@@ -464,8 +469,9 @@ def _check_results(op: AtenOp, values: list[Any]) -> None:
     rule = SHAPE_RULES.get(op.op_def.key)
     if rule is None:
         return
+    strided = getattr(rule, "reads_strides", False)
     try:
-        expected = rule(*[_meta_of(v) for v in values])
+        expected = rule(*[_meta_of(v, strided) for v in values])
     except _Unknown:
         return
     except ShapeGuardError as err:

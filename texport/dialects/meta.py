@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .dtypes import DType
 from .symbolic import Dim, dim_str
@@ -12,10 +12,17 @@ from .symbolic import Dim, dim_str
 class TensorMeta:
     """Shape and dtype of a tensor. A dim is an int, a sympy expression, or
     None for a data-dependent size that the caller fills with a fresh unbacked
-    symbol (nonzero, masked_select, unique)."""
+    symbol (nonzero, masked_select, unique).
+
+    ``strides`` are the element strides torch gives the tensor, None when they
+    are the row-major ones (most tensors). They are how the value was made, not
+    a fact of its shape: the tracer fills them from the stride rules
+    (shape_rules/strides.py); shape rules ignore them and leave them out of
+    their results, and two metas of one shape and dtype compare equal."""
 
     shape: tuple[Dim | None, ...]
     dtype: DType
+    strides: tuple[Dim, ...] | None = field(default=None, compare=False)
 
     @property
     def ndim(self) -> int:

@@ -36,7 +36,6 @@ TAGS = {
     "view_copy": "the functional copy of the view <op>: its values, in fresh memory",
     # torch's Tag.inplace_view
     "inplace_view": "changes self's shape or strides in place, not its values",
-    "strided_view": "a view that torch does not lay out contiguously (the IR has no strides)",
     # torch's Tag.nondeterministic_seeded
     "nondeterministic_seeded": "draws from the random generator (never Pure)",
     "kept_in_core": "not core, but torch keeps it in core ATen programs: legal at the core level",

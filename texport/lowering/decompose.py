@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp, dims_equal
+from texport.dialects.layout import StridesMemo
 from texport.dialects.symbolic import symbol
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
 from texport.tracer.errors import TracingError
@@ -36,12 +38,17 @@ _SYM_TYPES = (SymIntType, SymFloatType, SymBoolType)
 class Splicer:
     """Replaces ops of one block by their traced decompositions."""
 
-    def __init__(self, block: Block, level: str = "functional") -> None:
+    def __init__(self, block: Block, level: str = "functional",
+                 parameters: frozenset[SSAValue] = frozenset()) -> None:
         self.block = block
+        self.parameters = parameters
         self.level = level
         self.names = NameTable()
         self.sources = symbol_sources(block.args, level)
         self.known: dict[Any, SSAValue] = {}  # size expression -> a value defined above
+        # Strides of the values above (dialects/layout.py): ops are replaced in program
+        # order, so everything above the op being replaced is final.
+        self.strides: StridesMemo = {}
         self.next_unbacked: int | None = None  # the next free u<N>, found on first need
 
     def note(self, op: Operation) -> None:
@@ -59,7 +66,8 @@ class Splicer:
         """Splice ``fn``'s ops in place of ``op``; None when it keeps the op."""
         scratch = Block()
         tracer = SubTracer(scratch, level=self.level, location=op.location, names=self.names,
-                           symbol_sources=self.sources, known_symbols=self.known, rewrite=rewrite_call,
+                           symbol_sources=self.sources, known_symbols=self.known, strides=self.strides,
+                           parameters=self.parameters, rewrite=rewrite_call,
                            what=f"the decomposition of {op.op_def.key}")
         tracer.reuse_unbacked = _unbacked_symbols(op)
         tracer.fresh_unbacked = self.fresh_unbacked
@@ -160,7 +168,14 @@ def decompose_function(func: FuncOp, table: Mapping[str, Decomposition]) -> int:
     entry in ``table`` (by registry key), recursively. Returns the number of
     ops replaced."""
     block = func.body.block
-    return _decompose_block(Splicer(block), table)
+    return _decompose_block(Splicer(block, parameters=_parameters(func)), table)
+
+
+def _parameters(func: FuncOp) -> frozenset[SSAValue]:
+    """The arguments the signature marks as parameters (they require grad)."""
+    attrs = func.arg_attrs.data if func.arg_attrs else ()
+    return frozenset(arg for arg, attr in zip(func.body.block.args, attrs)
+                     if attr.data.get("tx.input") == StringAttr("PARAMETER"))
 
 
 def _decompose_block(splicer: Splicer, table: Mapping[str, Decomposition]) -> int:

@@ -16,6 +16,9 @@ Differences from export's tracer:
 - sizes are decided from the types alone (size-oblivious, like torch's
   decompositions); a size symbol is read from the function's inputs with
   ``sym_size.int`` the first time a rule needs it as a value;
+- an operand's strides are read off the ops that made it (dialects/layout.py),
+  so a rule sees the layout torch's fake tensor would have; a parameter
+  requires grad, any other operand does not (torch decomposes under no_grad);
 - a rule cannot capture an eager tensor (it would become a new program input).
 """
 
@@ -28,6 +31,7 @@ from xdsl.ir import Block, SSAValue
 
 from texport.dialects import tx
 from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.layout import StridesMemo, value_strides
 from texport.dialects.names import set_name
 from texport.dialects.shape_rules.guards import guard_bool
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
@@ -50,7 +54,8 @@ class SubTracer(Tracer):
 
     def __init__(self, block: Block, *, level: str = "functional", location: Any = None,
                  names: NameTable | None = None, symbol_sources: dict[Any, SymbolSource] | None = None,
-                 known_symbols: dict[Any, SSAValue] | None = None,
+                 known_symbols: dict[Any, SSAValue] | None = None, strides: StridesMemo | None = None,
+                 parameters: frozenset[SSAValue] = frozenset(),
                  rewrite: Rewrite | None = None, what: str = "a decomposition") -> None:
         super().__init__(block, level=level)
         self.location = location
@@ -61,6 +66,8 @@ class SubTracer(Tracer):
             self.sym_values.update(known_symbols)
         self.rewrite = rewrite
         self.what = what
+        self.strides: StridesMemo = strides if strides is not None else {}  # of values above, by value
+        self.parameters = parameters  # the function arguments that are parameters
         self.writes: dict[int, Tensor] = {}  # id of a rebound operand tensor -> the tensor
         # A rule replacing a data-dependent op (item, nonzero) must give its results the
         # op's own unbacked symbols, which the rest of the program's types mention:
@@ -76,7 +83,9 @@ class SubTracer(Tracer):
         if isinstance(value, SSAValue):
             value_type = value.type
             if isinstance(value_type, TensorType):
-                return self.fake(value_type.shape, value_type.dtype, value)
+                tensor = self.fake(value_type.shape, value_type.dtype, value, value_strides(value, self.strides))
+                tensor.requires_grad = value in self.parameters
+                return tensor
             kind = _SYM_KINDS.get(type(value_type))
             if kind is None:
                 raise TracingError(f"{self.what} cannot take a value of type {value_type}")

@@ -1,7 +1,7 @@
 """The tracing mode: each op call appends one training-dialect op; no kernel runs.
 
-Traced tensors hold a FakeValue (symbolic dims and the SSA value that defines
-them) instead of an array. Parameters, buffers and captured tensors stay the
+Traced tensors hold a FakeValue (symbolic dims, the strides torch would give
+the tensor, and the SSA value that defines them) instead of an array. Parameters, buffers and captured tensors stay the
 real eager tensors; the tracer maps them to the function arguments they were
 lifted to.
 """
@@ -22,8 +22,9 @@ from texport.dialects.aten import AtenOp, op_class, result_type_for
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.dialects.names import set_name
-from texport.dialects.shape_rules import SHAPE_RULES
+from texport.dialects.shape_rules import SHAPE_RULES, STRIDE_RULES
 from texport.dialects.shape_rules.guards import ShapeGuardError, SizeObliviousOracle, using_oracle
+from texport.dialects.shape_rules.strides import Strides, apply_stride_rule
 from texport.dialects.symbolic import symbol
 from texport.dialects.tx import TensorType
 
@@ -40,14 +41,17 @@ _RESERVED = set(dir(builtins)) | set(keyword.kwlist) | {"torch", "texport"}
 
 
 class FakeValue:
-    """What a traced tensor holds: its dims (ints or sympy) and its SSA value."""
+    """What a traced tensor holds: its dims (ints or sympy), its strides (None:
+    row-major; shape_rules/strides.py) and its SSA value."""
 
-    __slots__ = ("dims", "ssa", "tracer")
+    __slots__ = ("dims", "ssa", "strides", "tracer")
 
-    def __init__(self, dims: tuple[Any, ...], ssa: SSAValue, tracer: Tracer) -> None:
+    def __init__(self, dims: tuple[Any, ...], ssa: SSAValue, tracer: Tracer,
+                 strides: Strides | None = None) -> None:
         self.dims = dims
         self.ssa = ssa
         self.tracer = tracer
+        self.strides = strides
 
     @property
     def shape(self) -> tuple[Any, ...]:
@@ -56,6 +60,15 @@ class FakeValue:
     @property
     def ndim(self) -> int:
         return len(self.dims)
+
+
+def layout_of(tensor: Tensor) -> tuple[tuple[Any, ...], Strides | None]:
+    """A tensor's dims and strides as the tracer sees them (None: row-major;
+    an eager tensor lifted into the program is a row-major argument)."""
+    inner = tensor._value
+    if isinstance(inner, FakeValue):
+        return inner.dims, inner.strides
+    return tuple(inner.shape), None
 
 
 class NameTable:
@@ -88,6 +101,11 @@ def node_name(op: OpOverload) -> str:
 def _absent_type(op: OpOverload, index: int) -> Any:
     """A result the rule gives as None (a masked-out gradient): an empty tensor."""
     return TensorType.get((0,), DType.float32)
+
+
+def _like(expected: Any, results: list[Any]) -> Any:
+    """``results`` (a rule's results, unbacked sizes filled in) shaped as the rule returned them."""
+    return type(expected)(results) if isinstance(expected, (tuple, list)) else results[0]
 
 
 _MAX_SIZE = 9223372036854775806  # sys.maxsize - 1: torch's bound of a size from data
@@ -130,16 +148,20 @@ class Tracer:
     def register_input(self, tensor: Tensor, value: SSAValue) -> None:
         self.lifted[id(tensor)] = (tensor, value)
 
-    def fake(self, dims: tuple[Any, ...], dtype: DType, value: SSAValue) -> Tensor:
-        return Tensor._make(FakeValue(dims, value, self), dtype)
+    def fake(self, dims: tuple[Any, ...], dtype: DType, value: SSAValue, strides: Strides | None = None) -> Tensor:
+        return Tensor._make(FakeValue(dims, value, self, strides), dtype)
 
     def meta_of(self, value: Any) -> Any:
         if isinstance(value, Tensor):
             inner = value._value
-            dims = inner.dims if isinstance(inner, FakeValue) else tuple(inner.shape)
-            if self.shape_env is not None and isinstance(inner, FakeValue):
+            if not isinstance(inner, FakeValue):  # a lifted tensor: a row-major function argument
+                return TensorMeta(tuple(inner.shape), value._dtype)
+            dims, strides = inner.dims, inner.strides
+            if self.shape_env is not None:
                 dims = tuple(self.shape_env.simplify(d) for d in dims)
-            return TensorMeta(dims, value._dtype)
+                if strides is not None:
+                    strides = tuple(self.shape_env.simplify(s) for s in strides)
+            return TensorMeta(dims, value._dtype, strides)
         if isinstance(value, SymNode):
             return value.expr if self.shape_env is None else self.shape_env.simplify(value.expr)
         if isinstance(value, list):
@@ -193,20 +215,27 @@ class Tracer:
     # ---- ops ----------------------------------------------------------------
 
     def call(self, op: OpOverload, values: list[Any]) -> Any:
-        rule = SHAPE_RULES.get(op.key)
+        key = op.key
+        rule = SHAPE_RULES.get(key)
         if rule is None:
             raise TracingError(f"{op} has no shape rule: it cannot be traced")
         metas = [self.meta_of(v) for v in values]
+        stride_rule = STRIDE_RULES.get(key)
+        strides = None
         try:
             with using_oracle(self.oracle()):
                 expected = rule(*metas)
+                results = expected if isinstance(expected, (tuple, list)) else (expected,)
+                if expected == ():
+                    results = ()
+                if results and all(type(r) is ScalarMeta and r.value is not None for r in results):
+                    return self._known_scalars(op, results)
+                results = [self._fill_unbacked(r, values) for r in results]
+                if stride_rule is not None and results:
+                    strides = apply_stride_rule(stride_rule, metas, _like(expected, results))
         except ShapeGuardError as err:
             location = caller_location(keep_nn=False)
             raise TracingError(f"{op}: {err}" + (f"\n  {location}" if location else "")) from None
-        results = expected if isinstance(expected, (tuple, list)) else (expected,)
-        if expected == ():
-            results = ()
-        results = [self._fill_unbacked(r, values) for r in results]
         types = [result_type_for(r) if r is not None else _absent_type(op, i) for i, r in enumerate(results)]
         self._assert_sizes(op, values)
         ir_op = op_class(op.op_def, self.level).build(
@@ -215,7 +244,7 @@ class Tracer:
         self.blocks[-1].add_op(ir_op)
         self._name_results(op, ir_op)
         self._define_unbacked(ir_op, results)
-        return self._wrap(op, values, ir_op, results, expected)
+        return self._wrap(op, values, ir_op, results, expected, strides)
 
     def _define_unbacked(self, ir_op: Any, results: list[Any]) -> None:
         """A size from data (nonzero's u0) is read from the result the op made.
@@ -316,15 +345,18 @@ class Tracer:
         for result in ir_op.results:
             set_name(result, self.names.claim("getitem"))
 
-    def _wrap(self, op: OpOverload, values: list[Any], ir_op: AtenOp, results: list[Any], expected: Any) -> Any:
+    def _wrap(self, op: OpOverload, values: list[Any], ir_op: AtenOp, results: list[Any], expected: Any,
+              strides: list[Strides | None] | None) -> Any:
         plan = _plan(op)
         wrapped = []
         for index, (meta, result) in enumerate(zip(results, ir_op.results)):
             written = plan.written_arg[index] if index < len(plan.written_arg) else None
             if written is not None:
+                if op.op_def.has_tag("inplace_view"):  # t_, squeeze_...: self takes the new shape
+                    values[written]._value = FakeValue(meta.shape, result, self, strides and strides[index])
                 wrapped.append(values[written])
             elif isinstance(meta, TensorMeta):
-                wrapped.append(self.fake(meta.shape, meta.dtype, result))
+                wrapped.append(self.fake(meta.shape, meta.dtype, result, strides and strides[index]))
             elif isinstance(meta, ScalarMeta):
                 wrapped.append(self.sym_node(meta, result))
             else:
@@ -337,9 +369,23 @@ class Tracer:
             return tuple(wrapped)
         return wrapped[0]
 
+    def _known_scalars(self, op: OpOverload, results: list[ScalarMeta]) -> Any:
+        """A metadata query (sym_size, sym_stride, sym_is_contiguous...) the fake
+        tensor answers, as torch's does: no op; a symbolic answer that an op uses
+        later is traced from the input sizes then."""
+        values = []
+        for meta in results:
+            value = meta.value
+            if isinstance(value, sympy.Basic) and not value.free_symbols:
+                value = bool(value) if meta.kind == "bool" else int(value) if meta.kind == "int" else float(value)
+            elif isinstance(value, sympy.Basic):
+                value = {"int": SymInt, "float": SymFloat, "bool": SymBool}[meta.kind](value, self)
+            values.append(value)
+        return values[0] if len(values) == 1 and not _plan(op).is_tuple else tuple(values)
+
     def sym_node(self, meta: ScalarMeta, value: SSAValue) -> Any:
         expr = meta.value
-        if type(expr) is int:
+        if type(expr) in (int, bool):
             return expr
         node = {"int": SymInt, "float": SymFloat, "bool": SymBool}[meta.kind](expr, self)
         key = ("float", expr) if meta.kind == "float" else ("bool", expr) if meta.kind == "bool" else expr

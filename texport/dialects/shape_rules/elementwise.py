@@ -19,7 +19,7 @@ from .._lazy import loaded
 from ..dtypes import DType, result_type
 from ..meta import ScalarMeta, TensorMeta
 from ..symbolic import dim_str, to_dim
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import (
     broadcast_shapes,
     check_inplace,
@@ -29,6 +29,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, guard_bool, sym_eq
+from .strides import Strides, preserved_strides
 from .variants import in_place
 
 Rule = Callable[..., Any]
@@ -471,3 +472,26 @@ _register(_copy, "copy")
 _register(_zero, "zero_")
 _register(_dropout, "dropout feature_dropout alpha_dropout feature_alpha_dropout")
 _register(_native_dropout, "native_dropout")
+
+
+# Layouts (strides.py): pointwise ops get torch's elementwise layout by derivation
+# (variants.py); these ops lay out their results otherwise.
+
+
+@stride_rule("copy", "dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")
+def _like_self_strides(out: TensorMeta, self: TensorMeta, *_: Any) -> Strides | None:
+    """A new tensor laid out like self (empty_like's preserve_format)."""
+    return preserved_strides(self)
+
+
+@stride_rule("native_dropout")
+def _native_dropout_strides(out: tuple[TensorMeta, TensorMeta], input: TensorMeta,  # noqa: A002
+                            *_: Any) -> tuple[Strides | None, Strides | None]:
+    strides = preserved_strides(input)
+    return strides, strides
+
+
+@stride_rule("masked_fill.Scalar", "masked_fill.Tensor")
+def _masked_fill_strides(out: TensorMeta, *_: Any) -> None:
+    """Row-major, although pointwise: torch fills a contiguous clone of self."""
+    return None

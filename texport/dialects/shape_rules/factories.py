@@ -17,9 +17,10 @@ from .._lazy import is_expr, loaded
 from ..dtypes import DEFAULT_FLOAT, DType, scalar_dtype
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import shape_text
 from .guards import check, sym_eq, sym_le
+from .strides import Strides, preserved_strides
 from .views import ceil_div, meta, nonneg, scalar_type, to_dims
 
 
@@ -123,6 +124,13 @@ def _randint_like_low(
     self: TensorMeta, low: Dim, high: Dim, dtype: Any = None, *_: Any
 ) -> TensorMeta:
     return _like(self, dtype)
+
+
+@stride_rule("zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like",
+             "randint_like", "randint_like.low_dtype")
+def _like_strides(out: TensorMeta, self: TensorMeta, *args: Any) -> Strides | None:
+    """Laid out like self under preserve_format (every *_like's last argument)."""
+    return preserved_strides(self, args[-1] if args else None)
 
 
 @shape_rule("new_zeros", "new_ones", "new_empty")

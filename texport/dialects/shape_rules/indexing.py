@@ -13,9 +13,10 @@ from typing import Any
 from ..dtypes import DType
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import broadcast_shapes, normalize_dim, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, sym_eq, sym_le
+from .strides import Strides, preserved_strides
 from .views import meta, select_meta, slice_meta
 
 _INDEX_DTYPES = (DType.int64, DType.int32)
@@ -248,6 +249,12 @@ def _slice_scatter(
 ) -> TensorMeta:
     _check_src_matches(src, slice_meta(self, dim, start, end, step))
     return self
+
+
+@stride_rule("index_put", "select_scatter", "slice_scatter")
+def _like_self_strides(out: TensorMeta, self: TensorMeta, *_: Any) -> Strides | None:
+    """Writes into a copy of self laid out like self (clone's preserve_format)."""
+    return preserved_strides(self)
 
 
 # ---------------------------------------------------------------------------- masks

@@ -3,25 +3,15 @@ runtime asserts on scalars (no result)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..dtypes import DType
 from ..meta import ScalarMeta, TensorMeta
-from ..symbolic import Dim, dim_str, to_dim
-from . import shape_rule
+from ..symbolic import dim_str, to_dim
+from . import reads_strides, shape_rule
 from .common import normalize_dim
 from .guards import check, sym_eq
-
-
-def contiguous_strides(shape: Sequence[Dim]) -> list[Dim]:
-    """Row-major strides; a static 0 counts as 1 (torch), a symbolic size is assumed >= 1."""
-    strides: list[Dim] = []
-    step: Dim = 1
-    for size in reversed(shape):
-        strides.append(step)
-        step = step * (max(size, 1) if type(size) is int else size)
-    return [to_dim(s) for s in reversed(strides)]
+from .strides import is_contiguous, strides_of
 
 
 @shape_rule("sym_size.int")
@@ -36,20 +26,22 @@ def _sym_numel(self: TensorMeta) -> ScalarMeta:
 
 
 @shape_rule("sym_stride.int")
+@reads_strides
 def _sym_stride(self: TensorMeta, dim: int) -> ScalarMeta:
     check(self.ndim > 0, f"Dimension specified as {dim} but tensor has no dimensions")
-    return ScalarMeta("int", contiguous_strides(self.shape)[normalize_dim(dim, self.ndim)])
+    return ScalarMeta("int", strides_of(self)[normalize_dim(dim, self.ndim)])
 
 
 @shape_rule("sym_storage_offset")
 def _sym_storage_offset(self: TensorMeta) -> ScalarMeta:
-    """Traced tensors are fresh contiguous allocations: offset 0, contiguous."""
+    """Traced tensors carry strides but no storage offset: 0 (a view's offset is not tracked)."""
     return ScalarMeta("int", 0)
 
 
 @shape_rule("sym_is_contiguous")
+@reads_strides
 def _sym_is_contiguous(self: TensorMeta, memory_format: Any = 0) -> ScalarMeta:
-    return ScalarMeta("bool", True)
+    return ScalarMeta("bool", is_contiguous(self, memory_format))
 
 
 @shape_rule("item", "_local_scalar_dense")

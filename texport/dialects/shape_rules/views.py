@@ -3,6 +3,11 @@
 The dim helpers at the top (exact and ceiling division over symbolic dims,
 slice clamping, -1 inference, expand) are shared with indexing.py,
 factories.py and linalg.py.
+
+Each view has a stride rule beside its shape rule: a view shares its input's
+memory, so its strides follow from the input's (strides.py). ``view`` fails as
+torch's does when no strides can express the new shape; ``reshape`` is then a
+row-major copy.
 """
 
 from __future__ import annotations
@@ -17,12 +22,24 @@ from .. import symbolic as _symbolic
 from ..dtypes import BY_SCALAR_TYPE, DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import normalize_dim, product, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le
+from .strides import (
+    Strides,
+    format_strides,
+    is_contiguous,
+    known_eq,
+    preserved_strides,
+    strides_of,
+    view_strides,
+)
 
 # A static slice bound this large means "to the end": Python slices pass sys.maxsize.
 _HUGE = 2**62
+
+VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
 # ---------------------------------------------------------------------------- dim helpers
@@ -192,9 +209,31 @@ def _view(self: TensorMeta, size: Sequence[Dim]) -> TensorMeta:
     return meta(shape, self.dtype)
 
 
+@stride_rule("view", "_unsafe_view")
+def _view_strides(out: TensorMeta, self: TensorMeta, size: Sequence[Dim]) -> Strides | None:
+    if self.strides is None:
+        return None  # a view of a row-major tensor is row-major
+    strides = view_strides(self.shape, self.strides, out.shape)
+    check(strides is not None, VIEW_ERROR)
+    return strides
+
+
+@stride_rule("reshape", "reshape_as", "flatten.using_ints")
+def _reshape_strides(out: TensorMeta, self: TensorMeta, *_: Any) -> Strides | None:
+    """A view when the strides can express the new shape, else a row-major copy."""
+    if self.strides is None:
+        return None
+    return view_strides(self.shape, self.strides, out.shape)
+
+
 @shape_rule("view_as", "reshape_as")
 def _view_as(self: TensorMeta, other: TensorMeta) -> TensorMeta:
     return _view(self, other.shape)
+
+
+@stride_rule("view_as")
+def _view_as_strides(out: TensorMeta, self: TensorMeta, other: TensorMeta) -> Strides | None:
+    return _view_strides(out, self, other.shape)
 
 
 @shape_rule("view.dtype")
@@ -214,6 +253,19 @@ def _view_dtype(self: TensorMeta, dtype: Any) -> TensorMeta:
     check(sym_eq(exact_div(last, ratio) * ratio, last),
           f"self.size(-1) must be divisible by {ratio} {what}, but got {dim_str(last)}")
     return meta([*self.shape[:-1], exact_div(last, ratio)], new)
+
+
+@stride_rule("view.dtype")
+def _view_dtype_strides(out: TensorMeta, self: TensorMeta, dtype: Any) -> Strides | None:
+    """Items of another size rescale every stride but the last, which must be 1."""
+    old_size, new_size = self.dtype.itemsize, out.dtype.itemsize
+    if old_size == new_size or self.strides is None:
+        return self.strides
+    check(known_eq(self.strides[-1], 1), f"self.stride(-1) must be 1 to view {scalar_type_name(self.dtype)} "
+          f"as {scalar_type_name(out.dtype)} (different element sizes)")
+    if old_size > new_size:
+        return (*(s * (old_size // new_size) for s in self.strides[:-1]), 1)
+    return (*(exact_div(s, new_size // old_size) for s in self.strides[:-1]), 1)
 
 
 @shape_rule("flatten.using_ints")
@@ -241,6 +293,11 @@ def _unflatten(self: TensorMeta, dim: int, sizes: Sequence[Dim]) -> TensorMeta:
     return meta(_replace(self.shape, d, new), self.dtype)
 
 
+@stride_rule("unflatten.int")
+def _unflatten_strides(out: TensorMeta, self: TensorMeta, dim: int, sizes: Sequence[Dim]) -> Strides | None:
+    return _view_strides(out, self, out.shape)  # splitting one dim: always a view
+
+
 @shape_rule("resize_")
 def _resize(self: TensorMeta, size: Sequence[Dim], *_: Any) -> TensorMeta:
     sizes = to_dims(size)
@@ -264,6 +321,12 @@ def _permute(self: TensorMeta, dims: Sequence[int]) -> TensorMeta:
     return meta([self.shape[d] for d in order], self.dtype)
 
 
+@stride_rule("permute")
+def _permute_strides(out: TensorMeta, self: TensorMeta, dims: Sequence[int]) -> Strides:
+    strides = strides_of(self)
+    return tuple(strides[normalize_dim(d, self.ndim)] for d in dims)
+
+
 @shape_rule("transpose.int", "transpose_", "swapaxes", "swapaxes_", "swapdims", "swapdims_")
 def _transpose(self: TensorMeta, dim0: int, dim1: int) -> TensorMeta:
     a, b = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
@@ -274,10 +337,25 @@ def _transpose(self: TensorMeta, dim0: int, dim1: int) -> TensorMeta:
     return meta(shape, self.dtype)
 
 
+@stride_rule("transpose.int", "transpose_", "swapaxes", "swapaxes_", "swapdims", "swapdims_")
+def _transpose_strides(out: TensorMeta, self: TensorMeta, dim0: int, dim1: int) -> Strides | None:
+    if self.ndim == 0:
+        return self.strides
+    a, b = normalize_dim(dim0, self.ndim), normalize_dim(dim1, self.ndim)
+    strides = list(strides_of(self))
+    strides[a], strides[b] = strides[b], strides[a]
+    return tuple(strides)
+
+
 @shape_rule("t", "t_")
 def _t(self: TensorMeta) -> TensorMeta:
     check(self.ndim <= 2, f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
     return meta(self.shape[::-1], self.dtype)
+
+
+@stride_rule("t", "t_")
+def _t_strides(out: TensorMeta, self: TensorMeta) -> Strides:
+    return strides_of(self)[::-1]
 
 
 @shape_rule("movedim.int", "moveaxis.int")
@@ -289,22 +367,43 @@ def _movedim(self: TensorMeta, source: int, destination: int) -> TensorMeta:
 def _movedim_list(
     self: TensorMeta, source: Sequence[int], destination: Sequence[int]
 ) -> TensorMeta:
+    order = _movedim_order(self.ndim, source, destination)
+    return self if self.ndim == 0 else meta([self.shape[d] for d in order], self.dtype)
+
+
+@stride_rule("movedim.int", "moveaxis.int")
+def _movedim_strides(out: TensorMeta, self: TensorMeta, source: int, destination: int) -> Strides | None:
+    return _movedim_list_strides(out, self, [source], [destination])
+
+
+@stride_rule("movedim.intlist", "moveaxis.intlist")
+def _movedim_list_strides(
+    out: TensorMeta, self: TensorMeta, source: Sequence[int], destination: Sequence[int]
+) -> Strides | None:
+    if self.ndim == 0:
+        return self.strides
+    strides = strides_of(self)
+    return tuple(strides[d] for d in _movedim_order(self.ndim, source, destination))
+
+
+def _movedim_order(ndim: int, source: Sequence[int], destination: Sequence[int]) -> list[int]:
+    """For each result dim, the input dim movedim puts there."""
     check(len(source) == len(destination),
           f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
           f"contain the same number of dims as destination ({list(destination)} dims)")
-    src = [normalize_dim(d, self.ndim) for d in source]
-    dst = [normalize_dim(d, self.ndim) for d in destination]
+    src = [normalize_dim(d, ndim) for d in source]
+    dst = [normalize_dim(d, ndim) for d in destination]
     check(len(set(src)) == len(src), f"movedim: repeated dim in `source` ({list(source)})")
     check(len(set(dst)) == len(dst),
           f"movedim: repeated dim in `destination` ({list(destination)})")
-    if self.ndim == 0:
-        return self
-    order: list[int | None] = [None] * self.ndim
+    if ndim == 0:
+        return []
+    order: list[int | None] = [None] * ndim
     for s, d in zip(src, dst):
         order[d] = s
     # Dims not moved keep their relative order in the free slots.
-    rest = iter(i for i in range(self.ndim) if i not in src)
-    return meta([self.shape[o if o is not None else next(rest)] for o in order], self.dtype)
+    rest = iter(i for i in range(ndim) if i not in src)
+    return [o if o is not None else next(rest) for o in order]
 
 
 @shape_rule("rot90")
@@ -323,7 +422,7 @@ def _rot90(self: TensorMeta, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor
 
 @shape_rule("squeeze", "squeeze_")
 def _squeeze(self: TensorMeta) -> TensorMeta:
-    return meta([d for d in self.shape if not sym_eq(d, 1)], self.dtype)
+    return meta([self.shape[i] for i in _kept_dims(self, None)], self.dtype)
 
 
 @shape_rule("squeeze.dim", "squeeze_.dim")
@@ -334,13 +433,27 @@ def _squeeze_dim(self: TensorMeta, dim: int) -> TensorMeta:
 @shape_rule("squeeze.dims", "squeeze_.dims")
 def _squeeze_dims(self: TensorMeta, dim: Sequence[int]) -> TensorMeta:
     """Only listed dims of size 1 go; squeezing a dim of another size is a no-op."""
-    wanted = [normalize_dim(d, self.ndim) for d in dim]
+    kept = _kept_dims(self, dim)
+    return self if self.ndim == 0 else meta([self.shape[i] for i in kept], self.dtype)
+
+
+@stride_rule("squeeze", "squeeze_", "squeeze.dim", "squeeze_.dim", "squeeze.dims", "squeeze_.dims")
+def _squeeze_strides(out: TensorMeta, self: TensorMeta, dim: Any = None) -> Strides | None:
+    if self.strides is None or self.ndim == 0:
+        return self.strides
+    kept = _kept_dims(self, None if dim is None else [dim] if isinstance(dim, int) else dim)
+    return tuple(self.strides[i] for i in kept)
+
+
+def _kept_dims(self: TensorMeta, dims: Sequence[int] | None) -> list[int]:
+    """The dims squeeze keeps: all but those of size 1 (among ``dims`` when given)."""
+    if dims is None:
+        return [i for i, d in enumerate(self.shape) if not sym_eq(d, 1)]
+    wanted = [normalize_dim(d, self.ndim) for d in dims]
     check(len(set(wanted)) == len(wanted),
-          f"dim {list(dim)} appears multiple times in the list of dims")
-    if self.ndim == 0:
-        return self
-    drop = {d for d in wanted if sym_eq(self.shape[d], 1)}
-    return meta([s for i, s in enumerate(self.shape) if i not in drop], self.dtype)
+          f"dim {list(dims)} appears multiple times in the list of dims")
+    drop = {d for d in wanted if self.ndim and sym_eq(self.shape[d], 1)}
+    return [i for i in range(self.ndim) if i not in drop]
 
 
 @shape_rule("unsqueeze", "unsqueeze_")
@@ -349,14 +462,44 @@ def _unsqueeze(self: TensorMeta, dim: int) -> TensorMeta:
     return meta([*self.shape[:d], 1, *self.shape[d:]], self.dtype)
 
 
+@stride_rule("unsqueeze", "unsqueeze_")
+def _unsqueeze_strides(out: TensorMeta, self: TensorMeta, dim: int) -> Strides | None:
+    """The new dim's stride spans the dim it goes before (1 at the end)."""
+    if self.strides is None:
+        return None
+    d = normalize_dim(dim, self.ndim + 1)
+    new = 1 if d >= self.ndim else self.shape[d] * self.strides[d]
+    return (*self.strides[:d], new, *self.strides[d:])
+
+
 @shape_rule("expand")
 def _expand(self: TensorMeta, size: Sequence[Dim], implicit: bool = False) -> TensorMeta:
     return meta(expand_shape(self.shape, size), self.dtype)
 
 
+@stride_rule("expand")
+def _expand_strides(out: TensorMeta, self: TensorMeta, size: Any = None, implicit: bool = False) -> Strides:
+    """A stretched or new dim has stride 0 (ATen's inferExpandGeometry)."""
+    strides = strides_of(self)
+    lead = out.ndim - self.ndim
+    result: list[Dim] = [0] * out.ndim
+    for i in range(out.ndim - 1, -1, -1):
+        if i >= lead:
+            size_i, stride = self.shape[i - lead], strides[i - lead]
+        else:
+            size_i, stride = 1, out.shape[i + 1] * result[i + 1] if i + 1 < out.ndim else 1
+        result[i] = stride if known_eq(size_i, out.shape[i]) else 0
+    return tuple(result)
+
+
 @shape_rule("expand_as")
 def _expand_as(self: TensorMeta, other: TensorMeta) -> TensorMeta:
     return _expand(self, other.shape)
+
+
+@stride_rule("expand_as")
+def _expand_as_strides(out: TensorMeta, self: TensorMeta, other: TensorMeta) -> Strides:
+    return _expand_strides(out, self)
 
 
 # ---------------------------------------------------------------------------- joining
@@ -410,6 +553,14 @@ def _stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
 
 def _pieces(self: TensorMeta, d: int, sizes: Sequence[Dim]) -> list[TensorMeta]:
     return [meta(_replace(self.shape, d, [s]), self.dtype) for s in sizes]
+
+
+@stride_rule("split.Tensor", "unsafe_split.Tensor", "split.sizes", "split_with_sizes",
+             "unsafe_split_with_sizes", "chunk", "unsafe_chunk", "tensor_split.sections",
+             "tensor_split.indices")
+def _pieces_strides(out: list[TensorMeta], self: TensorMeta, *_: Any) -> list[Strides]:
+    """Each piece is a narrowed view: the input's strides."""
+    return [strides_of(self)] * len(out)
 
 
 @shape_rule("split.Tensor", "unsafe_split.Tensor")
@@ -469,6 +620,11 @@ def _unbind(self: TensorMeta, dim: int = 0) -> list[TensorMeta]:
     return [piece] * count
 
 
+@stride_rule("unbind.int")
+def _unbind_strides(out: list[TensorMeta], self: TensorMeta, dim: int = 0) -> list[Strides]:
+    return [_select_strides(piece, self, dim, i) for i, piece in enumerate(out)]
+
+
 @shape_rule("tensor_split.sections")
 def _tensor_split_sections(self: TensorMeta, sections: Dim, dim: int = 0) -> list[TensorMeta]:
     check(self.ndim > 0, "tensor_split expected at least a 1-dimensional tensor, but got a "
@@ -507,6 +663,17 @@ def slice_meta(
                 self.dtype)
 
 
+@stride_rule("slice.Tensor")
+def _slice_strides(
+    out: TensorMeta, self: TensorMeta, dim: int = 0, start: Any = None, end: Any = None, step: Dim = 1,
+) -> Strides:
+    """Every ``step``-th element: the dim's stride times the step."""
+    strides = list(strides_of(self))
+    d = normalize_dim(dim, self.ndim)
+    strides[d] = strides[d] * to_dim(step)
+    return tuple(strides)
+
+
 @shape_rule("select.int")
 def select_meta(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
     check(self.ndim > 0, "select() cannot be applied to a 0-dim tensor.")
@@ -516,6 +683,11 @@ def select_meta(self: TensorMeta, dim: int, index: Dim) -> TensorMeta:
     check(inside, f"select(): index {dim_str(index)} out of range for tensor of size "
           f"{shape_text(self.shape)} at dimension {d}")
     return meta(_replace(self.shape, d, []), self.dtype)
+
+
+@stride_rule("select.int")
+def _select_strides(out: TensorMeta, self: TensorMeta, dim: int, index: Any) -> Strides:
+    return tuple(_replace(strides_of(self), normalize_dim(dim, self.ndim), []))
 
 
 @shape_rule("narrow")
@@ -532,6 +704,11 @@ def _narrow(self: TensorMeta, dim: int, start: Dim, length: Dim) -> TensorMeta:
     return meta(_replace(self.shape, d, [length]), self.dtype)
 
 
+@stride_rule("narrow")
+def _narrow_strides(out: TensorMeta, self: TensorMeta, *_: Any) -> Strides:
+    return strides_of(self)
+
+
 @shape_rule("diagonal")
 def diagonal_meta(
     self: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1
@@ -545,12 +722,28 @@ def diagonal_meta(
     return meta([*rest, length], self.dtype)
 
 
+@stride_rule("diagonal")
+def _diagonal_strides(out: TensorMeta, self: TensorMeta, offset: int = 0, dim1: int = 0,
+                      dim2: int = 1) -> Strides:
+    """One step along the diagonal is one step along each of its dims."""
+    a, b = normalize_dim(dim1, self.ndim), normalize_dim(dim2, self.ndim)
+    strides = strides_of(self)
+    rest = [s for i, s in enumerate(strides) if i not in (a, b)]
+    return (*rest, strides[a] + strides[b])
+
+
 @shape_rule("as_strided", "as_strided_")
 def _as_strided(
     self: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim], storage_offset: Any = None
 ) -> TensorMeta:
     check(len(size) == len(stride), "mismatch in length of strides and shape")
     return meta(to_dims(size), self.dtype)
+
+
+@stride_rule("as_strided", "as_strided_")
+def _as_strided_strides(out: TensorMeta, self: TensorMeta, size: Any, stride: Sequence[Dim],
+                        storage_offset: Any = None) -> Strides:
+    return tuple(to_dims(stride))
 
 
 @shape_rule("unfold")
@@ -567,12 +760,40 @@ def _unfold(self: TensorMeta, dimension: int, size: Dim, step: Dim) -> TensorMet
     return meta([*_replace(self.shape, d, [windows]), size], self.dtype)
 
 
+@stride_rule("unfold")
+def _unfold_strides(out: TensorMeta, self: TensorMeta, dimension: int, size: Dim, step: Dim) -> Strides:
+    """Windows start every ``step`` elements; a window steps along the dim."""
+    if self.ndim == 0:
+        return (1,)
+    d = normalize_dim(dimension, self.ndim)
+    strides = strides_of(self)
+    return (*_replace(strides, d, [strides[d] * to_dim(step)]), strides[d])
+
+
 # ---------------------------------------------------------------------------- same shape
 
 
 @shape_rule("alias", "clone", "contiguous", "detach", "lift_fresh", "lift_fresh_copy")
 def _identity(self: TensorMeta, *_: Any) -> TensorMeta:
     return self
+
+
+@stride_rule("alias", "detach", "lift_fresh")
+def _alias_strides(out: TensorMeta, self: TensorMeta) -> Strides | None:
+    return self.strides
+
+
+@stride_rule("contiguous")
+def _contiguous_strides(out: TensorMeta, self: TensorMeta, memory_format: Any = 0) -> Strides | None:
+    """self when already laid out so, else a copy in the format."""
+    if is_contiguous(self, memory_format):
+        return self.strides
+    return format_strides(self.shape, memory_format)
+
+
+@stride_rule("clone")
+def _clone_strides(out: TensorMeta, self: TensorMeta, memory_format: Any = None) -> Strides | None:
+    return preserved_strides(self, memory_format)
 
 
 @shape_rule("flip")
@@ -654,6 +875,21 @@ def _to_copy(self: TensorMeta, dtype: Any = None, *_: Any) -> TensorMeta:
     return meta(self.shape, scalar_type(dtype) or self.dtype)
 
 
+@stride_rule("_to_copy")
+def _to_copy_strides(out: TensorMeta, self: TensorMeta, *args: Any) -> Strides | None:
+    return preserved_strides(self, args[-1] if args else None)
+
+
+@stride_rule("to.dtype", "to.dtype_layout", "to.device", "to.other")
+def _to_strides(out: TensorMeta, self: TensorMeta, *args: Any) -> Strides | None:
+    """self itself when nothing changes and no copy is asked for (the last two
+    arguments of every ``to``: copy, memory_format), else a _to_copy."""
+    copy, memory_format = args[-2:]
+    if out.dtype is self.dtype and not copy:
+        return self.strides
+    return preserved_strides(self, memory_format)
+
+
 @shape_rule("to.dtype", "to.dtype_layout")
 def _to_dtype(self: TensorMeta, dtype: Any = None, *_: Any) -> TensorMeta:
     return _to_copy(self, dtype)
@@ -667,3 +903,8 @@ def _to_device(self: TensorMeta, device: Any, dtype: Any, *_: Any) -> TensorMeta
 @shape_rule("to.other", "type_as")
 def _to_other(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
     return meta(self.shape, other.dtype)
+
+
+@stride_rule("type_as")
+def _type_as_strides(out: TensorMeta, self: TensorMeta, other: TensorMeta) -> Strides | None:
+    return self.strides if out.dtype is self.dtype else preserved_strides(self)

@@ -7,7 +7,8 @@ numpy scalar), an absent ``Tensor?`` is None, ``Tensor[]`` a list of arrays,
 SymInts are ints, Scalars Python numbers, ScalarType a DType or None.
 It returns an ndarray, a tuple (tuple returns), a list (``Tensor[]``) or a
 Python scalar (Scalar/SymInt returns), with torch's dtype (the one the op's
-shape rule gives). A mutating kernel writes into its ``(a!)`` argument array in
+shape rule gives); its registered form lays the results out as torch does
+(layout.py). A mutating kernel writes into its ``(a!)`` argument array in
 place and returns that same array object; a view op returns a numpy view of
 its input, so writes through the view reach the base, as in torch.
 
@@ -23,11 +24,20 @@ from typing import Any
 
 from texport.dialects.registry import Registry
 
+from .layout import laid_out
+
 Kernel = Callable[..., Any]
 
 KERNELS: Registry[Kernel] = Registry("kernel", stage="kernels")
 
 
 def kernel(*names: str) -> Callable[[Kernel], Kernel]:
-    """Register one kernel for the named ops (``add.Tensor``, ``relu``...)."""
-    return KERNELS.decorator(*names)
+    """Register one kernel for the named ops (``add.Tensor``, ``relu``...),
+    its results laid out as torch's (layout.py)."""
+
+    def register(fn: Kernel) -> Kernel:
+        for name in names:
+            KERNELS.register(name, laid_out(name, fn))
+        return fn
+
+    return register

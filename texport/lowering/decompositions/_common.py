@@ -1,4 +1,5 @@
-"""What decompositions share: op handles and small shape helpers."""
+"""What decompositions share: op handles, small shape helpers, and torch's
+reshape (a view when the strides allow it, else a copy)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from texport.dialects.dtypes import DType
+from texport.dialects.meta import TensorMeta
+from texport.dialects.shape_rules.strides import is_contiguous as contiguous_meta
+from texport.dialects.shape_rules.strides import view_strides
 from texport.tracer.handles import ops
 from texport.tracer.tensor import Tensor
+from texport.tracer.tracing import layout_of
 
 from ..table import register_decomposition
 
 aten = ops.aten
 
-__all__ = ["DType", "Tensor", "aten", "canonical_dim", "cast_to", "is_contiguous", "numel",
-           "register_decomposition", "reshape_to", "shape_of"]
+__all__ = ["DType", "Tensor", "aten", "can_view", "canonical_dim", "cast_to", "contiguous", "is_contiguous",
+           "numel", "register_decomposition", "reshape_to", "shape_of"]
 
 
 def canonical_dim(dim: int, rank: int) -> int:
@@ -44,28 +49,35 @@ def numel(sizes: Sequence[Any]) -> Any:
     return total
 
 
-def is_contiguous(x: Tensor) -> bool:
-    """Whether torch would see ``x`` as contiguous: false for a permuted,
-    expanded or strided view, or a slice/select past the leading dim (the IR has
-    no strides: the layout is read from the op that made the value)."""
-    owner = getattr(getattr(x._value, "ssa", None), "owner", None)
-    op_def = getattr(owner, "op_def", None)
-    if op_def is None:
-        return True
-    name = op_def.schema.name
-    if name == "permute":
-        return list(owner.arguments()[1]) == sorted(owner.arguments()[1])
-    if op_def.has_tag("strided_view"):
-        return False
-    if name in ("slice", "select"):
-        args = owner.arguments()
-        return args[1] % max(len(owner.operands[0].type.shape), 1) == 0 and (name == "select" or args[4] == 1)
-    return True
+def _dim(size: Any) -> Any:
+    """A size as the shape rules take it (a traced SymInt's expression)."""
+    return getattr(size, "expr", size)
 
 
+def is_contiguous(x: Tensor, memory_format: Any = "contiguous_format") -> bool:
+    """Whether torch sees ``x`` as laid out in ``memory_format`` (its strides are
+    read off the ops that made it: dialects/layout.py)."""
+    dims, strides = layout_of(x)
+    return contiguous_meta(TensorMeta(dims, x.dtype, strides), memory_format)
+
+
+def can_view(x: Tensor, shape: Sequence[Any]) -> bool:
+    """Whether ``view(x, shape)`` is legal: strides can express it (ATen's computeStride)."""
+    dims, strides = layout_of(x)
+    return strides is None or view_strides(dims, strides, [_dim(s) for s in shape]) is not None
+
+
+# contiguous(x) = x when contiguous, else clone(x, contiguous_format)
+def contiguous(x: Tensor, memory_format: Any = "contiguous_format") -> Tensor:
+    """x.contiguous(): x itself when torch sees it so laid out, else a clone that is."""
+    return x if is_contiguous(x, memory_format) else aten.clone.default(x, memory_format=memory_format)
+
+
+# reshape(x, s) = view(x, s) when the strides allow it, else view(clone(x), s)
 def reshape_to(x: Tensor, shape: list[Any]) -> Tensor:
-    """torch's reshape: a view, after a contiguous copy when ``x`` is laid out
-    so that the view cannot express the new shape."""
-    if not is_contiguous(x):
+    """torch's reshape (ATen's reshape_symint, ``shape`` without -1): a view when
+    x's strides can express the shape, else a row-major copy, viewed (torch's
+    _unsafe_view of the clone, which is a view in the core set)."""
+    if not can_view(x, shape):
         x = aten.clone.default(x, memory_format="contiguous_format")
     return aten.view.default(x, shape)

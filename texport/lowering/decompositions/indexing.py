@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, canonical_dim, register_decomposition
+from ._common import DType, Tensor, aten, canonical_dim, register_decomposition, reshape_to
 
 
 # index_add(x, d, i, s, α) = index_put(x, [:, ..., i], α·s, accumulate=True)
@@ -27,8 +27,8 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
 @register_decomposition(aten.take_along_dim.default)
 def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     if dim is None:
-        flat = aten.view.default(self, [self.numel()])
-        return aten.gather.default(flat, 0, aten.view.default(indices, [indices.numel()]))
+        flat = reshape_to(self, [self.numel()])
+        return aten.gather.default(flat, 0, reshape_to(indices, [indices.numel()]))
     dim = canonical_dim(dim, self.dim())
     shape = [max(a, b) if type(a) is int and type(b) is int else (b if a == 1 else a)
              for a, b in zip(self.shape, indices.shape)]

@@ -4,21 +4,35 @@ and distances."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from ._common import DType, Tensor, aten, is_contiguous, numel, register_decomposition, reshape_to
+from texport.dialects.shape_rules.strides import contiguous_strides, known_eq
+from texport.tracer.tracing import layout_of
+
+from ._common import (
+    DType,
+    Tensor,
+    aten,
+    contiguous,
+    is_contiguous,
+    numel,
+    register_decomposition,
+    reshape_to,
+)
 
 
-# linear(x, w, b) = addmm(b, x, wᵀ); an n-D x is viewed to 2-D and back
+# linear(x, w, b) = addmm(b, x, wᵀ) for a matrix x, or a contiguous x viewed to 2-D and back;
+# otherwise matmul(x, wᵀ) + b (ATen's linear)
 @register_decomposition(aten.linear.default)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     if input.dim() == 2 and bias is not None:
-        return aten.addmm.default(bias, input, aten.permute.default(weight, [1, 0]))
-    if bias is not None and input.dim() > 2:
+        return aten.addmm.default(bias, input, _t(weight))
+    if bias is not None and is_contiguous(input) and (input.dim() == 3 or bias.dim() == 1):
         sizes = list(input.shape)
         flat = reshape_to(input, [numel(sizes[:-1]), sizes[-1]])
-        product = aten.addmm.default(bias, flat, aten.permute.default(weight, [1, 0]))
-        return aten.view.default(product, [*sizes[:-1], weight.shape[0]])
+        product = aten.addmm.default(bias, flat, _t(weight))
+        return aten.view.default(product, [*sizes[:-1], product.shape[1]])
     product = aten.matmul.default(input, _t(weight))
     return product if bias is None else aten.add.Tensor(product, bias)
 
@@ -27,7 +41,8 @@ def _t(x: Tensor) -> Tensor:
     return aten.permute.default(x, [1, 0]) if x.dim() == 2 else x
 
 
-# matmul: 1-D·1-D = dot; 2-D·2-D = mm; n-D·2-D folds the batch into mm; else broadcast bmm
+# matmul: 1-D·1-D = dot; 2-D·2-D = mm; a batch that folds into rows = one mm; else broadcast bmm
+# (ATen's _matmul_impl: which it is depends on the operands' strides)
 @register_decomposition(aten.matmul.default)
 def matmul(self: Tensor, other: Tensor) -> Tensor:
     a, b = self.dim(), other.dim()
@@ -39,48 +54,76 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
         return aten.squeeze.dims(aten.mm.default(aten.unsqueeze.default(self, 0), other), [0])
     if a == 2 and b == 2:
         return aten.mm.default(self, other)
-    if a >= 3 and b in (1, 2):
+    if _should_fold(self, other):
         return _folded(self, other)
     return _batched(self, other)
 
 
-def _folded(self: Tensor, other: Tensor) -> Tensor:
-    """x[..., n, k] @ w[k, m] = view(mm(view(x, [-1, k]), w), [..., n, m])."""
-    sizes = list(self.shape)
-    flat = reshape_to(self, [numel(sizes[:-1]), sizes[-1]])
-    if other.dim() == 1:
-        return aten.view.default(aten.mv.default(flat, other), sizes[:-1])
-    return aten.view.default(aten.mm.default(flat, other), [*sizes[:-1], other.shape[1]])
+def _should_fold(tensor1: Tensor, tensor2: Tensor) -> bool:
+    """Fold the larger operand's batch into the rows of one mm when the other is a
+    matrix or vector and the fold needs no copy: its batch dims are contiguous
+    among themselves (or the small operand requires grad, as a parameter does)."""
+    larger = tensor1.dim() >= tensor2.dim()
+    big, small = (tensor1, tensor2) if larger else (tensor2, tensor1)
+    dims, strides = layout_of(big)
+    strides = strides if strides is not None else contiguous_strides(dims)
+    if not larger:  # the mT of tensor2
+        dims = (*dims[:-2], dims[-1], dims[-2])
+        strides = (*strides[:-2], strides[-1], strides[-2])
+    if not (len(dims) >= 3 and small.dim() <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if tensor1.dim() == 2:
+        return False
+    if known_eq(numel(dims), 0):
+        return True
+    return all(known_eq(strides[i], strides[i + 1] * dims[i + 1]) for i in range(len(dims) - 2))
 
 
-def _batched(self: Tensor, other: Tensor) -> Tensor:
-    """Broadcast the batch dims, fold them into one, bmm, unfold."""
-    left = aten.unsqueeze.default(self, 0) if self.dim() == 1 else self
-    right = aten.unsqueeze.default(other, 1) if other.dim() == 1 else other
-    n, k = left.shape[-2], left.shape[-1]
-    m = right.shape[-1]
-    batch = _broadcast_shape(list(left.shape[:-2]), list(right.shape[:-2]))
+def _folded(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    """x[..., n, k] @ w[k, m] = _unsafe_view(mm(reshape(x, [-1, k]), w), [..., n, m]); a
+    matrix or vector times a batch runs transposed."""
+    transpose = tensor2.dim() > tensor1.dim()
+    t1 = aten.transpose.int(tensor2, -2, -1) if transpose else tensor1
+    t2 = (_t(tensor1) if tensor1.dim() == 2 else tensor1) if transpose else tensor2
+    sizes = list(t1.shape)
+    folded = reshape_to(t1, [numel(sizes[:-1]), sizes[-1]])
+    if t2.dim() == 1:
+        return aten.view.default(aten.mv.default(folded, t2), sizes[:-1])
+    output = aten.view.default(aten.mm.default(folded, t2), [*sizes[:-1], t2.shape[1]])
+    return contiguous(aten.transpose.int(output, -2, -1)) if transpose else output
+
+
+def _batched(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    """Broadcast the batch dims, fold them into one (reshape: a copy when the strides
+    do not allow a view), bmm, unfold."""
+    a, b = tensor1.dim(), tensor2.dim()
+    if a == 3 and b == 3 and not _same(tensor1.shape[0], tensor2.shape[0]):
+        if _is_one(tensor1.shape[0]):  # torch squeezes a batch of one (its fake tensors are subclass-like)
+            return matmul(aten.squeeze.dims(tensor1, [0]), tensor2)
+        if _is_one(tensor2.shape[0]):
+            return matmul(tensor1, aten.squeeze.dims(tensor2, [0]))
+    n = tensor1.shape[-2] if a > 1 else 1
+    m1 = tensor1.shape[-1]
+    m2 = tensor2.shape[-2] if b > 1 else tensor2.shape[0]
+    p = tensor2.shape[-1] if b > 1 else 1
+    batch = _broadcast_shape(list(tensor1.shape[:max(a - 2, 0)]), list(tensor2.shape[:max(b - 2, 0)]))
     count = numel(batch)
-    left3 = _expand_fold(left, [*batch, n, k], [count, n, k])
-    right3 = _expand_fold(right, [*batch, k, m], [count, k, m])
-    product = aten.bmm.default(left3, right3)
-    out = [*batch]
-    if self.dim() > 1:
-        out.append(n)
-    if other.dim() > 1:
-        out.append(m)
+    left = reshape_to(aten.expand.default(tensor1, [*batch, n, m1]), [count, n, m1])
+    if b == 1:
+        right = aten.unsqueeze.default(reshape_to(aten.expand.default(tensor2, [*batch, m2]), [count, m2]), 2)
+    else:
+        right = reshape_to(aten.expand.default(tensor2, [*batch, m2, p]), [count, m2, p])
+    product = aten.bmm.default(left, right)
+    if b == 1:
+        product = aten.squeeze.dims(product, [-1])
+    out = [*batch, *([n] if a > 1 else []), *([p] if b > 1 else [])]
     return aten.view.default(product, out)
 
 
-def _expand_fold(x: Tensor, expanded: list[Any], folded: list[Any]) -> Tensor:
-    """expand, then torch's reshape: a view, after a contiguous copy when the
-    expanded tensor's layout is not contiguous (it broadcasts, or x is a
-    permuted or strided view)."""
-    wide = aten.expand.default(x, expanded)
-    if list(x.shape) != list(expanded) or not is_contiguous(x):
-        wide = aten.clone.default(wide, memory_format="contiguous_format")
-    return aten.view.default(wide, folded)
-
+def _same(x: Any, y: Any) -> bool:
+    return type(x) is int and type(y) is int and x == y or x is y or getattr(x, "expr", x) == getattr(y, "expr", y)
 
 
 def _broadcast_shape(a: list[Any], b: list[Any]) -> list[Any]:
@@ -103,10 +146,10 @@ def _is_one(size: Any) -> bool:
     return type(size) is int and size == 1
 
 
-# mv(A, v) = mm(A, v[:, None])[:, 0]
+# mv(A, v) = sum(A * v, 1) (torch's decomposition)
 @register_decomposition(aten.mv.default)
 def mv(self: Tensor, vec: Tensor) -> Tensor:
-    return aten.squeeze.dims(aten.mm.default(self, aten.unsqueeze.default(vec, 1)), [1])
+    return aten.sum.dim_IntList(aten.mul.Tensor(self, vec), [1])
 
 
 # dot(a, b) = sum(a * b)
@@ -142,96 +185,180 @@ def _scaled_sum(self: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
     return aten.add.Tensor(scaled, product)
 
 
-# einsum(eq, xs): sum out single-use labels, then contract operands pairwise with bmm
-# (batch labels kept, shared labels summed), then permute to the output order
+# einsum(eq, xs): align every operand to the output dims then the summed dims (unsqueezing
+# missing ones), then contract pairwise, left to right or along ``path``, with bmm (ATen's einsum)
 @register_decomposition(aten.einsum.default)
 def einsum(equation: str, tensors: list[Tensor], *, path: list[int] | None = None) -> Any:
-    parsed = _parse_einsum(equation, tensors)
-    if parsed is None:
-        return NotImplemented
-    inputs, output = parsed
-    sizes: dict[str, Any] = {}
-    for labels, x in zip(inputs, tensors):
-        for label, size in zip(labels, x.shape):
-            if label not in sizes or _is_one(sizes[label]):
-                sizes[label] = size
-    operands = []
-    for index, (labels, x) in enumerate(zip(inputs, tensors)):
-        others = set(output).union(*(set(o) for j, o in enumerate(inputs) if j != index))
-        lonely = [i for i, label in enumerate(labels) if label not in others]
-        if lonely:
-            x = aten.sum.dim_IntList(x, lonely)
-            labels = [label for label in labels if label in others]
-        operands.append((list(labels), x))
-    labels, acc = operands[0]
-    for index in range(1, len(operands)):
-        later = set(output).union(*(set(o[0]) for o in operands[index + 1:]))
-        labels, acc = _contract(labels, acc, *operands[index], later, sizes)
-    extra = [i for i, label in enumerate(labels) if label not in output]
-    if extra:
-        acc = aten.sum.dim_IntList(acc, extra)
-        labels = [label for label in labels if label in output]
-    order = [labels.index(label) for label in output]
-    return acc if order == list(range(len(order))) else aten.permute.default(acc, order)
+    dims = _EinsumDims.of(equation, tensors)
+    ops = [_aligned(x, labels, dims) for x, labels in zip(tensors, dims.operands)]
+    steps = iter(path or [])
+    while len(ops) > 1:
+        i, j = (0, 1) if path is None else sorted((next(steps), next(steps)))
+        a, b = ops[i], ops[j]
+        del ops[j], ops[i]
+        ops.insert(len(ops) if path is not None else 0, _contract(a, b, dims))
+    result = ops[0]
+    if dims.total == dims.out:
+        return result
+    if len(tensors) > 1:  # the summed dims are 1 by now
+        return aten.view.default(result, list(result.shape)[:dims.out])
+    return aten.sum.dim_IntList(result, list(range(dims.out, dims.total)))
 
 
-def _parse_einsum(equation: str, tensors: list[Tensor]) -> tuple[list[list[str]], list[str]] | None:
-    """Labels per operand and of the output; "..." becomes labels "…0", "…1"
-    (right-aligned); a label repeated within one operand (a diagonal) is not handled."""
-    equation = equation.replace(" ", "")
-    lhs, arrow, rhs = equation.partition("->")
-    specs = lhs.split(",")
-    ellipsis_rank = max((x.dim() - len(s.replace("...", "")) for s, x in zip(specs, tensors) if "..." in s),
-                        default=0)
-    ellipsis = [f"…{i}" for i in range(ellipsis_rank)]
+@dataclass
+class _EinsumDims:
+    """Where each label goes in the aligned operands: the output's dims first
+    (``out`` of them), then the summed ones (``total`` in all); ``counts`` of the
+    operands where each dim is not 1, kept up to date as operands are contracted."""
 
-    def expand(spec: str, rank: int | None) -> list[str]:
-        if "..." not in spec:
-            return list(spec)
-        before, after = spec.split("...")
-        count = (rank - len(before) - len(after)) if rank is not None else ellipsis_rank
-        return list(before) + ellipsis[ellipsis_rank - count:] + list(after)
+    operands: list[list[str]]
+    index: dict[str, int]
+    ellipsis_at: int
+    ellipsis_dims: int
+    out: int
+    total: int
+    counts: list[int]
 
-    inputs = [expand(s, x.dim()) for s, x in zip(specs, tensors)]
-    if any(len(set(labels)) != len(labels) for labels in inputs):
-        return None
-    if arrow:
-        output = expand(rhs, None)
-    else:
-        counts: dict[str, int] = {}
-        for labels in inputs:
-            for label in labels:
-                counts[label] = counts.get(label, 0) + 1
-        output = ellipsis + sorted(label for label, n in counts.items() if n == 1 and not label.startswith("…"))
-    return inputs, output
-
-
-def _contract(left_labels: list[str], left: Tensor, right_labels: list[str], right: Tensor, later: set[str],
-              sizes: dict[str, Any]) -> tuple[list[str], Tensor]:
-    """left ⊗ right over their shared labels: batch (kept) and contracted (summed) by one bmm."""
-    shared = [label for label in left_labels if label in right_labels]
-    batch = [label for label in shared if label in later]
-    summed = [label for label in shared if label not in later]
-    left_only = [label for label in left_labels if label not in right_labels]
-    right_only = [label for label in right_labels if label not in left_labels]
-    a = _arrange(left, left_labels, batch + left_only + summed, sizes)
-    b = _arrange(right, right_labels, batch + summed + right_only, sizes)
-    size = [sizes[label] for label in batch], [sizes[label] for label in left_only]
-    inner, outer = [sizes[label] for label in summed], [sizes[label] for label in right_only]
-    a3 = aten.view.default(a, [numel(size[0]), numel(size[1]), numel(inner)])
-    b3 = aten.view.default(b, [numel(size[0]), numel(inner), numel(outer)])
-    product = aten.bmm.default(a3, b3)
-    return batch + left_only + right_only, aten.view.default(product, [*size[0], *size[1], *outer])
+    @staticmethod
+    def of(equation: str, tensors: list[Tensor]) -> _EinsumDims:
+        lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+        operands = [_labels(spec) for spec in lhs.split(",")]
+        if len(operands) != len(tensors):
+            raise ValueError("einsum(): the equation names a different number of operands than given")
+        ellipsis_dims = max((x.dim() - len(ls) + 1 for ls, x in zip(operands, tensors) if _ELLIPSIS in ls),
+                            default=0)
+        uses = {label: sum(ls.count(label) for ls in operands) for label in _ALPHABET}
+        index: dict[str, int] = {}
+        if arrow:
+            ellipsis_at = _place_output(_labels(rhs), index, ellipsis_dims)
+        else:  # implicit output: the ellipsis, then the labels used once, in alphabetical order
+            once = [label for label in _ALPHABET if uses[label] == 1]
+            index.update((label, ellipsis_dims + i) for i, label in enumerate(once))
+            ellipsis_at = 0
+        summed_ellipsis = bool(arrow) and _ELLIPSIS not in rhs
+        out = len(index) + (0 if summed_ellipsis else ellipsis_dims)
+        total = out + (ellipsis_dims if summed_ellipsis else 0)
+        for label in _ALPHABET:  # the summed labels
+            if uses[label] and label not in index:
+                index[label] = total
+                total += 1
+        at = out if ellipsis_at is None else ellipsis_at
+        return _EinsumDims(operands, index, at, ellipsis_dims, out, total, [0] * total)
 
 
-def _arrange(x: Tensor, labels: list[str], order: list[str], sizes: dict[str, Any]) -> Tensor:
-    """x permuted to ``order`` and broadcast to the full sizes (a contiguous copy)."""
-    perm = [labels.index(label) for label in order]
-    moved = x if perm == list(range(len(perm))) else aten.permute.default(x, perm)
-    full = [sizes[label] for label in order]
-    if list(moved.shape) != full:
-        moved = aten.expand.default(moved, full)
-    return aten.clone.default(moved, memory_format="contiguous_format") if moved is not x else x
+_ELLIPSIS = "..."
+_ALPHABET = [chr(c) for c in range(ord("A"), ord("Z") + 1)] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+
+
+def _labels(spec: str) -> list[str]:
+    """An operand's subscripts, ``...`` as one entry."""
+    before, dots, after = spec.partition(_ELLIPSIS)
+    return [*before, *([_ELLIPSIS] if dots else []), *after]
+
+
+def _place_output(labels: list[str], index: dict[str, int], ellipsis_dims: int) -> int | None:
+    """Number the output's dims; where its ellipsis dims start (None: no ellipsis)."""
+    ellipsis_at, position = None, 0
+    for label in labels:
+        if label == _ELLIPSIS:
+            ellipsis_at = position
+            position += ellipsis_dims
+        else:
+            index[label] = position
+            position += 1
+    return ellipsis_at
+
+
+def _aligned(x: Tensor, labels: list[str], dims: _EinsumDims) -> Tensor:
+    """x with a dim per label (its diagonal for a repeated one, size 1 for a missing one),
+    permuted to the aligned order; counts the operands where each dim is not 1."""
+    permutation = [-1] * dims.total
+    dim = 0
+    for label in labels:
+        if label == _ELLIPSIS:
+            covered = x.dim() - dim - (len(labels) - 1 - labels.index(label))
+            for j in range(dims.ellipsis_dims - covered, dims.ellipsis_dims):
+                if _not_one(x.shape[dim]):
+                    dims.counts[dims.ellipsis_at + j] += 1
+                permutation[dims.ellipsis_at + j] = dim
+                dim += 1
+        elif permutation[dims.index[label]] == -1:
+            if _not_one(x.shape[dim]):
+                dims.counts[dims.index[label]] += 1
+            permutation[dims.index[label]] = dim
+            dim += 1
+        else:  # a repeated label: the diagonal, in the first one's place
+            first = permutation[dims.index[label]]
+            x = aten.movedim.int(aten.diagonal.default(x, 0, first, dim), -1, first)
+    for position, source in enumerate(permutation):
+        if source == -1:
+            x = aten.unsqueeze.default(x, dim)
+            permutation[position] = dim
+            dim += 1
+    return aten.permute.default(x, permutation)
+
+
+def _contract(a: Tensor, b: Tensor, dims: _EinsumDims) -> Tensor:
+    """a and b multiplied, summing the dims no other operand has: those only one of
+    them has first, then those both have with one bmm."""
+    summed, a_only, b_only = [], [], []
+    for dim in range(dims.out, dims.total):
+        if _not_one(a.shape[dim]) and _not_one(b.shape[dim]):
+            dims.counts[dim] -= 1
+            if dims.counts[dim] == 1:
+                summed.append(dim)
+                dims.counts[dim] = 0
+        elif dims.counts[dim] == 1:
+            if _not_one(a.shape[dim]):
+                a_only.append(dim)
+                dims.counts[dim] = 0
+            elif _not_one(b.shape[dim]):
+                b_only.append(dim)
+                dims.counts[dim] = 0
+    a = aten.sum.dim_IntList(a, a_only, True) if a_only else a
+    b = aten.sum.dim_IntList(b, b_only, True) if b_only else b
+    return _sumproduct_pair(a, b, summed)
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, summed: list[int]) -> Tensor:
+    """(left * right).sum(summed, keepdim=True) as one bmm: dims in both (kept), in one
+    (kept), summed; permuted and reshaped to [both, left's, summed] @ [both, summed, right's]."""
+    if not summed:
+        return aten.mul.Tensor(left, right)
+    both, left_only, right_only = [], [], []
+    sizes = {"both": 1, "left": 1, "right": 1, "summed": 1}
+    for i in range(left.dim()):
+        in_left, in_right = _not_one(left.shape[i]), _not_one(right.shape[i])
+        if i in summed:
+            if in_left and in_right:
+                sizes["summed"] = sizes["summed"] * left.shape[i]
+            elif in_left:
+                left = aten.sum.dim_IntList(left, [i], True)
+            elif in_right:
+                right = aten.sum.dim_IntList(right, [i], True)
+        elif in_left and in_right:
+            both.append(i)
+            sizes["both"] = sizes["both"] * left.shape[i]
+        elif in_left:
+            left_only.append(i)
+            sizes["left"] = sizes["left"] * left.shape[i]
+        else:
+            right_only.append(i)
+            sizes["right"] = sizes["right"] * right.shape[i]
+    out_size = [*(left.shape[d] for d in both + left_only), *([1] * len(summed)),
+                *(right.shape[d] for d in right_only)]
+    order = both + left_only + summed + right_only
+    lhs = reshape_to(aten.permute.default(left, order),
+                     [sizes["both"], sizes["left"], sizes["summed"]])
+    rhs = reshape_to(aten.permute.default(right, both + summed + right_only + left_only),
+                     [sizes["both"], sizes["summed"], sizes["right"]])
+    product = aten.view.default(aten.bmm.default(lhs, rhs), out_size)
+    return aten.permute.default(product, [order.index(d) for d in range(len(order))])
+
+
+def _not_one(size: Any) -> bool:
+    """size != 1, a symbolic size deciding size-obliviously (not 1)."""
+    return bool(size != 1)
 
 
 # ---------------------------------------------------------------- attention

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, cast_to, numel, register_decomposition
+from ._common import DType, Tensor, aten, cast_to, contiguous, numel, register_decomposition
 
 
 # layer_norm(x, shape, w, b, eps) = native_layer_norm(x, shape, w, b, eps)[0]
@@ -54,7 +54,7 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
         return aten._native_batch_norm_legit_no_training.default(
             input, weight, bias, running_mean, running_var, momentum, eps)[0]
     sizes = list(input.shape)
-    folded = aten.view.default(input, [1, sizes[0] * sizes[1], *sizes[2:]])
+    folded = aten.view.default(contiguous(input), [1, sizes[0] * sizes[1], *sizes[2:]])
     normed = aten._native_batch_norm_legit.no_stats(folded, None, None, True, momentum, eps)[0]
     out = aten.view.default(normed, sizes)
     channel = [1, sizes[1]] + [1] * (len(sizes) - 2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition
+from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition, reshape_to
 
 
 # sum(x) = sum(x, dims=[])
@@ -299,7 +299,7 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> t
 # median(x) = sort(flatten(x))[(n - 1) // 2] (the lower median; a NaN sorts last and wins)
 @register_decomposition(aten.median.default)
 def median(self: Tensor) -> Tensor:
-    flat = aten.view.default(self, [self.numel()])
+    flat = reshape_to(self, [self.numel()])
     values = aten.sort.default(flat, 0, False)[0]
     count = flat.shape[0]
     picked = aten.select.int(values, 0, (count - 1) // 2)
@@ -312,7 +312,7 @@ def median(self: Tensor) -> Tensor:
 # nanmedian(x) = sorted non-NaN values at (k - 1) // 2, k their count
 @register_decomposition(aten.nanmedian.default)
 def nanmedian(self: Tensor) -> Tensor:
-    flat = aten.view.default(self, [self.numel()])
+    flat = reshape_to(self, [self.numel()])
     values = aten.sort.default(flat, 0, False)[0]
     if not self.dtype.is_floating_point:
         return aten.select.int(values, 0, (flat.shape[0] - 1) // 2)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from texport.dialects.shape_rules.strides import memory_format_name
+
 from ._common import DType, Tensor, aten, canonical_dim, numel, register_decomposition, reshape_to
+from ._common import contiguous as _contiguous
 
 
 def _infer_shape(shape: list[Any], total: Any) -> list[Any]:
@@ -16,7 +19,7 @@ def _infer_shape(shape: list[Any], total: Any) -> list[Any]:
     return [total // known if type(s) is int and s == -1 else s for s in shape]
 
 
-# reshape(x, s) = view(x, s) (no strides in the IR: every reshape is a view)
+# reshape(x, s) = view(x, s) when x's strides allow it, else view(clone(x), s)
 @register_decomposition([aten.reshape.default, aten._unsafe_view.default, aten._reshape_copy.default,
                          aten.view_copy.default])
 def reshape(self: Tensor, shape: list[Any]) -> Tensor:
@@ -35,7 +38,7 @@ def expand_as(self: Tensor, other: Tensor) -> Tensor:
     return aten.expand.default(self, list(other.shape))
 
 
-# flatten(x, a, b) = view(x, shape[:a] + [prod(shape[a:b+1])] + shape[b+1:])
+# flatten(x, a, b) = reshape(x, shape[:a] + [prod(shape[a:b+1])] + shape[b+1:])
 @register_decomposition(aten.flatten.using_ints)
 def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     rank = self.dim()
@@ -109,10 +112,10 @@ def narrow(self: Tensor, dim: int, start: Any, length: Any) -> Tensor:
     return aten.slice.Tensor(self, dim, start, start + length)
 
 
-# contiguous(x) = clone(x, contiguous_format) (no strides in the IR)
+# contiguous(x) = x when laid out so, else clone(x, memory_format)
 @register_decomposition(aten.contiguous.default)
 def contiguous(self: Tensor, *, memory_format: Any = 0) -> Tensor:
-    return aten.clone.default(self, memory_format="contiguous_format")
+    return _contiguous(self, memory_format_name(memory_format))
 
 
 # detach(x) = alias(x) (no autograd in the IR)
@@ -329,7 +332,7 @@ def triu(self: Tensor, diagonal: int = 0) -> Tensor:
 @register_decomposition(aten.roll.default)
 def roll(self: Tensor, shifts: list[Any], dims: list[int] = ()) -> Tensor:
     if not dims:
-        flat = aten.view.default(self, [self.numel()])
+        flat = reshape_to(self, [self.numel()])
         return aten.view.default(roll(flat, shifts, [0]), list(self.shape))
     out = self
     for shift, dim in zip(shifts, dims):
@@ -364,7 +367,7 @@ def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
 @register_decomposition(aten.repeat_interleave.self_int)
 def repeat_interleave_int(self: Tensor, repeats: Any, dim: int | None = None, *,
                           output_size: Any = None) -> Tensor:
-    x = self if dim is not None else aten.view.default(self, [self.numel()])
+    x = self if dim is not None else reshape_to(self, [self.numel()])
     dim = canonical_dim(dim or 0, x.dim())
     sizes = list(x.shape)
     wide = aten.unsqueeze.default(x, dim + 1)
@@ -389,7 +392,7 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
                                   output_size: Any = None) -> Any:
     if output_size is None:
         return NotImplemented
-    x = self if dim is not None else aten.view.default(self, [self.numel()])
+    x = self if dim is not None else reshape_to(self, [self.numel()])
     dim = canonical_dim(dim or 0, x.dim())
     if repeats.numel() == 1:
         repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
