@@ -143,7 +143,13 @@ SAMPLES: dict[str, list[Sample]] = {
         S(f(2, 3, 4, 8), f(2, 3, 5, 8), f(2, 3, 5, 6)),
         S(f(2, 3, 4, 8), f(2, 3, 4, 8), f(2, 3, 4, 8), None, 0.0, True),
         S(f(1, 2, 4, 8), f(1, 2, 4, 8), f(1, 2, 4, 8), b(4, 4) | np.eye(4, dtype=bool), scale=0.3),
-        S(f(1, 4, 3, 8), f(1, 2, 3, 8), f(1, 2, 3, 8), f(3, 3), enable_gqa=True)],
+        S(f(1, 4, 3, 8), f(1, 2, 3, 8), f(1, 2, 3, 8), f(3, 3), enable_gqa=True),
+        # a query row whose keys are all masked attends to nothing: 0s, not NaN
+        S(f(2, 2, 4, 8), f(2, 2, 5, 8), f(2, 2, 5, 8), np.arange(5) >= np.array([0, 5])[:, None, None, None]),
+        S(f(2, 4, 8), f(2, 5, 8), f(2, 5, 8), np.where(np.arange(5) < np.array([[5], [0], [2], [5]]), -np.inf,
+                                                        0).astype(np.float32)),
+        S(f(2, 2, 4, 8), f(2, 2, 5, 8), f(2, 2, 5, 8), np.arange(5) >= np.array([2, 5])[:, None, None, None],
+          sym={0: (0, 2), 1: (0, 2), 2: (0, 2), 3: (0,)})],
     # pointwise maths
     "rsub.Tensor": [S(f(3, 4), f(3, 4), alpha=2)], "rsub.Scalar": [S(f(3, 4), 2.0), S(i(5, 3), 3, 2)],
     "floor_divide.default": [S(f(3, 4), pos(3, 4))], "floor_divide.Scalar": [S(i(9, 3, 4), 2)],

@@ -306,10 +306,13 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def _triangle(self: Tensor, diagonal: int, lower: bool) -> Tensor:
+    """torch._refs.tril/triu: a bool tensor is and-ed with the mask, others zeroed by where."""
+    cols = aten.unsqueeze.default(aten.arange.start_step(0, self.shape[-1], 1), -2)
     rows = aten.unsqueeze.default(aten.arange.start_step(0, self.shape[-2], 1), -1)
-    cols = aten.arange.start_step(0, self.shape[-1], 1)
     offset = aten.sub.Tensor(cols, rows)
     keep = aten.le.Scalar(offset, diagonal) if lower else aten.ge.Scalar(offset, diagonal)
+    if self.dtype is DType.bool:
+        return aten.logical_and.default(keep, self)
     return aten.where.self(keep, self, aten.scalar_tensor.default(0, dtype=self.dtype))
 
 
