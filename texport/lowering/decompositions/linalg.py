@@ -342,37 +342,25 @@ def _last_dim_strided(x: Tensor) -> bool:
 # ---------------------------------------------------------------- distances
 
 
-# cosine_similarity(a, b, d) = sum(a/max(‖a‖, ε) · b/max(‖b‖, ε), d)
+# cosine_similarity(a, b, d) = sum(a/max(‖a‖, ε) · b/max(‖b‖, ε), d) (ATen's: the norms cloned, then clamped)
 @register_decomposition(aten.cosine_similarity.default)
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    def normalized(x: Tensor) -> Tensor:
-        norm = aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [dim], True))
-        return aten.div.Tensor(x, aten.clamp.default(norm, eps, None))
+    if list(x1.shape) != list(x2.shape):  # expand_outplace
+        sizes = _broadcast_shape(list(x1.shape), list(x2.shape))
+        x1, x2 = aten.expand.default(x1, sizes), aten.expand.default(x2, sizes)
+    norm1 = aten.clone.default(aten.linalg_vector_norm.default(x1, 2, [dim], True))
+    norm2 = aten.clone.default(aten.linalg_vector_norm.default(x2, 2, [dim], True))
+    floor = aten.scalar_tensor.default(eps, dtype=norm1.dtype)
+    scaled1 = aten.div.Tensor(x1, aten.clamp.Tensor(norm1, floor))
+    scaled2 = aten.div.Tensor(x2, aten.clamp.Tensor(norm2, floor))
+    return aten.sum.dim_IntList(aten.mul.Tensor(scaled1, scaled2), [dim])
 
-    return aten.sum.dim_IntList(aten.mul.Tensor(normalized(x1), normalized(x2)), [dim])
 
-
-# pairwise_distance(a, b, p) = ‖a - b + ε‖_p over the last dim
+# pairwise_distance(a, b, p) = ‖a - b + ε‖_p over the innermost dim
 @register_decomposition(aten.pairwise_distance.default)
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    diff = aten.add.Tensor(aten.sub.Tensor(x1, x2), eps)
-    if diff.dim() == 0:  # the norm over the one "dim" of a 0-d tensor is |x|, still 0-d
-        return aten.view.default(_pnorm(aten.view.default(diff, [1]), p, False), [])
-    return _pnorm(diff, p, keepdim)
-
-
-def _pnorm(x: Tensor, p: float, keepdim: bool) -> Tensor:
-    magnitude = aten.abs.default(x)
-    if p == float("inf"):
-        return aten.amax.default(magnitude, [-1], keepdim)
-    if p == 0:
-        return aten._to_copy.default(aten.sum.dim_IntList(aten.ne.Scalar(x, 0), [-1], keepdim), dtype=x.dtype)
-    if p == 2:
-        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [-1], keepdim))
-    if p == 1:
-        return aten.sum.dim_IntList(magnitude, [-1], keepdim)
-    summed = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, p), [-1], keepdim)
-    return aten.pow.Tensor_Scalar(summed, 1.0 / p)
+    diff = aten.add.Scalar(aten.sub.Tensor(x1, x2), eps)
+    return aten.linalg_vector_norm.default(diff, p, [max(x1.dim(), x2.dim()) - 1], keepdim)
 
 
 # cdist(a, b, p) = _cdist_forward(a, b, p)

@@ -187,10 +187,13 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     return [aten.squeeze.dims(aten.slice.Tensor(self, dim, i, i + 1), [dim]) for i in range(size)]
 
 
-# stack(xs, d) = cat([unsqueeze(x, d) for x in xs], d)
+# stack(xs, d) = view(cat(xs, d), sizes with n at d); at d = rank: cat([unsqueeze(x, d) for x in xs], d)
 @register_decomposition(aten.stack.default)
 def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
     dim = canonical_dim(dim, tensors[0].dim() + 1)
+    if dim < tensors[0].dim():  # torch._refs: one cat, viewed with the new dim
+        sizes = list(tensors[0].shape)
+        return aten.view.default(aten.cat.default(list(tensors), dim), [*sizes[:dim], len(tensors), *sizes[dim:]])
     return aten.cat.default([aten.unsqueeze.default(x, dim) for x in tensors], dim)
 
 
