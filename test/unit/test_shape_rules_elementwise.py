@@ -70,6 +70,9 @@ def test_symbolic_scalars_promote_by_kind() -> None:
     assert infer("add.Tensor", t(2, dtype=D.int32), s0).dtype is D.int32
     assert infer("mul.Tensor", t(2, dtype=D.int32), ScalarMeta("float")).dtype is D.float32
     assert infer("add.Tensor", t(2, dtype=D.bool), ScalarMeta("int", s0)).dtype is D.int64
+    # a size symbol is an int (a sympy Symbol is also a sympy Boolean: not a bool)
+    assert infer("add.Tensor", t(2, dtype=D.bool), s0).dtype is D.int64
+    assert infer("rsub.Scalar", t(2, dtype=D.int64), s0) == t(2, dtype=D.int64)
 
 
 def test_add_alpha_checks() -> None:

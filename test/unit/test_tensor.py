@@ -47,6 +47,45 @@ def test_operators_pick_the_overloads_torch_records() -> None:
         assert recorded(fn)[:1] == [expected], expected
 
 
+# (call, the overload torch 2.13's export records): a Python number binds to the
+# Scalar overload where torch's bindings expose one (lerp, remainder, clamp_min ...),
+# to the Tensor overload where they hide it (add, sub, mul, div, true_divide, floor_divide)
+SCALAR_OR_TENSOR = [
+    ("x.lerp(y, 0.1)", "aten.lerp.Scalar"), ("x.lerp(y, w)", "aten.lerp.Tensor"),
+    ("torch.lerp(x, y, 0.3)", "aten.lerp.Scalar"), ("x.lerp_(y, 0.1)", "aten.lerp_.Scalar"),
+    ("x.lerp_(y, w)", "aten.lerp_.Tensor"), ("x.fmod_(2)", "aten.fmod_.Scalar"),
+    ("x.fmod_(y)", "aten.fmod_.Tensor"), ("x.remainder_(2)", "aten.remainder_.Scalar"),
+    ("i.bitwise_and_(3)", "aten.bitwise_and_.Scalar"), ("i.bitwise_or_(i)", "aten.bitwise_or_.Tensor"),
+    ("x.floor_divide_(2)", "aten.floor_divide_.Tensor"), ("x.true_divide(2)", "aten.true_divide.Tensor"),
+    ("x.clamp_min(0.1)", "aten.clamp_min.default"), ("x.clamp_min(y)", "aten.clamp_min.Tensor"),
+    ("x.clamp_max(0.1)", "aten.clamp_max.default"), ("x.clamp_min_(0.1)", "aten.clamp_min_.default"),
+    ("x.clamp_(min=y)", "aten.clamp_.Tensor"), ("x.clamp_(0.1, 0.5)", "aten.clamp_.default"),
+    ("torch.pow(2, x)", "aten.pow.Scalar"), ("torch.rsub(x, 2)", "aten.rsub.Scalar"),
+    ("torch.rsub(x, y)", "aten.rsub.Tensor"), ("2 // x", "aten.floor_divide.default"),
+    ("x.swapdims(0, 1)", "aten.swapdims.default"), ("x.bernoulli_(0.5)", "aten.bernoulli_.float"),
+]
+
+# in-place methods of ops in the table (torch has each as a Tensor method)
+IN_PLACE = [
+    ("x.addcmul_(y, y, value=0.5)", "aten.addcmul_.default"), ("x.addcdiv_(y, w, value=0.5)", "aten.addcdiv_.default"),
+    ("x.addmm_(y, y.t())", "aten.addmm_.default"), ("x.index_add_(0, i[:, 0], y)", "aten.index_add_.default"),
+    ("x.index_copy_(0, i[:, 0], y)", "aten.index_copy_.default"),
+    ("x.scatter_reduce_(1, i, y, 'sum')", "aten.scatter_reduce_.two"), ("x.tril_()", "aten.tril_.default"),
+    ("x.triu_(1)", "aten.triu_.default"), ("x.cumsum_(0)", "aten.cumsum_.default"),
+    ("x.cumprod_(0)", "aten.cumprod_.default"), ("x.squeeze_()", "aten.squeeze_.default"),
+    ("x.squeeze_(0)", "aten.squeeze_.dim"), ("x.swapaxes_(0, 1)", "aten.swapaxes_.default"),
+    ("x.nan_to_num_()", "aten.nan_to_num_.default"), ("x.uniform_()", "aten.uniform_.default"),
+    ("x.normal_()", "aten.normal_.default"), ("x.detach_()", "aten.detach_.default"),
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), SCALAR_OR_TENSOR + IN_PLACE)
+def test_methods_pick_the_overloads_torch_records(code: str, expected: str) -> None:
+    names = {"torch": torch, "x": torch.ones(3, 3), "y": torch.ones(3, 3), "w": torch.full((3, 3), 0.5),
+             "i": torch.zeros(3, 3, dtype=torch.int64)}
+    assert recorded(lambda: eval(code, names))[-1:] == [expected]  # noqa: S307 - our own table
+
+
 def test_packet_calls_resolve_overloads() -> None:
     x = torch.ones(2)
     assert str(resolve_overload(torch.ops.aten.add, (x, x), {})) == "aten.add.Tensor"

@@ -316,9 +316,20 @@ class AtenOp(Operation):
                 f"arguments and {len(self.operands)} operands"
             )
         values = self.arguments()
+        # the first argument may be a wrapped symbolic number too when a later one is
+        # a tensor (torch records s - x as sub.Tensor(s, x)); relu(s) is no op
+        number_first = bool(values) and _is_symbolic(values[0]) and any(_is_tensor(v) for v in values[1:])
         for index, (plan, value) in enumerate(zip(self.plan, values)):
-            _check_argument(self, plan, value, first=index == 0)
+            _check_argument(self, plan, value, first=index == 0 and not number_first)
         _check_results(self, values)
+
+
+def _is_symbolic(value: Any) -> bool:
+    return isinstance(value, SSAValue) and isinstance(value.type, SYM_TYPES)
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, SSAValue) and isinstance(value.type, TensorType)
 
 
 def _copy_default(value: Any) -> Any:

@@ -14,6 +14,23 @@ from xdsl.ir import SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
 
+from .schema import OpSchema
+
+# What torch's size reads and runtime asserts return: their nodes are made by
+# export itself, not traced through the dispatcher.
+_INSERTED_RETURNS = frozenset({"SymInt", "SymBool", "SymFloat"})
+
+
+def node_name(schema: OpSchema) -> str:
+    """The base name torch gives an op's node: a traced op is named after its
+    packet (``softmax.int`` -> ``softmax``); an op export inserts itself (one
+    returning a symbolic scalar or nothing: ``sym_size.int``, ``_assert_scalar``)
+    after its overload, the dot an underscore (``sym_size_int``)."""
+    returns = schema.returns
+    if not returns or returns[0].type.base in _INSERTED_RETURNS:
+        return f"{schema.name}_{schema.overload}"
+    return schema.name
+
 
 def set_name(value: SSAValue, name: str) -> None:
     """Name ``value`` exactly ``name`` (validated like any xDSL name hint)."""

@@ -4,7 +4,7 @@ calling convention."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -89,6 +89,24 @@ class ExportedProgram:
         """The program as MLIR text (signature and ranges included)."""
         return self.graph_module.mlir(generic)
 
+    def named_parameters(self) -> Iterator[tuple[str, Tensor]]:
+        """Every parameter name of the signature (tied weights under each name)."""
+        for name in self.graph_signature.parameters:
+            yield name, self.state_dict[name]
+
+    def parameters(self) -> Iterator[Tensor]:
+        for _, param in self.named_parameters():
+            yield param
+
+    def named_buffers(self) -> Iterator[tuple[str, Tensor]]:
+        non_persistent = set(self.graph_signature.non_persistent_buffers)
+        for name in self.graph_signature.buffers:
+            yield name, (self.constants if name in non_persistent else self.state_dict)[name]
+
+    def buffers(self) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers():
+            yield buffer
+
     def module(self) -> ExportedModule:
         """A callable with the original calling convention, run by the interpreter."""
         return ExportedModule(self)
@@ -168,7 +186,7 @@ def _with_constants(old: list[Any], specs: list[Any]) -> list[Any]:
 # --------------------------------------------------------------------------
 
 
-def _attach(root: Module, fqn: str, value: Tensor, *, parameter: bool) -> None:
+def _attach(root: Module, fqn: str, value: Tensor, *, parameter: bool, persistent: bool = True) -> None:
     """Register ``value`` at ``fqn`` (creating intermediate submodules)."""
     *path, leaf = fqn.split(".")
     owner = root
@@ -181,26 +199,29 @@ def _attach(root: Module, fqn: str, value: Tensor, *, parameter: bool) -> None:
     if parameter:
         owner.register_parameter(leaf, value if isinstance(value, Parameter) else Parameter(value))
     else:
-        owner.register_buffer(leaf, value, persistent=True)
+        owner.register_buffer(leaf, value, persistent=persistent)
 
 
 class ExportedModule(Module):
     """``ep.module()``: takes the exported inputs, returns the exported outputs.
 
-    Holds its own copies of the parameters and buffers. At training level the
-    program mutates buffers in place (as eager torch does); at functional and
-    core levels it returns their new values, which are written back here."""
+    Holds its own copies of the parameters and buffers (one copy per tensor: tied
+    names share it, as in the exported model). At training level the program
+    mutates buffers in place (as eager torch does); at functional and core levels
+    it returns their new values, which are written back here."""
 
     def __init__(self, program: ExportedProgram) -> None:
         super().__init__()
         object.__setattr__(self, "_program", program)
-        signature = program.graph_signature
-        for spec in signature.input_specs:
-            if spec.kind is InputKind.PARAMETER:
-                _attach(self, spec.target, _copy(program.state_dict[spec.target]), parameter=True)
-            elif spec.kind is InputKind.BUFFER:
+        copies: dict[int, Tensor] = {}
+        for spec in program.graph_signature.input_specs:
+            if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
                 source = program.state_dict.get(spec.target, program.constants.get(spec.target))
-                _attach(self, spec.target, _copy(source), parameter=False)
+                copy = copies.get(id(source))
+                if copy is None:
+                    copy = copies[id(source)] = _copy(source, parameter=spec.kind is InputKind.PARAMETER)
+                _attach(self, spec.target, copy, parameter=spec.kind is InputKind.PARAMETER,
+                        persistent=spec.persistent is not False)
         object.__setattr__(self, "_plan", None)
 
     def _compiled(self) -> Plan:
@@ -226,7 +247,8 @@ class ExportedModule(Module):
 
     def _plan_inputs(self, user_leaves: list[Any]) -> list[Any]:
         program = self._program
-        state = dict(self.named_parameters()) | dict(self.named_buffers())
+        state = dict(self.named_parameters(remove_duplicate=False))
+        state.update(self.named_buffers(remove_duplicate=False))
         values, user = [], iter(user_leaves)
         for spec in program.graph_signature.input_specs:
             if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
@@ -242,7 +264,7 @@ class ExportedModule(Module):
 
     def _finish(self, outputs: list[Any], user_inputs: dict[str, Any] | None = None) -> Any:
         program = self._program
-        state = dict(self.named_buffers())
+        state = dict(self.named_buffers(remove_duplicate=False))
         user_inputs = user_inputs or {}
         results, position = [], 0
         for spec in program.graph_signature.output_specs:
@@ -262,8 +284,9 @@ class ExportedModule(Module):
         return pytree.tree_unflatten(results, program.call_spec[1])
 
 
-def _copy(tensor: Tensor) -> Tensor:
-    return Tensor._make(np.array(tensor._value, copy=True), tensor._dtype, tensor.requires_grad)
+def _copy(tensor: Tensor, parameter: bool = False) -> Tensor:
+    copy = Tensor._make(np.array(tensor._value, copy=True), tensor._dtype, tensor.requires_grad)
+    return Parameter(copy, tensor.requires_grad) if parameter else copy
 
 
 def _wrap(value: Any) -> Any:

@@ -12,7 +12,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp
-from texport.dialects.names import copy_name, set_name
+from texport.dialects.names import copy_name, node_name, set_name
 from texport.tracer.tracing import NameTable
 
 _SUFFIX = re.compile(r"_\d+$")
@@ -36,8 +36,7 @@ def clone_module(module: ModuleOp) -> ModuleOp:
 
 
 def _node_name(op: AtenOp) -> str:
-    schema = op.op_def.schema
-    return f"{schema.name}_int" if schema.overload_name == "int" else schema.name
+    return node_name(op.op_def.schema)
 
 
 def rename(block: Block) -> None:

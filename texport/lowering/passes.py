@@ -37,16 +37,17 @@ from .rules import LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
 
 
 def _tidy(module: ModuleOp) -> None:
-    """Read each size once, drop dead ops, then name the values as torch
-    names the nodes of a fresh graph (dead ops take no names)."""
+    """Read each size once, name the values as torch names the nodes of its
+    retraced graph, then drop dead ops. torch names a node when its retrace
+    makes it and only then eliminates dead code: a dead op has taken its name
+    (a loss reduced by sum is ``sum_2``: the unused total weight took ``sum_1``)."""
     for func in functions(module):
         dedupe_symbols(func.body.block)
+        rename(func.body.block)
     # xDSL's dce runs a worklist over every op: looking for a dead op first
     # costs a quarter of that, and most passes leave none
     if any(is_trivially_dead(op) for op in module.walk()):
         dce(module)
-    for func in functions(module):
-        rename(func.body.block)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ METHOD_FUNCTIONS = (
     "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "sigmoid", "erf", "ceil", "floor", "round", "trunc", "frac", "sign",
     "relu", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite", "add", "sub", "subtract",
-    "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+    "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder", "fmod",
     "matmul", "mm", "bmm", "dot", "mv", "outer", "maximum", "minimum", "atan2", "eq", "ne",
     "lt", "le", "gt", "ge", "greater", "less", "logical_and", "logical_or", "logical_xor",
     "bitwise_and", "bitwise_or", "bitwise_xor", "sum", "mean", "prod", "max", "min", "amax",
@@ -32,6 +32,7 @@ METHOD_FUNCTIONS = (
     "diagonal", "repeat_interleave", "tril", "triu", "t", "gather", "index_select",
     "masked_select", "take_along_dim", "scatter", "scatter_add", "scatter_reduce", "index_add",
     "lerp", "addcmul", "addcdiv", "addmm", "baddbmm", "detach", "clone", "tensor_split",
+    "clamp_min", "clamp_max", "square", "nan_to_num", "addmv", "index_copy", "swapdims",
 )
 
 
@@ -43,7 +44,18 @@ def _function(name: str) -> Any:
     return function
 
 
-FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS}
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001, A002 - torch's names
+    if isinstance(input, Tensor):
+        return input.pow(exponent)
+    return call(op("pow.Scalar"), input, exponent)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
+    name = "rsub.Tensor" if isinstance(other, Tensor) else "rsub.Scalar"
+    return call(op(name), input, other, alpha=alpha)
+
+
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub}
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

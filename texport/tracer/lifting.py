@@ -112,17 +112,19 @@ class Arguments:
 
 
 def lift_state(arguments: Arguments, mod: Module) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
-    """Parameters, then buffers, as arguments: (state_dict, non-persistent buffers)."""
+    """Parameters, then buffers, as arguments: (state_dict, non-persistent buffers).
+    A tensor registered under several names (tied weights) is an argument under
+    each, as in torch; the forward reads it through the last name."""
     tracer = arguments.tracer
     persistent = set(mod.state_dict(keep_vars=True)) if hasattr(mod, "state_dict") else set()
     state_dict: dict[str, Tensor] = {}
     constants: dict[str, Tensor] = {}
-    for fqn, param in mod.named_parameters():
+    for fqn, param in mod.named_parameters(remove_duplicate=False):
         arg = arguments.add("p_" + fqn.replace(".", "_"), TensorType.get(param.shape, param.dtype),
                             InputKind.PARAMETER, fqn)
         tracer.register_input(param, arg)
         state_dict[fqn] = param
-    for fqn, buffer in mod.named_buffers():
+    for fqn, buffer in mod.named_buffers(remove_duplicate=False):
         is_persistent = fqn in persistent
         arg = arguments.add("b_" + fqn.replace(".", "_"), TensorType.get(buffer.shape, buffer.dtype),
                             InputKind.BUFFER, fqn, persistent=is_persistent)

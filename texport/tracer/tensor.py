@@ -301,6 +301,13 @@ class Tensor(TensorBase):
             return call(op("squeeze.dims"), self, list(dim))
         return call(op("squeeze.dim"), self, dim)
 
+    def squeeze_(self, dim: Any = None) -> Tensor:
+        if dim is None:
+            return call(op("squeeze_"), self)
+        if isinstance(dim, (list, tuple)):
+            return call(op("squeeze_.dims"), self, list(dim))
+        return call(op("squeeze_.dim"), self, dim)
+
     def split(self, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         if isinstance(split_size, (list, tuple)):
             return tuple(call(op("split_with_sizes"), self, list(split_size), dim))
@@ -399,7 +406,6 @@ class Tensor(TensorBase):
         return call(op("div_.Tensor_mode"), self, other, rounding_mode=rounding_mode)
 
     divide = div
-    true_divide = div
 
     def clamp(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
         if _is_tensor(min) or _is_tensor(max):
@@ -409,7 +415,21 @@ class Tensor(TensorBase):
     clip = clamp
 
     def clamp_(self, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        if _is_tensor(min) or _is_tensor(max):
+            return call(op("clamp_.Tensor"), self, min, max)
         return call(op("clamp_"), self, min, max)
+
+    clip_ = clamp_
+
+    # torch binds a Python number weight to the Scalar overload
+    def lerp(self, end: Tensor, weight: Any) -> Tensor:
+        return call(op("lerp.Tensor" if _is_tensor(weight) else "lerp.Scalar"), self, end, weight)
+
+    def lerp_(self, end: Tensor, weight: Any) -> Tensor:
+        return call(op("lerp_.Tensor" if _is_tensor(weight) else "lerp_.Scalar"), self, end, weight)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+        return call(op("bernoulli_.Tensor" if _is_tensor(p) else "bernoulli_.float"), self, p, generator=generator)
 
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         name = "masked_fill.Tensor" if _is_tensor(value) else "masked_fill.Scalar"
@@ -491,6 +511,18 @@ class Tensor(TensorBase):
     def triu(self, diagonal: int = 0) -> Tensor:
         return call(op("triu"), self, diagonal)
 
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return call(op("tril_"), self, diagonal)
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return call(op("triu_"), self, diagonal)
+
+    def cumsum_(self, dim: int, dtype: DType | None = None) -> Tensor:
+        return call(op("cumsum_"), self, dim, dtype=dtype)
+
+    def cumprod_(self, dim: int, dtype: DType | None = None) -> Tensor:
+        return call(op("cumprod_"), self, dim, dtype=dtype)
+
 
 def _as_list(dim: Any) -> Any:
     if dim is None:
@@ -529,17 +561,24 @@ TENSOR_OTHER_METHODS = {
     "bmm": "bmm", "dot": "dot", "mv": "mv", "outer": "outer", "maximum": "maximum",
     "minimum": "minimum", "atan2": "atan2", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor", "copy_": "copy_",
-    "lerp": "lerp.Tensor", "addcmul": "addcmul", "addcdiv": "addcdiv", "gather": "gather",
+    "addcmul": "addcmul", "addcdiv": "addcdiv", "gather": "gather",
     "index_select": "index_select", "masked_select": "masked_select",
     "masked_scatter": "masked_scatter", "index_add": "index_add", "scatter_add": "scatter_add",
     "scatter_add_": "scatter_add_", "scatter_reduce": "scatter_reduce.two",
     "take_along_dim": "take_along_dim", "transpose": "transpose.int", "transpose_": "transpose_",
     "unsqueeze": "unsqueeze", "unsqueeze_": "unsqueeze_", "select": "select.int",
     "narrow": "narrow", "movedim": "movedim.int", "moveaxis": "movedim.int",
-    "swapaxes": "swapaxes", "swapdims": "swapaxes", "roll": "roll", "diagonal": "diagonal",
+    "swapaxes": "swapaxes", "swapdims": "swapdims", "roll": "roll", "diagonal": "diagonal",
     "repeat_interleave": "repeat_interleave.self_int", "tensor_split": "tensor_split.sections",
     "expm1_": "expm1_", "relu_": "relu_", "t_": "t_", "addmm": "addmm", "baddbmm": "baddbmm",
-    "cross_entropy": "cross_entropy_loss",
+    "cross_entropy": "cross_entropy_loss", "true_divide": "true_divide.Tensor",
+    "true_divide_": "true_divide_.Tensor", "floor_divide_": "floor_divide_.Tensor",
+    "addcmul_": "addcmul_", "addcdiv_": "addcdiv_", "addmm_": "addmm_", "addmv": "addmv",
+    "addmv_": "addmv_", "baddbmm_": "baddbmm_", "index_add_": "index_add_", "index_copy": "index_copy",
+    "index_copy_": "index_copy_", "scatter_reduce_": "scatter_reduce_.two", "swapaxes_": "swapaxes_",
+    "swapdims_": "swapdims_", "nan_to_num": "nan_to_num", "nan_to_num_": "nan_to_num_",
+    "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
+    "as_strided_": "as_strided_", "resize_": "resize_",
 }
 
 # method name -> (op when other is a Tensor, op when other is a Python number)
@@ -553,6 +592,11 @@ TENSOR_OR_SCALAR_METHODS = {
     "greater": ("gt.Tensor", "gt.Scalar"), "less": ("lt.Tensor", "lt.Scalar"),
     "greater_equal": ("ge.Tensor", "ge.Scalar"), "less_equal": ("le.Tensor", "le.Scalar"),
     "not_equal": ("ne.Tensor", "ne.Scalar"), "eq_": ("eq_.Tensor", "eq_.Scalar"),
+    "clamp_min": ("clamp_min.Tensor", "clamp_min"), "clamp_max": ("clamp_max.Tensor", "clamp_max"),
+    "clamp_min_": ("clamp_min_.Tensor", "clamp_min_"), "clamp_max_": ("clamp_max_.Tensor", "clamp_max_"),
+} | {
+    f"{name}_": (f"{name}_.Tensor", f"{name}_.Scalar")
+    for name in ("remainder", "fmod", "bitwise_and", "bitwise_or", "bitwise_xor")
 }
 
 
@@ -623,7 +667,7 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 
 
 def _rfloordiv(self: Tensor, other: Any) -> Tensor:
-    return call(op("floor_divide"), full_like(self, other), self)
+    return call(op("floor_divide"), other, self)  # the number as a wrapped tensor, as torch records it
 
 
 def _rmod(self: Tensor, other: Any) -> Tensor:

@@ -21,6 +21,7 @@ from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp, op_class, result_type_for
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import ScalarMeta, TensorMeta
+from texport.dialects.names import node_name as schema_node_name
 from texport.dialects.names import set_name
 from texport.dialects.shape_rules import SHAPE_RULES, STRIDE_RULES
 from texport.dialects.shape_rules.guards import ShapeGuardError, SizeObliviousOracle, using_oracle
@@ -94,8 +95,7 @@ class NameTable:
 
 
 def node_name(op: OpOverload) -> str:
-    schema = op._schema
-    return f"{schema.name}_int" if schema.overload_name == "int" else schema.name
+    return schema_node_name(op._schema)
 
 
 def _absent_type(op: OpOverload, index: int) -> Any:

@@ -57,6 +57,19 @@ func.func @symbolic_sizes(%x: !tx.tensor<[s0, 4], f32>, %i: !tx.tensor<[2], i64>
   func.return
 }
 
+// A number stands for a Tensor argument as torch's wrapped numbers do: a
+// literal or a symbolic size, first too when a tensor follows (s - x).
+// CHECK-LABEL: func.func @wrapped_numbers
+// CHECK-NEXT: %sub = core.sub.Tensor(1, %x) : !tx.tensor<[s0], i64>
+// CHECK-NEXT: %sub_1 = core.sub.Tensor(%n, %x) : !tx.tensor<[s0], i64>
+// CHECK-NEXT: %mul = core.mul.Tensor(%x, %n) : !tx.tensor<[s0], i64>
+func.func @wrapped_numbers(%x: !tx.tensor<[s0], i64>, %n: !tx.symint<s0>) {
+  %sub = core.sub.Tensor(1, %x) : !tx.tensor<[s0], i64>
+  %sub_1 = core.sub.Tensor(%n, %x) : !tx.tensor<[s0], i64>
+  %mul = core.mul.Tensor(%x, %n) : !tx.tensor<[s0], i64>
+  func.return
+}
+
 // Generic form parses into the same op.
 // CHECK-LABEL: func.func @generic
 // CHECK-NEXT: %r = core.relu(%x) : !tx.tensor<[2], f32>

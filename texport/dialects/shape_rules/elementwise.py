@@ -59,10 +59,10 @@ def _wrapped(value: Any) -> Any:
         return _OF_KIND[value.kind]
     if not loaded():  # no sympy object can exist yet
         return value
+    if isinstance(value, sympy.Expr):  # before Boolean: a sympy Symbol is both
+        return 0 if value.is_integer else 0.0
     if isinstance(value, sympy.logic.boolalg.Boolean):
         return False
-    if isinstance(value, sympy.Expr):
-        return 0 if value.is_integer else 0.0
     return value
 
 

@@ -51,7 +51,7 @@ def _class_dim_removed(self: TensorMeta, target: TensorMeta) -> tuple:
     return expected
 
 
-@shape_rule("nll_loss")
+@shape_rule("nll_loss", "nll_loss_nd")
 def nll_loss(self: TensorMeta, target: TensorMeta, weight: object = None, reduction: int = 1,
              ignore_index: object = -100) -> TensorMeta:
     check(self.ndim >= 1, "input tensor should be 1D or more")

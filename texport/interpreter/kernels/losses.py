@@ -138,7 +138,7 @@ def nll_loss_forward(self: np.ndarray, target: np.ndarray, weight: np.ndarray | 
     return result_as(output, self.dtype), result_as(total, self.dtype)
 
 
-@kernel("nll_loss")
+@kernel("nll_loss", "nll_loss_nd")
 def nll_loss(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,
              reduction: int = _MEAN, ignore_index: int = -100) -> np.ndarray:
     """Any rank with the class dim 1 (what F.nll_loss accepts through nll_loss_nd)."""

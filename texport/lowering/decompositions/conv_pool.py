@@ -1,6 +1,8 @@
 """Convolution, pooling, padding and resampling: the nn.functional forms become
 convolution, the *_with_indices pools, constant_pad_nd and the upsample .vec
-ops of the core set."""
+ops of the core set. Where torch's default table decomposes further (1-D pools
+through their 2-D forms, reflection and replication padding and 1-D upsampling
+by indexing), these follow it, core ops included."""
 
 from __future__ import annotations
 
@@ -99,27 +101,28 @@ def adaptive_avg_pool3d(self: Tensor, output_size: list[Any]) -> Tensor:
     return aten._adaptive_avg_pool3d.default(self, output_size)
 
 
-# adaptive_max_pool2d(x, out) = max_pool2d_with_indices(x, in/out, in/out) when out divides in
-@register_decomposition(aten.adaptive_max_pool2d.default)
-def adaptive_max_pool2d(self: Tensor, output_size: list[int]) -> Any:
-    sizes = list(self.shape)[-2:]
-    if any(type(s) is not int or s % o for s, o in zip(sizes, output_size)):
-        return NotImplemented
-    kernel = [s // o for s, o in zip(sizes, output_size)]
-    return aten.max_pool2d_with_indices.default(self, kernel, kernel, [0, 0], [1, 1], False)
-
-
 # adaptive_max_pool1d(x, out) = adaptive_max_pool2d(x[..., None, :], [1, out]) squeezed
 @register_decomposition(aten.adaptive_max_pool1d.default)
 def adaptive_max_pool1d(self: Tensor, output_size: list[int]) -> Any:
-    size = self.shape[-1]
-    if type(size) is not int or size % output_size[0]:
-        return NotImplemented
-    kernel = size // output_size[0]
-    values, indices = aten.max_pool2d_with_indices.default(
-        aten.unsqueeze.default(self, -2), [1, kernel], [1, kernel], [0, 0], [1, 1], False)
-    axis = self.dim() - 1
-    return aten.squeeze.dims(values, [axis]), aten.squeeze.dims(indices, [axis])
+    values, indices = aten.adaptive_max_pool2d.default(aten.unsqueeze.default(self, -2), [1, output_size[0]])
+    return aten.squeeze.dims(values, [-2]), aten.squeeze.dims(indices, [-2])
+
+
+# avg_pool1d(x, k, s, p) = avg_pool2d(x[..., None, :], [1, k], [1, s], [0, p])[..., 0, :]
+@register_decomposition(aten.avg_pool1d.default)
+def avg_pool1d(self: Tensor, kernel_size: list[int], stride: list[int] = (), padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    stride = list(stride) or list(kernel_size)
+    pooled = aten.avg_pool2d.default(aten.unsqueeze.default(self, -2), [1, kernel_size[0]], [1, stride[0]],
+                                     [0, _first(padding)], ceil_mode, count_include_pad)
+    return aten.squeeze.dims(pooled, [-2])
+
+
+# adaptive_avg_pool1d(x, out) = adaptive_avg_pool2d(x[..., None, :], [1, out])[..., 0, :]
+@register_decomposition(aten.adaptive_avg_pool1d.default)
+def adaptive_avg_pool1d(self: Tensor, output_size: list[Any]) -> Tensor:
+    pooled = adaptive_avg_pool2d(aten.unsqueeze.default(self, -2), [1, output_size[0]])
+    return aten.squeeze.dims(pooled, [-2])
 
 
 # pad(x, p, "constant", v) = constant_pad_nd(x, p, v); reflect/replicate/circular: their pad ops
@@ -131,10 +134,7 @@ def pad(self: Tensor, pad: list[Any], mode: str = "constant", value: float | Non
     if mode == "reflect":
         return getattr(aten, f"reflection_pad{sides}d").default(self, pad)
     if mode == "replicate":
-        if sides == 1:
-            wide = aten.unsqueeze.default(self, -2)
-            return aten.squeeze.dims(aten.replication_pad2d.default(wide, [*pad, 0, 0]), [self.dim() - 1])
-        return getattr(aten, f"replication_pad{sides}d").default(self, pad)
+        return _index_pad(self, pad, _replicated)  # (texport has no replication_pad1d op)
     if mode == "circular":
         out = self
         for side in range(sides):
@@ -150,36 +150,60 @@ def pad(self: Tensor, pad: list[Any], mode: str = "constant", value: float | Non
     raise ValueError(f"pad: unknown mode {mode!r}")
 
 
-# upsample_nearest1d(x, L) = upsample_nearest2d(x[..., None, :], [1, L])[..., 0, :]
-@register_decomposition(aten.upsample_nearest1d.default)
-def upsample_nearest1d(self: Tensor, output_size: list[Any], scales: float | None = None) -> Tensor:
-    wide = aten.unsqueeze.default(self, -2)
-    if scales is None:
-        out = aten.upsample_nearest2d.vec(wide, [1, output_size[0]], None)
-    else:
-        out = aten.upsample_nearest2d.vec(wide, None, [1.0, scales])
-    return aten.squeeze.dims(out, [self.dim() - 1])
+# reflection_pad{1,2,3}d(x, p) = x indexed along each padded dim d of size m by m-1-|m-1-|arange(-l, m+r)||
+@register_decomposition([aten.reflection_pad1d.default, aten.reflection_pad2d.default,
+                         aten.reflection_pad3d.default])
+def reflection_pad(self: Tensor, padding: list[Any]) -> Tensor:
+    return _index_pad(self, padding, _reflected)
 
 
-# upsample_nearest1d.vec = upsample_nearest1d
+# replication_pad{2,3}d(x, p) = x indexed along each padded dim d of size m by clamp(arange(-l, m+r), 0, m-1)
+@register_decomposition([aten.replication_pad2d.default, aten.replication_pad3d.default])
+def replication_pad(self: Tensor, padding: list[Any]) -> Tensor:
+    return _index_pad(self, padding, _replicated)
+
+
+def _index_pad(x: Tensor, padding: list[Any], positions: Any) -> Tensor:
+    """torch._decomp's _reflection_or_replication_pad: one index per padded dim, outermost first."""
+    count = len(padding) // 2
+    lead = x.dim() - count
+    sizes = list(x.shape)[lead:]
+    out = x
+    for i in range(count):
+        index: list[Any] = [None] * out.dim()
+        index[lead + i] = positions(padding[2 * (count - 1 - i)], sizes[i], padding[2 * (count - 1 - i) + 1])
+        out = aten.index.Tensor(out, index)
+    return out
+
+
+def _reflected(left: Any, size: Any, right: Any) -> Tensor:
+    offsets = aten.abs.default(aten.arange.start_step(-left, size + right, 1))
+    return aten.sub.Tensor(size - 1, aten.abs.default(aten.sub.Tensor(size - 1, offsets)))
+
+
+def _replicated(left: Any, size: Any, right: Any) -> Tensor:
+    return aten.clamp.default(aten.arange.start_step(-left, size + right, 1), 0, size - 1)
+
+
+# upsample_nearest1d.vec(x, L | s) = x[..., int(arange(L) · in/L)], L = floor(in · s) for a scale
+# (torch._decomp's _upsample_nearest; torch keeps upsample_nearest1d.default)
 @register_decomposition(aten.upsample_nearest1d.vec)
 def upsample_nearest1d_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
                            scale_factors: list[float] | None) -> Tensor:
-    wide = aten.unsqueeze.default(input, -2)
+    size = input.shape[-1]
     if output_size is not None:
-        out = aten.upsample_nearest2d.vec(wide, [1, output_size[0]], None)
+        out, ratio = output_size[0], size / output_size[0]
     else:
-        out = aten.upsample_nearest2d.vec(wide, None, [1.0, scale_factors[0]])
-    return aten.squeeze.dims(out, [input.dim() - 1])
+        out = _scaled_size(size, scale_factors[0])
+        ratio = size / (size * scale_factors[0])
+    positions = aten.arange.start_step(0, out, 1, dtype=DType.float32)
+    source = aten.mul.Tensor(aten.add.Tensor(positions, 0.0), ratio)
+    return aten.index.Tensor(input, [None, None, aten._to_copy.default(source, dtype=DType.int64)])
 
 
-# upsample_nearest2d(x, size, sh, sw) = upsample_nearest2d.vec(x, size) (or the scales)
-@register_decomposition(aten.upsample_nearest2d.default)
-def upsample_nearest2d(self: Tensor, output_size: list[Any], scales_h: float | None = None,
-                       scales_w: float | None = None) -> Tensor:
-    if scales_h is None or scales_w is None:
-        return aten.upsample_nearest2d.vec(self, output_size, None)
-    return aten.upsample_nearest2d.vec(self, None, [scales_h, scales_w])
+def _scaled_size(size: Any, scale: float) -> Any:
+    """floor(size · scale), as torch's upsample_compute_output_size."""
+    return int(size * scale) if type(size) is int else (size * scale) // 1
 
 
 # upsample_bilinear2d(x, size, ac, sh, sw) = upsample_bilinear2d.vec(x, size, ac) (or the scales)
@@ -191,16 +215,35 @@ def upsample_bilinear2d(self: Tensor, output_size: list[Any], align_corners: boo
     return aten.upsample_bilinear2d.vec(self, None, align_corners, [scales_h, scales_w])
 
 
-# upsample_linear1d(x, L) = upsample_bilinear2d(x[..., None, :], [1, L])[..., 0, :]
+# upsample_linear1d(x, L) = x[i0] + (x[i0 + 1] - x[i0])·frac, i0 = floor(source index) (torch._decomp's
+# _upsample_linear)
 @register_decomposition(aten.upsample_linear1d.vec)
 def upsample_linear1d_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
                           scale_factors: list[float] | None) -> Tensor:
-    wide = aten.unsqueeze.default(input, -2)
-    if output_size is not None:
-        out = aten.upsample_bilinear2d.vec(wide, [1, output_size[0]], align_corners, None)
+    size = input.shape[-1]
+    scale = None if scale_factors is None else scale_factors[0]
+    out = output_size[0] if output_size is not None else _scaled_size(size, scale)
+    dtype = input.dtype if input.dtype.is_floating_point else DType.float32
+    ratio = _linear_scale(size, out, align_corners, scale)
+    positions = aten._to_copy.default(aten.arange.start_step(0, out, 1), dtype=dtype)
+    if align_corners:
+        source = aten.mul.Tensor(positions, ratio)
     else:
-        out = aten.upsample_bilinear2d.vec(wide, None, align_corners, [1.0, scale_factors[0]])
-    return aten.squeeze.dims(out, [input.dim() - 1])
+        source = aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(positions, 0.5), ratio), 0.5)
+    source = aten.view.default(aten.clamp.default(source, 0.0), [out])
+    low = aten._to_copy.default(source, dtype=DType.int64)
+    high = aten.clamp.default(aten.add.Tensor(low, 1), None, size - 1)
+    left = aten.index.Tensor(input, [None, None, low])
+    right = aten.index.Tensor(input, [None, None, high])
+    weight = aten.clamp.default(aten.sub.Tensor(source, low), 0.0, 1.0)
+    return aten.add.Tensor(left, aten.mul.Tensor(aten.sub.Tensor(right, left), weight))
+
+
+def _linear_scale(size: Any, out: Any, align_corners: bool, scale: float | None) -> Any:
+    """torch's _compute_scale: source positions per output position."""
+    if align_corners:
+        return (size - 1) / (out - 1) if out > 1 else 0
+    return 1.0 / scale if scale is not None and scale > 0 else size / out
 
 
 # pixel_shuffle(x, r): [N, C·r², H, W] -> [N, C, r, r, H, W] -> [N, C, H, r, W, r] -> [N, C, H·r, W·r]
@@ -212,7 +255,8 @@ def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
     split = aten.view.default(self, [*batch, c // (r * r), r, r, h, w])
     order = [*range(n), n, n + 3, n + 1, n + 4, n + 2]
     moved = aten.clone.default(aten.permute.default(split, order), memory_format="contiguous_format")
-    return aten.view.default(moved, [*batch, c // (r * r), h * r, w * r])
+    shuffled = aten.view.default(moved, [*batch, c // (r * r), h * r, w * r])
+    return aten.clone.default(shuffled, memory_format="contiguous_format")  # torch._refs' final clone
 
 
 # pixel_unshuffle(x, r): [N, C, H·r, W·r] -> [N, C, H, r, W, r] -> [N, C, r, r, H, W] -> [N, C·r², H, W]
@@ -224,7 +268,8 @@ def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     split = aten.view.default(self, [*batch, c, h // r, r, w // r, r])
     order = [*range(n), n, n + 2, n + 4, n + 1, n + 3]
     moved = aten.clone.default(aten.permute.default(split, order), memory_format="contiguous_format")
-    return aten.view.default(moved, [*batch, c * r * r, h // r, w // r])
+    unshuffled = aten.view.default(moved, [*batch, c * r * r, h // r, w // r])
+    return aten.clone.default(unshuffled, memory_format="contiguous_format")  # torch._refs' final clone
 
 
 # im2col(x, k, d, p, s)[n, c·kh·kw + i·kw + j, l] = padded x at the (i, j) tap of sliding block l

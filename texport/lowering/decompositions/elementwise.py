@@ -33,11 +33,10 @@ def rsub_tensor(self: Tensor, other: Tensor, *, alpha: Any = 1) -> Tensor:
     return aten.sub.Tensor(other, self, alpha=alpha)
 
 
-# rsub(x, s, α) = s - α·x
+# rsub(x, s, α) = sub(s, x, α) (s as a wrapped number)
 @register_decomposition(aten.rsub.Scalar)
 def rsub_scalar(self: Tensor, other: Any, alpha: Any = 1) -> Tensor:
-    scaled = aten.neg.default(self) if alpha == 1 else aten.mul.Tensor(self, -alpha)
-    return aten.add.Tensor(scaled, other)
+    return aten.sub.Tensor(other, self, alpha=alpha)
 
 
 # floor_divide(x, y) = div(x, y, rounding_mode="floor")
@@ -46,10 +45,10 @@ def floor_divide(self: Tensor, other: Tensor) -> Tensor:
     return aten.div.Tensor_mode(self, other, rounding_mode="floor")
 
 
-# floor_divide(x, s) = div(x, s, rounding_mode="floor")
+# floor_divide(x, s) = div(x, s, rounding_mode="floor") (s as a wrapped number)
 @register_decomposition(aten.floor_divide.Scalar)
 def floor_divide_scalar(self: Tensor, other: Any) -> Tensor:
-    return aten.div.Scalar_mode(self, other, rounding_mode="floor")
+    return aten.div.Tensor_mode(self, other, rounding_mode="floor")
 
 
 # true_divide(x, y) = div(x, y)
@@ -100,22 +99,19 @@ def clamp_max_tensor(self: Tensor, max: Tensor) -> Tensor:  # noqa: A002
     return aten.clamp.Tensor(self, None, max)
 
 
-# lerp(x, y, w) = x + w·(y - x) for w < 0.5, y - (y - x)·(1 - w) otherwise (exact at both ends)
+# lerp(x, y, w) = lerp(x, y, full([], w)) (torch._refs: the weight as a 0-d tensor)
 @register_decomposition(aten.lerp.Scalar)
 def lerp_scalar(self: Tensor, end: Tensor, weight: Any) -> Tensor:
-    diff = aten.sub.Tensor(end, self)
-    if abs(weight) < 0.5:
-        return aten.add.Tensor(self, aten.mul.Tensor(diff, weight))
-    return aten.sub.Tensor(end, aten.mul.Tensor(diff, 1 - weight))
+    return lerp_tensor(self, end, aten.full.default([], weight, dtype=self.dtype))
 
 
-# lerp(x, y, w) = where(|w| < 0.5, x + w·(y - x), y - (y - x)·(1 - w))
+# lerp(x, y, w) = where(|w| >= 0.5, w - 1, w)·(y - x) + where(|w| >= 0.5, y, x) (exact at both ends)
 @register_decomposition(aten.lerp.Tensor)
 def lerp_tensor(self: Tensor, end: Tensor, weight: Tensor) -> Tensor:
-    diff = aten.sub.Tensor(end, self)
-    low = aten.add.Tensor(self, aten.mul.Tensor(weight, diff))
-    high = aten.sub.Tensor(end, aten.mul.Tensor(diff, aten.rsub.Scalar(weight, 1)))
-    return aten.where.self(aten.lt.Scalar(aten.abs.default(weight), 0.5), low, high)
+    high = aten.ge.Scalar(aten.abs.default(weight), 0.5)
+    coeff = aten.where.self(high, aten.sub.Tensor(weight, 1), weight)
+    base = aten.where.self(high, end, self)
+    return aten.add.Tensor(aten.mul.Tensor(coeff, aten.sub.Tensor(end, self)), base)
 
 
 # addcmul(x, a, b, v) = x + v·a·b
@@ -308,23 +304,30 @@ def threshold(self: Tensor, threshold: Any, value: Any) -> Tensor:
     return aten.where.self(aten.le.Scalar(self, threshold), aten.scalar_tensor.default(value, dtype=self.dtype), self)
 
 
-# hardswish(x) = x · hardtanh(x + 3, 0, 6) / 6
+# hardswish(x) = x · clamp(clamp(x + 3, min=0), max=6) / 6
 @register_decomposition(aten.hardswish.default)
 def hardswish(self: Tensor) -> Tensor:
-    return aten.div.Scalar(aten.mul.Tensor(self, aten.hardtanh.default(aten.add.Tensor(self, 3), 0, 6)), 6)
+    return aten.div.Tensor(aten.mul.Tensor(self, _relu6_shifted(self)), 6)
 
 
-# hardsigmoid(x) = hardtanh(x + 3, 0, 6) / 6
+# hardsigmoid(x) = clamp(clamp(x + 3, min=0), max=6) / 6
 @register_decomposition(aten.hardsigmoid.default)
 def hardsigmoid(self: Tensor) -> Tensor:
-    return aten.div.Scalar(aten.hardtanh.default(aten.add.Tensor(self, 3), 0, 6), 6)
+    return aten.div.Tensor(_relu6_shifted(self), 6)
 
 
-# softplus(x, β, t) = where(βx > t, x, log1p(exp(βx)) / β)
+def _relu6_shifted(x: Tensor) -> Tensor:
+    return aten.clamp.default(aten.clamp.default(aten.add.Tensor(x, 3), 0), None, 6)
+
+
+# softplus(x, β, t) = where(βx > t, x, log1p(exp(βx)) / β) (β = 1: no scaling, as torch traces the default)
 @register_decomposition(aten.softplus.default)
 def softplus(self: Tensor, beta: Any = 1, threshold: Any = 20) -> Tensor:
-    scaled = aten.mul.Tensor(self, beta)
-    soft = aten.div.Scalar(aten.log1p.default(aten.exp.default(scaled)), beta)
+    if beta == 1:
+        scaled, soft = self, aten.log1p.default(aten.exp.default(self))
+    else:
+        scaled = aten.mul.Tensor(self, beta)
+        soft = aten.div.Tensor(aten.log1p.default(aten.exp.default(scaled)), beta)
     return aten.where.self(aten.gt.Scalar(scaled, threshold), self, soft)
 
 
@@ -340,11 +343,11 @@ def log_sigmoid(self: Tensor) -> Tensor:
     return log_sigmoid_forward(self)[0]
 
 
-# log_sigmoid_forward(x) = (min(x, 0) - log1p(b), b) with b = exp(-|x|)
+# log_sigmoid_forward(x) = (min(0, x) - log1p(b), b) with b = exp(-|x|)
 @register_decomposition(aten.log_sigmoid_forward.default)
 def log_sigmoid_forward(self: Tensor) -> tuple[Tensor, Tensor]:
+    low = aten.minimum.default(aten.full.default([], 0, dtype=self.dtype), self)
     buffer = aten.exp.default(aten.neg.default(aten.abs.default(self)))
-    low = aten.minimum.default(self, aten.scalar_tensor.default(0, dtype=self.dtype))
     return aten.sub.Tensor(low, aten.log1p.default(buffer)), buffer
 
 

@@ -364,84 +364,130 @@ def _not_one(size: Any) -> bool:
 # ---------------------------------------------------------------- attention
 
 
-# sdpa(q, k, v) = softmax(q·kᵀ·scale + mask) · v (dropout on the weights when p > 0)
+# sdpa(q, k, v) = safe_softmax(q·√s · (k·√s)ᵀ + mask) · v, torch's math backend (a bool mask
+# becomes 0 / -inf; a row with every key masked gives 0s); the CPU flash path's layout on 4-D inputs
 @register_decomposition(aten.scaled_dot_product_attention.default)
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, *, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
-    length, source = query.shape[-2], key.shape[-2]
-    factor = scale if scale is not None else 1.0 / math.sqrt(query.shape[-1])
-    if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
-        repeat = query.shape[-3] // key.shape[-3]
-        key = _repeat_heads(key, repeat)
-        value = _repeat_heads(value, repeat)
-    scores = aten.mul.Tensor(aten.matmul.default(query, aten.transpose.int(key, -2, -1)), factor)
+    if attn_mask is not None and attn_mask.dtype is DType.bool:
+        attn_mask = _additive_mask(attn_mask, query.dtype)
+    if not _flash_cpu_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    gqa = bool(query.shape[1] != key.shape[1])
+    output = _attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale, gqa)
+    # flash attention's output is laid out [L, N, H, E]: torch's decomposition keeps that layout
+    moved = aten.clone.default(aten.permute.default(output, [2, 0, 1, 3]), memory_format="contiguous_format")
+    return aten.permute.default(moved, [1, 2, 0, 3])
+
+
+def _attention_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+                    is_causal: bool, scale: float | None, enable_gqa: bool) -> Tensor:
+    """at::_scaled_dot_product_attention_math: q and k each scaled by √scale, in float32 for half types."""
+    origin = query.dtype
+    if origin in (DType.float16, DType.bfloat16):
+        query, key, value = (aten._to_copy.default(x, dtype=DType.float32) for x in (query, key, value))
+    factor = math.sqrt(abs(scale) if scale is not None else 1.0 / math.sqrt(query.shape[-1]))
+    query = aten.mul.Scalar(query, -factor if scale is not None and scale < 0 else factor)
     if is_causal:
-        ones = aten.full.default([length, source], True, dtype=DType.bool)
-        causal = aten.logical_not.default(_tril_mask(ones, 0))
-        scores = aten.where.self(causal, aten.scalar_tensor.default(float("-inf"), dtype=scores.dtype), scores)
+        ones = aten.full.default([query.shape[-2], key.shape[-2]], True, dtype=DType.bool)
+        attn_mask = _additive_mask(aten.tril.default(ones), query.dtype)
+    if enable_gqa and query.dim() >= 3 and bool(key.shape[-3] != query.shape[-3]):
+        key = aten.repeat_interleave.self_int(key, query.shape[-3] // key.shape[-3], -3)
+        value = aten.repeat_interleave.self_int(value, query.shape[-3] // value.shape[-3], -3)
+    scores = aten.matmul.default(query, aten.mul.Scalar(aten.transpose.int(key, -2, -1), factor))
     if attn_mask is not None:
-        if attn_mask.dtype is DType.bool:
-            minus = aten.scalar_tensor.default(float("-inf"), dtype=scores.dtype)
-            scores = aten.where.self(aten.logical_not.default(attn_mask), minus, scores)
-        else:
-            scores = aten.add.Tensor(scores, attn_mask)
-    weights = aten._softmax.default(scores, -1, False)
+        scores = aten.add.Tensor(scores, attn_mask)
+    weights = _safe_softmax(scores, -1)
     if dropout_p > 0:
-        weights = aten.native_dropout.default(weights, dropout_p, True)[0]
-    return aten.matmul.default(weights, value)
+        weights = aten.dropout.default(weights, dropout_p, True)
+    output = aten.matmul.default(weights, value)
+    return output if output.dtype is origin else aten._to_copy.default(output, dtype=origin)
 
 
-def _repeat_heads(x: Tensor, repeat: int) -> Tensor:
-    """repeat_interleave(x, repeat, dim=-3)."""
-    sizes = list(x.shape)
-    wide = aten.unsqueeze.default(x, -3)
-    expanded = aten.expand.default(wide, [*sizes[:-3], sizes[-3], repeat, *sizes[-2:]])
-    return aten.view.default(aten.clone.default(expanded), [*sizes[:-3], sizes[-3] * repeat, *sizes[-2:]])
+def _additive_mask(mask: Tensor, dtype: DType) -> Tensor:
+    """A bool mask as an additive one: 0 where True, -inf where False."""
+    minus = aten.scalar_tensor.default(float("-inf"), dtype=dtype)
+    zero = aten.scalar_tensor.default(0.0, dtype=dtype)
+    return aten.where.self(mask, zero, minus)
 
 
-def _tril_mask(x: Tensor, diagonal: int) -> Tensor:
-    """x where col - row <= diagonal, else False/0 (a 2-D mask)."""
-    rows = aten.unsqueeze.default(aten.arange.start_step(0, x.shape[-2], 1), -1)
-    cols = aten.arange.start_step(0, x.shape[-1], 1)
-    keep = aten.le.Scalar(aten.sub.Tensor(cols, rows), diagonal)
-    return aten.logical_and.default(keep, x)
+def _safe_softmax(x: Tensor, dim: int) -> Tensor:
+    """softmax, with 0s for a row that is all -inf (torch's _safe_softmax)."""
+    out = aten._softmax.default(x, dim, False)
+    kept = aten.logical_not.default(aten.eq.Scalar(x, float("-inf")))
+    masked_rows = aten.logical_not.default(aten.any.dim(kept, dim, True))
+    return aten.where.self(masked_rows, aten.full_like.default(out, 0), out)
+
+
+def _flash_cpu_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float,
+                       enable_gqa: bool) -> bool:
+    """torch's choice of its CPU flash kernel (sdp_utils_cpp: use_flash_attention_cpp)."""
+    if not query.dim() == key.dim() == value.dim() == 4 or dropout_p > 0:
+        return False
+    batch, heads, length, embed = query.shape
+    if not bool(batch == key.shape[0]) or not bool(batch == value.shape[0]):
+        return False
+    if not bool(key.shape[1] == value.shape[1]):
+        return False
+    if not bool(heads == key.shape[1]) and not (enable_gqa and bool(heads % key.shape[1] == 0)):
+        return False
+    if not bool(embed == key.shape[3]) or not bool(embed == value.shape[3]):
+        return False
+    if any(_last_dim_strided(x) for x in (query, key, value)):
+        return False
+    return attn_mask is None or _flash_mask_shape(attn_mask, batch, heads, length, key.shape[2])
+
+
+def _flash_mask_shape(mask: Tensor, batch: Any, heads: Any, length: Any, source: Any) -> bool:
+    """A 2-D mask, or a 4-D one broadcasting over batch and heads, each dim full or 1."""
+    sizes = list(mask.shape)
+    if mask.dim() not in (2, 4):
+        return False
+    fits = [(sizes[-2], length), (sizes[-1], source)]
+    if mask.dim() == 4:
+        fits += [(sizes[0], batch), (sizes[1], heads)]
+    return all(bool(size == 1) or bool(size == full) for size, full in fits)
+
+
+def _last_dim_strided(x: Tensor) -> bool:
+    """Whether the last dim's stride is not 1: x is a permutation or transpose that
+    moved another dim last (read from the op that made x)."""
+    owner = getattr(getattr(x._value, "ssa", None), "owner", None)
+    op_def = getattr(owner, "op_def", None)
+    if op_def is None or x.shape[-1] == 1:
+        return False
+    name, args = op_def.schema.name, owner.arguments()
+    rank = x.dim()
+    if name == "permute":
+        return args[1][-1] % rank != rank - 1
+    if name in ("transpose", "swapaxes", "swapdims"):
+        return rank - 1 in (args[1] % rank, args[2] % rank) and args[1] % rank != args[2] % rank
+    return name in ("t", "mT", "adjoint")
 
 
 # ---------------------------------------------------------------- distances
 
 
-# cosine_similarity(a, b, d) = sum(a/max(‖a‖, ε) · b/max(‖b‖, ε), d)
+# cosine_similarity(a, b, d) = sum(a/max(‖a‖, ε) · b/max(‖b‖, ε), d) (ATen's: the norms cloned, then clamped)
 @register_decomposition(aten.cosine_similarity.default)
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    def normalized(x: Tensor) -> Tensor:
-        norm = aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [dim], True))
-        return aten.div.Tensor(x, aten.clamp.default(norm, eps, None))
+    if list(x1.shape) != list(x2.shape):  # expand_outplace
+        sizes = _broadcast_shape(list(x1.shape), list(x2.shape))
+        x1, x2 = aten.expand.default(x1, sizes), aten.expand.default(x2, sizes)
+    norm1 = aten.clone.default(aten.linalg_vector_norm.default(x1, 2, [dim], True))
+    norm2 = aten.clone.default(aten.linalg_vector_norm.default(x2, 2, [dim], True))
+    floor = aten.scalar_tensor.default(eps, dtype=norm1.dtype)
+    scaled1 = aten.div.Tensor(x1, aten.clamp.Tensor(norm1, floor))
+    scaled2 = aten.div.Tensor(x2, aten.clamp.Tensor(norm2, floor))
+    return aten.sum.dim_IntList(aten.mul.Tensor(scaled1, scaled2), [dim])
 
-    return aten.sum.dim_IntList(aten.mul.Tensor(normalized(x1), normalized(x2)), [dim])
 
-
-# pairwise_distance(a, b, p) = ‖a - b + ε‖_p over the last dim
+# pairwise_distance(a, b, p) = ‖a - b + ε‖_p over the innermost dim
 @register_decomposition(aten.pairwise_distance.default)
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    diff = aten.add.Tensor(aten.sub.Tensor(x1, x2), eps)
-    if diff.dim() == 0:  # the norm over the one "dim" of a 0-d tensor is |x|, still 0-d
-        return aten.view.default(_pnorm(aten.view.default(diff, [1]), p, False), [])
-    return _pnorm(diff, p, keepdim)
-
-
-def _pnorm(x: Tensor, p: float, keepdim: bool) -> Tensor:
-    magnitude = aten.abs.default(x)
-    if p == float("inf"):
-        return aten.amax.default(magnitude, [-1], keepdim)
-    if p == 0:
-        return aten._to_copy.default(aten.sum.dim_IntList(aten.ne.Scalar(x, 0), [-1], keepdim), dtype=x.dtype)
-    if p == 2:
-        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), [-1], keepdim))
-    if p == 1:
-        return aten.sum.dim_IntList(magnitude, [-1], keepdim)
-    summed = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, p), [-1], keepdim)
-    return aten.pow.Tensor_Scalar(summed, 1.0 / p)
+    diff = aten.add.Scalar(aten.sub.Tensor(x1, x2), eps)
+    return aten.linalg_vector_norm.default(diff, p, [max(x1.dim(), x2.dim()) - 1], keepdim)
 
 
 # cdist(a, b, p) = _cdist_forward(a, b, p)

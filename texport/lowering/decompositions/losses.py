@@ -20,8 +20,7 @@ def _reduce(loss: Tensor, reduction: int) -> Tensor:
 # mse_loss(x, y) = reduce((x - y)²)
 @register_decomposition(aten.mse_loss.default)
 def mse_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Tensor:
-    diff = aten.sub.Tensor(self, target)
-    return _reduce(aten.mul.Tensor(diff, diff), reduction)
+    return _reduce(aten.pow.Tensor_Scalar(aten.sub.Tensor(self, target), 2), reduction)
 
 
 # l1_loss(x, y) = reduce(|x - y|)
@@ -30,14 +29,13 @@ def l1_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Tensor:
     return _reduce(aten.abs.default(aten.sub.Tensor(self, target)), reduction)
 
 
-# smooth_l1_loss(x, y, β) = reduce(z < β ? z²/(2β) : z - β/2), z = |x - y|
+# smooth_l1_loss(x, y, β) = reduce(z < β ? 0.5·z²/β : z - β/2), z = |x - y| (β = 0: never z < β)
 @register_decomposition(aten.smooth_l1_loss.default)
 def smooth_l1_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, beta: float = 1.0) -> Tensor:
     z = aten.abs.default(aten.sub.Tensor(self, target))
-    if beta == 0:
-        return _reduce(z, reduction)
-    quadratic = aten.div.Scalar(aten.mul.Tensor(aten.mul.Tensor(z, z), 0.5), beta)
-    return _reduce(aten.where.self(aten.lt.Scalar(z, beta), quadratic, aten.sub.Tensor(z, 0.5 * beta)), reduction)
+    near = aten.lt.Scalar(z, beta)
+    quadratic = aten.div.Tensor(aten.mul.Tensor(aten.pow.Tensor_Scalar(z, 2), 0.5), beta)
+    return _reduce(aten.where.self(near, quadratic, aten.sub.Tensor(z, 0.5 * beta)), reduction)
 
 
 # huber_loss(x, y, δ) = reduce(z < δ ? z²/2 : δ(z - δ/2)), z = |x - y|
@@ -49,108 +47,153 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
     return _reduce(aten.where.self(aten.lt.Scalar(z, delta), quadratic, linear), reduction)
 
 
-# binary_cross_entropy(x, y, w) = reduce(w·((y - 1)·max(log(1 - x), -100) - y·max(log x, -100)))
+# binary_cross_entropy(x, y, w) = reduce(w·((y - 1)·max(log1p(-x), -100) - y·max(log x, -100)))
 @register_decomposition(aten.binary_cross_entropy.default)
 def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = None,
                          reduction: int = _MEAN) -> Tensor:
-    log_x = aten.clamp.default(aten.log.default(self), -100, None)
-    log_1mx = aten.clamp.default(aten.log1p.default(aten.neg.default(self)), -100, None)
-    loss = aten.sub.Tensor(aten.mul.Tensor(aten.sub.Tensor(target, 1), log_1mx), aten.mul.Tensor(target, log_x))
+    floor = -100
+    log_1mx = aten.maximum.default(aten.log1p.default(aten.neg.default(self)),
+                                   aten.full.default([], floor, dtype=self.dtype))
+    first = aten.mul.Tensor(aten.sub.Tensor(target, 1), log_1mx)
+    log_x = aten.maximum.default(aten.log.default(self), aten.full.default([], floor, dtype=self.dtype))
+    loss = aten.sub.Tensor(first, aten.mul.Tensor(target, log_x))
     if weight is not None:
         loss = aten.mul.Tensor(loss, weight)
     return _reduce(loss, reduction)
 
 
-# bce_with_logits(x, y, w, pw) = reduce(w·((1 - y)·x - log_sigmoid(x)·(1 + (pw - 1)·y)))
+# bce_with_logits(x, y, w, pw) = reduce(w·((1 - y)·x - (1 + (pw - 1)·y)·log_sigmoid(x)))
 @register_decomposition(aten.binary_cross_entropy_with_logits.default)
 def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction: int = _MEAN) -> Tensor:
-    zero = aten.scalar_tensor.default(0, dtype=self.dtype)
-    log_sigmoid = aten.sub.Tensor(aten.minimum.default(self, zero),
-                                  aten.log1p.default(aten.exp.default(aten.neg.default(aten.abs.default(self)))))
+    log_weight = None
     if pos_weight is not None:
-        log_sigmoid = aten.mul.Tensor(log_sigmoid, aten.add.Tensor(aten.mul.Tensor(aten.sub.Tensor(pos_weight, 1),
-                                                                                   target), 1))
-    loss = aten.sub.Tensor(aten.mul.Tensor(aten.rsub.Scalar(target, 1), self), log_sigmoid)
+        log_weight = aten.add.Tensor(aten.mul.Tensor(aten.sub.Tensor(pos_weight, 1), target), 1)
+    linear = aten.mul.Tensor(aten.sub.Tensor(1, target), self)
+    log_sigmoid = aten.log_sigmoid.default(self)
+    if log_weight is not None:
+        log_sigmoid = aten.mul.Tensor(log_weight, log_sigmoid)
+    loss = aten.sub.Tensor(linear, log_sigmoid)
     if weight is not None:
         loss = aten.mul.Tensor(loss, weight)
+    if loss.dtype is not target.dtype:
+        loss = aten._to_copy.default(loss, dtype=target.dtype)
     return _reduce(loss, reduction)
 
 
-def _nll_terms(logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: Any) -> tuple[Tensor, Tensor]:
-    """(-w[t]·logp[t], w[t]) per target, both 0 where t == ignore_index (class dim 1, or 0 for 1-D)."""
-    axis = 0 if logp.dim() == 1 else 1
+def _where_kept(target: Tensor, ignore_index: Any, value: Tensor, fill: Any) -> Tensor:
+    """torch.where(target != ignore_index, value, fill)."""
     kept = aten.ne.Scalar(target, ignore_index)
-    safe = aten.where.self(kept, target, aten.scalar_tensor.default(0, dtype=target.dtype))
-    picked = aten.squeeze.dims(aten.gather.default(logp, axis, aten.unsqueeze.default(safe, axis)), [axis])
-    zero = aten.scalar_tensor.default(0, dtype=logp.dtype)
-    if weight is None:
-        chosen = aten.where.self(kept, aten.scalar_tensor.default(1, dtype=logp.dtype), zero)
+    return aten.where.self(kept, value, aten.scalar_tensor.default(fill, dtype=value.dtype))
+
+
+def _nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                      ignore_index: Any) -> tuple[Tensor, Tensor]:
+    """torch._decomp's _nll_loss_forward: (the reduced -w[t]·x[t], the kept targets' total weight)."""
+    channel = 1 if self.dim() >= 2 else 0
+    scaled_weight = None
+    if weight is not None:
+        scaled_weight = weight
+        if self.dim() > 1:
+            scaled_weight = aten.view.default(weight, [weight.shape[0] if i == channel else 1
+                                                       for i in range(self.dim())])
+        self = aten.mul.Tensor(self, scaled_weight)
+    safe = aten.unsqueeze.default(_where_kept(target, ignore_index, target, 0), channel)
+    result = aten.neg.default(aten.squeeze.dims(aten.gather.default(self, channel, safe), [channel]))
+    result = _where_kept(target, ignore_index, result, 0)
+    if reduction == _NONE and self.dim() > 1:
+        return result, aten.full.default([], 0.0, dtype=self.dtype)
+    if scaled_weight is not None:
+        expanded = aten.expand.default(scaled_weight, list(self.shape))
+        picked = aten.squeeze.dims(aten.gather.default(expanded, channel, safe), [channel])
+        total = aten.sum.dim_IntList(_where_kept(target, ignore_index, picked, 0), [])
     else:
-        chosen = aten.where.self(kept, aten.index.Tensor(weight, [safe]), zero)
-    return aten.mul.Tensor(aten.neg.default(picked), chosen), chosen
+        kept = aten.sum.dim_IntList(aten.ne.Scalar(target, ignore_index), [])
+        total = aten._to_copy.default(kept, dtype=self.dtype)
+    if reduction == _SUM:
+        result = aten.sum.dim_IntList(result, [])
+    elif reduction == _MEAN:
+        result = aten.div.Tensor(aten.sum.dim_IntList(result, []), total)
+    return result, total
 
 
-def _weighted(terms: Tensor, total: Tensor, reduction: int) -> Tensor:
-    if reduction == _NONE:
-        return terms
-    summed = aten.sum.dim_IntList(terms, [])
-    return aten.div.Tensor(summed, total) if reduction == _MEAN else summed
-
-
-# nll_loss_forward(x, t, w) = (reduce(-w[t]·x[t]), sum(w[t])), ignored targets weigh 0
+# nll_loss_forward(x, t, w) = (reduce(-w[t]·x[t]), sum of the kept w[t]), ignored targets weigh 0
 @register_decomposition([aten.nll_loss_forward.default, aten.nll_loss2d_forward.default])
 def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                      ignore_index: Any) -> tuple[Tensor, Tensor]:
-    terms, chosen = _nll_terms(self, target, weight, ignore_index)
-    if reduction == _NONE and self.dim() != 1:
-        return terms, aten.scalar_tensor.default(0, dtype=self.dtype)
-    total = aten.sum.dim_IntList(chosen, [])
-    return _weighted(terms, total, _SUM if reduction == _NONE else reduction), total
+    return _nll_loss_forward(self, target, weight, reduction, ignore_index)
 
 
-# nll_loss(x, t, w) = reduce(-w[t]·x[t]) (the mean divides by the kept weight)
-@register_decomposition(aten.nll_loss.default)
+# nll_loss(x, t, w) = nll_loss_forward(x, t, w)[0] (ATen's nll_loss_nd: 3-D and >4-D inputs viewed as 4-D)
+@register_decomposition([aten.nll_loss.default, aten.nll_loss_nd.default])
 def nll_loss(self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = _MEAN,
              ignore_index: Any = -100) -> Tensor:
-    terms, chosen = _nll_terms(self, target, weight, ignore_index)
-    return _weighted(terms, aten.sum.dim_IntList(chosen, []), reduction)
+    return _nll_loss_nd(self, target, weight, reduction, ignore_index)
 
 
-# cross_entropy(x, t) = nll_loss(log_softmax(x, class dim), t), with label smoothing
+def _nll_loss_nd(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: Any) -> Tensor:
+    if self.dim() in (1, 2, 4):
+        return _nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+    batch, classes, rest = self.shape[0], self.shape[1], list(self.shape)[2:]
+    if target.numel() != 0:  # (torch's check: an empty target is not reshaped)
+        self = aten.view.default(self, [batch, classes, 1, -1])
+        target = aten.view.default(target, [batch, 1, -1])
+    loss = _nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+    return aten.view.default(loss, [batch, *rest]) if reduction == _NONE else loss
+
+
+# cross_entropy(x, t) = nll_loss(log_softmax(x, class dim), t); class probabilities t: -Σ t·log_softmax(x);
+# label smoothing mixes in the mean over classes (ATen's cross_entropy_loss)
 @register_decomposition(aten.cross_entropy_loss.default)
 def cross_entropy_loss(self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = _MEAN,
                        ignore_index: Any = -100, label_smoothing: float = 0.0) -> Tensor:
     axis = 0 if self.dim() == 1 else 1
     logp = aten._log_softmax.default(self, axis, False)
-    classes = self.shape[axis]
     if list(self.shape) == list(target.shape):
         return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, axis)
-    terms, chosen = _nll_terms(logp, target, weight, ignore_index)
-    total = aten.sum.dim_IntList(chosen, [])
-    loss = _weighted(terms, total, reduction)
+    loss = _nll_loss_nd(logp, target, weight, reduction, ignore_index)
     if label_smoothing <= 0:
         return loss
+    smooth = _smoothing_term(logp, target, weight, reduction, ignore_index, axis)
+    mixed = aten.mul.Scalar(smooth, label_smoothing / logp.shape[axis])
+    return aten.add.Tensor(aten.mul.Scalar(loss, 1 - label_smoothing), mixed)
+
+
+def _smoothing_term(logp: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: Any,
+                    axis: int) -> Tensor:
+    """The reduced -Σ_c w_c·logp_c of the kept targets (the mean divides by their weight, or count)."""
     per_class = logp if weight is None else aten.mul.Tensor(logp, _class_view(weight, logp.dim(), axis))
     smooth = aten.neg.default(aten.sum.dim_IntList(per_class, [axis]))
-    kept = aten.ne.Scalar(target, ignore_index)
-    smooth = aten.where.self(kept, smooth, aten.scalar_tensor.default(0, dtype=smooth.dtype))
-    smooth = _weighted(smooth, total, reduction)
-    return aten.add.Tensor(aten.mul.Tensor(loss, 1 - label_smoothing),
-                           aten.mul.Tensor(smooth, label_smoothing / classes))
+    ignored = aten.eq.Scalar(target, ignore_index)
+    smooth = aten.where.self(ignored, aten.scalar_tensor.default(0.0, dtype=smooth.dtype), smooth)
+    if reduction == _SUM:
+        return aten.sum.dim_IntList(smooth, [])
+    if reduction != _MEAN:
+        return smooth
+    if weight is None:
+        kept = aten.sum.dim_IntList(aten.bitwise_not.default(ignored), [])
+        return aten.div.Tensor(aten.sum.dim_IntList(smooth, []), kept)
+    safe = aten.where.self(ignored, aten.scalar_tensor.default(0, dtype=target.dtype), target)
+    if safe.dim() == 1:  # (flatten and the view back are no-ops)
+        picked = aten.gather.default(weight, 0, safe)
+    else:
+        picked = aten.view.default(aten.gather.default(weight, 0, aten.view.default(safe, [safe.numel()])),
+                                   list(safe.shape))
+    picked = aten.where.self(ignored, aten.scalar_tensor.default(0, dtype=picked.dtype), picked)
+    return aten.div.Tensor(aten.sum.dim_IntList(smooth, []), aten.sum.dim_IntList(picked, []))
 
 
 def _class_view(weight: Tensor, rank: int, axis: int) -> Tensor:
-    return aten.view.default(weight, [-1 if i == axis else 1 for i in range(rank)])
+    return aten.view.default(weight, [weight.shape[0] if i == axis else 1 for i in range(rank)])
 
 
 def _soft_cross_entropy(logp: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                         smoothing: float, axis: int) -> Tensor:
-    """-sum(w·p·log q) over the class dim with class probabilities p (mean: over samples)."""
+    """-Σ w·p·log q over the class dim with class probabilities p (mean: over samples)."""
     classes = logp.shape[axis]
     probs = target
     if smoothing > 0:
-        probs = aten.add.Tensor(aten.mul.Tensor(target, 1 - smoothing), smoothing / classes)
+        probs = aten.add.Scalar(aten.mul.Scalar(target, 1 - smoothing), smoothing / classes)
     terms = aten.mul.Tensor(logp, probs)
     if weight is not None:
         terms = aten.mul.Tensor(terms, _class_view(weight, logp.dim(), axis))

@@ -121,52 +121,33 @@ def std_mean_correction(self: Tensor, dim: list[int] | None = None, *, correctio
     return aten.sqrt.default(variance), mean
 
 
-# ‖x‖_p = sum(|x|^p)^(1/p); ∞: amax|x|; -∞: amin|x|; 0: count of nonzeros; 2: sqrt(sum(x·x))
-@register_decomposition(aten.linalg_vector_norm.default)
-def linalg_vector_norm(self: Tensor, ord: Any = 2, dim: list[int] | None = None, keepdim: bool = False,  # noqa: A002
-                       *, dtype: DType | None = None) -> Tensor:
-    x = self if dtype is None or dtype is self.dtype else aten._to_copy.default(self, dtype=dtype)
-    dims = list(dim) if dim is not None else []
-    if ord == 0:
-        return _to(aten.sum.dim_IntList(aten.ne.Scalar(x, 0), dims, keepdim), x.dtype)
-    magnitude = aten.abs.default(x)
-    if ord == float("inf"):
-        return aten.amax.default(magnitude, dims or _all_dims(x), keepdim)
-    if ord == float("-inf"):
-        return aten.amin.default(magnitude, dims or _all_dims(x), keepdim)
-    if ord == 1:
-        return aten.sum.dim_IntList(magnitude, dims, keepdim)
-    if ord == 2:
-        return aten.sqrt.default(aten.sum.dim_IntList(aten.mul.Tensor(x, x), dims, keepdim))
-    powered = aten.sum.dim_IntList(aten.pow.Tensor_Scalar(magnitude, ord), dims, keepdim)
-    return aten.pow.Tensor_Scalar(powered, 1.0 / ord)
-
-
 def _to(x: Tensor, dtype: DType) -> Tensor:
     return x if x.dtype is dtype else aten._to_copy.default(x, dtype=dtype)
 
 
-# norm(x, p) = linalg_vector_norm(x, p)
+# norm(x, p) = linalg_vector_norm(x, p) (torch keeps linalg_vector_norm in core programs)
 @register_decomposition(aten.norm.Scalar)
 def norm_scalar(self: Tensor, p: Any = 2) -> Tensor:
-    return linalg_vector_norm(self, p)
+    return aten.linalg_vector_norm.default(self, p)
 
 
 # norm(x, p, d) = linalg_vector_norm(x, p, d)
 @register_decomposition(aten.norm.ScalarOpt_dim)
 def norm_dim(self: Tensor, p: Any, dim: list[int], keepdim: bool = False) -> Tensor:
-    return linalg_vector_norm(self, 2 if p is None else p, dim, keepdim)
+    return aten.linalg_vector_norm.default(self, 2 if p is None else p, dim, keepdim)
 
 
-# logsumexp(x, d) = log(sum(exp(x - m), d)) + m with m = amax(x, d) (0 where infinite)
+# logsumexp(x, d) = log(sum(exp(x - m), d)) + m with m = amax(x, d) (0 where |m| = inf)
 @register_decomposition(aten.logsumexp.default)
 def logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:
     x = self if self.dtype.is_floating_point else aten._to_copy.default(self, dtype=DType.float32)
     dims = list(dim) or _all_dims(x)
     top = aten.amax.default(x, dims, True)
-    top = aten.where.self(aten.isinf.default(top), aten.scalar_tensor.default(0, dtype=x.dtype), top)
+    infinite = aten.eq.Scalar(aten.abs.default(top), float("inf"))
+    top = aten.where.self(infinite, aten.scalar_tensor.default(0.0, dtype=x.dtype), top)
+    squeezed = top if keepdim else aten.squeeze.dims(top, dims)
     total = aten.log.default(aten.sum.dim_IntList(aten.exp.default(aten.sub.Tensor(x, top)), dims, keepdim))
-    return aten.add.Tensor(total, top if keepdim else aten.squeeze.dims(top, dims))
+    return aten.add.Tensor(total, squeezed)
 
 
 def _scan(self: Tensor, dim: int, combine: Any, identity: Any) -> Tensor:

@@ -190,10 +190,13 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     return [aten.squeeze.dims(aten.slice.Tensor(self, dim, i, i + 1), [dim]) for i in range(size)]
 
 
-# stack(xs, d) = cat([unsqueeze(x, d) for x in xs], d)
+# stack(xs, d) = view(cat(xs, d), sizes with n at d); at d = rank: cat([unsqueeze(x, d) for x in xs], d)
 @register_decomposition(aten.stack.default)
 def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
     dim = canonical_dim(dim, tensors[0].dim() + 1)
+    if dim < tensors[0].dim():  # torch._refs: one cat, viewed with the new dim
+        sizes = list(tensors[0].shape)
+        return aten.view.default(aten.cat.default(list(tensors), dim), [*sizes[:dim], len(tensors), *sizes[dim:]])
     return aten.cat.default([aten.unsqueeze.default(x, dim) for x in tensors], dim)
 
 
@@ -309,10 +312,13 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def _triangle(self: Tensor, diagonal: int, lower: bool) -> Tensor:
+    """torch._refs.tril/triu: a bool tensor is and-ed with the mask, others zeroed by where."""
+    cols = aten.unsqueeze.default(aten.arange.start_step(0, self.shape[-1], 1), -2)
     rows = aten.unsqueeze.default(aten.arange.start_step(0, self.shape[-2], 1), -1)
-    cols = aten.arange.start_step(0, self.shape[-1], 1)
     offset = aten.sub.Tensor(cols, rows)
     keep = aten.le.Scalar(offset, diagonal) if lower else aten.ge.Scalar(offset, diagonal)
+    if self.dtype is DType.bool:
+        return aten.logical_and.default(keep, self)
     return aten.where.self(keep, self, aten.scalar_tensor.default(0, dtype=self.dtype))
 
 

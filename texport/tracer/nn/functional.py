@@ -34,6 +34,7 @@ __all__ = [
     "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu", "glu", "group_norm",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "interpolate", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
+    "huber_loss", "smooth_l1_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
     "pixel_shuffle", "prelu", "relu", "relu6", "relu_", "scaled_dot_product_attention", "sigmoid",
     "silu", "softmax", "softplus", "tanh",
@@ -476,7 +477,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
              size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
              reduction: str = "mean") -> Tensor:
     enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
-    return call(op("nll_loss"), input, target, weight, enum, ignore_index)
+    return call(op("nll_loss_nd"), input, target, weight, enum, ignore_index)
 
 
 def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
@@ -518,6 +519,18 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # 
     enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
     input, target = _broadcast_pair(input, target)
     return call(op("l1_loss"), input, target, enum)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                   reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    input, target = _broadcast_pair(input, target)
+    return call(op("smooth_l1_loss"), input, target, enum, beta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:  # noqa: A002
+    input, target = _broadcast_pair(input, target)
+    return call(op("huber_loss"), input, target, _reduction_enum(reduction), delta)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002

@@ -1,0 +1,53 @@
+"""Losses, one call each: cross entropy with class indices (2-D and sequence
+3-D inputs, weights, ignore_index, label smoothing), with class probabilities,
+nll, mse, smooth l1, binary cross entropy."""
+
+
+class Loss(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+        self.register_buffer("weight", torch.ones(5) + torch.arange(5) / 4)
+
+    def forward(self, x, target):
+        return self.fn(x, target, self.weight)
+
+
+def _logits(rng):
+    return rng.standard_normal((4, 5), dtype=np.float32)
+
+
+def _classes(rng):
+    return np.array([0, 3, -100, 4])
+
+
+def cases():
+    losses = {
+        "cross_entropy": (lambda x, t, w: F.cross_entropy(x, t), _classes),
+        "cross_entropy_weighted": (lambda x, t, w: F.cross_entropy(x, t, weight=w), _classes),
+        "cross_entropy_sum": (lambda x, t, w: F.cross_entropy(x, t, reduction="sum"), _classes),
+        "cross_entropy_none": (lambda x, t, w: F.cross_entropy(x, t, reduction="none"), _classes),
+        "cross_entropy_smoothing": (lambda x, t, w: F.cross_entropy(x, t, label_smoothing=0.1), _classes),
+        "cross_entropy_weighted_smoothing": (lambda x, t, w: F.cross_entropy(x, t, weight=w, label_smoothing=0.2),
+                                             _classes),
+        "cross_entropy_probabilities": (lambda x, t, w: F.cross_entropy(x, t.softmax(-1)),
+                                        lambda rng: rng.standard_normal((4, 5), dtype=np.float32)),
+        "nll": (lambda x, t, w: F.nll_loss(F.log_softmax(x, -1), t), _classes),
+        "mse": (lambda x, t, w: F.mse_loss(x, t), lambda rng: rng.standard_normal((4, 5), dtype=np.float32)),
+        "smooth_l1": (lambda x, t, w: F.smooth_l1_loss(x, t), lambda rng: rng.standard_normal((4, 5), dtype=np.float32)),
+        "bce_with_logits": (lambda x, t, w: F.binary_cross_entropy_with_logits(x, t),
+                            lambda rng: rng.random((4, 5), dtype=np.float32)),
+    }
+    cases = [Case(name, (lambda fn=fn: Loss(fn)), inputs=(lambda rng, target=target: (_logits(rng), target(rng))))
+             for name, (fn, target) in losses.items()]
+    cases.append(Case(
+        "cross_entropy_sequence", lambda: Loss(lambda x, t, w: F.cross_entropy(x.transpose(1, 2), t)),
+        inputs=lambda rng: (rng.standard_normal((2, 6, 5), dtype=np.float32), rng.integers(0, 5, (2, 6))),
+        dynamic_shapes=_sequence_dims(),
+        second=lambda rng: (rng.standard_normal((2, 9, 5), dtype=np.float32), rng.integers(0, 5, (2, 9)))))
+    return cases
+
+
+def _sequence_dims():
+    seq = torch.export.Dim("seq", min=2, max=64)
+    return {"x": {1: seq}, "target": {1: seq}}
