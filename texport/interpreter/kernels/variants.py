@@ -12,7 +12,7 @@ import numpy as np
 from texport.dialects.registry import OpDef, derive_missing, functional_twin
 from texport.dialects.shape_rules.common import can_cast, scalar_type_name
 
-from ..dtypes import from_numpy
+from ..dtypes import cast, from_numpy
 from . import KERNELS, Kernel
 
 
@@ -59,7 +59,7 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
             f"{list(result.shape)}"
         )
     with np.errstate(all="ignore"):
-        np.copyto(self, result, casting="unsafe")
+        np.copyto(self, cast(result, self.dtype))
     return self
 
 
