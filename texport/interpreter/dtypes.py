@@ -64,9 +64,9 @@ def opmath_dtype(dtype: np.dtype) -> np.dtype:
     return _OPMATH.get(dtype, dtype)
 
 
-def is_reduced_float(dtype: np.dtype) -> bool:
-    """float16 or bfloat16: computed in float32, rounded back once."""
-    return dtype in _OPMATH
+# is_reduced_float(dtype): float16 or bfloat16, computed in float32 and rounded back
+# once. The dict's own membership test: kernels ask it on every call.
+is_reduced_float = _OPMATH.__contains__
 
 
 def is_bfloat16(dtype: np.dtype) -> bool:
@@ -89,23 +89,18 @@ def finfo(dtype: np.dtype) -> Any:
     return ml_dtypes.finfo(dtype) if is_bfloat16(dtype) else np.finfo(dtype)
 
 
-def through_float32(source: np.dtype, target: np.dtype) -> bool:
-    """Whether torch's conversion from ``source`` to ``target`` passes through float32.
+def cast(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` as an ndarray of ``dtype`` (itself when it already is one), converted
+    as torch's ``static_cast`` does. A 0-d result stays a 0-d ndarray.
 
     c10's Half and BFloat16 convert from and to float only: a double (or an
     integer) reaches them through float32, so it rounds twice, as in torch
     (numpy's direct double -> float16 rounds once), and a reduced float leaves
     through float32 (bfloat16 -> uint8 wraps as float32 -> uint8 does)."""
-    return source != target and source != FLOAT32 and (target in _OPMATH or source in _OPMATH)
-
-
-def cast(value: Any, dtype: np.dtype) -> np.ndarray:
-    """``value`` as an ndarray of ``dtype`` (itself when it already is one), converted
-    as torch's ``static_cast`` does (``through_float32``). A 0-d result stays a 0-d
-    ndarray."""
     array = np.asarray(value)
-    if array.dtype == dtype:
+    source = array.dtype
+    if source == dtype:
         return array
-    if through_float32(array.dtype, dtype):
+    if source != FLOAT32 and (dtype in _OPMATH or source in _OPMATH):
         array = array.astype(FLOAT32)
     return array.astype(dtype)

@@ -9,7 +9,7 @@ import numpy as np
 from texport.dialects.dtypes import DType, result_type
 from texport.dialects.meta import TensorMeta
 
-from ..dtypes import cast, from_numpy, opmath_dtype, to_numpy
+from ..dtypes import FLOAT32, cast, from_numpy, is_reduced_float, to_numpy
 
 
 def meta_of(value: Any) -> Any:
@@ -26,7 +26,7 @@ def torch_result_dtype(*operands: Any) -> np.dtype:
 
 def opmath(x: np.ndarray) -> np.ndarray:
     """x in the dtype products and sums are computed in (float16, bfloat16 -> float32)."""
-    return x.astype(opmath_dtype(x.dtype), copy=False)
+    return x.astype(FLOAT32) if is_reduced_float(x.dtype) else x
 
 
 def result_as(value: object, dtype: np.dtype) -> np.ndarray:

@@ -25,6 +25,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from .. import rng
 from ..dtypes import (
+    FLOAT32,
     cast,
     finfo,
     from_numpy,
@@ -55,10 +56,14 @@ def _quiet(fn: Fn) -> Fn:
 
 
 def _cast(value: Any, dtype: np.dtype) -> Array:
-    """An operand in the compute dtype (a Python scalar wraps around like a C++ cast)."""
-    if isinstance(value, np.ndarray) and value.dtype == dtype:
-        return value
-    return cast(value, dtype)
+    """An operand in the compute dtype (a Python scalar wraps around like a C++ cast; a
+    reduced float converts as torch's, ``cast``)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == dtype:
+            return value
+        return cast(value, dtype) if is_reduced_float(dtype) or is_reduced_float(value.dtype) else (
+            value.astype(dtype))
+    return cast(value, dtype) if is_reduced_float(dtype) else np.asarray(value).astype(dtype)
 
 
 def _result(value: Any, dtype: np.dtype) -> Array:
@@ -187,7 +192,9 @@ def _float_unary(fn: Fn) -> Fn:
     @_quiet
     def run(self: Array) -> Array:
         dtype = _float_dtype(self.dtype)
-        return _result(fn(self.astype(opmath_dtype(dtype), copy=False)), dtype)
+        if is_reduced_float(dtype):
+            return cast(fn(self.astype(FLOAT32)), dtype)
+        return np.asarray(fn(self.astype(dtype, copy=False)), dtype=dtype)
 
     run.__name__ = getattr(fn, "__name__", "unary")
     return run
@@ -387,7 +394,7 @@ def _float_activation(op: str) -> Callable[[Fn], Fn]:
             if not _is_float(self.dtype):
                 raise _not_implemented(op, self.dtype)
             with np.errstate(all="ignore"):
-                out = fn(self.astype(opmath_dtype(self.dtype), copy=False), *args)
+                out = fn(self.astype(FLOAT32) if is_reduced_float(self.dtype) else self, *args)
             if isinstance(out, tuple):
                 return tuple(_result(o, self.dtype) for o in out)
             return _result(out, self.dtype)
@@ -544,7 +551,7 @@ def _promoted(*operands: Any) -> tuple[np.dtype, list[Array]]:
         dtype = first.dtype  # one dtype: nothing to promote (the common case)
     else:
         dtype = torch_result_dtype(*operands)
-    if opmath_dtype(dtype) is dtype:
+    if not is_reduced_float(dtype):
         return dtype, [_cast(o, dtype) for o in operands]
     return dtype, [_in_opmath(o, dtype) for o in operands]
 
@@ -552,17 +559,14 @@ def _promoted(*operands: Any) -> tuple[np.dtype, list[Array]]:
 def _in_opmath(value: Any, dtype: np.dtype) -> Array:
     """An operand cast to ``dtype``, then to the dtype torch computes ``dtype`` in."""
     value = _cast(value, dtype)
-    compute = opmath_dtype(dtype)
-    return value if compute is dtype else value.astype(compute)
+    return value.astype(FLOAT32) if is_reduced_float(dtype) else value
 
 
-def _opmath_scalar(dtype: np.dtype, operand: Any, promoted: Array) -> Array:
-    """The second operand of mul/div: one element of a reduced-float op is kept in
+def _opmath_scalar(operand: Any, promoted: Array) -> Array:
+    """The second operand of a reduced-float mul/div: a single element is kept in
     float32, as given, not rounded to the op's dtype (torch's
     ``original_scalar_value<opmath_t>``); otherwise ``promoted``."""
-    if is_reduced_float(dtype) and np.size(operand) == 1:
-        return _cast(operand, promoted.dtype)
-    return promoted
+    return _cast(operand, promoted.dtype) if np.size(operand) == 1 else promoted
 
 
 def _check_divisor(divisor: Array) -> None:
@@ -571,17 +575,12 @@ def _check_divisor(divisor: Array) -> None:
         raise ZeroDivisionError("ZeroDivisionError")
 
 
-def _alpha(alpha: Any, dtype: np.dtype, compute: np.dtype) -> Array:
-    """add/sub's alpha: rounded to the op's dtype, then in its compute dtype."""
-    return _cast(_cast(alpha, dtype), compute)
-
-
 @_quiet
 def _add(self: Any, other: Any, alpha: Any = 1) -> Array:
     """self + alpha * other (bool + bool is logical or, as torch)."""
     dtype, (a, b) = _promoted(self, other)
     if alpha != 1:
-        b = b * _alpha(alpha, dtype, b.dtype)
+        b = b * _in_opmath(alpha, dtype)  # alpha rounded to the op's dtype
     return _result(a + b, dtype)
 
 
@@ -594,7 +593,7 @@ def _sub(self: Any, other: Any, alpha: Any = 1) -> Array:
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha != 1:
-        b = b * _alpha(alpha, dtype, b.dtype)
+        b = b * _in_opmath(alpha, dtype)
     return _result(a - b, dtype)
 
 
@@ -605,7 +604,9 @@ def _rsub(self: Any, other: Any, alpha: Any = 1) -> Array:
 @_quiet
 def _mul(self: Any, other: Any) -> Array:
     dtype, (a, b) = _promoted(self, other)
-    return _result(a * _opmath_scalar(dtype, other, b), dtype)
+    if is_reduced_float(dtype):
+        b = _opmath_scalar(other, b)
+    return _result(a * b, dtype)
 
 
 def _trunc_divide(a: Array, b: Array) -> Array:
@@ -622,8 +623,10 @@ def _div(self: Any, other: Any, rounding_mode: str | None = None) -> Array:
     dtype = torch_result_dtype(self, other)
     if rounding_mode is None:
         dtype = _float_dtype(dtype)
-        a, b = _in_opmath(self, dtype), _in_opmath(other, dtype)
-        return _result(a / _opmath_scalar(dtype, other, b), dtype)
+        if not is_reduced_float(dtype):
+            return _result(_cast(self, dtype) / _cast(other, dtype), dtype)
+        a, b = _in_opmath(self, dtype), _opmath_scalar(other, _in_opmath(other, dtype))
+        return cast(a / b, dtype)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
@@ -631,7 +634,8 @@ def _div(self: Any, other: Any, rounding_mode: str | None = None) -> Array:
         )
     compute = np.dtype(np.uint8) if dtype == np.bool_ else dtype
     a, b = _in_opmath(self, compute), _in_opmath(other, compute)
-    b = _opmath_scalar(dtype, other, b)
+    if is_reduced_float(dtype):
+        b = _opmath_scalar(other, b)
     if not _is_float(compute):
         _check_divisor(b)
         out = np.floor_divide(a, b) if rounding_mode == "floor" else _trunc_divide(a, b)

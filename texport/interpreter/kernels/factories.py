@@ -7,7 +7,8 @@ self's dtype. Layout, device, pin_memory and memory_format are accepted and
 ignored: every result is a C-contiguous CPU array (empty_strided excepted,
 which honours its strides). ``empty*`` return zeros, so that runs are
 reproducible. Every random kernel draws from rng.generator() (the streams are
-numpy's PCG64, not torch's).
+numpy's PCG64, not torch's). A float16/bfloat16 fill value rounds as torch
+converts it (through float32).
 """
 
 from __future__ import annotations
@@ -40,13 +41,6 @@ def _shape(size: Sequence[int]) -> tuple[int, ...]:
 # ---------------------------------------------------------------------------- constant fills
 
 
-def _filled(shape: tuple[int, ...], fill_value: Any, dtype: np.dtype) -> np.ndarray:
-    """np.full; a reduced float's fill value rounds as torch converts it (through float32)."""
-    if is_reduced_float(dtype):
-        fill_value = cast(fill_value, dtype)
-    return np.full(shape, fill_value, dtype)
-
-
 @kernel("zeros", "empty.memory_format")
 def _zeros(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
     return np.zeros(_shape(size), np_dtype(dtype, _FLOAT))
@@ -73,7 +67,8 @@ def _empty_strided(
 @kernel("full")
 def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     default = to_numpy(fill_dtype(fill_value))
-    return _filled(_shape(size), fill_value, np_dtype(dtype, default))
+    out = np_dtype(dtype, default)
+    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
 
 
 @kernel("scalar_tensor")
@@ -95,7 +90,8 @@ def _ones_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
 @kernel("full_like")
 def _full_like(self: np.ndarray, fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Keeps self's dtype: no inference from the fill value."""
-    return _filled(self.shape, fill_value, np_dtype(dtype, self.dtype))
+    out = np_dtype(dtype, self.dtype)
+    return np.full(self.shape, cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
 
 
 @kernel("new_zeros", "new_empty")
@@ -112,7 +108,8 @@ def _new_ones(self: np.ndarray, size: Sequence[int], dtype: Any = None, *_: Any)
 def _new_full(
     self: np.ndarray, size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any
 ) -> np.ndarray:
-    return _filled(_shape(size), fill_value, np_dtype(dtype, self.dtype))
+    out = np_dtype(dtype, self.dtype)
+    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
 
 
 @kernel("eye")

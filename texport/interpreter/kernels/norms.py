@@ -78,8 +78,11 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
         new_var = running_var.astype(x.dtype)
         mean, invstd = new_mean, 1 / np.sqrt(new_var + eps)
         saved = (np.empty((0,), input.dtype), np.empty((0,), input.dtype))
-    out = (x - _channels(x, mean)) * _channels(x, invstd)
-    out = _affine(out, _channels(x, weight), _channels(x, bias))
+    # torch's batch_norm_cpu_transform_input: x * alpha + beta per channel, with
+    # alpha = invstd * weight, beta = bias - mean * alpha (not (x - mean) * invstd)
+    alpha = invstd if weight is None else invstd * opmath(weight)
+    beta = -mean * alpha if bias is None else opmath(bias) - mean * alpha
+    out = x * _channels(x, alpha) + _channels(x, beta)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
 
 

@@ -38,7 +38,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from texport.dialects.shape_rules.views import scalar_type
 
-from ..dtypes import FLOAT32, through_float32, to_numpy
+from ..dtypes import FLOAT32, is_reduced_float, to_numpy
 from . import kernel
 from .common import torch_result_dtype
 
@@ -626,11 +626,12 @@ def _contiguous(self: np.ndarray, memory_format: Any = 0) -> np.ndarray:
 
 
 def _cast(self: np.ndarray, dtype: np.dtype, memory_format: Any = None) -> np.ndarray:
-    """A converted copy, rounded as torch converts (``through_float32``); float -> int
-    truncates toward zero (NaN/inf: undefined in torch too)."""
+    """A converted copy, rounded as torch converts (a reduced float, to or from, goes
+    through float32: dtypes.cast); float -> int truncates toward zero (NaN/inf:
+    undefined in torch too)."""
     order = _order(self, memory_format)
     with np.errstate(invalid="ignore", over="ignore"):
-        if through_float32(self.dtype, dtype):
+        if (is_reduced_float(dtype) or is_reduced_float(self.dtype)) and self.dtype != FLOAT32:
             self = self.astype(FLOAT32, order=order)
         return self.astype(dtype, order=order)  # astype copies
 
