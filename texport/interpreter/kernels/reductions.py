@@ -3,8 +3,9 @@
 Dims follow the shape rules: ``int[1]? dim`` None or [] reduces every dim, a
 0-d input accepts dim 0 / -1 and stays 0-d. Dtypes as torch: sum/prod/cumsum
 of integers and bools accumulate in int64; float16 and bfloat16 accumulate in
-float32 and are rounded back once. Reductions over an empty tensor: sum 0, prod 1, mean nan,
-max/amax/argmax raise (no identity). Value/index pairs and sorts are stable:
+float32 and are rounded back once (prod excepted, torch's rounds every step).
+Reductions over an empty tensor: sum 0, prod 1, mean nan, max/amax/argmax
+raise (no identity). Value/index pairs and sorts are stable:
 ties resolve to the first index (cummax/cummin: the last, as torch), a NaN is
 the largest value and wins max and argmax.
 """
