@@ -35,6 +35,7 @@ HEAVY = {
     "decompositions": "texport.lowering.decompositions.",
     "nn frontend": "texport.tracer.nn.",
     "lowering": "texport.lowering.",
+    "ml_dtypes": "ml_dtypes",
 }
 LOADED = ("import sys; heavy = {heavy!r}; "
           "print('LOADED:' + ','.join(k for k, p in heavy.items() "

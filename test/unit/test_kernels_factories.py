@@ -13,11 +13,13 @@ from kernel_checks import run
 import texport.dialects.op_table  # noqa: F401  (registers the schemas run() binds against)
 from texport.dialects.dtypes import DType
 from texport.interpreter import rng
+from texport.interpreter.dtypes import to_numpy
 from texport.interpreter.kernels import KERNELS
 
 NUMPY_OF = {DType.int8: np.int8, DType.int16: np.int16, DType.int32: np.int32,
             DType.int64: np.int64, DType.uint8: np.uint8, DType.bool: np.bool_,
-            DType.float16: np.float16, DType.float32: np.float32, DType.float64: np.float64}
+            DType.float16: np.float16, DType.float32: np.float32, DType.float64: np.float64,
+            DType.bfloat16: to_numpy(DType.bfloat16)}
 
 
 def raises(error: type, message: str) -> pytest.RaisesContext:

@@ -12,10 +12,12 @@ import pytest
 from kernel_checks import run
 
 import texport.dialects.op_table  # noqa: F401  (registers the schemas run() binds against)
+from texport.dialects.dtypes import DType
+from texport.interpreter.dtypes import to_numpy
 from texport.interpreter.kernels import KERNELS
 
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8]
-ALL_DTYPES = INT_DTYPES + [np.bool_, np.float16, np.float32, np.float64]
+ALL_DTYPES = INT_DTYPES + [np.bool_, np.float16, np.float32, np.float64, to_numpy(DType.bfloat16)]
 
 
 def grid(*shape: int, dtype: type = np.int64) -> np.ndarray:

@@ -17,11 +17,11 @@ import texport.dialects.op_table  # noqa: F401  (registers the schemas run() bin
 from texport.dialects.dtypes import DType
 from texport.dialects.meta import TensorMeta
 from texport.dialects.shape_rules import SHAPE_RULES, STRIDE_RULES
-from texport.interpreter.dtypes import from_numpy
+from texport.interpreter.dtypes import from_numpy, to_numpy
 from texport.interpreter.kernels import KERNELS
 
 ALL_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.bool_, np.float16,
-              np.float32, np.float64]
+              np.float32, np.float64, to_numpy(DType.bfloat16)]
 INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8]
 
 

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 HEAVY = ("sympy", "xdsl", "texport.interpreter.kernels.", "texport.lowering", "texport.tracer.nn",
-         "texport.tracer.tracing")
+         "texport.tracer.tracing", "ml_dtypes")
 
 
 def run(code: str) -> list[str]:

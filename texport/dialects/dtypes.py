@@ -51,7 +51,8 @@ class DType(enum.Enum):
 
     @property
     def numpy_name(self) -> str:
-        return {"bool": "bool", "bfloat16": "float32"}.get(self.torch_name, self.torch_name)
+        """The numpy dtype's name (bfloat16 is ml_dtypes' type: interpreter/dtypes.py)."""
+        return self.torch_name
 
     @property
     def short_name(self) -> str:

@@ -2,7 +2,9 @@
 
 Nothing in an archive is ever executed: the program is MLIR text (parsed and
 verified), arrays are ``.npy`` members read without pickle, and everything
-else is plain JSON. Members are stored uncompressed, like torch's ``.pt2``::
+else is plain JSON. The .npy format has no bfloat16 (numpy reads ml_dtypes'
+back as raw ``|V2``), so a bfloat16 array is stored as its bits, ``uint16``,
+and the manifest's dtype says how to read them. Members are stored uncompressed, like torch's ``.pt2``::
 
     program.mlir                       the module, with op locations (print(ep) shows `# code:`)
     data/weights/weight_<i>.npy        state_dict: parameters and persistent buffers
@@ -73,7 +75,7 @@ from texport.dialects.context import parse_module
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim, relation_name, relation_of
 from texport.dialects.tx import PREDICATES, TensorType
-from texport.interpreter.dtypes import to_numpy
+from texport.interpreter.dtypes import from_numpy, to_numpy
 from texport.tracer import pytree
 from texport.tracer.export import TracedProgram
 from texport.tracer.nn.module import Parameter
@@ -216,9 +218,14 @@ def _add_member(archive: zipfile.ZipFile, name: str, chunks: list[Any]) -> dict[
     return {"sha256": digest.hexdigest(), "size": info.file_size}
 
 
+# How .npy stores a dtype it has no name for: bfloat16 as its 16 bits.
+_NPY_STORAGE = {DType.bfloat16: np.dtype(np.uint16)}
+
+
 def _npy_chunks(array: np.ndarray) -> list[Any]:
     """An .npy file (format 1.0) as header bytes and a view of the array's bytes."""
     array = array if array.flags.c_contiguous else array.copy(order="C")  # (ascontiguousarray makes 0-d 1-d)
+    array = array.view(_NPY_STORAGE.get(from_numpy(array.dtype), array.dtype))
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
     return [header.getvalue(), memoryview(array.reshape(-1).view(np.uint8))]
@@ -766,6 +773,9 @@ def _read_tensor(reader: _Reader, entry: Any, field: str) -> Tensor:
     dtype = DType[dtype_name]
     shape = tuple(_get(entry, "shape", list, f"{field}.shape"))
     array = _npy_array(reader, member, reader.read(member))
+    stored = _NPY_STORAGE.get(dtype)
+    if stored is not None and array.dtype == stored:
+        array = array.view(to_numpy(dtype))
     if array.dtype != to_numpy(dtype) or array.shape != shape:
         raise reader.error(member, f"holds {array.dtype}{list(array.shape)} where the manifest "
                            f"says {dtype.torch_name}{list(shape)}")

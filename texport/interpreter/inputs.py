@@ -9,6 +9,7 @@ import numpy as np
 from xdsl.dialects.func import FuncOp
 
 from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import dim_str
 from texport.dialects.tx import SymIntType, TensorType
 
@@ -29,11 +30,15 @@ def load_inputs(func: FuncOp, path: str) -> list[np.ndarray]:
         stored = {key: archive[key] for key in archive.files}
     inputs = []
     for index, name in enumerate(argument_names(func)):
+        arg_type = func.function_type.inputs.data[index]
         for key in (name, f"arg{index}"):
             if key in stored:
                 value = stored[key]
-                inputs.append(value.item() if value.ndim == 0 and value.dtype.kind in "iu" and
-                              isinstance(func.function_type.inputs.data[index], SymIntType) else value)
+                if value.ndim == 0 and value.dtype.kind in "iu" and isinstance(arg_type, SymIntType):
+                    value = value.item()
+                elif _bfloat16_bits(value, arg_type):
+                    value = value.view(to_numpy(DType.bfloat16))
+                inputs.append(value)
                 break
         else:
             raise InputError(
@@ -41,6 +46,13 @@ def load_inputs(func: FuncOp, path: str) -> list[np.ndarray]:
                 f"found {', '.join(sorted(stored)) or 'none'})"
             )
     return inputs
+
+
+def _bfloat16_bits(value: np.ndarray, arg_type: Any) -> bool:
+    """A bf16 argument's array as .npz keeps it: numpy reads ml_dtypes' bfloat16 back
+    as raw ``|V2`` (or it was saved as its uint16 bits)."""
+    return (isinstance(arg_type, TensorType) and arg_type.dtype is DType.bfloat16
+            and value.dtype.itemsize == 2 and value.dtype.kind in "Vu")
 
 
 def parse_bindings(bindings: Sequence[str]) -> dict[str, int]:

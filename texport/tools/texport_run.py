@@ -19,7 +19,7 @@ import numpy as np
 from xdsl.dialects.func import FuncOp
 
 from texport.dialects.context import parse_module
-from texport.interpreter.dtypes import from_numpy
+from texport.interpreter.dtypes import FLOAT32, from_numpy, is_bfloat16, is_inexact
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.executor import compile_function, find_function
 from texport.interpreter.inputs import InputError, load_inputs, random_inputs
@@ -44,10 +44,12 @@ def describe(index: int, value: object) -> str:
         return f"output #{index}: {type(value).__name__} = {value!r}"
     dims = ", ".join(str(d) for d in value.shape)
     head = f"output #{index}: {from_numpy(value.dtype).short_name}[{dims}]"
+    if is_bfloat16(value.dtype):  # numpy's printing knows float32, not ml_dtypes' bfloat16
+        value = value.astype(FLOAT32)
     if value.size <= 24:
         body = np.array2string(value, precision=4, separator=", ", suppress_small=True)
         return f"{head}\n  {body.replace(chr(10), chr(10) + '  ')}"
-    finite = value[np.isfinite(value)] if value.dtype.kind in "fc" else value
+    finite = value[np.isfinite(value)] if is_inexact(value.dtype) else value
     stats = (f"min={finite.min():.4g} max={finite.max():.4g} mean={finite.mean():.4g}"
              if finite.size else "no finite values")
     return f"{head}\n  {stats}"

@@ -82,41 +82,28 @@ def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
     plan = _plan(op)
     if not plan.kinds:
         return None
-    bf16 = _wants_bfloat16(values)
     if len(plan.kinds) == 1 and not plan.is_tuple:
-        return _wrap_one(plan.kinds[0], plan.written_arg[0], values, out, bf16)
+        return _wrap_one(plan.kinds[0], plan.written_arg[0], values, out)
     return tuple(
-        _wrap_one(kind, written, values, item, bf16)
+        _wrap_one(kind, written, values, item)
         for kind, written, item in zip(plan.kinds, plan.written_arg, out)
     )
 
 
-def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any, bf16: bool) -> Any:
+def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> Any:
     if written is not None:
         return values[written]
     if kind == "tensor":
-        return None if out is None else wrap_array(out, bf16)
+        return None if out is None else wrap_array(out)
     if kind == "list":
-        return [wrap_array(item, bf16) for item in out]
+        return [wrap_array(item) for item in out]
     return out.item() if isinstance(out, np.generic) else out
 
 
-def wrap_array(array: Any, bf16: bool = False) -> Tensor:
+def wrap_array(array: Any) -> Tensor:
     if not isinstance(array, np.ndarray):
         array = np.asarray(array)
-    dtype = from_numpy(array.dtype)
-    if bf16 and dtype is DType.float32:
-        dtype = DType.bfloat16
-    return Tensor._make(array, dtype)
-
-
-def _wants_bfloat16(values: list[Any]) -> bool:
-    """bfloat16 is held as float32 (numpy has no bfloat16): results of ops on
-    bfloat16 inputs, or asked for as bfloat16, keep the bfloat16 label."""
-    requested = [v for v in values if isinstance(v, DType)]
-    if requested:
-        return requested[0] is DType.bfloat16
-    return any(isinstance(v, Tensor) and v._dtype is DType.bfloat16 for v in values)
+    return Tensor._make(array, from_numpy(array.dtype))
 
 
 def install_eager_mode() -> None:

@@ -13,8 +13,8 @@ import numpy as np
 
 from texport.dialects.dtypes import DType
 from texport.interpreter import rng
+from texport.interpreter.dtypes import cast, to_numpy
 from texport.interpreter.dtypes import from_numpy as dtype_from_numpy
-from texport.interpreter.dtypes import to_numpy
 
 from .dispatcher import TensorBase, base_mode, call, current_mode, varargs_list
 from .handles import op
@@ -62,7 +62,8 @@ def tensor(data: Any, *, dtype: DType | None = None, device: Any = None,
     if array.dtype == object:
         raise TypeError("texport.tensor(): nested sequences must be rectangular numbers")
     chosen = dtype or _infer_dtype(plain, array)
-    return _constant(np.array(array, dtype=to_numpy(chosen)), chosen, requires_grad)
+    # np.array copied the data: the cast (rounding as torch converts) may return it
+    return _constant(cast(array, to_numpy(chosen)), chosen, requires_grad)
 
 
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> TensorBase:

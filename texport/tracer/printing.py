@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from texport.dialects.dtypes import DType
+from texport.interpreter.dtypes import is_floating
 
 from .dispatcher import TensorBase
 
@@ -44,9 +45,9 @@ def tensor_repr(tensor: TensorBase) -> str:
     value = tensor._value
     if not isinstance(value, np.ndarray):
         return f"FakeTensor(shape={list(tensor.shape)}, dtype={tensor.dtype})"
-    if value.dtype.kind == "f":
-        wide = value.astype(np.float64)
-        formatter = {"float_kind": _padded(_float_formatter(wide), wide)}
+    if is_floating(value.dtype):  # bfloat16 too: printed from its exact float64 values
+        value = value.astype(np.float64)
+        formatter = {"float_kind": _padded(_float_formatter(value), value)}
     elif value.dtype.kind in "iu":
         formatter = {"int": _padded(str, value)}
     elif value.dtype.kind == "b":

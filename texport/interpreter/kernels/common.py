@@ -9,7 +9,7 @@ import numpy as np
 from texport.dialects.dtypes import DType, result_type
 from texport.dialects.meta import TensorMeta
 
-from ..dtypes import from_numpy, to_numpy
+from ..dtypes import FLOAT32, cast, from_numpy, is_reduced_float, to_numpy
 
 
 def meta_of(value: Any) -> Any:
@@ -25,13 +25,14 @@ def torch_result_dtype(*operands: Any) -> np.dtype:
 
 
 def opmath(x: np.ndarray) -> np.ndarray:
-    """x in the dtype products and sums are computed in (half -> float32)."""
-    return x.astype(np.float32) if x.dtype == np.float16 else x
+    """x in the dtype products and sums are computed in (float16, bfloat16 -> float32)."""
+    return x.astype(FLOAT32) if is_reduced_float(x.dtype) else x
 
 
 def result_as(value: object, dtype: np.dtype) -> np.ndarray:
-    """`value` as an ndarray of `dtype`; a 0-d result stays a 0-d ndarray."""
-    return np.asarray(value).astype(dtype, copy=False)
+    """`value` as an ndarray of `dtype`, rounded as torch casts; a 0-d result stays
+    a 0-d ndarray."""
+    return cast(value, dtype)
 
 
 def as_array(value: Any, dtype: np.dtype | None = None) -> np.ndarray:

@@ -13,8 +13,8 @@ Windowed ops share two primitives over the last n (spatial) dims:
   a 3x3 kernel), as ATen's col2im loops over kernel offsets.
   Transposed convolution, conv/pool backward and ``col2im`` use it.
 
-Half-precision inputs are computed in float32 and cast back (torch's opmath);
-float32/float64 compute in their own dtype.
+float16 and bfloat16 inputs are computed in float32 and rounded back once
+(torch's opmath); float32/float64 compute in their own dtype.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..dtypes import is_floating, opmath_dtype
 from . import kernel
+from .common import opmath
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -45,18 +47,9 @@ def _ints(value: IntArg, n: int) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
-def _opmath(x: Array) -> Array:
-    """float16 computes in float32 (torch's opmath type); other dtypes as they are."""
-    return x.astype(np.float32) if x.dtype == np.float16 else x
-
-
-def _opmath_dtype(dtype: np.dtype) -> np.dtype:
-    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
-
-
 def _lowest(dtype: np.dtype) -> Any:
     """The padding value of a max pool: -inf, or the dtype's minimum for integers."""
-    if np.issubdtype(dtype, np.floating):
+    if is_floating(dtype):
         return -np.inf
     if dtype == np.bool_:
         return False
@@ -169,7 +162,7 @@ def convolution(input: Array, weight: Array, bias: Array | None, stride: IntArg,
     stride, padding, dilation, output_padding = (
         _ints(v, n) for v in (stride, padding, dilation, output_padding)
     )
-    x, w = _opmath(input), _opmath(weight)
+    x, w = opmath(input), opmath(weight)
     if transposed:
         sizes = _transposed_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation,
                                   output_padding)
@@ -203,7 +196,7 @@ def _conv_nd_padding(n: int) -> Callable[..., Array]:
         pads = [(t // 2, t - t // 2) for t in totals]
 
         def batched(x: Array) -> Array:
-            out = _conv(_opmath(x), _opmath(weight), _ints(stride, n), pads, dil, groups)
+            out = _conv(opmath(x), opmath(weight), _ints(stride, n), pads, dil, groups)
             return _with_bias(out, bias).astype(x.dtype, copy=False)
 
         return _batchify(input, n, batched)
@@ -279,9 +272,9 @@ def convolution_backward(grad_output: Array, input: Array, weight: Array,  # noq
                          groups: int, output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
     n = weight.ndim - 2
     stride, padding, dilation = (_ints(v, n) for v in (stride, padding, dilation))
-    go = _opmath(grad_output)
+    go = opmath(grad_output)
     grad_input, grad_weight = _conv_backward(
-        go, _opmath(input), _opmath(weight), stride, padding, dilation, transposed, groups,
+        go, opmath(input), opmath(weight), stride, padding, dilation, transposed, groups,
         output_mask,
     )
     grad_bias = None
@@ -342,7 +335,7 @@ def _torch_argmax(flat: Array) -> Array:
     """Argmax over the last axis as torch's CPU loops pick it (``val > max || isnan(val)``):
     the first maximum, but the last NaN when a window holds NaNs."""
     arg = flat.argmax(axis=-1)
-    if not np.issubdtype(flat.dtype, np.floating):
+    if not is_floating(flat.dtype):
         return arg
     nan = np.isnan(flat)
     last_nan = flat.shape[-1] - 1 - nan[..., ::-1].argmax(axis=-1)
@@ -432,7 +425,7 @@ def _divide(total: Array, divisor: Any, dtype: np.dtype) -> Array:
 
 def _avg_pool(x: Array, pool: _Pool, count_include_pad: bool,
               divisor_override: int | None) -> Array:
-    acc = _opmath(x) if np.issubdtype(x.dtype, np.floating) else x.astype(np.int64)
+    acc = opmath(x) if is_floating(x.dtype) else x.astype(np.int64)
     total = pool.windows(acc, 0).sum(axis=tuple(range(-pool.n, 0)))
     return _divide(total, _avg_divisor(pool, count_include_pad, divisor_override), x.dtype)
 
@@ -457,7 +450,7 @@ def avg_pool2d_backward(grad_output: Array, self: Array, kernel_size: IntArg, st
                         divisor_override: int | None) -> Array:
     """Every input element of a window receives grad/divisor of that window (col2im)."""
     pool = _Pool(self, 2, kernel_size, stride, padding, 1, ceil_mode)
-    share = _opmath(grad_output) / _avg_divisor(pool, count_include_pad, divisor_override)
+    share = opmath(grad_output) / _avg_divisor(pool, count_include_pad, divisor_override)
     lead = share.shape[:-2]
     cols = np.broadcast_to(share[..., None, None, :, :], (*lead, *pool.kernel, *pool.out))
     grid = [s + lo + hi for s, (lo, hi) in zip(pool.sizes, pool.pads())]
@@ -509,7 +502,7 @@ kernel("adaptive_avg_pool3d", "_adaptive_avg_pool3d")(_adaptive_avg_nd(3))
 @kernel("_adaptive_avg_pool2d_backward")
 def _adaptive_avg_pool2d_backward(grad_output: Array, self: Array) -> Array:
     """Adjoint of the per-axis window means: grad @ A for A[o, i] = [i in window o] / count."""
-    grad = _opmath(grad_output)
+    grad = opmath(grad_output)
     for axis in (self.ndim - 2, self.ndim - 1):
         size, out = self.shape[axis], grad_output.shape[axis]
         start, end = _adaptive_bounds(size, out)
@@ -643,7 +636,7 @@ TapMaker = Callable[[int, int, bool, float | None, np.dtype], tuple[Array, Array
 def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
                  scales: Sequence[float | None], taps: TapMaker) -> Array:
     """Separable interpolation, innermost (W) axis first as torch's kernels do."""
-    dtype = _opmath_dtype(x.dtype)
+    dtype = opmath_dtype(x.dtype)
     out = x.astype(dtype, copy=False)
     n = len(sizes)
     for j in reversed(range(n)):
@@ -774,7 +767,7 @@ def _grid_taps(coord: Array, size: int, mode: int, padding_mode: int,
 def grid_sampler_2d(input: Array, grid: Array, interpolation_mode: int,  # noqa: A002
                     padding_mode: int, align_corners: bool) -> Array:
     """Sample input [N, C, H, W] at grid [N, Ho, Wo, (x, y)]; taps outside the input read 0."""
-    x, g = _opmath(input), _opmath(grid)
+    x, g = opmath(input), opmath(grid)
     n, c, h, w = x.shape
     ix, wx = _grid_taps(g[..., 0], w, interpolation_mode, padding_mode, align_corners)
     iy, wy = _grid_taps(g[..., 1], h, interpolation_mode, padding_mode, align_corners)

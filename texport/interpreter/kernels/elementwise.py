@@ -4,8 +4,12 @@ comparisons, selection, fills and copies, dropout.
 Every kernel computes in torch's dtype: operands are cast to the promoted type
 (``torch_result_dtype``: a Python scalar doesn't widen a tensor, int32 + 5 stays
 int32) before numpy sees them, so numpy never upcasts float32 to float64. A
-scalar is cast the way torch's C++ cast does (-1 into uint8 is 255). The
-in-place forms (``add_``) are derived from these kernels (variants.py).
+scalar is cast the way torch's C++ cast does (-1 into uint8 is 255). float16
+and bfloat16 compute in float32 and round once, as torch's CPU kernels do
+(``opmath_dtype``); a Python scalar meets them rounded to their dtype, except
+a factor or divisor of mul/div and the weights of lerp/addcmul/addcdiv, which
+torch keeps in float32. The in-place forms (``add_``) are derived from these
+kernels (variants.py).
 """
 
 from __future__ import annotations
@@ -20,7 +24,16 @@ import numpy as np
 from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from .. import rng
-from ..dtypes import from_numpy
+from ..dtypes import (
+    FLOAT32,
+    cast,
+    finfo,
+    from_numpy,
+    is_bfloat16,
+    is_inexact,
+    is_reduced_float,
+    opmath_dtype,
+)
 from . import kernel
 from .common import torch_result_dtype
 from .variants import in_place, write_into
@@ -43,14 +56,21 @@ def _quiet(fn: Fn) -> Fn:
 
 
 def _cast(value: Any, dtype: np.dtype) -> Array:
-    """An operand in the compute dtype (a Python scalar wraps around like a C++ cast)."""
+    """An operand in the compute dtype (a Python scalar wraps around like a C++ cast; a
+    reduced float converts as torch's, ``cast``)."""
     if isinstance(value, np.ndarray):
-        return value.astype(dtype, copy=False)
-    return np.asarray(value).astype(dtype)
+        if value.dtype == dtype:
+            return value
+        return cast(value, dtype) if is_reduced_float(dtype) or is_reduced_float(value.dtype) else (
+            value.astype(dtype))
+    return cast(value, dtype) if is_reduced_float(dtype) else np.asarray(value).astype(dtype)
 
 
 def _result(value: Any, dtype: np.dtype) -> Array:
-    """An ndarray of ``dtype``: numpy returns scalars from maths on 0-d arrays."""
+    """An ndarray of ``dtype``: numpy returns scalars from maths on 0-d arrays; an
+    opmath value rounds to a reduced float as torch casts it."""
+    if is_reduced_float(dtype):
+        return cast(value, dtype)
     return np.asarray(value, dtype=dtype)
 
 
@@ -60,7 +80,7 @@ def _fresh(self: Array) -> Array:
 
 
 def _is_float(dtype: np.dtype) -> bool:
-    return dtype.kind in "fc"
+    return is_inexact(dtype)
 
 
 def _float_dtype(dtype: np.dtype) -> np.dtype:
@@ -166,12 +186,15 @@ def _erf(x: Array) -> Array:
 
 
 def _float_unary(fn: Fn) -> Fn:
-    """A float-valued op: integer and bool inputs compute in float32."""
+    """A float-valued op: integer and bool inputs compute in float32, reduced floats
+    in float32 rounded back."""
 
     @_quiet
     def run(self: Array) -> Array:
         dtype = _float_dtype(self.dtype)
-        return _result(fn(self.astype(dtype, copy=False)), dtype)
+        if is_reduced_float(dtype):
+            return cast(fn(self.astype(FLOAT32)), dtype)
+        return np.asarray(fn(self.astype(dtype, copy=False)), dtype=dtype)
 
     run.__name__ = getattr(fn, "__name__", "unary")
     return run
@@ -191,6 +214,7 @@ def _sigmoid(x: Array) -> Array:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+_reciprocal_kernel = _float_unary(_reciprocal)  # also pow's bfloat16 x ** -2
 _FLOAT_UNARY: list[tuple[str, Fn]] = [
     ("exp", np.exp),
     ("exp2", np.exp2),
@@ -242,7 +266,7 @@ def _round_decimals(self: Array, decimals: int) -> Array:
         if decimals == 0:
             return _fresh(self)
         raise _not_implemented("round_cpu", self.dtype)
-    compute = np.float32 if self.dtype == np.float16 else self.dtype
+    compute = opmath_dtype(self.dtype)
     x = self.astype(compute)
     scale = np.asarray(10.0 ** abs(decimals)).astype(compute)
     with np.errstate(all="ignore"):
@@ -313,8 +337,11 @@ def _nan_to_num(
     """nan -> nan (0 by default), +-inf -> posinf/neginf (the dtype's extremes by default)."""
     if not _is_float(self.dtype):
         return _fresh(self)
+    info = finfo(self.dtype)  # numpy's nan_to_num does not see bfloat16 as a float: in float32
     out = np.nan_to_num(
-        self, copy=True, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf
+        self.astype(opmath_dtype(self.dtype)), copy=False, nan=0.0 if nan is None else nan,
+        posinf=info.max if posinf is None else posinf,
+        neginf=info.min if neginf is None else neginf,
     )
     return _result(out, self.dtype)
 
@@ -358,7 +385,8 @@ _register(_threshold, "threshold")
 
 def _float_activation(op: str) -> Callable[[Fn], Fn]:
     """A floating-only activation (torch has no integer kernel); keeps the dtype.
-    Scalars are cast to the input's dtype, as torch's kernels take them."""
+    ``fn`` sees the input in its opmath dtype and casts scalars to that dtype, as
+    torch's kernels take them."""
 
     def wrap(fn: Fn) -> Fn:
         @functools.wraps(fn)
@@ -366,7 +394,7 @@ def _float_activation(op: str) -> Callable[[Fn], Fn]:
             if not _is_float(self.dtype):
                 raise _not_implemented(op, self.dtype)
             with np.errstate(all="ignore"):
-                out = fn(self, *args)
+                out = fn(self.astype(FLOAT32) if is_reduced_float(self.dtype) else self, *args)
             if isinstance(out, tuple):
                 return tuple(_result(o, self.dtype) for o in out)
             return _result(out, self.dtype)
@@ -378,16 +406,29 @@ def _float_activation(op: str) -> Callable[[Fn], Fn]:
 
 @_float_activation("gelu")
 def _gelu(self: Array, approximate: str = "none") -> Array:
-    if approximate == "tanh":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    if approximate == "tanh":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), torch's order
         beta = _cast(math.sqrt(2 / math.pi), self.dtype)
         kappa = _cast(0.044715, self.dtype)
-        return 0.5 * self * (1 + np.tanh(beta * (self + kappa * self * self * self)))
+        return 0.5 * self * (1 + np.tanh(beta * (self + kappa * (self * self * self))))
     if approximate != "none":
         raise ValueError("approximate argument must be either none or tanh.")
     wide = self.astype(np.float64)  # x Phi(x), erf evaluated in double precision
     scaled = wide / math.sqrt(2)
     erf = _erf_single(scaled) if self.dtype.itemsize <= 4 else _erf_wide(scaled, self.dtype.itemsize)
     return 0.5 * wide * (1 + erf)
+
+
+@_float_activation("gelu")
+def _gelu_float32(self: Array) -> Array:
+    """torch's float kernel, x / 2 (1 + erf(x / sqrt(2))) in float32, as float16 and
+    bfloat16 compute it: below x = -3 its cancellation, not x Phi(x), is their result."""
+    return self * 0.5 * (1 + _erf(self * np.float32(math.sqrt(0.5))))
+
+
+def _gelu_kernel(self: Array, approximate: str = "none") -> Array:
+    if approximate == "none" and is_reduced_float(self.dtype):
+        return _gelu_float32(self)
+    return _gelu(self, approximate)
 
 
 @_float_activation("silu")
@@ -482,7 +523,7 @@ def _prelu(self: Array, weight: Array) -> Array:
     return np.where(self > 0, self, w * self)
 
 
-_register(_gelu, "gelu")
+_register(_gelu_kernel, "gelu")
 _register(_silu, "silu")
 _register(_mish, "mish")
 _register(_softplus, "softplus")
@@ -501,7 +542,8 @@ _register(_prelu, "prelu")
 
 
 def _promoted(*operands: Any) -> tuple[np.dtype, list[Array]]:
-    """torch's result dtype over the operands, and each operand cast to it."""
+    """torch's result dtype over the operands, and each operand cast to it, then
+    to its opmath dtype (a scalar meets a bfloat16 tensor rounded to bfloat16)."""
     first = operands[0]
     if isinstance(first, np.ndarray) and all(
         isinstance(o, np.ndarray) and o.dtype == first.dtype for o in operands
@@ -509,7 +551,22 @@ def _promoted(*operands: Any) -> tuple[np.dtype, list[Array]]:
         dtype = first.dtype  # one dtype: nothing to promote (the common case)
     else:
         dtype = torch_result_dtype(*operands)
-    return dtype, [_cast(o, dtype) for o in operands]
+    if not is_reduced_float(dtype):
+        return dtype, [_cast(o, dtype) for o in operands]
+    return dtype, [_in_opmath(o, dtype) for o in operands]
+
+
+def _in_opmath(value: Any, dtype: np.dtype) -> Array:
+    """An operand cast to ``dtype``, then to the dtype torch computes ``dtype`` in."""
+    value = _cast(value, dtype)
+    return value.astype(FLOAT32) if is_reduced_float(dtype) else value
+
+
+def _opmath_scalar(operand: Any, promoted: Array) -> Array:
+    """The second operand of a reduced-float mul/div: a single element is kept in
+    float32, as given, not rounded to the op's dtype (torch's
+    ``original_scalar_value<opmath_t>``); otherwise ``promoted``."""
+    return _cast(operand, promoted.dtype) if np.size(operand) == 1 else promoted
 
 
 def _check_divisor(divisor: Array) -> None:
@@ -523,7 +580,7 @@ def _add(self: Any, other: Any, alpha: Any = 1) -> Array:
     """self + alpha * other (bool + bool is logical or, as torch)."""
     dtype, (a, b) = _promoted(self, other)
     if alpha != 1:
-        b = b * _cast(alpha, dtype)
+        b = b * _in_opmath(alpha, dtype)  # alpha rounded to the op's dtype
     return _result(a + b, dtype)
 
 
@@ -536,7 +593,7 @@ def _sub(self: Any, other: Any, alpha: Any = 1) -> Array:
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha != 1:
-        b = b * _cast(alpha, dtype)
+        b = b * _in_opmath(alpha, dtype)
     return _result(a - b, dtype)
 
 
@@ -547,6 +604,8 @@ def _rsub(self: Any, other: Any, alpha: Any = 1) -> Array:
 @_quiet
 def _mul(self: Any, other: Any) -> Array:
     dtype, (a, b) = _promoted(self, other)
+    if is_reduced_float(dtype):
+        b = _opmath_scalar(other, b)
     return _result(a * b, dtype)
 
 
@@ -564,14 +623,19 @@ def _div(self: Any, other: Any, rounding_mode: str | None = None) -> Array:
     dtype = torch_result_dtype(self, other)
     if rounding_mode is None:
         dtype = _float_dtype(dtype)
-        return _result(_cast(self, dtype) / _cast(other, dtype), dtype)
+        if not is_reduced_float(dtype):
+            return _result(_cast(self, dtype) / _cast(other, dtype), dtype)
+        a, b = _in_opmath(self, dtype), _opmath_scalar(other, _in_opmath(other, dtype))
+        return cast(a / b, dtype)
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(
             "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
             f"but found '{rounding_mode}'"
         )
     compute = np.dtype(np.uint8) if dtype == np.bool_ else dtype
-    a, b = _cast(self, compute), _cast(other, compute)
+    a, b = _in_opmath(self, compute), _in_opmath(other, compute)
+    if is_reduced_float(dtype):
+        b = _opmath_scalar(other, b)
     if not _is_float(compute):
         _check_divisor(b)
         out = np.floor_divide(a, b) if rounding_mode == "floor" else _trunc_divide(a, b)
@@ -663,6 +727,10 @@ def _pow_tensor_scalar(self: Array, exponent: Any) -> Array:
     integral = not _is_float(self.dtype)
     if integral and isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if is_bfloat16(self.dtype) and exponent in (3, -2):
+        # torch's bfloat16 kernel multiplies in bfloat16: x*x*x, 1/(x*x), rounding each step
+        square = _mul(self, self)
+        return _mul(square, self) if exponent == 3 else _reciprocal_kernel(square)
     return _power(self, exponent)
 
 
@@ -772,25 +840,27 @@ def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
 
 @_quiet
 def _lerp(self: Array, end: Array, weight: Any) -> Array:
-    """torch's two-sided formula: exact at weight 0 and at weight 1."""
-    w, stop = _cast(weight, self.dtype), _cast(end, self.dtype)
-    diff = stop - self
+    """torch's two-sided formula: exact at weight 0 and at weight 1; a scalar weight
+    is taken in the opmath dtype."""
+    compute = opmath_dtype(self.dtype)
+    x, stop, w = _cast(self, compute), _in_opmath(end, self.dtype), _cast(weight, compute)
+    diff = stop - x
     small = np.abs(w) < 0.5
-    return _result(np.where(small, self + w * diff, stop - diff * (1 - w)), self.dtype)
+    return _result(np.where(small, x + w * diff, stop - diff * (1 - w)), self.dtype)
 
 
 @_quiet
 def _addcmul(self: Array, tensor1: Array, tensor2: Array, value: Any = 1) -> Array:
-    """self + value * tensor1 * tensor2."""
+    """self + value * tensor1 * tensor2 (value in the opmath dtype)."""
     dtype, (s, a, b) = _promoted(self, tensor1, tensor2)
-    return _result(s + _cast(value, dtype) * a * b, dtype)
+    return _result(s + _cast(value, s.dtype) * a * b, dtype)
 
 
 @_quiet
 def _addcdiv(self: Array, tensor1: Array, tensor2: Array, value: Any = 1) -> Array:
-    """self + value * tensor1 / tensor2."""
+    """self + value * tensor1 / tensor2 (value in the opmath dtype)."""
     dtype, (s, a, b) = _promoted(self, tensor1, tensor2)
-    return _result(s + _cast(value, dtype) * a / b, dtype)
+    return _result(s + _cast(value, s.dtype) * a / b, dtype)
 
 
 kernel("where.self", "where.ScalarOther", "where.ScalarSelf", "where.Scalar")(_where)
@@ -812,6 +882,7 @@ _C_TYPES = {
     "int64": "int64_t",
     "uint8": "uint8_t",
     "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
     "float32": "float",
     "float64": "double",
 }
@@ -829,7 +900,7 @@ def _fill_value(value: Any, dtype: np.dtype) -> Array:
         fits = finite and low - 1 < value < int(info.max) + 1
     else:
         infinite = isinstance(value, float) and not math.isfinite(value)  # inf/nan may go in
-        fits = infinite or abs(value) <= float(np.finfo(dtype).max)
+        fits = infinite or abs(value) <= float(finfo(dtype).max)
     if not fits:
         raise RuntimeError(
             f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow"
@@ -853,7 +924,7 @@ def _copy(self: Array, src: Array, non_blocking: bool = False) -> Array:
     """src broadcast to self's shape, cast to self's dtype (any cast: float -> int truncates)."""
     out = np.empty(self.shape, self.dtype)
     with np.errstate(all="ignore"):
-        np.copyto(out, src, casting="unsafe")
+        np.copyto(out, cast(src, self.dtype))
     return out
 
 

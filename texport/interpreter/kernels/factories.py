@@ -7,7 +7,8 @@ self's dtype. Layout, device, pin_memory and memory_format are accepted and
 ignored: every result is a C-contiguous CPU array (empty_strided excepted,
 which honours its strides). ``empty*`` return zeros, so that runs are
 reproducible. Every random kernel draws from rng.generator() (the streams are
-numpy's PCG64, not torch's).
+numpy's PCG64, not torch's). A float16/bfloat16 fill value rounds as torch
+converts it (through float32).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from texport.dialects.shape_rules.factories import fill_dtype
 
 from .. import rng
-from ..dtypes import to_numpy
+from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from . import kernel
 from .views import np_dtype, strided_view
 
@@ -66,7 +67,8 @@ def _empty_strided(
 @kernel("full")
 def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     default = to_numpy(fill_dtype(fill_value))
-    return np.full(_shape(size), fill_value, np_dtype(dtype, default))
+    out = np_dtype(dtype, default)
+    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
 
 
 @kernel("scalar_tensor")
@@ -88,7 +90,8 @@ def _ones_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
 @kernel("full_like")
 def _full_like(self: np.ndarray, fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Keeps self's dtype: no inference from the fill value."""
-    return np.full(self.shape, fill_value, np_dtype(dtype, self.dtype))
+    out = np_dtype(dtype, self.dtype)
+    return np.full(self.shape, cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
 
 
 @kernel("new_zeros", "new_empty")
@@ -105,7 +108,8 @@ def _new_ones(self: np.ndarray, size: Sequence[int], dtype: Any = None, *_: Any)
 def _new_full(
     self: np.ndarray, size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any
 ) -> np.ndarray:
-    return np.full(_shape(size), fill_value, np_dtype(dtype, self.dtype))
+    out = np_dtype(dtype, self.dtype)
+    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
 
 
 @kernel("eye")
@@ -153,7 +157,7 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
     if integral:
         return (start + np.arange(length, dtype=np.int64) * step).astype(out, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
-        return (start + np.arange(length, dtype=np.float64) * step).astype(out)
+        return cast(start + np.arange(length, dtype=np.float64) * step, out)
 
 
 @kernel("linspace")
@@ -166,13 +170,14 @@ def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> n
     out = np_dtype(dtype, _FLOAT)
     if steps <= 1:
         return np.full((steps,), start, out)
-    work = out if out.kind == "f" else np.dtype(np.float64)
+    work = out if is_floating(out) else np.dtype(np.float64)
     first, last = work.type(start), work.type(end)
     step = (last - first) / work.type(steps - 1)
-    index = np.arange(steps, dtype=work)
+    index = np.arange(steps)
     half = steps // 2
-    values = np.concatenate([first + step * index[:half],
-                             last - step * (work.type(steps - 1) - index[half:])])
+    # the counts are integers converted to the working dtype (bfloat16 rounds 299 to 300)
+    values = np.concatenate([first + step * index[:half].astype(work),
+                             last - step * (steps - 1 - index[half:]).astype(work)])
     return values.astype(out, copy=False)
 
 
@@ -180,8 +185,8 @@ def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> n
 
 
 def _float_draw(shape: tuple[int, ...], dtype: np.dtype, normal: bool, op: str) -> np.ndarray:
-    """Uniform [0, 1) or standard normal samples of a float dtype (float16 drawn as float32)."""
-    if dtype.kind != "f":
+    """Uniform [0, 1) or standard normal samples of a float dtype (reduced floats drawn as float32)."""
+    if not is_floating(dtype):
         raise RuntimeError(f'"{op}" not implemented for \'{dtype.name}\'')
     work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
     gen = rng.generator()

@@ -8,17 +8,24 @@ the indexed dims are not adjacent. Accumulating writes use ``ufunc.at``, which
 sums duplicate indices. Where torch leaves duplicates of a non-accumulating
 write unspecified (scatter, index_put, index_copy), the last write wins. A
 functional kernel writes into a copy of self (the ``_into`` helpers); the
-in-place forms are derived from it (variants.py).
+in-place forms are derived from it (variants.py). Accumulating into float16 or
+bfloat16 follows torch's CPU loops: scatter_add, scatter_reduce and index_add
+of a multi-dim self sum in float32 and round once; index_put and a 1-d
+index_add add element by element in self's dtype.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from texport.dialects.dtypes import DType
+
+from ..dtypes import cast, from_numpy, is_floating, is_inexact, is_reduced_float, opmath_dtype
 from . import kernel
 from .views import along, check_index_range, select_view, slice_view, wrap_dim
 
@@ -125,7 +132,9 @@ def _index_add_into(
     d = wrap_dim(dim, self.ndim)
     check_index_range(index, target.shape[d], d)
     scaled = source if alpha == 1 else source * alpha
-    np.add.at(target, along(d, index), _source_values(target, d, index.size, scaled))
+    values = _source_values(target, d, index.size, scaled)
+    with _accumulator(target, self.ndim > 1) as total:
+        np.add.at(total, along(d, index), values.astype(total.dtype, copy=False))
     return self
 
 
@@ -241,8 +250,22 @@ def _scatter_add_into(self: np.ndarray, dim: int, index: np.ndarray, src: np.nda
     found = _scatter_target(self, dim, index)
     if found is not None:
         target, coords = found
-        np.add.at(target, coords, _src_values(src, index, self.dtype))
+        with _accumulator(target) as total:
+            np.add.at(total, coords, _src_values(src, index, total.dtype))
     return self
+
+
+@contextlib.contextmanager
+def _accumulator(target: np.ndarray, widen: bool = True) -> Iterator[np.ndarray]:
+    """``with _accumulator(target) as total``: what an accumulating write adds into.
+    A float16/bfloat16 target sums in a float32 copy, rounded into it once at the
+    end (torch's CPU scatter loops accumulate in opmath); any other is itself."""
+    if not (widen and is_reduced_float(target.dtype)):
+        yield target
+        return
+    total = target.astype(opmath_dtype(target.dtype))
+    yield total
+    target[...] = cast(total, target.dtype)
 
 
 _REDUCE_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
@@ -256,7 +279,7 @@ def _reduce_identity(reduce: str, dtype: np.dtype) -> Any:
     if reduce == "prod":
         return 1
     high = reduce == "amin"
-    if dtype.kind == "f":
+    if is_floating(dtype):
         return np.inf if high else -np.inf
     if dtype.kind == "b":
         return high
@@ -287,13 +310,14 @@ def _scatter_reduce_into(
     target, coords = found
     if not include_self:
         target[coords] = _reduce_identity(reduce, self.dtype)
-    _REDUCE_UFUNCS[reduce].at(target, coords, _src_values(src, index, self.dtype))
-    if reduce == "mean":
-        count = np.full(target.shape, 1 if include_self else 0, dtype=np.int64)
-        np.add.at(count, coords, 1)
-        count[count == 0] = 1
-        divide = np.divide if self.dtype.kind in "fc" else np.floor_divide
-        divide(target, count, out=target, casting="unsafe")
+    with _accumulator(target) as total:
+        _REDUCE_UFUNCS[reduce].at(total, coords, _src_values(src, index, total.dtype))
+        if reduce == "mean":
+            count = np.full(total.shape, 1 if include_self else 0, dtype=np.int64)
+            np.add.at(count, coords, 1)
+            count[count == 0] = 1
+            divide = np.divide if is_inexact(total.dtype) else np.floor_divide
+            divide(total, count, out=total, casting="unsafe")
     return self
 
 
@@ -489,6 +513,9 @@ def _embedding_dense_backward(
 _SUM, _MEAN, _MAX = 0, 1, 2
 
 
+_FAST_SUM_DTYPES = (DType.float32, DType.float16, DType.bfloat16)
+
+
 @kernel("_embedding_bag")
 def _embedding_bag(
     weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray,
@@ -502,7 +529,8 @@ def _embedding_bag(
     (with include_last_offset the final offset is only a count, as torch). Indices equal to
     padding_idx are skipped (not counted in bag_size). Empty bags give zero rows. max_indices
     (mode max) holds the weight row of each feature's first maximum; other modes return zeros.
-    offset2bag is empty in the float32/float16 sum fast path, as torch."""
+    offset2bag is empty in the float32/float16/bfloat16 sum fast path, as torch. Reduced
+    floats sum in float32; a mean divides that sum rounded to weight's dtype, as torch."""
     bags = offsets.shape[0] - (1 if include_last_offset else 0)
     _check_embedding_indices(indices, weight.shape[0])
     if offsets.size and offsets[0] != 0:
@@ -519,12 +547,15 @@ def _embedding_bag(
     else:
         if per_sample_weights is not None:
             rows = rows * per_sample_weights[:, None]
-        output = np.zeros((bags, weight.shape[1]), weight.dtype)
-        np.add.at(output, bag_of[valid], rows[valid])
+        wide = opmath_dtype(weight.dtype)
+        total = np.zeros((bags, weight.shape[1]), wide)
+        np.add.at(total, bag_of[valid], rows[valid].astype(wide, copy=False))
+        output = cast(total, weight.dtype)
         if mode == _MEAN:
-            output /= np.maximum(bag_size, 1)[:, None].astype(weight.dtype)
+            count = np.maximum(bag_size, 1)[:, None].astype(wide)
+            output = cast(output.astype(wide, copy=False) / count, weight.dtype)
         max_indices = np.zeros((bags,), offsets.dtype)
-    fast_sum = mode == _SUM and weight.dtype in (np.float32, np.float16) and padding_idx < 0
+    fast_sum = mode == _SUM and from_numpy(weight.dtype) in _FAST_SUM_DTYPES and padding_idx < 0
     offset2bag = np.empty((0,), offsets.dtype) if fast_sum else bag_of
     return output, offset2bag, bag_size, max_indices
 
@@ -535,7 +566,7 @@ def _bag_max(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per bag and feature: the max over the bag's rows, and the index of its first row."""
     width = weight.shape[1]
-    low = -np.inf if weight.dtype.kind == "f" else np.iinfo(weight.dtype).min
+    low = -np.inf if is_floating(weight.dtype) else np.iinfo(weight.dtype).min
     best = np.full((bags, width), low, weight.dtype)
     np.maximum.at(best, bag_of[valid], rows[valid])
     positions = np.arange(indices.size)

@@ -1,8 +1,9 @@
 """Kernels: matrix products, einsum, attention, distances, FFTs.
 
 Products go through np.matmul (BLAS for float32/float64). numpy has no BLAS
-path for float16, so half operands are multiplied (and summed) in float32 and
-rounded once at the end; torch's CPU kernels also accumulate half in float.
+path for float16 or bfloat16, so their operands are multiplied (and summed) in
+float32 and rounded once at the end; torch's CPU kernels also accumulate them
+in float.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import rng
+from ..dtypes import is_floating
 from . import kernel
 from .common import opmath, result_as, torch_result_dtype
 
 # caffe2::TypeMeta names, which torch prints in its dtype-mismatch messages.
 _CPP_TYPE_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+    "float32": "float", "float64": "double", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "int64": "long int",
     "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
     "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }
@@ -26,7 +29,8 @@ _CPP_TYPE_NAMES = {
 
 # c10::ScalarType names (dot's message uses these).
 _SCALAR_TYPE_NAMES = {
-    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+    "int64": "Long", "int32": "Int",
     "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
     "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
@@ -322,7 +326,7 @@ def cosine_similarity(x1: np.ndarray, x2: np.ndarray, dim: int = 1, eps: float =
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim: torch normalises each
     side first, which keeps the result within [-1, 1]."""
     dtype = torch_result_dtype(x1, x2)
-    if dtype.kind != "f":
+    if not is_floating(dtype):
         raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
                            f"{dtype.name}")
     a, b = np.broadcast_arrays(opmath(x1.astype(dtype, copy=False)), opmath(x2.astype(dtype, copy=False)))

@@ -1,10 +1,11 @@
 """Kernels: losses. Each takes torch's Reduction enum: 0 none, 1 mean, 2 sum;
-half inputs are computed in float32 and rounded once at the end."""
+float16 and bfloat16 inputs are computed in float32 and rounded once at the end."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import is_floating
 from . import kernel
 from .common import opmath, result_as, torch_result_dtype
 
@@ -84,7 +85,7 @@ def binary_cross_entropy_with_logits(
     """(1 - y) x - log_sigmoid(x) * (1 + (pos_weight - 1) y), times weight. torch builds
     the loss in place on (1 - target), so a floating target's dtype is the result's."""
     x, y = opmath(self), opmath(target)
-    dtype = target.dtype if target.dtype.kind == "f" else torch_result_dtype(self, target)
+    dtype = target.dtype if is_floating(target.dtype) else torch_result_dtype(self, target)
     log_sigmoid = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
     if pos_weight is not None:
         log_sigmoid = log_sigmoid * ((opmath(pos_weight) - 1) * y + 1)
@@ -188,7 +189,7 @@ def cross_entropy_loss(self: np.ndarray, target: np.ndarray, weight: np.ndarray 
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     logp = _log_softmax(opmath(self), _class_axis(self))
     if self.shape == target.shape:
-        if target.dtype.kind != "f":
+        if not is_floating(target.dtype):
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {target.dtype.name}")
         if ignore_index >= 0:

@@ -3,7 +3,7 @@
 Statistics follow torch's CPU kernels: batch norm normalises with the biased
 batch variance and feeds the running variance the unbiased one; saved
 mean/invstd come back in the input dtype ((0,)-shaped outside training);
-float16 is computed in float32 and cast back. A backward output whose
+float16 and bfloat16 are computed in float32 and rounded back once. A backward output whose
 output_mask bit is False is None.
 """
 
@@ -14,16 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import kernel
+from .common import opmath
 
 Array = np.ndarray
-
-
-def _opmath(x: Array) -> Array:
-    return x.astype(np.float32) if x.dtype == np.float16 else x
-
-
-def _opmath_dtype(dtype: np.dtype) -> np.dtype:
-    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
 
 
 def _channels(x: Array, values: Array | None) -> Array | None:
@@ -69,7 +62,7 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
                 momentum: float, eps: float) -> tuple[Array, ...]:
     """torch's native_batch_norm_helper: (out, save_mean, save_invstd, new_running_mean,
     new_running_var); nothing is mutated here."""
-    x = _opmath(input)
+    x = opmath(input)
     if training:
         mean, var, invstd = _batch_stats(x, eps)
         count = x.size // x.shape[1]
@@ -85,8 +78,11 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
         new_var = running_var.astype(x.dtype)
         mean, invstd = new_mean, 1 / np.sqrt(new_var + eps)
         saved = (np.empty((0,), input.dtype), np.empty((0,), input.dtype))
-    out = (x - _channels(x, mean)) * _channels(x, invstd)
-    out = _affine(out, _channels(x, weight), _channels(x, bias))
+    # torch's batch_norm_cpu_transform_input: x * alpha + beta per channel, with
+    # alpha = invstd * weight, beta = bias - mean * alpha (not (x - mean) * invstd)
+    alpha = invstd if weight is None else invstd * opmath(weight)
+    beta = -mean * alpha if bias is None else opmath(bias) - mean * alpha
+    out = x * _channels(x, alpha) + _channels(x, beta)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
 
 
@@ -199,15 +195,15 @@ def native_batch_norm_backward(grad_out: Array, input: Array, weight: Array | No
                                save_mean: Array | None, save_invstd: Array | None, train: bool,
                                eps: float, output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
     """Analytic gradients: in training the batch statistics depend on the input too."""
-    x, g = _opmath(input), _opmath(grad_out)
+    x, g = opmath(input), opmath(grad_out)
     axes = (0, *range(2, x.ndim))
     if train:
         mean, invstd = save_mean, save_invstd
     else:
-        mean, invstd = running_mean, 1 / np.sqrt(_opmath(running_var) + eps)
-    mean, invstd = _channels(x, _opmath(mean)), _channels(x, _opmath(invstd))
+        mean, invstd = running_mean, 1 / np.sqrt(opmath(running_var) + eps)
+    mean, invstd = _channels(x, opmath(mean)), _channels(x, opmath(invstd))
     xhat = (x - mean) * invstd
-    scale = invstd if weight is None else invstd * _channels(x, _opmath(weight))
+    scale = invstd if weight is None else invstd * _channels(x, opmath(weight))
     if train:
         dx = scale * (g - g.mean(axis=axes, keepdims=True)
                       - xhat * (g * xhat).mean(axis=axes, keepdims=True))
@@ -231,7 +227,7 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
                       weight: Array | None, bias: Array | None,
                       eps: float) -> tuple[Array, Array, Array]:
     """(out, mean, rstd); mean/rstd keep the normalised dims as 1s."""
-    x = _opmath(input)
+    x = opmath(input)
     axes = _trailing(x, len(normalized_shape))
     mean = x.mean(axis=axes, keepdims=True)
     rstd = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
@@ -254,12 +250,12 @@ def native_layer_norm_backward(grad_out: Array, input: Array,  # noqa: A002
                                output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
     """dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = grad * weight;
     weight/bias grads are None when that parameter is absent (torch's decomposition)."""
-    x, go = _opmath(input), _opmath(grad_out)
+    x, go = opmath(input), opmath(grad_out)
     axes = _trailing(x, len(normalized_shape))
     rows = tuple(range(x.ndim - len(normalized_shape)))
-    xhat = (x - _opmath(mean)) * _opmath(rstd)
-    g = go if weight is None else go * _opmath(weight)
-    dx = _opmath(rstd) * (g - g.mean(axis=axes, keepdims=True)
+    xhat = (x - opmath(mean)) * opmath(rstd)
+    g = go if weight is None else go * opmath(weight)
+    dx = opmath(rstd) * (g - g.mean(axis=axes, keepdims=True)
                           - xhat * (g * xhat).mean(axis=axes, keepdims=True))
     dtype = input.dtype
     dw = None if weight is None else (go * xhat).sum(axis=rows).astype(dtype)
@@ -286,7 +282,7 @@ def native_group_norm(input: Array, weight: Array | None, bias: Array | None,  #
                       N: int, C: int, HxW: int, group: int,  # noqa: N803 - torch's names
                       eps: float) -> tuple[Array, Array, Array]:
     """(out, mean, rstd) with mean/rstd of shape (N, group)."""
-    x = _grouped(_opmath(input).reshape(N, C, HxW), group)
+    x = _grouped(opmath(input).reshape(N, C, HxW), group)
     mean = x.mean(axis=-1)
     rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
     normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
@@ -310,10 +306,10 @@ def native_group_norm_backward(grad_out: Array, input: Array, mean: Array,  # no
                                HxW: int, group: int,  # noqa: N803
                                output_mask: Sequence[bool]) -> tuple[Array | None, ...]:
     """Per group: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = grad * weight[c]."""
-    x, go = _opmath(input).reshape(N, C, HxW), _opmath(grad_out).reshape(N, C, HxW)
-    m, r = _opmath(mean)[..., None], _opmath(rstd)[..., None]
+    x, go = opmath(input).reshape(N, C, HxW), opmath(grad_out).reshape(N, C, HxW)
+    m, r = opmath(mean)[..., None], opmath(rstd)[..., None]
     xhat = ((_grouped(x, group) - m) * r).reshape(N, C, HxW)
-    g = go if weight is None else go * _opmath(weight).reshape(-1, 1)
+    g = go if weight is None else go * opmath(weight).reshape(-1, 1)
     gg, hg = _grouped(g, group), _grouped(xhat, group)
     dx = r * (gg - gg.mean(axis=-1, keepdims=True) - hg * (gg * hg).mean(axis=-1, keepdims=True))
     dtype = input.dtype

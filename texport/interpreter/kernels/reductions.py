@@ -2,9 +2,10 @@
 
 Dims follow the shape rules: ``int[1]? dim`` None or [] reduces every dim, a
 0-d input accepts dim 0 / -1 and stays 0-d. Dtypes as torch: sum/prod/cumsum
-of integers and bools accumulate in int64; float16 accumulates in float32 and
-is rounded back. Reductions over an empty tensor: sum 0, prod 1, mean nan,
-max/amax/argmax raise (no identity). Value/index pairs and sorts are stable:
+of integers and bools accumulate in int64; float16 and bfloat16 accumulate in
+float32 and are rounded back once (prod excepted, torch's rounds every step).
+Reductions over an empty tensor: sum 0, prod 1, mean nan, max/amax/argmax
+raise (no identity). Value/index pairs and sorts are stable:
 ties resolve to the first index (cummax/cummin: the last, as torch), a NaN is
 the largest value and wins max and argmax.
 """
@@ -20,7 +21,7 @@ import numpy as np
 from texport.dialects.dtypes import DType
 from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
-from ..dtypes import from_numpy, to_numpy
+from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
 from .variants import write_into
 
@@ -49,7 +50,10 @@ def _count(self: Array, axes: tuple[int, ...]) -> int:
 
 
 def _result(value: Any, dtype: np.dtype) -> Array:
-    """An ndarray of ``dtype`` (numpy reductions return numpy scalars)."""
+    """An ndarray of ``dtype`` (numpy reductions return numpy scalars); a float32
+    accumulator rounds to a reduced float as torch casts it."""
+    if is_reduced_float(dtype):
+        return cast(value, dtype)
     return np.asarray(value, dtype=dtype)
 
 
@@ -61,8 +65,8 @@ def _accumulate_dtype(self: Array, dtype: DType | None) -> np.dtype:
 
 
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
-    """float16 sums and moments accumulate in float32 (torch's opmath type)."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    """float16 and bfloat16 sums and moments accumulate in float32 (torch's opmath type)."""
+    return opmath_dtype(dtype)
 
 
 def _check_nonempty(name: str, self: Array, axes: tuple[int, ...], specified: bool) -> None:
@@ -91,7 +95,7 @@ def _type_name(dtype: np.dtype) -> str:
 
 
 def _is_nan(x: Array) -> Array:
-    return np.isnan(x) if x.dtype.kind in "fc" else np.zeros(x.shape, dtype=bool)
+    return np.isnan(x) if is_inexact(x.dtype) else np.zeros(x.shape, dtype=bool)
 
 
 # ---------------------------------------------------------------- sum, prod, mean
@@ -114,7 +118,7 @@ def _sum_all(self: Array, dtype: DType | None = None) -> Array:
 def _nansum(
     self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None
 ) -> Array:
-    if self.dtype.kind not in "fc":
+    if not is_inexact(self.dtype):
         return _sum(self, dim, keepdim, dtype)
     return _sum(np.where(np.isnan(self), 0, self), dim, keepdim, dtype)
 
@@ -122,11 +126,25 @@ def _nansum(
 @kernel("prod.dim_int")
 def _prod(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Array:
     acc = _accumulate_dtype(self, dtype)
+    axes = _axes(dim, self.ndim)
     with np.errstate(all="ignore"):
-        total = np.prod(
-            self, axis=_axes(dim, self.ndim), keepdims=keepdim, dtype=_compute_dtype(acc)
-        )
+        if is_reduced_float(acc):
+            return _rounded_product(self.astype(acc, copy=False), axes, keepdim)
+        total = np.prod(self, axis=axes, keepdims=keepdim, dtype=acc)
     return _result(total, acc)
+
+
+def _rounded_product(x: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
+    """torch's float16/bfloat16 prod has no opmath: the factors are multiplied one by
+    one, each product rounded to x's dtype."""
+    rest = [a for a in range(x.ndim) if a not in axes]
+    factors = np.transpose(x, rest + list(axes)).reshape(*(x.shape[a] for a in rest), -1)
+    total = np.ones(factors.shape[:-1], x.dtype)
+    for i in range(factors.shape[-1]):
+        total = cast(total.astype(FLOAT32) * factors[..., i].astype(FLOAT32), x.dtype)
+    if keepdim:
+        total = total.reshape([1 if a in axes else n for a, n in enumerate(x.shape)])
+    return total
 
 
 @kernel("prod")
@@ -136,7 +154,7 @@ def _prod_all(self: Array, dtype: DType | None = None) -> Array:
 
 def _mean_dtype(self: Array, dtype: DType | None) -> np.dtype:
     out = to_numpy(dtype) if dtype is not None else self.dtype
-    if out.kind not in "fc":
+    if not is_inexact(out):
         what, got = ("Optional", dtype) if dtype is not None else ("Input", from_numpy(self.dtype))
         raise RuntimeError(
             f"mean(): could not infer output dtype. {what} dtype must be either a floating "
@@ -165,7 +183,7 @@ def _mean_all(self: Array, dtype: DType | None = None) -> Array:
 def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
     """m + log(sum(exp(x - m))) with m the max, taken as 0 where it is infinite
     (so all -inf gives -inf, an inf gives inf); integers give float32."""
-    out = self.dtype if self.dtype.kind in "fc" else np.dtype(np.float32)
+    out = self.dtype if is_inexact(self.dtype) else np.dtype(np.float32)
     x = self.astype(_compute_dtype(out), copy=False)
     axes = _axes(dim, self.ndim)
     with np.errstate(all="ignore"):
@@ -179,10 +197,11 @@ def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
 # ---------------------------------------------------------------- var, std
 
 
-def _moments(self: Array, dim: Any, correction: Any, keepdim: bool) -> Pair:
+def _moments(self: Array, dim: Any, correction: Any, keepdim: bool, root: bool = False) -> Pair:
     """(variance with ``correction`` (None = 1), mean); the variance divides the squared
-    deviations by max(N - correction, 0), so N <= correction gives inf or nan, as torch."""
-    if self.dtype.kind not in "fc":
+    deviations by max(N - correction, 0), so N <= correction gives inf or nan, as torch.
+    ``root``: the standard deviation instead, the root taken before any rounding."""
+    if not is_inexact(self.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     compute = _compute_dtype(self.dtype)
     x = self.astype(compute, copy=False)
@@ -194,6 +213,8 @@ def _moments(self: Array, dim: Any, correction: Any, keepdim: bool) -> Pair:
         squares = np.sum(deviation * deviation, axis=axes, keepdims=keepdim)
         denominator = max(count - (1 if correction is None else correction), 0)
         var = squares / np.asarray(denominator, dtype=squares.dtype)
+        if root:
+            var = np.sqrt(var)
     real = np.dtype(self.dtype.char.lower()) if self.dtype.kind == "c" else self.dtype
     mean = mean if keepdim else np.squeeze(mean, axes)
     return _result(var, real), _result(mean, self.dtype)
@@ -220,8 +241,7 @@ def _var_all(self: Array, unbiased: bool = True) -> Array:
 
 @kernel("std.correction")
 def _std(self: Array, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Array:
-    var = _var(self, dim, correction, keepdim)
-    return _result(np.sqrt(var), var.dtype)
+    return _moments(self, dim, correction, keepdim, root=True)[0]
 
 
 @kernel("std.dim")
@@ -251,8 +271,7 @@ def _var_mean_all(self: Array, unbiased: bool = True) -> Pair:
 
 @kernel("std_mean.correction")
 def _std_mean(self: Array, dim: Any = None, correction: Any = None, keepdim: bool = False) -> Pair:
-    var, mean = _moments(self, dim, correction, keepdim)
-    return _result(np.sqrt(var), var.dtype), mean
+    return _moments(self, dim, correction, keepdim, root=True)
 
 
 @kernel("std_mean.dim")
@@ -403,7 +422,7 @@ def _nanmedian(self: Array) -> Array:
 
 
 def _empty_median(self: Array) -> Array:
-    if self.dtype.kind not in "fc":  # torch fills with nan, which integers can't hold
+    if not is_inexact(self.dtype):  # torch fills with nan, which integers can't hold
         raise RuntimeError(
             f"value cannot be converted to type {self.dtype.name}_t without overflow"
         )
@@ -418,7 +437,8 @@ def _cumsum(self: Array, dim: int, dtype: DType | None = None) -> Array:
     acc = _accumulate_dtype(self, dtype)
     x, axis = _as_1d(self, dim)
     with np.errstate(all="ignore"):
-        return _result(np.cumsum(x, axis=axis, dtype=acc).reshape(self.shape), acc)
+        total = np.cumsum(x, axis=axis, dtype=_compute_dtype(acc))
+        return _result(total.reshape(self.shape), acc)
 
 
 @kernel("cumprod")
@@ -444,11 +464,11 @@ def _cumprod_(self: Array, dim: int, dtype: DType | None = None) -> Array:
 @kernel("logcumsumexp")
 def _logcumsumexp(self: Array, dim: int) -> Array:
     """Running log(sum(exp)), one stable logaddexp per step."""
-    if self.dtype.kind not in "fc":
+    if not is_inexact(self.dtype):
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_name(self.dtype)}'"
         )
-    x, axis = _as_1d(self, dim)
+    x, axis = _as_1d(self.astype(_compute_dtype(self.dtype), copy=False), dim)
     with np.errstate(all="ignore"):
         return _result(np.logaddexp.accumulate(x, axis=axis).reshape(self.shape), self.dtype)
 
@@ -480,7 +500,7 @@ kernel("cummin")(_cumulative_extreme(np.minimum))
 
 def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
     """exp(x - max) / sum, or (x - max) - log(sum), computed in ``out``'s precision."""
-    if out.kind not in "fc":
+    if not is_inexact(out):
         name = "log_softmax" if log else "softmax"
         raise NotImplementedError(
             f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(out)}'"
@@ -489,7 +509,14 @@ def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
     with np.errstate(all="ignore"):
         shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
         total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
-        value = shifted - np.log(total) if log else np.exp(shifted) / total
+        if not log:
+            value = np.exp(shifted) / total
+        elif axis == x.ndim - 1 and is_reduced_float(out):
+            # torch's last-dim kernel keeps the sum and its log in the input's dtype
+            log_total = cast(np.log(cast(total, out).astype(x.dtype)), out)
+            value = shifted - log_total.astype(x.dtype)
+        else:
+            value = shifted - np.log(total)
     return _result(value.reshape(self.shape), out)
 
 
@@ -616,7 +643,7 @@ def _vector_norm(
     """||x||_ord over dim (None/[] = all): inf -> max|x|, -inf -> min|x|, 0 -> count of
     nonzeros, else (sum |x|^ord)^(1/ord). Floating (or complex) inputs only."""
     source = to_numpy(dtype) if dtype is not None else self.dtype
-    if self.dtype.kind not in "fc":
+    if not is_inexact(self.dtype):
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{_type_name(self.dtype)}"

@@ -12,7 +12,7 @@ import numpy as np
 from texport.dialects.registry import OpDef, derive_missing, functional_twin
 from texport.dialects.shape_rules.common import can_cast, scalar_type_name
 
-from ..dtypes import from_numpy
+from ..dtypes import cast, from_numpy, is_reduced_float
 from . import KERNELS, Kernel
 
 
@@ -58,6 +58,8 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
             f"output with shape {list(self.shape)} doesn't match the broadcast shape "
             f"{list(result.shape)}"
         )
+    if is_reduced_float(self.dtype):
+        result = cast(result, self.dtype)  # rounded as torch converts
     with np.errstate(all="ignore"):
         np.copyto(self, result, casting="unsafe")
     return self

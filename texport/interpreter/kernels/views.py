@@ -24,7 +24,6 @@ does the latter) or resize it safely:
 - resize_ keeps the object only when the element count is unchanged and the
   array is contiguous; otherwise it returns a new array (a view of the same
   storage when it fits, as torch does, else a fresh zero-padded one).
-- bfloat16 is held as float32, so view.dtype to/from bfloat16 sees 4-byte items.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from texport.dialects.shape_rules.views import scalar_type
 
-from ..dtypes import to_numpy
+from ..dtypes import FLOAT32, is_reduced_float, to_numpy
 from . import kernel
 from .common import torch_result_dtype
 
@@ -627,9 +626,14 @@ def _contiguous(self: np.ndarray, memory_format: Any = 0) -> np.ndarray:
 
 
 def _cast(self: np.ndarray, dtype: np.dtype, memory_format: Any = None) -> np.ndarray:
-    """A converted copy; float -> int truncates toward zero (NaN/inf: undefined in torch too)."""
+    """A converted copy, rounded as torch converts (a reduced float, to or from, goes
+    through float32: dtypes.cast); float -> int truncates toward zero (NaN/inf:
+    undefined in torch too)."""
+    order = _order(self, memory_format)
     with np.errstate(invalid="ignore", over="ignore"):
-        return self.astype(dtype, order=_order(self, memory_format))  # astype copies
+        if (is_reduced_float(dtype) or is_reduced_float(self.dtype)) and self.dtype != FLOAT32:
+            self = self.astype(FLOAT32, order=order)
+        return self.astype(dtype, order=order)  # astype copies
 
 
 @kernel("_to_copy")
