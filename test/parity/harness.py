@@ -6,7 +6,8 @@ A corpus file (``corpus/*.py``) imports nothing of torch: the harness executes
 its source with ``torch`` bound to one framework or the other, so every name
 the model uses (``torch.nn.Linear``, ``torch.export.Dim``, ``F.gelu``) comes
 from that framework. The file defines ``cases()``, a list of ``Case``s (the
-harness injects ``Case``, and numpy as ``np``).
+harness injects ``torch``, ``nn``, ``F``, ``Case``, numpy as ``np`` and
+``randn(rng, *shape)`` for float32 inputs).
 
 For each case and each level — eager, training (``export``), functional
 (``run_decompositions({})``) and core (``run_decompositions()``) — on the
@@ -81,7 +82,8 @@ def load_source(path: Path, framework: Any) -> types.ModuleType:
     """Run a corpus file with ``torch`` bound to ``framework``."""
     module = types.ModuleType(f"parity_{framework.__name__}_{path.stem}")
     module.__file__ = str(path)
-    module.__dict__.update(torch=framework, nn=framework.nn, F=framework.nn.functional, np=np, Case=Case)
+    module.__dict__.update(torch=framework, nn=framework.nn, F=framework.nn.functional, np=np, Case=Case,
+                           randn=randn)
     exec(compile(path.read_text(), str(path), "exec"), module.__dict__)  # noqa: S102 - our own corpus
     return module
 
@@ -99,6 +101,11 @@ def corpus_pairs(real_torch: Any, files: list[Path] | None = None) -> list[Pair]
 # --------------------------------------------------------------------------
 # Models, weights and inputs
 # --------------------------------------------------------------------------
+
+
+def randn(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    """A float32 input drawn from the standard normal."""
+    return rng.standard_normal(shape, dtype=np.float32)
 
 
 def build_pair(pair: Pair, real_torch: Any) -> tuple[Any, Any]:
@@ -176,10 +183,13 @@ def assert_close(want: Any, got: Any, rtol: float, atol: float, where: str) -> f
         if want.dtype != got.dtype:
             raise Mismatch(f"{where}: dtype {want.dtype} != {got.dtype}")
         if want.dtype.kind in "fc":
-            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where, equal_nan=True)
-            finite = np.isfinite(want) & np.isfinite(got)
-            return float(np.max(np.abs(got[finite] - want[finite]), initial=0.0))
-        np.testing.assert_array_equal(got, want, err_msg=where)
+            close = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+            if not close.all():
+                raise Mismatch(f"{where}: {close.size - close.sum()} of {close.size} values differ, "
+                               f"max |difference| {largest_difference(want, got):.3g}{_nan_note(want, got)}")
+            return largest_difference(want, got)
+        if not np.array_equal(got, want):
+            raise Mismatch(f"{where}: {np.sum(got != want)} of {want.size} values differ")
         return 0.0
     if want != got:
         raise Mismatch(f"{where}: {want!r} != {got!r}")
@@ -197,6 +207,25 @@ def signature_text(signature: Any) -> list[str]:
     return lines
 
 
+def largest_difference(want: np.ndarray, got: np.ndarray) -> float:
+    """The largest |got - want| where both are finite."""
+    finite = np.isfinite(want) & np.isfinite(got)
+    return float(np.max(np.abs(got[finite] - want[finite]), initial=0.0))
+
+
+def _nan_note(want: np.ndarray, got: np.ndarray) -> str:
+    extra = int(np.sum(np.isnan(got) & ~np.isnan(want)))
+    return f"; texport has NaN at {extra} places where torch is finite" if extra else ""
+
+
+def signature_difference(want: list[str], got: list[str]) -> str:
+    """The first lines where two signatures differ, torch's then texport's."""
+    for i, (w, g) in enumerate(zip(want, got)):
+        if w != g:
+            return f"spec {i}: torch {w!r}, texport {g!r}"
+    return f"torch has {len(want)} specs, texport {len(got)}: {want[len(got):] or got[len(want):]}"
+
+
 def _arg_name(arg: Any) -> str:
     name = getattr(arg, "name", None)
     return name if name is not None else f"const={getattr(arg, 'value', arg)!r}"
@@ -207,10 +236,8 @@ def torch_core_ops(ep: Any) -> collections.Counter[str]:
     for module in ep.graph_module.modules():
         graph = getattr(module, "graph", None)
         for node in graph.nodes if graph is not None else ():
-            # a Python operator (operator.mul on SymInts) is size arithmetic, which texport
-            # traces into tx ops: like the sizes themselves, not a fact of the model
-            if node.op == "call_function" and "getitem" not in str(node.target) \
-                    and not str(node.target).startswith("<built-in function"):
+            # Python functions (getitem, operator.mul on sizes, sym_float) are not ops
+            if node.op == "call_function" and not str(node.target).startswith("<"):
                 counts[_op_name(str(node.target))] += 1
     return _compute_only(counts)
 
@@ -250,15 +277,14 @@ def core_op_difference(want: collections.Counter[str], got: collections.Counter[
 # --------------------------------------------------------------------------
 
 
-@dataclass
-class LevelResult:
-    max_error: float = 0.0
-    signature_ok: bool | None = None
-    core_ops: dict[str, tuple[int, int]] | None = None
+class OracleError(RuntimeError):
+    """Real torch rejected a corpus model: the corpus is wrong, not texport."""
 
 
 class Runner:
-    """Exports a pair once per framework and runs it at each level."""
+    """Exports a pair once per framework and runs it at each level. A program
+    that fails to export or lower is remembered as its error, so each test of
+    the level re-raises it instead of exporting again."""
 
     def __init__(self, pair: Pair, real_torch: Any) -> None:
         self.pair = pair
@@ -266,30 +292,50 @@ class Runner:
         self.torch_model, self.texport_model = build_pair(pair, real_torch)
         self.inputs = pair.torch_case.inputs(np.random.default_rng(0))
         self.second = pair.torch_case.second(np.random.default_rng(1)) if pair.torch_case.second else None
-        self._programs: dict[str, tuple[Any, Any]] = {}
+        self._programs: dict[tuple[str, str], Any] = {}
+        self._eager: dict[bool, tuple[Any, Any, Any]] = {}
 
     # ---- references ----------------------------------------------------
 
-    def torch_eager(self, inputs: Any) -> tuple[Any, Any, Any]:
-        """torch's outputs, buffers after the call, and the inputs after the call."""
-        model = copy.deepcopy(self.torch_model)
-        args, kwargs = call_args(inputs, self.torch)
-        out = model(*args, **kwargs)
-        return to_numpy(out), _buffers(model), to_numpy([args, kwargs])
+    def torch_eager(self, second: bool) -> tuple[Any, Any, Any]:
+        """torch's outputs, buffers after the call, and the inputs after the call
+        (computed once per input: they are numpy arrays, only read)."""
+        if second not in self._eager:
+            model = copy.deepcopy(self.torch_model)
+            args, kwargs = call_args(self.second if second else self.inputs, self.torch)
+            try:
+                out = model(*args, **kwargs)
+            except Exception as error:
+                raise OracleError(f"torch's eager model fails: {error}") from error
+            self._eager[second] = to_numpy(out), _buffers(model), to_numpy([args, kwargs])
+        return self._eager[second]
 
     # ---- programs ------------------------------------------------------
 
     def programs(self, level: str) -> tuple[Any, Any]:
-        if level not in self._programs:
-            if level == "training":
-                self._programs[level] = (self._export(self.torch, self.torch_model, self.pair.torch_case),
-                                         self._export(texport, self.texport_model, self.pair.texport_case))
-            else:
-                torch_ep, texport_ep = self.programs("training")
-                table = {} if level == "functional" else None
-                self._programs[level] = (torch_ep.run_decompositions(table),
-                                         texport_ep.run_decompositions(table))
-        return self._programs[level]
+        """(torch's program, texport's program) at an export level."""
+        return self.program("torch", level), self.program("texport", level)
+
+    def program(self, side: str, level: str) -> Any:
+        if (side, level) not in self._programs:
+            try:
+                self._programs[side, level] = self._lower(side, level)
+            except Exception as error:  # remembered: every test of the level reports it
+                self._programs[side, level] = error
+        program = self._programs[side, level]
+        if isinstance(program, Exception):
+            raise program
+        return program
+
+    def _lower(self, side: str, level: str) -> Any:
+        if level != "training":
+            return self.program(side, "training").run_decompositions({} if level == "functional" else None)
+        if side == "texport":
+            return self._export(texport, self.texport_model, self.pair.texport_case)
+        try:
+            return self._export(self.torch, self.torch_model, self.pair.torch_case)
+        except Exception as error:
+            raise OracleError(f"torch's export fails: {error}") from error
 
     def _export(self, framework: Any, model: Any, case: Case) -> Any:
         args, kwargs = call_args(self.inputs, framework)
@@ -298,28 +344,23 @@ class Runner:
 
     # ---- one level -----------------------------------------------------
 
-    def run(self, level: str, second: bool = False) -> LevelResult:
+    def run(self, level: str, second: bool = False) -> float:
+        """Outputs, buffers and inputs after the call equal torch's eager ones;
+        returns the largest absolute difference."""
         inputs = self.second if second else self.inputs
         case = self.pair.torch_case
-        want_out, want_buffers, want_inputs = self.torch_eager(inputs)
-        result = LevelResult()
+        want_out, want_buffers, want_inputs = self.torch_eager(second)
         if level == "eager":
-            got = self._run_module(copy.deepcopy(self.texport_model), inputs)
+            module = copy.deepcopy(self.texport_model)
         else:
-            torch_ep, texport_ep = self.programs(level)
-            got = self._run_module(texport_ep.module(), inputs)
-            result.signature_ok = signature_text(torch_ep.graph_signature) == signature_text(texport_ep.graph_signature)
-            if level == "core":
-                result.core_ops = core_op_difference(torch_core_ops(torch_ep), texport_core_ops(texport_ep),
-                                                     self.pair.texport_case.core_op_exceptions)
-        got_out, got_buffers, got_inputs = got
+            module = self.programs(level)[1].module()
+        got_out, got_buffers, got_inputs = self._run_module(module, inputs)
         where = f"{self.pair.name} [{level}{', second input' if second else ''}]"
-        result.max_error = max(
+        return max(
             assert_close(want_out, got_out, case.rtol, case.atol, f"{where} outputs"),
             assert_close(want_buffers, got_buffers, case.rtol, case.atol, f"{where} buffers"),
             assert_close(want_inputs, got_inputs, case.rtol, case.atol, f"{where} inputs after the call"),
         )
-        return result
 
     def _run_module(self, module: Any, inputs: Any) -> tuple[Any, Any, Any]:
         args, kwargs = call_args(inputs, texport)
@@ -329,6 +370,12 @@ class Runner:
     def signatures(self, level: str) -> tuple[list[str], list[str]]:
         torch_ep, texport_ep = self.programs(level)
         return signature_text(torch_ep.graph_signature), signature_text(texport_ep.graph_signature)
+
+    def core_ops(self) -> dict[str, tuple[int, int]]:
+        """Core ops whose counts (torch's, texport's) differ, the case's exceptions aside."""
+        torch_ep, texport_ep = self.programs("core")
+        return core_op_difference(torch_core_ops(torch_ep), texport_core_ops(texport_ep),
+                                  self.pair.texport_case.core_op_exceptions)
 
 
 def _buffers(model: Any) -> dict[str, Any]:

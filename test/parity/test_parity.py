@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the parity suite compares with real torch: pip install -e '.[parity]'")
 
-from harness import LEVELS, Runner, corpus_pairs  # noqa: E402
+from harness import LEVELS, Runner, corpus_pairs, signature_difference  # noqa: E402
 
 PAIRS = {pair.name: pair for pair in corpus_pairs(torch)}
 
@@ -36,10 +36,10 @@ def test_second_input_with_other_dynamic_sizes(name: str, level: str) -> None:
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_graph_signature_equals_torchs(name: str, level: str) -> None:
     want, got = runner(name).signatures(level)
-    assert got == want
+    assert got == want, signature_difference(want, got)
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_core_ops_equal_torchs(name: str) -> None:
-    difference = runner(name).run("core").core_ops
+    difference = runner(name).core_ops()
     assert not difference, f"core op counts (torch, texport) that differ: {difference}"
