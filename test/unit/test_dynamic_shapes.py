@@ -294,3 +294,30 @@ def test_a_disequality_on_a_dim_is_torchs_violation_or_runtime_guard() -> None:
     for _, module in levels(ep):  # torch checks the guard the branch took when the program runs
         with pytest.raises(AssertionError, match=r"^Guard failed: x.size\(\)\[0\] != 4$"):
             module(torch.randn(4, 3))
+
+
+class FullSlices(torch.nn.Module):
+    def forward(self, x):
+        return x[:, None, :] * 2, x[:, 1:]
+
+
+class StaticSlices(torch.nn.Module):
+    def forward(self, x):
+        return x[:3], x[:5, :], x[0:5:1, 1:]
+
+
+def test_a_full_slice_is_recorded_where_torch_cannot_prove_it_a_no_op() -> None:
+    """torch skips ``x[a:b]`` only when start is 0, step 1 and the size is known
+    to be <= stop without a guard: ``:`` on a dim with no upper bound is a
+    slice to 2**63 - 1, on a bounded or static dim nothing."""
+    ep = torch.export.export(FullSlices(), (torch.randn(5, 4),),
+                             dynamic_shapes={"x": {0: Dim("b"), 1: Dim("w", min=3, max=16)}})
+    slices = [line.split(" = ", 1)[1] for line in str(ep).splitlines() if "aten.slice.Tensor" in line]
+    assert [s.split(";")[0] for s in slices] == [
+        "torch.ops.aten.slice.Tensor(x, 0, 0, 9223372036854775807)",  # x[:, None, :]: b only
+        "torch.ops.aten.slice.Tensor(x, 0, 0, 9223372036854775807)",  # x[:, 1:]
+        "torch.ops.aten.slice.Tensor(slice_2, 1, 1, 9223372036854775807)",
+    ]
+    check_levels(ep, FullSlices(), (torch.randn(5, 4),), (torch.randn(7, 3),))
+    static = str(torch.export.export(StaticSlices(), (torch.randn(5, 4),)))
+    assert static.count("aten.slice.Tensor") == 2, static  # x[:3] and [:, 1:]; x[:5] of 5 rows is no slice

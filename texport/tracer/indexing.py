@@ -9,13 +9,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.dtypes import DType
+from texport.dialects.shape_rules.strides import known_le
 
 from .dispatcher import TensorBase, call
 from .factories import tensor as make_tensor
 from .handles import op
+from .symint import SymNode
 
-_FULL = slice(None)
+_INT64_MAX = 9223372036854775807  # a slice's open end, as torch records it
+
+
+def _known_at_most(size: Any, stop: Any) -> bool:
+    """``size <= stop`` without a guard, as torch's indexing asks before it
+    skips a slice: a dynamic size without an upper bound is not known to be
+    below 2**63 - 1, so torch records ``x[:]`` on it as a slice."""
+    tracer = next((v.tracer for v in (size, stop) if isinstance(v, SymNode)), None)
+    size, stop = (v.expr if isinstance(v, SymNode) else v for v in (size, stop))
+    if type(size) is int and type(stop) is int:
+        return size <= stop
+    shape_env = getattr(tracer, "shape_env", None)
+    if shape_env is None:  # a decomposition's trace: sizes are >= 2 and unbounded
+        return known_le(size, stop)
+    low, _ = shape_env.bounds(sympy.sympify(stop) - size)
+    return bool(low >= 0)
 
 
 def _as_tuple(index: Any) -> tuple[Any, ...]:
@@ -52,12 +70,13 @@ def _basic(tensor: TensorBase, index: Any) -> tuple[TensorBase, list[Any]]:
                 result = call(op("slice.Tensor"), result, dim, 0, 0)
             dim += 1
         elif isinstance(item, slice):
-            if item != _FULL:
-                start = 0 if item.start is None else item.start
-                step = 1 if item.step is None else item.step
-                if step <= 0:
-                    raise ValueError("step must be greater than zero")
-                result = call(op("slice.Tensor"), result, dim, start, item.stop, step)
+            start = 0 if item.start is None else item.start
+            stop = _INT64_MAX if item.stop is None else item.stop
+            step = 1 if item.step is None else item.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (type(start) is int and start == 0 and step == 1 and _known_at_most(result.shape[dim], stop)):
+                result = call(op("slice.Tensor"), result, dim, start, stop, step)
             dim += 1
         elif isinstance(item, (TensorBase, list)):
             index_tensor = item if isinstance(item, TensorBase) else _list_index(item)
