@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
+
+# torch 2.13's pytree warns on every deepcopy of an exported program (its own LeafSpec)
+warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
 
 try:
     import torch
