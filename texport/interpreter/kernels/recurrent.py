@@ -38,7 +38,8 @@ Step = Callable[[Array, State, Hidden], State]
 
 
 def _linear(x: Array, weight: Array, bias: Array | None) -> Array:
-    product = x @ weight.T
+    # leading dims folded into rows: one BLAS product, not one per time step
+    product = (x.reshape(-1, x.shape[-1]) @ weight.T).reshape(*x.shape[:-1], weight.shape[0])
     return product if bias is None else product + bias
 
 
