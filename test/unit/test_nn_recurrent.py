@@ -92,6 +92,16 @@ def test_a_state_of_the_wrong_size_is_torchs_error() -> None:
         nn.LSTM(2, 4)(rand(1, 5, 3, 2))
 
 
+def test_export_fixes_the_sequence_length_as_torch() -> None:
+    """torch's fake kernel unrolls time: a named Dim on it is violated, Dim.AUTO specializes."""
+    lstm, x = nn.LSTM(3, 4).eval(), rand(5, 2, 3)
+    with pytest.raises(texport.export.ConstraintViolationError,
+                       match=r"You marked T as dynamic but your code specialized it to be a constant \(5\)"):
+        texport.export.export(lstm, (x,), dynamic_shapes=({0: texport.export.Dim("T", max=10)},))
+    auto = texport.export.export(lstm, (x,), dynamic_shapes=({0: texport.export.Dim.AUTO, 1: texport.export.Dim.AUTO},))
+    assert [str(v) for v in auto.range_constraints.values()] == ["VR[2, int_oo]"]  # the batch only
+
+
 def test_each_layer_records_torchs_op() -> None:
     x = rand(2, 4, 3)
     cases = [(nn.LSTM(3, 4, batch_first=True), "training.lstm.input"), (nn.GRU(3, 4), "training.gru.input"),

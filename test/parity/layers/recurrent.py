@@ -66,4 +66,8 @@ def cases():
                       inputs=_arrays((3, 2, 4)), dynamic_shapes=(({1: batch},),), second=_arrays((3, 5, 4))))
     cases.append(Case("rnn_cell_dynamic", lambda: Layer(nn.RNNCell(4, 5)), inputs=_arrays((2, 4), (2, 5)),
                       dynamic_shapes=(({0: batch}, {0: batch}),), second=_arrays((6, 4), (6, 5))))
+    # torch's export fixes the sequence length (its op's fake kernel unrolls time): Dim.AUTO on it
+    # specializes, only the batch stays dynamic
+    cases.append(Case("gru_time_auto", lambda: Layer(nn.GRU(4, 5, batch_first=True)), inputs=_arrays((2, 3, 4)),
+                      dynamic_shapes=(({0: batch, 1: Dim.AUTO},),), second=_arrays((5, 3, 4))))
     return cases

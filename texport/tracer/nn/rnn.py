@@ -172,6 +172,9 @@ class RNNBase(Module):
         return output if batched else output.squeeze(0 if self.batch_first else 1)
 
     def _run(self, input: Tensor, state: Any) -> Any:  # noqa: A002
+        # torch's fake kernel of the op unrolls the time loop, so export fixes the sequence
+        # length (a Dim on it is a ConstraintViolation, Dim.AUTO specializes): read it as an int
+        int(input.size(1 if self.batch_first else 0))
         return call(op(_SEQUENCE_OPS[self.mode]), input, state, self._flat_weights, self.bias, self.num_layers,
                     self.dropout, self.training, self.bidirectional, self.batch_first)
 
