@@ -46,6 +46,12 @@ PROGRAMS: dict[str, Callable[[Any], Callable[[Any], Any]]] = {
     "t": lambda m: lambda x: x[0].t(),
     "softmax_of_a_transpose": lambda m: lambda x: x.transpose(1, 2).softmax(-1),
     "sum_of_a_permute": lambda m: lambda x: x.permute(2, 0, 1).sum(-1),
+    # a batch_first recurrent output is its time-major result transposed
+    "gru_batch_first": lambda m: lambda x: m.ops.aten.gru.input(
+        x, m.zeros(1, 2, 5), [m.ones(15, 4), m.ones(15, 5)], False, 1, 0.0, False, False, True),
+    "lstm_bidirectional_time_major": lambda m: lambda x: m.ops.aten.lstm.input(
+        x, [m.zeros(2, 3, 5), m.zeros(2, 3, 5)], [m.ones(20, 4), m.ones(20, 5)] * 2, False, 1, 0.0, False, True,
+        False),
 }
 
 

@@ -19,6 +19,7 @@ FAMILIES = (
     "linalg",  # matrix products, linear, distances
     "conv_pool",  # convolution, pooling, padding, resampling
     "norms",  # batch, layer, group and instance norm
+    "recurrent",  # RNN, LSTM and GRU: whole sequences and single cells
     "losses",  # loss functions
     "indexing",  # gather, scatter, index, masks, data-dependent sizes
     "views",  # views and their copies, reshaping, joining, splitting, dtype changes

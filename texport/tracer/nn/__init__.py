@@ -19,6 +19,7 @@ from . import (
     module,
     norms,
     pooling,
+    rnn,
 )
 from .activations import *  # noqa: F403
 from .attention import *  # noqa: F403
@@ -31,7 +32,8 @@ from .linear import *  # noqa: F403
 from .module import *  # noqa: F403
 from .norms import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .rnn import *  # noqa: F403
 
 _LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, module,
-                norms, pooling)
+                norms, pooling, rnn)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]
