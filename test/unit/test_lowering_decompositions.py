@@ -84,6 +84,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "instance_norm.default": [S(f(2, 3, 5), f(3), f(3), None, None, True, 0.1, 1e-5, False),
                               S(f(2, 3, 5), None, None, f(3), pos(3), False, 0.1, 1e-5, False)],
     "group_norm.default": [S(f(2, 4, 3, 3), 2, f(4), f(4)), S(f(2, 6, 5), 3)],
+    "rms_norm.default": [S(f(2, 5, 6), [6], f(6), 1e-5, sym={0: (0, 1)}), S(f(3, 4, 5), [4, 5]),
+                         S(f(2, 3, 4).astype(np.float64), [4], None, None)],
     "dropout.default": [S(f(3, 4), 0.5, False), S(f(3, 4), 0.0, True)],
     # activations
     "relu6.default": [S(f(3, 4) * 5)], "silu.default": [UNARY], "selu.default": [UNARY],
@@ -124,6 +126,9 @@ SAMPLES: dict[str, list[Sample]] = {
     "pixel_unshuffle.default": [S(f(1, 2, 4, 6), 2)],
     "im2col.default": [S(f(1, 2, 5, 5), [3, 3], [1, 1], [1, 1], [2, 2]), S(f(2, 4, 4), [2, 2], [2, 1], [0, 1], [1, 1])],
     "one_hot.default": [S(i(5, 3, 2), 5)],
+    "embedding_bag.default": [S(f(10, 3), i(10, 7), np.array([0, 2, 2, 5]), False, 1)],
+    "embedding_bag.padding_idx": [S(f(10, 3), i(10, 7), np.array([0, 3, 7]), False, 2, False, None, True, 4),
+                                  S(f(10, 3), i(10, 7), np.array([0, 3]), False, 0, False, f(7), False, None)],
     # losses and distances
     "mse_loss.default": [S(f(3, 4), f(3, 4), 1, sym={0: (0,), 1: (0,)}), S(f(3, 4), f(3, 4), 0)],
     "l1_loss.default": [S(f(3, 4), f(3, 4), 2)],

@@ -243,6 +243,18 @@ def layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
     return native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
+@kernel("rms_norm")
+def rms_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
+             weight: Array | None = None, eps: float | None = None) -> Array:
+    """x / sqrt(mean(x², trailing dims) + eps) · weight, computed in float32 for reduced floats;
+    eps None: the machine epsilon of that computation dtype, as torch."""
+    x = opmath(input)
+    axes = _trailing(x, len(normalized_shape))
+    eps = np.finfo(x.dtype).eps if eps is None else eps
+    rstd = 1 / np.sqrt(np.square(x).mean(axis=axes, keepdims=True) + eps)
+    return _affine(x * rstd, weight, None).astype(input.dtype, copy=False)
+
+
 @kernel("native_layer_norm_backward")
 def native_layer_norm_backward(grad_out: Array, input: Array,  # noqa: A002
                                normalized_shape: Sequence[int], mean: Array, rstd: Array,
