@@ -43,6 +43,17 @@ def cases():
         "adaptive_avg_pool1d_3": (lambda: nn.AdaptiveAvgPool1d(3), (2, 3, 8)),
         "adaptive_avg_pool2d_1": (lambda: nn.AdaptiveAvgPool2d(1), (2, 3, 8, 8)),
         "adaptive_avg_pool2d_3": (lambda: nn.AdaptiveAvgPool2d(3), (2, 3, 8, 8)),
+        "pixel_shuffle_layer": (lambda: nn.PixelShuffle(2), (2, 8, 3, 3)),
+        "pixel_unshuffle_layer": (lambda: nn.PixelUnshuffle(2), (2, 3, 4, 6)),
+        "reflection_pad1d": (lambda: nn.ReflectionPad1d(2), (2, 3, 6)),
+        "reflection_pad2d": (lambda: nn.ReflectionPad2d((1, 2, 2, 1)), (2, 3, 5, 6)),
+        "reflection_pad3d": (lambda: nn.ReflectionPad3d(1), (2, 3, 4, 4, 4)),
+        "replication_pad1d": (lambda: nn.ReplicationPad1d((2, 1)), (2, 3, 6)),
+        "replication_pad2d": (lambda: nn.ReplicationPad2d(2), (2, 3, 5, 6)),
+        "replication_pad3d": (lambda: nn.ReplicationPad3d((1, 0, 1, 2, 0, 1)), (2, 3, 4, 4, 4)),
+        "zero_pad2d": (lambda: nn.ZeroPad2d((1, 2, 0, 1)), (2, 3, 5, 5)),
+        "constant_pad1d": (lambda: nn.ConstantPad1d(2, 3.5), (2, 3, 6)),
+        "constant_pad3d": (lambda: nn.ConstantPad3d((1, 0, 0, 1, 1, 1), -1.0), (2, 3, 4, 4, 4)),
     }
     functions = {
         "interpolate_nearest_size": (lambda x: F.interpolate(x, size=(6, 7)), (2, 3, 4, 4)),
