@@ -54,6 +54,9 @@ def cases():
         "zero_pad2d": (lambda: nn.ZeroPad2d((1, 2, 0, 1)), (2, 3, 5, 5)),
         "constant_pad1d": (lambda: nn.ConstantPad1d(2, 3.5), (2, 3, 6)),
         "constant_pad3d": (lambda: nn.ConstantPad3d((1, 0, 0, 1, 1, 1), -1.0), (2, 3, 4, 4, 4)),
+        "circular_pad1d": (lambda: nn.CircularPad1d((1, 2)), (2, 3, 6)),
+        "circular_pad2d": (lambda: nn.CircularPad2d((0, 1, 2, 0)), (2, 3, 5, 5)),
+        "circular_pad3d": (lambda: nn.CircularPad3d(1), (2, 3, 4, 4, 4)),
     }
     functions = {
         "interpolate_nearest_size": (lambda x: F.interpolate(x, size=(6, 7)), (2, 3, 4, 4)),
