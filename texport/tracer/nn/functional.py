@@ -379,22 +379,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                          f"then it must have the same shape as the input ({input.shape})")
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
-                             f"of fixed length sequences. However, found offsets of type {type(offsets)}")
-        offsets = _arange(0, input.numel(), input.size(1), dtype=input.dtype)
-        include_last_offset = False
-        input = input.reshape(-1)  # noqa: A001
-        if per_sample_weights is not None:
-            per_sample_weights = per_sample_weights.reshape(-1)
-    elif input.dim() == 1:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        if offsets.dim() != 1:
-            raise ValueError("offsets has to be a 1D Tensor")
-    else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    input, offsets, per_sample_weights, include_last_offset = _flat_bags(  # noqa: A001
+        input, offsets, per_sample_weights, include_last_offset)
     mode_enum = _bag_mode(mode, scale_grad_by_freq, sparse)
     if max_norm is not None:
         raise NotImplementedError("embedding_bag(max_norm=...) needs embedding_renorm_, which texport lacks")
@@ -404,6 +390,25 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                                   "on GitHub.")
     return call(op("embedding_bag.padding_idx"), weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
                 per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+def _flat_bags(input: Tensor, offsets: Tensor | None, per_sample_weights: Tensor | None,  # noqa: A002
+               include_last_offset: bool) -> tuple[Tensor, Tensor, Tensor | None, bool]:
+    """The flat indices and bag offsets of a 1-D input with offsets, or of a 2-D input (a bag per row)."""
+    if input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        return input, offsets, per_sample_weights, include_last_offset
+    if input.dim() != 2:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
+                         f"of fixed length sequences. However, found offsets of type {type(offsets)}")
+    offsets = _arange(0, input.numel(), input.size(1), dtype=input.dtype)
+    weights = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    return input.reshape(-1), offsets, weights, False
 
 
 def _bag_mode(mode: str, scale_grad_by_freq: bool, sparse: bool) -> int:
