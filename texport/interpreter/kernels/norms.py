@@ -250,8 +250,8 @@ def instance_norm(input: Array, weight: Array | None, bias: Array | None,  # noq
     repeat = [None if t is None else np.tile(t, n) for t in per_channel]
     out = batch_norm(reshaped, *repeat, use_input_stats, momentum, eps, cudnn_enabled)
     for running, copies in zip((running_mean, running_var), repeat[2:]):
-        if running is not None:
-            running[...] = copies.reshape(n, c).mean(axis=0)
+        if running is not None:  # torch's mean of a reduced float: in float32, rounded once
+            running[...] = cast(opmath(copies).reshape(n, c).mean(axis=0), running.dtype)
     return out.reshape(input.shape)
 
 
