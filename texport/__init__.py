@@ -7,6 +7,7 @@ module only re-exports what the layers below provide.
 import importlib
 
 from texport.dialects.dtypes import DType
+from texport.dialects.type_info import finfo, iinfo
 from texport.tracer import factories as _factories
 from texport.tracer import functions as _functions
 from texport.tracer.factories import (
@@ -112,7 +113,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",
     "cat", "concat", "concatenate", "device", "einsum", "empty", "empty_like", "equal", "eye",
-    "from_numpy", "full", "full_like", "is_floating_point", "is_tensor", "linspace",
+    "finfo", "from_numpy", "full", "full_like", "iinfo", "is_floating_point", "is_tensor", "linspace",
     "manual_seed", "nonzero", "numel", "ones", "ones_like", "ops", "rand", "rand_like",
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",

@@ -175,6 +175,12 @@ def test_elementwise_is_bit_exact(name: str, dtype: str) -> None:
 # ---------------------------------------------------------------- reductions and products: 1 ulp
 
 R = (16, 256)
+def _batch_norm_running(m: Any, x: Any, mean: Any, var: Any) -> Any:
+    """A training step's output and its updated running statistics, side by side."""
+    out = m.nn.functional.batch_norm(x, mean, var, training=True)
+    return m.cat([out.flatten(), mean, var])
+
+
 REDUCTIONS: dict[str, tuple[Op, tuple[tuple[int, ...], ...], tuple[float, float]]] = {
     "sum": (lambda m, a: a.sum(-1), (R,), ANY),
     "sum_dim0": (lambda m, a: a.sum(0), (R,), ANY),
@@ -196,6 +202,16 @@ REDUCTIONS: dict[str, tuple[Op, tuple[tuple[int, ...], ...], tuple[float, float]
                         ((2, 4, 8, 8), (4,), (4,)), ANY),
     # the rsqrt sees 128 values: torch's vector loop, no scalar tail
     "rms_norm": (lambda m, a: a * m.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6), ((128, 64),), ANY),
+    # training: torch keeps the statistics in the input dtype (bfloat16: each sum; float16: mean, invstd)
+    "batch_norm_train": (lambda m, a, w, b: m.nn.functional.batch_norm(a, None, None, w, b, training=True),
+                         ((2, 4, 5, 7), (4,), (4,)), ANY),
+    "batch_norm_train_running": (lambda m, a, mean, var: _batch_norm_running(m, a, mean, var.abs() + 0.5),
+                                 ((3, 6, 9), (6,), (6,)), ANY),
+    "rms_norm_op": (lambda m, a, w: m.nn.functional.rms_norm(a, (64,), w), ((128, 64), (64,)), ANY),
+    "instance_norm": (lambda m, a, w, b: m.nn.functional.instance_norm(a, weight=w, bias=b),
+                      ((2, 4, 8, 8), (4,), (4,)), ANY),
+    "embedding_bag_mean": (lambda m, w: m.nn.functional.embedding_bag(m.arange(12) % 7, w, m.arange(0, 12, 4)),
+                           ((7, 64),), ANY),
     "matmul": (lambda m, a, b: a @ b, ((32, 200), (200, 40)), ANY),
     "matmul_batched_2d": (lambda m, a, b: a @ b, ((3, 32, 200), (200, 40)), ANY),
     "bmm": (lambda m, a, b: m.bmm(a, b), ((3, 32, 200), (3, 200, 40)), ANY),

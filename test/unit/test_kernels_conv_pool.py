@@ -796,7 +796,9 @@ def test_pad_modes() -> None:
     close(run("pad", x, [1, 2], "reflect"), np.pad(x, [(0, 0), (0, 0), (1, 2)], "reflect"))
     close(run("pad", x, [1, 2, 2, 0], "replicate"), np.pad(x, [(0, 0), (2, 0), (1, 2)], "edge"))
     close(run("pad", x, [3, 4], "circular"), np.pad(x, [(0, 0), (0, 0), (3, 4)], "wrap"))
-    close(run("pad", x, [-1, 2], "circular"), np.pad(x, [(0, 0), (0, 0), (0, 2)], "wrap")[..., 1:])
+    # a negative pad crops first, then the kept part wraps (torch: pad([0..5], [-1, 2]) = [1..5, 1, 2])
+    close(run("pad", x, [-1, 2], "circular"), np.pad(x[..., 1:], [(0, 0), (0, 0), (0, 2)], "wrap"))
+    close(run("pad", x, [2, -1], "circular"), np.pad(x[..., :-1], [(0, 0), (0, 0), (2, 0)], "wrap"))
 
 
 # ----------------------------------------------------------- pixel shuffle

@@ -530,6 +530,22 @@ def test_embedding_bag_matches_a_loop(mode: int, last: bool, padding_idx: int) -
         assert offset2bag.tolist() == [0, 0, 2, 2, 2, 3, 3]
 
 
+@pytest.mark.parametrize("padding_idx", [None, 3])
+def test_embedding_bag_composite_reads_none_as_no_padding(padding_idx: int | None) -> None:
+    weight = np.array([[1, -1], [4, 0], [2, 2], [3, 5], [0, 9]], np.float32)
+    indices, offsets = longs(1, 3, 3, 4, 0), longs(0, 3)
+    output, _, bag_size, _ = run("embedding_bag.padding_idx", weight, indices, offsets, False, 1, False, None,
+                                 False, padding_idx)
+    if padding_idx is None:  # bags {1, 3, 3} and {4, 0}: means by hand
+        np.testing.assert_allclose(output, [[10 / 3, 10 / 3], [0.5, 4]])
+        assert bag_size.tolist() == [3, 2]
+    else:  # the rows 3 leave the first bag: only row 1 is left
+        np.testing.assert_allclose(output, [[4, 0], [0.5, 4]])
+        assert bag_size.tolist() == [1, 2]
+    default = run("embedding_bag", weight, indices, offsets, False, 0)[0]
+    np.testing.assert_allclose(default, [[10, 10], [1, 8]])
+
+
 def test_embedding_bag_per_sample_weights_and_dtypes() -> None:
     weight = np.array([[1.0, 2.0], [3.0, 4.0]], np.float64)
     indices = np.array([0, 1, 1], np.int32)

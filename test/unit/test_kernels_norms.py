@@ -216,6 +216,29 @@ def test_instance_norm_normalises_each_instance_and_averages_running_stats() -> 
     close(frozen, (x - rm[:, None]) / np.sqrt(rv[:, None] + 1e-5))
 
 
+# ------------------------------------------------------------------ rms norm
+
+
+@pytest.mark.parametrize("normalized", [[5], [4, 5]])
+def test_rms_norm_divides_by_the_root_mean_square(normalized: list[int]) -> None:
+    x, w = rand(2, 3, 4, 5), rand(*normalized)
+    rows = x.reshape(-1, int(np.prod(normalized)))
+    root_mean_square = np.sqrt((rows * rows).sum(axis=1) / rows.shape[1] + 1e-3)
+    expected = (rows / root_mean_square[:, None]).reshape(x.shape)
+    close(run("rms_norm", x, normalized, w, 1e-3), expected * w)
+    close(run("rms_norm", x, normalized, None, 1e-3), expected)
+
+
+def test_rms_norm_default_eps_is_the_machine_epsilon_of_its_computation_dtype() -> None:
+    zeros = np.zeros((2, 3), np.float16)  # computed in float32: 0 / sqrt(0 + eps) = 0
+    assert run("rms_norm", zeros, [3]).dtype == np.float16
+    x = np.array([[3e-4, -4e-4]], np.float32)  # mean square 1.25e-7, about float32's eps (2**-23)
+    expected = x / np.sqrt(1.25e-7 + 2.0 ** -23)
+    np.testing.assert_allclose(run("rms_norm", x, [2]), expected, rtol=1e-5)
+    x64 = x.astype(np.float64)
+    close(run("rms_norm", x64, [2]), x64 / np.sqrt(1.25e-7 + 2.0 ** -52), 1e-9)
+
+
 # ---------------------------------------------------------------- layer norm
 
 

@@ -169,3 +169,16 @@ def test_batch_norm_modes() -> None:
                             (False, "_native_batch_norm_legit_no_training")):
         ep = conv_bn(train)
         assert f"functional.{expected}" in _ops(ep.run_decompositions({}))
+
+
+def test_instance_norm_with_running_stats_writes_their_average_over_the_batch() -> None:
+    def make() -> torch.nn.Module:
+        return torch.nn.InstanceNorm1d(3, track_running_stats=True)
+
+    _check_equal(make, torch.randn(4, 3, 5))
+    ep = torch.export.export(make(), (torch.randn(4, 3, 5),))
+    lowered = ep.run_decompositions({})
+    kinds = [spec.kind.name for spec in lowered.graph_signature.output_specs]
+    assert kinds == ["BUFFER_MUTATION", "BUFFER_MUTATION", "USER_OUTPUT"]
+    frozen = torch.export.export(make().eval(), (torch.randn(4, 3, 5),)).run_decompositions({})
+    assert "functional.instance_norm" in _ops(frozen)  # eval writes nothing: kept, as torch keeps it

@@ -321,3 +321,52 @@ def test_adaptive_avg_pool2d_uses_floor_ceil_windows() -> None:
     close(nn.AdaptiveAvgPool2d((out_h, out_w))(t(x)), expected)
     close(nn.AdaptiveAvgPool2d((None, 1))(t(x)), x.mean(axis=3, keepdims=True))
     assert repr(nn.AdaptiveAvgPool2d((2, 3))) == "AdaptiveAvgPool2d(output_size=(2, 3))"
+
+
+# ---------------------------------------------------------------- embedding bags, padding, pixel shuffle
+
+
+def test_embedding_bag_means_sums_and_maxima_of_bags() -> None:
+    bag = nn.EmbeddingBag(6, 2, padding_idx=-1)
+    table = bag.weight.numpy()
+    assert np.all(table[5] == 0) and bag.padding_idx == 5
+    assert repr(bag) == "EmbeddingBag(6, 2, mode='mean', padding_idx=5)"
+    indices, offsets = np.array([1, 5, 2, 4, 0]), np.array([0, 3])
+    expected = np.stack([table[[1, 2]].mean(0), table[[4, 0]].mean(0)])  # row 5 is padding: left out
+    close(bag(texport.tensor(indices), texport.tensor(offsets)), expected)
+    fixed = nn.EmbeddingBag.from_pretrained(t(table), mode="max")
+    rows = np.array([[1, 2], [3, 4]])
+    close(fixed(texport.tensor(rows)), table[rows].max(1))
+    summed = nn.EmbeddingBag.from_pretrained(t(table), mode="sum")
+    close(summed(texport.tensor(indices), texport.tensor(offsets), t(np.full(5, 2, np.float32))),
+          2 * np.stack([table[[1, 5, 2]].sum(0), table[[4, 0]].sum(0)]))
+    with pytest.raises(ValueError, match="offsets has to be None"):
+        fixed(texport.tensor(rows), texport.tensor(offsets))
+
+
+@pytest.mark.parametrize(("layer", "numpy_mode"), [
+    (nn.ReflectionPad2d((1, 2, 2, 1)), "reflect"), (nn.ReplicationPad2d((1, 2, 2, 1)), "edge"),
+    (nn.CircularPad2d((1, 2, 2, 1)), "wrap"), (nn.ZeroPad2d((1, 2, 2, 1)), "constant")])
+def test_padding_layers_match_numpy_pad(layer: nn.Module, numpy_mode: str) -> None:
+    x = rand(2, 3, 4, 5)
+    close(layer(t(x)), np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode=numpy_mode))
+    assert layer.padding == (1, 2, 2, 1)
+
+
+def test_constant_padding_layers_and_reprs() -> None:
+    x = rand(2, 3, 4)
+    close(nn.ConstantPad1d(2, 3.5)(t(x)), np.pad(x, [(0, 0), (0, 0), (2, 2)], constant_values=3.5))
+    assert repr(nn.ConstantPad1d(2, 3.5)) == "ConstantPad1d(padding=(2, 2), value=3.5)"
+    assert repr(nn.ZeroPad3d(1)) == "ZeroPad3d((1, 1, 1, 1, 1, 1))"
+    assert repr(nn.ReflectionPad1d(3)) == "ReflectionPad1d((3, 3))"
+
+
+def test_pixel_shuffle_moves_channel_blocks_to_space_and_back() -> None:
+    x = rand(2, 8, 3, 4)
+    shuffled = nn.PixelShuffle(2)(t(x))
+    # out[n, c, h*r + i, w*r + j] = x[n, c*r*r + i*r + j, h, w]
+    expected = x.reshape(2, 2, 2, 2, 3, 4).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 6, 8)
+    close(shuffled, expected)
+    close(nn.PixelUnshuffle(2)(shuffled), x)
+    assert repr(nn.PixelShuffle(2)) == "PixelShuffle(upscale_factor=2)"
+    assert repr(nn.PixelUnshuffle(3)) == "PixelUnshuffle(downscale_factor=3)"

@@ -1,4 +1,4 @@
-"""BatchNorm, LayerNorm and GroupNorm against their formulas in numpy."""
+"""BatchNorm, InstanceNorm, LayerNorm, GroupNorm and RMSNorm against their formulas in numpy."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def test_batch_norm_without_running_stats_always_uses_the_batch() -> None:
 
 def test_batch_norm_repr_and_state_dict_versions() -> None:
     bn = nn.BatchNorm2d(4, momentum=None)
-    assert repr(bn) == "BatchNorm2d(4, eps=1e-05, momentum=None, affine=True, track_running_stats=True)"
+    assert repr(bn) == "BatchNorm2d(4, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True)"
     state = bn.state_dict()
     assert state._metadata[""] == {"version": 2}
     # a plain dict (no version) may omit num_batches_tracked, as torch's old checkpoints did
@@ -164,3 +164,49 @@ def test_group_norm_formula() -> None:
     assert repr(gn) == "GroupNorm(2, 6, eps=1e-05, affine=True)"
     with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
         nn.GroupNorm(4, 6)
+
+
+# ---------------------------------------------------------------- InstanceNorm, RMSNorm
+
+
+def instance_normalized(x: np.ndarray) -> np.ndarray:
+    axes = tuple(range(2, x.ndim))
+    return (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
+
+
+def test_instance_norm_normalizes_each_sample_and_channel() -> None:
+    norm = nn.InstanceNorm2d(3, affine=True)
+    weight, bias = with_affine(norm, 3)
+    x = rand(2, 3, 4, 5)
+    close(norm(t(x)), instance_normalized(x) * weight.reshape(1, 3, 1, 1) + bias.reshape(1, 3, 1, 1), 1e-4)
+    assert repr(norm) == "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=False)"
+    assert list(nn.InstanceNorm1d(3).state_dict()) == []
+    unbatched = rand(3, 6)  # InstanceNorm1d without the batch dim: one sample
+    close(nn.InstanceNorm1d(3)(t(unbatched)), instance_normalized(unbatched[None])[0], 1e-4)
+    with pytest.raises(ValueError, match="expected 4D or 5D input"):
+        nn.InstanceNorm3d(3)(t(rand(3, 4)))
+
+
+def test_instance_norm_running_stats_average_the_samples() -> None:
+    norm = nn.InstanceNorm1d(2, track_running_stats=True)
+    assert list(norm.state_dict()) == ["running_mean", "running_var", "num_batches_tracked"]
+    x = rand(3, 2, 5)
+    norm(t(x))
+    close(norm.running_mean, 0.1 * x.mean(2).mean(0))
+    close(norm.running_var, 0.9 + 0.1 * x.var(2, ddof=1).mean(0))
+    norm.eval()  # eval: the running statistics normalize
+    mean, var = norm.running_mean.numpy(), norm.running_var.numpy()
+    close(norm(t(x)), (x - mean[:, None]) / np.sqrt(var[:, None] + 1e-5), 1e-4)
+
+
+def test_rms_norm_formula_and_surface() -> None:
+    norm = nn.RMSNorm([2, 3], eps=1e-3)
+    weight = rand(2, 3)
+    norm.weight.copy_(t(weight))
+    x = rand(4, 2, 3)
+    root_mean_square = np.sqrt((x ** 2).mean((1, 2), keepdims=True) + 1e-3)
+    close(norm(t(x)), x / root_mean_square * weight, 1e-4)
+    assert repr(norm) == "RMSNorm((2, 3), eps=0.001, elementwise_affine=True)"
+    plain = nn.RMSNorm(3, elementwise_affine=False)
+    assert plain.weight is None and list(plain.state_dict()) == [] and plain.eps is None
+    assert np.all(nn.RMSNorm(3).weight.numpy() == 1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from texport.tracer.handles import ops
+from texport.tracer.subtrace import NOT_HANDLED
 from texport.tracer.tensor import Tensor
 
 from .functionalize import register_functionalization, write
@@ -72,3 +73,25 @@ def batch_norm_with_update(input: Tensor, weight: Tensor | None, bias: Tensor | 
 def atan2_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     write(out, aten.atan2.default(self, other))
     return out
+
+
+# instance_norm(train, running stats) = torch's composite, traced: batch norm of x viewed as [1, N·C, ...]
+# with the per-channel tensors repeated N times; each running stat <- the mean of its N updated copies,
+# written through an alias as torch's composite does. Other calls write nothing: they stay as they are,
+# as torch keeps them at the functional level.
+@register_functionalization(aten.instance_norm.default)
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
+                  running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Any:
+    if not use_input_stats or running_mean is None or running_var is None:
+        return NOT_HANDLED
+    batch, channels = input.shape[0], input.shape[1]
+    weight, bias, mean_copies, var_copies = (None if t is None else aten.repeat.default(t, [batch])
+                                             for t in (weight, bias, running_mean, running_var))
+    folded = aten.view.default(input.contiguous(), [1, batch * channels, *input.shape[2:]])
+    out, _, _, new_means, new_vars = aten._native_batch_norm_legit_functional.default(
+        folded, weight, bias, mean_copies, var_copies, True, momentum, eps)
+    for running, copies in ((running_mean, new_means), (running_var, new_vars)):
+        average = aten.mean.dim(aten.view.default(copies, [batch, channels]), [0])
+        write(running, aten.alias.default(aten.copy.default(aten.alias.default(running), average)))
+    return aten.view.default(out, list(input.shape))

@@ -36,11 +36,22 @@ def cases():
         "batch_norm1d_train": (lambda: nn.BatchNorm1d(4), (3, 4), True),
         "batch_norm1d_eval_3d": (lambda: nn.BatchNorm1d(4), (3, 4, 6), False),
         "rms_norm_manual": (RMSNorm, (2, 3, 8), False),
+        "rms_norm": (lambda: nn.RMSNorm(8), (2, 3, 8), False),
+        "rms_norm_2d_eps_no_affine": (lambda: nn.RMSNorm([3, 8], eps=1e-3, elementwise_affine=False), (2, 3, 8),
+                                      False),
+        "instance_norm1d": (lambda: nn.InstanceNorm1d(4), (2, 4, 7), False),
+        "instance_norm2d_affine": (lambda: nn.InstanceNorm2d(4, affine=True), (2, 4, 5, 5), False),
+        "instance_norm3d_no_bias": (lambda: nn.InstanceNorm3d(3, affine=True, bias=False), (2, 3, 4, 4, 4), False),
+        "instance_norm2d_tracked_eval": (lambda: nn.InstanceNorm2d(4, affine=True, track_running_stats=True),
+                                         (2, 4, 5, 5), False),
+        "instance_norm2d_tracked_train": (lambda: nn.InstanceNorm2d(4, track_running_stats=True), (2, 4, 5, 5),
+                                          True),
     }
     cases = [Case(name, (lambda make=make: Layer(make())), inputs=_x(*shape), train=train)
              for name, (make, shape, train) in layers.items()]
     cases += [Case(f"{name}_dynamic", (lambda make=make: Layer(make())), inputs=_x(*shape), train=train,
                    dynamic_shapes=batch, second=_x(5, *shape[1:]))
               for name, (make, shape, train) in layers.items() if name in ("layer_norm", "group_norm",
-                                                                           "batch_norm2d_eval")]
+                                                                           "batch_norm2d_eval", "rms_norm",
+                                                                           "instance_norm2d_affine")]
     return cases

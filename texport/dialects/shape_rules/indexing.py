@@ -390,6 +390,18 @@ def _embedding_bag(
             meta([bags], index_dtype), meta(max_indices, index_dtype))
 
 
+@shape_rule("embedding_bag", "embedding_bag.padding_idx")
+def _embedding_bag_composite(
+    weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta,
+    scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+    per_sample_weights: TensorMeta | None = None, include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> tuple[TensorMeta, TensorMeta, TensorMeta, TensorMeta]:
+    """torch's composite runs _embedding_bag (padding_idx None is its -1)."""
+    return _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                          per_sample_weights, include_last_offset, -1 if padding_idx is None else padding_idx)
+
+
 def _check_embedding_bag(
     weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta, mode: int,
     per_sample_weights: TensorMeta | None,

@@ -233,6 +233,15 @@ def _layer_norm(
     return _like(input)
 
 
+@shape_rule("rms_norm")
+def _rms_norm(
+    input: TensorMeta, normalized_shape: Sequence[Dim],  # noqa: A002
+    weight: TensorMeta | None = None, eps: float | None = None,
+) -> TensorMeta:
+    _check_layer_norm(input, normalized_shape, weight, None)  # torch checks both norms alike
+    return _like(input)
+
+
 @shape_rule("native_layer_norm_backward")
 def _layer_norm_backward(
     grad_out: TensorMeta, input: TensorMeta, normalized_shape: Sequence[Dim],  # noqa: A002

@@ -846,7 +846,11 @@ def _replicate_index(size: int, lo: int, hi: int) -> Array:
 
 
 def _circular_index(size: int, lo: int, hi: int) -> Array:
-    return (np.arange(size + lo + hi) - lo) % size
+    """torch's _pad_circular: a negative pad crops first; the kept part then wraps around."""
+    start = max(-lo, 0)
+    kept = size - start - max(-hi, 0)
+    left, right = max(lo, 0), max(hi, 0)
+    return (np.arange(kept + left + right) - left) % kept + start
 
 
 _EDGE_INDEX = {"reflect": _reflect_index, "replicate": _replicate_index,

@@ -560,6 +560,18 @@ def _embedding_bag(
     return output, offset2bag, bag_size, max_indices
 
 
+@kernel("embedding_bag", "embedding_bag.padding_idx")
+def embedding_bag(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray,
+    scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+    per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """torch's composite: _embedding_bag, padding_idx None being its -1."""
+    return _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                          include_last_offset, -1 if padding_idx is None else padding_idx)
+
+
 def _bag_max(
     weight: np.ndarray, indices: np.ndarray, rows: np.ndarray, bag_of: np.ndarray,
     valid: np.ndarray, bags: int, index_dtype: np.dtype,

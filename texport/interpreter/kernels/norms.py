@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..dtypes import is_bfloat16
 from . import kernel
-from .common import opmath
+from .common import cast, opmath
 
 Array = np.ndarray
 
@@ -54,6 +55,8 @@ def _new_running(old: Array | None, batch: Array, momentum: float) -> Array | No
     """momentum * batch + (1 - momentum) * old (torch's type promotion of the two)."""
     if old is None:
         return None
+    if old.dtype == np.float16:  # in double, as torch's float16 kernel (numpy would round each step)
+        return cast(momentum * batch.astype(np.float64) + (1 - momentum) * old.astype(np.float64), old.dtype)
     return momentum * batch + (1 - momentum) * old
 
 
@@ -63,6 +66,9 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     """torch's native_batch_norm_helper: (out, save_mean, save_invstd, new_running_mean,
     new_running_var); nothing is mutated here."""
     x = opmath(input)
+    same_dtype = _params_in_input_dtype(input, weight, bias, running_mean, running_var)
+    if training and same_dtype and is_bfloat16(input.dtype):
+        return _batch_norm_reduced_float(input, weight, bias, running_mean, running_var, momentum, eps)
     if training:
         mean, var, invstd = _batch_stats(x, eps)
         count = x.size // x.shape[1]
@@ -78,12 +84,72 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
         new_var = running_var.astype(x.dtype)
         mean, invstd = new_mean, 1 / np.sqrt(new_var + eps)
         saved = (np.empty((0,), input.dtype), np.empty((0,), input.dtype))
+    fused = training and same_dtype and input.dtype == np.float16
+    if fused:  # torch's float16 kernel normalizes with the saved (rounded) statistics, in one fma
+        mean, invstd = opmath(saved[0]), opmath(saved[1])
     # torch's batch_norm_cpu_transform_input: x * alpha + beta per channel, with
     # alpha = invstd * weight, beta = bias - mean * alpha (not (x - mean) * invstd)
     alpha = invstd if weight is None else invstd * opmath(weight)
     beta = -mean * alpha if bias is None else opmath(bias) - mean * alpha
-    out = x * _channels(x, alpha) + _channels(x, beta)
+    if fused:  # x * alpha + beta rounded once: exact in float64, then float32
+        out = (x.astype(np.float64) * _channels(x, alpha) + _channels(x, beta)).astype(np.float32)
+    else:
+        out = x * _channels(x, alpha) + _channels(x, beta)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
+
+
+def _params_in_input_dtype(input: Array, *params: Array | None) -> bool:  # noqa: A002
+    """No float32 parameter or running statistic beside a reduced float input: torch's CPU kernel
+    is then not "mixed type", and keeps its statistics in the input dtype (bfloat16: each sum too;
+    float16: the saved mean and invstd)."""
+    return all(param is None or param.dtype == input.dtype for param in params)
+
+
+def _batch_norm_reduced_float(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                              running_mean: Array | None, running_var: Array | None, momentum: float,
+                              eps: float) -> tuple[Array, ...]:
+    """Training batch norm as torch's CPU kernel for bfloat16: mean and squared deviations
+    summed in float32, each rounded to the input dtype; the variances are that rounded sum divided
+    by the count in the input dtype's arithmetic (c10's BFloat16 / int64); the output is
+    (x - mean) * invstd * weight + bias in float32 with the rounded mean and invstd."""
+    dtype, x = input.dtype, opmath(input)
+    axes = (0, *range(2, x.ndim))
+    count = x.size // x.shape[1]
+    mean32 = x.mean(axis=axes)
+    var_sum = cast(np.square(x - _channels(x, mean32)).sum(axis=axes), dtype)
+    mean = cast(mean32, dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):  # one value per channel: inf
+        var = _divided_in(dtype, var_sum, count)
+        unbiased = _divided_in(dtype, var_sum, count - 1)
+        invstd = cast(1 / np.sqrt(opmath(var) + np.float32(eps)), dtype)
+    out = (x - _channels(x, opmath(mean))) * _channels(x, opmath(invstd))
+    out = _affine(out, _channels(x, weight), _channels(x, bias))
+    return cast(out, dtype), mean, invstd, *_new_running_stats(running_mean, running_var, mean, unbiased, momentum)
+
+
+def _new_running_stats(running_mean: Array | None, running_var: Array | None, mean: Array, unbiased: Array,
+                       momentum: float) -> tuple[Array | None, Array | None]:
+    """momentum * batch + (1 - momentum) * old with momentum in the stats' reduced float dtype and each
+    product of two reduced floats rounded to it (c10's arithmetic); momentum * unbiased variance
+    (a float32) stays float32."""
+    dtype = mean.dtype
+    rate = _in(dtype, np.float32(momentum))
+    keep = _in(dtype, 1 - rate)
+    if running_mean is not None:
+        running_mean = cast(_in(dtype, rate * opmath(mean)) + _in(dtype, keep * opmath(running_mean)), dtype)
+    if running_var is not None:
+        running_var = cast(rate * opmath(unbiased) + _in(dtype, keep * opmath(running_var)), dtype)
+    return running_mean, running_var
+
+
+def _divided_in(dtype: np.dtype, values: Array, count: int) -> Array:
+    """values / count in a reduced float's arithmetic: the count rounded to it, the quotient too."""
+    return cast(opmath(values) / opmath(cast(np.float32(count), dtype)), dtype)
+
+
+def _in(dtype: np.dtype, values: Array) -> Array:
+    """float32 values rounded to the reduced float dtype, back in float32 to compute on."""
+    return opmath(cast(values, dtype))
 
 
 def _update(running: Array | None, new: Array | None) -> None:
@@ -184,8 +250,8 @@ def instance_norm(input: Array, weight: Array | None, bias: Array | None,  # noq
     repeat = [None if t is None else np.tile(t, n) for t in per_channel]
     out = batch_norm(reshaped, *repeat, use_input_stats, momentum, eps, cudnn_enabled)
     for running, copies in zip((running_mean, running_var), repeat[2:]):
-        if running is not None:
-            running[...] = copies.reshape(n, c).mean(axis=0)
+        if running is not None:  # torch's mean of a reduced float: in float32, rounded once
+            running[...] = cast(opmath(copies).reshape(n, c).mean(axis=0), running.dtype)
     return out.reshape(input.shape)
 
 
@@ -241,6 +307,18 @@ def layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
                weight: Array | None = None, bias: Array | None = None, eps: float = 1e-05,
                cudnn_enable: bool = True) -> Array:
     return native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+@kernel("rms_norm")
+def rms_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
+             weight: Array | None = None, eps: float | None = None) -> Array:
+    """x / sqrt(mean(x², trailing dims) + eps) · weight, computed in float32 for reduced floats;
+    eps None: the machine epsilon of that computation dtype, as torch."""
+    x = opmath(input)
+    axes = _trailing(x, len(normalized_shape))
+    eps = np.finfo(x.dtype).eps if eps is None else eps
+    rstd = 1 / np.sqrt(np.square(x).mean(axis=axes, keepdims=True) + eps)
+    return _affine(x * rstd, weight, None).astype(input.dtype, copy=False)
 
 
 @kernel("native_layer_norm_backward")

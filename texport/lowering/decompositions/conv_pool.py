@@ -136,18 +136,55 @@ def pad(self: Tensor, pad: list[Any], mode: str = "constant", value: float | Non
     if mode == "replicate":
         return _index_pad(self, pad, _replicated)  # (texport has no replication_pad1d op)
     if mode == "circular":
-        out = self
-        for side in range(sides):
-            dim = self.dim() - 1 - side
-            before, after = pad[2 * side], pad[2 * side + 1]
-            size = out.shape[dim]
-            pieces = [aten.slice.Tensor(out, dim, size - before, size)] if before else []
-            pieces.append(out)
-            if after:
-                pieces.append(aten.slice.Tensor(out, dim, 0, after))
-            out = aten.cat.default(pieces, dim) if len(pieces) > 1 else out
-        return out
+        return _circular_pad(self, pad)
     raise ValueError(f"pad: unknown mode {mode!r}")
+
+
+# circular pad = torch's _pad_circular, functionalized: x copied into the middle of an empty result,
+# then, dim by dim (last first), its left and right edges copied from the wrapped-around side
+def _circular_pad(x: Tensor, pad: list[Any]) -> Tensor:
+    rank, count = x.dim(), len(pad) // 2
+    dims = [rank - 1 - i for i in range(count)]
+    lefts, rights = pad[0::2], pad[1::2]
+    in_sizes = list(x.shape)
+    out_sizes = list(in_sizes)
+    for dim, left, right in zip(dims, lefts, rights):
+        out_sizes[dim] = in_sizes[dim] + left + right
+    out = aten.empty.memory_format(out_sizes, dtype=x.dtype)
+    middle = [(dim, max(left, 0), out_sizes[dim] - max(right, 0)) for dim, left, right in zip(dims, lefts, rights)]
+    source = [(dim, max(-left, 0), in_sizes[dim] - max(-right, 0)) for dim, left, right in zip(dims, lefts, rights)]
+    out = _scatter_nested(out, middle, aten.copy.default(_sliced(out, middle), _sliced(x, source)))
+    for dim, left, right in zip(dims, lefts, rights):
+        end = out_sizes[dim]
+        if left > 0:
+            wrapped = (dim, end - left - max(right, 0), end - max(right, 0))
+            out = _copy_within(out, (dim, 0, left), wrapped)
+        if right > 0:
+            out = _copy_within(out, (dim, end - right, end), (dim, max(left, 0), max(left, 0) + right))
+    return out
+
+
+def _sliced(x: Tensor, slices: list[tuple[Any, Any, Any]]) -> Tensor:
+    for dim, start, end in slices:
+        x = aten.slice.Tensor(x, dim, start, end)
+    return x
+
+
+def _scatter_nested(base: Tensor, slices: list[tuple[Any, Any, Any]], value: Tensor) -> Tensor:
+    """base with value written through the nested slices: each enclosing slice re-read from base
+    and scattered back, innermost first (how functionalization replays a write to a view of a view)."""
+    enclosing = [base]
+    for dim, start, end in slices[:-1]:
+        enclosing.append(aten.slice.Tensor(enclosing[-1], dim, start, end))
+    for outer, (dim, start, end) in zip(reversed(enclosing), reversed(slices)):
+        value = aten.slice_scatter.default(outer, value, dim, start, end)
+    return value
+
+
+def _copy_within(x: Tensor, target: tuple[Any, Any, Any], source: tuple[Any, Any, Any]) -> Tensor:
+    """x with its slice ``target`` overwritten by its slice ``source`` (same dim and length)."""
+    copied = aten.copy.default(_sliced(x, [target]), _sliced(x, [source]))
+    return aten.slice_scatter.default(x, copied, *target)
 
 
 # reflection_pad{1,2,3}d(x, p) = x indexed along each padded dim d of size m by m-1-|m-1-|arange(-l, m+r)||

@@ -63,3 +63,13 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Any:
         return NotImplemented  # the class count comes from the data
     classes = aten.arange.start_step(0, num_classes, 1, dtype=DType.int64)
     return aten._to_copy.default(aten.eq.Tensor(aten.unsqueeze.default(self, -1), classes), dtype=DType.int64)
+
+
+# embedding_bag(w, i, o, ..., padding_idx) = _embedding_bag(w, i, o, ..., padding_idx or -1), as torch's composite
+@register_decomposition([aten.embedding_bag.default, aten.embedding_bag.padding_idx])
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False,
+                  mode: int = 0, sparse: bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> tuple[Tensor, ...]:
+    return aten._embedding_bag.default(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
+                                       per_sample_weights, include_last_offset,
+                                       -1 if padding_idx is None else padding_idx)

@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, cast_to, contiguous, numel, register_decomposition
+from texport.dialects.type_info import finfo
+
+from ._common import (
+    DType,
+    Tensor,
+    aten,
+    cast_to,
+    contiguous,
+    is_contiguous,
+    numel,
+    register_decomposition,
+)
 
 
 # layer_norm(x, shape, w, b, eps) = native_layer_norm(x, shape, w, b, eps)[0]
@@ -13,6 +24,37 @@ from ._common import DType, Tensor, aten, cast_to, contiguous, numel, register_d
 def layer_norm(input: Tensor, normalized_shape: list[Any], weight: Tensor | None = None,  # noqa: A002
                bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
     return aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]
+
+
+# rms_norm(x, shape, w, eps) = x·rsqrt(mean(x², trailing dims) + eps)·w, in float32 for reduced floats
+# (torch's _fused_rms_norm decomposition: the same ops, add.Scalar for eps)
+@register_decomposition(aten.rms_norm.default)
+def rms_norm(input: Tensor, normalized_shape: list[Any], weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    x = cast_to(input, _computation_dtype(input.dtype))
+    axes = [input.dim() - 1 - i for i in range(len(normalized_shape))]
+    eps = _machine_epsilon(x.dtype) if eps is None else eps
+    mean_square = aten.mean.dim(aten.pow.Tensor_Scalar(x, 2), axes, True)
+    out = aten.mul.Tensor(x, aten.rsqrt.default(aten.add.Scalar(mean_square, eps)))
+    if weight is not None:
+        out = aten.mul.Tensor(out, weight)
+    if not _is_channels_last(input):
+        out = contiguous(out)
+    return cast_to(out, input.dtype)
+
+
+def _computation_dtype(dtype: DType) -> DType:
+    return DType.float32 if dtype in (DType.float16, DType.bfloat16) else dtype
+
+
+def _machine_epsilon(dtype: DType) -> float:
+    return finfo(DType.float32 if dtype in (DType.float32, DType.complex64) else DType.float64).eps
+
+
+def _is_channels_last(x: Tensor) -> bool:
+    """torch's suggest_memory_format(x) is a channels-last format."""
+    channels_last = {4: "channels_last", 5: "channels_last_3d"}.get(x.dim())
+    return channels_last is not None and not is_contiguous(x) and is_contiguous(x, channels_last)
 
 
 # batch_norm(eval) = _native_batch_norm_legit_no_training(...)[0]; without running stats, the no_stats form
@@ -45,24 +87,18 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                                           num_groups, eps)[0]
 
 
-# instance_norm(x) = batch norm of x viewed as [1, N·C, ...] (input stats), or with running stats
+# instance_norm(x) = batch_norm of x viewed as [1, N·C, ...] with the per-channel tensors repeated N times
+# (torch's composite); in training with running stats it updates them: functionalize first
 @register_decomposition(aten.instance_norm.default)
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,  # noqa: A002
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
-    if not use_input_stats:
-        return aten._native_batch_norm_legit_no_training.default(
-            input, weight, bias, running_mean, running_var, momentum, eps)[0]
     sizes = list(input.shape)
+    per_instance = [None if t is None else aten.repeat.default(t, [sizes[0]])
+                    for t in (weight, bias, running_mean, running_var)]
     folded = aten.view.default(contiguous(input), [1, sizes[0] * sizes[1], *sizes[2:]])
-    normed = aten._native_batch_norm_legit.no_stats(folded, None, None, True, momentum, eps)[0]
-    out = aten.view.default(normed, sizes)
-    channel = [1, sizes[1]] + [1] * (len(sizes) - 2)
-    if weight is not None:
-        out = aten.mul.Tensor(out, aten.view.default(weight, channel))
-    if bias is not None:
-        out = aten.add.Tensor(out, aten.view.default(bias, channel))
-    return out
+    out = native_batch_norm(folded, *per_instance, use_input_stats, momentum, eps)[0]
+    return aten.view.default(out, sizes)
 
 
 # _batch_norm_with_update_functional = _native_batch_norm_legit_functional + an empty reserve

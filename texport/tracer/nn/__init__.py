@@ -18,6 +18,8 @@ from . import (
     linear,
     module,
     norms,
+    padding,
+    pixelshuffle,
     pooling,
     rnn,
 )
@@ -31,9 +33,11 @@ from .flatten import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .module import *  # noqa: F403
 from .norms import *  # noqa: F403
+from .padding import *  # noqa: F403
+from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 
 _LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, module,
-                norms, pooling, rnn)
+                norms, padding, pixelshuffle, pooling, rnn)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

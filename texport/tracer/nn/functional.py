@@ -17,6 +17,7 @@ from typing import Any
 from texport.dialects.dtypes import DType
 
 from ..dispatcher import call
+from ..factories import arange as _arange
 from ..factories import zeros, zeros_like
 from ..functions import cat
 from ..handles import op
@@ -31,12 +32,13 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
     "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
-    "cross_entropy", "dropout", "elu", "elu_", "embedding", "gelu", "glu", "group_norm",
-    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "interpolate", "l1_loss", "layer_norm",
+    "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
+    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
     "huber_loss", "smooth_l1_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
-    "pixel_shuffle", "prelu", "relu", "relu6", "relu_", "scaled_dot_product_attention", "sigmoid",
+    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu", "relu6", "relu_", "rms_norm",
+    "scaled_dot_product_attention", "sigmoid",
     "silu", "softmax", "softplus", "tanh",
 ]
 
@@ -127,6 +129,28 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # 
     size = input.size()
     _verify_batch_size([size[0] * size[1] // num_groups, num_groups, *size[2:]])
     return call(op("group_norm"), input, num_groups, weight, bias, eps, CUDNN_ENABLED)
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[Any], weight: Tensor | None = None,  # noqa: A002
+             eps: float | None = None) -> Tensor:
+    return call(op("rms_norm"), input, list(normalized_shape), weight, eps)
+
+
+def _verify_spatial_size(size: Sequence[Any]) -> None:
+    spatial = 1
+    for extent in size[2:]:
+        spatial = spatial * extent
+    if spatial == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,  # noqa: A002
+                  running_var: Tensor | None = None, weight: Tensor | None = None, bias: Tensor | None = None,
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return call(op("instance_norm"), input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                eps, CUDNN_ENABLED)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:  # noqa: A002
@@ -342,6 +366,61 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     return call(op("embedding"), weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,  # noqa: A002
+                  max_norm: float | None = None, norm_type: float = 2, scale_grad_by_freq: bool = False,
+                  mode: str = "mean", sparse: bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """Sums, means or maxima of bags of rows; a 2-D input is one bag per row."""
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "
+                         f"then it must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    input, offsets, per_sample_weights, include_last_offset = _flat_bags(  # noqa: A001
+        input, offsets, per_sample_weights, include_last_offset)
+    mode_enum = _bag_mode(mode, scale_grad_by_freq, sparse)
+    if max_norm is not None:
+        raise NotImplementedError("embedding_bag(max_norm=...) needs embedding_renorm_, which texport lacks")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    return call(op("embedding_bag.padding_idx"), weight, input, offsets, scale_grad_by_freq, mode_enum, sparse,
+                per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+def _flat_bags(input: Tensor, offsets: Tensor | None, per_sample_weights: Tensor | None,  # noqa: A002
+               include_last_offset: bool) -> tuple[Tensor, Tensor, Tensor | None, bool]:
+    """The flat indices and bag offsets of a 1-D input with offsets, or of a 2-D input (a bag per row)."""
+    if input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        return input, offsets, per_sample_weights, include_last_offset
+    if input.dim() != 2:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
+                         f"of fixed length sequences. However, found offsets of type {type(offsets)}")
+    offsets = _arange(0, input.numel(), input.size(1), dtype=input.dtype)
+    weights = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    return input.reshape(-1), offsets, weights, False
+
+
+def _bag_mode(mode: str, scale_grad_by_freq: bool, sparse: bool) -> int:
+    if mode not in _BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    return _BAG_MODES[mode]
+
+
 def pad(input: Tensor, pad: Sequence[Any], mode: str = "constant",  # noqa: A002
         value: float | None = None) -> Tensor:
     return call(op("pad"), input, list(pad), mode, value)
@@ -353,6 +432,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     return call(op("pixel_shuffle"), input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+    return call(op("pixel_unshuffle"), input, downscale_factor)
 
 
 # (mode, spatial rank) -> (op, whether it takes align_corners)

@@ -1,8 +1,9 @@
-"""Normalization layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm."""
+"""Normalization layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm."""
 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,16 +15,18 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d", "LayerNorm", "RMSNorm"]
 
 
 class _NormBase(Module):
-    """Affine parameters and running statistics of the BatchNorm family."""
+    """Affine parameters and running statistics of the BatchNorm and InstanceNorm families."""
 
     _version = 2  # version 2 added num_batches_tracked
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: DType | None = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: DType | None = None, *,
+                 bias: bool = True) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -32,7 +35,10 @@ class _NormBase(Module):
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = Parameter(empty(num_features, dtype=dtype))
-            self.bias = Parameter(empty(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -56,7 +62,8 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             init.ones_(self.weight)
-            init.zeros_(self.bias)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         raise NotImplementedError
@@ -64,7 +71,8 @@ class _NormBase(Module):
     def extra_repr(self) -> str:
         return (
             "{num_features}, eps={eps}, momentum={momentum}, affine={affine}, "
-            "track_running_stats={track_running_stats}".format(**self.__dict__)
+            "bias={use_bias}, track_running_stats={track_running_stats}".format(
+                **self.__dict__, use_bias=self.bias is not None)
         )
 
     def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any],
@@ -119,6 +127,80 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class _InstanceNorm(_NormBase):
+    """Normalizes each channel of each sample; a sample without batch dim is one of a batch of one."""
+
+    _NO_BATCH_RANK = 0  # the input rank without the batch dim
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device: Any = None, dtype: DType | None = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:  # noqa: A002
+        rank = self._NO_BATCH_RANK
+        if input.dim() not in (rank, rank + 1):
+            raise ValueError(f"expected {rank}D or {rank + 1}D input (got {input.dim()}D input)")
+
+    def _apply_instance_norm(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats,
+                               self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        self._check_input_dim(input)
+        self._check_num_features(input)
+        if input.dim() == self._NO_BATCH_RANK:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def _check_num_features(self, input: Tensor) -> None:  # noqa: A002
+        feature_dim = input.dim() - self._NO_BATCH_RANK
+        if input.size(feature_dim) == self.num_features:
+            return
+        if self.affine:
+            raise ValueError(f"expected input's size at dim={feature_dim} to match num_features"
+                             f" ({self.num_features}), but got: {input.size(feature_dim)}.")
+        warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                      "warning by not passing in num_features, which is not used because affine=False",
+                      stacklevel=3)
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, local_metadata: dict[str, Any],
+                              strict: bool, missing_keys: list[str], unexpected_keys: list[str],
+                              error_msgs: list[str]) -> None:
+        # Checkpoints from before version 1 hold running stats even without track_running_stats
+        if local_metadata.get("version") is None and not self.track_running_stats:
+            stale = [prefix + name for name in ("running_mean", "running_var") if prefix + name in state_dict]
+            if stale:
+                error_msgs.append(_stale_running_stats_message(stale, type(self).__name__))
+                for key in stale:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+def _stale_running_stats_message(keys: list[str], klass: str) -> str:
+    names = " and ".join(f'"{key}"' for key in keys)
+    return (f"Unexpected running stats buffer(s) {names} for {klass} with track_running_stats=False. If "
+            "state_dict is a checkpoint saved before 0.4.0, this may be expected because "
+            f"{klass} does not track running stats by default since 0.4.0. Please remove these keys "
+            "from state_dict. If the running stats are actually needed, instead set "
+            f"track_running_stats=True in {klass} to enable them. See the documentation of {klass} "
+            "for details.")
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _NO_BATCH_RANK = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _NO_BATCH_RANK = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _NO_BATCH_RANK = 4
 
 
 class LayerNorm(Module):
@@ -186,3 +268,31 @@ class GroupNorm(Module):
 
     def extra_repr(self) -> str:
         return "{num_groups}, {num_channels}, eps={eps}, affine={affine}".format(**self.__dict__)
+
+
+class RMSNorm(Module):
+    """Scales by the root mean square over the trailing ``normalized_shape`` dims (aten.rms_norm)."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: DType | None = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
