@@ -360,6 +360,28 @@ def _string(attr: DictionaryAttr, key: str) -> str | None:
     return value.data if isinstance(value, StringAttr) else None
 
 
+def forward_buffer_copies(func: FuncOp) -> None:
+    """A buffer whose new value is a ``copy`` of another value takes that value
+    itself, and the copy goes: torch's run_decompositions does this last
+    (``_remove_unnecessary_copy_op_pass``), after its retrace has named the
+    nodes, and whatever the shapes and dtypes (the unlifted module's write-back
+    broadcasts and casts, as ``copy_`` does). User inputs keep their copy."""
+    returned = func.body.block.last_op
+    if not isinstance(returned, ReturnOp) or not func.res_attrs:
+        return
+    for value, attrs in zip(returned.operands, func.res_attrs.data):
+        copy = value.owner
+        if _string(attrs, "tx.output") == "BUFFER_MUTATION" and _is_copy(copy):
+            value.replace_all_uses_with(copy.operands[1])
+            func.body.block.erase_op(copy)
+    func.function_type = FunctionType.from_lists(func.function_type.inputs.data,
+                                                 [v.type for v in returned.operands])
+
+
+def _is_copy(op: Operation | Block) -> bool:
+    return isinstance(op, AtenOp) and op.op_def.key == "aten.copy.default"
+
+
 def functionalize_function(func: FuncOp) -> list[tuple[SSAValue, str, str]]:
     """Functionalize ``func`` in place; its results gain the mutated arguments
     first. Returns (value, kind, target) for each mutation output."""

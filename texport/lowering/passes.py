@@ -22,7 +22,7 @@ from xdsl.transforms.dead_code_elimination import dce, is_trivially_dead
 
 from .decompose import Decomposition, decompose_function
 from .default_table import NAMED_TABLES
-from .functionalize import functionalize_function
+from .functionalize import forward_buffer_copies, functionalize_function
 from .ir import dedupe_symbols, functions, rename
 from .legality import (
     LegalityError,
@@ -38,12 +38,14 @@ from .rules import LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
 
 def _tidy(module: ModuleOp) -> None:
     """Read each size once, name the values as torch names the nodes of its
-    retraced graph, then drop dead ops. torch names a node when its retrace
+    retraced graph, let a buffer take the value copied into it, then drop dead
+    ops. torch names a node when its retrace
     makes it and only then eliminates dead code: a dead op has taken its name
     (a loss reduced by sum is ``sum_2``: the unused total weight took ``sum_1``)."""
     for func in functions(module):
         dedupe_symbols(func.body.block)
         rename(func.body.block)
+        forward_buffer_copies(func)
     # xDSL's dce runs a worklist over every op: looking for a dead op first
     # costs a quarter of that, and most passes leave none
     if any(is_trivially_dead(op) for op in module.walk()):
