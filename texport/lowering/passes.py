@@ -20,7 +20,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import dce, is_trivially_dead
 
-from .decompose import Decomposition, decompose_function
+from .decompose import Decomposition, decompose_before_functionalize, decompose_function
 from .default_table import NAMED_TABLES
 from .functionalize import forward_buffer_copies, functionalize_function
 from .ir import dedupe_symbols, functions, rename
@@ -66,6 +66,7 @@ class FunctionalizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in functions(op):
+            decompose_before_functionalize(func)
             functionalize_function(func)
         if self.tidy:
             _tidy(op)
