@@ -63,3 +63,17 @@ def one_hot(self: Tensor, num_classes: int = -1) -> Any:
         return NotImplemented  # the class count comes from the data
     classes = aten.arange.start_step(0, num_classes, 1, dtype=DType.int64)
     return aten._to_copy.default(aten.eq.Tensor(aten.unsqueeze.default(self, -1), classes), dtype=DType.int64)
+
+
+# select_scatter(x, s, d, i) = where(arange(size_d).view(-1 at d) == i, expand(unsqueeze(s, d)), x)
+# (torch._refs.select_scatter: torch's core table decomposes it although it is core)
+@register_decomposition(aten.select_scatter.default)
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: Any) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    mask_shape = [1] * self.dim()
+    mask_shape[dim] = -1
+    if index < 0:
+        index = index + self.shape[dim]
+    positions = aten.view.default(aten.arange.default(self.shape[dim], device="cpu"), mask_shape)
+    mask = aten.eq.Scalar(positions, index)
+    return aten.where.self(mask, aten.expand.default(aten.unsqueeze.default(src, dim), list(self.shape)), self)
