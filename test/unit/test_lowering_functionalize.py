@@ -206,3 +206,25 @@ def test_a_buffer_copied_into_takes_the_source_as_its_value() -> None:
         assert sum(getattr(op, "op_def", None) is not None and op.op_def.key == "aten.copy.default"
                    for op in lowered.graph.walk()) == 2
     _check_equal(CopiedInto, torch.randn(4, 3))
+
+
+class CopiedTwice(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("b", torch.zeros(3))
+
+    def forward(self, x):  # noqa: ANN001, ANN201
+        self.b.copy_(x * 2)
+        self.b.copy_(x * 3)
+        return self.b + 1
+
+
+def test_a_buffer_copied_into_twice_keeps_the_first_copy_as_torch() -> None:
+    """torch removes the last copy after its dead-code pass: the first copy,
+    read only by the removed one, stays in the graph."""
+    _, functional = _lower(CopiedTwice(), torch.randn(3))
+    assert _ops(functional) == ["functional.mul.Tensor", "functional.copy", "functional.mul.Tensor",
+                                "functional.add.Tensor"]
+    assert [str(s) for s in functional.graph_signature.output_specs] == [
+        "mul_1: BUFFER_MUTATION target='b'", "add: USER_OUTPUT"]
+    _check_equal(CopiedTwice, torch.randn(3))

@@ -38,18 +38,20 @@ from .rules import LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
 
 def _tidy(module: ModuleOp) -> None:
     """Read each size once, name the values as torch names the nodes of its
-    retraced graph, let a buffer take the value copied into it, then drop dead
-    ops. torch names a node when its retrace
-    makes it and only then eliminates dead code: a dead op has taken its name
-    (a loss reduced by sum is ``sum_2``: the unused total weight took ``sum_1``)."""
+    retraced graph, drop dead ops, then let a buffer take the value copied into
+    it. torch names a node when its retrace makes it and only then eliminates
+    dead code: a dead op has taken its name (a loss reduced by sum is ``sum_2``:
+    the unused total weight took ``sum_1``). Its copy removal comes last: what
+    only a removed copy read stays (a buffer copied into twice keeps the first)."""
     for func in functions(module):
         dedupe_symbols(func.body.block)
         rename(func.body.block)
-        forward_buffer_copies(func)
     # xDSL's dce runs a worklist over every op: looking for a dead op first
     # costs a quarter of that, and most passes leave none
     if any(is_trivially_dead(op) for op in module.walk()):
         dce(module)
+    for func in functions(module):
+        forward_buffer_copies(func)
 
 
 @dataclass(frozen=True)
