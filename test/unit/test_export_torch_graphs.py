@@ -156,3 +156,20 @@ def test_type_as_is_kept_until_core_where_the_same_dtype_is_no_op() -> None:
     assert _calls(ep.run_decompositions({})) == kept
     assert _calls(ep.run_decompositions()) == ["add = add.Tensor(x, 1)",
                                                "_to_copy = _to_copy(x, dtype = torch.float64)"]
+
+
+class SizeAssign(torch.nn.Module):
+    def forward(self, x):  # noqa: ANN001, ANN201
+        y = x * 1
+        y[:, 0] = x.shape[0]
+        return y
+
+
+def test_slice_assignment_of_a_symbolic_size_makes_a_scalar_tensor() -> None:
+    """A SymInt is no constant: torch makes it a tensor in the program (scalar_tensor)."""
+    ep = torch.export.export(SizeAssign(), (torch.randn(3, 4),), dynamic_shapes={"x": {0: torch.export.Dim("b")}})
+    calls = _calls(ep)
+    assert "scalar_tensor = scalar_tensor(sym_size_int, dtype = torch.float32)" in calls
+    assert calls[-1] == "fill_ = fill_.Tensor(select, scalar_tensor)"
+    out = ep.module()(torch.randn(5, 4))
+    np.testing.assert_array_equal(out.numpy()[:, 0], np.full(5, 5.0, dtype=np.float32))

@@ -7,6 +7,7 @@ their base, TensorBase."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from texport.dialects.dtypes import DType
@@ -100,7 +101,9 @@ def setitem(tensor: TensorBase, index: Any, value: Any) -> None:
 
 
 def _scalar_tensor(value: Any, dtype: DType) -> TensorBase:
-    return call(op("lift_fresh_copy"), make_tensor(value, dtype=dtype))
+    if isinstance(value, numbers.Number):  # (numpy's scalars too)
+        return call(op("lift_fresh_copy"), make_tensor(value, dtype=dtype))
+    return call(op("scalar_tensor"), value, dtype=dtype)  # a symbolic size: made in the program
 
 
 def _copy_to(dst: TensorBase, src: TensorBase) -> None:
