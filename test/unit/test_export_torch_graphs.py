@@ -128,6 +128,8 @@ def test_attention_is_laid_out_as_its_query_when_torch_takes_flash_attention() -
     assert sdpa(query, keys, keys).stride() == (16, 8, 32, 1)
     transposed = torch.randn(2, 2, 8, 4).transpose(2, 3)
     assert sdpa(transposed, keys, keys).stride() == (64, 32, 8, 1)
+    grouped_query, grouped_keys = torch.randn(2, 5, 4, 8).transpose(1, 2), torch.randn(2, 5, 2, 8).transpose(1, 2)
+    assert sdpa(grouped_query, grouped_keys, grouped_keys, enable_gqa=True).stride() == (160, 8, 32, 1)
     # so the attention heads of nn.MultiheadAttention fold back with a view, no copy
     ep = torch.export.export(Attention(), (torch.randn(4, 2, 16), torch.randn(6, 2, 12), torch.randn(6, 2, 8)))
     functional = _calls(ep.run_decompositions({}))

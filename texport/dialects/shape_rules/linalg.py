@@ -271,22 +271,34 @@ def _sdpa(
 
 @stride_rule("scaled_dot_product_attention")
 def _sdpa_strides(out: TensorMeta, query: TensorMeta, key: TensorMeta, value: TensorMeta,
-                  attn_mask: TensorMeta | None = None, dropout_p: float = 0.0, *_: Any) -> Strides | None:
+                  attn_mask: TensorMeta | None = None, dropout_p: float = 0.0, is_causal: bool = False,
+                  scale: float | None = None, enable_gqa: bool = False) -> Strides | None:
     """torch's CPU flash attention writes into ``empty_like(query)``: the result
     is laid out as the query is. The math fallback's result is row-major."""
-    return preserved_strides(query) if _flash_on_cpu(query, key, value, dropout_p) else None
+    return preserved_strides(query) if _flash_on_cpu(query, key, value, dropout_p, enable_gqa) else None
 
 
-def _flash_on_cpu(query: TensorMeta, key: TensorMeta, value: TensorMeta, dropout_p: float) -> bool:
+def _flash_on_cpu(query: TensorMeta, key: TensorMeta, value: TensorMeta, dropout_p: float,
+                  enable_gqa: bool) -> bool:
     """Whether torch's CPU dispatch picks flash attention (sdp_utils_cpp's
-    use_flash_attention_cpp): no dropout, 4-D inputs with the same batch, heads
-    and head size, non-empty sequences, and unit strides in the last dim."""
+    use_flash_attention_cpp): no dropout, 4-D inputs with the same batch and
+    head size, the same heads (with grouped-query attention, key and value
+    heads that divide the query's), non-empty sequences, unit last strides."""
     tensors = (query, key, value)
     if dropout_p > 0 or any(t.ndim != 4 for t in tensors):
         return False
-    same = all(known_eq(t.shape[i], query.shape[i]) for t in tensors for i in (0, 1, 3))
+    same = all(known_eq(t.shape[i], query.shape[i]) for t in tensors for i in (0, 3))
     nonempty = all(not known_eq(t.shape[2], 0) for t in tensors)
-    return same and nonempty and all(known_eq(strides_of(t)[-1], 1) for t in tensors)
+    unit = all(known_eq(strides_of(t)[-1], 1) for t in tensors)
+    return same and nonempty and unit and _heads_fit(query.shape[1], key.shape[1], value.shape[1], enable_gqa)
+
+
+def _heads_fit(query: Dim, key: Dim, value: Dim, enable_gqa: bool) -> bool:
+    if known_eq(query, key) and known_eq(query, value):
+        return True
+    if not enable_gqa or not known_eq(key, value) or type(query) is not int or type(key) is not int:
+        return False
+    return key > 0 and query % key == 0
 
 
 # ---------------------------------------------------------------------------- distances
