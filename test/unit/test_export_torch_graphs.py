@@ -175,3 +175,17 @@ def test_slice_assignment_of_a_symbolic_size_makes_a_scalar_tensor() -> None:
     assert calls[-1] == "fill_ = fill_.Tensor(select, scalar_tensor)"
     out = ep.module()(torch.randn(5, 4))
     np.testing.assert_array_equal(out.numpy()[:, 0], np.full(5, 5.0, dtype=np.float32))
+
+
+class Repeat(torch.nn.Module):
+    def forward(self, x):  # noqa: ANN001, ANN201
+        return x.repeat_interleave(2), x.view(2, 3).repeat_interleave(2)
+
+
+def test_repeat_interleave_without_dim_flattens_as_aten() -> None:
+    """ATen flattens the input first, and flattening a 1-D tensor is no op."""
+    ep = torch.export.export(Repeat(), (torch.randn(6),))
+    assert [call.split(" = ")[0] + " = " + call.split(" = ")[1].split("(")[0] for call in _calls(ep.run_decompositions())] == [
+        "unsqueeze = unsqueeze", "expand = expand", "clone = clone", "view = view",
+        "view_1 = view", "view_2 = view", "unsqueeze_1 = unsqueeze", "expand_1 = expand", "clone_1 = clone",
+        "view_3 = view"]

@@ -390,7 +390,7 @@ def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
 @register_decomposition(aten.repeat_interleave.self_int)
 def repeat_interleave_int(self: Tensor, repeats: Any, dim: int | None = None, *,
                           output_size: Any = None) -> Tensor:
-    x = self if dim is not None else reshape_to(self, [self.numel()])
+    x = self if dim is not None else flatten(self)  # ATen flattens: a 1-D input stays itself
     dim = canonical_dim(dim or 0, x.dim())
     sizes = list(x.shape)
     wide = aten.unsqueeze.default(x, dim + 1)
@@ -415,7 +415,7 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
                                   output_size: Any = None) -> Any:
     if output_size is None:
         return NotImplemented
-    x = self if dim is not None else reshape_to(self, [self.numel()])
+    x = self if dim is not None else flatten(self)  # ATen flattens: a 1-D input stays itself
     dim = canonical_dim(dim or 0, x.dim())
     if repeats.numel() == 1:
         repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
