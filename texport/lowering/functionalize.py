@@ -15,7 +15,13 @@ functional level:
   (views are regenerated from the new base);
 - a function argument that was mutated becomes an extra result, first, in
   argument order: BUFFER_MUTATION for buffers, USER_INPUT_MUTATION for user
-  inputs (torch's order and kinds).
+  inputs (torch's order and kinds); a buffer whose new value is a ``copy``
+  takes the copy's source instead (``forward_buffer_copies``, run by the
+  passes' tidy step, after dead-code elimination, as torch's run_decompositions).
+
+Before the replay the functionalize pass decomposes the ops tagged
+``decomposed_by_functionalize`` (reshape, flatten, view_as, to, ...), which
+torch's functionalization never keeps (decompose.py).
 
 Writing a parameter or a lifted constant is an error, as in torch.
 """
