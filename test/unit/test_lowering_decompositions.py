@@ -282,6 +282,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "linspace.default": [S(0.0, 1.0, 7), S(-2, 5, 4), S(3.0, 3.0, 1)],
     "eye.default": [S(3)], "eye.m": [S(3, 4, dtype=DType.int64)],
     "fill.Tensor": [S(f(3, 4), np.array(2.5, dtype=np.float64))],
+    "select_scatter.default": [S(f(3, 4), f(4), 0, 1), S(f(3, 4), f(3), 1, -1), S(f(2, 3, 4), f(2, 4), 1, 2)],
     "item.default": [S(f(1))],
     "rand_like.default": [S(f(3, 4))], "randn_like.default": [S(f(3, 4))],
     "randint.default": [S(5, [3, 4])], "randint.low": [S(2, 5, [3])],

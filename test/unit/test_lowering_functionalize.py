@@ -182,3 +182,62 @@ def test_instance_norm_with_running_stats_writes_their_average_over_the_batch() 
     assert kinds == ["BUFFER_MUTATION", "BUFFER_MUTATION", "USER_OUTPUT"]
     frozen = torch.export.export(make().eval(), (torch.randn(4, 3, 5),)).run_decompositions({})
     assert "functional.instance_norm" in _ops(frozen)  # eval writes nothing: kept, as torch keeps it
+
+
+class CopiedInto(torch.nn.Module):
+    """Buffers written by ``copy_``: same shape, broadcast, another dtype, and a
+    copy followed by more writes; and a user input written by ``copy_``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("same", torch.zeros(4, 3))
+        self.register_buffer("wide", torch.zeros(4, 3))
+        self.register_buffer("whole", torch.zeros(4, 3, dtype=torch.int64))
+        self.register_buffer("later", torch.zeros(4, 3))
+
+    def forward(self, x):  # noqa: ANN001, ANN201
+        self.same.copy_(x * 2)
+        self.wide.copy_(x[0] + 1)
+        self.whole.copy_(x * 10)
+        self.later.copy_(x - 1)
+        self.later.add_(1)
+        x.copy_(x * 3)
+        return self.same + self.wide
+
+
+def test_a_buffer_copied_into_takes_the_source_as_its_value() -> None:
+    """torch's run_decompositions (_remove_unnecessary_copy_op_pass): the source
+    of the copy is the buffer's new value, whatever its shape and dtype; a
+    buffer written after the copy and a user input keep their copy (names are
+    given before the copies go: the input's copy is copy_4, as in torch)."""
+    for table in ({}, None):
+        _, lowered = _lower(CopiedInto(), torch.randn(4, 3), table=table)
+        specs = [str(s) for s in lowered.graph_signature.output_specs]
+        assert specs == ["mul: BUFFER_MUTATION target='same'", "add: BUFFER_MUTATION target='wide'",
+                         "mul_1: BUFFER_MUTATION target='whole'", "add_1: BUFFER_MUTATION target='later'",
+                         "copy_4: USER_INPUT_MUTATION target='x'", "add_2: USER_OUTPUT"]
+        assert sum(getattr(op, "op_def", None) is not None and op.op_def.key == "aten.copy.default"
+                   for op in lowered.graph.walk()) == 2
+    _check_equal(CopiedInto, torch.randn(4, 3))
+
+
+class CopiedTwice(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("b", torch.zeros(3))
+
+    def forward(self, x):  # noqa: ANN001, ANN201
+        self.b.copy_(x * 2)
+        self.b.copy_(x * 3)
+        return self.b + 1
+
+
+def test_a_buffer_copied_into_twice_keeps_the_first_copy_as_torch() -> None:
+    """torch removes the last copy after its dead-code pass: the first copy,
+    read only by the removed one, stays in the graph."""
+    _, functional = _lower(CopiedTwice(), torch.randn(3))
+    assert _ops(functional) == ["functional.mul.Tensor", "functional.copy", "functional.mul.Tensor",
+                                "functional.add.Tensor"]
+    assert [str(s) for s in functional.graph_signature.output_specs] == [
+        "mul_1: BUFFER_MUTATION target='b'", "add: USER_OUTPUT"]
+    _check_equal(CopiedTwice, torch.randn(3))

@@ -39,6 +39,11 @@ TAGS = {
     "inplace_view": "changes self's shape or strides in place, not its values",
     # torch's Tag.nondeterministic_seeded
     "nondeterministic_seeded": "draws from the random generator (never Pure)",
+    # torch's functionalization decomposes a CompositeImplicitAutograd op that
+    # aliases or writes, by its schema or possibly (torch's Tag.maybe_aliasing_or_mutating:
+    # dropout returns its input when not training); torch._export.utils._check_valid_to_preserve
+    "decomposed_by_functionalize": "a CompositeImplicitAutograd op that may alias or write: "
+                                   "run_decompositions never keeps it",
     "kept_in_core": "not core, but torch keeps it in core ATen programs: legal at the core level",
     "no_decomposition": "not core, and no decomposition to core on purpose: lowering keeps it",
 }

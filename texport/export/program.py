@@ -16,6 +16,7 @@ from xdsl.ir import SSAValue
 
 from texport.dialects.context import print_module
 from texport.dialects.tx import SymIntType
+from texport.interpreter.dtypes import cast
 from texport.interpreter.errors import GuardError
 from texport.interpreter.executor import Plan, compile_function
 from texport.lowering.ir import clone_module
@@ -274,14 +275,21 @@ class ExportedModule(Module):
             value = outputs[position]
             position += 1
             if spec.kind is OutputKind.BUFFER_MUTATION:
-                np.copyto(state[spec.target]._value, value)
+                _write_back(state[spec.target]._value, value)
             elif spec.kind is OutputKind.USER_INPUT_MUTATION:
                 target = user_inputs.get(spec.target)
                 if isinstance(target, Tensor):  # torch writes the new value into the caller's tensor
-                    np.copyto(target._value, value)
+                    _write_back(target._value, value)
             else:
                 results.append(_wrap(value))
         return pytree.tree_unflatten(results, program.call_spec[1])
+
+
+def _write_back(target: np.ndarray, value: Any) -> None:
+    """``target.copy_(value)``: a buffer's new value may be the source of a
+    ``copy_`` into it, of another shape (broadcast) or dtype (cast as torch casts)."""
+    with np.errstate(all="ignore"):
+        np.copyto(target, cast(value, target.dtype))
 
 
 def _copy(tensor: Tensor, parameter: bool = False) -> Tensor:

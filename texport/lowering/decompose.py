@@ -19,6 +19,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp, dims_equal
 from texport.dialects.layout import StridesMemo
+from texport.dialects.registry import OPS
 from texport.dialects.symbolic import symbol
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
 from texport.tracer.errors import TracingError
@@ -29,6 +30,7 @@ from texport.tracer.tracing import NameTable
 from .errors import DecompositionError
 from .functionalize import rewrite_call
 from .legality import where
+from .table import DECOMPOSITIONS
 
 Decomposition = Callable[..., Any]
 _SYM_TYPES = (SymIntType, SymFloatType, SymBoolType)
@@ -171,6 +173,20 @@ def decompose_function(func: FuncOp, table: Mapping[str, Decomposition]) -> int:
     return _decompose_block(Splicer(block, parameters=_parameters(func)), table)
 
 
+def decompose_before_functionalize(func: FuncOp) -> int:
+    """Decompose the ops tagged ``decomposed_by_functionalize`` (CompositeImplicitAutograd
+    ops that may alias or write: reshape, flatten, view_as, to.dtype, dropout, ...)
+    at the training level. torch's functionalization decomposes them as it meets
+    them, so run_decompositions never keeps one; here it happens just before."""
+    splicer = Splicer(func.body.block, level="training", parameters=_parameters(func))
+    return _decompose_block(splicer, _functionalize_decompositions())
+
+
+def _functionalize_decompositions() -> dict[str, Decomposition]:
+    return {key: DECOMPOSITIONS[key] for key in OPS.keys()
+            if OPS[key].has_tag("decomposed_by_functionalize") and key in DECOMPOSITIONS}
+
+
 def _parameters(func: FuncOp) -> frozenset[SSAValue]:
     """The arguments the signature marks as parameters (they require grad)."""
     attrs = func.arg_attrs.data if func.arg_attrs else ()
@@ -186,7 +202,7 @@ def _decompose_block(splicer: Splicer, table: Mapping[str, Decomposition]) -> in
         following = op.next_op
         for region in op.regions:
             for inner in region.blocks:
-                nested = Splicer(inner)
+                nested = Splicer(inner, level=splicer.level)
                 nested.sources = {**splicer.sources, **nested.sources}
                 nested.names = splicer.names
                 count += _decompose_block(nested, table)

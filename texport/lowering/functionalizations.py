@@ -16,6 +16,12 @@ from .functionalize import register_functionalization, write
 aten = ops.aten
 
 
+# lift_fresh_copy(x) = clone(x): torch's functionalization kernel of lift_fresh_copy
+@register_functionalization(aten.lift_fresh_copy.default)
+def lift_fresh_copy(self: Tensor) -> Tensor:
+    return aten.clone.default(self)
+
+
 # batch_norm(train) = _native_batch_norm_legit_functional(...)[0], running stats <- [3], [4]
 # batch_norm(eval)  = _native_batch_norm_legit_no_training(...)[0]
 @register_functionalization(aten.batch_norm.default)

@@ -15,7 +15,13 @@ functional level:
   (views are regenerated from the new base);
 - a function argument that was mutated becomes an extra result, first, in
   argument order: BUFFER_MUTATION for buffers, USER_INPUT_MUTATION for user
-  inputs (torch's order and kinds).
+  inputs (torch's order and kinds); a buffer whose new value is a ``copy``
+  takes the copy's source instead (``forward_buffer_copies``, run by the
+  passes' tidy step, after dead-code elimination, as torch's run_decompositions).
+
+Before the replay the functionalize pass decomposes the ops tagged
+``decomposed_by_functionalize`` (reshape, flatten, view_as, to, ...), which
+torch's functionalization never keeps (decompose.py).
 
 Writing a parameter or a lifted constant is an error, as in torch.
 """
@@ -207,22 +213,40 @@ class Functionalizer:
         self.value[old] = (new, self.version.get(self.root(old), 0))
 
     def mutate(self, old: SSAValue, new: SSAValue, op: Operation) -> None:
-        """``old`` (and so its root) now holds ``new``."""
+        """``old`` (and so its root) now holds ``new``. A write through a view
+        reaches the root as torch's FunctionalStorageImpl::apply_update takes it
+        there: the views between the root and the written one are taken afresh
+        from the root's value, then each level is scattered back, innermost
+        first. The written view itself is left out of date (torch's
+        commit_update), so its next read regenerates it from the new root."""
         if self.resolve(old) is new:
             return
-        view = self.views.get(old)
-        if view is not None:
-            base = self.resolve(view.parent)
-            self.mutate(view.parent, new if view.op is None else self.scatter(view, base, new, op), op)
-        else:
-            root = self.root(old)
-            self.version[root] = self.version.get(root, 0) + 1
-        self.value[old] = (new, self.version.get(self.root(old), 0))
+        chain = self.view_chain(old)
+        bases = [self.resolve(self.root(old))]
+        for view in chain[:-1]:
+            bases.append(self.replay(view.op, view.index, bases[-1], fresh=True))
+        for view, base in zip(reversed(chain), reversed(bases)):
+            new = self.scatter(view, base, new, op)
+        root = self.root(old)
+        self.version[root] = self.version.get(root, 0) + 1
+        self.value[root] = (new, self.version[root])
+
+    def view_chain(self, value: SSAValue) -> list[_ViewOf]:
+        """The view steps from the root down to ``value`` (in-place results,
+        which are the tensor they wrote, are no step)."""
+        chain = []
+        while (view := self.views.get(value)) is not None:
+            if view.op is not None:
+                chain.append(view)
+            value = view.parent
+        return chain[::-1]
 
     # ---- regenerating and scattering views --------------------------------------
 
-    def replay(self, view_op: AtenOp, index: int, base: SSAValue) -> SSAValue:
-        made = self.replays.get((view_op, base))
+    def replay(self, view_op: AtenOp, index: int, base: SSAValue, *, fresh: bool = False) -> SSAValue:
+        """The view op again on a new base; the same one for the same base,
+        unless ``fresh`` (apply_update takes its own)."""
+        made = None if fresh else self.replays.get((view_op, base))
         if made is None:
             operands = [self.resolve(v) for v in view_op.operands]
             operands[0] = base
@@ -230,7 +254,8 @@ class Functionalizer:
             self.block.add_op(made)
             for old, new in zip(view_op.results, made.results):
                 _copy_name(old, new, self.tracer.names)
-            self.replays[(view_op, base)] = made
+            if not fresh:
+                self.replays[(view_op, base)] = made
         return made.results[index]
 
     def scatter(self, view: _ViewOf, base: SSAValue, src: SSAValue, at: Operation) -> SSAValue:
@@ -358,6 +383,28 @@ def _copy_name(old: SSAValue, new: SSAValue, names: NameTable) -> None:
 def _string(attr: DictionaryAttr, key: str) -> str | None:
     value = attr.data.get(key)
     return value.data if isinstance(value, StringAttr) else None
+
+
+def forward_buffer_copies(func: FuncOp) -> None:
+    """A buffer whose new value is a ``copy`` of another value takes that value
+    itself, and the copy goes: torch's run_decompositions does this last
+    (``_remove_unnecessary_copy_op_pass``), after its retrace has named the
+    nodes, and whatever the shapes and dtypes (the unlifted module's write-back
+    broadcasts and casts, as ``copy_`` does). User inputs keep their copy."""
+    returned = func.body.block.last_op
+    if not isinstance(returned, ReturnOp) or not func.res_attrs:
+        return
+    for value, attrs in zip(returned.operands, func.res_attrs.data):
+        copy = value.owner
+        if _string(attrs, "tx.output") == "BUFFER_MUTATION" and _is_copy(copy):
+            value.replace_all_uses_with(copy.operands[1])
+            func.body.block.erase_op(copy)
+    func.function_type = FunctionType.from_lists(func.function_type.inputs.data,
+                                                 [v.type for v in returned.operands])
+
+
+def _is_copy(op: Operation | Block) -> bool:
+    return isinstance(op, AtenOp) and op.op_def.key == "aten.copy.default"
 
 
 def functionalize_function(func: FuncOp) -> list[tuple[SSAValue, str, str]]:

@@ -20,9 +20,9 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.dead_code_elimination import dce, is_trivially_dead
 
-from .decompose import Decomposition, decompose_function
+from .decompose import Decomposition, decompose_before_functionalize, decompose_function
 from .default_table import NAMED_TABLES
-from .functionalize import functionalize_function
+from .functionalize import forward_buffer_copies, functionalize_function
 from .ir import dedupe_symbols, functions, rename
 from .legality import (
     LegalityError,
@@ -38,9 +38,11 @@ from .rules import LEGALIZE_CORE, LEGALIZE_FUNCTIONAL
 
 def _tidy(module: ModuleOp) -> None:
     """Read each size once, name the values as torch names the nodes of its
-    retraced graph, then drop dead ops. torch names a node when its retrace
-    makes it and only then eliminates dead code: a dead op has taken its name
-    (a loss reduced by sum is ``sum_2``: the unused total weight took ``sum_1``)."""
+    retraced graph, drop dead ops, then let a buffer take the value copied into
+    it. torch names a node when its retrace makes it and only then eliminates
+    dead code: a dead op has taken its name (a loss reduced by sum is ``sum_2``:
+    the unused total weight took ``sum_1``). Its copy removal comes last: what
+    only a removed copy read stays (a buffer copied into twice keeps the first)."""
     for func in functions(module):
         dedupe_symbols(func.body.block)
         rename(func.body.block)
@@ -48,6 +50,8 @@ def _tidy(module: ModuleOp) -> None:
     # costs a quarter of that, and most passes leave none
     if any(is_trivially_dead(op) for op in module.walk()):
         dce(module)
+    for func in functions(module):
+        forward_buffer_copies(func)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class FunctionalizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in functions(op):
+            decompose_before_functionalize(func)
             functionalize_function(func)
         if self.tidy:
             _tidy(op)

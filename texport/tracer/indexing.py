@@ -7,6 +7,7 @@ their base, TensorBase."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from texport.dialects._lazy import sympy  # loaded on first use
@@ -107,16 +108,36 @@ def getitem(tensor: TensorBase, index: Any) -> TensorBase:
 
 
 def setitem(tensor: TensorBase, index: Any, value: Any) -> None:
+    """torch's ``THPVariable_setitem``: a Python number becomes a 0-d tensor of
+    the tensor's dtype, lifted (a constant of the program) and copied fresh;
+    then index_put_ for an advanced index, else ATen's ``copy_to`` on the view."""
+    source = value if isinstance(value, TensorBase) else _scalar_tensor(value, tensor.dtype)  # first, as torch
     view, advanced = _basic(tensor, index)
     if advanced:
-        call(op("index_put_"), view, advanced, _value_tensor(value, tensor), False)
-    elif isinstance(value, TensorBase):
-        call(op("copy_"), view, value)
+        call(op("index_put_"), view, advanced, source, False)
     else:
-        call(op("fill_.Scalar"), view, value)
+        _copy_to(view, source)
 
 
-def _value_tensor(value: Any, like: TensorBase) -> TensorBase:
-    if isinstance(value, TensorBase):
-        return value
-    return call(op("full"), [], value, dtype=like.dtype)
+def _scalar_tensor(value: Any, dtype: DType) -> TensorBase:
+    if isinstance(value, numbers.Number):  # (numpy's scalars too)
+        return call(op("lift_fresh_copy"), make_tensor(value, dtype=dtype))
+    return call(op("scalar_tensor"), value, dtype=dtype)  # a symbolic size: made in the program
+
+
+def _copy_to(dst: TensorBase, src: TensorBase) -> None:
+    """ATen's ``at::indexing::copy_to``: copy_ when the shapes agree, fill_ from
+    a 0-d source, else copy_ from the source viewed without its leading 1s and
+    expanded to the view's shape (each op recorded as ATen calls it)."""
+    if list(dst.shape) == list(src.shape):
+        call(op("copy_"), dst, src)
+    elif src.dim() == 0:
+        call(op("fill_.Tensor"), dst, src)
+    else:
+        sizes = list(src.shape)
+        while sizes and type(sizes[0]) is int and sizes[0] == 1:
+            sizes.pop(0)
+        src = call(op("view"), src, sizes)
+        if list(src.shape) != list(dst.shape):
+            src = call(op("expand"), src, list(dst.shape))
+        call(op("copy_"), dst, src)

@@ -92,7 +92,7 @@ class Arguments:
             argument: type = TensorArgument) -> SSAValue:
         block = self.tracer.blocks[0]
         arg = block.insert_arg(arg_type, len(block.args))
-        set_name(arg, self.tracer.names.claim(name))
+        set_name(arg, self.tracer.names.claim(name, placeholder=True))
         self.specs.append(InputSpec(kind, argument(arg.name_hint), target, persistent))
         self.attrs.append(_arg_attrs(kind, target, persistent, path))
         return arg

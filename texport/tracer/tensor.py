@@ -139,7 +139,9 @@ class Tensor(TensorBase):
         return strides if dim is None else strides[dim]
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(call(op("sym_is_contiguous"), self))
+        if memory_format is None:
+            return bool(call(op("sym_is_contiguous"), self))
+        return bool(call(op("sym_is_contiguous"), self, memory_format))
 
     def storage_offset(self) -> Any:
         return call(op("sym_storage_offset"), self)
@@ -228,7 +230,7 @@ class Tensor(TensorBase):
         return f"texport.{self._dtype.torch_name}" if dtype is None else self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:
-        return self.to(other.dtype)
+        return call(op("type_as"), self, other)  # torch's IR keeps it, even when the dtype is the same
 
     def cpu(self) -> Tensor:
         return self
@@ -273,11 +275,13 @@ class Tensor(TensorBase):
     def reshape(self, *shape: Any) -> Tensor:
         return call(op("reshape"), self, varargs_list(shape))
 
+    # torch's training IR keeps view_as, reshape_as and expand_as as they are
+    # written; functionalization decomposes them (tag decomposed_by_functionalize)
     def view_as(self, other: Tensor) -> Tensor:
-        return self.view(list(other.shape))
+        return call(op("view_as"), self, other)
 
     def reshape_as(self, other: Tensor) -> Tensor:
-        return self.reshape(list(other.shape))
+        return call(op("reshape_as"), self, other)
 
     def permute(self, *dims: Any) -> Tensor:
         return call(op("permute"), self, varargs_list(dims))
@@ -286,7 +290,7 @@ class Tensor(TensorBase):
         return call(op("expand"), self, varargs_list(sizes))
 
     def expand_as(self, other: Tensor) -> Tensor:
-        return self.expand(list(other.shape))
+        return call(op("expand_as"), self, other)
 
     def repeat(self, *sizes: Any) -> Tensor:
         return call(op("repeat"), self, varargs_list(sizes))
@@ -488,7 +492,12 @@ class Tensor(TensorBase):
         return call(op("unflatten.int"), self, dim, list(sizes))
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
-        return call(op("contiguous"), self)
+        # ATen's TensorBase::contiguous returns self, calling no op, when the layout already is
+        if self.is_contiguous(memory_format):
+            return self
+        if memory_format is None:
+            return call(op("contiguous"), self)
+        return call(op("contiguous"), self, memory_format=memory_format)
 
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return call(op("clone"), self, memory_format=memory_format)

@@ -78,12 +78,15 @@ class NameTable:
     def __init__(self) -> None:
         self.used: dict[str, int] = {}
 
-    def claim(self, base: str) -> str:
+    def claim(self, base: str, *, placeholder: bool = False) -> str:
+        """A fresh name from ``base``. A node may not take a Python builtin's name
+        (fx's namespace gives ``max_1``); a placeholder may (torch's export names
+        placeholders after the fact, avoiding only the names already taken)."""
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "v"
         if base[0].isdigit():
             base = f"_{base}"
         count = self.used.get(base)
-        if count is None and base not in _RESERVED:
+        if count is None and (placeholder or base not in _RESERVED):
             self.used[base] = 0
             return base
         count = (count or 0) + 1
@@ -352,9 +355,12 @@ class Tracer:
         for index, (meta, result) in enumerate(zip(results, ir_op.results)):
             written = plan.written_arg[index] if index < len(plan.written_arg) else None
             if written is not None:
+                target = values[written]
                 if op.op_def.has_tag("inplace_view"):  # t_, squeeze_...: self takes the new shape
-                    values[written]._value = FakeValue(meta.shape, result, self, strides and strides[index])
-                wrapped.append(values[written])
+                    target._value = FakeValue(meta.shape, result, self, strides and strides[index])
+                else:
+                    self._rebind_written(target, result)
+                wrapped.append(target)
             elif isinstance(meta, TensorMeta):
                 wrapped.append(self.fake(meta.shape, meta.dtype, result, strides and strides[index]))
             elif isinstance(meta, ScalarMeta):
@@ -368,6 +374,15 @@ class Tracer:
         if plan.is_tuple or len(plan.kinds) > 1:
             return tuple(wrapped)
         return wrapped[0]
+
+    def _rebind_written(self, target: Tensor, result: SSAValue) -> None:
+        """Later reads of a tensor written in place read the writing op's result,
+        as torch's proxies do (``x.add_(1); x * 2`` multiplies ``add_``)."""
+        inner = target._value
+        if isinstance(inner, FakeValue):
+            target._value = FakeValue(inner.dims, result, self, inner.strides)
+        elif id(target) in self.lifted:  # a parameter, buffer or constant: an eager tensor
+            self.lifted[id(target)] = (target, result)
 
     def _known_scalars(self, op: OpOverload, results: list[ScalarMeta]) -> Any:
         """A metadata query (sym_size, sym_stride, sym_is_contiguous...) the fake

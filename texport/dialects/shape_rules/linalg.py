@@ -9,7 +9,7 @@ from .. import symbolic as _symbolic
 from ..dtypes import DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import (
     broadcast_shapes,
     normalize_dim,
@@ -18,6 +18,7 @@ from .common import (
     shape_text,
 )
 from .guards import ShapeGuardError, check, sym_eq
+from .strides import Strides, known_eq, preserved_strides, strides_of
 from .views import exact_div, expand_shape, meta
 
 
@@ -266,6 +267,38 @@ def _sdpa(
         # The mask is added to the [*, L, S] scores.
         expand_shape(attn_mask.shape, [*batch, query.shape[-2], key.shape[-2]])
     return meta([*batch, query.shape[-2], value.shape[-1]], query.dtype)
+
+
+@stride_rule("scaled_dot_product_attention")
+def _sdpa_strides(out: TensorMeta, query: TensorMeta, key: TensorMeta, value: TensorMeta,
+                  attn_mask: TensorMeta | None = None, dropout_p: float = 0.0, is_causal: bool = False,
+                  scale: float | None = None, enable_gqa: bool = False) -> Strides | None:
+    """torch's CPU flash attention writes into ``empty_like(query)``: the result
+    is laid out as the query is. The math fallback's result is row-major."""
+    return preserved_strides(query) if _flash_on_cpu(query, key, value, dropout_p, enable_gqa) else None
+
+
+def _flash_on_cpu(query: TensorMeta, key: TensorMeta, value: TensorMeta, dropout_p: float,
+                  enable_gqa: bool) -> bool:
+    """Whether torch's CPU dispatch picks flash attention (sdp_utils_cpp's
+    use_flash_attention_cpp): no dropout, 4-D inputs with the same batch and
+    head size, the same heads (with grouped-query attention, key and value
+    heads that divide the query's), non-empty sequences, unit last strides."""
+    tensors = (query, key, value)
+    if dropout_p > 0 or any(t.ndim != 4 for t in tensors):
+        return False
+    same = all(known_eq(t.shape[i], query.shape[i]) for t in tensors for i in (0, 3))
+    nonempty = all(not known_eq(t.shape[2], 0) for t in tensors)
+    unit = all(known_eq(strides_of(t)[-1], 1) for t in tensors)
+    return same and nonempty and unit and _heads_fit(query.shape[1], key.shape[1], value.shape[1], enable_gqa)
+
+
+def _heads_fit(query: Dim, key: Dim, value: Dim, enable_gqa: bool) -> bool:
+    if known_eq(query, key) and known_eq(query, value):
+        return True
+    if not enable_gqa or not known_eq(key, value) or type(query) is not int or type(key) is not int:
+        return False
+    return key > 0 and query % key == 0
 
 
 # ---------------------------------------------------------------------------- distances

@@ -77,7 +77,7 @@ def contiguous(x: Tensor, memory_format: Any = "contiguous_format") -> Tensor:
 def reshape_to(x: Tensor, shape: list[Any]) -> Tensor:
     """torch's reshape (ATen's reshape_symint, ``shape`` without -1): a view when
     x's strides can express the shape, else a row-major copy, viewed (torch's
-    _unsafe_view of the clone, which is a view in the core set)."""
+    _unsafe_view of the clone, which core decomposes to a view)."""
     if not can_view(x, shape):
-        x = aten.clone.default(x, memory_format="contiguous_format")
+        return aten._unsafe_view.default(aten.clone.default(x, memory_format="contiguous_format"), shape)
     return aten.view.default(x, shape)

@@ -371,9 +371,9 @@ def prelu(self: Tensor, weight: Tensor) -> Tensor:
     return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
 
 
-# fill(x, v) = clone(expand(v.to(dtype(x)), shape(x)))
+# fill(x, v) = copy(x, v) for a 0-d v (torch's decomposition; copy broadcasts and casts)
 @register_decomposition(aten.fill.Tensor)
 def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
-    if value.dtype is not self.dtype:
-        value = aten._to_copy.default(value, dtype=self.dtype)
-    return aten.clone.default(aten.expand.default(value, list(self.shape)))
+    if value.dim() != 0:
+        raise ValueError(f"fill only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions")
+    return aten.copy.default(self, value)

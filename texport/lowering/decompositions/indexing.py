@@ -73,3 +73,17 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_b
     return aten._embedding_bag.default(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                                        per_sample_weights, include_last_offset,
                                        -1 if padding_idx is None else padding_idx)
+
+
+# select_scatter(x, s, d, i) = where(arange(size_d).view(-1 at d) == i, expand(unsqueeze(s, d)), x)
+# (torch._refs.select_scatter: torch's core table decomposes it although it is core)
+@register_decomposition(aten.select_scatter.default)
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: Any) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    mask_shape = [1] * self.dim()
+    mask_shape[dim] = -1
+    if index < 0:
+        index = index + self.shape[dim]
+    positions = aten.view.default(aten.arange.default(self.shape[dim], device="cpu"), mask_shape)
+    mask = aten.eq.Scalar(positions, index)
+    return aten.where.self(mask, aten.expand.default(aten.unsqueeze.default(src, dim), list(self.shape)), self)

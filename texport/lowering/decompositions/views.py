@@ -67,8 +67,7 @@ def squeeze(self: Tensor) -> Tensor:
 
 
 # transpose(x, a, b) = permute(x, the identity with a and b swapped)
-@register_decomposition([aten.transpose.int, aten.swapaxes.default, aten.swapdims.default,
-                         aten.transpose_copy.int])
+@register_decomposition([aten.transpose.int, aten.transpose_copy.int])
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     rank = self.dim()
     if rank == 0:
@@ -77,6 +76,12 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     a, b = canonical_dim(dim0, rank), canonical_dim(dim1, rank)
     perm[a], perm[b] = perm[b], perm[a]
     return aten.permute.default(self, perm)
+
+
+# swapaxes(x, a, b) = transpose(x, a, b) (torch's CompositeImplicitAutograd kernel)
+@register_decomposition([aten.swapaxes.default, aten.swapdims.default])
+def swapaxes(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    return aten.transpose.int(self, dim0, dim1)
 
 
 # t(x) = permute(x, [1, 0]) for a matrix, x otherwise
@@ -152,17 +157,26 @@ def split_sizes(self: Tensor, split_size: list[Any], dim: int = 0) -> list[Tenso
     return aten.split_with_sizes.default(self, list(split_size), dim)
 
 
-# chunk(x, c, d) = split(x, ceil(size / c), d)
-@register_decomposition([aten.chunk.default, aten.unsafe_chunk.default])
+# chunk(x, c, d) = split(x, ceil(size / c), d), as ATen's chunk calls split.Tensor
+@register_decomposition(aten.chunk.default)
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> list[Tensor]:
-    dim = canonical_dim(dim, self.dim())
-    size = self.shape[dim]
+    return aten.split.Tensor(self, _chunk_size(self, chunks, dim), dim)
+
+
+# unsafe_chunk(x, c, d) = unsafe_split(x, ceil(size / c), d)
+@register_decomposition(aten.unsafe_chunk.default)
+def unsafe_chunk(self: Tensor, chunks: int, dim: int = 0) -> list[Tensor]:
+    return aten.unsafe_split.Tensor(self, _chunk_size(self, chunks, dim), dim)
+
+
+def _chunk_size(self: Tensor, chunks: int, dim: int) -> int:
+    size = self.shape[canonical_dim(dim, self.dim())]
     if type(size) is not int:
         raise ValueError(f"chunking a symbolic size {size} gives a data-dependent number of pieces")
-    return split(self, -(-size // chunks) if size else 1, dim)
+    return -(-size // chunks) if size else 1
 
 
-# tensor_split(x, n, d) = split_with_sizes(x, n pieces whose sizes differ by at most one, d)
+# tensor_split(x, n, d) = n slices along d whose sizes differ by at most one (ATen's kernel)
 @register_decomposition(aten.tensor_split.sections)
 def tensor_split_sections(self: Tensor, sections: int, dim: int = 0) -> list[Tensor]:
     dim = canonical_dim(dim, self.dim())
@@ -170,13 +184,16 @@ def tensor_split_sections(self: Tensor, sections: int, dim: int = 0) -> list[Ten
     if type(size) is not int:
         raise ValueError(f"tensor_split of a symbolic size {size} is not supported")
     base, extra = divmod(size, sections)
-    return aten.split_with_sizes.default(self, [base + 1] * extra + [base] * (sections - extra), dim)
+    sizes = [base + 1] * extra + [base] * (sections - extra)
+    starts = [sum(sizes[:i]) for i in range(sections)]
+    return [aten.slice.Tensor(self, dim, start, start + n) for start, n in zip(starts, sizes)]
 
 
-# tensor_split(x, [i, j], d) = [x[..., :i], x[..., i:j], x[..., j:]] along d
+# tensor_split(x, [i, j], d) = [x[..., :i], x[..., i:j], x[..., j:size]] along d
 @register_decomposition(aten.tensor_split.indices)
 def tensor_split_indices(self: Tensor, indices: list[Any], dim: int = 0) -> list[Tensor]:
-    bounds = [0, *indices, None]
+    dim = canonical_dim(dim, self.dim())
+    bounds = [0, *indices, self.shape[dim]]
     return [aten.slice.Tensor(self, dim, a, b) for a, b in zip(bounds, bounds[1:])]
 
 
@@ -279,7 +296,7 @@ def as_strided_copy(self: Tensor, size: list[Any], stride: list[Any], storage_of
 def to_dtype(self: Tensor, dtype: DType, non_blocking: bool = False, copy: bool = False,
              memory_format: Any = None) -> Tensor:
     if dtype is self.dtype and not copy:
-        return aten.alias.default(self)
+        return self  # ATen's to() returns the tensor itself: no op
     return aten._to_copy.default(self, dtype=dtype)
 
 
@@ -373,7 +390,7 @@ def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
 @register_decomposition(aten.repeat_interleave.self_int)
 def repeat_interleave_int(self: Tensor, repeats: Any, dim: int | None = None, *,
                           output_size: Any = None) -> Tensor:
-    x = self if dim is not None else reshape_to(self, [self.numel()])
+    x = self if dim is not None else flatten(self)  # ATen flattens: a 1-D input stays itself
     dim = canonical_dim(dim or 0, x.dim())
     sizes = list(x.shape)
     wide = aten.unsqueeze.default(x, dim + 1)
@@ -398,7 +415,7 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
                                   output_size: Any = None) -> Any:
     if output_size is None:
         return NotImplemented
-    x = self if dim is not None else reshape_to(self, [self.numel()])
+    x = self if dim is not None else flatten(self)  # ATen flattens: a 1-D input stays itself
     dim = canonical_dim(dim or 0, x.dim())
     if repeats.numel() == 1:
         repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])

@@ -906,7 +906,7 @@ def _mha_with_sdpa(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None, dr
     k = k.view(bsz, num_heads, src_len, head_dim)
     v = v.view(bsz, num_heads, src_len, head_dim)
     output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    output = output.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
+    output = output.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
     output = linear(output, out_proj_weight, out_proj_bias)
     output = output.view(tgt_len, bsz, output.size(1))
     if not is_batched:
