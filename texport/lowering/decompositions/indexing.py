@@ -23,6 +23,22 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return aten.index_put.default(self, [None] * dim + [index], source, False)
 
 
+# select_scatter(x, s, d, i) = where(arange(n) == i along d, unsqueeze(s, d), x)
+# (torch._refs: torch's default table takes this core op to a mask)
+@register_decomposition(aten.select_scatter.default)
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: Any) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim]
+    if type(index) is int and index < 0:
+        index = index + size
+    mask_shape = [1] * self.dim()
+    mask_shape[dim] = -1
+    positions = aten.view.default(aten.arange.start_step(0, size, 1), mask_shape)
+    mask = aten.eq.Scalar(positions, index)
+    spread = aten.expand.default(aten.unsqueeze.default(src, dim), list(self.shape))
+    return aten.where.self(mask, spread, self)
+
+
 # take_along_dim(x, i, d) = gather(x, d, i) with the other dims broadcast; d=None: on the flattened x
 @register_decomposition(aten.take_along_dim.default)
 def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:

@@ -53,6 +53,13 @@ def var_all(self: Tensor, unbiased: bool = True) -> Tensor:
     return aten.var.correction(self, None, correction=int(unbiased))
 
 
+# var(x, d, unbiased) = var(x, d, correction=unbiased): torch's default table
+# takes this core op to var.correction
+@register_decomposition(aten.var.dim)
+def var_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True, keepdim: bool = False) -> Tensor:
+    return aten.var.correction(self, dim, correction=int(unbiased), keepdim=keepdim)
+
+
 # std(x, ...) = sqrt(var(x, ...))
 @register_decomposition(aten.std.default)
 def std_all(self: Tensor, unbiased: bool = True) -> Tensor:

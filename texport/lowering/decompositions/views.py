@@ -66,6 +66,13 @@ def squeeze(self: Tensor) -> Tensor:
     return aten.squeeze.dims(self, dims)
 
 
+# squeeze(x, d) = squeeze.dims(x, [d]): torch's default table takes this core op
+# to squeeze.dims, so a core program has one squeeze form
+@register_decomposition(aten.squeeze.dim)
+def squeeze_dim(self: Tensor, dim: int) -> Tensor:
+    return aten.squeeze.dims(self, [dim])
+
+
 # transpose(x, a, b) = permute(x, the identity with a and b swapped)
 @register_decomposition([aten.transpose.int, aten.swapaxes.default, aten.swapdims.default,
                          aten.transpose_copy.int])
@@ -238,7 +245,7 @@ def squeeze_copy(self: Tensor) -> Tensor:
 # squeeze_copy(x, d) = squeeze.dims(x, [d])
 @register_decomposition(aten.squeeze_copy.dim)
 def squeeze_copy_dim(self: Tensor, dim: int) -> Tensor:
-    return aten.squeeze.dims(self, [dim])
+    return squeeze_dim(self, dim)
 
 
 # squeeze_copy(x, ds) = squeeze.dims(x, ds)

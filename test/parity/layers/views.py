@@ -1,0 +1,52 @@
+"""Views, writes through views and the core ops torch's default table still
+decomposes: squeeze.dim (to squeeze.dims), var.dim (to var.correction),
+fill.Scalar (to full_like) and select_scatter (to a where over an arange mask),
+each reached from the user's code, with static and dynamic sizes."""
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+def _squeeze_dims(x):
+    return x[:, :1].squeeze(1) + x[:, -1:].squeeze(-1) + x[:, :1].squeeze()
+
+
+def _filled(x):
+    y = x.clone()
+    y.fill_(2.5)
+    z = x.clone()
+    z.zero_()
+    return y + z
+
+
+def _row_written(x):
+    y = x.clone()
+    y[1] = x[0] * 2
+    return y
+
+
+def _f(*shape):
+    return lambda rng: rng.standard_normal(shape, dtype=np.float32)
+
+
+def cases():
+    Dim = torch.export.Dim
+    programs = {
+        "squeeze_dim": _squeeze_dims,
+        "squeeze_dim_of_reduction": lambda x: x.sum(1, keepdim=True).squeeze(1),
+        "var_dim": lambda x: torch.ops.aten.var.dim(x, [1], True, False) + x.var(1, unbiased=False),
+        "fill_and_zero": _filled,
+        "select_scatter": lambda x: torch.ops.aten.select_scatter.default(x, x[0] + 1, 0, -1),
+        "row_written": _row_written,
+    }
+    cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=lambda rng: (_f(4, 3)(rng),)) for name, fn in programs.items()]
+    # a symbolic size: the select_scatter mask's arange runs to it
+    cases.append(Case("row_written_dynamic", lambda: Fn(_row_written), inputs=lambda rng: (_f(4, 3)(rng),),
+                      dynamic_shapes={"x": {0: Dim("rows", min=2, max=16)}}, second=lambda rng: (_f(6, 3)(rng),)))
+    return cases
