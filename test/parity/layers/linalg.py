@@ -35,6 +35,22 @@ class MHA(torch.nn.Module):
         return self.mha(x, x, x, attn_mask=mask, need_weights=self.need_weights)[0]
 
 
+class BatchOfOne(torch.nn.Module):
+    """3-D products with a batch of one against a batch of three: torch's matmul
+    squeezes the batch of one off an operand that requires grad (a parameter or
+    the program's view of one, not a computed tensor, a buffer or a detached
+    one), and folds a matrix that requires grad into one mm."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(1, 4, 1))
+        self.register_buffer("table", torch.randn(1, 4, 1))
+
+    def forward(self, x):
+        return (self.weight @ x, (self.weight * 2) @ x, self.table @ x, self.weight.detach() @ x,
+                self.weight[0] @ x, x.transpose(1, 2) @ self.weight.transpose(1, 2))
+
+
 class Attention(torch.nn.Module):
     def __init__(self, causal=False, scale=None) -> None:
         super().__init__()
@@ -94,6 +110,7 @@ def cases():
         Case("linear_3d", Linear, inputs=lambda rng: (_f(2, 3, 8)(rng),), dynamic_shapes=batch,
              second=lambda rng: (_f(5, 3, 8)(rng),)),
         Case("linear_3d_no_bias", lambda: Linear(bias=False), inputs=lambda rng: (_f(2, 3, 8)(rng),)),
+        Case("matmul_batch_of_one", BatchOfOne, inputs=lambda rng: (_f(3, 1, 5)(rng),)),
         Case("mha", MHA, inputs=lambda rng: (_f(2, 5, 16)(rng),)),
         Case("mha_no_weights", lambda: MHA(need_weights=False), inputs=lambda rng: (_f(2, 5, 16)(rng),)),
         Case("mha_causal_mask", lambda: MHA(need_weights=False, mask=True), inputs=lambda rng: (_f(2, 5, 16)(rng),)),

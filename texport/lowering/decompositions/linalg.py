@@ -100,9 +100,11 @@ def _batched(tensor1: Tensor, tensor2: Tensor) -> Tensor:
     do not allow a view), bmm, unfold."""
     a, b = tensor1.dim(), tensor2.dim()
     if a == 3 and b == 3 and not _same(tensor1.shape[0], tensor2.shape[0]):
-        if _is_one(tensor1.shape[0]):  # torch squeezes a batch of one (its fake tensors are subclass-like)
+        # torch squeezes a batch of one off an operand that requires grad (a
+        # parameter or a view of one), so the fold above can take it
+        if _is_one(tensor1.shape[0]) and tensor1.requires_grad:
             return matmul(aten.squeeze.dims(tensor1, [0]), tensor2)
-        if _is_one(tensor2.shape[0]):
+        if _is_one(tensor2.shape[0]) and tensor2.requires_grad:
             return matmul(tensor1, aten.squeeze.dims(tensor2, [0]))
     n = tensor1.shape[-2] if a > 1 else 1
     m1 = tensor1.shape[-1]
