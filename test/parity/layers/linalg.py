@@ -100,6 +100,7 @@ def cases():
         "einsum_bmm": (lambda a, b: torch.einsum("bij,bjk->bik", a, b), _f(2, 3, 4), _f(2, 4, 5)),
         "einsum_heads": (lambda a, b: torch.einsum("bhqd,bhkd->bhqk", a, b), _f(2, 3, 4, 8), _f(2, 3, 5, 8)),
         "einsum_outer": (lambda a, b: torch.einsum("i,j->ij", a, b), _f(3), _f(4)),
+        "outer": (lambda a, b: torch.outer(a, b) + a.outer(b * 2), _f(3), _f(4)),
         "einsum_sum": (lambda a: torch.einsum("bij->bj", a), _f(2, 3, 4)),
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=(lambda rng, makes=makes: tuple(m(rng) for m in makes)))

@@ -160,10 +160,11 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
     return aten.sum.dim_IntList(aten.mul.Tensor(self, tensor), [0])
 
 
-# outer(a, b) = a[:, None] * b[None, :]
+# outer(a, b) = reshape(a, [n, 1]) * b
 @register_decomposition(aten.outer.default)
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    return aten.mul.Tensor(aten.unsqueeze.default(self, 1), vec2)
+    # ATen's outer reshapes self to a column (a view), it does not unsqueeze it
+    return aten.mul.Tensor(reshape_to(self, [self.shape[0], 1]), vec2)
 
 
 # addmv(s, A, v) = beta * s + alpha * (A @ v)
