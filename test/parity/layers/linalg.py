@@ -61,6 +61,16 @@ class Attention(torch.nn.Module):
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=self.causal, scale=self.scale)
 
 
+class StridedHeads(torch.nn.Module):
+    """q, k, v whose last dim is not the innermost in memory, several views away
+    from the transpose that made it so: torch's CPU flash kernel needs stride 1
+    there, so it runs the math backend."""
+
+    def forward(self, x):
+        q, k, v = x.reshape(x.shape[0], 3, 8, -1).transpose(-1, -2).unbind(1)
+        return F.scaled_dot_product_attention(q[:, None], k[:, None], v[:, None])
+
+
 class LeftPadded(torch.nn.Module):
     """A left-padded batch: the first (s - length) keys of each row are padding."""
 
@@ -123,6 +133,7 @@ def cases():
         Case("sdpa_3d_bool_mask", Attention,
              inputs=lambda rng: (*(a[0] for a in _qkv(rng)), _masked_rows(rng)[0])),
         Case("sdpa_scale", lambda: Attention(scale=0.3), inputs=lambda rng: _qkv(rng)),
+        Case("sdpa_strided_heads", StridedHeads, inputs=lambda rng: (_f(2, 24, 4, 4)(rng),)),
         Case("sdpa_left_padding", LeftPadded, inputs=lambda rng: (*_qkv(rng), np.array([5, 0])),
              dynamic_shapes={"q": {2: Dim("length")}, "k": {2: Dim("source")}, "v": {2: Dim("source")},
                              "lengths": None},

@@ -437,7 +437,7 @@ def _flash_cpu_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
         return False
     if not bool(embed == key.shape[3]) or not bool(embed == value.shape[3]):
         return False
-    if any(_last_dim_strided(x) for x in (query, key, value)):
+    if not _last_dims_unit_stride(query, key, value):
         return False
     return attn_mask is None or _flash_mask_shape(attn_mask, batch, heads, length, key.shape[2])
 
@@ -453,20 +453,18 @@ def _flash_mask_shape(mask: Tensor, batch: Any, heads: Any, length: Any, source:
     return all(bool(size == 1) or bool(size == full) for size, full in fits)
 
 
-def _last_dim_strided(x: Tensor) -> bool:
-    """Whether the last dim's stride is not 1: x is a permutation or transpose that
-    moved another dim last (read from the op that made x)."""
-    owner = getattr(getattr(x._value, "ssa", None), "owner", None)
-    op_def = getattr(owner, "op_def", None)
-    if op_def is None or x.shape[-1] == 1:
-        return False
-    name, args = op_def.schema.name, owner.arguments()
-    rank = x.dim()
-    if name == "permute":
-        return args[1][-1] % rank != rank - 1
-    if name in ("transpose", "swapaxes", "swapdims"):
-        return rank - 1 in (args[1] % rank, args[2] % rank) and args[1] % rank != args[2] % rank
-    return name in ("t", "mT", "adjoint")
+def _last_dims_unit_stride(query: Tensor, key: Tensor, value: Tensor) -> bool:
+    """sdp_utils_cpp's check_last_dim_stride_equals_1_dense (singleton head dim
+    ignored): each of q, k, v has stride 1 in its last dim, read from the
+    strides torch's fake tensors would carry, or the head dim is 1."""
+    if _is_one(query.shape[-1]):
+        return True
+    return all(_last_stride(x) == 1 for x in (query, key, value))
+
+
+def _last_stride(x: Tensor) -> Any:
+    strides = layout_of(x)[1]
+    return 1 if strides is None else strides[-1]
 
 
 # ---------------------------------------------------------------- distances
