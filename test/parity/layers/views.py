@@ -31,6 +31,17 @@ def _row_written(x):
     return y
 
 
+def _open_slices(x):
+    """Slices that keep every element: torch records none in a tuple index where
+    it knows the size fits (a static size, a bounded symbolic one), one on a
+    symbolic size without an upper bound, and always one for a lone slice."""
+    return x[:, None, :], x[0:, :3], x[:, :5], x[:], x[0:][None], torch.arange(x.shape[0])[:, None]
+
+
+def _static_open_slices(x):
+    return x[:9], x[:4, :], x[:, :3]
+
+
 def _f(*shape):
     return lambda rng: rng.standard_normal(shape, dtype=np.float32)
 
@@ -49,4 +60,8 @@ def cases():
     # a symbolic size: the select_scatter mask's arange runs to it
     cases.append(Case("row_written_dynamic", lambda: Fn(_row_written), inputs=lambda rng: (_f(4, 3)(rng),),
                       dynamic_shapes={"x": {0: Dim("rows", min=2, max=16)}}, second=lambda rng: (_f(6, 3)(rng),)))
+    for name, rows in (("open_slices_unbounded", Dim("rows")), ("open_slices_bounded", Dim("rows", max=16))):
+        cases.append(Case(name, lambda: Fn(_open_slices), inputs=lambda rng: (_f(4, 3)(rng),),
+                          dynamic_shapes={"x": {0: rows}}, second=lambda rng: (_f(6, 3)(rng),)))
+    cases.append(Case("open_slices_static", lambda: Fn(_static_open_slices), inputs=lambda rng: (_f(4, 3)(rng),)))
     return cases
