@@ -72,10 +72,14 @@ def masked_select(self: Tensor, mask: Tensor) -> Tensor:
     return aten.index.Tensor(x, [m])
 
 
-# one_hot(x, n) = (x[..., None] == arange(n)).to(int64)
+# one_hot(x, n) = (x[..., None] == arange(n)).to(int64), after torch's runtime asserts
+# that every class is in [0, n)
 @register_decomposition(aten.one_hot.default)
 def one_hot(self: Tensor, num_classes: int = -1) -> Any:
     if num_classes == -1:
         return NotImplemented  # the class count comes from the data
-    classes = aten.arange.start_step(0, num_classes, 1, dtype=DType.int64)
+    aten._assert_async.msg(aten.all.default(aten.ge.Scalar(self, 0)), "one_hot: Class values must be non-negative.")
+    aten._assert_async.msg(aten.all.default(aten.lt.Scalar(self, num_classes)),
+                           "one_hot: Class values must be smaller than num_classes.")
+    classes = aten.arange.start_step(0, num_classes, 1, dtype=self.dtype)
     return aten._to_copy.default(aten.eq.Tensor(aten.unsqueeze.default(self, -1), classes), dtype=DType.int64)

@@ -29,10 +29,10 @@ def min_all(self: Tensor) -> Tensor:
     return aten.amin.default(self, _all_dims(self))
 
 
-# all(x) = not any(not x)
+# all(x) = not any(not x) over every dim (torch._refs.all: any.dims with no dims)
 @register_decomposition(aten.all.default)
 def all_all(self: Tensor) -> Tensor:
-    return aten.logical_not.default(aten.any.default(aten.logical_not.default(self)))
+    return aten.logical_not.default(aten.any.dims(aten.logical_not.default(self)))
 
 
 # all(x, d) = not any(not x, d)
