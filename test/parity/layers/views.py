@@ -42,6 +42,14 @@ def _static_open_slices(x):
     return x[:9], x[:4, :], x[:, :3]
 
 
+def _rolled(x):
+    return torch.roll(x, 1, 0), torch.roll(x, (1, -2), (0, 1)), torch.roll(x, 2), torch.roll(x[0], 1)
+
+
+def _repeated(x):
+    return x[0].repeat_interleave(2), x.repeat_interleave(2), x.repeat_interleave(3, dim=1)
+
+
 def _f(*shape):
     return lambda rng: rng.standard_normal(shape, dtype=np.float32)
 
@@ -55,6 +63,8 @@ def cases():
         "fill_and_zero": _filled,
         "select_scatter": lambda x: torch.ops.aten.select_scatter.default(x, x[0] + 1, 0, -1),
         "row_written": _row_written,
+        "roll": _rolled,
+        "repeat_interleave": _repeated,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=lambda rng: (_f(4, 3)(rng),)) for name, fn in programs.items()]
     # a symbolic size: the select_scatter mask's arange runs to it

@@ -341,23 +341,25 @@ def triu(self: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(self, diagonal, lower=False)
 
 
-# roll(x, s, d) = cat([x[-s:], x[:-s]], d) for each (s, d); no dims: roll the flattened x
+# roll(x, s, d) = index_select(x, d, (start + arange(n)) % n), start = (n - s) % n, one (s, d)
+# at a time; no dims: roll the flattened x (torch._refs.roll)
 @register_decomposition(aten.roll.default)
 def roll(self: Tensor, shifts: list[Any], dims: list[int] = ()) -> Tensor:
+    if _known_empty(self):
+        return aten.clone.default(self)
     if not dims:
-        flat = reshape_to(self, [self.numel()])
-        return aten.view.default(roll(flat, shifts, [0]), list(self.shape))
+        return aten.view.default(roll(flatten(self), shifts, [0]), list(self.shape))
     out = self
     for shift, dim in zip(shifts, dims):
-        dim = canonical_dim(dim, self.dim())
-        size = self.shape[dim]
-        if type(size) is not int or size == 0:
-            return NotImplemented if type(size) is not int else out
-        start = (size - shift % size) % size
-        if start:
-            out = aten.cat.default([aten.slice.Tensor(out, dim, start, size), aten.slice.Tensor(out, dim, 0, start)],
-                                   dim)
+        size = out.shape[canonical_dim(dim, out.dim())]
+        start = (size - shift) % size
+        positions = aten.add.Tensor(aten.arange.start_step(0, size, 1), start)
+        out = aten.index_select.default(out, dim, aten.fmod.Scalar(positions, size))
     return out
+
+
+def _known_empty(x: Tensor) -> bool:
+    return any(type(size) is int and size == 0 for size in x.shape)
 
 
 # rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
@@ -380,7 +382,7 @@ def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
 @register_decomposition(aten.repeat_interleave.self_int)
 def repeat_interleave_int(self: Tensor, repeats: Any, dim: int | None = None, *,
                           output_size: Any = None) -> Tensor:
-    x = self if dim is not None else reshape_to(self, [self.numel()])
+    x = self if dim is not None else flatten(self)
     dim = canonical_dim(dim or 0, x.dim())
     sizes = list(x.shape)
     wide = aten.unsqueeze.default(x, dim + 1)
@@ -405,7 +407,7 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
                                   output_size: Any = None) -> Any:
     if output_size is None:
         return NotImplemented
-    x = self if dim is not None else reshape_to(self, [self.numel()])
+    x = self if dim is not None else flatten(self)
     dim = canonical_dim(dim or 0, x.dim())
     if repeats.numel() == 1:
         repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
