@@ -122,6 +122,8 @@ SAMPLES: dict[str, list[Sample]] = {
                                S(f(1, 1, 4, 4), None, False, [2.0, 1.5])],
     "pixel_shuffle.default": [S(f(1, 8, 3, 3), 2)],
     "pixel_unshuffle.default": [S(f(1, 2, 4, 6), 2)],
+    "col2im.default": [S(f(2, 12, 12), [5, 6], [2, 3], [1, 1], [1, 0], [1, 2]), S(f(8, 12), [4, 4], [2, 2], [2, 1], [1, 1], [1, 2]),
+                       S(f(3, 8, 12), [4, 4], [2, 2], [2, 1], [1, 1], [1, 2], sym={0: (0,)})],
     "im2col.default": [S(f(1, 2, 5, 5), [3, 3], [1, 1], [1, 1], [2, 2]), S(f(2, 4, 4), [2, 2], [2, 1], [0, 1], [1, 1])],
     "one_hot.default": [S(i(5, 3, 2), 5)],
     # losses and distances
