@@ -50,6 +50,13 @@ def _repeated(x):
     return x[0].repeat_interleave(2), x.repeat_interleave(2), x.repeat_interleave(3, dim=1)
 
 
+def _embedding_grads(x):
+    rows = (x[:2].abs() * 10).long().remainder(6)
+    grads = x[:2, None, :].expand(2, 3, 3)
+    backward = torch.ops.aten.embedding_dense_backward.default
+    return backward(grads, rows, 6, 2, False), backward(grads, rows, 6, -1, True)
+
+
 def _f(*shape):
     return lambda rng: rng.standard_normal(shape, dtype=np.float32)
 
@@ -65,6 +72,7 @@ def cases():
         "row_written": _row_written,
         "roll": _rolled,
         "repeat_interleave": _repeated,
+        "embedding_dense_backward": _embedding_grads,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=lambda rng: (_f(4, 3)(rng),)) for name, fn in programs.items()]
     # a symbolic size: the select_scatter mask's arange runs to it

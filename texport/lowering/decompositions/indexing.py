@@ -39,6 +39,41 @@ def select_scatter(self: Tensor, src: Tensor, dim: int, index: Any) -> Tensor:
     return aten.where.self(mask, spread, self)
 
 
+# embedding_dense_backward(g, i, n, pad, freq) = zeros([n, ...]) with each row i of g summed in
+# (index_put, accumulate), rows of out-of-range or padding indices left out, each row divided
+# by its index's count when freq (torch._decomp's, over masked index and index_put)
+@register_decomposition(aten.embedding_dense_backward.default)
+def embedding_dense_backward(grad_output: Tensor, indices: Tensor, num_weights: Any, padding_idx: Any,
+                             scale_grad_by_freq: bool) -> Tensor:
+    origin = grad_output.dtype
+    grad = grad_output if origin not in (DType.float16, DType.bfloat16) else \
+        aten._to_copy.default(grad_output, dtype=DType.float32)
+    indices = indices if indices.dtype is DType.int64 else aten._to_copy.default(indices, dtype=DType.int64)
+    valid = aten.bitwise_and.Tensor(aten.ge.Scalar(indices, 0), aten.lt.Scalar(indices, num_weights))
+    if scale_grad_by_freq:
+        counts = aten.full.default([num_weights], 0, dtype=DType.int64)
+        counts = _masked_index_put_accumulate(counts, valid, indices, aten.full_like.default(indices, 1))
+        clamped = aten.clamp.default(indices, 0, num_weights - 1)
+        scale = _masked_fill(aten.index.Tensor(counts, [clamped]), aten.bitwise_not.default(valid), 1)
+        grad = aten.div.Tensor(grad, aten.unsqueeze.default(scale, -1))
+    keep = aten.bitwise_and.Tensor(valid, aten.ne.Scalar(indices, padding_idx))
+    for _ in range(grad.dim() - keep.dim()):
+        keep = aten.unsqueeze.default(keep, -1)
+    weight = aten.full.default([num_weights, *list(grad.shape)[indices.dim():]], 0, dtype=grad.dtype)
+    out = _masked_index_put_accumulate(weight, keep, indices, grad)
+    return out if out.dtype is origin else aten._to_copy.default(out, dtype=origin)
+
+
+def _masked_index_put_accumulate(x: Tensor, mask: Tensor, index: Tensor, values: Tensor) -> Tensor:
+    """torch's _unsafe_masked_index_put_accumulate on dim 0: values outside the mask add 0."""
+    clamped = aten.clamp.default(index, -x.shape[0], x.shape[0] - 1)
+    return aten.index_put.default(x, [clamped], _masked_fill(values, aten.bitwise_not.default(mask), 0), True)
+
+
+def _masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
+    return aten.where.self(mask, aten.scalar_tensor.default(value, dtype=x.dtype), x)
+
+
 # take_along_dim(x, i, d) = gather(x, d, i) with the other dims broadcast; d=None: on the flattened x
 @register_decomposition(aten.take_along_dim.default)
 def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
