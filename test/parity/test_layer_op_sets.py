@@ -64,7 +64,6 @@ CORE_OPS_KEPT = {
     "aten.sym_stride.int": "a stride read (as sym_size.int)",
     "aten.sym_is_contiguous.default": "a layout query (as sym_size.int)",
     "aten.native_group_norm_backward.default": "a backward op: no decomposition yet",
-    "aten.native_layer_norm_backward.default": "a backward op: no decomposition yet",
 }
 
 

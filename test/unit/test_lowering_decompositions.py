@@ -182,6 +182,11 @@ SAMPLES: dict[str, list[Sample]] = {
     "masked_fill.Tensor": [S(f(3, 4), b(4), np.array(2.0, dtype=np.float64))],
     "masked_select.default": [S(f(3, 4), b(3, 4)), S(f(3, 4), b(4))],
     "index_add.default": [S(f(5, 3), 0, np.array([0, 2, 2]), f(3, 3), alpha=2.0)],
+    "native_layer_norm_backward.default": [
+        S(f(2, 3, 4), f(2, 3, 4), [4], f(2, 3, 1), pos(2, 3, 1), f(4), f(4), [True, True, True]),
+        S(f(2, 3, 4), f(2, 3, 4), [3, 4], f(2, 1, 1), pos(2, 1, 1), None, None, [True, False, False],
+          sym={0: (0,), 1: (0,), 3: (0,), 4: (0,)}),
+        S(f(3, 4), f(3, 4), [3, 4], f(1, 1), pos(1, 1), f(3, 4), f(3, 4), [False, True, True])],
     "embedding_dense_backward.default": [S(f(2, 3, 4), np.array([[1, 2, 3], [0, 2, 6]]), 7, 2, False),
                                          S(f(2, 3, 4), np.array([[1, 2, 2], [0, 2, 6]]), 7, -1, True),
                                          S(f(5, 4), np.array([4, 0, 4, 1, 3]), 6, 0, True, sym={0: (0,), 1: (0,)})],

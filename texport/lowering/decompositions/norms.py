@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, cast_to, contiguous, numel, register_decomposition
+from ._common import DType, Tensor, aten, cast_to, contiguous, is_contiguous, numel, register_decomposition
 
 
 # layer_norm(x, shape, w, b, eps) = native_layer_norm(x, shape, w, b, eps)[0]
@@ -116,3 +116,52 @@ def native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor |
     db = cast_to(aten.sum.dim_IntList(grad_out, axes), param)
     outputs = (cast_to(dx, input.dtype), dw, db)
     return tuple(value if keep else None for value, keep in zip(outputs, output_mask))
+
+
+# native_layer_norm_backward(g, x, shape, mean, rstd, w, b, mask):
+#   x̂ = (x - mean)·rstd, ĝ = g·w, N = numel(shape)
+#   dx = rstd / N · (N·ĝ - Σ ĝ - x̂·Σ ĝ·x̂) (sums over the normalized dims), dw = Σ g·x̂, db = Σ g
+#   (sums over the outer dims); torch's default table takes this core op there, in float32 for
+#   half types
+@register_decomposition(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape: list[Any],  # noqa: A002
+                               mean: Tensor, rstd: Tensor, weight: Tensor | None, bias: Tensor | None,
+                               output_mask: list[bool]) -> tuple[Any, Any, Any]:
+    axis = input.dim() - len(normalized_shape)
+    inner, outer = list(range(axis, input.dim())), list(range(axis))
+    n = numel(list(input.shape)[axis:])
+    grad, x, w = (_computed(t) if t is not None else None for t in (grad_out, input, weight))
+    mean, rstd = (_unsqueeze_to(t, input.dim()) for t in (mean, rstd))
+    x_hat = aten.mul.Tensor(aten.sub.Tensor(x, mean), rstd)
+    grad_x_hat = grad if w is None else aten.mul.Tensor(grad, w)
+    scaled = aten.mul.Tensor(grad_x_hat, n)
+    total = aten.sum.dim_IntList(grad_x_hat, inner, True)
+    along = aten.mul.Tensor(x_hat, aten.sum.dim_IntList(aten.mul.Tensor(grad_x_hat, x_hat), inner, True))
+    d_input = d_weight = d_bias = None
+    if output_mask[0]:
+        d_input = aten.mul.Tensor(aten.div.Tensor(rstd, n),
+                                  aten.sub.Tensor(aten.sub.Tensor(scaled, total), along))
+    if output_mask[1] and weight is not None:
+        d_weight = aten.mul.Tensor(grad, x_hat)
+        d_weight = aten.sum.dim_IntList(d_weight, outer, False) if outer else d_weight
+    if output_mask[2] and bias is not None:
+        d_bias = aten.sum.dim_IntList(grad, outer, False) if outer else aten.clone.default(grad)
+    return (_cast_back(d_input, input), _cast_back(d_weight, weight), _cast_back(d_bias, bias))
+
+
+def _computed(x: Tensor) -> Tensor:
+    """x.to(float32 for half types, memory_format=contiguous_format): x itself when it already is."""
+    dtype = DType.float32 if x.dtype in (DType.float16, DType.bfloat16) else x.dtype
+    if dtype is x.dtype and is_contiguous(x):
+        return x
+    return aten._to_copy.default(x, dtype=dtype, memory_format="contiguous_format")
+
+
+def _unsqueeze_to(x: Tensor, rank: int) -> Tensor:
+    for _ in range(rank - x.dim()):
+        x = aten.unsqueeze.default(x, -1)
+    return x
+
+
+def _cast_back(result: Tensor | None, like: Tensor | None) -> Tensor | None:
+    return None if result is None or like is None else cast_to(result, like.dtype)
