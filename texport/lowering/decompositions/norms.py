@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, cast_to, contiguous, is_contiguous, numel, register_decomposition
+from ._common import (
+    DType,
+    Tensor,
+    aten,
+    cast_to,
+    contiguous,
+    is_contiguous,
+    numel,
+    register_decomposition,
+)
 
 
 # layer_norm(x, shape, w, b, eps) = native_layer_norm(x, shape, w, b, eps)[0]
