@@ -63,7 +63,6 @@ CORE_OPS_KEPT = {
     "aten.sym_size.int": "a size read: torch's decomposition answers it from the fake tensor, texport's IR reads it",
     "aten.sym_stride.int": "a stride read (as sym_size.int)",
     "aten.sym_is_contiguous.default": "a layout query (as sym_size.int)",
-    "aten.native_group_norm_backward.default": "a backward op: no decomposition yet",
 }
 
 

@@ -187,6 +187,9 @@ SAMPLES: dict[str, list[Sample]] = {
         S(f(2, 3, 4), f(2, 3, 4), [3, 4], f(2, 1, 1), pos(2, 1, 1), None, None, [True, False, False],
           sym={0: (0,), 1: (0,), 3: (0,), 4: (0,)}),
         S(f(3, 4), f(3, 4), [3, 4], f(1, 1), pos(1, 1), f(3, 4), f(3, 4), [False, True, True])],
+    "native_group_norm_backward.default": [
+        S(f(2, 4, 3, 5), f(2, 4, 3, 5), f(2, 2), pos(2, 2), f(4), 2, 4, 15, 2, [True, True, True]),
+        S(f(3, 6, 4), f(3, 6, 4), f(3, 3), pos(3, 3), None, 3, 6, 4, 3, [True, False, True])],
     "embedding_dense_backward.default": [S(f(2, 3, 4), np.array([[1, 2, 3], [0, 2, 6]]), 7, 2, False),
                                          S(f(2, 3, 4), np.array([[1, 2, 2], [0, 2, 6]]), 7, -1, True),
                                          S(f(5, 4), np.array([4, 0, 4, 1, 3]), 6, 0, True, sym={0: (0,), 1: (0,)})],

@@ -37,6 +37,22 @@ class LayerNormGrads(torch.nn.Module):
         return full, backward(grad, x, [3, 8], mean2, rstd2, None, None, [True, False, False])[0]
 
 
+class GroupNormGrads(torch.nn.Module):
+    """group norm's backward called as an op (torch's default table decomposes it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(4))
+        self.bias = torch.nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        _, mean, rstd = torch.ops.aten.native_group_norm.default(x, self.weight, self.bias, 2, 4, 15, 2, 1e-5)
+        backward = torch.ops.aten.native_group_norm_backward.default
+        grad = x.flip(0)
+        return (backward(grad, x, mean, rstd, self.weight, 2, 4, 15, 2, [True, True, True]),
+                backward(grad * 2, x, mean, rstd, self.weight, 2, 4, 15, 2, [False, True, False]))
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -62,4 +78,5 @@ def cases():
               for name, (make, shape, train) in layers.items() if name in ("layer_norm", "group_norm",
                                                                            "batch_norm2d_eval")]
     cases.append(Case("layer_norm_backward", LayerNormGrads, inputs=_x(2, 3, 8)))
+    cases.append(Case("group_norm_backward", GroupNormGrads, inputs=_x(2, 4, 3, 5)))
     return cases
