@@ -272,26 +272,20 @@ def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     return aten.clone.default(unshuffled, memory_format="contiguous_format")  # torch._refs' final clone
 
 
-# im2col(x, k, d, p, s)[n, c·kh·kw + i·kw + j, l] = padded x at the (i, j) tap of sliding block l
+# im2col(x, k, d, p, s)[n, c·kh·kw + i·kw + j, l] = padded x at the (i, j) tap of sliding block l,
+# gathered by one index with each tap's row and column positions (torch._decomp's im2col)
 @register_decomposition(aten.im2col.default)
 def im2col(self: Tensor, kernel_size: list[int], dilation: list[int], padding: list[int],
            stride: list[int]) -> Tensor:
-    batched = self.dim() == 4
-    x = self if batched else aten.unsqueeze.default(self, 0)
-    x = aten.constant_pad_nd.default(x, [padding[1], padding[1], padding[0], padding[0]], 0)
+    x = self if self.dim() == 4 else aten.unsqueeze.default(self, 0)
     n, c, h, w = list(x.shape)
-    out_h = (h - dilation[0] * (kernel_size[0] - 1) - 1) // stride[0] + 1
-    out_w = (w - dilation[1] * (kernel_size[1] - 1) - 1) // stride[1] + 1
-    taps = []
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            top, left = i * dilation[0], j * dilation[1]
-            rows = aten.slice.Tensor(x, 2, top, top + stride[0] * (out_h - 1) + 1, stride[0])
-            tap = aten.slice.Tensor(rows, 3, left, left + stride[1] * (out_w - 1) + 1, stride[1])
-            taps.append(aten.unsqueeze.default(tap, 2))
-    stacked = aten.cat.default(taps, 2)
-    cols = aten.view.default(stacked, [n, c * kernel_size[0] * kernel_size[1], out_h * out_w])
-    return cols if batched else aten.squeeze.dims(cols, [0])
+    rows = _block_indices(h, kernel_size[0], dilation[0], padding[0], stride[0])
+    cols = _block_indices(w, kernel_size[1], dilation[1], padding[1], stride[1])
+    padded = aten.constant_pad_nd.default(x, [padding[1], padding[1], padding[0], padding[0]], 0)
+    rows = aten.unsqueeze.default(aten.unsqueeze.default(rows, -1), -1)
+    taps = aten.permute.default(aten.index.Tensor(padded, [None, None, rows, cols]), [0, 1, 2, 4, 3, 5])
+    out = reshape_to(taps, [n, c * kernel_size[0] * kernel_size[1], rows.shape[1] * cols.shape[1]])
+    return out if self.dim() == 4 else aten.squeeze.dims(out, [0])
 
 
 # col2im(x, out, k, d, p, s) = the sliding blocks of x summed back onto a zero image
