@@ -56,3 +56,23 @@ def test_core_op_multiset_equals_torchs(name: str) -> None:
     differ = {op: (want[op], got[op]) for op in sorted(set(want) | set(got))
               if want[op] != got[op] and op not in exceptions}
     assert not differ, f"core op counts (torch, texport) that differ: {differ}"
+
+
+# Core ops torch's default table decomposes that texport's keeps, each with why.
+CORE_OPS_KEPT = {
+    "aten.sym_size.int": "a size read: torch's decomposition answers it from the fake tensor, texport's IR reads it",
+    "aten.sym_stride.int": "a stride read (as sym_size.int)",
+    "aten.sym_is_contiguous.default": "a layout query (as sym_size.int)",
+}
+
+
+def test_default_table_decomposes_the_core_ops_torchs_does() -> None:
+    """torch's default table still decomposes a few core ops (squeeze.dim into
+    squeeze.dims, var.dim into var.correction, select_scatter into a where...):
+    texport's decomposes the same ones, so its core programs hold the same forms."""
+    from texport.dialects.registry import OPS
+    from texport.lowering.default_table import default_decompositions
+
+    torchs = {str(op) for op in torch.export.default_decompositions() if torch.Tag.core in op.tags}
+    ours = {key for key in default_decompositions().by_key() if key in OPS and OPS[key].is_core}
+    assert ours == {key for key in torchs if key in OPS} - CORE_OPS_KEPT.keys()

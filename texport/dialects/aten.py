@@ -561,7 +561,9 @@ def op_class(op_def: OpDef, level: str) -> type[AtenOp]:
         plan = _PLANS.get(op_def.key)
         if plan is None:
             plan = _PLANS[op_def.key] = _plan(op_def)
-        pure = not op_def.schema.is_mutable and not op_def.has_tag("nondeterministic_seeded")
+        # an op that returns nothing exists for its effect (an assert): never Pure, so dce keeps it
+        pure = (not op_def.schema.is_mutable and not op_def.has_tag("nondeterministic_seeded")
+                and bool(op_def.schema.returns))
         # every op asks the registry: its patterns may be registered after its class is made
         own = (Pure(), _CANONICALIZATIONS) if pure else (_CANONICALIZATIONS,)
         traits = OpTraits(lambda: own)

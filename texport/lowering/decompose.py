@@ -34,6 +34,9 @@ from .table import DECOMPOSITIONS
 
 Decomposition = Callable[..., Any]
 _SYM_TYPES = (SymIntType, SymFloatType, SymBoolType)
+# Views whose result never requires grad: detach, and the alias texport's
+# decompositions make of it.
+_GRAD_CUTTING_VIEWS = frozenset({"aten.detach.default", "aten.alias.default"})
 
 
 
@@ -43,7 +46,10 @@ class Splicer:
     def __init__(self, block: Block, level: str = "functional",
                  parameters: frozenset[SSAValue] = frozenset()) -> None:
         self.block = block
-        self.parameters = parameters
+        # The values that require grad as torch retraces the program (under no_grad):
+        # the parameters and the program's own views of them, not the ops a
+        # decomposition makes (torch runs those below autograd).
+        self.requires_grad: set[SSAValue] = set(parameters)
         self.level = level
         self.names = NameTable()
         self.sources = symbol_sources(block.args, level)
@@ -69,7 +75,7 @@ class Splicer:
         scratch = Block()
         tracer = SubTracer(scratch, level=self.level, location=op.location, names=self.names,
                            symbol_sources=self.sources, known_symbols=self.known, strides=self.strides,
-                           parameters=self.parameters, rewrite=rewrite_call,
+                           parameters=self.requires_grad, rewrite=rewrite_call,
                            what=f"the decomposition of {op.op_def.key}")
         tracer.reuse_unbacked = _unbacked_symbols(op)
         tracer.fresh_unbacked = self.fresh_unbacked
@@ -91,11 +97,21 @@ class Splicer:
         for old, new in zip(op.results, outputs):
             if new is not None:
                 old.replace_all_uses_with(new)
+                if old in self.requires_grad:
+                    self.requires_grad.add(new)
         self.block.erase_op(op)
         for expr, value in tracer.sym_values.items():
             self.known.setdefault(expr, value)
         return made
 
+
+    def note_program_op(self, op: Operation) -> None:
+        """An op of the program (not of a decomposition): a view of a value that
+        requires grad does too (torch's view rule under no_grad)."""
+        op_def = getattr(op, "op_def", None)
+        if (op_def is not None and op_def.schema.is_view and op_def.key not in _GRAD_CUTTING_VIEWS
+                and op.operands and op.operands[0] in self.requires_grad):
+            self.requires_grad.update(op.results)
 
     def fresh_unbacked(self) -> Any:
         if self.next_unbacked is None:
@@ -208,6 +224,8 @@ def _decompose_block(splicer: Splicer, table: Mapping[str, Decomposition]) -> in
                 count += _decompose_block(nested, table)
         fn = table.get(op.op_def.key) if isinstance(op, AtenOp) else None
         ancestry = expanding.pop(op, frozenset())
+        if not ancestry:
+            splicer.note_program_op(op)
         if fn is None or op.op_def.key in ancestry:
             splicer.note(op)
             op = following

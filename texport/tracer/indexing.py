@@ -10,31 +10,14 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.dtypes import DType
-from texport.dialects.shape_rules.strides import known_le
 
 from .dispatcher import TensorBase, call
 from .factories import tensor as make_tensor
 from .handles import op
 from .symint import SymNode
 
-_INT64_MAX = 9223372036854775807  # a slice's open end, as torch records it
-
-
-def _known_at_most(size: Any, stop: Any) -> bool:
-    """``size <= stop`` without a guard, as torch's indexing asks before it
-    skips a slice: a dynamic size without an upper bound is not known to be
-    below 2**63 - 1, so torch records ``x[:]`` on it as a slice."""
-    tracer = next((v.tracer for v in (size, stop) if isinstance(v, SymNode)), None)
-    size, stop = (v.expr if isinstance(v, SymNode) else v for v in (size, stop))
-    if type(size) is int and type(stop) is int:
-        return size <= stop
-    shape_env = getattr(tracer, "shape_env", None)
-    if shape_env is None:  # a decomposition's trace: sizes are >= 2 and unbounded
-        return known_le(size, stop)
-    low, _ = shape_env.bounds(sympy.sympify(stop) - size)
-    return bool(low >= 0)
+_INT64_MAX = 2**63 - 1  # the stop of an open slice, as torch passes it
 
 
 def _as_tuple(index: Any) -> tuple[Any, ...]:
@@ -49,9 +32,10 @@ def _dims_used(item: Any) -> int:
     return 1
 
 
-def _basic(tensor: TensorBase, index: Any) -> tuple[TensorBase, list[Any]]:
+def _basic(tensor: TensorBase, index: Any, record_every_slice: bool = False) -> tuple[TensorBase, list[Any]]:
     """Apply the basic part of an index; return the view and the advanced
-    indices (by result dim, None where a dim is not indexed)."""
+    indices (by result dim, None where a dim is not indexed). A slice that
+    keeps every element records no op unless ``record_every_slice``."""
     items = _as_tuple(index)
     if sum(1 for i in items if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -72,11 +56,11 @@ def _basic(tensor: TensorBase, index: Any) -> tuple[TensorBase, list[Any]]:
             dim += 1
         elif isinstance(item, slice):
             start = 0 if item.start is None else item.start
-            stop = _INT64_MAX if item.stop is None else item.stop
             step = 1 if item.step is None else item.step
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if not (type(start) is int and start == 0 and step == 1 and _known_at_most(result.shape[dim], stop)):
+            if record_every_slice or not _keeps_every_element(result.shape[dim], start, item.stop, step):
+                stop = _INT64_MAX if item.stop is None else item.stop
                 result = call(op("slice.Tensor"), result, dim, start, stop, step)
             dim += 1
         elif isinstance(item, (TensorBase, list)):
@@ -94,12 +78,35 @@ def _basic(tensor: TensorBase, index: Any) -> tuple[TensorBase, list[Any]]:
     return result, advanced
 
 
+def _keeps_every_element(size: Any, start: Any, stop: Any, step: Any) -> bool:
+    """torch's applySlice returns the tensor itself, recording no slice, when the
+    slice statically keeps every element: start 0, step 1 and size <= stop known
+    (a symbolic size without an upper bound is not known to fit under the
+    default stop, so ``x[:, None]`` of such a size records a slice)."""
+    if type(start) is not int or start != 0 or type(step) is not int or step != 1:
+        return False
+    return _known_le(size, _INT64_MAX if stop is None else stop)
+
+
+def _known_le(a: Any, b: Any) -> bool:
+    """a <= b for every value of the symbols (torch's statically_known_true)."""
+    if type(a) is int and type(b) is int:
+        return a <= b
+    gap = getattr(a, "expr", a) - getattr(b, "expr", b)
+    if type(gap) is int or gap.is_number:
+        return bool(gap <= 0)
+    node = a if isinstance(a, SymNode) else b
+    shape_env = getattr(node.tracer, "shape_env", None)
+    return shape_env is not None and shape_env.bounds(gap)[1] <= 0
+
+
 def _list_index(items: list[Any]) -> TensorBase:
     return make_tensor(items)
 
 
 def getitem(tensor: TensorBase, index: Any) -> TensorBase:
-    result, advanced = _basic(tensor, index)
+    # torch reads a lone slice (x[a:b]) with its slice optimization disabled
+    result, advanced = _basic(tensor, index, record_every_slice=isinstance(index, slice))
     if not advanced:
         if result is tensor:
             return call(op("alias"), tensor)

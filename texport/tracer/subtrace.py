@@ -17,14 +17,16 @@ Differences from export's tracer:
   decompositions); a size symbol is read from the function's inputs with
   ``sym_size.int`` the first time a rule needs it as a value;
 - an operand's strides are read off the ops that made it (dialects/layout.py),
-  so a rule sees the layout torch's fake tensor would have; a parameter
-  requires grad, any other operand does not (torch decomposes under no_grad);
+  so a rule sees the layout torch's fake tensor would have; an operand in
+  ``parameters`` requires grad, any other does not (torch retraces a program
+  under no_grad: a parameter and the program's views of one require grad);
 - a rule cannot capture an eager tensor (it would become a new program input).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from xdsl.ir import Block, SSAValue
@@ -55,7 +57,7 @@ class SubTracer(Tracer):
     def __init__(self, block: Block, *, level: str = "functional", location: Any = None,
                  names: NameTable | None = None, symbol_sources: dict[Any, SymbolSource] | None = None,
                  known_symbols: dict[Any, SSAValue] | None = None, strides: StridesMemo | None = None,
-                 parameters: frozenset[SSAValue] = frozenset(),
+                 parameters: AbstractSet[SSAValue] = frozenset(),
                  rewrite: Rewrite | None = None, what: str = "a decomposition") -> None:
         super().__init__(block, level=level)
         self.location = location
@@ -67,7 +69,7 @@ class SubTracer(Tracer):
         self.rewrite = rewrite
         self.what = what
         self.strides: StridesMemo = strides if strides is not None else {}  # of values above, by value
-        self.parameters = parameters  # the function arguments that are parameters
+        self.parameters = parameters  # the values that require grad
         self.writes: dict[int, Tensor] = {}  # id of a rebound operand tensor -> the tensor
         # A rule replacing a data-dependent op (item, nonzero) must give its results the
         # op's own unbacked symbols, which the rest of the program's types mention:

@@ -380,11 +380,15 @@ class Tensor(TensorBase):
     def any(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         if dim is None:
             return call(op("any"), self)
+        if isinstance(dim, (list, tuple)):
+            return call(op("any.dims"), self, list(dim), keepdim)
         return call(op("any.dim"), self, dim, keepdim)
 
     def all(self, dim: Any = None, keepdim: bool = False) -> Tensor:
         if dim is None:
             return call(op("all"), self)
+        if isinstance(dim, (list, tuple)):
+            return call(op("all.dims"), self, list(dim), keepdim)
         return call(op("all.dim"), self, dim, keepdim)
 
     def sort(self, dim: int = -1, descending: bool = False) -> Any:

@@ -76,6 +76,11 @@ def cases():
         "interpolate_nearest2d": (lambda x: F.interpolate(x, scale_factor=2), (2, 3, 4, 4)),
         "interpolate_bilinear2d": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), (2, 3, 4, 4)),
         "pad_constant": (lambda x: F.pad(x, (1, 2, 0, 1), value=0.5), (2, 3, 5, 5)),
+        # nn.Unfold's op
+        "im2col": (lambda x: torch.ops.aten.im2col.default(x, [3, 3], [1, 1], [1, 1], [2, 2]), (2, 3, 5, 5)),
+        # nn.Fold's op, a core op torch's default table decomposes
+        "col2im": (lambda x: torch.ops.aten.col2im.default(x, [5, 6], [2, 3], [1, 1], [1, 0], [1, 2]),
+                   (2, 12, 12)),
     }
     cases = [Case(name, (lambda make=make: Layer(make())), inputs=_x(*shape), dynamic_shapes=batch,
                   second=_x(5, *shape[1:])) for name, (make, shape) in layers.items()]

@@ -19,6 +19,40 @@ class RMSNorm(torch.nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
 
 
+class LayerNormGrads(torch.nn.Module):
+    """layer norm's backward called as an op (torch's default table decomposes it):
+    with weight and bias over the last dim, and without over the last two."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(8))
+        self.bias = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        forward, backward = torch.ops.aten.native_layer_norm.default, torch.ops.aten.native_layer_norm_backward.default
+        grad = x.flip(0)
+        _, mean, rstd = forward(x, [8], self.weight, self.bias, 1e-5)
+        full = backward(grad, x, [8], mean, rstd, self.weight, self.bias, [True, True, True])
+        _, mean2, rstd2 = forward(x, [3, 8], None, None, 1e-5)
+        return full, backward(grad, x, [3, 8], mean2, rstd2, None, None, [True, False, False])[0]
+
+
+class GroupNormGrads(torch.nn.Module):
+    """group norm's backward called as an op (torch's default table decomposes it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(4))
+        self.bias = torch.nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        _, mean, rstd = torch.ops.aten.native_group_norm.default(x, self.weight, self.bias, 2, 4, 15, 2, 1e-5)
+        backward = torch.ops.aten.native_group_norm_backward.default
+        grad = x.flip(0)
+        return (backward(grad, x, mean, rstd, self.weight, 2, 4, 15, 2, [True, True, True]),
+                backward(grad * 2, x, mean, rstd, self.weight, 2, 4, 15, 2, [False, True, False]))
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -54,4 +88,6 @@ def cases():
               for name, (make, shape, train) in layers.items() if name in ("layer_norm", "group_norm",
                                                                            "batch_norm2d_eval", "rms_norm",
                                                                            "instance_norm2d_affine")]
+    cases.append(Case("layer_norm_backward", LayerNormGrads, inputs=_x(2, 3, 8)))
+    cases.append(Case("group_norm_backward", GroupNormGrads, inputs=_x(2, 4, 3, 5)))
     return cases

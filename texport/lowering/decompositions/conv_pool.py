@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, register_decomposition
+from ._common import DType, Tensor, aten, register_decomposition, reshape_to
 
 
 # conv{1,2,3}d(x, w, b, s, p, d, g) = convolution(x, w, b, s, p, d, transposed=False, output_padding=0, g)
@@ -309,26 +309,55 @@ def pixel_unshuffle(self: Tensor, downscale_factor: int) -> Tensor:
     return aten.clone.default(unshuffled, memory_format="contiguous_format")  # torch._refs' final clone
 
 
-# im2col(x, k, d, p, s)[n, c·kh·kw + i·kw + j, l] = padded x at the (i, j) tap of sliding block l
+# im2col(x, k, d, p, s)[n, c·kh·kw + i·kw + j, l] = padded x at the (i, j) tap of sliding block l,
+# gathered by one index with each tap's row and column positions (torch._decomp's im2col)
 @register_decomposition(aten.im2col.default)
 def im2col(self: Tensor, kernel_size: list[int], dilation: list[int], padding: list[int],
            stride: list[int]) -> Tensor:
-    batched = self.dim() == 4
-    x = self if batched else aten.unsqueeze.default(self, 0)
-    x = aten.constant_pad_nd.default(x, [padding[1], padding[1], padding[0], padding[0]], 0)
+    x = self if self.dim() == 4 else aten.unsqueeze.default(self, 0)
     n, c, h, w = list(x.shape)
-    out_h = (h - dilation[0] * (kernel_size[0] - 1) - 1) // stride[0] + 1
-    out_w = (w - dilation[1] * (kernel_size[1] - 1) - 1) // stride[1] + 1
-    taps = []
-    for i in range(kernel_size[0]):
-        for j in range(kernel_size[1]):
-            top, left = i * dilation[0], j * dilation[1]
-            rows = aten.slice.Tensor(x, 2, top, top + stride[0] * (out_h - 1) + 1, stride[0])
-            tap = aten.slice.Tensor(rows, 3, left, left + stride[1] * (out_w - 1) + 1, stride[1])
-            taps.append(aten.unsqueeze.default(tap, 2))
-    stacked = aten.cat.default(taps, 2)
-    cols = aten.view.default(stacked, [n, c * kernel_size[0] * kernel_size[1], out_h * out_w])
-    return cols if batched else aten.squeeze.dims(cols, [0])
+    rows = _block_indices(h, kernel_size[0], dilation[0], padding[0], stride[0])
+    cols = _block_indices(w, kernel_size[1], dilation[1], padding[1], stride[1])
+    padded = aten.constant_pad_nd.default(x, [padding[1], padding[1], padding[0], padding[0]], 0)
+    rows = aten.unsqueeze.default(aten.unsqueeze.default(rows, -1), -1)
+    taps = aten.permute.default(aten.index.Tensor(padded, [None, None, rows, cols]), [0, 1, 2, 4, 3, 5])
+    out = reshape_to(taps, [n, c * kernel_size[0] * kernel_size[1], rows.shape[1] * cols.shape[1]])
+    return out if self.dim() == 4 else aten.squeeze.dims(out, [0])
+
+
+# col2im(x, out, k, d, p, s) = the sliding blocks of x summed back onto a zero image
+# (index_put with accumulate), its padding cut off; torch's default table takes
+# this core op there (torch._decomp's col2im, computing f16/bf16 in float32)
+@register_decomposition(aten.col2im.default)
+def col2im(self: Tensor, output_size: list[Any], kernel_size: list[int], dilation: list[int],
+           padding: list[int], stride: list[int]) -> Tensor:
+    origin = self.dtype
+    x = self if self.dim() == 3 else aten.unsqueeze.default(self, 0)
+    if origin in (DType.float16, DType.bfloat16):
+        x = aten._to_copy.default(x, dtype=DType.float32)
+    taps = kernel_size[0] * kernel_size[1]
+    blocks = [(o + 2 * p - d * (k - 1) - 1) // st + 1
+              for o, p, d, k, st in zip(output_size, padding, dilation, kernel_size, stride)]
+    n, channels = x.shape[0], x.shape[1] // taps
+    x = aten.permute.default(reshape_to(x, [n, channels, *kernel_size, *blocks]), [0, 1, 2, 4, 3, 5])
+    rows = _block_indices(output_size[0], kernel_size[0], dilation[0], padding[0], stride[0])
+    rows = aten.unsqueeze.default(aten.unsqueeze.default(rows, -1), -1)
+    cols = _block_indices(output_size[1], kernel_size[1], dilation[1], padding[1], stride[1])
+    padded = [o + 2 * p for o, p in zip(output_size, padding)]
+    image = aten.full.default([n, channels, *padded], 0, dtype=x.dtype)
+    image = aten.index_put.default(image, [None, None, rows, cols], x, True)
+    out = aten.constant_pad_nd.default(image, [-padding[1], -padding[1], -padding[0], -padding[0]], 0.0)
+    out = out if self.dim() == 3 else aten.squeeze.dims(out, [0])
+    return out if out.dtype is origin else aten._to_copy.default(out, dtype=origin)
+
+
+def _block_indices(size: Any, kernel: int, dilation: int, padding: int, stride: int) -> Tensor:
+    """[kernel, blocks]: the start of each sliding block along one dim plus each
+    kernel tap's offset (torch's _im2col_col2im_indices_along_dim)."""
+    span = size + padding * 2 - dilation * (kernel - 1)
+    starts = aten.unsqueeze.default(aten.arange.start_step(0, span, stride, dtype=DType.int64), 0)
+    offsets = aten.arange.start_step(0, kernel * dilation, dilation, dtype=DType.int64)
+    return aten.add.Tensor(starts, aten.unsqueeze.default(offsets, -1))
 
 
 # ---------------------------------------------------------------- attention

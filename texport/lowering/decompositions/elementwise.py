@@ -371,6 +371,12 @@ def prelu(self: Tensor, weight: Tensor) -> Tensor:
     return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
 
 
+# fill(x, v) = full_like(x, v): torch's default table takes this core op to full_like
+@register_decomposition(aten.fill.Scalar)
+def fill_scalar(self: Tensor, value: Any) -> Tensor:
+    return aten.full_like.default(self, value)
+
+
 # fill(x, v) = copy(x, v) for a 0-d v (torch's decomposition; copy broadcasts and casts)
 @register_decomposition(aten.fill.Tensor)
 def fill_tensor(self: Tensor, value: Tensor) -> Tensor:

@@ -23,6 +23,57 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return aten.index_put.default(self, [None] * dim + [index], source, False)
 
 
+# select_scatter(x, s, d, i) = where(arange(n) == i along d, unsqueeze(s, d), x)
+# (torch._refs: torch's default table takes this core op to a mask)
+@register_decomposition(aten.select_scatter.default)
+def select_scatter(self: Tensor, src: Tensor, dim: int, index: Any) -> Tensor:
+    dim = canonical_dim(dim, self.dim())
+    size = self.shape[dim]
+    if type(index) is int and index < 0:
+        index = index + size
+    mask_shape = [1] * self.dim()
+    mask_shape[dim] = -1
+    positions = aten.view.default(aten.arange.start_step(0, size, 1), mask_shape)
+    mask = aten.eq.Scalar(positions, index)
+    spread = aten.expand.default(aten.unsqueeze.default(src, dim), list(self.shape))
+    return aten.where.self(mask, spread, self)
+
+
+# embedding_dense_backward(g, i, n, pad, freq) = zeros([n, ...]) with each row i of g summed in
+# (index_put, accumulate), rows of out-of-range or padding indices left out, each row divided
+# by its index's count when freq (torch._decomp's, over masked index and index_put)
+@register_decomposition(aten.embedding_dense_backward.default)
+def embedding_dense_backward(grad_output: Tensor, indices: Tensor, num_weights: Any, padding_idx: Any,
+                             scale_grad_by_freq: bool) -> Tensor:
+    origin = grad_output.dtype
+    grad = grad_output if origin not in (DType.float16, DType.bfloat16) else \
+        aten._to_copy.default(grad_output, dtype=DType.float32)
+    indices = indices if indices.dtype is DType.int64 else aten._to_copy.default(indices, dtype=DType.int64)
+    valid = aten.bitwise_and.Tensor(aten.ge.Scalar(indices, 0), aten.lt.Scalar(indices, num_weights))
+    if scale_grad_by_freq:
+        counts = aten.full.default([num_weights], 0, dtype=DType.int64)
+        counts = _masked_index_put_accumulate(counts, valid, indices, aten.full_like.default(indices, 1))
+        clamped = aten.clamp.default(indices, 0, num_weights - 1)
+        scale = _masked_fill(aten.index.Tensor(counts, [clamped]), aten.bitwise_not.default(valid), 1)
+        grad = aten.div.Tensor(grad, aten.unsqueeze.default(scale, -1))
+    keep = aten.bitwise_and.Tensor(valid, aten.ne.Scalar(indices, padding_idx))
+    for _ in range(grad.dim() - keep.dim()):
+        keep = aten.unsqueeze.default(keep, -1)
+    weight = aten.full.default([num_weights, *list(grad.shape)[indices.dim():]], 0, dtype=grad.dtype)
+    out = _masked_index_put_accumulate(weight, keep, indices, grad)
+    return out if out.dtype is origin else aten._to_copy.default(out, dtype=origin)
+
+
+def _masked_index_put_accumulate(x: Tensor, mask: Tensor, index: Tensor, values: Tensor) -> Tensor:
+    """torch's _unsafe_masked_index_put_accumulate on dim 0: values outside the mask add 0."""
+    clamped = aten.clamp.default(index, -x.shape[0], x.shape[0] - 1)
+    return aten.index_put.default(x, [clamped], _masked_fill(values, aten.bitwise_not.default(mask), 0), True)
+
+
+def _masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
+    return aten.where.self(mask, aten.scalar_tensor.default(value, dtype=x.dtype), x)
+
+
 # take_along_dim(x, i, d) = gather(x, d, i) with the other dims broadcast; d=None: on the flattened x
 @register_decomposition(aten.take_along_dim.default)
 def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
@@ -56,12 +107,16 @@ def masked_select(self: Tensor, mask: Tensor) -> Tensor:
     return aten.index.Tensor(x, [m])
 
 
-# one_hot(x, n) = (x[..., None] == arange(n)).to(int64)
+# one_hot(x, n) = (x[..., None] == arange(n)).to(int64), after torch's runtime asserts
+# that every class is in [0, n)
 @register_decomposition(aten.one_hot.default)
 def one_hot(self: Tensor, num_classes: int = -1) -> Any:
     if num_classes == -1:
         return NotImplemented  # the class count comes from the data
-    classes = aten.arange.start_step(0, num_classes, 1, dtype=DType.int64)
+    aten._assert_async.msg(aten.all.default(aten.ge.Scalar(self, 0)), "one_hot: Class values must be non-negative.")
+    aten._assert_async.msg(aten.all.default(aten.lt.Scalar(self, num_classes)),
+                           "one_hot: Class values must be smaller than num_classes.")
+    classes = aten.arange.start_step(0, num_classes, 1, dtype=self.dtype)
     return aten._to_copy.default(aten.eq.Tensor(aten.unsqueeze.default(self, -1), classes), dtype=DType.int64)
 
 
@@ -73,17 +128,3 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_b
     return aten._embedding_bag.default(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                                        per_sample_weights, include_last_offset,
                                        -1 if padding_idx is None else padding_idx)
-
-
-# select_scatter(x, s, d, i) = where(arange(size_d).view(-1 at d) == i, expand(unsqueeze(s, d)), x)
-# (torch._refs.select_scatter: torch's core table decomposes it although it is core)
-@register_decomposition(aten.select_scatter.default)
-def select_scatter(self: Tensor, src: Tensor, dim: int, index: Any) -> Tensor:
-    dim = canonical_dim(dim, self.dim())
-    mask_shape = [1] * self.dim()
-    mask_shape[dim] = -1
-    if index < 0:
-        index = index + self.shape[dim]
-    positions = aten.view.default(aten.arange.default(self.shape[dim], device="cpu"), mask_shape)
-    mask = aten.eq.Scalar(positions, index)
-    return aten.where.self(mask, aten.expand.default(aten.unsqueeze.default(src, dim), list(self.shape)), self)

@@ -100,9 +100,11 @@ def _batched(tensor1: Tensor, tensor2: Tensor) -> Tensor:
     do not allow a view), bmm, unfold."""
     a, b = tensor1.dim(), tensor2.dim()
     if a == 3 and b == 3 and not _same(tensor1.shape[0], tensor2.shape[0]):
-        if _is_one(tensor1.shape[0]):  # torch squeezes a batch of one (its fake tensors are subclass-like)
+        # torch squeezes a batch of one off an operand that requires grad (a
+        # parameter or a view of one), so the fold above can take it
+        if _is_one(tensor1.shape[0]) and tensor1.requires_grad:
             return matmul(aten.squeeze.dims(tensor1, [0]), tensor2)
-        if _is_one(tensor2.shape[0]):
+        if _is_one(tensor2.shape[0]) and tensor2.requires_grad:
             return matmul(tensor1, aten.squeeze.dims(tensor2, [0]))
     n = tensor1.shape[-2] if a > 1 else 1
     m1 = tensor1.shape[-1]
@@ -158,10 +160,11 @@ def dot(self: Tensor, tensor: Tensor) -> Tensor:
     return aten.sum.dim_IntList(aten.mul.Tensor(self, tensor), [0])
 
 
-# outer(a, b) = a[:, None] * b[None, :]
+# outer(a, b) = reshape(a, [n, 1]) * b
 @register_decomposition(aten.outer.default)
 def outer(self: Tensor, vec2: Tensor) -> Tensor:
-    return aten.mul.Tensor(aten.unsqueeze.default(self, 1), vec2)
+    # ATen's outer reshapes self to a column (a view), it does not unsqueeze it
+    return aten.mul.Tensor(reshape_to(self, [self.shape[0], 1]), vec2)
 
 
 # addmv(s, A, v) = beta * s + alpha * (A @ v)
@@ -434,7 +437,7 @@ def _flash_cpu_applies(query: Tensor, key: Tensor, value: Tensor, attn_mask: Ten
         return False
     if not bool(embed == key.shape[3]) or not bool(embed == value.shape[3]):
         return False
-    if any(_last_dim_strided(x) for x in (query, key, value)):
+    if not _last_dims_unit_stride(query, key, value):
         return False
     return attn_mask is None or _flash_mask_shape(attn_mask, batch, heads, length, key.shape[2])
 
@@ -450,20 +453,18 @@ def _flash_mask_shape(mask: Tensor, batch: Any, heads: Any, length: Any, source:
     return all(bool(size == 1) or bool(size == full) for size, full in fits)
 
 
-def _last_dim_strided(x: Tensor) -> bool:
-    """Whether the last dim's stride is not 1: x is a permutation or transpose that
-    moved another dim last (read from the op that made x)."""
-    owner = getattr(getattr(x._value, "ssa", None), "owner", None)
-    op_def = getattr(owner, "op_def", None)
-    if op_def is None or x.shape[-1] == 1:
-        return False
-    name, args = op_def.schema.name, owner.arguments()
-    rank = x.dim()
-    if name == "permute":
-        return args[1][-1] % rank != rank - 1
-    if name in ("transpose", "swapaxes", "swapdims"):
-        return rank - 1 in (args[1] % rank, args[2] % rank) and args[1] % rank != args[2] % rank
-    return name in ("t", "mT", "adjoint")
+def _last_dims_unit_stride(query: Tensor, key: Tensor, value: Tensor) -> bool:
+    """sdp_utils_cpp's check_last_dim_stride_equals_1_dense (singleton head dim
+    ignored): each of q, k, v has stride 1 in its last dim, read from the
+    strides torch's fake tensors would carry, or the head dim is 1."""
+    if _is_one(query.shape[-1]):
+        return True
+    return all(_last_stride(x) == 1 for x in (query, key, value))
+
+
+def _last_stride(x: Tensor) -> Any:
+    strides = layout_of(x)[1]
+    return 1 if strides is None else strides[-1]
 
 
 # ---------------------------------------------------------------- distances

@@ -16,6 +16,7 @@ from ._common import (
     is_contiguous,
     numel,
     register_decomposition,
+    reshape_to,
 )
 
 
@@ -152,3 +153,101 @@ def native_batch_norm_backward(grad_out: Tensor, input: Tensor, weight: Tensor |
     db = cast_to(aten.sum.dim_IntList(grad_out, axes), param)
     outputs = (cast_to(dx, input.dtype), dw, db)
     return tuple(value if keep else None for value, keep in zip(outputs, output_mask))
+
+
+# native_layer_norm_backward(g, x, shape, mean, rstd, w, b, mask):
+#   x̂ = (x - mean)·rstd, ĝ = g·w, N = numel(shape)
+#   dx = rstd / N · (N·ĝ - Σ ĝ - x̂·Σ ĝ·x̂) (sums over the normalized dims), dw = Σ g·x̂, db = Σ g
+#   (sums over the outer dims); torch's default table takes this core op there, in float32 for
+#   half types
+@register_decomposition(aten.native_layer_norm_backward.default)
+def native_layer_norm_backward(grad_out: Tensor, input: Tensor, normalized_shape: list[Any],  # noqa: A002
+                               mean: Tensor, rstd: Tensor, weight: Tensor | None, bias: Tensor | None,
+                               output_mask: list[bool]) -> tuple[Any, Any, Any]:
+    axis = input.dim() - len(normalized_shape)
+    inner, outer = list(range(axis, input.dim())), list(range(axis))
+    n = numel(list(input.shape)[axis:])
+    grad, x, w = (_computed(t) if t is not None else None for t in (grad_out, input, weight))
+    mean, rstd = (_unsqueeze_to(t, input.dim()) for t in (mean, rstd))
+    x_hat = aten.mul.Tensor(aten.sub.Tensor(x, mean), rstd)
+    grad_x_hat = grad if w is None else aten.mul.Tensor(grad, w)
+    scaled = aten.mul.Tensor(grad_x_hat, n)
+    total = aten.sum.dim_IntList(grad_x_hat, inner, True)
+    along = aten.mul.Tensor(x_hat, aten.sum.dim_IntList(aten.mul.Tensor(grad_x_hat, x_hat), inner, True))
+    d_input = d_weight = d_bias = None
+    if output_mask[0]:
+        d_input = aten.mul.Tensor(aten.div.Tensor(rstd, n),
+                                  aten.sub.Tensor(aten.sub.Tensor(scaled, total), along))
+    if output_mask[1] and weight is not None:
+        d_weight = aten.mul.Tensor(grad, x_hat)
+        d_weight = aten.sum.dim_IntList(d_weight, outer, False) if outer else d_weight
+    if output_mask[2] and bias is not None:
+        d_bias = aten.sum.dim_IntList(grad, outer, False) if outer else aten.clone.default(grad)
+    return (_cast_back(d_input, input), _cast_back(d_weight, weight), _cast_back(d_bias, bias))
+
+
+def _computed(x: Tensor) -> Tensor:
+    """x.to(float32 for half types, memory_format=contiguous_format): x itself when it already is."""
+    dtype = DType.float32 if x.dtype in (DType.float16, DType.bfloat16) else x.dtype
+    if dtype is x.dtype and is_contiguous(x):
+        return x
+    return aten._to_copy.default(x, dtype=dtype, memory_format="contiguous_format")
+
+
+def _unsqueeze_to(x: Tensor, rank: int) -> Tensor:
+    for _ in range(rank - x.dim()):
+        x = aten.unsqueeze.default(x, -1)
+    return x
+
+
+def _cast_back(result: Tensor | None, like: Tensor | None) -> Tensor | None:
+    return None if result is None or like is None else cast_to(result, like.dtype)
+
+
+# native_group_norm_backward(g, x, mean, rstd, γ, N, C, HxW, groups, mask), torch._decomp's:
+#   ds = Σ g·x, db = Σ g per (n, c); per group, ds·γ and db·γ summed over its channels;
+#   dx = g·rstd·γ + x·c2 + c3, c2 = (db·mean - ds)·rstd³/(HxW·cpg), c3 = -c2·mean - db·rstd/(HxW·cpg);
+#   dγ = Σ_n (ds - db·mean)·rstd, dβ = Σ_n db
+@register_decomposition(aten.native_group_norm_backward.default)
+def native_group_norm_backward(grad_output: Tensor, input: Tensor, mean: Tensor, rstd: Tensor,  # noqa: A002
+                               gamma: Tensor | None, N: Any, C: Any, HxW: Any, group: int,  # noqa: N803
+                               output_mask: list[bool]) -> tuple[Any, Any, Any]:
+    cpg = C // group
+    ds = aten.sum.dim_IntList(aten.view.default(aten.mul.Tensor(grad_output, input), [N, C, HxW]), [2])
+    db = aten.sum.dim_IntList(aten.view.default(grad_output, [N, C, HxW]), [2])
+    d_input = d_gamma = d_bias = None
+    if output_mask[0]:
+        d_input = _group_norm_input_grad(grad_output, input, mean, rstd, gamma, ds, db, [N, group, cpg, HxW])
+    if output_mask[1]:
+        centered = aten.sub.Tensor(aten.view.default(ds, [N, group, cpg]),
+                                   aten.mul.Tensor(aten.view.default(db, [N, group, cpg]),
+                                                   aten.unsqueeze.default(mean, -1)))
+        d_gamma = aten.mul.Tensor(centered, aten.unsqueeze.default(rstd, -1))
+        d_gamma = reshape_to(aten.sum.dim_IntList(d_gamma, [0]), [C])
+    if output_mask[2]:
+        d_bias = aten.sum.dim_IntList(db, [0])
+    return d_input, d_gamma, d_bias
+
+
+def _group_norm_input_grad(grad_output: Tensor, input: Tensor, mean: Tensor, rstd: Tensor,  # noqa: A002
+                           gamma: Tensor | None, ds: Tensor, db: Tensor, sizes: list[Any]) -> Tensor:
+    n, group, cpg, hxw = sizes
+    s = 1.0 / (hxw * cpg)
+    if gamma is not None:
+        ds = aten.mul.Tensor(ds, aten.unsqueeze.default(gamma, 0))
+        db = aten.mul.Tensor(db, aten.unsqueeze.default(gamma, 0))
+        weight = reshape_to(gamma, [1, group, cpg])
+    else:
+        weight = aten.full.default([1, group, cpg], 1, dtype=DType.float32)
+    ds_val = aten.sum.dim_IntList(reshape_to(ds, [n, group, cpg]), [2])
+    db_val = aten.sum.dim_IntList(reshape_to(db, [n, group, cpg]), [2])
+    c1 = aten.unsqueeze.default(aten.mul.Tensor(aten.unsqueeze.default(rstd, -1), weight), -1)
+    c2 = aten.sub.Tensor(aten.mul.Tensor(db_val, mean), ds_val)
+    for _ in range(3):
+        c2 = aten.mul.Tensor(c2, rstd)
+    c2 = aten.mul.Tensor(c2, s)
+    c3 = aten.sub.Tensor(aten.mul.Tensor(aten.neg.default(c2), mean), aten.mul.Tensor(aten.mul.Tensor(db_val, rstd), s))
+    c2, c3 = (_unsqueeze_to(c, 4) for c in (c2, c3))
+    d_input = aten.add.Tensor(aten.add.Tensor(aten.mul.Tensor(reshape_to(grad_output, sizes), c1),
+                                              aten.mul.Tensor(reshape_to(input, sizes), c2)), c3)
+    return cast_to(reshape_to(d_input, list(input.shape)), input.dtype)

@@ -29,10 +29,10 @@ def min_all(self: Tensor) -> Tensor:
     return aten.amin.default(self, _all_dims(self))
 
 
-# all(x) = not any(not x)
+# all(x) = not any(not x) over every dim (torch._refs.all: any.dims with no dims)
 @register_decomposition(aten.all.default)
 def all_all(self: Tensor) -> Tensor:
-    return aten.logical_not.default(aten.any.default(aten.logical_not.default(self)))
+    return aten.logical_not.default(aten.any.dims(aten.logical_not.default(self)))
 
 
 # all(x, d) = not any(not x, d)
@@ -51,6 +51,13 @@ def all_dims(self: Tensor, dim: list[int] | None = None, keepdim: bool = False) 
 @register_decomposition(aten.var.default)
 def var_all(self: Tensor, unbiased: bool = True) -> Tensor:
     return aten.var.correction(self, None, correction=int(unbiased))
+
+
+# var(x, d, unbiased) = var(x, d, correction=unbiased): torch's default table
+# takes this core op to var.correction
+@register_decomposition(aten.var.dim)
+def var_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True, keepdim: bool = False) -> Tensor:
+    return aten.var.correction(self, dim, correction=int(unbiased), keepdim=keepdim)
 
 
 # std(x, ...) = sqrt(var(x, ...))

@@ -66,6 +66,13 @@ def squeeze(self: Tensor) -> Tensor:
     return aten.squeeze.dims(self, dims)
 
 
+# squeeze(x, d) = squeeze.dims(x, [d]): torch's default table takes this core op
+# to squeeze.dims, so a core program has one squeeze form
+@register_decomposition(aten.squeeze.dim)
+def squeeze_dim(self: Tensor, dim: int) -> Tensor:
+    return aten.squeeze.dims(self, [dim])
+
+
 # transpose(x, a, b) = permute(x, the identity with a and b swapped)
 @register_decomposition([aten.transpose.int, aten.transpose_copy.int])
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -255,7 +262,7 @@ def squeeze_copy(self: Tensor) -> Tensor:
 # squeeze_copy(x, d) = squeeze.dims(x, [d])
 @register_decomposition(aten.squeeze_copy.dim)
 def squeeze_copy_dim(self: Tensor, dim: int) -> Tensor:
-    return aten.squeeze.dims(self, [dim])
+    return squeeze_dim(self, dim)
 
 
 # squeeze_copy(x, ds) = squeeze.dims(x, ds)
@@ -351,23 +358,25 @@ def triu(self: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(self, diagonal, lower=False)
 
 
-# roll(x, s, d) = cat([x[-s:], x[:-s]], d) for each (s, d); no dims: roll the flattened x
+# roll(x, s, d) = index_select(x, d, (start + arange(n)) % n), start = (n - s) % n, one (s, d)
+# at a time; no dims: roll the flattened x (torch._refs.roll)
 @register_decomposition(aten.roll.default)
 def roll(self: Tensor, shifts: list[Any], dims: list[int] = ()) -> Tensor:
+    if _known_empty(self):
+        return aten.clone.default(self)
     if not dims:
-        flat = reshape_to(self, [self.numel()])
-        return aten.view.default(roll(flat, shifts, [0]), list(self.shape))
+        return aten.view.default(roll(flatten(self), shifts, [0]), list(self.shape))
     out = self
     for shift, dim in zip(shifts, dims):
-        dim = canonical_dim(dim, self.dim())
-        size = self.shape[dim]
-        if type(size) is not int or size == 0:
-            return NotImplemented if type(size) is not int else out
-        start = (size - shift % size) % size
-        if start:
-            out = aten.cat.default([aten.slice.Tensor(out, dim, start, size), aten.slice.Tensor(out, dim, 0, start)],
-                                   dim)
+        size = out.shape[canonical_dim(dim, out.dim())]
+        start = (size - shift) % size
+        positions = aten.add.Tensor(aten.arange.start_step(0, size, 1), start)
+        out = aten.index_select.default(out, dim, aten.fmod.Scalar(positions, size))
     return out
+
+
+def _known_empty(x: Tensor) -> bool:
+    return any(type(size) is int and size == 0 for size in x.shape)
 
 
 # rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
