@@ -189,3 +189,43 @@ def test_repeat_interleave_without_dim_flattens_as_aten() -> None:
         "unsqueeze = unsqueeze", "expand = expand", "clone = clone", "view = view",
         "view_1 = view", "view_2 = view", "unsqueeze_1 = unsqueeze", "expand_1 = expand", "clone_1 = clone",
         "view_3 = view"]
+
+
+class FreshConstants(torch.nn.Module):
+    def forward(self, x):  # noqa: ANN001, ANN201
+        y = x * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor(2.0)
+        y[:, 0] = 0
+        return y
+
+
+def test_a_tensor_made_in_the_forward_is_a_fresh_copy_of_a_lifted_constant() -> None:
+    """torch.tensor(...) in the forward: lift_fresh_copy + detach_ of a lifted
+    constant, one clone after functionalization; a number assigned into a
+    slice is lift_fresh_copy alone (torch's __setitem__)."""
+    ep = torch.export.export(FreshConstants(), (torch.randn(2, 3),))
+    assert _calls(ep) == [
+        "lift_fresh_copy = lift_fresh_copy(c_lifted_tensor_0)",
+        "detach_ = detach_(lift_fresh_copy)",
+        "mul = mul.Tensor(x, detach_)",
+        "lift_fresh_copy_1 = lift_fresh_copy(c_lifted_tensor_1)",
+        "detach__1 = detach_(lift_fresh_copy_1)",
+        "add = add.Tensor(mul, detach__1)",
+        "lift_fresh_copy_2 = lift_fresh_copy(c_lifted_tensor_2)",
+        "select = select.int(add, 1, 0)",
+        "fill_ = fill_.Tensor(select, lift_fresh_copy_2)",
+    ]
+    core = ep.run_decompositions()
+    assert _calls(core)[:7] == [
+        "clone = clone(c_lifted_tensor_0)",
+        "mul = mul.Tensor(x, clone)",
+        "clone_1 = clone(c_lifted_tensor_1)",
+        "add = add.Tensor(mul, clone_1)",
+        "clone_2 = clone(c_lifted_tensor_2)",
+        "select = select.int(add, 1, 0)",
+        "copy = copy(select, clone_2)",
+    ]
+    x = torch.randn(2, 3)
+    want = x.numpy() * np.array([1.0, 2.0, 3.0], dtype=np.float32) + 2.0
+    want[:, 0] = 0
+    for program in (ep, core):
+        np.testing.assert_allclose(program.module()(x).numpy(), want, rtol=1e-6)

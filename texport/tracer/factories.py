@@ -63,7 +63,21 @@ def tensor(data: Any, *, dtype: DType | None = None, device: Any = None,
         raise TypeError("texport.tensor(): nested sequences must be rectangular numbers")
     chosen = dtype or _infer_dtype(plain, array)
     # np.array copied the data: the cast (rounding as torch converts) may return it
-    return _constant(cast(array, to_numpy(chosen)), chosen, requires_grad)
+    return _fresh(_constant(cast(array, to_numpy(chosen)), chosen, requires_grad))
+
+
+def _fresh(made: TensorBase) -> TensorBase:
+    """A tensor made from data inside an exported forward is read as torch
+    records it: the lifted constant copied (lift_fresh_copy) and detached in
+    place, which functionalization leaves as one clone."""
+    if not getattr(current_mode(), "records_fresh_constants", False):
+        return made
+    return call(op("detach_"), call(op("lift_fresh_copy"), made))
+
+
+def constant_tensor(value: Any, dtype: DType) -> TensorBase:
+    """A 0-d constant, lifted as it is (``x[i] = 2.0`` copies it once itself)."""
+    return _constant(cast(np.array(value), to_numpy(dtype)), dtype)
 
 
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> TensorBase:

@@ -13,6 +13,7 @@ from typing import Any
 from texport.dialects.dtypes import DType
 
 from .dispatcher import TensorBase, call
+from .factories import constant_tensor
 from .factories import tensor as make_tensor
 from .handles import op
 from .symint import SymNode
@@ -128,7 +129,7 @@ def setitem(tensor: TensorBase, index: Any, value: Any) -> None:
 
 def _scalar_tensor(value: Any, dtype: DType) -> TensorBase:
     if isinstance(value, numbers.Number):  # (numpy's scalars too)
-        return call(op("lift_fresh_copy"), make_tensor(value, dtype=dtype))
+        return call(op("lift_fresh_copy"), constant_tensor(value, dtype))
     return call(op("scalar_tensor"), value, dtype=dtype)  # a symbolic size: made in the program
 
 

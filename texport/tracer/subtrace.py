@@ -54,6 +54,8 @@ _SYM_KINDS = {SymIntType: SymInt, SymFloatType: SymFloat, SymBoolType: SymBool}
 class SubTracer(Tracer):
     """The tracing mode of a rule applied to one op (see module docstring)."""
 
+    records_fresh_constants = False  # a rule's constants are its own, not the user's
+
     def __init__(self, block: Block, *, level: str = "functional", location: Any = None,
                  names: NameTable | None = None, symbol_sources: dict[Any, SymbolSource] | None = None,
                  known_symbols: dict[Any, SSAValue] | None = None, strides: StridesMemo | None = None,

@@ -131,6 +131,8 @@ def _element_bound(values: list[Any]) -> Any:
 class Tracer:
     """The tracing mode (see module docstring)."""
 
+    records_fresh_constants = True  # texport.tensor() in the forward: lift_fresh_copy + detach_, as torch
+
     def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None,
                  level: str = "training") -> None:
         self.level = level  # the dialect traced ops belong to
