@@ -282,9 +282,13 @@ def _compute_only(counts: collections.Counter[str]) -> collections.Counter[str]:
 
 def core_op_difference(want: collections.Counter[str], got: collections.Counter[str],
                        exceptions: dict[str, str]) -> dict[str, tuple[int, int]]:
-    """Ops whose counts differ and that the case does not list as exceptions."""
-    return {op: (want[op], got[op]) for op in sorted(set(want) | set(got))
-            if want[op] != got[op] and op not in exceptions}
+    """Ops whose counts differ and that the case does not list as exceptions,
+    and listed exceptions whose counts agree (stale: the list must shrink)."""
+    differ = {op: (want[op], got[op]) for op in sorted(set(want) | set(got))
+              if want[op] != got[op] and op not in exceptions}
+    stale = {f"{op} (listed as an exception, counts agree)": (want[op], got[op])
+             for op in exceptions if want[op] == got[op]}
+    return differ | stale
 
 
 # --------------------------------------------------------------------------

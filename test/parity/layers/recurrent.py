@@ -23,12 +23,6 @@ class CellPair(torch.nn.Module):
         return self.cell(x, (h, c))
 
 
-# An unbatched input's results are squeezed with squeeze.dim, as torch's layers do;
-# torch's default table rewrites it to squeeze.dims, texport keeps the core op.
-_SQUEEZE_REASON = "texport keeps squeeze.dim (a core op); torch's default table rewrites it to squeeze.dims"
-SQUEEZE_DIM = {"aten.squeeze.dim": _SQUEEZE_REASON, "aten.squeeze.dims": _SQUEEZE_REASON}
-
-
 def _arrays(*shapes):
     return lambda rng: tuple(rng.standard_normal(shape, dtype=np.float32) for shape in shapes)
 
@@ -59,8 +53,7 @@ def cases():
     cases = []
     for name, (make, shapes) in layers.items():
         inputs = _input_and_lstm_state(*shapes) if name == "lstm_unbatched_given_state" else _arrays(*shapes)
-        exceptions = SQUEEZE_DIM if "unbatched" in name else {}
-        cases.append(Case(name, (lambda make=make: Layer(make())), inputs=inputs, core_op_exceptions=exceptions))
+        cases.append(Case(name, (lambda make=make: Layer(make())), inputs=inputs))
     batch = Dim("batch", min=2, max=16)  # forward(*args): one spec for the args tuple
     cases.append(Case("lstm_projection_dynamic", lambda: Layer(nn.LSTM(4, 6, proj_size=3)),
                       inputs=_arrays((3, 2, 4)), dynamic_shapes=(({1: batch},),), second=_arrays((3, 5, 4))))
