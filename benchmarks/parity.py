@@ -25,6 +25,8 @@ from typing import Any
 
 # torch 2.13's pytree warns on every deepcopy of an exported program (its own LeafSpec)
 warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+# and torch's nn.RNN re-assigns its _flat_weights list while torch exports it
+warnings.filterwarnings("ignore", message=".*were assigned during export.*", category=UserWarning)
 
 try:
     import torch
