@@ -7,14 +7,16 @@ To re-measure: ``TEXPORT_PARITY_ALL=1 python -m pytest test/parity`` runs
 every test as it is, this table ignored.
 """
 
-# torch records the Python arithmetic a model does on sizes as graph nodes of
-# its own (``rows.shape[1] * rows.shape[2]`` is a node named ``mul``), so the
-# tensor op after it is ``mul_1``. texport folds sizes into expressions and
-# reads each size it needs from its simplest source (the input dim declared
-# ``4*h``), so it spends no name there. Outputs, ops and every other field of
-# the signature agree; only the training-level name of a later node differs.
-SIZE_ARITHMETIC = ("torch names the user's size arithmetic (a SymInt mul node) and the next tensor op takes "
-                   "the following counter; texport reads sizes from their source and spends no name")
+# torch names size arithmetic by when it makes the node: the Python arithmetic a
+# model does on sizes is a node at once (``rows.shape[1] * rows.shape[2]`` is
+# ``mul``, so the tensor op after it is ``mul_1``), while a size expression a
+# meta function computed (``tokens.shape[0]`` of a reshape(-1, 8), s0*s1) is
+# reified after every tensor node is named (``mul_3``, used before ``mul``).
+# texport folds sizes into expressions and names each tx op when it is first
+# needed, read from its simplest source (the input dim declared ``4*h``). Ops,
+# outputs and every other field agree; only a training-level output name differs.
+SIZE_ARITHMETIC = ("torch names a size-arithmetic node when the model's Python makes it, or after every tensor "
+                   "node when a meta function did; texport names it when first needed: an output's counter differs")
 
 # torch's functional IR keeps instance_norm with running stats as one op whose
 # writes to running_mean/var are hidden (no BUFFER_MUTATION outputs: torch's
