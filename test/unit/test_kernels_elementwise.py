@@ -306,6 +306,33 @@ def test_leaky_relu_elu_selu_celu() -> None:
     )
 
 
+def test_shrinks() -> None:
+    x = arr([-3.0, -0.7, -0.5, -0.2, 0.0, 0.5, 0.7, 3.0, np.nan], f32)
+    values = x.astype(np.float64)
+    softshrink = np.where(values > 0.5, values - 0.5, np.where(values < -0.5, values + 0.5, values * 0))
+    same(run("softshrink", x), softshrink.astype(f32), f32)
+    assert np.signbit(run("softshrink", x)[2])  # -0.5 shrinks to -0, as x·0
+    same(run("hardshrink", x, 0.6), np.where(np.abs(values) <= 0.6, 0.0, values).astype(f32), f32)
+    with pytest.raises(RuntimeError, match="lambda must be in range"):
+        run("softshrink", x, -1.0)
+    with pytest.raises(NotImplementedError, match="hardshrink_cpu"):
+        run("hardshrink", arr([1, 2], np.int32))
+
+
+def test_inplace_selu_celu_threshold() -> None:
+    values = [-3.0, -0.5, 0.0, 0.5, 2.0]
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    x = arr(values)
+    assert run("selu_", x) is x
+    close(x, [scale * (v if v > 0 else alpha * (math.exp(v) - 1)) for v in values])
+    x = arr(values)
+    assert run("celu_", x, 0.5) is x
+    close(x, [v if v > 0 else 0.5 * math.expm1(v / 0.5) for v in values])
+    x = arr(values)
+    assert run("threshold_", x, 0.0, 9.0) is x
+    same(x, arr([9.0, 9.0, 9.0, 0.5, 2.0]))
+
+
 def test_smooth_activations() -> None:
     values = [-40.0, -3.0, -0.5, 0.0, 0.5, 3.0, 40.0]
     x = arr(values)

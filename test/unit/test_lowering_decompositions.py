@@ -89,7 +89,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "dropout.default": [S(f(3, 4), 0.5, False), S(f(3, 4), 0.0, True)],
     # activations
     "relu6.default": [S(f(3, 4) * 5)], "silu.default": [UNARY], "selu.default": [UNARY],
-    "celu.default": [S(f(3, 4), 0.5)], "threshold.default": [S(f(3, 4), 0.1, 20.0)],
+    "celu.default": [S(f(3, 4), 0.5), S(f(3, 4))], "threshold.default": [S(f(3, 4), 0.1, 20.0)],
+    "softshrink.default": [S(f(3, 4)), S(f(3, 4), 0.2)], "hardshrink.default": [S(f(3, 4)), S(f(3, 4), 0.2)],
     "hardswish.default": [S(f(3, 4) * 4)], "hardsigmoid.default": [S(f(3, 4) * 4)],
     "softplus.default": [S(f(3, 4) * 10, 2, 5), UNARY], "mish.default": [UNARY],
     "log_sigmoid.default": [UNARY], "log_sigmoid_forward.default": [UNARY],

@@ -28,4 +28,44 @@ def cases():
         "where": lambda x: torch.where(x > 0, x, x * 2), "where_scalar": lambda x: torch.where(x > 0, x, 0.0),
         "rsqrt_pow": lambda x: torch.rsqrt(x.pow(2) + 1.0),
     }
-    return [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x) for name, fn in functions.items()]
+    return [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x) for name, fn in functions.items()] + layer_cases()
+
+
+class Layer(torch.nn.Module):
+    """An activation layer, applied to ``2x`` when it writes in place (so the
+    example input stays the caller's)."""
+
+    def __init__(self, layer) -> None:
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x * 2 if getattr(self.layer, "inplace", False) else x)
+
+
+def _image(rng):
+    return (rng.standard_normal((2, 3, 4, 5), dtype=np.float32) * 2,)
+
+
+def layer_cases():
+    nn = torch.nn
+    layers = {
+        "SELU": lambda: nn.SELU(), "SELU_inplace": lambda: nn.SELU(inplace=True),
+        "CELU": lambda: nn.CELU(), "CELU_alpha": lambda: nn.CELU(0.5),
+        "CELU_inplace": lambda: nn.CELU(0.5, inplace=True), "Softmin": lambda: nn.Softmin(dim=1),
+        "LogSigmoid": lambda: nn.LogSigmoid(), "Softsign": lambda: nn.Softsign(),
+        "Softshrink": lambda: nn.Softshrink(), "Softshrink_lambd": lambda: nn.Softshrink(0.3),
+        "Hardshrink": lambda: nn.Hardshrink(), "Hardshrink_lambd": lambda: nn.Hardshrink(1.5),
+        "Tanhshrink": lambda: nn.Tanhshrink(), "Threshold": lambda: nn.Threshold(0.1, 20.0),
+        "Threshold_inplace": lambda: nn.Threshold(-0.5, 3.0, inplace=True),
+        "PReLU": lambda: nn.PReLU(), "PReLU_channels": lambda: nn.PReLU(3, init=0.1),
+        "Softmax2d": lambda: nn.Softmax2d(),
+    }
+    functions = {
+        "F_selu_": lambda x: F.selu_(x * 2), "F_celu_": lambda x: F.celu_(x * 2, 2.0),
+        "F_threshold_": lambda x: F.threshold_(x * 2, 0.5, -1.0),
+        "F_softmin_dtype": lambda x: F.softmin(x, dim=-1, dtype=torch.float64),
+    }
+    return [Case(name, (lambda build=build: Layer(build())), inputs=_image) for name, build in layers.items()] + [
+        Case(name, (lambda fn=fn: Fn(fn)), inputs=_image) for name, fn in functions.items()
+    ]

@@ -139,7 +139,7 @@ _register(
 _register(
     _unary(_same),
     "ceil floor round round.decimals trunc sign frac nan_to_num silu elu leaky_relu "
-    "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid",
+    "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid softshrink hardshrink",
 )
 _register(_unary(_abs_dtype), "abs")
 _register(_unary(_to_bool), "isnan isinf isfinite logical_not")

@@ -505,6 +505,26 @@ def _log_sigmoid(self: Array) -> Array:
     return _log_sigmoid_forward(self)[0]
 
 
+@_float_activation("softshrink_check")
+def _softshrink(self: Array, lambd: Any = 0.5) -> Array:
+    """x > λ ? x - λ : (x < -λ ? x + λ : x·0), torch's CPU kernel (NaN stays NaN)."""
+    limit = float(np.finfo(self.dtype).max)
+    if not 0 <= lambd <= limit:
+        raise RuntimeError(
+            f"lambda must be in range [0, {limit:g}] for input dtype "
+            f"{scalar_type_name(from_numpy(self.dtype))}, but found {lambd:g}"
+        )
+    cut = _cast(lambd, self.dtype)
+    return np.where(self > cut, self - cut, np.where(self < -cut, self + cut, self * 0))
+
+
+@_float_activation("hardshrink_cpu")
+def _hardshrink(self: Array, lambd: Any = 0.5) -> Array:
+    """-λ <= x <= λ ? 0 : x, torch's CPU kernel (NaN stays NaN)."""
+    cut = _cast(lambd, self.dtype)
+    return np.where((self >= -cut) & (self <= cut), self.dtype.type(0), self)
+
+
 @_float_activation("glu")
 def _glu(self: Array, dim: int = -1) -> Array:
     """a * sigmoid(b) for the two halves a, b of ``dim``."""
@@ -536,6 +556,8 @@ _register(_hardsigmoid, "hardsigmoid")
 _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_log_sigmoid, "log_sigmoid")
 _register(_glu, "glu")
+_register(_softshrink, "softshrink")
+_register(_hardshrink, "hardshrink")
 _register(_prelu, "prelu")
 
 # ---------------------------------------------------------------- binary arithmetic

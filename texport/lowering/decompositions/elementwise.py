@@ -292,10 +292,27 @@ def selu(self: Tensor) -> Tensor:
     return aten.elu.default(self, _SELU_ALPHA, _SELU_SCALE)
 
 
-# celu(x, α) = elu(x, α, 1, 1/α)
+# celu(x, α) = where(x > 0, x, α·expm1(x / α)), torch's reference (α = 1: no scaling, as torch traces it)
 @register_decomposition(aten.celu.default)
 def celu(self: Tensor, alpha: Any = 1.0) -> Tensor:
-    return aten.elu.default(self, alpha, 1, 1.0 / alpha)
+    if alpha == 1:
+        negative = aten.expm1.default(self)
+    else:
+        negative = aten.mul.Tensor(aten.expm1.default(aten.div.Tensor(self, alpha)), alpha)
+    return aten.where.self(aten.gt.Scalar(self, 0), self, negative)
+
+
+# softshrink(x, λ) = where(|x| > λ, x - sign(x)·λ, x·0)
+@register_decomposition(aten.softshrink.default)
+def softshrink(self: Tensor, lambd: Any = 0.5) -> Tensor:
+    shrunk = aten.sub.Tensor(self, aten.mul.Tensor(aten.sign.default(self), lambd))
+    return aten.where.self(aten.gt.Scalar(aten.abs.default(self), lambd), shrunk, aten.mul.Tensor(self, 0))
+
+
+# hardshrink(x, λ) = where(|x| <= λ, 0, x)
+@register_decomposition(aten.hardshrink.default)
+def hardshrink(self: Tensor, lambd: Any = 0.5) -> Tensor:
+    return aten.where.ScalarSelf(aten.le.Scalar(aten.abs.default(self), lambd), 0, self)
 
 
 # threshold(x, t, v) = where(x <= t, v, x)
@@ -361,13 +378,14 @@ def glu(self: Tensor, dim: int = -1) -> Tensor:
     return aten.mul.Tensor(first, aten.sigmoid.default(second))
 
 
-# prelu(x, w) = where(x > 0, x, w·x), w along the channel dim 1
+# prelu(x, w) = where(x > 0, x, w·x), w viewed as [1, C, 1, ...] (ATen's reshape; none when w has that shape)
 @register_decomposition(aten.prelu.default)
 def prelu(self: Tensor, weight: Tensor) -> Tensor:
-    if self.dim() >= 2 and weight.numel() != 1:
-        weight = aten.view.default(weight, [1, weight.shape[0]] + [1] * (self.dim() - 2))
-    elif weight.dim() == 1 and self.dim() == 0:
-        weight = aten.view.default(weight, [])
+    shape = [1] * self.dim()
+    if self.dim() > 1:
+        shape[1] = weight.numel()
+    if list(weight.shape) != shape:
+        weight = aten.view.default(weight, shape)
     return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
 
 

@@ -39,7 +39,8 @@ __all__ = [
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
     "pixel_shuffle", "pixel_unshuffle", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
-    "silu", "softmax", "softplus", "tanh",
+    "silu", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold", "threshold_",
+    "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin",
 ]
 
 
@@ -207,6 +208,46 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
     return call(op("elu_"), input, alpha)
 
 
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    return call(op("selu_" if inplace else "selu"), input)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("selu_"), input)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    return call(op("celu_" if inplace else "celu"), input, alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    return call(op("celu_"), input, alpha)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+    return call(op("threshold_" if inplace else "threshold"), input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    return call(op("threshold_"), input, threshold, value)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    return call(op("softshrink"), input, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    return call(op("hardshrink"), input, lambd)
+
+
+def softsign(input: Tensor) -> Tensor:  # noqa: A002
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+    return input - input.tanh()
+
+
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,  # noqa: A002
              inplace: bool = False) -> Tensor:
     if min_val > max_val:
@@ -278,6 +319,13 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
     if dim is None:
         dim = _get_softmax_dim("softmax", input.dim())
     return call(op("softmax.int"), input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
+            dtype: DType | None = None) -> Tensor:
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim())
+    return call(op("softmax.int"), -input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
