@@ -319,6 +319,31 @@ def test_shrinks() -> None:
         run("hardshrink", arr([1, 2], np.int32))
 
 
+def test_rrelu() -> None:
+    values = np.array([-3.0, -0.5, 0.0, 0.5, 2.0])
+    x = arr(values, f32)
+    mean = np.where(x >= 0, x, x * f32((0.1 + 0.5) / 2))  # float maths, as torch's kernel
+    same(run("rrelu", x, 0.1, 0.5), mean, f32)
+    noise = arr([7.0] * 5, f32)
+    out, kept = run("rrelu_with_noise_functional", x, noise, 0.1, 0.5, False)
+    same(out, mean, f32)
+    same(kept, noise, f32)  # out of training the noise passes through
+    big = np.linspace(-4, 4, 4001)
+    rng.manual_seed(3)
+    out, slopes = run("rrelu_with_noise_functional", big, np.empty_like(big), 0.1, 0.5, True)
+    negative = big <= 0
+    same(slopes[~negative], np.ones((~negative).sum()))
+    assert 0.1 <= slopes[negative].min() and slopes[negative].max() <= 0.5  # U(lower, upper)
+    assert abs(slopes[negative].mean() - 0.3) < 0.01
+    close(out, big * slopes)
+    rng.manual_seed(3)
+    again = run("rrelu", big, 0.1, 0.5, True)
+    same(again, out)  # seeded: the same draws
+    base = arr(values, f32)
+    assert run("rrelu_", base, 0.1, 0.5) is base
+    same(base, mean, f32)
+
+
 def test_inplace_selu_celu_threshold() -> None:
     values = [-3.0, -0.5, 0.0, 0.5, 2.0]
     alpha, scale = 1.6732632423543772, 1.0507009873554805

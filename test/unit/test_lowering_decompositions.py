@@ -90,6 +90,7 @@ SAMPLES: dict[str, list[Sample]] = {
     # activations
     "relu6.default": [S(f(3, 4) * 5)], "silu.default": [UNARY], "selu.default": [UNARY],
     "celu.default": [S(f(3, 4), 0.5), S(f(3, 4))], "threshold.default": [S(f(3, 4), 0.1, 20.0)],
+    "rrelu.default": [S(f(3, 4)), S(f(3, 4), 0.1, 0.5)],
     "softshrink.default": [S(f(3, 4)), S(f(3, 4), 0.2)], "hardshrink.default": [S(f(3, 4)), S(f(3, 4), 0.2)],
     "hardswish.default": [S(f(3, 4) * 4)], "hardsigmoid.default": [S(f(3, 4) * 4)],
     "softplus.default": [S(f(3, 4) * 10, 2, 5), UNARY], "mish.default": [UNARY],

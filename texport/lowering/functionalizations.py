@@ -101,3 +101,13 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
         average = aten.mean.dim(aten.view.default(copies, [batch, channels]), [0])
         write(running, aten.alias.default(aten.copy.default(aten.alias.default(running), average)))
     return aten.view.default(out, list(input.shape))
+
+
+# rrelu_(x, l, u, t) = x <- rrelu_with_noise_functional(x, empty_like(x), l, u, t)[0]: torch's
+# rrelu_ is rrelu_with_noise_ underneath, which functionalization makes the functional form
+@register_functionalization(aten.rrelu_.default)
+def rrelu_(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
+           generator: Any = None) -> Tensor:
+    out = aten.rrelu_with_noise_functional.default(self, aten.empty_like.default(self), lower, upper, training)[0]
+    write(self, out)
+    return self

@@ -60,6 +60,8 @@ def layer_cases():
         "Threshold_inplace": lambda: nn.Threshold(-0.5, 3.0, inplace=True),
         "PReLU": lambda: nn.PReLU(), "PReLU_channels": lambda: nn.PReLU(3, init=0.1),
         "Softmax2d": lambda: nn.Softmax2d(),
+        "RReLU_eval": lambda: nn.RReLU().eval(), "RReLU_eval_bounds": lambda: nn.RReLU(0.1, 0.5).eval(),
+        "RReLU_eval_inplace": lambda: nn.RReLU(inplace=True).eval(),
     }
     functions = {
         "F_selu_": lambda x: F.selu_(x * 2), "F_celu_": lambda x: F.celu_(x * 2, 2.0),

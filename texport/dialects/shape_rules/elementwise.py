@@ -139,7 +139,7 @@ _register(
 _register(
     _unary(_same),
     "ceil floor round round.decimals trunc sign frac nan_to_num silu elu leaky_relu "
-    "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid softshrink hardshrink",
+    "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid softshrink hardshrink rrelu",
 )
 _register(_unary(_abs_dtype), "abs")
 _register(_unary(_to_bool), "isnan isinf isfinite logical_not")
@@ -186,6 +186,10 @@ def _log_sigmoid_forward(self: TensorMeta) -> tuple[TensorMeta, TensorMeta]:
     return self, self  # (output, buffer): the CPU buffer is input-sized
 
 
+def _rrelu_with_noise_functional(self: TensorMeta, noise: TensorMeta, *_: object) -> tuple[TensorMeta, TensorMeta]:
+    return self, noise  # (output, the slopes drawn into noise)
+
+
 def _prelu(self: TensorMeta, weight: TensorMeta) -> TensorMeta:
     if self.dtype is not weight.dtype:
         raise ShapeGuardError(
@@ -213,6 +217,7 @@ _register(_hardtanh, "hardtanh")
 _register(_square, "square")
 _register(_glu, "glu")
 _register(_log_sigmoid_forward, "log_sigmoid_forward")
+_register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
 _register(_prelu, "prelu")
 
 # ---------------------------------------------------------------- binary

@@ -525,6 +525,31 @@ def _hardshrink(self: Array, lambd: Any = 0.5) -> Array:
     return np.where((self >= -cut) & (self <= cut), self.dtype.type(0), self)
 
 
+def _rrelu_slopes(self: Array, lower: Any, upper: Any, training: bool) -> Array:
+    """The slope of each element: drawn from U(lower, upper) for x <= 0 when
+    training (1 elsewhere), else the mean (lower + upper) / 2."""
+    if not training:
+        return np.full(self.shape, _cast((lower + upper) / 2, self.dtype), dtype=self.dtype)
+    draw = rng.generator().random(self.shape, dtype=np.float64)
+    slopes = (lower + (upper - lower) * draw).astype(self.dtype)
+    return np.where(self <= 0, slopes, self.dtype.type(1))
+
+
+@_float_activation("rrelu_with_noise_out_cpu")
+def _rrelu_with_noise_functional(self: Array, noise: Array, lower: Any = 0.125, upper: Any = 1 / 3,
+                                 training: bool = False, generator: Any = None) -> tuple[Array, Array]:
+    """(x·r where x < 0, else x; the slopes r), as torch's CPU kernel; out of
+    training the noise is returned as given."""
+    slopes = _rrelu_slopes(self, lower, upper, training)
+    out = np.where(self >= 0, self, self * slopes) if not training else self * slopes
+    return out, (slopes if training else noise.astype(self.dtype, copy=True))
+
+
+def _rrelu(self: Array, lower: Any = 0.125, upper: Any = 1 / 3, training: bool = False,
+           generator: Any = None) -> Array:
+    return _rrelu_with_noise_functional(self, np.empty_like(self), lower, upper, training)[0]
+
+
 @_float_activation("glu")
 def _glu(self: Array, dim: int = -1) -> Array:
     """a * sigmoid(b) for the two halves a, b of ``dim``."""
@@ -557,6 +582,8 @@ _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_log_sigmoid, "log_sigmoid")
 _register(_glu, "glu")
 _register(_softshrink, "softshrink")
+_register(_rrelu, "rrelu")
+_register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
 _register(_hardshrink, "hardshrink")
 _register(_prelu, "prelu")
 

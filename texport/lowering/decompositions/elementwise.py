@@ -378,6 +378,14 @@ def glu(self: Tensor, dim: int = -1) -> Tensor:
     return aten.mul.Tensor(first, aten.sigmoid.default(second))
 
 
+# rrelu(x, l, u, t) = rrelu_with_noise_functional(x, empty_like(x), l, u, t)[0], as torch's
+@register_decomposition(aten.rrelu.default)
+def rrelu(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    noise = aten.empty_like.default(self)
+    return aten.rrelu_with_noise_functional.default(self, noise, lower, upper, training)[0]
+
+
 # prelu(x, w) = where(x > 0, x, w·x), w viewed as [1, C, 1, ...] (ATen's reshape; none when w has that shape)
 @register_decomposition(aten.prelu.default)
 def prelu(self: Tensor, weight: Tensor) -> Tensor:

@@ -40,7 +40,7 @@ __all__ = [
     "pixel_shuffle", "pixel_unshuffle", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
     "silu", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold", "threshold_",
-    "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin",
+    "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin", "rrelu", "rrelu_",
 ]
 
 
@@ -230,6 +230,15 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
     return call(op("threshold_"), input, threshold, value)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,  # noqa: A002
+          inplace: bool = False) -> Tensor:
+    return call(op("rrelu_" if inplace else "rrelu"), input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:  # noqa: A002
+    return call(op("rrelu_"), input, lower, upper, training)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
