@@ -65,6 +65,12 @@ def _rename_block(block: Block, names: NameTable) -> None:
                 set_name(result, names.claim(_SUFFIX.sub("", result.name_hint)))
 
 
+# The functional forms torch's functionalization makes of an op that writes a
+# temporary (rrelu_with_noise's noise): it reads every result, to copy the
+# written ones back, so each claims a getitem even when the copy is dropped.
+_READS_EVERY_RESULT = frozenset({"aten.rrelu_with_noise_functional.default"})
+
+
 def _rename_aten(op: AtenOp, names: NameTable) -> None:
     schema = op.op_def.schema
     results = op.results
@@ -73,6 +79,8 @@ def _rename_aten(op: AtenOp, names: NameTable) -> None:
         return
     names.claim(_node_name(op))
     last_used = max((i for i, r in enumerate(results) if r.uses), default=-1)
+    if op.op_def.key in _READS_EVERY_RESULT:
+        last_used = len(results) - 1
     for index, result in enumerate(results):
         if index <= last_used:
             set_name(result, names.claim("getitem"))

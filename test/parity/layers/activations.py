@@ -67,6 +67,9 @@ def layer_cases():
         "F_selu_": lambda x: F.selu_(x * 2), "F_celu_": lambda x: F.celu_(x * 2, 2.0),
         "F_threshold_": lambda x: F.threshold_(x * 2, 0.5, -1.0),
         "F_softmin_dtype": lambda x: F.softmin(x, dim=-1, dtype=torch.float64),
+        # a getitem after rrelu: torch's rrelu_with_noise_functional claims two getitem names
+        "F_rrelu_max": lambda x: torch.max(F.rrelu(x, 0.2, 0.4), dim=1)[0],
+        "F_rrelu_inplace_max": lambda x: torch.max(F.rrelu(x * 2, inplace=True), dim=1)[0],
     }
     return [Case(name, (lambda build=build: Layer(build())), inputs=_image) for name, build in layers.items()] + [
         Case(name, (lambda fn=fn: Fn(fn)), inputs=_image) for name, fn in functions.items()
