@@ -41,7 +41,10 @@ TAGS = {
     "nondeterministic_seeded": "draws from the random generator (never Pure)",
     # torch's functionalization decomposes a CompositeImplicitAutograd op that
     # aliases or writes, by its schema or possibly (torch's Tag.maybe_aliasing_or_mutating:
-    # dropout returns its input when not training); torch._export.utils._check_valid_to_preserve
+    # dropout returns its input when not training); torch._export.utils._check_valid_to_preserve.
+    # Also the ops whose decomposition torch registers as their Autograd kernel
+    # (softshrink, hardshrink: ``py_impl(DispatchKey.Autograd)``), which run_decompositions
+    # applies even with an empty table.
     "decomposed_by_functionalize": "a CompositeImplicitAutograd op that may alias or write: "
                                    "run_decompositions never keeps it",
     "kept_in_core": "not core, but torch keeps it in core ATen programs: legal at the core level",
