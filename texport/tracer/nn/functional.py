@@ -30,7 +30,7 @@ CUDNN_ENABLED = False
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
+    "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "l1_loss", "layer_norm",
@@ -614,6 +614,34 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:  # noqa: A002
     input, target = _broadcast_pair(input, target)
     return call(op("huber_loss"), input, target, _reduction_enum(reduction), delta)
+
+
+def _infer_size(a: tuple, b: tuple) -> tuple:
+    """torch's _infer_size: the broadcast of two sizes, right-aligned."""
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + tuple(a)
+    b = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for i, (p, q) in enumerate(zip(a, b)):
+        if p != q and p != 1 and q != 1:
+            raise RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) "
+                               f"at non-singleton dimension {i}")
+        out.append(q if p == 1 else p)
+    return tuple(out)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) "
+            "is deprecated. Please ensure they have the same size."
+        )
+    if weight is not None:
+        weight = weight.expand(_infer_size(tuple(target.shape), tuple(weight.shape)))
+    return call(op("binary_cross_entropy"), input, target, weight, enum)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002

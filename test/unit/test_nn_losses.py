@@ -1,0 +1,90 @@
+"""texport.nn's loss modules (torch's loss.py) and their functional forms:
+numbers against numpy formulas, buffers and state-dict keys as torch registers
+them, and the deprecated size_average/reduce pair."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import texport
+import texport.nn as nn
+import texport.nn.functional as F
+
+RNG = np.random.default_rng(16)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def unit(*shape: int) -> np.ndarray:
+    return (RNG.random(shape) * 0.98 + 0.01).astype(np.float32)
+
+
+def t(array: np.ndarray) -> texport.Tensor:
+    return texport.tensor(array)
+
+
+def close(actual: texport.Tensor, expected: np.ndarray, tol: float = 1e-5) -> None:
+    assert tuple(actual.shape) == np.shape(expected)
+    np.testing.assert_allclose(actual.numpy(), expected, rtol=tol, atol=tol)
+
+
+def test_binary_cross_entropy_matches_numpy() -> None:
+    x, y, w = unit(4, 5), unit(4, 5), unit(5)
+    per = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+    close(F.binary_cross_entropy(t(x), t(y)), np.float32(per.mean()))
+    close(F.binary_cross_entropy(t(x), t(y), weight=t(w), reduction="sum"), np.float32((per * w).sum()))
+    close(F.binary_cross_entropy(t(x), t(y), reduction="none"), per)
+
+
+def test_binary_cross_entropy_rejects_other_target_size() -> None:
+    with pytest.raises(ValueError, match="target size"):
+        F.binary_cross_entropy(t(unit(4, 5)), t(unit(4, 1)))
+
+
+def test_modules_match_numpy() -> None:
+    x, y = rand(4, 5), rand(4, 5)
+    close(nn.L1Loss()(t(x), t(y)), np.float32(np.abs(x - y).mean()))
+    close(nn.MSELoss(reduction="sum")(t(x), t(y)), np.float32(((x - y) ** 2).sum()), 1e-4)
+    d = np.abs(x - y)
+    close(nn.SmoothL1Loss(beta=0.5)(t(x), t(y)), np.float32(np.where(d < 0.5, 0.5 * d * d / 0.5, d - 0.25).mean()))
+    close(nn.HuberLoss(delta=0.7)(t(x), t(y)), np.float32(np.where(d < 0.7, 0.5 * d * d, 0.7 * (d - 0.35)).mean()))
+    p, q = unit(4, 5), unit(4, 5)
+    close(nn.BCELoss()(t(p), t(q)), np.float32((-(q * np.log(p) + (1 - q) * np.log1p(-p))).mean()))
+    w, pw = unit(5), unit(5) * 3
+    logsig = -np.logaddexp(0, -x)
+    logsig_neg = -np.logaddexp(0, x)
+    bce = -w * (pw * q * logsig + (1 - q) * logsig_neg)
+    close(nn.BCEWithLogitsLoss(weight=t(w), pos_weight=t(pw))(t(x), t(q)), np.float32(bce.mean()))
+    classes = np.array([0, 3, 1, 4])
+    logp = x - np.log(np.exp(x).sum(1, keepdims=True))
+    close(nn.CrossEntropyLoss()(t(x), t(classes)), np.float32(-logp[np.arange(4), classes].mean()))
+    close(nn.NLLLoss(weight=t(w), reduction="none")(t(logp), t(classes)), -(w[classes] * logp[np.arange(4), classes]))
+
+
+def test_weight_buffers_and_state_dict_keys() -> None:
+    w = texport.ones(5)
+    assert list(nn.BCEWithLogitsLoss(weight=w, pos_weight=w).state_dict()) == ["weight", "pos_weight"]
+    assert list(nn.BCEWithLogitsLoss().state_dict()) == []
+    assert list(dict(nn.BCEWithLogitsLoss().named_buffers())) == []
+    assert nn.BCEWithLogitsLoss().weight is None and nn.BCEWithLogitsLoss().pos_weight is None
+    for cls in (nn.BCELoss, nn.CrossEntropyLoss, nn.NLLLoss):
+        assert list(cls(weight=w).state_dict()) == ["weight"]
+        assert cls().weight is None
+    assert list(nn.MSELoss().state_dict()) == []
+
+
+def test_constructor_defaults_and_legacy_reduction() -> None:
+    ce = nn.CrossEntropyLoss()
+    assert (ce.ignore_index, ce.reduction, ce.label_smoothing) == (-100, "mean", 0.0)
+    assert nn.SmoothL1Loss().beta == 1.0 and nn.HuberLoss().delta == 1.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert nn.MSELoss(size_average=False).reduction == "sum"
+        assert nn.L1Loss(reduce=False).reduction == "none"
+        assert nn.NLLLoss(size_average=True, reduce=True).reduction == "mean"
+    assert len(caught) == 3 and "deprecated" in str(caught[0].message)
