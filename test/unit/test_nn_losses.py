@@ -88,3 +88,29 @@ def test_constructor_defaults_and_legacy_reduction() -> None:
         assert nn.L1Loss(reduce=False).reduction == "none"
         assert nn.NLLLoss(size_average=True, reduce=True).reduction == "mean"
     assert len(caught) == 3 and "deprecated" in str(caught[0].message)
+
+
+def signs(*shape: int) -> np.ndarray:
+    return np.where(RNG.random(shape) < 0.5, -1.0, 1.0).astype(np.float32)
+
+
+def test_soft_margin_loss_matches_numpy() -> None:
+    x, y = rand(4, 5), signs(4, 5)
+    per = np.log1p(np.exp(-x * y))
+    close(F.soft_margin_loss(t(x), t(y)), np.float32(per.mean()))
+    close(F.soft_margin_loss(t(x), t(y), reduction="none"), per)
+    close(nn.SoftMarginLoss(reduction="sum")(t(x), t(y)), np.float32(per.sum()), 1e-4)
+
+
+def test_margin_ranking_loss_matches_numpy() -> None:
+    a, b, y = rand(4, 5), rand(4, 5), signs(4, 5)
+    per = np.maximum(-y * (a - b) + 0.3, 0)
+    close(F.margin_ranking_loss(t(a), t(b), t(y), margin=0.3), np.float32(per.mean()))
+    close(F.margin_ranking_loss(t(a), t(b), t(y), 0.3, reduction="none"), per)
+    close(nn.MarginRankingLoss(margin=0.3, reduction="sum")(t(a), t(b), t(y)), np.float32(per.sum()), 1e-4)
+    assert nn.MarginRankingLoss().margin == 0.0
+
+
+def test_margin_ranking_loss_rejects_mixed_dims() -> None:
+    with pytest.raises(RuntimeError, match="same dimension"):
+        F.margin_ranking_loss(t(rand(4)), t(rand(4)), t(signs(1, 4)))

@@ -87,5 +87,19 @@ def _module_cases():
         "NLLLoss": (lambda: torch.nn.NLLLoss(), _normal, _classes),
         "NLLLoss_weighted": (lambda: torch.nn.NLLLoss(weight=weight(), reduction="none"), _normal, _classes),
     }
-    return [Case(f"module_{name}", build, inputs=(lambda rng, x=x, t=t: (x(rng), t(rng))))
-            for name, (build, x, t) in modules.items()]
+    cases = [Case(f"module_{name}", build, inputs=(lambda rng, x=x, t=t: (x(rng), t(rng))))
+             for name, (build, x, t) in modules.items()]
+    cases += [
+        Case("module_SoftMarginLoss", lambda: torch.nn.SoftMarginLoss(), inputs=lambda rng: (_normal(rng), _signs(rng))),
+        Case("module_SoftMarginLoss_none", lambda: torch.nn.SoftMarginLoss(reduction="none"),
+             inputs=lambda rng: (_normal(rng), _signs(rng))),
+        Case("module_MarginRankingLoss", lambda: torch.nn.MarginRankingLoss(margin=0.3),
+             inputs=lambda rng: (_normal(rng), _normal(rng), _signs(rng))),
+        Case("module_MarginRankingLoss_sum", lambda: torch.nn.MarginRankingLoss(reduction="sum"),
+             inputs=lambda rng: (_normal(rng), _normal(rng), _signs(rng))),
+    ]
+    return cases
+
+
+def _signs(rng):
+    return np.where(rng.random((4, 5)) < 0.5, -1.0, 1.0).astype(np.float32)

@@ -60,6 +60,22 @@ def huber_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN,
     return _reduce(loss, reduction, dtype)
 
 
+@kernel("soft_margin_loss")
+def soft_margin_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
+    """log(1 + exp(-y x))."""
+    dtype = torch_result_dtype(self, target)
+    return _reduce(np.log1p(np.exp(-opmath(self) * opmath(target))), reduction, dtype)
+
+
+@kernel("margin_ranking_loss")
+def margin_ranking_loss(input1: np.ndarray, input2: np.ndarray, target: np.ndarray, margin: float = 0.0,
+                        reduction: int = _MEAN) -> np.ndarray:
+    """max(0, -y (x1 - x2) + margin)."""
+    dtype = torch_result_dtype(input1, input2, target)
+    loss = np.maximum(-opmath(target) * (opmath(input1) - opmath(input2)) + margin, 0)
+    return _reduce(loss, reduction, dtype)
+
+
 @kernel("binary_cross_entropy")
 @np.errstate(divide="ignore")
 def binary_cross_entropy(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,

@@ -47,6 +47,20 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
     return _reduce(aten.where.self(aten.lt.Scalar(z, delta), quadratic, linear), reduction)
 
 
+# soft_margin_loss(x, y) = reduce(log1p(exp(-x·y)))
+@register_decomposition(aten.soft_margin_loss.default)
+def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Tensor:
+    return _reduce(aten.log1p.default(aten.exp.default(aten.mul.Tensor(aten.neg.default(self), target))), reduction)
+
+
+# margin_ranking_loss(x1, x2, y, m) = reduce(max(-y·(x1 - x2) + m, 0))
+@register_decomposition(aten.margin_ranking_loss.default)
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = _MEAN) -> Tensor:
+    scaled = aten.mul.Tensor(aten.neg.default(target), aten.sub.Tensor(input1, input2))
+    return _reduce(aten.clamp.default(aten.add.Scalar(scaled, margin), 0), reduction)
+
+
 # binary_cross_entropy(x, y, w) = reduce(w·((y - 1)·max(log1p(-x), -100) - y·max(log x, -100)))
 @register_decomposition(aten.binary_cross_entropy.default)
 def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = None,

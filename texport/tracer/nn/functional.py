@@ -34,12 +34,13 @@ __all__ = [
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "l1_loss", "layer_norm",
-    "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
+    "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
+    "max_pool2d",
     "huber_loss", "smooth_l1_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
     "pixel_shuffle", "pixel_unshuffle", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
-    "silu", "softmax", "softplus", "tanh",
+    "silu", "soft_margin_loss", "softmax", "softplus", "tanh",
 ]
 
 
@@ -654,6 +655,24 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
     return call(op("binary_cross_entropy_with_logits"), input, target, weight, pos_weight, enum)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    return call(op("soft_margin_loss"), input, target, enum)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    return call(op("margin_ranking_loss"), input1, input2, target, margin, enum)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
