@@ -140,6 +140,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "huber_loss.default": [S(f(3, 4), f(3, 4), 1, 0.7)],
     "soft_margin_loss.default": [S(f(3, 4), f(3, 4)), S(f(3, 4), f(3, 4), 0, sym={0: (0,), 1: (0,)})],
     "margin_ranking_loss.default": [S(f(3, 4), f(3, 4), f(3, 4), 0.3), S(f(3, 4), f(3, 4), f(3, 4), 0.0, 2)],
+    "kl_div.default": [S(f(3, 4), pos(3, 4)), S(f(3, 4), f(3, 4), 2, log_target=True), S(f(3, 4), pos(3, 4), 0)],
     "binary_cross_entropy.default": [S(pos(3, 4), pos(3, 4)), S(pos(3, 4), pos(3, 4), pos(3, 4), 0)],
     "binary_cross_entropy_with_logits.default": [S(f(3, 4), pos(3, 4)),
                                                  S(f(3, 4), pos(3, 4), pos(3, 4), pos(4), 2)],

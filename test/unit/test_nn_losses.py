@@ -114,3 +114,19 @@ def test_margin_ranking_loss_matches_numpy() -> None:
 def test_margin_ranking_loss_rejects_mixed_dims() -> None:
     with pytest.raises(RuntimeError, match="same dimension"):
         F.margin_ranking_loss(t(rand(4)), t(rand(4)), t(signs(1, 4)))
+
+
+def test_kl_div_matches_numpy() -> None:
+    x, y = rand(4, 5), unit(4, 5)
+    y[0, :2] = 0
+    per = np.where(y == 0, 0, y * np.log(np.where(y == 0, 1, y))) - y * x
+    close(F.kl_div(t(x), t(y), reduction="none"), per)
+    close(F.kl_div(t(x), t(y), reduction="batchmean"), np.float32(per.sum() / 4), 1e-4)
+    close(F.kl_div(t(x), t(y), reduction="sum"), np.float32(per.sum()), 1e-4)
+    with pytest.warns(UserWarning, match="batchmean"):
+        close(F.kl_div(t(x), t(y)), np.float32(per.mean()))
+    z = rand(4, 5)
+    close(F.kl_div(t(x), t(z), reduction="none", log_target=True), np.exp(z) * (z - x), 1e-4)
+    loss = nn.KLDivLoss(reduction="batchmean", log_target=True)
+    assert loss.log_target and loss.reduction == "batchmean"
+    close(loss(t(x), t(z)), np.float32((np.exp(z) * (z - x)).sum() / 4), 1e-4)

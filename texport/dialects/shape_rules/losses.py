@@ -23,6 +23,12 @@ def pointwise_loss(self: TensorMeta, target: TensorMeta, reduction: int = 1, *_:
     return _reduced(broadcast_shapes(self.shape, target.shape), dtype, reduction)
 
 
+# xlogy(y, y) - y x, or exp(y) (y - x) for a log target
+@shape_rule("kl_div")
+def kl_div(self: TensorMeta, target: TensorMeta, reduction: int = 1, log_target: bool = False) -> TensorMeta:
+    return _reduced(broadcast_shapes(self.shape, target.shape), result_type(self, target), reduction)
+
+
 # max(0, -y (x1 - x2) + margin), the three broadcast together
 @shape_rule("margin_ranking_loss")
 def margin_ranking_loss(input1: TensorMeta, input2: TensorMeta, target: TensorMeta, margin: float = 0.0,

@@ -67,6 +67,20 @@ def soft_margin_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEA
     return _reduce(np.log1p(np.exp(-opmath(self) * opmath(target))), reduction, dtype)
 
 
+@kernel("kl_div")
+@np.errstate(divide="ignore", invalid="ignore")
+def kl_div(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN, log_target: bool = False) -> np.ndarray:
+    """xlogy(y, y) - y x (0 where y = 0, NaN where y is), or exp(y) (y - x) for a log target."""
+    dtype = torch_result_dtype(self, target)
+    x, y = opmath(self), opmath(target)
+    if log_target:
+        loss = np.exp(y) * (y - x)
+    else:
+        xlogy = np.where(np.isnan(y), np.nan, np.where(y == 0, 0, y * np.log(y)))
+        loss = xlogy - y * x
+    return _reduce(loss, reduction, dtype)
+
+
 @kernel("margin_ranking_loss")
 def margin_ranking_loss(input1: np.ndarray, input2: np.ndarray, target: np.ndarray, margin: float = 0.0,
                         reduction: int = _MEAN) -> np.ndarray:

@@ -53,6 +53,22 @@ def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Te
     return _reduce(aten.log1p.default(aten.exp.default(aten.mul.Tensor(aten.neg.default(self), target))), reduction)
 
 
+# kl_div(x, y) = reduce(xlogy(y, y) - y·x), xlogy as torch's ref (y = 0 → 0, NaN y → NaN);
+# with log_target: reduce(exp(y)·(y - x))
+@register_decomposition(aten.kl_div.default)
+def kl_div(self: Tensor, target: Tensor, reduction: int = _MEAN, log_target: bool = False) -> Tensor:
+    if log_target:
+        loss = aten.mul.Tensor(aten.exp.default(target), aten.sub.Tensor(target, self))
+    else:
+        product = aten.mul.Tensor(target, aten.log.default(target))
+        zero = aten.scalar_tensor.default(0, dtype=product.dtype)
+        rhs = aten.where.self(aten.eq.Scalar(target, 0), zero, product)
+        nan = aten.scalar_tensor.default(float("nan"), dtype=product.dtype)
+        xlogy = aten.where.self(aten.isnan.default(target), nan, rhs)
+        loss = aten.sub.Tensor(xlogy, aten.mul.Tensor(target, self))
+    return _reduce(loss, reduction)
+
+
 # margin_ranking_loss(x1, x2, y, m) = reduce(max(-y·(x1 - x2) + m, 0))
 @register_decomposition(aten.margin_ranking_loss.default)
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,

@@ -33,7 +33,7 @@ __all__ = [
     "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
-    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "l1_loss", "layer_norm",
+    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
@@ -655,6 +655,25 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
     return call(op("binary_cross_entropy_with_logits"), input, target, weight, pos_weight, enum)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        enum = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = call(op("kl_div"), input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002

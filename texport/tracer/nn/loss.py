@@ -9,7 +9,7 @@ from .functional import _legacy_reduction
 from .module import Module
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "L1Loss", "MSELoss", "MarginRankingLoss",
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss",
     "NLLLoss", "SmoothL1Loss", "SoftMarginLoss",
 ]
 
@@ -160,3 +160,15 @@ class MarginRankingLoss(_Loss):
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    __constants__ = ["reduction"]
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+                 log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
