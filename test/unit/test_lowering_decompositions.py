@@ -141,6 +141,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "soft_margin_loss.default": [S(f(3, 4), f(3, 4)), S(f(3, 4), f(3, 4), 0, sym={0: (0,), 1: (0,)})],
     "margin_ranking_loss.default": [S(f(3, 4), f(3, 4), f(3, 4), 0.3), S(f(3, 4), f(3, 4), f(3, 4), 0.0, 2)],
     "kl_div.default": [S(f(3, 4), pos(3, 4)), S(f(3, 4), f(3, 4), 2, log_target=True), S(f(3, 4), pos(3, 4), 0)],
+    "poisson_nll_loss.default": [S(f(3, 4), pos(3, 4), True, False, 1e-8, 1),
+                                 S(pos(3, 4), pos(3, 4) * 3, False, True, 1e-8, 0)],
     "binary_cross_entropy.default": [S(pos(3, 4), pos(3, 4)), S(pos(3, 4), pos(3, 4), pos(3, 4), 0)],
     "binary_cross_entropy_with_logits.default": [S(f(3, 4), pos(3, 4)),
                                                  S(f(3, 4), pos(3, 4), pos(3, 4), pos(4), 2)],

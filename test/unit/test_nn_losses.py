@@ -130,3 +130,18 @@ def test_kl_div_matches_numpy() -> None:
     loss = nn.KLDivLoss(reduction="batchmean", log_target=True)
     assert loss.log_target and loss.reduction == "batchmean"
     close(loss(t(x), t(z)), np.float32((np.exp(z) * (z - x)).sum() / 4), 1e-4)
+
+
+def test_poisson_nll_loss_matches_numpy() -> None:
+    x, y = rand(4, 5), RNG.integers(0, 6, (4, 5)).astype(np.float32)
+    close(F.poisson_nll_loss(t(x), t(y)), np.float32((np.exp(x) - y * x).mean()), 1e-4)
+    rate = unit(4, 5) * 4
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stirling = np.where(y <= 1, 0, y * np.log(y) - y + 0.5 * np.log(2 * np.pi * y))
+    per = rate - y * np.log(rate + 1e-8) + stirling
+    close(F.poisson_nll_loss(t(rate), t(y), log_input=False, full=True, reduction="none"), per, 1e-4)
+    loss = nn.PoissonNLLLoss(log_input=False, full=True, reduction="sum")
+    assert (loss.log_input, loss.full, loss.eps) == (False, True, 1e-8)
+    close(loss(t(rate), t(y)), np.float32(per.sum()), 1e-4)
+    with pytest.raises(ValueError, match="not a valid value"):
+        F.poisson_nll_loss(t(x), t(y), reduction="batchmean")

@@ -100,6 +100,11 @@ def _module_cases():
              inputs=lambda rng: (_normal(rng), _normal(rng))),
         Case("module_KLDivLoss_zero_target", lambda: torch.nn.KLDivLoss(reduction="none"),
              inputs=lambda rng: (_normal(rng), np.where(_unit(rng) < 0.3, 0, _unit(rng)).astype(np.float32))),
+        Case("module_PoissonNLLLoss", lambda: torch.nn.PoissonNLLLoss(), inputs=lambda rng: (_normal(rng), _counts(rng))),
+        Case("module_PoissonNLLLoss_full", lambda: torch.nn.PoissonNLLLoss(log_input=False, full=True, reduction="sum"),
+             inputs=lambda rng: (_unit(rng) * 4, _counts(rng))),
+        Case("module_PoissonNLLLoss_none", lambda: torch.nn.PoissonNLLLoss(full=True, reduction="none"),
+             inputs=lambda rng: (_normal(rng), _counts(rng))),
         Case("module_MarginRankingLoss", lambda: torch.nn.MarginRankingLoss(margin=0.3),
              inputs=lambda rng: (_normal(rng), _normal(rng), _signs(rng))),
         Case("module_MarginRankingLoss_sum", lambda: torch.nn.MarginRankingLoss(reduction="sum"),
@@ -110,3 +115,7 @@ def _module_cases():
 
 def _signs(rng):
     return np.where(rng.random((4, 5)) < 0.5, -1.0, 1.0).astype(np.float32)
+
+
+def _counts(rng):
+    return rng.integers(0, 6, (4, 5)).astype(np.float32)

@@ -29,6 +29,13 @@ def kl_div(self: TensorMeta, target: TensorMeta, reduction: int = 1, log_target:
     return _reduced(broadcast_shapes(self.shape, target.shape), result_type(self, target), reduction)
 
 
+# exp(x) - y x (or x - y log(x + eps)), plus Stirling's term where y > 1 when full
+@shape_rule("poisson_nll_loss")
+def poisson_nll_loss(input: TensorMeta, target: TensorMeta, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> TensorMeta:
+    return _reduced(broadcast_shapes(input.shape, target.shape), result_type(input, target), reduction)
+
+
 # max(0, -y (x1 - x2) + margin), the three broadcast together
 @shape_rule("margin_ranking_loss")
 def margin_ranking_loss(input1: TensorMeta, input2: TensorMeta, target: TensorMeta, margin: float = 0.0,

@@ -81,6 +81,21 @@ def kl_div(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN, log_tar
     return _reduce(loss, reduction, dtype)
 
 
+@kernel("poisson_nll_loss")
+@np.errstate(divide="ignore", invalid="ignore")
+def poisson_nll_loss(input: np.ndarray, target: np.ndarray, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> np.ndarray:
+    """exp(x) - y x (log input) or x - y log(x + eps); full adds y log y - y + log(2 pi y) / 2
+    where y > 1."""
+    dtype = torch_result_dtype(input, target)
+    x, y = opmath(input), opmath(target)
+    loss = np.exp(x) - y * x if log_input else x - y * np.log(x + eps)
+    if full:
+        stirling = y * np.log(y) - y + 0.5 * np.log(2 * np.pi * y)
+        loss = loss + np.where(y <= 1, 0, stirling)
+    return _reduce(loss, reduction, dtype)
+
+
 @kernel("margin_ranking_loss")
 def margin_ranking_loss(input1: np.ndarray, input2: np.ndarray, target: np.ndarray, margin: float = 0.0,
                         reduction: int = _MEAN) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ._common import Tensor, aten, register_decomposition
@@ -66,6 +67,24 @@ def kl_div(self: Tensor, target: Tensor, reduction: int = _MEAN, log_target: boo
         nan = aten.scalar_tensor.default(float("nan"), dtype=product.dtype)
         xlogy = aten.where.self(aten.isnan.default(target), nan, rhs)
         loss = aten.sub.Tensor(xlogy, aten.mul.Tensor(target, self))
+    return _reduce(loss, reduction)
+
+
+# poisson_nll_loss(x, y) = reduce(exp(x) - y·x), or x - y·log(x + eps) without log_input;
+# full adds where(y <= 1, 0, y·log y - y + log(2π·y)/2), as torch's C++ (masked_fill → where)
+@register_decomposition(aten.poisson_nll_loss.default)
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> Tensor:
+    if log_input:
+        loss = aten.sub.Tensor(aten.exp.default(input), aten.mul.Tensor(target, input))
+    else:
+        loss = aten.sub.Tensor(input, aten.mul.Tensor(target, aten.log.default(aten.add.Scalar(input, eps))))
+    if full:
+        half_log = aten.mul.Scalar(aten.log.default(aten.mul.Scalar(target, 2 * math.pi)), 0.5)
+        stirling = aten.add.Tensor(
+            aten.sub.Tensor(aten.mul.Tensor(target, aten.log.default(target)), target), half_log)
+        zero = aten.scalar_tensor.default(0.0, dtype=stirling.dtype)
+        loss = aten.add.Tensor(loss, aten.where.self(aten.le.Scalar(target, 1), zero, stirling))
     return _reduce(loss, reduction)
 
 

@@ -38,7 +38,7 @@ __all__ = [
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
-    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu", "relu6", "relu_", "rms_norm",
+    "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
     "silu", "soft_margin_loss", "softmax", "softplus", "tanh",
 ]
@@ -674,6 +674,16 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,  # n
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
     return reduced
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,  # noqa: A002
+                     size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                     reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return call(op("poisson_nll_loss"), input, target, log_input, full, eps, _reduction_enum(reduction))
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
