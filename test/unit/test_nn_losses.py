@@ -145,3 +145,33 @@ def test_poisson_nll_loss_matches_numpy() -> None:
     close(loss(t(rate), t(y)), np.float32(per.sum()), 1e-4)
     with pytest.raises(ValueError, match="not a valid value"):
         F.poisson_nll_loss(t(x), t(y), reduction="batchmean")
+
+
+def test_gaussian_nll_loss_matches_numpy() -> None:
+    x, y, var = rand(4, 5), rand(4, 5), unit(4, 5)
+    var[0, 0] = 1e-9
+    clamped = np.maximum(var, 1e-6)
+    per = 0.5 * (np.log(clamped) + (x - y) ** 2 / clamped)
+    close(F.gaussian_nll_loss(t(x), t(y), t(var), reduction="none"), per, 1e-4)
+    close(nn.GaussianNLLLoss(full=True)(t(x), t(y), t(var)), np.float32((per + 0.5 * np.log(2 * np.pi)).mean()), 1e-4)
+    row_var = unit(4)
+    per_row = 0.5 * (np.log(row_var[:, None]) + (x - y) ** 2 / row_var[:, None])
+    close(F.gaussian_nll_loss(t(x), t(y), t(row_var), reduction="sum"), np.float32(per_row.sum()), 1e-3)
+    close(F.gaussian_nll_loss(t(x), t(y), 0.5), np.float32((0.5 * (np.log(0.5) + (x - y) ** 2 / 0.5)).mean()), 1e-4)
+    kept = t(var)
+    F.gaussian_nll_loss(t(x), t(y), kept)
+    np.testing.assert_array_equal(kept.numpy(), var)  # the clamp is on a clone
+    loss = nn.GaussianNLLLoss()
+    assert (loss.full, loss.eps, loss.reduction) == (False, 1e-6, "mean")
+
+
+def test_gaussian_nll_loss_errors() -> None:
+    x = t(rand(4, 5))
+    with pytest.raises(ValueError, match="negative"):
+        F.gaussian_nll_loss(x, x, -1.0)
+    with pytest.raises(ValueError, match="negative"):
+        F.gaussian_nll_loss(x, x, t(-unit(4, 5)))
+    with pytest.raises(ValueError, match="incorrect size"):
+        F.gaussian_nll_loss(x, x, t(unit(3, 2)))
+    with pytest.raises(ValueError, match="not valid"):
+        F.gaussian_nll_loss(x, x, t(unit(4, 5)), reduction="batchmean")

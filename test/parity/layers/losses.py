@@ -105,6 +105,11 @@ def _module_cases():
              inputs=lambda rng: (_unit(rng) * 4, _counts(rng))),
         Case("module_PoissonNLLLoss_none", lambda: torch.nn.PoissonNLLLoss(full=True, reduction="none"),
              inputs=lambda rng: (_normal(rng), _counts(rng))),
+        Case("module_GaussianNLLLoss_float_var", lambda: _FixedVar(torch.nn.GaussianNLLLoss(full=True), 0.5),
+             inputs=lambda rng: (_normal(rng), _normal(rng))),
+        Case("module_GaussianNLLLoss_small_var", lambda: _FixedVar(torch.nn.GaussianNLLLoss(eps=0.1, reduction="none"),
+                                                                   0.01),
+             inputs=lambda rng: (_normal(rng), _normal(rng))),
         Case("module_MarginRankingLoss", lambda: torch.nn.MarginRankingLoss(margin=0.3),
              inputs=lambda rng: (_normal(rng), _normal(rng), _signs(rng))),
         Case("module_MarginRankingLoss_sum", lambda: torch.nn.MarginRankingLoss(reduction="sum"),
@@ -119,3 +124,16 @@ def _signs(rng):
 
 def _counts(rng):
     return rng.integers(0, 6, (4, 5)).astype(np.float32)
+
+
+class _FixedVar(torch.nn.Module):
+    """GaussianNLLLoss with a float variance (a tensor one is data-dependent: torch.export
+    cannot guard its any(var < 0) check)."""
+
+    def __init__(self, loss, var) -> None:
+        super().__init__()
+        self.loss = loss
+        self.var = var
+
+    def forward(self, x, target):
+        return self.loss(x, target, self.var)
