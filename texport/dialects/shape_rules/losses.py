@@ -17,10 +17,31 @@ def _reduced(shape: tuple, dtype, reduction: int) -> TensorMeta:  # noqa: ANN001
 
 
 # loss(x, y) elementwise, then reduced: mse, l1, smooth_l1, huber (x - y promotes)
-@shape_rule("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")
+@shape_rule("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss")
 def pointwise_loss(self: TensorMeta, target: TensorMeta, reduction: int = 1, *_: object) -> TensorMeta:
     dtype = result_type(self, target)
     return _reduced(broadcast_shapes(self.shape, target.shape), dtype, reduction)
+
+
+# xlogy(y, y) - y x, or exp(y) (y - x) for a log target
+@shape_rule("kl_div")
+def kl_div(self: TensorMeta, target: TensorMeta, reduction: int = 1, log_target: bool = False) -> TensorMeta:
+    return _reduced(broadcast_shapes(self.shape, target.shape), result_type(self, target), reduction)
+
+
+# exp(x) - y x (or x - y log(x + eps)), plus Stirling's term where y > 1 when full
+@shape_rule("poisson_nll_loss")
+def poisson_nll_loss(input: TensorMeta, target: TensorMeta, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> TensorMeta:
+    return _reduced(broadcast_shapes(input.shape, target.shape), result_type(input, target), reduction)
+
+
+# max(0, -y (x1 - x2) + margin), the three broadcast together
+@shape_rule("margin_ranking_loss")
+def margin_ranking_loss(input1: TensorMeta, input2: TensorMeta, target: TensorMeta, margin: float = 0.0,
+                        reduction: int = 1) -> TensorMeta:
+    shape = broadcast_shapes(broadcast_shapes(input1.shape, input2.shape), target.shape)
+    return _reduced(shape, result_type(input1, input2, target), reduction)
 
 
 @shape_rule("binary_cross_entropy")

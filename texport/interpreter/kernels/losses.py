@@ -60,6 +60,51 @@ def huber_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN,
     return _reduce(loss, reduction, dtype)
 
 
+@kernel("soft_margin_loss")
+def soft_margin_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
+    """log(1 + exp(-y x))."""
+    dtype = torch_result_dtype(self, target)
+    return _reduce(np.log1p(np.exp(-opmath(self) * opmath(target))), reduction, dtype)
+
+
+@kernel("kl_div")
+@np.errstate(divide="ignore", invalid="ignore")
+def kl_div(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN, log_target: bool = False) -> np.ndarray:
+    """xlogy(y, y) - y x (0 where y = 0, NaN where y is), or exp(y) (y - x) for a log target."""
+    dtype = torch_result_dtype(self, target)
+    x, y = opmath(self), opmath(target)
+    if log_target:
+        loss = np.exp(y) * (y - x)
+    else:
+        xlogy = np.where(np.isnan(y), np.nan, np.where(y == 0, 0, y * np.log(y)))
+        loss = xlogy - y * x
+    return _reduce(loss, reduction, dtype)
+
+
+@kernel("poisson_nll_loss")
+@np.errstate(divide="ignore", invalid="ignore")
+def poisson_nll_loss(input: np.ndarray, target: np.ndarray, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> np.ndarray:
+    """exp(x) - y x (log input) or x - y log(x + eps); full adds y log y - y + log(2 pi y) / 2
+    where y > 1."""
+    dtype = torch_result_dtype(input, target)
+    x, y = opmath(input), opmath(target)
+    loss = np.exp(x) - y * x if log_input else x - y * np.log(x + eps)
+    if full:
+        stirling = y * np.log(y) - y + 0.5 * np.log(2 * np.pi * y)
+        loss = loss + np.where(y <= 1, 0, stirling)
+    return _reduce(loss, reduction, dtype)
+
+
+@kernel("margin_ranking_loss")
+def margin_ranking_loss(input1: np.ndarray, input2: np.ndarray, target: np.ndarray, margin: float = 0.0,
+                        reduction: int = _MEAN) -> np.ndarray:
+    """max(0, -y (x1 - x2) + margin)."""
+    dtype = torch_result_dtype(input1, input2, target)
+    loss = np.maximum(-opmath(target) * (opmath(input1) - opmath(input2)) + margin, 0)
+    return _reduce(loss, reduction, dtype)
+
+
 @kernel("binary_cross_entropy")
 @np.errstate(divide="ignore")
 def binary_cross_entropy(self: np.ndarray, target: np.ndarray, weight: np.ndarray | None = None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ._common import Tensor, aten, register_decomposition
@@ -45,6 +46,54 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = _MEAN, delta: floa
     quadratic = aten.mul.Tensor(aten.mul.Tensor(z, z), 0.5)
     linear = aten.mul.Tensor(aten.sub.Tensor(z, 0.5 * delta), delta)
     return _reduce(aten.where.self(aten.lt.Scalar(z, delta), quadratic, linear), reduction)
+
+
+# soft_margin_loss(x, y) = reduce(log1p(exp(-x·y)))
+@register_decomposition(aten.soft_margin_loss.default)
+def soft_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Tensor:
+    return _reduce(aten.log1p.default(aten.exp.default(aten.mul.Tensor(aten.neg.default(self), target))), reduction)
+
+
+# kl_div(x, y) = reduce(xlogy(y, y) - y·x), xlogy as torch's ref (y = 0 → 0, NaN y → NaN);
+# with log_target: reduce(exp(y)·(y - x))
+@register_decomposition(aten.kl_div.default)
+def kl_div(self: Tensor, target: Tensor, reduction: int = _MEAN, log_target: bool = False) -> Tensor:
+    if log_target:
+        loss = aten.mul.Tensor(aten.exp.default(target), aten.sub.Tensor(target, self))
+    else:
+        product = aten.mul.Tensor(target, aten.log.default(target))
+        zero = aten.scalar_tensor.default(0, dtype=product.dtype)
+        rhs = aten.where.self(aten.eq.Scalar(target, 0), zero, product)
+        nan = aten.scalar_tensor.default(float("nan"), dtype=product.dtype)
+        xlogy = aten.where.self(aten.isnan.default(target), nan, rhs)
+        loss = aten.sub.Tensor(xlogy, aten.mul.Tensor(target, self))
+    return _reduce(loss, reduction)
+
+
+# poisson_nll_loss(x, y) = reduce(exp(x) - y·x), or x - y·log(x + eps) without log_input;
+# full adds where(y <= 1, 0, y·log y - y + log(2π·y)/2), as torch's C++ (masked_fill → where)
+@register_decomposition(aten.poisson_nll_loss.default)
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> Tensor:
+    if log_input:
+        loss = aten.sub.Tensor(aten.exp.default(input), aten.mul.Tensor(target, input))
+    else:
+        loss = aten.sub.Tensor(input, aten.mul.Tensor(target, aten.log.default(aten.add.Scalar(input, eps))))
+    if full:
+        half_log = aten.mul.Scalar(aten.log.default(aten.mul.Scalar(target, 2 * math.pi)), 0.5)
+        stirling = aten.add.Tensor(
+            aten.sub.Tensor(aten.mul.Tensor(target, aten.log.default(target)), target), half_log)
+        zero = aten.scalar_tensor.default(0.0, dtype=stirling.dtype)
+        loss = aten.add.Tensor(loss, aten.where.self(aten.le.Scalar(target, 1), zero, stirling))
+    return _reduce(loss, reduction)
+
+
+# margin_ranking_loss(x1, x2, y, m) = reduce(max(-y·(x1 - x2) + m, 0))
+@register_decomposition(aten.margin_ranking_loss.default)
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = _MEAN) -> Tensor:
+    scaled = aten.mul.Tensor(aten.neg.default(target), aten.sub.Tensor(input1, input2))
+    return _reduce(aten.clamp.default(aten.add.Scalar(scaled, margin), 0), reduction)
 
 
 # binary_cross_entropy(x, y, w) = reduce(w·((y - 1)·max(log1p(-x), -100) - y·max(log x, -100)))

@@ -16,6 +16,7 @@ from . import (
     functional,
     init,
     linear,
+    loss,
     module,
     norms,
     padding,
@@ -31,6 +32,7 @@ from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .linear import *  # noqa: F403
+from .loss import *  # noqa: F403
 from .module import *  # noqa: F403
 from .norms import *  # noqa: F403
 from .padding import *  # noqa: F403
@@ -38,6 +40,6 @@ from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 
-_LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, module,
+_LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, loss, module,
                 norms, padding, pixelshuffle, pooling, rnn)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

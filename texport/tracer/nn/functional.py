@@ -18,8 +18,9 @@ from texport.dialects.dtypes import DType
 
 from ..dispatcher import call
 from ..factories import arange as _arange
-from ..factories import zeros, zeros_like
+from ..factories import ones_like, zeros, zeros_like
 from ..functions import cat
+from ..grad import no_grad
 from ..handles import op
 from ..tensor import Tensor
 
@@ -30,17 +31,18 @@ CUDNN_ENABLED = False
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "batch_norm", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
+    "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
-    "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gelu", "glu", "group_norm",
-    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "l1_loss", "layer_norm",
-    "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "max_pool1d", "max_pool2d",
+    "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gaussian_nll_loss", "gelu", "glu", "group_norm",
+    "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
+    "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
+    "max_pool2d",
     "huber_loss", "smooth_l1_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
-    "pixel_shuffle", "pixel_unshuffle", "prelu", "relu", "relu6", "relu_", "rms_norm",
+    "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
-    "silu", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold", "threshold_",
-    "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin", "rrelu", "rrelu_",
+    "silu", "soft_margin_loss", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold",
+    "threshold_", "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin", "rrelu", "rrelu_",
 ]
 
 
@@ -673,6 +675,34 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return call(op("huber_loss"), input, target, _reduction_enum(reduction), delta)
 
 
+def _infer_size(a: tuple, b: tuple) -> tuple:
+    """torch's _infer_size: the broadcast of two sizes, right-aligned."""
+    ndim = max(len(a), len(b))
+    a = (1,) * (ndim - len(a)) + tuple(a)
+    b = (1,) * (ndim - len(b)) + tuple(b)
+    out = []
+    for i, (p, q) in enumerate(zip(a, b)):
+        if p != q and p != 1 and q != 1:
+            raise RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) "
+                               f"at non-singleton dimension {i}")
+        out.append(q if p == 1 else p)
+    return tuple(out)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) "
+            "is deprecated. Please ensure they have the same size."
+        )
+    if weight is not None:
+        weight = weight.expand(_infer_size(tuple(target.shape), tuple(weight.shape)))
+    return call(op("binary_cross_entropy"), input, target, weight, enum)
+
+
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A002
                                      weight: Tensor | None = None, size_average: bool | None = None,
                                      reduce: bool | None = None, reduction: str = "mean",
@@ -683,6 +713,85 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,  # noqa: A00
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
     return call(op("binary_cross_entropy_with_logits"), input, target, weight, pos_weight, enum)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        enum = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = call(op("kl_div"), input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False,  # noqa: A002
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """torch's Python composite: 0.5 (log var + (input - target)^2 / var), var clamped at eps
+    (in place, without grad, on a clone); full adds log(2 pi) / 2."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.size()) != tuple(input.size()):
+        if tuple(input.size())[:-1] == tuple(var.size()):
+            var = var.unsqueeze(-1)
+        elif input.ndim == var.ndim and sum(y for x, y in zip(input.size(), var.size(), strict=True) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,  # noqa: A002
+                     size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                     reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return call(op("poisson_nll_loss"), input, target, log_input, full, eps, _reduction_enum(reduction))
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                     reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    return call(op("soft_margin_loss"), input, target, enum)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    return call(op("margin_ranking_loss"), input1, input2, target, margin, enum)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
