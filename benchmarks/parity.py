@@ -17,6 +17,7 @@ script says so and exits 0.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 import warnings
@@ -28,15 +29,16 @@ warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning
 # and torch's nn.RNN re-assigns its _flat_weights list while torch exports it
 warnings.filterwarnings("ignore", message=".*were assigned during export.*", category=UserWarning)
 
-try:
-    import torch
-except ImportError:
+# torch is the parity harness's to import (test/parity); here only whether it is there
+if importlib.util.find_spec("torch") is None:
     print("parity: skipped, torch is not installed (pip install -e '.[parity]')")
     sys.exit(0)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "parity"))
 
-from harness import LEVELS, Pair, Runner, corpus_pairs, signature_difference  # noqa: E402
+from harness import LEVELS, Pair, Runner, corpus_pairs, real_torch, signature_difference  # noqa: E402
+
+torch = real_torch()
 
 
 def first_line(error: BaseException) -> str:

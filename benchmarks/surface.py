@@ -1,6 +1,6 @@
 """How much of torch's Python surface texport has, counted by ``dir()`` as a
 new user would try it: torch.nn module classes and torch.nn.functional
-callables present in both (issue 16).
+callables present in both (issue 16; the counting is test/parity/surface.py).
 
     python benchmarks/surface.py [-v]
 
@@ -9,38 +9,26 @@ callables present in both (issue 16).
 
 from __future__ import annotations
 
-import inspect
+import importlib.util
 import sys
+from pathlib import Path
 
-try:
-    import torch
-except ImportError:
+if importlib.util.find_spec("torch") is None:
     print("surface: skipped, torch is not installed (pip install -e '.[parity]')")
     sys.exit(0)
 
-import texport
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "parity"))
 
-
-def module_classes(namespace: object, base: type) -> set[str]:
-    return {name for name in dir(namespace)
-            if inspect.isclass(getattr(namespace, name)) and issubclass(getattr(namespace, name), base)}
-
-
-def public_callables(namespace: object) -> set[str]:
-    return {name for name in dir(namespace) if not name.startswith("_") and callable(getattr(namespace, name))}
-
-
-def report(label: str, theirs: set[str], ours: set[str], verbose: bool) -> None:
-    have = theirs & ours
-    print(f"{label:28} torch {len(theirs):4}  texport {len(have):4} ({100 * len(have) / len(theirs):.0f}%)")
-    if verbose:
-        print("    missing:", ", ".join(sorted(theirs - ours)))
+from surface import surfaces  # noqa: E402
 
 
 def main() -> None:
     verbose = "-v" in sys.argv[1:]
-    report("torch.nn module classes", module_classes(torch.nn, torch.nn.Module), set(dir(texport.nn)), verbose)
-    report("torch.nn.functional", public_callables(torch.nn.functional), set(dir(texport.nn.functional)), verbose)
+    for label, theirs, ours in surfaces():
+        have = theirs & ours
+        print(f"{label:28} torch {len(theirs):4}  texport {len(have):4} ({100 * len(have) / len(theirs):.0f}%)")
+        if verbose:
+            print("    missing:", ", ".join(sorted(theirs - ours)))
 
 
 if __name__ == "__main__":

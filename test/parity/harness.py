@@ -89,6 +89,15 @@ def load_source(path: Path, framework: Any) -> types.ModuleType:
     return module
 
 
+def real_torch() -> Any:
+    """torch, the oracle: the parity folder is where texport's tree imports it
+    (benchmarks/parity.py reaches it here). Imported on call, as torch is an
+    optional extra the test modules skip without."""
+    import torch
+
+    return torch
+
+
 def corpus_pairs(real_torch: Any, files: list[Path] | None = None) -> list[Pair]:
     pairs = []
     for path in files or sorted(CORPUS.glob("*.py")):
