@@ -57,13 +57,17 @@ def _constant(array: np.ndarray, dtype: DType, requires_grad: bool = False) -> T
 def tensor(data: Any, *, dtype: DType | None = None, device: Any = None,
            requires_grad: bool = False) -> TensorBase:
     """``texport.tensor([[1, 2], [3, 4]])``: always copies the data."""
+    return _fresh(_from_data(data, dtype, requires_grad))
+
+
+def _from_data(data: Any, dtype: DType | None, requires_grad: bool = False) -> TensorBase:
     plain = _plain(data)
     array = np.array(plain)
     if array.dtype == object:
         raise TypeError("texport.tensor(): nested sequences must be rectangular numbers")
     chosen = dtype or _infer_dtype(plain, array)
     # np.array copied the data: the cast (rounding as torch converts) may return it
-    return _fresh(_constant(cast(array, to_numpy(chosen)), chosen, requires_grad))
+    return _constant(cast(array, to_numpy(chosen)), chosen, requires_grad)
 
 
 def _fresh(made: TensorBase) -> TensorBase:
@@ -77,7 +81,7 @@ def _fresh(made: TensorBase) -> TensorBase:
 
 def constant_tensor(value: Any, dtype: DType) -> TensorBase:
     """A 0-d constant, lifted as it is (``x[i] = 2.0`` copies it once itself)."""
-    return _constant(cast(np.array(value), to_numpy(dtype)), dtype)
+    return _from_data(value, dtype)
 
 
 def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> TensorBase:
