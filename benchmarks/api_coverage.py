@@ -1,8 +1,9 @@
-"""How much of torch's Python surface texport has, counted by ``dir()`` as a
-new user would try it: torch.nn module classes and torch.nn.functional
-callables present in both (issue 16; the counting is test/parity/surface.py).
+"""Issue 16's coverage table: how much of torch's Python surface texport has
+(torch.nn module classes, torch.nn.functional, the Tensor API list, the
+export/library surface; the counting is test/parity/surface.py, the lists
+test/parity/api/).
 
-    python benchmarks/surface.py [-v]
+    python benchmarks/api_coverage.py [-v]
 
 ``-v`` lists what texport lacks. Without torch the script says so and exits 0.
 """
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 if importlib.util.find_spec("torch") is None:
-    print("surface: skipped, torch is not installed (pip install -e '.[parity]')")
+    print("api_coverage: skipped, torch is not installed (pip install -e '.[parity]')")
     sys.exit(0)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "parity"))
@@ -24,10 +25,11 @@ from surface import surfaces  # noqa: E402
 
 def main() -> None:
     verbose = "-v" in sys.argv[1:]
+    print(f"{'surface':28} {'torch':>5}  {'texport':>7}")
     for label, theirs, ours in surfaces():
         have = theirs & ours
-        print(f"{label:28} torch {len(theirs):4}  texport {len(have):4} ({100 * len(have) / len(theirs):.0f}%)")
-        if verbose:
+        print(f"{label:28} {len(theirs):5}  {len(have):7} ({100 * len(have) / len(theirs):.0f}%)")
+        if verbose and theirs - ours:
             print("    missing:", ", ".join(sorted(theirs - ours)))
 
 
