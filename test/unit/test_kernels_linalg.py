@@ -229,6 +229,20 @@ def test_addmv_mv_and_in_place() -> None:
     close(self, expected)
 
 
+@pytest.mark.parametrize("op", ["addmm", "addmv", "baddbmm"])
+def test_integer_add_product_truncates_its_scalars(op: str) -> None:
+    # torch converts beta and alpha to the integer dtype first: 0.5 -> 0, -1.7 -> -1, 2.9 -> 2
+    mat = np.array([[1, 2], [3, 4]])
+    other = {"addmm": np.ones((2, 2), np.int64), "addmv": np.ones(2, np.int64)}.get(op)
+    self, a, b = (np.array([1, 2]), mat, other) if op != "baddbmm" else \
+        (np.array([1, 2]), mat[None], np.ones((1, 2, 2), np.int64))
+    product = a @ b
+    np.testing.assert_array_equal(run(op, self, a, b, beta=0.5, alpha=0.5), np.zeros_like(product))
+    out = run(op, self, a, b, beta=-1.7, alpha=2.9)
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out, -self + 2 * product)
+
+
 def test_dot_returns_a_0d_array() -> None:
     a, b = rand(4, dtype=np.float64), rand(4, dtype=np.float64)
     out = run("dot", a, b)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import rng
-from ..dtypes import is_floating
+from ..dtypes import cast, is_floating
 from . import kernel
 from .common import opmath, result_as, torch_result_dtype
 
@@ -123,13 +123,16 @@ def _add_product(
     check: Callable[[np.ndarray, np.ndarray], None], name: str
 ) -> Callable[..., np.ndarray]:
     """addmm & co: beta * self + alpha * (a @ b). beta == 0 ignores self, so NaN/inf in
-    self do not propagate, as in torch."""
+    self do not propagate, as in torch. The scalars are first converted to the
+    dtype the product is computed in (torch's ``scalar.to<opmath_t>()``): an
+    integer product truncates them, ``beta=0.5`` is 0."""
 
     def add_product(self: np.ndarray, a: np.ndarray, b: np.ndarray, beta: complex = 1,
                     alpha: complex = 1) -> np.ndarray:
         check(a, b)
         _same_dtype(self, a, f"self and {name}")
         product = _product(a, b)  # fresh: scaled and summed in place
+        alpha, beta = cast(alpha, product.dtype)[()], cast(beta, product.dtype)[()]
         if alpha != 1:
             product *= alpha
         if beta != 0:
