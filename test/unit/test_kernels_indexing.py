@@ -321,6 +321,26 @@ def test_scatter_reduce_amax_without_self_on_ints() -> None:
     assert out.tolist() == [-3, 100]
 
 
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_legacy_reduce_folds_duplicates(reduce: str) -> None:
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    index = longs([0, 1], [0, 0])
+    src = np.array([[5.0, 6.0], [7.0, 8.0]])
+    combine = (lambda old, new: old + new) if reduce == "add" else (lambda old, new: old * new)
+    expected = naive_scatter(x, 0, index, src, combine)
+    np.testing.assert_array_equal(run("scatter.reduce", x, 0, index, src, reduce=reduce), expected)
+    assert run("scatter_.reduce", x, 0, index, src, reduce=reduce) is x
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_scatter_legacy_value_reduce_converts_the_value_to_self() -> None:
+    x = np.array([1, 2, 3])
+    out = run("scatter.value_reduce", x, 0, longs(0, 0, 2), 2.7, reduce="multiply")
+    assert out.tolist() == [4, 2, 6]  # 2.7 -> 2; position 0 twice: 1 * 2 * 2
+    with pytest.raises(RuntimeError, match="either add or multiply"):
+        run("scatter.value_reduce", x, 0, longs(0), 1, reduce="sum")
+
+
 def test_scatter_on_a_scalar_and_empty_index() -> None:
     x = np.array(1.0)
     assert run("scatter.src", x, 0, np.array(0), np.array(9.0)).tolist() == 9.0

@@ -64,7 +64,6 @@ SAMPLES: dict[str, list[Sample]] = {
     "mv.default": [S(f(3, 4), f(4), sym={0: (0,)})],
     "dot.default": [S(f(5), f(5))],
     "outer.default": [S(f(3), f(4), sym={0: (0,)})],
-    "addmv.default": [S(f(3), f(3, 4), f(4), beta=0.5, alpha=2.0)],
     "baddbmm.default": [S(f(2, 3, 5), f(2, 3, 4), f(2, 4, 5), beta=2.0, alpha=0.5), S(f(5), f(2, 3, 4), f(2, 4, 5))],
     "einsum.default": [S("ij,jk->ik", [f(3, 4), f(4, 5)]), S("bij,bjk->bik", [f(2, 3, 4), f(2, 4, 5)]),
                        S("i,i->", [f(4), f(4)]),

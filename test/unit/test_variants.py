@@ -22,7 +22,7 @@ def test_pairs_are_found_from_the_schemas() -> None:
     assert twins["aten.dropout_.default"] == "aten.dropout.default"  # argument names may differ
     assert "aten.pow_.Scalar" not in twins  # pow.Scalar is scalar ** tensor: other arguments
     assert "aten.squeeze_.dim" not in twins  # an in-place view changes metadata, not values
-    assert len(TWINS) == 99 and len(COPIES) == 22
+    assert len(TWINS) == 121 and len(COPIES) == 22
 
 
 @pytest.mark.parametrize(("key", "twin"), TWINS, ids=[key for key, _ in TWINS])
@@ -38,6 +38,21 @@ def test_an_in_place_op_is_derived_from_its_twin(key: str, twin: str) -> None:
 def test_a_view_copy_is_derived_from_its_view(key: str, view: str) -> None:
     assert KERNELS[key].__wrapped__ is KERNELS[view]
     assert SHAPE_RULES[key] is SHAPE_RULES[view]
+
+
+def test_in_place_comparisons_and_logic_write_ones_and_zeros_in_selfs_dtype() -> None:
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    assert KERNELS["lt_.Tensor"](x, np.array([2.0, 2.0, 2.0], np.float32)) is x
+    assert x.tolist() == [1.0, 0.0, 0.0] and x.dtype == np.float32
+    ints = np.array([1, 5, 2])
+    KERNELS["ge_.Scalar"](ints, 2.5)
+    assert ints.tolist() == [0, 1, 0]
+    KERNELS["logical_xor_"](ints, np.array([0.0, 3.0, 1.0]))
+    assert ints.tolist() == [0, 0, 1]
+    KERNELS["logical_not_"](ints)
+    assert ints.tolist() == [1, 1, 0]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        KERNELS["atan2_"](np.array([1, 2]), np.array([1, 1]))
 
 
 def test_a_derived_kernel_writes_into_self_and_returns_it() -> None:

@@ -455,15 +455,13 @@ class Tensor(TensorBase):
         name = "where.self" if _is_tensor(other) else "where.ScalarOther"
         return call(op(name), condition, self, other)
 
-    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-        if src is None or not _is_tensor(src):
-            return call(op("scatter.value"), self, dim, index, value if src is None else src)
-        return call(op("scatter.src"), self, dim, index, src)
+    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Tensor:
+        return _scatter(self, "scatter", dim, index, value if src is None else src, reduce)
 
-    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-        if src is None or not _is_tensor(src):
-            return call(op("scatter_.value"), self, dim, index, value if src is None else src)
-        return call(op("scatter_.src"), self, dim, index, src)
+    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Tensor:
+        return _scatter(self, "scatter_", dim, index, value if src is None else src, reduce)
 
     def index_put_(self, indices: Sequence[Any], values: Tensor, accumulate: bool = False) -> Tensor:
         return call(op("index_put_"), self, list(indices), values, accumulate)
@@ -543,6 +541,15 @@ def _as_list(dim: Any) -> Any:
     return list(dim) if isinstance(dim, (list, tuple)) else [dim]
 
 
+def _scatter(self: Tensor, name: str, dim: int, index: Tensor, src: Any, reduce: str | None) -> Any:
+    """scatter/scatter_: a tensor src or a value, with torch's legacy ``reduce=`` form."""
+    overload = "src" if _is_tensor(src) else "value"
+    if reduce is None:
+        return call(op(f"{name}.{overload}"), self, dim, index, src)
+    return call(op(f"{name}.{'reduce' if overload == 'src' else 'value_reduce'}"), self, dim, index, src,
+                reduce=reduce)
+
+
 def _extremum(self: Tensor, name: str, dim: Any, keepdim: bool) -> Any:
     if dim is None:
         return call(op(name), self)
@@ -591,7 +598,8 @@ TENSOR_OTHER_METHODS = {
     "index_copy_": "index_copy_", "scatter_reduce_": "scatter_reduce_.two", "swapaxes_": "swapaxes_",
     "swapdims_": "swapdims_", "nan_to_num": "nan_to_num", "nan_to_num_": "nan_to_num_",
     "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
-    "as_strided_": "as_strided_", "resize_": "resize_",
+    "as_strided_": "as_strided_", "resize_": "resize_", "atan2_": "atan2_",
+    "logical_and_": "logical_and_", "logical_or_": "logical_or_", "logical_xor_": "logical_xor_",
 }
 
 # method name -> (op when other is a Tensor, op when other is a Python number)
@@ -604,12 +612,13 @@ TENSOR_OR_SCALAR_METHODS = {
     "pow_": ("pow_.Tensor", "pow_.Scalar"),
     "greater": ("gt.Tensor", "gt.Scalar"), "less": ("lt.Tensor", "lt.Scalar"),
     "greater_equal": ("ge.Tensor", "ge.Scalar"), "less_equal": ("le.Tensor", "le.Scalar"),
-    "not_equal": ("ne.Tensor", "ne.Scalar"), "eq_": ("eq_.Tensor", "eq_.Scalar"),
+    "not_equal": ("ne.Tensor", "ne.Scalar"),
     "clamp_min": ("clamp_min.Tensor", "clamp_min"), "clamp_max": ("clamp_max.Tensor", "clamp_max"),
     "clamp_min_": ("clamp_min_.Tensor", "clamp_min_"), "clamp_max_": ("clamp_max_.Tensor", "clamp_max_"),
 } | {
     f"{name}_": (f"{name}_.Tensor", f"{name}_.Scalar")
-    for name in ("remainder", "fmod", "bitwise_and", "bitwise_or", "bitwise_xor")
+    for name in ("remainder", "fmod", "bitwise_and", "bitwise_or", "bitwise_xor",
+                 "eq", "ne", "lt", "le", "gt", "ge")
 }
 
 

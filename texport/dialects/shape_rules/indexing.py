@@ -197,9 +197,10 @@ def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = F
     return meta(index.shape, self.dtype)
 
 
-@shape_rule("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two")
+@shape_rule("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "scatter.reduce",
+            "scatter.value_reduce")
 def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
-    """src is a tensor (.src, add, reduce) or a Python scalar (.value)."""
+    """src is a tensor (.src, add, reduce) or a Python scalar (.value, .value_reduce)."""
     d = normalize_dim(dim, self.ndim)
     check(index.dtype is DType.int64, "scatter(): Expected dtype int64 for index")
     src_meta = src if isinstance(src, TensorMeta) else None

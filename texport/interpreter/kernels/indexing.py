@@ -255,6 +255,38 @@ def _scatter_add_into(self: np.ndarray, dim: int, index: np.ndarray, src: np.nda
     return self
 
 
+_LEGACY_REDUCE_UFUNCS = {"add": np.add, "multiply": np.multiply}
+
+
+def _legacy_reduce(reduce: str) -> np.ufunc:
+    if reduce not in _LEGACY_REDUCE_UFUNCS:
+        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+    return _LEGACY_REDUCE_UFUNCS[reduce]
+
+
+@kernel("scatter.reduce")
+def _scatter_legacy_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray,
+                           reduce: str) -> np.ndarray:
+    """scatter(..., reduce="add" | "multiply"): every index position folds its src
+    element into self (duplicates accumulate)."""
+    ufunc, out = _legacy_reduce(reduce), self.copy()
+    found = _scatter_target(out, dim, index)
+    if found is not None:
+        target, coords = found
+        with _accumulator(target) as total:
+            ufunc.at(total, coords, _src_values(src, index, total.dtype))
+    return out
+
+
+@kernel("scatter.value_reduce")
+def _scatter_value_reduce(self: np.ndarray, dim: int, index: np.ndarray, value: Any,
+                          reduce: str) -> np.ndarray:
+    """scatter(..., value, reduce=...): the value, converted to self's dtype, folded in
+    at every index position."""
+    src = np.broadcast_to(cast(np.asarray(value), self.dtype), np.shape(index))
+    return _scatter_legacy_reduce(self, dim, index, src, reduce)
+
+
 @contextlib.contextmanager
 def _accumulator(target: np.ndarray, widen: bool = True) -> Iterator[np.ndarray]:
     """``with _accumulator(target) as total``: what an accumulating write adds into.

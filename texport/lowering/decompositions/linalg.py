@@ -167,12 +167,6 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
     return aten.mul.Tensor(reshape_to(self, [self.shape[0], 1]), vec2)
 
 
-# addmv(s, A, v) = beta * s + alpha * (A @ v)
-@register_decomposition(aten.addmv.default)
-def addmv(self: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    return _scaled_sum(self, mv(mat, vec), beta, alpha)
-
-
 # baddbmm(s, A, B) = beta * s + alpha * bmm(A, B)
 @register_decomposition(aten.baddbmm.default)
 def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -180,6 +174,8 @@ def baddbmm(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 
 
 def _scaled_sum(self: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        beta, alpha = int(beta), int(alpha)  # an integer product truncates its scalars, as torch's
     if alpha != 1:
         product = aten.mul.Tensor(product, alpha)
     if beta == 0:

@@ -1,0 +1,64 @@
+"""Ops issue 16's OpInfo harness (test/parity/opinfo.py) found missing or wrong
+in texport, one small program each: the in-place comparisons and logical ops,
+atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
+integer addmm/addmv/baddbmm with fractional scalars."""
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _in_place_compare(x, y):
+    a, b, c = x.clone(), x.clone(), x.clone()
+    a.lt_(y)
+    b.ge_(0.25)
+    c.ne_(y).eq_(1.0)
+    return a, b, c
+
+
+def _in_place_logic(x, y):
+    a, b, c, d = x.clone(), x.clone(), x.clone(), (x > 0).clone()
+    a.logical_and_(y)
+    b.logical_or_(y > 0)
+    c.logical_xor_(y)
+    d.logical_not_()
+    return a, b, c, d
+
+
+def _in_place_trig(x, y):
+    a, b = x.clone(), x.abs() + 1
+    a.atan2_(y).asinh_()
+    b.acosh_()
+    return a, b, (x / 2).atanh_()
+
+
+def _scatter_reduce(x, index):
+    source = x * 3
+    out = x.clone().scatter_(0, index, 2.5, reduce="multiply")
+    return torch.scatter(x, 0, index, source, reduce="add"), x.scatter(0, index, 1.5, reduce="add"), out
+
+
+def _integer_products(a, m, v):
+    return (torch.addmv(a, m, v, beta=0.5, alpha=2.9), torch.addmm(m, m, m, beta=-1.7, alpha=0.5),
+            torch.baddbmm(m[None], m[None], m[None], beta=3.2, alpha=-1.5))
+
+
+def _pair(rng):
+    return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
+
+
+def cases():
+    return [
+        Case("inplace_compare", lambda: Fn(_in_place_compare), inputs=_pair),
+        Case("inplace_logic", lambda: Fn(_in_place_logic), inputs=_pair),
+        Case("inplace_atan2_acosh", lambda: Fn(_in_place_trig), inputs=_pair),
+        Case("scatter_legacy_reduce", lambda: Fn(_scatter_reduce),
+             inputs=lambda rng: (rng.standard_normal((4, 3), dtype=np.float32), rng.integers(0, 4, (3, 3)))),
+        Case("integer_add_products", lambda: Fn(_integer_products),
+             inputs=lambda rng: (rng.integers(-5, 5, 3), rng.integers(-5, 5, (3, 3)), rng.integers(-5, 5, 3))),
+    ]
