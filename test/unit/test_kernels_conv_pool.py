@@ -422,6 +422,8 @@ def test_avg_pool_hand_computed_1d_3d_float16() -> None:
     ints = run("avg_pool2d", np.array([[[-3, -4, 5, 6]]], dtype=np.int64), [1, 2])
     np.testing.assert_array_equal(ints, [[[-3, 5]]])  # C++ division truncates toward zero
     assert ints.dtype == np.int64
+    negative = run("avg_pool2d", np.array([[[-7, 1, 5, 6]]], dtype=np.int64), [1, 2], [], 0, False, True, -4)
+    np.testing.assert_array_equal(negative, [[[1, -2]]])  # -6 / -4 = 1.5 -> 1; 11 / -4 = -2.75 -> -2
     half = run("avg_pool2d", np.full((1, 2, 4), 1000.0, dtype=np.float16), [2, 2])
     assert half.dtype == np.float16
     close(half, np.full((1, 1, 2), 1000.0))

@@ -417,9 +417,10 @@ def _avg_divisor(pool: _Pool, count_include_pad: bool, divisor_override: int | N
 
 
 def _divide(total: Array, divisor: Any, dtype: np.dtype) -> Array:
-    """Float division, or C++'s truncating division for integer tensors."""
+    """Float division, or C++'s truncating division for integer tensors (a negative
+    divisor_override truncates toward zero too)."""
     if np.issubdtype(dtype, np.integer):
-        return (np.sign(total) * (np.abs(total) // divisor)).astype(dtype)
+        return (np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))).astype(dtype)
     return (total / divisor).astype(dtype, copy=False)
 
 
