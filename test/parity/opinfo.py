@@ -57,6 +57,12 @@ UNDEFINED_RESULT = frozenset({"empty", "empty_like", "empty_strided", "new_empty
 TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
               "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
 STATUSES = ("missing", "error", "wrong", "match")
+# (values, indices) results whose index among equal values torch leaves unspecified
+# (its CPU kernels select with introselect or sort unstably): texport's indices
+# must pick torch's values from the input, not equal torch's.
+TIES_UNSPECIFIED = frozenset({"aten.sort.default", "aten.sort.stable", "aten.topk.default",
+                              "aten.kthvalue.default", "aten.median.dim", "aten.nanmedian.dim",
+                              "aten.mode.default"})
 
 
 @dataclass
@@ -98,9 +104,11 @@ def _recorder(torch: Any, calls: list[Call], context: dict[str, str]) -> Any:
 
     def copy(value: Any) -> Any:
         if isinstance(value, torch.Tensor):
-            return _copy_tensor(torch, value)
+            return Stored.of(torch, value)
         if isinstance(value, (list, tuple)):
             return type(value)(copy(v) for v in value)
+        if isinstance(value, torch.Generator):
+            return None
         return value
 
     class Recorder(TorchDispatchMode):
@@ -128,15 +136,48 @@ def _recorder(torch: Any, calls: list[Call], context: dict[str, str]) -> Any:
     return Recorder()
 
 
-def _copy_tensor(torch: Any, tensor: Any) -> Any:
-    """A copy of ``tensor`` with its whole storage: same strides and offset
-    (as_strided and friends reach past the elements a view shows)."""
-    tensor = tensor.detach()
-    if tensor.layout != torch.strided or tensor.is_conj() or tensor.is_neg() or tensor.numel() == 0:
-        return tensor.clone()
-    length = tensor.untyped_storage().nbytes() // tensor.element_size()
-    storage = tensor.as_strided((length,), (1,), 0).clone()
-    return storage.as_strided(tensor.size(), tensor.stride(), tensor.storage_offset())
+@dataclass
+class Stored:
+    """A tensor as recorded, in numpy (it pickles fast; torch tensors do not): its
+    whole storage and its view of it (shape, strides, offset), as as_strided and
+    friends reach past the elements a view shows. ``dtype`` is torch's name; a
+    dtype numpy lacks is kept as raw bits (bfloat16: ml_dtypes' reads them)."""
+
+    dtype: str
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+    storage: np.ndarray
+
+    @classmethod
+    def of(cls, torch: Any, tensor: Any) -> Stored:
+        tensor = tensor.detach().resolve_conj().resolve_neg()
+        if tensor.layout != torch.strided:
+            tensor = tensor.to_dense()
+        length = tensor.untyped_storage().nbytes() // tensor.element_size()
+        flat = tensor.as_strided((length,), (1,), 0).clone()
+        try:
+            storage = flat.numpy()
+        except TypeError:  # bfloat16, complex32...: the bits
+            storage = flat.view(torch.uint8).numpy()
+        return cls(_dtype_name(tensor.dtype), tuple(tensor.shape), tuple(tensor.stride()),
+                   tensor.storage_offset(), storage)
+
+    def array(self) -> np.ndarray:
+        """A fresh numpy array of the recorded values, dtype and strides."""
+        storage = self.storage.copy()
+        if self.dtype == "bfloat16":
+            import ml_dtypes
+
+            storage = storage.view(ml_dtypes.bfloat16)
+        elif storage.dtype == np.uint8 and self.dtype != "uint8":
+            raise TypeError(f"texport has no dtype {self.dtype}")
+        return np.lib.stride_tricks.as_strided(
+            storage[self.offset:], self.shape, tuple(s * storage.itemsize for s in self.stride))
+
+    def values(self) -> np.ndarray:
+        array = self.array()
+        return array.astype(np.float32) if self.dtype == "bfloat16" else array
 
 
 def _sample_size(torch: Any, sample: Any) -> int:
@@ -200,7 +241,7 @@ def record(ops: Iterable[str] | None = None, dtypes: Iterable[str] = DTYPES,
         with warnings.catch_warnings():  # torch warns about its own samples (degrees of freedom...)
             warnings.simplefilter("ignore")
             return _record(ops, dtypes, max_samples)
-    tag = f"{torch.__version__}-{'-'.join(dtypes)}-{max_samples}-{MAX_CALLS}-{MAX_ELEMENTS}-v3"
+    tag = f"{torch.__version__}-{'-'.join(dtypes)}-{max_samples}-{MAX_CALLS}-{MAX_ELEMENTS}-v4"
     cache = Path(tempfile.gettempdir()) / f"texport-opinfo-{tag}.pkl"
     if cache.exists() and not refresh:
         with contextlib.suppress(Exception), cache.open("rb") as f:
@@ -225,38 +266,26 @@ def _dtype_name(dtype: Any) -> str:
 
 
 def to_texport(value: Any) -> Any:
-    """A torch value as texport takes it: a tensor of the same values, dtype and
-    strides (a fresh copy each time: the replay may write it)."""
+    """A recorded value as texport takes it: a tensor of the same values, dtype
+    and strides (a fresh copy each time: the replay may write it)."""
     import torch
 
-    if isinstance(value, torch.Tensor):
-        value = value.detach().resolve_conj().resolve_neg()
-        if value.layout != torch.strided:
-            value = value.to_dense()
-        length = value.untyped_storage().nbytes() // value.element_size()
-        storage = np.array(value.as_strided((length,), (1,), 0).numpy())
-        itemsize = storage.itemsize
-        array = np.lib.stride_tricks.as_strided(
-            storage[value.storage_offset():], tuple(value.shape),
-            tuple(s * itemsize for s in value.stride()))
-        return texport.from_numpy(array)
+    if isinstance(value, Stored):
+        return texport.from_numpy(value.array())
     if isinstance(value, (list, tuple)):  # torch.Size too
         return (list if isinstance(value, list) else tuple)(to_texport(v) for v in value)
     if isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):
         return getattr(texport, str(value).split(".")[-1])
     if isinstance(value, torch.device):
         return texport.device(value.type)
-    if isinstance(value, torch.Generator):
-        return None
     return value
 
 
 def _as_numpy(value: Any) -> np.ndarray:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return value.detach().resolve_conj().resolve_neg().numpy()
-    return np.asarray(value.numpy())
+    if isinstance(value, Stored):
+        return value.values()
+    array = np.asarray(value.numpy())
+    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array
 
 
 def _close(expected: np.ndarray, actual: np.ndarray, dtype: str) -> bool:
@@ -280,12 +309,10 @@ def _close(expected: np.ndarray, actual: np.ndarray, dtype: str) -> bool:
 
 def compare(expected: Any, actual: Any, values: bool = True, where: str = "result") -> str | None:
     """Why texport's ``actual`` differs from torch's ``expected`` (None: it does not)."""
-    import torch
-
-    if isinstance(expected, torch.Tensor):
+    if isinstance(expected, Stored):
         if not isinstance(actual, texport.Tensor):
             return f"{where}: expected a tensor, got {type(actual).__name__}"
-        want_dtype, got_dtype = _dtype_name(expected.dtype), _dtype_name(actual.dtype)
+        want_dtype, got_dtype = expected.dtype, _dtype_name(actual.dtype)
         if want_dtype != got_dtype:
             return f"{where}: dtype {got_dtype}, torch {want_dtype}"
         if tuple(expected.shape) != tuple(actual.shape):
@@ -351,14 +378,64 @@ def replay(call: Call) -> tuple[str, str]:
     except Exception as error:  # noqa: BLE001 - any failure of texport is the finding
         first_line = (str(error).strip().splitlines() or [""])[0]
         return "error", f"{type(error).__name__}: {first_line}"[:200]
+    try:
+        difference = _difference(call, out, args, kwargs)
+    except Exception as error:  # noqa: BLE001 - a result texport cannot hand over is a wrong one
+        difference = f"result: {type(error).__name__}: {error}"[:200]
+    return ("wrong", difference) if difference else ("match", "")
+
+
+def _difference(call: Call, out: Any, args: Any, kwargs: dict) -> str | None:
     values = not (call.random or call.undefined)
-    difference = compare(call.outputs, out, values)
+    if _ties_unspecified(call):
+        difference = (compare(call.outputs[0], out[0], where="result[0]")
+                      or compare(call.outputs[1], out[1], values=False, where="result[1]")
+                      or _pick_difference(call, out[1]))
+    else:
+        difference = compare(call.outputs, out, values)
     for where, after in call.written.items():
         if difference:
             break
         written = args[where] if isinstance(where, int) else kwargs[where]
         difference = compare(after, written, values, f"argument {where}")
-    return ("wrong", difference) if difference else ("match", "")
+    return difference
+
+
+def _argument(call: Call, name: str, default: Any) -> Any:
+    """The value of the argument ``name`` in a recorded call: as given, else the
+    schema's default; ``default`` when the schema has no such argument."""
+    import torch
+
+    _, op_name, overload = call.overload.split(".")
+    schema = getattr(getattr(torch.ops.aten, op_name), overload)._schema
+    for index, argument in enumerate(schema.arguments):
+        if argument.name == name:
+            if not argument.kwarg_only and index < len(call.args):
+                return call.args[index]
+            return call.kwargs.get(name, argument.default_value if argument.has_default_value() else default)
+    return default
+
+
+def _ties_unspecified(call: Call) -> bool:
+    return call.overload in TIES_UNSPECIFIED and not (
+        call.overload == "aten.sort.stable" and _argument(call, "stable", False))
+
+
+def _pick_difference(call: Call, indices: Any) -> str | None:
+    """Whether texport's indices pick torch's values out of the input along the op's dim."""
+    source, values = _as_numpy(call.args[0]), _as_numpy(call.outputs[0])
+    chosen = _as_numpy(indices)
+    if source.ndim == 0:
+        return None if np.all(chosen == 0) else "result[1]: index of a 0-d input is not 0"
+    dim = _argument(call, "dim", -1) % source.ndim
+    if not _argument(call, "keepdim", True):  # the reducing ones drop dim
+        chosen, values = np.expand_dims(chosen, dim), np.expand_dims(values, dim)
+    if chosen.size and (chosen.min() < 0 or chosen.max() >= source.shape[dim]):
+        return "result[1]: indices out of range"
+    picked = np.take_along_axis(source, chosen, dim)
+    same = (picked == values) | (np.isnan(picked) & np.isnan(values)) if values.dtype.kind in "fc" \
+        else picked == values
+    return None if np.all(same) else "result[1]: indices pick other values than torch's"
 
 
 def _describe(call: Call) -> str:
