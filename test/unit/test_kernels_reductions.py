@@ -628,3 +628,13 @@ def test_vector_norm_dtypes_and_empty() -> None:
         RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"
     ):
         run_norm("linalg_vector_norm", arr([3, 4]))
+
+
+def test_safe_softmax_gives_zeros_for_a_fully_masked_row() -> None:
+    x = np.array([[0.0, np.log(3.0)], [-np.inf, -np.inf], [-np.inf, 0.0]], np.float32)
+    out = run("_safe_softmax", x, 1)
+    np.testing.assert_allclose(out, [[0.25, 0.75], [0.0, 0.0], [0.0, 1.0]], rtol=1e-6)
+    wide = run("_safe_softmax", x, 0, DType.float64)
+    assert wide.dtype == np.float64
+    np.testing.assert_allclose(wide[:, 0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(wide[:, 1], [0.75, 0.0, 0.25])

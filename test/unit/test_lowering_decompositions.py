@@ -98,6 +98,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "prelu.default": [S(f(2, 3, 4), pos(3)), S(f(2, 3), pos(1))],
     "softmax.int": [S(f(3, 4), -1, sym={0: (0,)}), S(f(3, 4), 0, DType.float64)],
     "log_softmax.int": [S(f(3, 4), 1, sym={0: (0,)})],
+    "_safe_softmax.default": [S(f(3, 4), -1, sym={0: (0,)}), S(f(3, 4), 0, DType.float64)],
     "_softmax_backward_data.default": [S(f(3, 4), pos(3, 4), 1, DType.float32)],
     "_log_softmax_backward_data.default": [S(f(3, 4), f(3, 4), 0, DType.float32)],
     # pooling, padding, resampling

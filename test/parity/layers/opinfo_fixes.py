@@ -1,7 +1,7 @@
 """Ops issue 16's OpInfo harness (test/parity/opinfo.py) found missing or wrong
 in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
-integer addmm/addmv/baddbmm with fractional scalars."""
+integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax."""
 
 
 class Fn(torch.nn.Module):
@@ -48,6 +48,11 @@ def _integer_products(a, m, v):
             torch.baddbmm(m[None], m[None], m[None], beta=3.2, alpha=-1.5))
 
 
+def _safe_softmax(x):
+    masked = x.masked_fill(x > 0.5, float("-inf"))
+    return torch.ops.aten._safe_softmax.default(masked, -1), torch.ops.aten._safe_softmax.default(x, 0, torch.float64)
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -61,4 +66,7 @@ def cases():
              inputs=lambda rng: (rng.standard_normal((4, 3), dtype=np.float32), rng.integers(0, 4, (3, 3)))),
         Case("integer_add_products", lambda: Fn(_integer_products),
              inputs=lambda rng: (rng.integers(-5, 5, 3), rng.integers(-5, 5, (3, 3)), rng.integers(-5, 5, 3))),
+        Case("safe_softmax", lambda: Fn(_safe_softmax),
+             inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
+                                                 rng.standard_normal((3, 5), dtype=np.float32)]),)),
     ]

@@ -267,7 +267,7 @@ def _cummax(self: TensorMeta, dim: int) -> Pair:
 # ---------------------------------------------------------------- softmax
 
 
-@shape_rule("softmax.int", "log_softmax.int")
+@shape_rule("softmax.int", "log_softmax.int", "_safe_softmax")
 def _softmax(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
     normalize_dim(dim, self.ndim)
     return TensorMeta(self.shape, dtype or self.dtype)

@@ -537,6 +537,15 @@ def _softmax_half_kernel(log: bool) -> Callable[..., Array]:
     return run
 
 
+@kernel("_safe_softmax")
+def _safe_softmax(self: Array, dim: int, dtype: DType | None = None) -> Array:
+    """softmax, with 0 (not nan) along a slice that is all -inf (attention's fully masked rows)."""
+    out = _softmax_values(self, dim, to_numpy(dtype) if dtype else self.dtype, False)
+    x, axis = _as_1d(self, dim)
+    masked = np.all(x == -np.inf, axis=axis, keepdims=True)
+    return np.where(np.broadcast_to(masked, x.shape).reshape(self.shape), np.zeros((), out.dtype), out)
+
+
 kernel("softmax.int")(_softmax_kernel(False))
 kernel("log_softmax.int")(_softmax_kernel(True))
 kernel("_softmax")(_softmax_half_kernel(False))

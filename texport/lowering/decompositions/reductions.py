@@ -332,6 +332,16 @@ def softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     return aten._softmax.default(cast_to(self, dtype), dim, False)
 
 
+# _safe_softmax(x, d, dtype) = where(all(x == -inf, d), 0, softmax(x, d, dtype)), the all as
+# not(any(not(...))) (torch's decomposition, as its core table leaves it)
+@register_decomposition(aten._safe_softmax.default)
+def safe_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    out = aten._softmax.default(cast_to(self, dtype), dim, False)
+    live = aten.logical_not.default(aten.eq.Scalar(self, float("-inf")))
+    masked = aten.logical_not.default(aten.any.dim(live, dim, True))
+    return aten.where.self(masked, aten.full_like.default(out, 0), out)
+
+
 # log_softmax(x, d, dtype) = _log_softmax(x.to(dtype), d, False)
 @register_decomposition(aten.log_softmax.int)
 def log_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
