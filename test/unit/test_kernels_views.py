@@ -735,6 +735,18 @@ def test_as_strided_in_place() -> None:
     other = grid(4)
     run("as_strided_", other, [2, 2], [1, 2])  # a real re-stride: rewritten in place
     np.testing.assert_array_equal(other, [[0, 2], [1, 3]])
+    storage = grid(12)
+    fewer = run("as_strided_", storage, [2, 2], [1, 2], 1)  # another count: a new view of the storage
+    assert fewer.tolist() == [[1, 3], [2, 4]] and shares(fewer, storage)
+
+
+def test_eager_in_place_views_rebind_self() -> None:
+    # torch: t.as_strided_/resize_ change t itself, to any element count
+    t = texport.arange(12.0)
+    assert t.as_strided_([2, 2], [1, 2], 1) is t
+    assert t.tolist() == [[1.0, 3.0], [2.0, 4.0]] and t.storage_offset() == 1
+    u = texport.ones(2)
+    assert u.resize_(3, 2) is u and tuple(u.shape) == (3, 2)
 
 
 def test_resize_in_place() -> None:

@@ -92,7 +92,12 @@ def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
 
 def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> Any:
     if written is not None:
-        return values[written]
+        tensor = values[written]
+        if isinstance(out, np.ndarray) and isinstance(tensor, Tensor) and out is not tensor._value:
+            # an in-place view that numpy cannot do on the array object (resize_ or as_strided_
+            # to another element count) hands back a new array of the same storage: self is it now
+            tensor._value = out
+        return tensor
     if kind == "tensor":
         return None if out is None else wrap_array(out)
     if kind == "list":

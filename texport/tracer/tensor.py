@@ -275,6 +275,9 @@ class Tensor(TensorBase):
     def reshape(self, *shape: Any) -> Tensor:
         return call(op("reshape"), self, varargs_list(shape))
 
+    def resize_(self, *size: Any, memory_format: Any = None) -> Tensor:
+        return call(op("resize_"), self, varargs_list(size), memory_format=memory_format)
+
     # torch's training IR keeps view_as, reshape_as and expand_as as they are
     # written; functionalization decomposes them (tag decomposed_by_functionalize)
     def view_as(self, other: Tensor) -> Tensor:
@@ -598,7 +601,7 @@ TENSOR_OTHER_METHODS = {
     "index_copy_": "index_copy_", "scatter_reduce_": "scatter_reduce_.two", "swapaxes_": "swapaxes_",
     "swapdims_": "swapdims_", "nan_to_num": "nan_to_num", "nan_to_num_": "nan_to_num_",
     "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
-    "as_strided_": "as_strided_", "resize_": "resize_", "atan2_": "atan2_",
+    "as_strided_": "as_strided_", "atan2_": "atan2_",
     "logical_and_": "logical_and_", "logical_or_": "logical_or_", "logical_xor_": "logical_xor_",
 }
 

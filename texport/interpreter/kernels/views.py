@@ -16,7 +16,8 @@ does the latter) or resize it safely:
   several elements share one memory location, and writing through such a
   tensor is undefined in torch too (its in-place ops refuse it).
 - t_ / transpose_ / swapaxes_ / swapdims_ / as_strided_ keep the array object
-  and change its shape; when the element order changes (a real transpose) the
+  and change its shape (as_strided_ to another element count returns a new
+  view of the storage, as resize_ below); when the element order changes (a real transpose) the
   data is rewritten in place in the new order. The object then reads exactly
   as torch's tensor, but OTHER live views of the same memory see the reordered
   elements (torch's would not). A non-contiguous array that needs a real
@@ -913,11 +914,11 @@ def _unsqueeze_(self: np.ndarray, dim: int) -> np.ndarray:
 def _as_strided_(
     self: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> np.ndarray:
-    """In place when the element count is kept (see the module docstring)."""
+    """In place when the element count is kept (see the module docstring); otherwise the
+    new view of the same storage, which eager mode makes self's array."""
     view = strided_view(self, size, stride, storage_offset)
     if view.size != self.size:
-        raise NotImplementedError("as_strided_: numpy cannot change the element count of an "
-                                  "array object in place; use as_strided")
+        return view
     same = (_address(view) == _address(self) and view.flags.c_contiguous
             and self.flags.c_contiguous)
     return _relayout_(self, view.shape, lambda: view, same, "as_strided_")
