@@ -293,3 +293,15 @@ def test_random_errors() -> None:
         KERNELS["bernoulli.p"](np.zeros(2), 1.5)
     with raises(RuntimeError, "normal expects std >= 0.0"):
         KERNELS["normal_"](np.zeros(2), 0.0, -1.0)
+
+
+def test_new_empty_strided_and_empty_permuted_lay_out_memory_as_asked() -> None:
+    like = np.ones((2, 3), np.float16)
+    strided = run("new_empty_strided", like, [2, 3], [1, 2])
+    assert strided.dtype == np.float16 and strided.strides == (2, 4)  # element strides (1, 2)
+    assert run("new_empty_strided", like, [2], [3], dtype=DType.int64).dtype == np.int64
+    permuted = run("empty_permuted", [2, 3, 4], [0, 2, 1])  # dim 1 innermost, then dim 2
+    assert permuted.shape == (2, 3, 4) and permuted.dtype == np.float32
+    assert tuple(s // 4 for s in permuted.strides) == (12, 1, 3)
+    with pytest.raises(RuntimeError, match="physical_layout"):
+        KERNELS["empty_permuted"]([2, 3], [0, 0])

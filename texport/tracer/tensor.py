@@ -601,7 +601,7 @@ TENSOR_OTHER_METHODS = {
     "index_copy_": "index_copy_", "scatter_reduce_": "scatter_reduce_.two", "swapaxes_": "swapaxes_",
     "swapdims_": "swapdims_", "nan_to_num": "nan_to_num", "nan_to_num_": "nan_to_num_",
     "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
-    "as_strided_": "as_strided_", "atan2_": "atan2_",
+    "as_strided_": "as_strided_", "atan2_": "atan2_", "new_empty_strided": "new_empty_strided",
     "logical_and_": "logical_and_", "logical_or_": "logical_or_", "logical_xor_": "logical_xor_",
 }
 

@@ -1,7 +1,8 @@
 """Ops issue 16's OpInfo harness (test/parity/opinfo.py) found missing or wrong
 in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
-integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax."""
+integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
+new_empty_strided and empty_permuted (filled before use)."""
 
 
 class Fn(torch.nn.Module):
@@ -53,6 +54,12 @@ def _safe_softmax(x):
     return torch.ops.aten._safe_softmax.default(masked, -1), torch.ops.aten._safe_softmax.default(x, 0, torch.float64)
 
 
+def _uninitialised_layouts(x):
+    strided = x.new_empty_strided([4, 5], [1, 4]).fill_(1.5)
+    permuted = torch.ops.aten.empty_permuted.default([4, 5], [1, 0]).fill_(2.0)
+    return strided + x, permuted * x
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -66,6 +73,8 @@ def cases():
              inputs=lambda rng: (rng.standard_normal((4, 3), dtype=np.float32), rng.integers(0, 4, (3, 3)))),
         Case("integer_add_products", lambda: Fn(_integer_products),
              inputs=lambda rng: (rng.integers(-5, 5, 3), rng.integers(-5, 5, (3, 3)), rng.integers(-5, 5, 3))),
+        Case("new_empty_strided_empty_permuted", lambda: Fn(_uninitialised_layouts),
+             inputs=lambda rng: (rng.standard_normal((4, 5), dtype=np.float32),)),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),

@@ -65,6 +65,15 @@ def _empty_strided(
     return _float_factory(size, dtype)
 
 
+@shape_rule("empty_permuted")
+def _empty_permuted(size: Sequence[Dim], physical_layout: Sequence[int], dtype: Any = None,
+                    *_: Any) -> TensorMeta:
+    check(sorted(physical_layout) == list(range(len(size))),
+          f"Number of dimensions in size does not match the length of the physical_layout; "
+          f"expected a permutation of {len(size)} dims, got {list(physical_layout)}")
+    return _float_factory(size, dtype)
+
+
 @shape_rule("full")
 def _full(size: Sequence[Dim], fill_value: Any, dtype: Any = None, *_: Any) -> TensorMeta:
     return _sized(size, scalar_type(dtype) or fill_dtype(fill_value))
@@ -136,6 +145,13 @@ def _like_strides(out: TensorMeta, self: TensorMeta, *args: Any) -> Strides | No
 @shape_rule("new_zeros", "new_ones", "new_empty")
 def _new(self: TensorMeta, size: Sequence[Dim], dtype: Any = None, *_: Any) -> TensorMeta:
     return _sized(size, scalar_type(dtype) or self.dtype)
+
+
+@shape_rule("new_empty_strided")
+def _new_empty_strided(self: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim], dtype: Any = None,
+                       *_: Any) -> TensorMeta:
+    check(len(size) == len(stride), "mismatch in length of strides and shape")
+    return _new(self, size, dtype)
 
 
 @shape_rule("new_full")

@@ -56,12 +56,36 @@ def _empty_strided(
     size: Sequence[int], stride: Sequence[int], dtype: Any = None, *_: Any
 ) -> np.ndarray:
     """Zeros laid out with the given element strides over a storage just large enough."""
+    return _strided_zeros(size, stride, np_dtype(dtype, _FLOAT))
+
+
+def _strided_zeros(size: Sequence[int], stride: Sequence[int], dtype: np.dtype) -> np.ndarray:
     shape = _shape(size)
     if len(stride) != len(shape):
         raise RuntimeError("mismatch in length of strides and shape")
     extent = 0 if 0 in shape else 1 + sum((n - 1) * int(s) for n, s in zip(shape, stride))
-    storage = np.zeros(extent, np_dtype(dtype, _FLOAT))
-    return strided_view(storage, shape, stride, 0)
+    return strided_view(np.zeros(extent, dtype), shape, stride, 0)
+
+
+@kernel("new_empty_strided")
+def _new_empty_strided(self: np.ndarray, size: Sequence[int], stride: Sequence[int], dtype: Any = None,
+                       *_: Any) -> np.ndarray:
+    """empty_strided in self's dtype unless told."""
+    return _strided_zeros(size, stride, np_dtype(dtype, self.dtype))
+
+
+@kernel("empty_permuted")
+def _empty_permuted(size: Sequence[int], physical_layout: Sequence[int], dtype: Any = None,
+                    *_: Any) -> np.ndarray:
+    """Zeros whose memory holds dims in ``physical_layout`` order (outermost first):
+    a row-major array of the permuted sizes, viewed back in logical order."""
+    shape = _shape(size)
+    if sorted(physical_layout) != list(range(len(shape))):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; expected a permutation of {len(shape)} dims, got "
+                           f"{list(physical_layout)}")
+    physical = np.zeros([shape[d] for d in physical_layout], np_dtype(dtype, _FLOAT))
+    return physical.transpose(np.argsort(physical_layout))
 
 
 @kernel("full")
