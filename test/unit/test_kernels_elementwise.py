@@ -936,3 +936,13 @@ def test_dropout_inplace() -> None:
     assert set(np.unique(base[::2])) == {0.0, 2.0}
     same(base[1::2], np.ones((2, 1000)))
     assert run("alpha_dropout_", base, 0.5, False) is base
+
+
+def test_native_dropout_backward_scales_the_kept_gradient() -> None:
+    grad = np.array([1.0, 2.0, 3.0], np.float16)
+    out = run("native_dropout_backward", grad, np.array([True, False, True]), 1 / 0.3)
+    assert out.dtype == np.float16
+    # computed in float32 and rounded once: 3 / 0.3 = 10 exactly, 1 / 0.3 -> 3.334 in float16
+    np.testing.assert_array_equal(out, np.array([1 / 0.3, 0.0, 10.0], np.float32).astype(np.float16))
+    floats = run("native_dropout_backward", grad.astype(np.float32), np.array([1.0, 0.0, 1.0], np.float32), 2.0)
+    np.testing.assert_array_equal(floats, [2.0, 0.0, 6.0])

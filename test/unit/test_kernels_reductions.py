@@ -638,3 +638,15 @@ def test_safe_softmax_gives_zeros_for_a_fully_masked_row() -> None:
     assert wide.dtype == np.float64
     np.testing.assert_allclose(wide[:, 0], [1.0, 0.0, 0.0])
     np.testing.assert_allclose(wide[:, 1], [0.75, 0.0, 0.25])
+
+
+def test_dist_is_the_p_norm_of_the_broadcast_difference() -> None:
+    x, y = np.array([1.0, 2.0], np.float32), np.array([[0.0, 0.0], [1.0, 1.0]], np.float32)
+    # differences [1, 2, 0, 1]
+    np.testing.assert_allclose(run("dist", x, y), math.sqrt(6), rtol=1e-6)
+    assert run("dist", x, y, 0).item() == 3.0 and run("dist", x, y, float("inf")).item() == 2.0
+    np.testing.assert_allclose(run("dist", x, y, 3), 10 ** (1 / 3), rtol=1e-6)
+    wide = run("dist", x.astype(np.complex64), y.astype(np.complex64))
+    assert wide.dtype == np.float32 and wide.shape == ()
+    with pytest.raises(RuntimeError, match="floating point or complex"):
+        KERNELS["dist"](np.array([1, 2]), np.array([1, 1]), 2)

@@ -86,6 +86,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "rms_norm.default": [S(f(2, 5, 6), [6], f(6), 1e-5, sym={0: (0, 1)}), S(f(3, 4, 5), [4, 5]),
                          S(f(2, 3, 4).astype(np.float64), [4], None, None)],
     "dropout.default": [S(f(3, 4), 0.5, False), S(f(3, 4), 0.0, True)],
+    "native_dropout_backward.default": [S(f(3, 4), b(3, 4), 2.5, sym={0: (0,), 1: (0,)})],
     # activations
     "relu6.default": [S(f(3, 4) * 5)], "silu.default": [UNARY], "selu.default": [UNARY],
     "celu.default": [S(f(3, 4), 0.5), S(f(3, 4))], "threshold.default": [S(f(3, 4), 0.1, 20.0)],

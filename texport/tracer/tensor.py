@@ -602,7 +602,8 @@ TENSOR_OTHER_METHODS = {
     "swapdims_": "swapdims_", "nan_to_num": "nan_to_num", "nan_to_num_": "nan_to_num_",
     "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
     "as_strided_": "as_strided_", "atan2_": "atan2_", "new_empty_strided": "new_empty_strided",
-    "logical_and_": "logical_and_", "logical_or_": "logical_or_", "logical_xor_": "logical_xor_",
+    "dist": "dist", "logical_and_": "logical_and_", "logical_or_": "logical_or_",
+    "logical_xor_": "logical_xor_",
 }
 
 # method name -> (op when other is a Tensor, op when other is a Python number)

@@ -2,7 +2,8 @@
 in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
 integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
-new_empty_strided and empty_permuted (filled before use)."""
+new_empty_strided and empty_permuted (filled before use), dist,
+native_dropout_backward."""
 
 
 class Fn(torch.nn.Module):
@@ -60,6 +61,12 @@ def _uninitialised_layouts(x):
     return strided + x, permuted * x
 
 
+def _dist_and_dropout_backward(x, y):
+    keep = x > 0
+    return (torch.dist(x, y), torch.dist(x, y[0], 3), torch.dist(x, y, float("inf")),
+            torch.ops.aten.native_dropout_backward.default(y, keep, 2.5))
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -75,6 +82,7 @@ def cases():
              inputs=lambda rng: (rng.integers(-5, 5, 3), rng.integers(-5, 5, (3, 3)), rng.integers(-5, 5, 3))),
         Case("new_empty_strided_empty_permuted", lambda: Fn(_uninitialised_layouts),
              inputs=lambda rng: (rng.standard_normal((4, 5), dtype=np.float32),)),
+        Case("dist_native_dropout_backward", lambda: Fn(_dist_and_dropout_backward), inputs=_pair),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),

@@ -464,6 +464,10 @@ def _native_dropout(
     return input, TensorMeta(input.shape, DType.bool)
 
 
+def _native_dropout_backward(grad_output: TensorMeta, mask: TensorMeta, scale: float) -> TensorMeta:
+    return TensorMeta(broadcast_shapes(grad_output.shape, mask.shape), grad_output.dtype)
+
+
 _register(_where, "where.self where.ScalarSelf where.ScalarOther where.Scalar")
 _register(_clamp, "clamp clamp.Tensor")
 _register(_clamp_min, "clamp_min clamp_min.Tensor")
@@ -477,6 +481,7 @@ _register(_copy, "copy")
 _register(_zero, "zero_")
 _register(_dropout, "dropout feature_dropout alpha_dropout feature_alpha_dropout")
 _register(_native_dropout, "native_dropout")
+_register(_native_dropout_backward, "native_dropout_backward")
 
 
 # Layouts (strides.py): pointwise ops get torch's elementwise layout by derivation

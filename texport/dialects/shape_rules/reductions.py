@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..dtypes import DType
+from ..dtypes import DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, to_dim
 from . import shape_rule
 from .common import (
+    broadcast_shapes,
     check_inplace,
     normalize_dim,
     normalize_dims,
@@ -340,6 +341,19 @@ def linalg_vector_norm(self: TensorMeta, ord: object = 2, dim: object = None,  #
                        keepdim: bool = False, dtype: object = None) -> TensorMeta:
     dims = normalize_dims(dim, self.ndim)
     return TensorMeta(reduced_shape(self.shape, dims, keepdim), dtype or to_float_dtype(self.dtype))
+
+
+_REAL_OF = {DType.complex64: DType.float32, DType.complex128: DType.float64}
+
+
+# dist(x, y, p) = ||x - y||_p over every element, x and y broadcast
+@shape_rule("dist")
+def dist(self: TensorMeta, other: TensorMeta, p: object = 2) -> TensorMeta:
+    broadcast_shapes(self.shape, other.shape)
+    dtype = result_type(self, other)
+    check(dtype.is_floating_point or dtype.is_complex, "norm(): input dtype should be either floating "
+          f"point or complex. Got {scalar_type_name(dtype)} instead.")
+    return TensorMeta((), _REAL_OF.get(dtype, dtype))  # a complex difference has a real norm
 
 
 @shape_rule("norm.Scalar")

@@ -1033,6 +1033,14 @@ _register(_dropout_kernel(False, True), "alpha_dropout")
 _register(_dropout_kernel(True, True), "feature_alpha_dropout")
 
 
+@kernel("native_dropout_backward")
+def _native_dropout_backward(grad_output: Array, mask: Array, scale: float) -> Array:
+    """grad * mask * scale (ATen's dropout_backward), in opmath, rounded once."""
+    dtype = grad_output.dtype
+    wide = opmath_dtype(dtype)
+    return _result(grad_output.astype(wide) * mask.astype(wide) * _cast(scale, wide), dtype)
+
+
 @kernel("native_dropout")
 @_quiet
 def _native_dropout(

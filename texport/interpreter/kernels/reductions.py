@@ -23,6 +23,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
+from .common import opmath, torch_result_dtype
 from .variants import write_into
 
 Array = np.ndarray
@@ -690,6 +691,17 @@ def _linalg_vector_norm(
     dtype: DType | None = None,  # noqa: A002
 ) -> Array:
     return _vector_norm(self, ord, dim, keepdim, dtype)
+
+
+@kernel("dist")
+def _dist(self: Array, other: Array, p: Any = 2) -> Array:
+    """||self - other||_p, the difference taken in the promoted dtype."""
+    dtype = torch_result_dtype(self, other)
+    if not is_inexact(dtype):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                           f"{_type_name(dtype)} instead.")
+    difference = cast(opmath(self.astype(dtype, copy=False)) - opmath(other.astype(dtype, copy=False)), dtype)
+    return _vector_norm(difference, p, None, False, None)
 
 
 @kernel("norm.Scalar")

@@ -228,6 +228,13 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     return aten.native_dropout.default(input, p, train)[0]
 
 
+# native_dropout_backward(g, mask, s) = clone(g * (mask.to(g.dtype) * s)), contiguous (torch's)
+@register_decomposition(aten.native_dropout_backward.default)
+def native_dropout_backward(grad_output: Tensor, mask: Tensor, scale: float) -> Tensor:
+    scaled = aten.mul.Tensor(aten._to_copy.default(mask, dtype=grad_output.dtype), scale)
+    return aten.clone.default(aten.mul.Tensor(grad_output, scaled), memory_format="contiguous_format")
+
+
 # feature_dropout(x, p, train) = x * mask[N, C, 1...] / (1 - p)
 @register_decomposition(aten.feature_dropout.default)
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
