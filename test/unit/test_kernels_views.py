@@ -850,3 +850,15 @@ def test_split_cat_round_trip_every_integer_dtype(dtype: type) -> None:
     back = run("cat", pieces, 1)
     assert back.dtype == dtype
     np.testing.assert_array_equal(back, base)
+
+
+def test_block_diag_places_each_matrix_on_the_diagonal() -> None:
+    a, row, b = np.array([[1, 2], [3, 4]]), np.array([5.0, 6.0, 7.0], np.float32), np.array(8)
+    out = run("block_diag", [a, row, b])
+    assert out.dtype == np.float32  # promoted
+    np.testing.assert_array_equal(out, [[1, 2, 0, 0, 0, 0],
+                                        [3, 4, 0, 0, 0, 0],
+                                        [0, 0, 5, 6, 7, 0],
+                                        [0, 0, 0, 0, 0, 8]])
+    with pytest.raises(RuntimeError, match="2 or fewer dimensions"):
+        KERNELS["block_diag"]([np.zeros((1, 1, 1))])

@@ -55,7 +55,12 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     return call(op(name), input, other, alpha=alpha)
 
 
-FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub}
+def block_diag(*tensors: Tensor) -> Tensor:
+    return call(op("block_diag"), list(tensors))
+
+
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub,
+                                                                      "block_diag": block_diag}
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

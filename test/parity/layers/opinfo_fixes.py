@@ -3,7 +3,7 @@ in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
 integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
 new_empty_strided and empty_permuted (filled before use), dist,
-native_dropout_backward."""
+native_dropout_backward, block_diag."""
 
 
 class Fn(torch.nn.Module):
@@ -67,6 +67,10 @@ def _dist_and_dropout_backward(x, y):
             torch.ops.aten.native_dropout_backward.default(y, keep, 2.5))
 
 
+def _block_diag(x, y):
+    return torch.block_diag(x, y[0], y[:2, :3].relu())
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -83,6 +87,7 @@ def cases():
         Case("new_empty_strided_empty_permuted", lambda: Fn(_uninitialised_layouts),
              inputs=lambda rng: (rng.standard_normal((4, 5), dtype=np.float32),)),
         Case("dist_native_dropout_backward", lambda: Fn(_dist_and_dropout_backward), inputs=_pair),
+        Case("block_diag", lambda: Fn(_block_diag), inputs=_pair),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),

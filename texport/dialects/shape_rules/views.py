@@ -510,6 +510,19 @@ def _cat_skipped(t: TensorMeta) -> bool:
     return t.ndim == 1 and sym_eq(t.shape[0], 0)
 
 
+@shape_rule("block_diag")
+def _block_diag(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """Matrices along the diagonal (a 0-d or 1-d tensor is one row), in the promoted dtype."""
+    rows: Dim = 0
+    cols: Dim = 0
+    for i, t in enumerate(tensors):
+        check(t.ndim <= 2, f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} "
+              f"has {t.ndim} dimensions")
+        shape = t.shape if t.ndim == 2 else (1, t.numel())
+        rows, cols = rows + shape[0], cols + shape[1]
+    return meta([rows, cols], result_type(*tensors) if tensors else DType.float32)
+
+
 @shape_rule("cat")
 def _cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     check(len(tensors) > 0, "torch.cat(): expected a non-empty list of Tensors")

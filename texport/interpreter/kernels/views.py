@@ -809,6 +809,23 @@ def _rot90(self: np.ndarray, k: int = 1, dims: Sequence[int] = (0, 1)) -> np.nda
 # ---------------------------------------------------------------------------- joining
 
 
+@kernel("block_diag")
+def _block_diag(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    """Each matrix (a 0-d or 1-d tensor as one row) on the diagonal of zeros."""
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.ndim} dimensions")
+    blocks = [t if t.ndim == 2 else t.reshape(1, -1) for t in tensors]
+    dtype = torch_result_dtype(*tensors) if tensors else np.dtype(np.float32)
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), dtype)
+    row = col = 0
+    for b in blocks:  # one slice assignment per block, not per element
+        out[row:row + b.shape[0], col:col + b.shape[1]] = b
+        row, col = row + b.shape[0], col + b.shape[1]
+    return out
+
+
 @kernel("cat")
 def _cat(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     """Promotes dtypes; skips legacy empty 1-D tensors (torch.Tensor() was shape [0])."""

@@ -379,6 +379,21 @@ def _known_empty(x: Tensor) -> bool:
     return any(type(size) is int and size == 0 for size in x.shape)
 
 
+# block_diag(ts) = cat of rows, each cat([zeros, t, zeros], 1) with t as 2-D (torch's reference)
+@register_decomposition(aten.block_diag.default)
+def block_diag(tensors: list[Tensor]) -> Tensor:
+    blocks = [t if t.dim() == 2 else aten.view.default(t, [1, -1]) for t in tensors]
+    total = sum(b.shape[1] for b in blocks)
+    rows, start = [], 0
+    for b in blocks:
+        height, width = b.shape
+        left = aten.full.default([height, start], 0, dtype=b.dtype)
+        right = aten.full.default([height, total - start - width], 0, dtype=b.dtype)
+        rows.append(aten.cat.default([left, b, right], 1))
+        start = start + width
+    return aten.cat.default(rows)
+
+
 # rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
 @register_decomposition(aten.rot90.default)
 def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
