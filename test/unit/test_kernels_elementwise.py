@@ -946,3 +946,5 @@ def test_native_dropout_backward_scales_the_kept_gradient() -> None:
     np.testing.assert_array_equal(out, np.array([1 / 0.3, 0.0, 10.0], np.float32).astype(np.float16))
     floats = run("native_dropout_backward", grad.astype(np.float32), np.array([1.0, 0.0, 1.0], np.float32), 2.0)
     np.testing.assert_array_equal(floats, [2.0, 0.0, 6.0])
+    promoted = run("native_dropout_backward", np.array([1, 2, 3]), np.array([True, False, True]), 1.5)
+    assert promoted.dtype == np.float32 and promoted.tolist() == [1.5, 0.0, 4.5]  # int grad * float scale

@@ -465,7 +465,8 @@ def _native_dropout(
 
 
 def _native_dropout_backward(grad_output: TensorMeta, mask: TensorMeta, scale: float) -> TensorMeta:
-    return TensorMeta(broadcast_shapes(grad_output.shape, mask.shape), grad_output.dtype)
+    """grad * mask * scale: promoted as that product is (an integer grad gives float32)."""
+    return TensorMeta(broadcast_shapes(grad_output.shape, mask.shape), result_type(grad_output, mask, scale))
 
 
 _register(_where, "where.self where.ScalarSelf where.ScalarOther where.Scalar")

@@ -1035,8 +1035,9 @@ _register(_dropout_kernel(True, True), "feature_alpha_dropout")
 
 @kernel("native_dropout_backward")
 def _native_dropout_backward(grad_output: Array, mask: Array, scale: float) -> Array:
-    """grad * mask * scale (ATen's dropout_backward), in opmath, rounded once."""
-    dtype = grad_output.dtype
+    """grad * mask * scale (ATen's dropout_backward), promoted as that product, in opmath,
+    rounded once."""
+    dtype = torch_result_dtype(grad_output, mask, scale)
     wide = opmath_dtype(dtype)
     return _result(grad_output.astype(wide) * mask.astype(wide) * _cast(scale, wide), dtype)
 
