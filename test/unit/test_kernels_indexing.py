@@ -584,3 +584,24 @@ def test_embedding_bag_fast_sum_path_has_no_offset2bag() -> None:
     outputs = run("_embedding_bag", weight, longs(0, 1), longs(0))
     assert outputs[1].shape == (0,)
     np.testing.assert_array_equal(outputs[0], [[2, 2]])
+
+
+def test_diagonal_scatter_writes_the_chosen_diagonal_of_a_copy() -> None:
+    x = grid(3, 4).astype(np.float64)
+    out = run("diagonal_scatter", x, np.array([-1.0, -2.0, -3.0]), 1)
+    expected = x.copy()
+    expected[[0, 1, 2], [1, 2, 3]] = [-1.0, -2.0, -3.0]
+    np.testing.assert_array_equal(out, expected)
+    below = run("diagonal_scatter", x, np.array([-1.0, -2.0]), -1)
+    assert below[1, 0] == -1.0 and below[2, 1] == -2.0 and x[1, 0] == 4.0  # self untouched
+
+
+def test_as_strided_scatter_addresses_a_clone_laid_out_as_self() -> None:
+    x = grid(3, 4).astype(np.float64)
+    src = np.array([[10.0, 20.0], [30.0, 40.0]])
+    out = run("as_strided_scatter", x, src, [2, 2], [1, 2], 1)
+    flat = x.reshape(-1).copy()
+    flat[[1, 3, 2, 4]] = [10.0, 20.0, 30.0, 40.0]  # element (i, j) at 1 + i + 2j
+    np.testing.assert_array_equal(out, flat.reshape(3, 4))
+    transposed = run("as_strided_scatter", x.T, src, [2, 2], [1, 2])  # the clone is column-major
+    assert transposed[:, 0].tolist() == [10.0, 30.0, 20.0, 40.0]

@@ -603,7 +603,8 @@ TENSOR_OTHER_METHODS = {
     "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
     "as_strided_": "as_strided_", "atan2_": "atan2_", "new_empty_strided": "new_empty_strided",
     "dist": "dist", "logical_and_": "logical_and_", "logical_or_": "logical_or_",
-    "logical_xor_": "logical_xor_",
+    "logical_xor_": "logical_xor_", "diagonal_scatter": "diagonal_scatter",
+    "as_strided_scatter": "as_strided_scatter",
 }
 
 # method name -> (op when other is a Tensor, op when other is a Python number)

@@ -3,7 +3,7 @@ in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
 integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
 new_empty_strided and empty_permuted (filled before use), dist,
-native_dropout_backward, block_diag."""
+native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter."""
 
 
 class Fn(torch.nn.Module):
@@ -71,6 +71,11 @@ def _block_diag(x, y):
     return torch.block_diag(x, y[0], y[:2, :3].relu())
 
 
+def _diagonal_and_strided_scatter(x, y):
+    return (torch.diagonal_scatter(x, y[0, :4], 1), x.diagonal_scatter(y[:3, 0], -1),
+            torch.as_strided_scatter(x, y[:2, :2], [2, 2], [1, 5], 2))
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -88,6 +93,7 @@ def cases():
              inputs=lambda rng: (rng.standard_normal((4, 5), dtype=np.float32),)),
         Case("dist_native_dropout_backward", lambda: Fn(_dist_and_dropout_backward), inputs=_pair),
         Case("block_diag", lambda: Fn(_block_diag), inputs=_pair),
+        Case("diagonal_as_strided_scatter", lambda: Fn(_diagonal_and_strided_scatter), inputs=_pair),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),

@@ -17,7 +17,7 @@ from . import shape_rule, stride_rule
 from .common import broadcast_shapes, normalize_dim, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, sym_eq, sym_le
 from .strides import Strides, preserved_strides
-from .views import meta, select_meta, slice_meta
+from .views import diagonal_meta, meta, select_meta, slice_meta
 
 _INDEX_DTYPES = (DType.int64, DType.int32)
 _MASK_DTYPES = (DType.bool, DType.uint8)
@@ -252,7 +252,22 @@ def _slice_scatter(
     return self
 
 
-@stride_rule("index_put", "select_scatter", "slice_scatter")
+@shape_rule("diagonal_scatter")
+def _diagonal_scatter(self: TensorMeta, src: TensorMeta, offset: int = 0, dim1: int = 0,
+                      dim2: int = 1) -> TensorMeta:
+    _check_src_matches(src, diagonal_meta(self, offset, dim1, dim2))
+    return self
+
+
+@shape_rule("as_strided_scatter")
+def _as_strided_scatter(self: TensorMeta, src: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim],
+                        storage_offset: Dim | None = None) -> TensorMeta:
+    check(len(size) == len(stride), "mismatch in length of strides and shape")
+    _check_src_matches(src, meta(size, self.dtype))
+    return self
+
+
+@stride_rule("index_put", "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter")
 def _like_self_strides(out: TensorMeta, self: TensorMeta, *_: Any) -> Strides | None:
     """Writes into a copy of self laid out like self (clone's preserve_format)."""
     return preserved_strides(self)

@@ -27,7 +27,15 @@ from texport.dialects.dtypes import DType
 
 from ..dtypes import cast, from_numpy, is_floating, is_inexact, is_reduced_float, opmath_dtype
 from . import kernel
-from .views import along, check_index_range, select_view, slice_view, wrap_dim
+from .views import (
+    along,
+    check_index_range,
+    diagonal_view,
+    select_view,
+    slice_view,
+    strided_view,
+    wrap_dim,
+)
 
 # ---------------------------------------------------------------------------- advanced indexing
 
@@ -390,6 +398,24 @@ def _slice_scatter(
 ) -> np.ndarray:
     out = self.copy()
     slice_view(out, dim, start, end, step)[...] = src
+    return out
+
+
+@kernel("diagonal_scatter")
+def _diagonal_scatter(self: np.ndarray, src: np.ndarray, offset: int = 0, dim1: int = 0,
+                      dim2: int = 1) -> np.ndarray:
+    out = np.copy(self, order="K")  # clone: self's layout
+    diagonal_view(out, offset, dim1, dim2)[...] = src
+    return out
+
+
+@kernel("as_strided_scatter")
+def _as_strided_scatter(self: np.ndarray, src: np.ndarray, size: Sequence[int], stride: Sequence[int],
+                        storage_offset: int | None = None) -> np.ndarray:
+    """src written through as_strided(size, stride, offset) of a clone of self: the strides and
+    offset address the clone's fresh storage, laid out as self (torch's clone)."""
+    out = np.copy(self, order="K")
+    strided_view(out, size, stride, storage_offset)[...] = src
     return out
 
 

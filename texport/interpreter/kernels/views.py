@@ -418,7 +418,7 @@ def _narrow(self: np.ndarray, dim: int, start: int, length: int) -> np.ndarray:
 
 
 @kernel("diagonal")
-def _diagonal(self: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+def diagonal_view(self: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
     """A writable strided view (np.diagonal's is read-only): stride = stride1 + stride2."""
     a, b = wrap_dim(dim1, self.ndim), wrap_dim(dim2, self.ndim)
     if a == b:
