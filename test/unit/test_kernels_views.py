@@ -862,3 +862,14 @@ def test_block_diag_places_each_matrix_on_the_diagonal() -> None:
                                         [0, 0, 0, 0, 0, 8]])
     with pytest.raises(RuntimeError, match="2 or fewer dimensions"):
         KERNELS["block_diag"]([np.zeros((1, 1, 1))])
+
+
+def test_diag_embed_puts_the_last_dim_on_a_diagonal() -> None:
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(run("diag_embed", x), [np.diag([1.0, 2.0]), np.diag([3.0, 4.0])])
+    above = run("diag_embed", x, 1)
+    assert above.shape == (2, 3, 3)
+    np.testing.assert_array_equal(above[1], np.diag([3.0, 4.0], 1))
+    swapped = run("diag_embed", x, -1, 2, 0)  # planes (dim2=0, dim1=2): below the diagonal of [:, b, :]
+    assert swapped.shape == (3, 2, 3)
+    np.testing.assert_array_equal(swapped[:, 0, :], np.diag([1.0, 2.0], 1))

@@ -221,6 +221,7 @@ SAMPLES: dict[str, list[Sample]] = {
                      S(f(5, 4), [-2], [0], sym={0: (0,)}), S(f(6), [2], sym={0: (0,)})],
     "rot90.default": [S(f(3, 4), 1), S(f(3, 4), 2), S(f(2, 3, 4), 3, [1, 2]), S(f(3, 4), 4)],
     "block_diag.default": [S([f(2, 3), f(4), i(9, 2, 1)])],
+    "diag_embed.default": [S(f(2, 3)), S(f(2, 3), 1, 0, 2), S(i(9, 4), -2, 1, 0)],
     "repeat_interleave.self_int": [S(f(2, 3), 2, 1), S(f(2, 3), 3)],
     "repeat_interleave.Tensor": [S(np.array([1, 0, 3]), output_size=4)],
     "repeat_interleave.self_Tensor": [S(f(3, 2), np.array([2, 1, 0]), 0, output_size=3)],

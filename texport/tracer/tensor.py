@@ -604,7 +604,7 @@ TENSOR_OTHER_METHODS = {
     "as_strided_": "as_strided_", "atan2_": "atan2_", "new_empty_strided": "new_empty_strided",
     "dist": "dist", "logical_and_": "logical_and_", "logical_or_": "logical_or_",
     "logical_xor_": "logical_xor_", "diagonal_scatter": "diagonal_scatter",
-    "as_strided_scatter": "as_strided_scatter",
+    "as_strided_scatter": "as_strided_scatter", "diag_embed": "diag_embed",
 }
 
 # method name -> (op when other is a Tensor, op when other is a Python number)

@@ -809,6 +809,20 @@ def _rot90(self: np.ndarray, k: int = 1, dims: Sequence[int] = (0, 1)) -> np.nda
 # ---------------------------------------------------------------------------- joining
 
 
+@kernel("diag_embed")
+def _diag_embed(self: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    """Zeros with self's last dim written along the offset diagonal of the (dim1, dim2) planes."""
+    rank = self.ndim + 1
+    a, b = wrap_dim(dim1, rank), wrap_dim(dim2, rank)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    side = self.shape[-1] + abs(offset)
+    rest = iter(self.shape[:-1])
+    out = np.zeros([side if i in (a, b) else next(rest) for i in range(rank)], self.dtype)
+    diagonal_view(out, offset, a, b)[...] = self
+    return out
+
+
 @kernel("block_diag")
 def _block_diag(tensors: Sequence[np.ndarray]) -> np.ndarray:
     """Each matrix (a 0-d or 1-d tensor as one row) on the diagonal of zeros."""

@@ -379,6 +379,29 @@ def _known_empty(x: Tensor) -> bool:
     return any(type(size) is int and size == 0 for size in x.shape)
 
 
+# diag_embed(t, o, d1, d2) = where(i == j - o over the (d1, d2) plane, t moved there, 0), t padded
+# with |o| zeros (torch's reference)
+@register_decomposition(aten.diag_embed.default)
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    rank = self.dim() + 1
+    a, b = canonical_dim(dim1, rank), canonical_dim(dim2, rank)
+    if a > b:  # exchanging the dims is negating the offset
+        a, b, offset = b, a, -offset
+    side, t = self.shape[-1], self
+    if offset != 0:
+        zeros = aten.full.default([*self.shape[:-1], abs(offset)], 0, dtype=self.dtype)
+        t = aten.cat.default([zeros, t] if offset > 0 else [t, zeros], -1)
+        side = side + abs(offset)
+    order = [d for d in range(rank) if d != rank - 1]
+    order.insert(b, rank - 1)  # movedim(-1, b)
+    t = aten.permute.default(aten.unsqueeze.default(t, a), order)
+    rows = aten.arange.start_step(0, side, dtype=DType.int64)
+    cols = aten.arange.start_step(offset, side + offset, dtype=DType.int64)
+    on_diagonal = aten.eq.Tensor(rows, aten.unsqueeze.default(cols, -1))
+    on_diagonal = aten.view.default(on_diagonal, [side if d in (a, b) else 1 for d in range(rank)])
+    return _contiguous(aten.where.self(on_diagonal, t, aten.scalar_tensor.default(0, dtype=self.dtype)))
+
+
 # block_diag(ts) = cat of rows, each cat([zeros, t, zeros], 1) with t as 2-D (torch's reference)
 @register_decomposition(aten.block_diag.default)
 def block_diag(tensors: list[Tensor]) -> Tensor:
