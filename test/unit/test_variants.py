@@ -22,7 +22,7 @@ def test_pairs_are_found_from_the_schemas() -> None:
     assert twins["aten.dropout_.default"] == "aten.dropout.default"  # argument names may differ
     assert "aten.pow_.Scalar" not in twins  # pow.Scalar is scalar ** tensor: other arguments
     assert "aten.squeeze_.dim" not in twins  # an in-place view changes metadata, not values
-    assert len(TWINS) == 121 and len(COPIES) == 22
+    assert len(TWINS) == 122 and len(COPIES) == 22
 
 
 @pytest.mark.parametrize(("key", "twin"), TWINS, ids=[key for key, _ in TWINS])
@@ -53,6 +53,12 @@ def test_in_place_comparisons_and_logic_write_ones_and_zeros_in_selfs_dtype() ->
     assert ints.tolist() == [1, 1, 0]
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
         KERNELS["atan2_"](np.array([1, 2]), np.array([1, 1]))
+
+
+def test_masked_scatter_in_place_fills_selfs_masked_places_in_order() -> None:
+    x = np.zeros((2, 3))
+    assert KERNELS["masked_scatter_"](x, np.array([True, False, True]), np.arange(1.0, 7.0).reshape(2, 3)) is x
+    assert x.tolist() == [[1.0, 0.0, 2.0], [3.0, 0.0, 4.0]]
 
 
 def test_a_derived_kernel_writes_into_self_and_returns_it() -> None:

@@ -586,7 +586,7 @@ TENSOR_OTHER_METHODS = {
     "logical_or": "logical_or", "logical_xor": "logical_xor", "copy_": "copy_",
     "addcmul": "addcmul", "addcdiv": "addcdiv", "gather": "gather",
     "index_select": "index_select", "masked_select": "masked_select",
-    "masked_scatter": "masked_scatter", "index_add": "index_add", "scatter_add": "scatter_add",
+    "masked_scatter": "masked_scatter", "masked_scatter_": "masked_scatter_", "index_add": "index_add", "scatter_add": "scatter_add",
     "scatter_add_": "scatter_add_", "scatter_reduce": "scatter_reduce.two",
     "take_along_dim": "take_along_dim", "transpose": "transpose.int", "transpose_": "transpose_",
     "unsqueeze": "unsqueeze", "unsqueeze_": "unsqueeze_", "select": "select.int",

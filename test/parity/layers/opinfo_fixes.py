@@ -3,7 +3,7 @@ in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
 integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
 new_empty_strided and empty_permuted (filled before use), dist,
-native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed."""
+native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed, masked_scatter_."""
 
 
 class Fn(torch.nn.Module):
@@ -80,6 +80,12 @@ def _diag_embed(x, y):
     return torch.diag_embed(x), x.diag_embed(2, 0, 2), torch.diag_embed(y[:, :3].t(), -1, 2, 0)
 
 
+def _masked_scatter_in_place(x, y):
+    out = x.clone()
+    out.masked_scatter_(x > 0, y * 2)
+    return out
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -99,6 +105,7 @@ def cases():
         Case("block_diag", lambda: Fn(_block_diag), inputs=_pair),
         Case("diagonal_as_strided_scatter", lambda: Fn(_diagonal_and_strided_scatter), inputs=_pair),
         Case("diag_embed", lambda: Fn(_diag_embed), inputs=_pair),
+        Case("masked_scatter_inplace", lambda: Fn(_masked_scatter_in_place), inputs=_pair),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),
