@@ -948,3 +948,15 @@ def test_native_dropout_backward_scales_the_kept_gradient() -> None:
     np.testing.assert_array_equal(floats, [2.0, 0.0, 6.0])
     promoted = run("native_dropout_backward", np.array([1, 2, 3]), np.array([True, False, True]), 1.5)
     assert promoted.dtype == np.float32 and promoted.tolist() == [1.5, 0.0, 4.5]  # int grad * float scale
+
+
+def test_bit_shifts_saturate_outside_the_dtypes_width() -> None:
+    x, n = np.array([1, 2, -8]), np.array([1, 70, 2])
+    assert run("bitwise_left_shift.Tensor", x, n).tolist() == [2, 0, -32]
+    assert run("bitwise_right_shift.Tensor", x, np.array([-1, 64, 65])).tolist() == [0, 0, -1]  # sign fill
+    small = run("__lshift__.Tensor", np.array([5], np.int8), np.array([9], np.int8))
+    assert small.dtype == np.int8 and small.tolist() == [0]
+    assert run("__rshift__.Scalar", np.array([200], np.uint8), 1).tolist() == [100]
+    assert run("bitwise_left_shift.Scalar_Tensor", 3, np.array([1, 2])).tolist() == [6, 12]
+    with pytest.raises(NotImplementedError, match='"lshift_cpu" not implemented for \'Float\''):
+        KERNELS["bitwise_left_shift.Tensor_Scalar"](np.array([1.5], np.float32), 1)

@@ -29,6 +29,8 @@ def node_name(schema: OpSchema) -> str:
     returns = schema.returns
     if not returns or returns[0].type.base in _INSERTED_RETURNS:
         return f"{schema.name}_{schema.overload}"
+    if schema.name.startswith("__") and schema.name.endswith("__"):
+        return schema.name[2:-2]  # fx names a magic method's node without its underscores (lshift)
     return schema.name
 
 

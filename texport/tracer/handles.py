@@ -83,6 +83,10 @@ class OpOverloadPacket:
         return f"{self._namespace}.{self.__name__}"
 
 
+# aten ops whose names are Python dunders (``x << n`` records ``__lshift__.Scalar``)
+_DUNDER_OPS = frozenset({"__lshift__", "__rshift__"})
+
+
 class OpNamespace:
     """``texport.ops.aten``: packets by name."""
 
@@ -91,7 +95,7 @@ class OpNamespace:
         self._packets: dict[str, OpOverloadPacket] = {}
 
     def __getattr__(self, op_name: str) -> OpOverloadPacket:
-        if op_name.startswith("__"):
+        if op_name.startswith("__") and op_name not in _DUNDER_OPS:  # Python's probes (__deepcopy__...)
             raise AttributeError(op_name)
         packet = self._packets.get(op_name)
         if packet is None:

@@ -614,6 +614,10 @@ TENSOR_OR_SCALAR_METHODS = {
                  "bitwise_or", "bitwise_xor")
 } | {
     "pow": ("pow.Tensor_Tensor", "pow.Tensor_Scalar"),
+    "bitwise_left_shift": ("bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar"),
+    "bitwise_right_shift": ("bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar"),
+    "bitwise_left_shift_": ("bitwise_left_shift_.Tensor", "bitwise_left_shift_.Tensor_Scalar"),
+    "bitwise_right_shift_": ("bitwise_right_shift_.Tensor", "bitwise_right_shift_.Tensor_Scalar"),
     "pow_": ("pow_.Tensor", "pow_.Scalar"),
     "greater": ("gt.Tensor", "gt.Scalar"), "less": ("lt.Tensor", "lt.Scalar"),
     "greater_equal": ("ge.Tensor", "ge.Scalar"), "less_equal": ("le.Tensor", "le.Scalar"),
@@ -735,6 +739,8 @@ def _install_operators() -> None:
         "__and__": _compare("bitwise_and.Tensor", "bitwise_and.Scalar"),
         "__or__": _compare("bitwise_or.Tensor", "bitwise_or.Scalar"),
         "__xor__": _compare("bitwise_xor.Tensor", "bitwise_xor.Scalar"),
+        "__lshift__": _compare("__lshift__.Tensor", "__lshift__.Scalar"),
+        "__rshift__": _compare("__rshift__.Tensor", "__rshift__.Scalar"),
         "__rand__": _compare("bitwise_and.Tensor", "bitwise_and.Scalar"),
         "__ror__": _compare("bitwise_or.Tensor", "bitwise_or.Scalar"),
         "__rxor__": _compare("bitwise_xor.Tensor", "bitwise_xor.Scalar"),

@@ -3,7 +3,7 @@ in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
 integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
 new_empty_strided and empty_permuted (filled before use), dist,
-native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed, masked_scatter_."""
+native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed, masked_scatter_, bit shifts."""
 
 
 class Fn(torch.nn.Module):
@@ -86,6 +86,12 @@ def _masked_scatter_in_place(x, y):
     return out
 
 
+def _shifts(x, n):
+    y = x.clone()
+    y.bitwise_left_shift_(2)
+    return x << n, x >> 1, torch.bitwise_right_shift(x, n), y
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -106,6 +112,8 @@ def cases():
         Case("diagonal_as_strided_scatter", lambda: Fn(_diagonal_and_strided_scatter), inputs=_pair),
         Case("diag_embed", lambda: Fn(_diag_embed), inputs=_pair),
         Case("masked_scatter_inplace", lambda: Fn(_masked_scatter_in_place), inputs=_pair),
+        Case("bit_shifts", lambda: Fn(_shifts),
+             inputs=lambda rng: (rng.integers(-100, 100, (3, 4)), rng.integers(-2, 70, (3, 4)))),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),

@@ -310,6 +310,18 @@ def _bitwise(kernel: str) -> Rule:
     return rule
 
 
+def _shift(kernel: str) -> Rule:
+    """Bit shifts accept integral dtypes only (bool is refused after promotion)."""
+
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        if out.dtype.kind not in "ui":
+            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
 def _minmax(name: str) -> Rule:
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
@@ -347,7 +359,10 @@ _register(_pow, "pow.Scalar")
 _register(_minmax("maximum"), "maximum minimum max.other min.other")
 for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     _register(_bitwise(f"{_op}_cpu"), f"{_op}.Tensor {_op}.Scalar")
-del _op
+for _op, _kernel in (("left", "lshift_cpu"), ("right", "rshift_cpu")):
+    _register(_shift(_kernel), f"bitwise_{_op}_shift.Tensor bitwise_{_op}_shift.Tensor_Scalar "
+              f"bitwise_{_op}_shift.Scalar_Tensor __{_op[0]}shift__.Tensor __{_op[0]}shift__.Scalar")
+del _op, _kernel
 _register(
     _compare,
     "eq.Tensor eq.Scalar ne.Tensor ne.Scalar lt.Tensor lt.Scalar le.Tensor le.Scalar "

@@ -815,6 +815,34 @@ for _op, _fn in (("and", np.bitwise_and), ("or", np.bitwise_or), ("xor", np.bitw
     _register(_promoted_binary(_fn), f"bitwise_{_op}.Tensor bitwise_{_op}.Scalar")
 
 
+def _shift(left: bool) -> Fn:
+    """x << n or x >> n in the promoted integer dtype; a shift by a negative count or by the
+    dtype's width or more gives 0, or the sign (-1 or 0) for a right shift, as torch's."""
+    name = "lshift_cpu" if left else "rshift_cpu"
+
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        dtype, (a, b) = _promoted(self, other)
+        if dtype.kind not in "ui":
+            raise _not_implemented(name, dtype)
+        outside = (b < 0) | (b >= 8 * dtype.itemsize)
+        count = np.where(outside, 0, b).astype(dtype)
+        if left:
+            value = np.where(outside, 0, np.left_shift(a, count))
+        else:
+            value = np.where(outside, np.where(a < 0, -1, 0), np.right_shift(a, count))
+        return _result(value.astype(dtype), dtype)
+
+    return run
+
+
+for _direction, _left in (("left", True), ("right", False)):
+    _register(_shift(_left), f"bitwise_{_direction}_shift.Tensor bitwise_{_direction}_shift.Tensor_Scalar "
+              f"bitwise_{_direction}_shift.Scalar_Tensor __{_direction[0]}shift__.Tensor "
+              f"__{_direction[0]}shift__.Scalar")
+del _direction, _left
+
+
 def _logical(fn: Fn) -> Fn:
     """logical_and/or/xor: any nonzero (nan included) is true; bool result."""
 
