@@ -605,3 +605,24 @@ def test_as_strided_scatter_addresses_a_clone_laid_out_as_self() -> None:
     np.testing.assert_array_equal(out, flat.reshape(3, 4))
     transposed = run("as_strided_scatter", x.T, src, [2, 2], [1, 2])  # the clone is column-major
     assert transposed[:, 0].tolist() == [10.0, 30.0, 20.0, 40.0]
+
+
+@pytest.mark.parametrize(("reduce", "include_self", "expected"), [
+    # row 0 takes source rows 0 and 1, row 2 takes source row 2, row 1 is untouched
+    ("prod", True, [[0 * 1 * -6, 5 * 2 * 3], [1, 1], [7 * 4, -3 * 4]]),
+    ("prod", False, [[1 * -6, 2 * 3], [1, 1], [4, 4]]),
+    ("mean", True, [[-2, 3], [1, 1], [5, 0]]),  # -5/3, 10/3, 11/2, 1/2 rounded down
+    ("mean", False, [[-3, 2], [1, 1], [4, 4]]),  # -5/2, 5/2
+    ("amax", False, [[1, 3], [1, 1], [4, 4]]),
+])
+def test_index_reduce_folds_source_slices_into_the_indexed_rows(reduce: str, include_self: bool,
+                                                                expected: list) -> None:
+    x = np.array([[0, 5], [1, 1], [7, -3]])
+    source = np.array([[1, 2], [-6, 3], [4, 4]])
+    out = run("index_reduce", x, 0, np.array([0, 0, 2], np.int32), source, reduce, include_self=include_self)
+    assert out.tolist() == expected and x[0].tolist() == [0, 5]
+
+
+def test_index_reduce_rejects_sum() -> None:
+    with pytest.raises(RuntimeError, match="prod, mean, amax or amin but got sum"):
+        KERNELS["index_reduce"](np.zeros(2), 0, np.array([0]), np.ones(1), "sum", True)

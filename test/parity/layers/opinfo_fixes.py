@@ -3,7 +3,7 @@ in texport, one small program each: the in-place comparisons and logical ops,
 atan2_ and the inverse hyperbolics in place, scatter's legacy ``reduce=`` form,
 integer addmm/addmv/baddbmm with fractional scalars, _safe_softmax,
 new_empty_strided and empty_permuted (filled before use), dist,
-native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed, masked_scatter_, bit shifts."""
+native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed, masked_scatter_, bit shifts, index_reduce."""
 
 
 class Fn(torch.nn.Module):
@@ -92,6 +92,13 @@ def _shifts(x, n):
     return x << n, x >> 1, torch.bitwise_right_shift(x, n), y
 
 
+def _index_reduce(x, y):
+    index = torch.tensor([0, 2, 0, 1])
+    out = x.clone()
+    out.index_reduce_(0, index, y, "amin", include_self=False)
+    return x.index_reduce(0, index, y, "prod"), x.index_reduce(0, index, y, "mean"), out
+
+
 def _pair(rng):
     return rng.standard_normal((4, 5), dtype=np.float32), rng.standard_normal((4, 5), dtype=np.float32)
 
@@ -114,6 +121,7 @@ def cases():
         Case("masked_scatter_inplace", lambda: Fn(_masked_scatter_in_place), inputs=_pair),
         Case("bit_shifts", lambda: Fn(_shifts),
              inputs=lambda rng: (rng.integers(-100, 100, (3, 4)), rng.integers(-2, 70, (3, 4)))),
+        Case("index_reduce", lambda: Fn(_index_reduce), inputs=_pair),
         Case("safe_softmax", lambda: Fn(_safe_softmax),
              inputs=lambda rng: (np.concatenate([np.full((1, 5), 2.0, np.float32),
                                                  rng.standard_normal((3, 5), dtype=np.float32)]),)),

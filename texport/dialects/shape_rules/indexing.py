@@ -148,6 +148,9 @@ def _check_index_source(
           f"shape: {shape_text(self.shape)}, source shape: {shape_text(source.shape)}, dim {d}")
 
 
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
 @shape_rule("index_add")
 def _index_add(
     self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta, alpha: Any = 1
@@ -159,6 +162,15 @@ def _index_add(
 @shape_rule("index_copy")
 def _index_copy(self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta) -> TensorMeta:
     _check_index_source("index_copy", self, dim, index, source)
+    return self
+
+
+@shape_rule("index_reduce")
+def _index_reduce(self: TensorMeta, dim: int, index: TensorMeta, source: TensorMeta, reduce: str,
+                  include_self: bool = True) -> TensorMeta:
+    check(reduce in INDEX_REDUCTIONS, "index_reduce(): Expected reduce to be one of prod, mean, amax or "
+          f"amin but got {reduce}.")
+    _check_index_source("index_reduce_", self, dim, index, source)
     return self
 
 

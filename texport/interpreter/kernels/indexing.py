@@ -146,6 +146,26 @@ def _index_add_into(
     return self
 
 
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+@kernel("index_reduce")
+def _index_reduce(self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, reduce: str,
+                  include_self: bool = True) -> np.ndarray:
+    """scatter_reduce with the index vector spread along dim over source's shape."""
+    if reduce not in INDEX_REDUCTIONS:
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but "
+                           f"got {reduce}.")
+    target, vector = _as_vector(self.copy(), index, "index_reduce_")
+    d = wrap_dim(dim, self.ndim)
+    check_index_range(vector, target.shape[d], d)
+    values = _source_values(target, d, vector.size, source)
+    spread = np.broadcast_to(vector.astype(np.int64).reshape([-1 if k == d else 1 for k in range(values.ndim)]),
+                             values.shape)
+    return _scatter_reduce_into(target, d, np.ascontiguousarray(spread), values, reduce,
+                                include_self).reshape(self.shape)
+
+
 @kernel("index_copy")
 def _index_copy(self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray) -> np.ndarray:
     return _index_copy_into(self.copy(), dim, index, source)
