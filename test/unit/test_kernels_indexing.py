@@ -623,6 +623,15 @@ def test_index_reduce_folds_source_slices_into_the_indexed_rows(reduce: str, inc
     assert out.tolist() == expected and x[0].tolist() == [0, 5]
 
 
+def test_index_reduce_accumulates_float16_in_float16() -> None:
+    # torch's CPU loop multiplies in the tensor's dtype: each product rounds to float16
+    x = np.ones(1, np.float16)
+    source = np.full(3, 1.001, np.float16)  # 1.0009765625 in float16
+    out = run("index_reduce", x, 0, np.zeros(3, np.int64), source, "prod")
+    step = np.float16(1.001)
+    assert out[0] == np.float16(np.float16(step * step) * step)
+
+
 def test_index_reduce_rejects_sum() -> None:
     with pytest.raises(RuntimeError, match="prod, mean, amax or amin but got sum"):
         KERNELS["index_reduce"](np.zeros(2), 0, np.array([0]), np.ones(1), "sum", True)

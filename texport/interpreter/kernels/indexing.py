@@ -152,7 +152,8 @@ INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
 @kernel("index_reduce")
 def _index_reduce(self: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, reduce: str,
                   include_self: bool = True) -> np.ndarray:
-    """scatter_reduce with the index vector spread along dim over source's shape."""
+    """scatter_reduce with the index vector spread along dim over source's shape; a reduced
+    float accumulates in its own dtype, as torch's CPU loop."""
     if reduce not in INDEX_REDUCTIONS:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but "
                            f"got {reduce}.")
@@ -163,7 +164,7 @@ def _index_reduce(self: np.ndarray, dim: int, index: np.ndarray, source: np.ndar
     spread = np.broadcast_to(vector.astype(np.int64).reshape([-1 if k == d else 1 for k in range(values.ndim)]),
                              values.shape)
     return _scatter_reduce_into(target, d, np.ascontiguousarray(spread), values, reduce,
-                                include_self).reshape(self.shape)
+                                include_self, widen=False).reshape(self.shape)
 
 
 @kernel("index_copy")
@@ -357,10 +358,11 @@ def _scatter_reduce(
 
 def _scatter_reduce_into(
     self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str,
-    include_self: bool = True,
+    include_self: bool = True, widen: bool = True,
 ) -> np.ndarray:
     """mean divides by the number of contributions (self counts once when included); integer
-    means round down, as torch's floor division."""
+    means round down, as torch's floor division. ``widen=False``: a float16/bfloat16 self
+    accumulates in its own dtype (index_reduce's CPU loop)."""
     if reduce not in _REDUCE_UFUNCS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -370,7 +372,7 @@ def _scatter_reduce_into(
     target, coords = found
     if not include_self:
         target[coords] = _reduce_identity(reduce, self.dtype)
-    with _accumulator(target) as total:
+    with _accumulator(target, widen) as total:
         _REDUCE_UFUNCS[reduce].at(total, coords, _src_values(src, index, total.dtype))
         if reduce == "mean":
             count = np.full(total.shape, 1 if include_self else 0, dtype=np.int64)
