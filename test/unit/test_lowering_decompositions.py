@@ -167,6 +167,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "pairwise_distance.default": [S(f(3, 4), f(3, 4)), S(f(3, 4), f(3, 4), 1.0, 1e-6, True),
                                   S(f(3, 4), f(3, 4), 3.0)],
     "cdist.default": [S(f(3, 4), f(5, 4))],
+    "pdist.default": [S(f(5, 3)), S(f(4, 3), 1.0)],
+    "bilinear.default": [S(f(6, 3), f(6, 4), f(5, 3, 4), f(5)), S(f(2, 3, 3), f(2, 3, 4), f(5, 3, 4))],
     "scaled_dot_product_attention.default": [
         S(f(2, 3, 4, 8), f(2, 3, 5, 8), f(2, 3, 5, 6)),
         S(f(2, 3, 4, 8), f(2, 3, 4, 8), f(2, 3, 4, 8), None, 0.0, True),

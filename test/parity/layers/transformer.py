@@ -108,5 +108,40 @@ def _transformer_cases():
     return cases
 
 
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _pair(shape1, shape2=None):
+    return lambda rng: (rng.standard_normal(shape1, dtype=np.float32),
+                        rng.standard_normal(shape2 or shape1, dtype=np.float32))
+
+
+def _distance_cases():
+    nn = torch.nn
+    Dim = torch.export.Dim
+    batch = Dim("batch", min=2, max=32)
+    both = {"input1": {0: batch}, "input2": {0: batch}}
+    return [
+        Case("bilinear", lambda: nn.Bilinear(3, 4, 5), inputs=_pair((6, 3), (6, 4)), dynamic_shapes=both,
+             second=_pair((9, 3), (9, 4))),
+        Case("bilinear_batched_no_bias", lambda: nn.Bilinear(3, 4, 5, bias=False), inputs=_pair((6, 2, 3), (6, 2, 4))),
+        Case("bilinear_function", lambda: Fn(lambda a, b: F.bilinear(a, b, torch.ones(2, 3, 4) / 7)),
+             inputs=_pair((5, 3), (5, 4))),
+        Case("cosine_similarity_module", lambda: nn.CosineSimilarity(dim=-1, eps=1e-6), inputs=_pair((4, 5, 6))),
+        Case("pairwise_distance_module", lambda: nn.PairwiseDistance(), inputs=_pair((4, 6))),
+        Case("pairwise_distance_p1_keepdim", lambda: nn.PairwiseDistance(1.0, keepdim=True), inputs=_pair((4, 6))),
+        Case("pairwise_distance_function", lambda: Fn(lambda a, b: F.pairwise_distance(a, b, 3.0, 1e-3)),
+             inputs=_pair((2, 4, 6))),
+        Case("pdist", lambda: Fn(F.pdist), inputs=_x(5, 3)),
+        Case("pdist_p1", lambda: Fn(lambda x: F.pdist(x, 1.0)), inputs=_x(5, 3)),
+    ]
+
+
 def cases():
-    return _transformer_cases()
+    return _transformer_cases() + _distance_cases()

@@ -158,6 +158,45 @@ def _linear(input: TensorMeta, weight: TensorMeta, bias: TensorMeta | None = Non
 # ---------------------------------------------------------------------------- einsum
 
 
+@shape_rule("bilinear")
+def _bilinear(input1: TensorMeta, input2: TensorMeta, weight: TensorMeta,
+              bias: TensorMeta | None = None) -> TensorMeta:
+    """x1ᵀ W[o] x2 for each output o: [*batch, in1], [*batch, in2] -> [*batch, out]."""
+    check(input1.ndim == input2.ndim,
+          f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for a, b in zip(input1.shape[:-1], input2.shape[:-1], strict=True):
+        check(sym_eq(a, b), f"bilinear(): input batch dimensions do not match: got {dim_str(a)} and {dim_str(b)}")
+    check(weight.ndim == 3, f"bilinear(): expected a 3-D weight [out, in1, in2], got {weight.ndim}-D")
+    check(sym_eq(input1.shape[-1], weight.shape[1]), "bilinear(): input1 size does not match weight size: "
+          f"got {dim_str(input1.shape[-1])} but expected {dim_str(weight.shape[1])}")
+    check(sym_eq(input2.shape[-1], weight.shape[2]), "bilinear(): input2 size does not match weight size: "
+          f"got {dim_str(input2.shape[-1])} but expected {dim_str(weight.shape[2])}")
+    if bias is not None:
+        check(sym_eq(bias.shape[0], weight.shape[0]), "bilinear(): bias size does not match weight size: "
+              f"got {dim_str(bias.shape[0])} but expected {dim_str(weight.shape[0])}")
+    return meta([*input1.shape[:-1], weight.shape[0]], _same_dtype(input1, weight, "input1 and weight"))
+
+
+def _trilinear_expanded(t: TensorMeta, expand: Sequence[int]) -> list[Dim]:
+    shape = list(t.shape)
+    for d in sorted(expand):
+        shape.insert(d, 1)
+    return shape
+
+
+@shape_rule("_trilinear")
+def _trilinear(i1: TensorMeta, i2: TensorMeta, i3: TensorMeta, expand1: Sequence[int], expand2: Sequence[int],
+               expand3: Sequence[int], sumdim: Sequence[int], unroll_dim: int = 1) -> TensorMeta:
+    """Each input with size-1 dims inserted at its ``expand`` positions; the
+    product of the three, broadcast, summed over ``sumdim``."""
+    shapes = [_trilinear_expanded(t, e) for t, e in ((i1, expand1), (i2, expand2), (i3, expand3))]
+    check(len(shapes[0]) == len(shapes[1]) == len(shapes[2]),
+          f"_trilinear: the expanded inputs must have one rank, got {[len(s) for s in shapes]}")
+    full = broadcast_shapes(*shapes)
+    summed = {normalize_dim(d, len(full)) for d in sumdim}
+    return meta([s for i, s in enumerate(full) if i not in summed], i1.dtype)
+
+
 def _einsum_terms(equation: str, count: int) -> tuple[list[str], str | None]:
     """Split "ij,jk->ik" into input terms and the output term (None: implicit)."""
     text = equation.replace(" ", "")
@@ -321,7 +360,7 @@ def _cdist(x1: TensorMeta, x2: TensorMeta, p: float = 2.0, compute_mode: Any = N
     return meta([*batch, x1.shape[-2], x2.shape[-2]], x1.dtype)
 
 
-@shape_rule("_pdist_forward")
+@shape_rule("_pdist_forward", "pdist")
 def _pdist(self: TensorMeta, p: float = 2.0) -> TensorMeta:
     """One distance per pair of rows: n * (n - 1) / 2."""
     check(self.ndim == 2, f"pdist only supports 2D tensors, got: {self.ndim}D")

@@ -308,7 +308,7 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float = 2.0, compute_mode: int | No
     return result_as(_direct_cdist(a, b, p), x1.dtype)
 
 
-@kernel("_pdist_forward")
+@kernel("_pdist_forward", "pdist")
 def _pdist_forward(self: np.ndarray, p: float = 2.0) -> np.ndarray:
     """Distances of row pairs i < j, in torch's order (0,1), (0,2), ..., (1,2), ..."""
     x = opmath(self)
@@ -319,6 +319,36 @@ def _pdist_forward(self: np.ndarray, p: float = 2.0) -> np.ndarray:
         pairs = slice(start, start + step)
         out[pairs] = _pnorm(x[first[pairs]] - x[second[pairs]], p)
     return result_as(out, self.dtype)
+
+
+@kernel("_trilinear")
+def _trilinear(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray, expand1: Sequence[int], expand2: Sequence[int],
+               expand3: Sequence[int], sumdim: Sequence[int], unroll_dim: int = 1) -> np.ndarray:
+    """sum over sumdim of the three inputs, each unsqueezed at its expand dims,
+    as one einsum: an input's letters are the dims it was not expanded at
+    (size-1 dims broadcast first, which einsum does not)."""
+    inputs = ((i1, expand1), (i2, expand2), (i3, expand3))
+    rank = i1.ndim + len(expand1)
+    full = np.broadcast_shapes(*(np.expand_dims(x, sorted(e)).shape for x, e in inputs))
+    letters = "abcdefghijklmnopqrstuvwxyz"[:rank]
+    operands, terms = [], []
+    for x, expand in inputs:
+        kept = [d for d in range(rank) if d not in set(expand)]
+        operands.append(np.broadcast_to(opmath(x), [full[d] for d in kept]))
+        terms.append("".join(letters[d] for d in kept))
+    summed = {d % rank for d in sumdim}
+    out = "".join(letters[d] for d in range(rank) if d not in summed)
+    result = np.einsum(f"{','.join(terms)}->{out}", *operands, optimize=True)
+    return result_as(np.asarray(result), i1.dtype)
+
+
+@kernel("bilinear")
+def bilinear(input1: np.ndarray, input2: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] (+ b[o])."""
+    out = np.einsum("...i,oij,...j->...o", opmath(input1), opmath(weight), opmath(input2), optimize=True)
+    if bias is not None:
+        out = out + opmath(bias)
+    return result_as(np.asarray(out), input1.dtype)
 
 
 @kernel("cosine_similarity")

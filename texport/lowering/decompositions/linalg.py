@@ -491,6 +491,23 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return aten.linalg_vector_norm.default(diff, p, [max(x1.dim(), x2.dim()) - 1], keepdim)
 
 
+# pdist(x, p) = _pdist_forward(x, p) (ATen's: of x made contiguous)
+@register_decomposition(aten.pdist.default)
+def pdist(self: Tensor, p: float = 2.0) -> Tensor:
+    return aten._pdist_forward.default(contiguous(self), p)
+
+
+# bilinear(x1, x2, W, b) = _trilinear(x1 as [n, in1], W, x2 as [n, in2]) viewed to [*batch, out], + b
+@register_decomposition(aten.bilinear.default)
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    sizes = list(input1.shape)
+    flat1 = reshape_to(input1, [numel(sizes[:-1]), sizes[-1]])
+    flat2 = reshape_to(input2, [numel(list(input2.shape)[:-1]), input2.shape[-1]])
+    product = aten._trilinear.default(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3])
+    output = reshape_to(product, [*sizes[:-1], weight.shape[0]])
+    return output if bias is None else aten.add.Tensor(output, bias)
+
+
 # cdist(a, b, p) = _cdist_forward(a, b, p)
 @register_decomposition(aten.cdist.default)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = None) -> Tensor:

@@ -31,7 +31,7 @@ CUDNN_ENABLED = False
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
+    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gaussian_nll_loss", "gelu", "glu", "group_norm",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
@@ -39,6 +39,7 @@ __all__ = [
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "pdist",
     "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
     "silu", "soft_margin_loss", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold",
@@ -796,6 +797,20 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     return call(op("cosine_similarity"), x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return call(op("pairwise_distance"), x1, x2, p, eps, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
+    # the p-norm distance of each pair of rows i < j
+    return call(op("pdist"), input, p)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    # y[..., o] = x1[..., :] @ W[o] @ x2[..., :] + b[o]
+    return call(op("bilinear"), input1, input2, weight, bias)
 
 
 # --------------------------------------------------------------------------
