@@ -143,5 +143,36 @@ def _distance_cases():
     ]
 
 
+class ParameterContainers(torch.nn.Module):
+    """Parameters held in a ParameterList and a ParameterDict (state-dict keys
+    ``scales.0``, ``shifts.b``...), iterated in forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scales = torch.nn.ParameterList([torch.ones(4) * 2, torch.nn.Parameter(torch.arange(4.0))])
+        self.scales.append(torch.full((4,), 0.5))
+        self.shifts = torch.nn.ParameterDict({"b": torch.ones(4), "a": torch.zeros(4) - 1})
+
+    def forward(self, x):
+        for scale in self.scales:
+            x = x * scale
+        for key, shift in self.shifts.items():
+            x = x + shift if key == "a" else x - shift
+        return x + self.scales[-1] * self.shifts["b"]
+
+
+class Legacy(torch.nn.Container):
+    def forward(self, x):
+        return self.second(self.first(x))
+
+
+def _container_cases():
+    nn = torch.nn
+    return [
+        Case("parameter_list_and_dict", ParameterContainers, inputs=_x(3, 4)),
+        Case("container", lambda: Legacy(first=nn.Linear(4, 5), second=nn.ReLU()), inputs=_x(3, 4)),
+    ]
+
+
 def cases():
-    return _transformer_cases() + _distance_cases()
+    return _transformer_cases() + _distance_cases() + _container_cases()
