@@ -174,5 +174,37 @@ def _container_cases():
     ]
 
 
+def _called_once(make, *shape):
+    """A lazy module after its first call (it is then the ordinary module)."""
+    def build():
+        module = make()
+        module(torch.ones(*shape))
+        return module
+    return build
+
+
+def _lazy_cases():
+    nn = torch.nn
+    lazies = {
+        "lazy_linear": (lambda: nn.LazyLinear(5), (2, 3)),
+        "lazy_conv1d": (lambda: nn.LazyConv1d(4, 3, padding=1), (2, 3, 7)),
+        "lazy_conv2d": (lambda: nn.LazyConv2d(4, 3, stride=2, groups=2), (2, 6, 7, 7)),
+        "lazy_conv3d": (lambda: nn.LazyConv3d(2, 2, bias=False), (1, 3, 4, 4, 4)),
+        "lazy_conv_transpose1d": (lambda: nn.LazyConvTranspose1d(4, 3, stride=2), (2, 3, 5)),
+        "lazy_conv_transpose2d": (lambda: nn.LazyConvTranspose2d(4, 2, stride=2), (2, 3, 4, 4)),
+        "lazy_conv_transpose3d": (lambda: nn.LazyConvTranspose3d(2, 2), (1, 3, 3, 3, 3)),
+        "lazy_batch_norm1d": (lambda: nn.LazyBatchNorm1d(), (4, 3)),
+        "lazy_batch_norm2d": (lambda: nn.LazyBatchNorm2d(momentum=0.5), (2, 3, 4, 4)),
+        "lazy_batch_norm3d": (lambda: nn.LazyBatchNorm3d(affine=False), (2, 3, 2, 2, 2)),
+        "lazy_instance_norm1d": (lambda: nn.LazyInstanceNorm1d(), (2, 3, 5)),
+        "lazy_instance_norm2d": (lambda: nn.LazyInstanceNorm2d(track_running_stats=False), (2, 3, 4, 4)),
+        "lazy_instance_norm3d": (lambda: nn.LazyInstanceNorm3d(affine=False), (2, 3, 2, 2, 2)),
+    }
+    cases = [Case(name, _called_once(make, *shape), inputs=_x(*shape)) for name, (make, shape) in lazies.items()]
+    cases.append(Case("lazy_batch_norm2d_train", _called_once(lambda: nn.LazyBatchNorm2d(), 2, 3, 4, 4),
+                      inputs=_x(2, 3, 4, 4), train=True))
+    return cases
+
+
 def cases():
-    return _transformer_cases() + _distance_cases() + _container_cases()
+    return _transformer_cases() + _distance_cases() + _container_cases() + _lazy_cases()

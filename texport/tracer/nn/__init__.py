@@ -16,6 +16,7 @@ from . import (
     flatten,
     functional,
     init,
+    lazy,
     linear,
     loss,
     module,
@@ -34,6 +35,7 @@ from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .lazy import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import *  # noqa: F403
@@ -44,6 +46,6 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
-_LAYER_FILES = (activations, attention, containers, conv, distance, dropout, embedding, flatten, linear, loss, module,
+_LAYER_FILES = (activations, attention, containers, conv, distance, dropout, embedding, flatten, lazy, linear, loss, module,
                 norms, padding, pixelshuffle, pooling, rnn, transformer)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]
