@@ -206,5 +206,33 @@ def _lazy_cases():
     return cases
 
 
+class LogProb(torch.nn.Module):
+    """AdaptiveLogSoftmaxWithLoss.log_prob (its forward selects rows by target
+    values: torch.export cannot trace it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.adaptive = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+
+    def forward(self, x):
+        return self.adaptive.log_prob(x)
+
+
+def _parallel_cases():
+    nn = torch.nn
+    return [
+        Case("data_parallel", lambda: nn.DataParallel(nn.Sequential(nn.Linear(3, 4), nn.Tanh())), inputs=_x(2, 3)),
+        Case("sync_batch_norm", lambda: nn.SyncBatchNorm(3), inputs=_x(2, 3, 5)),
+        Case("sync_batch_norm_train", lambda: nn.SyncBatchNorm(3, momentum=0.3), inputs=_x(2, 3, 4, 4),
+             train=True),
+        Case("sync_batch_norm_2d_no_affine", lambda: nn.SyncBatchNorm(4, affine=False), inputs=_x(6, 4),
+             train=True),
+        Case("convert_sync_batchnorm",
+             lambda: nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Conv2d(3, 3, 1), nn.BatchNorm2d(3))),
+             inputs=_x(2, 3, 4, 4), train=True),
+    ]
+
+
 def cases():
-    return _transformer_cases() + _distance_cases() + _container_cases() + _lazy_cases()
+    return (_transformer_cases() + _distance_cases() + _container_cases() + _lazy_cases() + _parallel_cases()
+            + [Case("adaptive_log_softmax_log_prob", LogProb, inputs=_x(5, 8))])

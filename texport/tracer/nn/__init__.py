@@ -7,6 +7,7 @@ public classes in its ``__all__``; this package's ``__all__`` is theirs.
 
 from . import (
     activations,
+    adaptive,
     attention,
     containers,
     conv,
@@ -22,12 +23,14 @@ from . import (
     module,
     norms,
     padding,
+    parallel,
     pixelshuffle,
     pooling,
     rnn,
     transformer,
 )
 from .activations import *  # noqa: F403
+from .adaptive import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .containers import *  # noqa: F403
 from .conv import *  # noqa: F403
@@ -41,11 +44,12 @@ from .loss import *  # noqa: F403
 from .module import *  # noqa: F403
 from .norms import *  # noqa: F403
 from .padding import *  # noqa: F403
+from .parallel import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
-_LAYER_FILES = (activations, attention, containers, conv, distance, dropout, embedding, flatten, lazy, linear, loss, module,
-                norms, padding, pixelshuffle, pooling, rnn, transformer)
+_LAYER_FILES = (activations, adaptive, attention, containers, conv, distance, dropout, embedding, flatten, lazy, linear, loss, module,
+                norms, padding, parallel, pixelshuffle, pooling, rnn, transformer)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]
