@@ -11,6 +11,7 @@ from . import (
     attention,
     containers,
     conv,
+    cross_map_lrn,
     distance,
     dropout,
     embedding,
@@ -34,6 +35,7 @@ from .adaptive import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .containers import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .cross_map_lrn import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
@@ -50,6 +52,6 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
-_LAYER_FILES = (activations, adaptive, attention, containers, conv, distance, dropout, embedding, flatten, lazy, linear, loss, module,
+_LAYER_FILES = (activations, adaptive, attention, containers, conv, cross_map_lrn, distance, dropout, embedding, flatten, lazy, linear, loss, module,
                 norms, padding, parallel, pixelshuffle, pooling, rnn, transformer)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]
