@@ -91,7 +91,7 @@ def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | 
     """Trace ``mod(*args, **kwargs)`` into a TracedProgram (see the module docstring)."""
     kwargs = dict(kwargs or {})
     named = bind_inputs(mod, args, kwargs)
-    leaves = user_leaves(named)
+    leaves = user_leaves(named, _var_keyword(mod))
     spec = leaf_specs(named, as_spec(dynamic_shapes, mod, args, kwargs))
     dims = input_dims([(leaf.path, leaf.value) for leaf in leaves], spec)
     body = trace(mod, named, leaves, dims, strict=strict)
@@ -171,6 +171,12 @@ def _strict_attributes(mod: Module, strict: bool) -> Iterator[None]:
         yield
     finally:
         Module.__setattr__ = original  # type: ignore[method-assign]
+
+
+def _var_keyword(mod: Module) -> str | None:
+    """The name of the forward's ``**kwargs`` parameter, if it has one."""
+    params = inspect.signature(mod.forward).parameters.values()
+    return next((p.name for p in params if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
 
 def split_arguments(signature: inspect.Signature, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -56,13 +56,21 @@ class UserLeaf:
     value: Any
 
 
-def user_leaves(named: dict[str, Any]) -> list[UserLeaf]:
-    """Every leaf of every argument, in the order the forward's inputs flatten."""
+def user_leaves(named: dict[str, Any], var_keyword: str | None = None) -> list[UserLeaf]:
+    """Every leaf of every argument, in the order the forward's inputs flatten.
+    Entries of the ``**var_keyword`` argument are named by their own keys, as
+    torch names them (``tgt``, not ``kwargs_tgt``)."""
     return [
-        UserLeaf(pytree.placeholder_name(path, arg_name), arg_name + pytree.keystr(path), leaf)
+        UserLeaf(_leaf_name(path, arg_name, arg_name == var_keyword), arg_name + pytree.keystr(path), leaf)
         for arg_name, value in named.items()
         for path, leaf in pytree.tree_flatten_with_path(value)[0]
     ]
+
+
+def _leaf_name(path: Any, arg_name: str, is_var_keyword: bool) -> str:
+    if is_var_keyword:
+        return pytree.placeholder_name(path[1:], str(path[0].key))
+    return pytree.placeholder_name(path, arg_name)
 
 
 def _arg_attrs(kind: InputKind, target: str | None = None, persistent: bool | None = None,
