@@ -42,6 +42,29 @@ class Seq2Seq(torch.nn.Module):
                           memory_key_padding_mask=src_key_padding_mask, tgt_is_causal=True)
 
 
+class MhaForward(torch.nn.Module):
+    """F.multi_head_attention_forward called directly with separate q/k/v
+    weights, a bias_k/bias_v, zero attention and a key padding mask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = torch.nn.Parameter(torch.randn(8, 8) / 3)
+        self.k = torch.nn.Parameter(torch.randn(8, 6) / 3)
+        self.v = torch.nn.Parameter(torch.randn(8, 5) / 3)
+        self.in_bias = torch.nn.Parameter(torch.randn(24) / 3)
+        self.bias_k = torch.nn.Parameter(torch.randn(1, 1, 8) / 3)
+        self.bias_v = torch.nn.Parameter(torch.randn(1, 1, 8) / 3)
+        self.out = torch.nn.Parameter(torch.randn(8, 8) / 3)
+        self.out_bias = torch.nn.Parameter(torch.randn(8) / 3)
+
+    def forward(self, query, key, value, key_padding_mask):
+        return F.multi_head_attention_forward(
+            query, key, value, 8, 2, None, self.in_bias, self.bias_k, self.bias_v, True, 0.0, self.out,
+            self.out_bias, training=False, key_padding_mask=key_padding_mask, need_weights=True,
+            use_separate_proj_weight=True, q_proj_weight=self.q, k_proj_weight=self.k, v_proj_weight=self.v,
+            average_attn_weights=False)
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -100,6 +123,18 @@ def _transformer_cases():
         Case("transformer", lambda: Seq2Seq(nn.Transformer(8, 2, 2, 2, 16)),
              inputs=lambda rng: (rng.standard_normal((6, 3, 8), dtype=np.float32),
                                  rng.standard_normal((4, 3, 8), dtype=np.float32), _padding(3, 6))),
+        Case("transformer_dynamic", lambda: Seq2Seq(nn.Transformer(8, 2, 1, 1, 16)),
+             inputs=lambda rng: (rng.standard_normal((6, 3, 8), dtype=np.float32),
+                                 rng.standard_normal((4, 3, 8), dtype=np.float32), _padding(3, 6)),
+             dynamic_shapes=(lambda src, tgt: {"src": {0: src}, "tgt": {0: tgt},
+                                               "src_key_padding_mask": {1: src}})(
+                 Dim("src_len", min=3, max=32), Dim("tgt_len", min=2, max=32)),
+             second=lambda rng: (rng.standard_normal((9, 3, 8), dtype=np.float32),
+                                 rng.standard_normal((5, 3, 8), dtype=np.float32), _padding(3, 9))),
+        Case("multi_head_attention_forward", MhaForward,
+             inputs=lambda rng: (rng.standard_normal((4, 3, 8), dtype=np.float32),
+                                 rng.standard_normal((5, 3, 6), dtype=np.float32),
+                                 rng.standard_normal((5, 3, 5), dtype=np.float32), _padding(3, 6)[:, :5])),
         Case("transformer_train_norm_first", lambda: nn.Transformer(8, 2, 1, 1, 16, dropout=0.0,
                                                                          norm_first=True, batch_first=True),
              inputs=lambda rng: (rng.standard_normal((3, 6, 8), dtype=np.float32),

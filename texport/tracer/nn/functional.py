@@ -1061,7 +1061,7 @@ def _mha_with_weights(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
     if dropout_p > 0.0:
         weights = dropout(weights, p=dropout_p)
     output = weights.bmm(v)
-    output = output.transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
+    output = output.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
     output = linear(output, out_proj_weight, out_proj_bias)
     output = output.view(tgt_len, bsz, output.size(1))
     weights = weights.view(bsz, num_heads, tgt_len, src_len)
