@@ -53,7 +53,8 @@ def test_parameter_dict_orders_keys_as_torch_does() -> None:
         nn.ParameterDict([("a", 1, 2)])
 
 
-def test_container_registers_keyword_children() -> None:
-    container = nn.Container(first=nn.Linear(2, 3), second=nn.ReLU())
+def test_container_registers_keyword_children_and_is_deprecated() -> None:
+    with pytest.warns(FutureWarning, match="`nn.Container` is deprecated"):
+        container = nn.Container(first=nn.Linear(2, 3), second=nn.ReLU())
     assert list(container.state_dict()) == ["first.weight", "first.bias"]
     assert isinstance(container.second, nn.ReLU)

@@ -5,6 +5,7 @@ deprecated Container."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, islice
@@ -258,10 +259,21 @@ class ModuleDict(Module):
             self[pair[0]] = pair[1]
 
 
+_CONTAINER_DEPRECATED = ("`nn.Container` is deprecated. All of its functionality is now implemented in "
+                         "`nn.Module`. Subclass that instead.")
+
+
 class Container(Module):
-    """torch's deprecated base: each keyword argument becomes a child module."""
+    """torch's deprecated base: each keyword argument becomes a child module.
+    Subclassing it or making one warns (FutureWarning), as torch's does."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        warnings.warn(_CONTAINER_DEPRECATED, FutureWarning, stacklevel=2)
+        super().__init_subclass__(**kwargs)
 
     def __init__(self, **kwargs: Any) -> None:
+        if type(self) is Container:  # a subclass warned once, when it was defined
+            warnings.warn(_CONTAINER_DEPRECATED, FutureWarning, stacklevel=2)
         super().__init__()
         for key, value in kwargs.items():
             self.add_module(key, value)
