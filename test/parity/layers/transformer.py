@@ -29,6 +29,19 @@ class CausalEncoder(torch.nn.Module):
         return self.encoder(x, mask=mask, is_causal=True)
 
 
+class CausalPaddedEncoderLayer(torch.nn.Module):
+    """A causal mask hint together with a key padding mask (attention cannot
+    take the is_causal shortcut: the masks are merged)."""
+
+    def __init__(self, layer) -> None:
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x, padding):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(x.size(0))
+        return self.layer(x, src_mask=mask, src_key_padding_mask=padding, is_causal=True)
+
+
 class Seq2Seq(torch.nn.Module):
     """The whole Transformer with a causal target mask."""
 
@@ -106,6 +119,8 @@ def _transformer_cases():
                                  "src_key_padding_mask": _padding(3, 5)}),
         Case("encoder_causal", lambda: CausalEncoder(nn.TransformerEncoder(enc(batch_first=True), 2)),
              inputs=_x(2, 5, 8)),
+        Case("encoder_layer_causal_padding", lambda: CausalPaddedEncoderLayer(enc()),
+             inputs=lambda rng: (rng.standard_normal((5, 3, 8), dtype=np.float32), _padding(3, 5))),
         Case("encoder_train", lambda: nn.TransformerEncoder(enc(dropout=0.0), 2), inputs=_x(5, 2, 8),
              train=True),
         Case("decoder_layer", lambda: dec(), inputs=lambda rng: (rng.standard_normal((4, 2, 8), dtype=np.float32),
@@ -116,6 +131,10 @@ def _transformer_cases():
                                  "tgt_mask": np.triu(np.full((4, 4), -np.inf, dtype=np.float32), 1),
                                  "tgt_key_padding_mask": _padding(3, 4),
                                  "memory_key_padding_mask": _padding(3, 6)}),
+        Case("decoder_layer_memory_mask", lambda: dec(),
+             inputs=lambda rng: {"tgt": rng.standard_normal((4, 2, 8), dtype=np.float32),
+                                 "memory": rng.standard_normal((6, 2, 8), dtype=np.float32),
+                                 "memory_mask": rng.random((4, 6)) < 0.3}),
         Case("decoder", lambda: Decoder(nn.TransformerDecoder(dec(), 2, nn.LayerNorm(8))),
              inputs=lambda rng: {"tgt": rng.standard_normal((4, 2, 8), dtype=np.float32),
                                  "memory": rng.standard_normal((6, 2, 8), dtype=np.float32),
