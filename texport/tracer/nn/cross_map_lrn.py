@@ -8,7 +8,7 @@ channel 0, a quirk of the original loop kept here."""
 
 from __future__ import annotations
 
-from ..factories import tensor
+from ..factories import tensor, zeros_like
 from ..functions import cat
 from ..tensor import Tensor
 from .module import Module
@@ -33,7 +33,7 @@ class CrossMapLRN2d(Module):
         pre_pad = int((self.size - 1) / 2 + 1)
         square = input * input
         # below[:, i] = sum of square[:, :i]: a window's sum is a difference of two of them
-        below = cat([square[:, :1] * 0, square.cumsum(1)], 1)
+        below = cat([zeros_like(square[:, :1]), square.cumsum(1)], 1)
         last = [min(c + pre_pad - 1, channels - 1) + 1 for c in range(channels)]
         first = [max(1, c - pre_pad + 1) for c in range(channels)]
         window = (below.index_select(1, tensor(last)) - below.index_select(1, tensor(first))
