@@ -47,6 +47,7 @@ from .lifting import (
     lift_user_inputs,
     user_leaves,
 )
+from .module_calls import ModuleCallEntry, RecordedCall, module_call_graph, recording_calls
 from .nn.module import Module
 from .signature import (
     ConstantArgument,
@@ -80,6 +81,7 @@ class TracedProgram:
     forward_signature: inspect.Signature | None = None
     int_input_paths: set[str] = field(default_factory=set)
     runtime_guards: list[Any] = field(default_factory=list)
+    module_call_graph: list[ModuleCallEntry] = field(default_factory=list)
 
     @property
     def func(self) -> FuncOp:
@@ -87,23 +89,29 @@ class TracedProgram:
 
 
 def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-           dynamic_shapes: Any = None, strict: bool = False) -> TracedProgram:
+           dynamic_shapes: Any = None, strict: bool = False,
+           preserve_module_call_signature: tuple[str, ...] = ()) -> TracedProgram:
     """Trace ``mod(*args, **kwargs)`` into a TracedProgram (see the module docstring)."""
     kwargs = dict(kwargs or {})
     named = bind_inputs(mod, args, kwargs)
     leaves = user_leaves(named)
     spec = leaf_specs(named, as_spec(dynamic_shapes, mod, args, kwargs))
     dims = input_dims([(leaf.path, leaf.value) for leaf in leaves], spec)
-    body = trace(mod, named, leaves, dims, strict=strict)
+    body = trace(mod, named, leaves, dims, strict=strict, preserve=tuple(preserve_module_call_signature))
     solution = solve(dims)
+    module = finalize(body, solution)
+    forward_signature = inspect.signature(mod.forward)
+    calls = module_call_graph(mod, body.in_spec, body.out_spec, list(forward_signature.parameters),
+                              body.recorded_calls)
     return TracedProgram(
-        module=finalize(body, solution),
+        module=module,
         signature=ExportGraphSignature(body.arguments.specs, body.output_specs),
         state_dict=body.state_dict, constants=body.constants,
         in_spec=body.in_spec, out_spec=body.out_spec, example_inputs=(args, kwargs),
         user_input_paths=body.user_inputs.paths, input_constants=body.user_inputs.constants,
-        forward_signature=inspect.signature(mod.forward), int_input_paths=body.user_inputs.int_paths,
+        forward_signature=forward_signature, int_input_paths=body.user_inputs.int_paths,
         range_constraints=solution.range_constraints, runtime_guards=solution.runtime_guards,
+        module_call_graph=calls,
     )
 
 
@@ -125,10 +133,11 @@ class TracedBody:
     constants: dict[str, Tensor]
     in_spec: Any
     out_spec: Any
+    recorded_calls: dict[str, RecordedCall] = field(default_factory=dict)
 
 
 def trace(mod: Module, named: dict[str, Any], leaves: list[UserLeaf], dims: InputDims, *,
-          strict: bool = False) -> TracedBody:
+          strict: bool = False, preserve: tuple[str, ...] = ()) -> TracedBody:
     """The forward of ``mod`` on the ``named`` inputs, whose leaves have ``dims``."""
     block = Block()
     tracer = Tracer(block, strict=strict, shape_env=dims.shape_env)
@@ -136,11 +145,13 @@ def trace(mod: Module, named: dict[str, Any], leaves: list[UserLeaf], dims: Inpu
     state_dict, constants = lift_state(arguments, mod)
     user_inputs = lift_user_inputs(arguments, leaves, dims)
     in_spec = pytree.tree_structure(named)
-    output = _run(mod, tracer, pytree.tree_unflatten(user_inputs.fakes, in_spec), strict)
+    with recording_calls(mod, preserve, tracer) as recorded:
+        output = _run(mod, tracer, pytree.tree_unflatten(user_inputs.fakes, in_spec), strict)
     output_specs, out_spec = _output_signature(tracer, output)
     arguments.add_constants()
     constants |= {name: tensor for name, tensor, _ in tracer.lifted_constants}
-    return TracedBody(block, arguments, user_inputs, output_specs, state_dict, constants, in_spec, out_spec)
+    return TracedBody(block, arguments, user_inputs, output_specs, state_dict, constants, in_spec, out_spec,
+                      recorded)
 
 
 def _run(mod: Module, tracer: Tracer, named: dict[str, Any], strict: bool) -> Any:
