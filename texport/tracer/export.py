@@ -90,14 +90,15 @@ class TracedProgram:
 
 def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
            dynamic_shapes: Any = None, strict: bool = False,
-           preserve_module_call_signature: tuple[str, ...] = ()) -> TracedProgram:
+           preserve_module_call_signature: tuple[str, ...] = (), draft: Any = None) -> TracedProgram:
     """Trace ``mod(*args, **kwargs)`` into a TracedProgram (see the module docstring)."""
     kwargs = dict(kwargs or {})
     named = bind_inputs(mod, args, kwargs)
     leaves = user_leaves(named)
     spec = leaf_specs(named, as_spec(dynamic_shapes, mod, args, kwargs))
     dims = input_dims([(leaf.path, leaf.value) for leaf in leaves], spec)
-    body = trace(mod, named, leaves, dims, strict=strict, preserve=tuple(preserve_module_call_signature))
+    body = trace(mod, named, leaves, dims, strict=strict, preserve=tuple(preserve_module_call_signature),
+                 draft=draft)
     solution = solve(dims)
     module = finalize(body, solution)
     forward_signature = inspect.signature(mod.forward)
@@ -137,13 +138,19 @@ class TracedBody:
 
 
 def trace(mod: Module, named: dict[str, Any], leaves: list[UserLeaf], dims: InputDims, *,
-          strict: bool = False, preserve: tuple[str, ...] = ()) -> TracedBody:
+          strict: bool = False, preserve: tuple[str, ...] = (), draft: Any = None) -> TracedBody:
     """The forward of ``mod`` on the ``named`` inputs, whose leaves have ``dims``."""
     block = Block()
     tracer = Tracer(block, strict=strict, shape_env=dims.shape_env)
     arguments = Arguments(tracer)
     state_dict, constants = lift_state(arguments, mod)
     user_inputs = lift_user_inputs(arguments, leaves, dims)
+    if draft is not None:  # draft_export: the real values travel with the trace
+        tracer.draft = draft
+        draft.shape_env = dims.shape_env
+        for leaf, fake in zip(leaves, user_inputs.fakes):
+            if isinstance(fake, Tensor):
+                draft.bind_input(tracer.ir_value(fake), leaf.value._value)
     in_spec = pytree.tree_structure(named)
     with recording_calls(mod, preserve, tracer) as recorded:
         output = _run(mod, tracer, pytree.tree_unflatten(user_inputs.fakes, in_spec), strict)
