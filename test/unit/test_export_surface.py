@@ -51,6 +51,20 @@ def test_sym_helpers_build_expressions_without_guards() -> None:
     assert ep.module()(torch.ones(4)).tolist() == [11.0] * 4
 
 
+def test_sym_max_and_min_trace_into_the_program() -> None:
+    class M(torch.nn.Module):
+        def forward(self, x):
+            n = x.shape[0]
+            return x * torch.sym_max(n, 3) + torch.sym_min(n, 3)
+
+    ep = torch.export.export(M(), (torch.ones(5),), dynamic_shapes=({0: Dim("n")},))
+    assert "tx.max" in ep.mlir() and "torch.sym_max(" in str(ep)
+    for n in (2, 5):  # max(n, 3) + min(n, 3) for each element 1
+        expected = [float(max(n, 3) + min(n, 3))] * n
+        assert ep.module()(torch.ones(n)).tolist() == expected
+        assert ep.run_decompositions().module()(torch.ones(n)).tolist() == expected
+
+
 class _Constrained(torch.nn.Module):
     def forward(self, x):
         n = x.item()
