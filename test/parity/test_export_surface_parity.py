@@ -237,6 +237,20 @@ def test_unflatten_matches() -> None:
     assert _numpy(flat["texport"].sub.count).tolist() == _numpy(flat["torch"].sub.count).tolist()
 
 
+def test_unflatten_submodules_without_preserved_signatures_match() -> None:
+    torch.manual_seed(0)
+    modules = both(_outer)
+    _same_weights(modules["torch"], modules["texport"])
+    data = np.random.default_rng(1).standard_normal((3, 2)).astype(np.float32)
+    x = {"torch": torch.from_numpy(data.copy()), "texport": texport.from_numpy(data.copy())}
+    flat = {name: m.export.unflatten(m.export.export(modules[name], (x[name],))) for name, m in FRAMEWORKS.items()}
+    for call in (lambda f, v: f.sub(v, v), lambda f, v: f.sub.lin(v), lambda f, v: f(v)):
+        mine, theirs = call(flat["texport"], x["texport"]), call(flat["torch"], x["torch"])
+        assert isinstance(mine, list) == isinstance(theirs, list)  # torch's is an fx immutable_list
+        for a, b in zip(mine if isinstance(mine, list) else [mine], theirs if isinstance(theirs, list) else [theirs]):
+            np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=1e-6)
+
+
 def test_signature_members_match() -> None:
     def members(m: Any) -> dict[str, Any]:
         signature = m.export.export(_outer(m), (m.ones(3, 2),)).graph_signature

@@ -325,11 +325,16 @@ def test_unflatten_keeps_the_hierarchy_and_the_numbers() -> None:
 
 
 def test_unflatten_without_preserved_signature_and_adapter() -> None:
-    x = torch.randn(3, 2)
-    flat = torch.export.unflatten(torch.export.export(_Outer(), (x,)))
-    assert flat(x).shape == (3, 2)
-    with pytest.raises(RuntimeError, match=r"preserve_module_call_signature=\('sub',\)"):
-        flat.sub(x, x)
+    torch.manual_seed(0)
+    model, x = _Outer(), torch.randn(3, 2)
+    flat = torch.export.unflatten(torch.export.export(model, (x,)))
+    np.testing.assert_allclose(flat(x).numpy(), model(x).numpy(), rtol=1e-6)
+    out = flat.sub(x, x)  # not preserved: flat tensors in, a flat list out (as torch)
+    assert isinstance(out, list) and len(out) == 2
+    np.testing.assert_allclose(out[0].numpy(), model.sub(x, x)[0].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(flat.sub.lin(x).numpy(), model.sub.lin(x).numpy(), rtol=1e-6)  # one output
+    with pytest.raises(TypeError, match="takes its 2 tensor inputs flat, got 1"):
+        flat.sub(x)
 
     class Adapter(torch.export.FlatArgsAdapter):
         def adapt(self, target_spec, input_spec, input_args, metadata=None, obj=None):

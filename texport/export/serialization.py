@@ -31,6 +31,7 @@ The manifest (``FORMAT_VERSION`` 1)::
      "module_call_graph": [{"fqn": "", "signature": {"inputs": [<arg>…], "outputs": […],
                             "in_spec": <spec>, "out_spec": <spec>, "forward_arg_names": ["x"]}},
                            {"fqn": "conv", "signature": null}, …],
+     "submodule_calls": [{"fqn": "conv", "signature": {…as above…}}, …],
      "state_dict": [{"name": "conv.weight", "member": "data/weights/weight_0.npy",
                      "dtype": "float32", "shape": [3, 1, 1, 1], "parameter": true,
                      "requires_grad": true}, …],
@@ -188,6 +189,8 @@ def _manifest(ep: ExportedProgram, arrays: list[tuple[str, np.ndarray]]) -> dict
         "int_input_paths": sorted(traced.int_input_paths),
         "runtime_guards": [_guard_to_json(guard) for guard in traced.runtime_guards],
         "module_call_graph": [_call_entry_to_json(entry) for entry in traced.module_call_graph],
+        "submodule_calls": [_call_entry_to_json(ModuleCallEntry(fqn, signature))
+                            for fqn, signature in traced.submodule_calls.items()],
         "state_dict": _tensors_to_json(ep.state_dict, "data/weights/weight", "state_dict", arrays),
         "constants": _tensors_to_json(ep.constants, "data/constants/constant", "constant", arrays),
         "example_inputs": _example_inputs_to_json(ep.example_inputs, arrays),
@@ -644,6 +647,9 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
         forward_signature=_forward_signature_from_json(manifest.get("forward_signature")),
         module_call_graph=[_call_entry_from_json(entry, f"module_call_graph[{index}]")
                            for index, entry in enumerate(manifest.get("module_call_graph", []))],
+        submodule_calls={entry.fqn: entry.signature for entry in (
+            _call_entry_from_json(data, f"submodule_calls[{index}]")
+            for index, data in enumerate(manifest.get("submodule_calls", [])))},
     )
     _read_extra_files(reader, _get(manifest, "extra_files", dict), extra_files)
     return ExportedProgram(traced, dialect=_get(manifest, "dialect", str))

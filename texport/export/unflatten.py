@@ -3,11 +3,13 @@
 
 The UnflattenedModule has the exported module's submodules (an InterpreterModule
 for every entry of ``ep.module_call_graph``) holding their parameters and
-buffers under their original names; calling it runs the whole program. A
-submodule whose call signature export preserved
-(``preserve_module_call_signature``) can be called alone: it runs the part of the
-program its call computed (the ops between the values it took and returned, and
-the writes to its own buffers), sliced out of the program's function.
+buffers under their original names; calling it runs the whole program. Each
+submodule can be called alone: it runs the part of the program its (first)
+call computed (the ops between the values it took and returned, and the writes
+to its own buffers), sliced out of the program's function. One whose call
+signature export preserved (``preserve_module_call_signature``) takes and returns
+what the original did; any other, as torch's, takes its tensor inputs flat and
+returns a flat list (or its one output).
 """
 
 from __future__ import annotations
@@ -54,24 +56,35 @@ class InterpreterModule(Module):
         object.__setattr__(self, "_plan", None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        signature = self._signature
+        """A preserved submodule is called as the original (its pytree in, its pytree out);
+        any other as torch calls it: its tensor inputs flat, its outputs as a flat list
+        (its one output alone)."""
+        preserved = self._signature is not None
+        signature = self._signature or self._root._program._traced.submodule_calls.get(self._fqn)
         if signature is None:
-            raise RuntimeError(
-                f"Submodule '{self._fqn}' of the unflattened program cannot be called alone: export it "
-                f"with preserve_module_call_signature=({self._fqn!r},) to keep its call signature")
-        leaves = pytree.check_structure((args, kwargs), signature.in_spec, root=self._fqn)
-        plan, state_targets = self._compiled()
+            raise RuntimeError(f"Submodule '{self._fqn}' of the unflattened program was not called by the "
+                               "exported forward: it has no part of the program to run")
+        if preserved:
+            leaves = pytree.check_structure((args, kwargs), signature.in_spec, root=self._fqn)
+            leaves = [leaf for leaf, arg in zip(leaves, signature.inputs) if not isinstance(arg, ConstantArgument)]
+        else:
+            leaves = [*args, *kwargs.values()]
+            wanted = sum(not isinstance(arg, ConstantArgument) for arg in signature.inputs)
+            if len(leaves) != wanted:
+                raise TypeError(f"Submodule '{self._fqn}' takes its {wanted} tensor inputs flat, got {len(leaves)}")
+        plan, state_targets = self._compiled(signature)
         state = self._root._state()
-        inputs = [leaf._value if isinstance(leaf, Tensor) else leaf
-                  for leaf, arg in zip(leaves, signature.inputs) if not isinstance(arg, ConstantArgument)]
+        inputs = [leaf._value if isinstance(leaf, Tensor) else leaf for leaf in leaves]
         outputs = iter(plan(*inputs, *(state[target]._value for target in state_targets)))
         results = [arg.value if isinstance(arg, ConstantArgument) else _wrap(next(outputs))
                    for arg in signature.outputs]
-        return pytree.tree_unflatten(results, signature.out_spec)
+        if preserved:
+            return pytree.tree_unflatten(results, signature.out_spec)
+        return results[0] if len(results) == 1 else results
 
-    def _compiled(self) -> tuple[Plan, list[str]]:
+    def _compiled(self, signature: ModuleCallSignature) -> tuple[Plan, list[str]]:
         if self._plan is None:
-            func, targets = _slice(self._root._program, self._fqn, self._signature)
+            func, targets = _slice(self._root._program, self._fqn, signature)
             object.__setattr__(self, "_plan", (compile_function(func), targets))
         return self._plan
 

@@ -47,7 +47,14 @@ from .lifting import (
     lift_user_inputs,
     user_leaves,
 )
-from .module_calls import ModuleCallEntry, RecordedCall, module_call_graph, recording_calls
+from .module_calls import (
+    ModuleCallEntry,
+    ModuleCallSignature,
+    RecordedCall,
+    call_signatures,
+    module_call_graph,
+    recording_calls,
+)
 from .nn.module import Module
 from .signature import (
     ConstantArgument,
@@ -82,6 +89,7 @@ class TracedProgram:
     int_input_paths: set[str] = field(default_factory=set)
     runtime_guards: list[Any] = field(default_factory=list)
     module_call_graph: list[ModuleCallEntry] = field(default_factory=list)
+    submodule_calls: dict[str, ModuleCallSignature] = field(default_factory=dict)  # every submodule's first call
 
     @property
     def func(self) -> FuncOp:
@@ -102,8 +110,9 @@ def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | 
     solution = solve(dims)
     module = finalize(body, solution)
     forward_signature = inspect.signature(mod.forward)
+    signatures = call_signatures(body.recorded_calls)
     calls = module_call_graph(mod, body.in_spec, body.out_spec, list(forward_signature.parameters),
-                              body.recorded_calls)
+                              signatures, tuple(preserve_module_call_signature))
     return TracedProgram(
         module=module,
         signature=ExportGraphSignature(body.arguments.specs, body.output_specs),
@@ -112,7 +121,7 @@ def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | 
         user_input_paths=body.user_inputs.paths, input_constants=body.user_inputs.constants,
         forward_signature=forward_signature, int_input_paths=body.user_inputs.int_paths,
         range_constraints=solution.range_constraints, runtime_guards=solution.runtime_guards,
-        module_call_graph=calls,
+        module_call_graph=calls, submodule_calls=signatures,
     )
 
 

@@ -58,29 +58,46 @@ def submodule(mod: Module, fqn: str) -> Module:
 
 
 @contextlib.contextmanager
-def recording_calls(mod: Module, fqns: tuple[str, ...], tracer: Any) -> Iterator[dict[str, RecordedCall]]:
-    """While tracing, record the (first) call of each submodule in ``fqns``."""
+def recording_calls(mod: Module, preserved: tuple[str, ...], tracer: Any) -> Iterator[dict[str, RecordedCall]]:
+    """While tracing, record the first call of every submodule (by each of its names):
+    ``preserved`` ones give the module call graph its signatures, and every one can be
+    called alone after ``unflatten``. A name in ``preserved`` that is no submodule
+    raises AttributeError first, as torch's export."""
+    for fqn in preserved:
+        submodule(mod, fqn)
+    by_instance: dict[int, RecordedCall] = {}
+    patched: list[tuple[Module, Any]] = []
+    for fqn, sub in mod.named_modules():
+        if fqn:
+            patched.append((sub, sub.__dict__.get("forward", _MISSING)))
+            object.__setattr__(sub, "forward", _recording_forward(sub, by_instance, tracer))
     recorded: dict[str, RecordedCall] = {}
-    wrapped = [(fqn, submodule(mod, fqn)) for fqn in fqns]
-    for fqn, sub in wrapped:
-        object.__setattr__(sub, "forward", _recording_forward(sub, fqn, recorded, tracer))
     try:
         yield recorded
     finally:
-        for _, sub in wrapped:
-            sub.__dict__.pop("forward", None)
+        for sub, own in patched:
+            if own is _MISSING:
+                sub.__dict__.pop("forward", None)
+            else:
+                object.__setattr__(sub, "forward", own)
+        for fqn, sub in mod.named_modules(remove_duplicate=False):
+            if fqn and id(sub) in by_instance:
+                recorded[fqn] = by_instance[id(sub)]
 
 
-def _recording_forward(sub: Module, fqn: str, recorded: dict[str, RecordedCall], tracer: Any) -> Any:
-    forward = type(sub).forward.__get__(sub)
+_MISSING = object()
+
+
+def _recording_forward(sub: Module, recorded: dict[int, RecordedCall], tracer: Any) -> Any:
+    forward = sub.forward
 
     def record(*args: Any, **kwargs: Any) -> Any:
         output = forward(*args, **kwargs)
-        if fqn not in recorded:
+        if id(sub) not in recorded:
             in_leaves, in_spec = pytree.tree_flatten((args, kwargs))
             out_leaves, out_spec = pytree.tree_flatten(output)
-            recorded[fqn] = RecordedCall([_argument_of(tracer, v) for v in in_leaves],
-                                         [_argument_of(tracer, v) for v in out_leaves], in_spec, out_spec)
+            recorded[id(sub)] = RecordedCall([_argument_of(tracer, v) for v in in_leaves],
+                                             [_argument_of(tracer, v) for v in out_leaves], in_spec, out_spec)
         return output
 
     return record
@@ -99,14 +116,17 @@ def _named(value: Any) -> Any:
     return value
 
 
+def call_signatures(recorded: dict[str, RecordedCall]) -> dict[str, ModuleCallSignature]:
+    """Each recorded call's signature, its values named as the program names them."""
+    return {fqn: ModuleCallSignature([_named(v) for v in call.inputs], [_named(v) for v in call.outputs],
+                                     call.in_spec, call.out_spec)
+            for fqn, call in recorded.items()}
+
+
 def module_call_graph(mod: Module, in_spec: Any, out_spec: Any, forward_arg_names: list[str],
-                      recorded: dict[str, RecordedCall]) -> list[ModuleCallEntry]:
+                      signatures: dict[str, ModuleCallSignature], preserved: tuple[str, ...]) -> list[ModuleCallEntry]:
     """torch's: the root's signature, then every submodule (duplicates included),
     signatures only for the preserved ones."""
-    signatures = {fqn: ModuleCallSignature([_named(v) for v in call.inputs], [_named(v) for v in call.outputs],
-                                           call.in_spec, call.out_spec)
-                  for fqn, call in recorded.items()}
     root = ModuleCallEntry("", ModuleCallSignature([], [], in_spec, out_spec, forward_arg_names))
     names = [fqn for fqn, _ in mod.named_modules(remove_duplicate=False) if fqn]
-    return [root, *(ModuleCallEntry(fqn, signatures.get(fqn)) for fqn in names),
-            *(ModuleCallEntry(fqn, sig) for fqn, sig in signatures.items() if fqn not in names)]
+    return [root, *(ModuleCallEntry(fqn, signatures.get(fqn) if fqn in preserved else None) for fqn in names)]
