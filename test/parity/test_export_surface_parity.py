@@ -327,6 +327,20 @@ def test_draft_export_data_dependent_matches() -> None:
         _numpy(programs["torch"].module()(torch.ones(5, 2), torch.tensor(3))).tolist()
 
 
+def test_draft_export_branch_on_a_tensor_matches() -> None:
+    def program(m: Any) -> Any:
+        class M(m.nn.Module):
+            def forward(self, x):
+                return x + 1 if x.sum() > 0 else x - 1
+
+        return m.export.draft_export(M(), (m.ones(3),))
+
+    programs = both(program)
+    assert _failures(programs["texport"]) == _failures(programs["torch"])
+    assert _error(lambda: programs["texport"].module()(-texport.ones(3)))[0] != "none"
+    assert _error(lambda: programs["torch"].module()(-torch.ones(3)))[0] != "none"
+
+
 def test_draft_export_guard_added_and_clean_match() -> None:
     def program(m: Any) -> Any:
         class M(m.nn.Module):

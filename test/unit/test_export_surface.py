@@ -429,6 +429,19 @@ def test_draft_export_goes_past_a_guard_on_data() -> None:
         ep.module()(x, torch.tensor(1))
 
 
+def test_draft_export_branch_on_a_tensor() -> None:
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return x + 1 if x.sum() > 0 else x - 1
+
+    ep = torch.export.draft_export(M(), (torch.ones(3),))
+    assert [(f.failure_type.name, f.data["expr"]) for f in ep._report.failures] == \
+        [("DATA_DEPENDENT_ERROR", "Eq(u0, 1)")]
+    assert ep.module()(torch.ones(3)).tolist() == [2.0] * 3
+    with pytest.raises(RuntimeAssertError, match=r"Eq\(u0, 1\)"):
+        ep.module()(-torch.ones(3))
+
+
 @pytest.mark.usefixtures("restore_registries")
 def test_draft_export_missing_and_mismatched_fake_kernels() -> None:
     @torch.library.custom_op("surfacelib::head2", mutates_args=())

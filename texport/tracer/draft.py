@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import StringAttr
 
+from texport.dialects import tx
 from texport.dialects._lazy import sympy
 from texport.dialects.meta import ScalarMeta, TensorMeta
 from texport.interpreter.kernels import KERNELS
@@ -113,7 +115,9 @@ class DraftRecorder:
     def data_dependent(self, tracer: Any, expr: Any) -> Any:
         """A guard on data: its real answer, asserted at run time; the issue recorded."""
         value = self.evaluate(tracer, expr)
-        condition = expr if value is True else sympy.Not(expr) if value is False else sympy.Eq(expr, value)
+        flag = tracer.sym_values.get(("bool", expr)) if isinstance(expr, sympy.Symbol) else None
+        if flag is not None:  # bool(t.item()) of a bool tensor: torch's Eq(u0, 1)
+            value, expr = bool(value), sympy.Eq(expr, 1)
         location = caller_location(keep_nn=False)
         for failure in self.failures:
             if failure.kind == "DATA_DEPENDENT_ERROR" and failure.data["expr"] == str(expr):
@@ -123,7 +127,12 @@ class DraftRecorder:
             self.failures.append(Failure("DATA_DEPENDENT_ERROR", {
                 "expr": str(expr), "result": str(value), "user_stack": _stack(location),
                 "occurrences": 1}))
-        tracer.assert_condition(condition)
+        if flag is not None:
+            if value:  # the flag itself is the runtime check (there is no tx negation)
+                tracer.blocks[-1].add_op(tx.AssertOp.create(operands=[flag], properties={
+                    "message": StringAttr(f"Runtime assertion failed for expression {expr}")}))
+            return value
+        tracer.assert_condition(expr if value is True else sympy.Not(expr) if value is False else sympy.Eq(expr, value))
         return value
 
     def missing_fake(self, op: Any, real: Any) -> Any:
