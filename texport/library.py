@@ -28,6 +28,7 @@ from texport.tracer.library import (
     define_op,
     get_ctx,
     infer_schema,
+    install_decomposition,
     install_fake,
     install_kernel,
     registering,
@@ -67,8 +68,10 @@ _KERNEL_KEYS = ("CPU", "CompositeExplicitAutograd", "CompositeImplicitAutograd",
 
 def _impl(op: Any, dispatch_key: str, fn: Callable[..., Any]) -> None:
     """One kernel for one dispatch key: the CPU and composite keys give the kernel texport
-    runs (a CompositeImplicitAutograd one also its fake kernel, run on traced tensors),
-    Meta gives the fake kernel; other keys are stored."""
+    runs; a CompositeImplicitAutograd one is also the op's fake kernel (run on traced
+    tensors) and its decomposition (the op stays in the training program and in
+    ``run_decompositions({})``, and decomposes at core level, as torch); Meta gives the
+    fake kernel; other keys are stored."""
     handle = resolve_op(op)
     if dispatch_key == "Meta":
         install_fake(handle, fn)
@@ -76,6 +79,7 @@ def _impl(op: Any, dispatch_key: str, fn: Callable[..., Any]) -> None:
         install_kernel(handle, fn)
         if dispatch_key == "CompositeImplicitAutograd":
             install_fake(handle, fn)
+            install_decomposition(handle, fn)
     else:
         store_registration(handle.key, f"dispatch:{dispatch_key}", fn)
 

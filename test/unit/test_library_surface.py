@@ -99,6 +99,10 @@ def test_composite_implicit_impl_gives_kernel_and_fake() -> None:
 
     ep = torch.export.export(M(), (torch.ones(3),))
     assert ep.module()(torch.ones(3)).tolist() == [2.0] * 3
+    assert f"{ns}.twice" in ep.run_decompositions({}).mlir()  # kept, as torch
+    core = ep.run_decompositions()  # decomposed into its composite, as torch
+    assert f"{ns}.twice" not in core.mlir() and "core.add.Tensor" in core.mlir()
+    assert core.module()(torch.ones(3)).tolist() == [2.0] * 3
 
 
 def test_stored_registrations() -> None:

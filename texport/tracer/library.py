@@ -405,6 +405,15 @@ def install_kernel(handle: OpOverload, fn: Callable[..., Any]) -> None:
         KERNELS.register(handle.key, _kernel_of(fn))
 
 
+def install_decomposition(handle: OpOverload, fn: Callable[..., Any]) -> None:
+    """``fn`` (texport code) as a custom op's decomposition in the default table."""
+    _refuse_builtin(handle, "decomposition")
+    with registering():
+        if CUSTOM_DECOMPOSITIONS.get(handle.key) is not None:
+            CUSTOM_DECOMPOSITIONS.unregister(handle.key)
+        CUSTOM_DECOMPOSITIONS.register(handle.key, fn)
+
+
 def _refuse_builtin(handle: OpOverload, what: str) -> None:
     if handle._schema.namespace in ("aten", "prims"):
         raise RuntimeError(f"{what}(...): {handle.name()} is a built-in operator: it already has its "
