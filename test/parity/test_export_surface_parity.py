@@ -298,6 +298,29 @@ def restore_texport_registries() -> Any:
         yield
 
 
+def test_library_composite_impl_levels_match(restore_texport_registries: None) -> None:
+    """An op defined through Library with a CompositeImplicitAutograd kernel: kept in
+    the training and ``{}`` programs, decomposed at core level."""
+    def levels(m: Any) -> list[bool]:
+        ns = f"surfcia{next(_names)}"
+        lib = m.library.Library(ns, "DEF")
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: x + x, "CompositeImplicitAutograd")
+        op = getattr(m.ops, ns).twice.default
+
+        class M(m.nn.Module):
+            def forward(self, x):
+                return op(x)
+
+        ep = m.export.export(M(), (m.ones(2),))
+        programs = [ep, ep.run_decompositions({}), ep.run_decompositions()]
+        found = [f"{ns}.twice" in (str(p.graph_module.code) if m is torch else p.mlir()) for p in programs]
+        lib._destroy()
+        return found + [_numpy(programs[2].module()(m.ones(2))).tolist()]
+
+    assert levels(texport) == levels(torch) == [True, True, False, [2.0, 2.0]]
+
+
 # --------------------------------------------------------------------------
 # draft_export
 # --------------------------------------------------------------------------
