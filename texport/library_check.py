@@ -25,6 +25,7 @@ from texport.tracer.dispatcher import bind_arguments, normalize_values
 from texport.tracer.eager import wrap_array
 from texport.tracer.handles import OpOverload
 from texport.tracer.library import resolve_op, stored_registration
+from texport.tracer.signature import ConstantArgument
 from texport.tracer.tensor import Tensor
 
 DEFAULT_TEST_UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
@@ -182,9 +183,12 @@ def _test_aot_dispatch_dynamic(handle: OpOverload, args: tuple[Any, ...], kwargs
                              "This means the operator will have incorrect gradients underneath torch.compile. "
                              "This could be because the operator's backward is incorrectly registered or not "
                              "traceable.")
-    expected = _run(handle, args, kwargs)
-    got = _run_exported(handle, args, kwargs)
-    for want, have in zip(_as_list(expected), _as_list(got)):
+    eager_args = _copy(args)
+    expected = handle(*eager_args, **_copy(kwargs))
+    got, exported_args = _run_exported(handle, args, kwargs)
+    pairs = list(zip(_as_list(expected), _as_list(got)))
+    pairs += [(a, b) for a, b in zip(eager_args, exported_args) if isinstance(a, Tensor)]  # writes to inputs
+    for want, have in pairs:
         if isinstance(want, Tensor):
             np.testing.assert_allclose(np.asarray(have._value), np.asarray(want._value),
                                        rtol=1.3e-6 if rtol is None else rtol, atol=1e-5 if atol is None else atol,
@@ -214,9 +218,20 @@ def _run_exported(handle: OpOverload, args: tuple[Any, ...], kwargs: dict[str, A
         traced = export_program(CallsOp(), _copy(tensors), dynamic_shapes=shapes)
     except Exception:  # noqa: BLE001 - an op that only traces with static shapes is checked static
         traced = export_program(CallsOp(), _copy(tensors))
-    outputs = compile_function(traced.func)(*(t._value for t in _copy(tensors)))
-    return pytree.tree_unflatten([wrap_array(o) if isinstance(o, np.ndarray) else o for o in outputs],
-                                 traced.out_spec)
+    inputs = _copy(args)
+    arrays = [inputs[i]._value for i in positions]
+    outputs = iter(compile_function(traced.func)(*arrays))
+    user_args = [s.arg.name for s in traced.signature.input_specs if s.kind.name == "USER_INPUT"]
+    results = []
+    for spec in traced.signature.output_specs:  # the signature says where each output goes
+        if isinstance(spec.arg, ConstantArgument):
+            results.append(spec.arg.value)
+        elif spec.kind.name == "USER_INPUT_MUTATION":
+            np.copyto(arrays[user_args.index(spec.target)], next(outputs))
+        else:
+            value = next(outputs)
+            results.append(wrap_array(value) if isinstance(value, np.ndarray) else value)
+    return pytree.tree_unflatten(results, traced.out_spec), inputs
 
 
 _TESTS = {"test_schema": _test_schema, "test_autograd_registration": _test_autograd_registration,

@@ -288,6 +288,28 @@ def test_opcheck_results_match(kind: str, restore_texport_registries: None) -> N
     assert _opcheck_outcome(texport, kind) == _opcheck_outcome(torch, kind)
 
 
+def test_opcheck_of_builtin_mutating_and_tuple_ops_match(restore_texport_registries: None) -> None:
+    def outcomes(m: Any) -> list[dict[str, str]]:
+        ns = f"surfpar{next(_names)}"
+
+        @m.library.custom_op(f"{ns}::bump_", mutates_args=("x",), schema="(Tensor(a!) x) -> ()")
+        def bump_(x):
+            x.add_(1)
+
+        bump_.register_fake(lambda x: None)
+
+        @m.library.custom_op(f"{ns}::pair", mutates_args=(), schema="(Tensor x, int n) -> (Tensor, Tensor)")
+        def pair(x, n):
+            return x * n, x + n
+
+        pair.register_fake(lambda x, n: (m.empty_like(x), m.empty_like(x)))
+        calls = [(m.ops.aten.sin.default, (m.ones(2),)), (bump_, (m.ones(2),)), (pair, (m.ones(2), 3))]
+        return [{t: "SUCCESS" if v == "SUCCESS" else "FAIL"
+                 for t, v in m.library.opcheck(op, args, raise_exception=False).items()} for op, args in calls]
+
+    assert outcomes(texport) == outcomes(torch)
+
+
 @pytest.fixture
 def restore_texport_registries() -> Any:
     from texport.dialects import bootstrap
