@@ -324,6 +324,19 @@ def test_unflatten_keeps_the_hierarchy_and_the_numbers() -> None:
     np.testing.assert_allclose(flat.sub(x, x)[0].numpy(), expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize("table", [{}, None], ids=["functional", "core"])
+def test_unflatten_of_a_lowered_program(table) -> None:
+    torch.manual_seed(0)
+    model, x = _Outer(), torch.randn(3, 2)
+    expected = model.sub(x, x)[0].numpy()
+    ep = torch.export.export(_Outer(), (x,), preserve_module_call_signature=("sub",))
+    flat = torch.export.unflatten(ep.run_decompositions(table))
+    flat.load_state_dict(model.state_dict())
+    flat.sub.count.zero_()
+    np.testing.assert_allclose(flat.sub(x, x)[0].numpy(), expected, rtol=1e-6)
+    assert flat.sub.count.tolist() == [1.0]  # the new value the functional program returns, written back
+
+
 def test_unflatten_without_preserved_signature_and_adapter() -> None:
     torch.manual_seed(0)
     model, x = _Outer(), torch.randn(3, 2)

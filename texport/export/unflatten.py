@@ -26,10 +26,10 @@ from texport.lowering.legality import writes_something
 from texport.tracer import pytree
 from texport.tracer.module_calls import ModuleCallSignature
 from texport.tracer.nn.module import Module
-from texport.tracer.signature import ConstantArgument, InputKind
+from texport.tracer.signature import ConstantArgument, InputKind, OutputKind
 from texport.tracer.tensor import Tensor
 
-from .program import ExportedModule, ExportedProgram, _wrap
+from .program import ExportedModule, ExportedProgram, _wrap, _write_back
 
 
 class FlatArgsAdapter(abc.ABC):
@@ -72,20 +72,23 @@ class InterpreterModule(Module):
             wanted = sum(not isinstance(arg, ConstantArgument) for arg in signature.inputs)
             if len(leaves) != wanted:
                 raise TypeError(f"Submodule '{self._fqn}' takes its {wanted} tensor inputs flat, got {len(leaves)}")
-        plan, state_targets = self._compiled(signature)
+        plan, reads, writes = self._compiled(signature)
         state = self._root._state()
         inputs = [leaf._value if isinstance(leaf, Tensor) else leaf for leaf in leaves]
-        outputs = iter(plan(*inputs, *(state[target]._value for target in state_targets)))
+        values = list(plan(*inputs, *(state[target]._value for target in reads)))
+        for target, value in zip(writes, values[len(values) - len(writes):]):
+            _write_back(state[target]._value, value)
+        outputs = iter(values[:len(values) - len(writes)])
         results = [arg.value if isinstance(arg, ConstantArgument) else _wrap(next(outputs))
                    for arg in signature.outputs]
         if preserved:
             return pytree.tree_unflatten(results, signature.out_spec)
         return results[0] if len(results) == 1 else results
 
-    def _compiled(self, signature: ModuleCallSignature) -> tuple[Plan, list[str]]:
+    def _compiled(self, signature: ModuleCallSignature) -> tuple[Plan, list[str], list[str]]:
         if self._plan is None:
-            func, targets = _slice(self._root._program, self._fqn, signature)
-            object.__setattr__(self, "_plan", (compile_function(func), targets))
+            func, reads, writes = _slice(self._root._program, self._fqn, signature)
+            object.__setattr__(self, "_plan", (compile_function(func), reads, writes))
         return self._plan
 
 
@@ -152,16 +155,21 @@ def unflatten(module: ExportedProgram, flat_args_adapter: FlatArgsAdapter | None
 # --------------------------------------------------------------------------
 
 
-def _slice(program: ExportedProgram, fqn: str, signature: ModuleCallSignature) -> tuple[FuncOp, list[str]]:
+def _slice(program: ExportedProgram, fqn: str,
+           signature: ModuleCallSignature) -> tuple[FuncOp, list[str], list[str]]:
     """A function of the submodule's inputs and of the state it reads (parameters, buffers,
-    constants by target), with the ops of the program between them and its outputs."""
+    constants by target), with the ops of the program between them and its outputs; then
+    the new values of its own buffers that a functional program returns (their targets
+    last, for the caller to write back)."""
     block = program.graph.body.block
     by_name = _values_by_name(block)
     inputs = [by_name[arg.name] for arg in signature.inputs if not isinstance(arg, ConstantArgument)]
     outputs = [by_name[arg.name] for arg in signature.outputs if not isinstance(arg, ConstantArgument)]
     state = {arg: spec.target for arg, spec in zip(block.args, _lifted_specs(program))
              if spec.kind is not InputKind.USER_INPUT}
-    ops = _ops_between(block, set(inputs), state, outputs, fqn)
+    mutations = _own_buffer_mutations(program, fqn)
+    ops, written = _ops_between(block, set(inputs), state, outputs, mutations, fqn)
+    returned = outputs + [value for value, _ in written]
     used_state = [arg for arg in block.args if arg in state and arg not in inputs and _used_by(arg, ops)]
     new_block = Block(arg_types=[v.type for v in inputs + used_state])
     mapping: dict[SSAValue, SSAValue] = dict(zip(inputs + used_state, new_block.args))
@@ -169,10 +177,19 @@ def _slice(program: ExportedProgram, fqn: str, signature: ModuleCallSignature) -
         new_arg.name_hint = old.name_hint
     for op in ops:
         new_block.add_op(op.clone(value_mapper=mapping))
-    new_block.add_op(ReturnOp(*(mapping[v] for v in outputs)))
+    new_block.add_op(ReturnOp(*(mapping.get(v, v) for v in returned)))
     func = FuncOp(fqn.replace(".", "_") or "forward", FunctionType.from_lists(
-        [a.type for a in new_block.args], [v.type for v in outputs]), Region(new_block))
-    return func, [state[arg] for arg in used_state]
+        [a.type for a in new_block.args], [v.type for v in returned]), Region(new_block))
+    return func, [state[arg] for arg in used_state], [target for _, target in written]
+
+
+def _own_buffer_mutations(program: ExportedProgram, fqn: str) -> list[tuple[SSAValue, str]]:
+    """(returned value, buffer) for each BUFFER_MUTATION output of a buffer under ``fqn``."""
+    returned = iter(program.graph.body.block.last_op.operands)
+    pairs = [(next(returned), spec) for spec in program.graph_signature.output_specs
+             if not isinstance(spec.arg, ConstantArgument)]
+    return [(value, spec.target) for value, spec in pairs
+            if spec.kind is OutputKind.BUFFER_MUTATION and spec.target.startswith(fqn + ".")]
 
 
 def _lifted_specs(program: ExportedProgram) -> list[Any]:
@@ -187,9 +204,11 @@ def _values_by_name(block: Block) -> dict[str, SSAValue]:
 
 
 def _ops_between(block: Block, inputs: set[SSAValue], state: dict[SSAValue, str], outputs: list[SSAValue],
-                 fqn: str) -> list[Operation]:
+                 mutations: list[tuple[SSAValue, str]], fqn: str,
+                 ) -> tuple[list[Operation], list[tuple[SSAValue, str]]]:
     """The ops computable from ``inputs`` and the state that the outputs need, plus the
-    writes to the submodule's own buffers, in program order."""
+    writes to the submodule's own buffers (in place, or as the new values ``mutations``
+    a functional program returns, those computable here), in program order."""
     available = set(inputs) | set(state)
     computable: list[Operation] = []
     for op in block.ops:
@@ -200,10 +219,10 @@ def _ops_between(block: Block, inputs: set[SSAValue], state: dict[SSAValue, str]
             available.update(op.results)
     prefix = fqn + "."
     own = {arg for arg, target in state.items() if target.startswith(prefix)}
-    needed: set[Operation] = set()
-    work = [v.owner for v in outputs if isinstance(v.owner, Operation)]
+    written = [(value, target) for value, target in mutations if value in available and value not in state]
+    work = [v.owner for v in outputs + [value for value, _ in written] if isinstance(v.owner, Operation)]
     work += [op for op in computable if _writes_own_state(op, own)]
-    chosen = set(computable)
+    chosen, needed = set(computable), set()
     while work:
         op = work.pop()
         if op in needed:
@@ -213,7 +232,7 @@ def _ops_between(block: Block, inputs: set[SSAValue], state: dict[SSAValue, str]
             raise RuntimeError(f"Submodule '{fqn}' reads '{missing.name_hint}', which its call did not take")
         needed.add(op)
         work.extend(v.owner for v in op.operands if isinstance(v.owner, Operation) and v not in inputs)
-    return [op for op in computable if op in needed]
+    return [op for op in computable if op in needed], written
 
 
 def _writes_own_state(op: Operation, own: set[SSAValue]) -> bool:
