@@ -78,6 +78,21 @@ def test_sym_helpers_build_the_same_expressions() -> None:
         np.testing.assert_allclose(_numpy(tx_ep.module()(texport.ones(n))), _numpy(torch_ep.module()(torch.ones(n))))
 
 
+def test_sym_float_arithmetic_matches() -> None:
+    def program(m: Any) -> Any:
+        class M(m.nn.Module):
+            def forward(self, x):
+                n = x.shape[0]
+                return x * m.sym_int(m.sym_float(n) * 2) + m.sym_float(n) / 2
+
+        return m.export.export(M(), (m.ones(5),), dynamic_shapes=({0: m.export.Dim("n")},))
+
+    programs = both(program)
+    for n in (2, 7):
+        assert _numpy(programs["texport"].module()(texport.ones(n))).tolist() == \
+            _numpy(programs["torch"].module()(torch.ones(n))).tolist()
+
+
 def _constrained(m: Any) -> Any:
     class M(m.nn.Module):
         def forward(self, x):

@@ -65,6 +65,16 @@ def test_sym_max_and_min_trace_into_the_program() -> None:
         assert ep.run_decompositions().module()(torch.ones(n)).tolist() == expected
 
 
+def test_sym_float_arithmetic_and_back_to_int() -> None:
+    class M(torch.nn.Module):
+        def forward(self, x):
+            n = x.shape[0]
+            return x * torch.sym_int(torch.sym_float(n) * 2) + torch.sym_float(n) / 2
+
+    ep = torch.export.export(M(), (torch.ones(5),), dynamic_shapes=({0: Dim("n")},))
+    assert ep.module()(torch.ones(4)).tolist() == [10.0] * 4  # 1 * 8 + 2
+
+
 class _Constrained(torch.nn.Module):
     def forward(self, x):
         n = x.item()
