@@ -83,6 +83,10 @@ strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
 
+_SYMBOLIC_FUNCTIONS = (
+    "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt", "sym_sum", "sym_constrain_range", "sym_constrain_range_for_size", "_check", "_check_with", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_is_size",
+)
+
 # Parts loaded on first use: each pulls in a layer (nn, export and lowering,
 # tracing and xDSL) that a plain ``import texport`` does not need.
 _ON_FIRST_USE = {
@@ -91,7 +95,9 @@ _ON_FIRST_USE = {
     "save": "texport.export:save", "load": "texport.export:load",
     "cond": "texport.tracer.control_flow:cond", "scan": "texport.tracer.control_flow:scan",
     "while_loop": "texport.tracer.control_flow:while_loop",
-    "_check": "texport.tracer.control_flow:_check",
+    "map": "texport.tracer.control_flow:map", "compiler": "texport.compiler",
+    "_higher_order_ops": "texport._higher_order_ops",
+    **{name: f"texport.tracer.symbolic_functions:{name}" for name in _SYMBOLIC_FUNCTIONS},
 }
 
 
@@ -118,6 +124,6 @@ __all__ = [
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
     "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", "cond", "scan",
-    "while_loop", "control_flow", "_check", "library", "save", "load", *_functions.FUNCTIONS,
+    "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "save", "load", *_functions.FUNCTIONS,
 ]
 del _factories
