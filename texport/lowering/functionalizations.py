@@ -108,6 +108,7 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 @register_functionalization(aten.rrelu_.default)
 def rrelu_(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
-    out = aten.rrelu_with_noise_functional.default(self, aten.empty_like.default(self), lower, upper, training)[0]
+    out = aten.rrelu_with_noise_functional.default(
+        self, aten.empty_like.default(self, memory_format="contiguous_format"), lower, upper, training)[0]
     write(self, out)
     return self

@@ -51,6 +51,15 @@ def _ones(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
     return np.ones(_shape(size), np_dtype(dtype, _FLOAT))
 
 
+@kernel("empty_permuted")
+def _empty_permuted(size: Sequence[int], physical_layout: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    """Zeros stored dims-in-``physical_layout`` order: a row-major array of the permuted
+    shape, transposed back to the logical order."""
+    shape = _shape(size)
+    stored = np.zeros([shape[d] for d in physical_layout], np_dtype(dtype, _FLOAT))
+    return stored.transpose(np.argsort(physical_layout))
+
+
 @kernel("empty_strided")
 def _empty_strided(
     size: Sequence[int], stride: Sequence[int], dtype: Any = None, *_: Any

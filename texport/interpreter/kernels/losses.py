@@ -259,3 +259,103 @@ def _smoothing_term(logp: np.ndarray, target: np.ndarray, weight: np.ndarray | N
     terms = logp if weight is None else logp * _per_class(weight, logp.ndim, axis)
     smooth = np.where(target == ignore_index, 0, -terms.sum(axis=axis))
     return _weighted_reduce(smooth, total_weight, reduction)
+
+
+@kernel("hinge_embedding_loss")
+def hinge_embedding_loss(self: np.ndarray, target: np.ndarray, margin: float = 1.0,
+                         reduction: int = _MEAN) -> np.ndarray:
+    """x where y != -1, plus max(0, margin - x) where y != 1."""
+    x, y = np.broadcast_arrays(opmath(self), target)
+    loss = np.where(y != 1, np.maximum(margin - x, 0), 0) + np.where(y != -1, x, 0)
+    return _reduce(loss, reduction, self.dtype)
+
+
+_COSINE_EPS = np.float32(1e-12)  # torch's EPSILON, a float Scalar
+
+
+@kernel("cosine_embedding_loss")
+def cosine_embedding_loss(input1: np.ndarray, input2: np.ndarray, target: np.ndarray, margin: float = 0.0,
+                          reduction: int = _MEAN) -> np.ndarray:
+    """1 - cos where y == 1, max(0, cos - margin) where y == -1 (cos of the rows, each
+    squared norm plus 1e-12)."""
+    dtype = torch_result_dtype(input1, input2)
+    a, b = opmath(input1.astype(dtype)), opmath(input2.astype(dtype))
+    squares = ((a * a).sum(-1) + _COSINE_EPS) * ((b * b).sum(-1) + _COSINE_EPS)
+    cos = (a * b).sum(-1) / np.sqrt(squares)
+    loss = np.where(target == 1, 1 - cos, 0) + np.where(target == -1, np.maximum(cos - margin, 0), 0)
+    return _reduce(loss, reduction, dtype)
+
+
+def _pairwise_distance(x1: np.ndarray, x2: np.ndarray, p: float, eps: float) -> np.ndarray:
+    """||x1 - x2 + eps||_p along the last dim."""
+    diff = np.abs(x1 - x2 + eps)
+    if p == np.inf:
+        return diff.max(-1)
+    if p == 0:
+        return (diff != 0).sum(-1).astype(diff.dtype)
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
+@kernel("triplet_margin_loss")
+def triplet_margin_loss(anchor: np.ndarray, positive: np.ndarray, negative: np.ndarray, margin: float = 1.0,
+                        p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                        reduction: int = _MEAN) -> np.ndarray:
+    """max(0, margin + d(a, p) - d(a, n)); with swap, d(a, n) is min(d(a, n), d(p, n))."""
+    dtype = torch_result_dtype(anchor, positive, negative)
+    a, pos, neg = (opmath(t.astype(dtype)) for t in (anchor, positive, negative))
+    dist_neg = _pairwise_distance(a, neg, p, eps)
+    if swap:
+        dist_neg = np.minimum(dist_neg, _pairwise_distance(pos, neg, p, eps))
+    loss = np.maximum(margin + _pairwise_distance(a, pos, p, eps) - dist_neg, 0)
+    return _reduce(loss, reduction, dtype)
+
+
+@kernel("multi_margin_loss")
+def multi_margin_loss(self: np.ndarray, target: np.ndarray, p: int = 1, margin: float = 1,
+                      weight: np.ndarray | None = None, reduction: int = _MEAN) -> np.ndarray:
+    """Per frame: the sum over classes i != y of w[y] max(0, margin - x[y] + x[i])^p,
+    divided by the number of classes."""
+    x = opmath(np.atleast_2d(self))
+    y = np.atleast_1d(target).astype(np.int64)
+    classes = x.shape[1]
+    if ((y < 0) | (y >= classes)).any():
+        raise IndexError(f"target out of range: expected class indices in [0, {classes}), got {y.tolist()}")
+    z = np.maximum(margin - np.take_along_axis(x, y[:, None], 1) + x, 0)
+    z = z if p == 1 else z * z
+    if weight is not None:
+        z = z * opmath(np.atleast_1d(weight))[y][:, None]
+    z = np.where(np.arange(classes) != y[:, None], z, 0)
+    per_frame = z.sum(1) / classes
+    if reduction == _NONE:
+        return result_as(per_frame if self.ndim == 2 else per_frame.reshape(()), self.dtype)
+    return _reduce(per_frame, reduction, self.dtype)
+
+
+@kernel("multilabel_margin_loss_forward")
+def multilabel_margin_loss_forward(self: np.ndarray, target: np.ndarray,
+                                   reduction: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per frame: the sum over labels j (those before the first -1) and non-label classes
+    i of max(0, 1 - x[j] + x[i]), over C; and the 0/1 mask of the labels."""
+    x = opmath(np.atleast_2d(self))
+    y = np.atleast_2d(target).astype(np.int64)
+    classes = x.shape[1]
+    positions = np.arange(classes)
+    ends = np.where(y == -1, positions, classes).min(-1, keepdims=True)
+    labelled = positions < ends
+    if (labelled & ((y < 0) | (y >= classes))).any():
+        raise IndexError(f"multilabel_margin_loss: target labels must lie in [0, {classes}) or be -1")
+    labels = np.where(labelled, y, 0)
+    is_target = (labelled[:, :, None] & (labels[:, :, None] == positions)).any(1)
+    hinge = np.maximum(1 - np.take_along_axis(x, labels, 1)[:, :, None] + x[:, None, :], 0) / classes
+    hinge = np.where(labelled[:, :, None] & ~is_target[:, None, :], hinge, 0)
+    per_frame = hinge.sum((1, 2))
+    if reduction == _NONE:
+        output = result_as(per_frame if self.ndim == 2 else per_frame.reshape(()), self.dtype)
+    else:
+        output = _reduce(per_frame, reduction, self.dtype)
+    return output, is_target.astype(self.dtype).reshape(self.shape)
+
+
+@kernel("multilabel_margin_loss")
+def multilabel_margin_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
+    return multilabel_margin_loss_forward(self, target, reduction)[0]

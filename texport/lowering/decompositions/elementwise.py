@@ -382,7 +382,7 @@ def glu(self: Tensor, dim: int = -1) -> Tensor:
 @register_decomposition(aten.rrelu.default)
 def rrelu(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
           generator: Any = None) -> Tensor:
-    noise = aten.empty_like.default(self)
+    noise = aten.empty_like.default(self, memory_format="contiguous_format")  # ATen: LEGACY_CONTIGUOUS
     return aten.rrelu_with_noise_functional.default(self, noise, lower, upper, training)[0]
 
 

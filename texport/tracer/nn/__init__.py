@@ -10,6 +10,7 @@ from . import (
     attention,
     containers,
     conv,
+    distance,
     dropout,
     embedding,
     flatten,
@@ -28,6 +29,7 @@ from .activations import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .containers import *  # noqa: F403
 from .conv import *  # noqa: F403
+from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .flatten import *  # noqa: F403
@@ -40,6 +42,6 @@ from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 
-_LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, loss, module,
+_LAYER_FILES = (activations, attention, containers, conv, distance, dropout, embedding, flatten, linear, loss, module,
                 norms, padding, pixelshuffle, pooling, rnn)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from texport.dialects.dtypes import DType
@@ -38,6 +38,8 @@ __all__ = [
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
+    "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pairwise_distance",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
     "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
@@ -792,6 +794,102 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
     return call(op("margin_ranking_loss"), input1, input2, target, margin, enum)
+
+
+def _reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
+    return _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("hinge_embedding_loss"), input, target, margin, enum)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("cosine_embedding_loss"), input1, input2, target, margin, enum)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,  # noqa: A002
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return call(op("multi_margin_loss"), input, target, p, margin, weight, enum)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("multilabel_margin_loss"), input, target, enum)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """torch's Python composite: -(y log σ(x) + (1 - y) log σ(-x)), weighted, averaged
+    over the classes (the last dim), then reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return call(op("triplet_margin_loss"), anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return call(op("pairwise_distance"), x1, x2, p, eps, keepdim)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """torch's Python composite: max(margin + d(a, p) - d(a, n), 0), d pairwise_distance
+    unless given; with swap d(a, n) is min(d(a, n), d(p, n))."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+            f"but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:

@@ -1,0 +1,108 @@
+"""The remaining losses, one module or function each: hinge and cosine embedding,
+triplet margin (with p, swap, a custom distance), multi-class and multi-label
+margin, multi-label soft margin and NLLLoss2d, with their reductions and weights."""
+
+
+def _normal(rng, *shape):
+    return rng.standard_normal(shape or (4, 5), dtype=np.float32)
+
+
+def _signs(rng, *shape):
+    return np.where(rng.random(shape or (4, 5)) < 0.5, -1.0, 1.0).astype(np.float32)
+
+
+def _classes(rng):
+    return np.array([0, 3, 1, 4])
+
+
+def _labels(rng):
+    """Multi-label targets: the labels of each row, then -1 (the rest ignored)."""
+    return np.array([[0, 3, -1, 1, 2], [4, -1, 0, 0, 0], [0, 1, 2, 3, 4], [2, 2, -1, -1, 3]])
+
+
+def _bits(rng):
+    return (rng.random((4, 5)) < 0.5).astype(np.float32)
+
+
+class _Weighted(torch.nn.Module):
+    """A loss function given a weight buffer."""
+
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+        self.register_buffer("weight", torch.ones(5) + torch.arange(5) / 4)
+
+    def forward(self, x, target):
+        return self.fn(x, target, self.weight)
+
+
+class _Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _three(rng):
+    return _normal(rng), _normal(rng), _normal(rng)
+
+
+def cases():
+    weight = lambda: torch.ones(5) + torch.arange(5) / 4  # noqa: E731
+    nn, F = torch.nn, torch.nn.functional
+    return [
+        Case("HingeEmbeddingLoss", lambda: nn.HingeEmbeddingLoss(), inputs=lambda rng: (_normal(rng), _signs(rng))),
+        Case("HingeEmbeddingLoss_margin_none", lambda: nn.HingeEmbeddingLoss(margin=0.5, reduction="none"),
+             inputs=lambda rng: (_normal(rng), _signs(rng))),
+        Case("hinge_embedding_loss_sum", lambda: _Fn(lambda x, t: F.hinge_embedding_loss(x, t, reduction="sum")),
+             inputs=lambda rng: (_normal(rng), _signs(rng))),
+        Case("CosineEmbeddingLoss", lambda: nn.CosineEmbeddingLoss(),
+             inputs=lambda rng: (_normal(rng), _normal(rng), _signs(rng, 4))),
+        Case("CosineEmbeddingLoss_margin_none", lambda: nn.CosineEmbeddingLoss(margin=0.2, reduction="none"),
+             inputs=lambda rng: (_normal(rng), _normal(rng), _signs(rng, 4))),
+        Case("cosine_embedding_loss_vectors", lambda: _Fn(lambda a, b, t: F.cosine_embedding_loss(a, b, t, 0.1)),
+             inputs=lambda rng: (_normal(rng, 5), _normal(rng, 5), np.array(-1.0, dtype=np.float32))),
+        Case("TripletMarginLoss", lambda: nn.TripletMarginLoss(), inputs=_three),
+        Case("TripletMarginLoss_p1_swap_sum", lambda: nn.TripletMarginLoss(margin=2.0, p=1, swap=True,
+                                                                           reduction="sum"), inputs=_three),
+        Case("TripletMarginLoss_none", lambda: nn.TripletMarginLoss(reduction="none"), inputs=_three),
+        Case("TripletMarginWithDistanceLoss", lambda: nn.TripletMarginWithDistanceLoss(), inputs=_three),
+        Case("TripletMarginWithDistanceLoss_cosine_swap",
+             lambda: nn.TripletMarginWithDistanceLoss(
+                 distance_function=lambda a, b: 1.0 - F.cosine_similarity(a, b), swap=True, reduction="none"),
+             inputs=_three),
+        Case("MultiMarginLoss", lambda: nn.MultiMarginLoss(), inputs=lambda rng: (_normal(rng), _classes(rng))),
+        Case("MultiMarginLoss_p2_weighted_sum",
+             lambda: nn.MultiMarginLoss(p=2, margin=0.5, weight=weight(), reduction="sum"),
+             inputs=lambda rng: (_normal(rng), _classes(rng))),
+        Case("MultiMarginLoss_none", lambda: nn.MultiMarginLoss(reduction="none"),
+             inputs=lambda rng: (_normal(rng), _classes(rng))),
+        Case("MultiLabelMarginLoss", lambda: nn.MultiLabelMarginLoss(), inputs=lambda rng: (_normal(rng), _labels(rng)),
+             core_op_exceptions=_MULTILABEL_MASK),
+        Case("MultiLabelMarginLoss_none", lambda: nn.MultiLabelMarginLoss(reduction="none"),
+             inputs=lambda rng: (_normal(rng), _labels(rng)), core_op_exceptions=_MULTILABEL_MASK),
+        Case("MultiLabelMarginLoss_sum", lambda: nn.MultiLabelMarginLoss(reduction="sum"),
+             inputs=lambda rng: (_normal(rng), _labels(rng)), core_op_exceptions=_MULTILABEL_MASK),
+        Case("MultiLabelSoftMarginLoss", lambda: nn.MultiLabelSoftMarginLoss(),
+             inputs=lambda rng: (_normal(rng), _bits(rng))),
+        Case("MultiLabelSoftMarginLoss_weighted_none",
+             lambda: nn.MultiLabelSoftMarginLoss(weight=weight(), reduction="none"),
+             inputs=lambda rng: (_normal(rng), _bits(rng))),
+        Case("multilabel_soft_margin_loss_sum",
+             lambda: _Weighted(lambda x, t, w: F.multilabel_soft_margin_loss(x, t, w, reduction="sum")),
+             inputs=lambda rng: (_normal(rng), _bits(rng))),
+        Case("NLLLoss2d", lambda: nn.NLLLoss2d(weight=torch.ones(3) + torch.arange(3) / 2),
+             inputs=lambda rng: (_normal(rng, 2, 3, 4, 4), rng.integers(0, 3, (2, 4, 4)))),
+    ]
+
+
+# torch._decomp's multilabel_margin_loss_forward sums the hinge of the target positions
+# past the first -1 too (its core program disagrees with its eager kernel there); texport
+# masks them out, as the kernel does: one permute, unsqueeze and where more.
+_MULTILABEL_MASK = {
+    "aten.permute.default": "the label mask transposed to the hinge's [label, frame, class] layout",
+    "aten.unsqueeze.default": "the label mask broadcast over the classes",
+    "aten.where.self": "positions past the first -1 masked out, as ATen's kernel does",
+}
