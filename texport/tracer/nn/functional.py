@@ -38,6 +38,7 @@ __all__ = [
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
+    "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
     "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pairwise_distance",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
@@ -174,6 +175,96 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return call(op("dropout_" if inplace else "dropout"), input, p, training)
+
+
+def _check_dropout_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    return call(op("feature_dropout_" if inplace else "feature_dropout"), input, p, training)
+
+
+def _unbatched_feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    """feature_dropout on input with a batch dim of 1 put in front, then taken away. In
+    place, torch unsqueeze_s the input itself; texport drops out through an unsqueezed
+    view of it (functionalization has no in-place shape changes): the same values land
+    in the input."""
+    if not inplace:
+        return _feature_dropout(input.unsqueeze(0), p, training, inplace).squeeze(0)
+    _feature_dropout(input.unsqueeze(0), p, training, inplace)
+    return input
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, L] or [C, L] input."""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if input.dim() == 3:
+        return _feature_dropout(input, p, training, inplace)
+    return _unbatched_feature_dropout(input, p, training, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, H, W] input; a 3-D input is read as [N, C, L], as torch does."""
+    _check_dropout_p(p)
+    rank = input.dim()
+    if rank not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {rank}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if rank == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, D, H, W] or [C, D, H, W] input."""
+    _check_dropout_p(p)
+    rank = input.dim()
+    if rank not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {rank}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if rank == 5:
+        return _feature_dropout(input, p, training, inplace)
+    return _unbatched_feature_dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return call(op("alpha_dropout_" if inplace else "alpha_dropout"), input, p, training)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return call(op("feature_alpha_dropout_" if inplace else "feature_alpha_dropout"), input, p, training)
 
 
 # --------------------------------------------------------------------------

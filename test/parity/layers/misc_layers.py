@@ -1,0 +1,54 @@
+"""Dropouts (eval: identity; training with p = 0 and p = 1, the draws that do not
+depend on the generator), and the odd layers: fold/unfold, local response norm,
+channel shuffle, gumbel softmax, conv_tbc."""
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, layer) -> None:
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _dropout_cases():
+    nn, F = torch.nn, torch.nn.functional
+    shapes = {"Dropout1d": (3, 4, 5), "Dropout2d": (2, 3, 4, 4), "Dropout3d": (2, 3, 2, 3, 3),
+              "AlphaDropout": (3, 4), "FeatureAlphaDropout": (2, 3, 4)}
+    cases = []
+    for name, shape in shapes.items():
+        layer = getattr(nn, name)
+        cases.append(Case(f"{name}_eval", lambda layer=layer: layer(0.3), inputs=lambda rng, s=shape: (randn(rng, *s),)))
+        cases.append(Case(f"{name}_p0_train", lambda layer=layer: layer(0.0), train=True,
+                          inputs=lambda rng, s=shape: (randn(rng, *s),)))
+        cases.append(Case(f"{name}_p1_train", lambda layer=layer: layer(1.0), train=True,
+                          inputs=lambda rng, s=shape: (randn(rng, *s),)))
+    cases += [
+        Case("Dropout1d_unbatched_eval", lambda: nn.Dropout1d(0.3), inputs=lambda rng: (randn(rng, 4, 5),)),
+        Case("Dropout1d_unbatched_inplace_p1_train", lambda: nn.Dropout1d(1.0, inplace=True), train=True,
+             inputs=lambda rng: (randn(rng, 4, 5),)),
+        Case("Dropout3d_unbatched_eval", lambda: nn.Dropout3d(0.3), inputs=lambda rng: (randn(rng, 3, 2, 3, 3),)),
+        Case("Dropout2d_inplace_eval", lambda: nn.Dropout2d(0.5, inplace=True), inputs=lambda rng: (randn(rng, 2, 3, 4, 4),)),
+        Case("F_alpha_dropout_inplace_p1", lambda: Fn(lambda x: F.alpha_dropout(x, 1.0, True, inplace=True)),
+             inputs=lambda rng: (randn(rng, 3, 4),)),
+        Case("F_feature_alpha_dropout_inplace_p1",
+             lambda: Fn(lambda x: F.feature_alpha_dropout(x + 1, 1.0, True, inplace=True)),
+             inputs=lambda rng: (randn(rng, 2, 3, 4),)),
+        Case("F_dropout2d_default_training_p0", lambda: Fn(lambda x: F.dropout2d(x, 0.0)),
+             inputs=lambda rng: (randn(rng, 2, 3, 4, 4),)),
+    ]
+    return cases
+
+
+def cases():
+    return _dropout_cases()
