@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Optional  # noqa: F401 - torch.nn.functional re-exports both (F.Callable, F.Optional)
 
 from texport.dialects.dtypes import DType
 
@@ -23,6 +23,14 @@ from ..functions import cat
 from ..grad import no_grad
 from ..handles import op
 from ..tensor import Tensor
+from .overrides import (  # noqa: F401 - torch.nn.functional's helpers
+    assert_int_or_pair,
+    boolean_dispatch,
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
 
 # torch passes ``torch.backends.cudnn.enabled`` to batch_norm / layer_norm /
 # group_norm; torch.export records False (the seed: ``batch_norm.default(...,
@@ -38,6 +46,8 @@ __all__ = [
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
+    "Callable", "Optional", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
+    "has_torch_function_unary", "has_torch_function_variadic",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
     "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pairwise_distance",
