@@ -142,6 +142,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "huber_loss.default": [S(f(3, 4), f(3, 4), 1, 0.7)],
     "soft_margin_loss.default": [S(f(3, 4), f(3, 4)), S(f(3, 4), f(3, 4), 0, sym={0: (0,), 1: (0,)})],
     "margin_ranking_loss.default": [S(f(3, 4), f(3, 4), f(3, 4), 0.3), S(f(3, 4), f(3, 4), f(3, 4), 0.0, 2)],
+    "channel_shuffle.default": [S(f(2, 6, 3, 2), 3, sym={0: (0,)}), S(f(2, 4, 5), 2)],
     "hinge_embedding_loss.default": [S(f(3, 4), np.sign(f(3, 4))), S(f(3, 4), np.sign(f(4)), 0.5, 0,
                                                                       sym={0: (0,)})],
     "cosine_embedding_loss.default": [S(f(3, 4), f(3, 4), np.sign(f(3)), 0.2),

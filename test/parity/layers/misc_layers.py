@@ -50,5 +50,32 @@ def _dropout_cases():
     return cases
 
 
+def _block_cases():
+    nn, F = torch.nn, torch.nn.functional
+    return [
+        Case("Unfold", lambda: nn.Unfold(2, padding=1, stride=2), inputs=lambda rng: (randn(rng, 2, 3, 5, 5),)),
+        Case("Unfold_dilated_unbatched", lambda: nn.Unfold((2, 3), dilation=(2, 1)),
+             inputs=lambda rng: (randn(rng, 3, 6, 5),)),
+        Case("Fold", lambda: nn.Fold((4, 5), 2), inputs=lambda rng: (randn(rng, 2, 12, 12),)),
+        Case("Fold_strided_padded_unbatched", lambda: nn.Fold((5, 5), (2, 2), padding=1, stride=2),
+             inputs=lambda rng: (randn(rng, 8, 9),)),
+        Case("F_fold_of_unfold", lambda: Fn(lambda x: F.fold(F.unfold(x, 3, padding=1), (4, 4), 3, padding=1)),
+             inputs=lambda rng: (randn(rng, 1, 2, 4, 4),)),
+        Case("LocalResponseNorm", lambda: nn.LocalResponseNorm(3), inputs=lambda rng: (randn(rng, 2, 5, 4, 4),)),
+        Case("LocalResponseNorm_3d_input", lambda: nn.LocalResponseNorm(2, alpha=0.1, beta=0.5, k=2.0),
+             inputs=lambda rng: (randn(rng, 2, 5, 4),)),
+        Case("LocalResponseNorm_5d_input", lambda: nn.LocalResponseNorm(4, alpha=0.01),
+             inputs=lambda rng: (randn(rng, 2, 5, 4, 3, 2),)),
+        Case("ChannelShuffle", lambda: nn.ChannelShuffle(2), inputs=lambda rng: (randn(rng, 2, 6, 4, 4),)),
+        Case("F_channel_shuffle_3d", lambda: Fn(lambda x: F.channel_shuffle(x, 3)), inputs=lambda rng: (randn(rng, 2, 6, 5),)),
+        Case("F_native_channel_shuffle", lambda: Fn(lambda x: F.native_channel_shuffle(x, 3)),
+             inputs=lambda rng: (randn(rng, 2, 6, 4, 4),)),
+        Case("F_conv_tbc", lambda: Fn(lambda x, w, b: F.conv_tbc(x, w, b, 1)),
+             inputs=lambda rng: (randn(rng, 7, 2, 3), randn(rng, 3, 3, 4), randn(rng, 4))),
+        Case("F_conv_tbc_no_pad", lambda: Fn(lambda x, w, b: F.conv_tbc(x, w, b)),
+             inputs=lambda rng: (randn(rng, 6, 3, 2), randn(rng, 2, 2, 5), randn(rng, 5))),
+    ]
+
+
 def cases():
-    return _dropout_cases()
+    return _dropout_cases() + _block_cases()

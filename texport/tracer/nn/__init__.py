@@ -8,12 +8,14 @@ public classes in its ``__all__``; this package's ``__all__`` is theirs.
 from . import (
     activations,
     attention,
+    channelshuffle,
     containers,
     conv,
     distance,
     dropout,
     embedding,
     flatten,
+    fold,
     functional,
     init,
     linear,
@@ -23,16 +25,19 @@ from . import (
     padding,
     pixelshuffle,
     pooling,
+    response_norm,
     rnn,
 )
 from .activations import *  # noqa: F403
 from .attention import *  # noqa: F403
+from .channelshuffle import *  # noqa: F403
 from .containers import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .fold import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import *  # noqa: F403
@@ -40,8 +45,9 @@ from .norms import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .response_norm import *  # noqa: F403
 from .rnn import *  # noqa: F403
 
-_LAYER_FILES = (activations, attention, containers, conv, distance, dropout, embedding, flatten, linear, loss, module,
-                norms, padding, pixelshuffle, pooling, rnn)
+_LAYER_FILES = (activations, attention, channelshuffle, containers, conv, distance, dropout, embedding, flatten, fold,
+                linear, loss, module, norms, padding, pixelshuffle, pooling, response_norm, rnn)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

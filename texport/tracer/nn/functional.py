@@ -31,6 +31,7 @@ from .overrides import (  # noqa: F401 - torch.nn.functional's helpers
     has_torch_function_unary,
     has_torch_function_variadic,
 )
+from .utils import _pair
 
 # torch passes ``torch.backends.cudnn.enabled`` to batch_norm / layer_norm /
 # group_norm; torch.export records False (the seed: ``batch_norm.default(...,
@@ -48,6 +49,7 @@ __all__ = [
     "huber_loss", "smooth_l1_loss",
     "Callable", "Optional", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
     "has_torch_function_unary", "has_torch_function_variadic",
+    "channel_shuffle", "conv_tbc", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
     "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pairwise_distance",
@@ -680,6 +682,60 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
     if takes_align_corners:
         return call(op(name), input, output_size, align_corners, factors)
     return call(op(name), input, output_size, factors)
+
+
+# --------------------------------------------------------------------------
+# Sliding blocks, local response norm, channel shuffle, conv_tbc
+# --------------------------------------------------------------------------
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+           stride: Any = 1) -> Tensor:
+    """The sliding blocks of an [N, C, H, W] (or [C, H, W]) input as columns: aten.im2col."""
+    return call(op("im2col"), input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+         stride: Any = 1) -> Tensor:
+    """Columns of sliding blocks summed back into an image: aten.col2im."""
+    return call(op("col2im"), input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                _pair(stride))
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,  # noqa: A002
+                        k: float = 1.0) -> Tensor:
+    """torch's Python composite: x / (k + alpha · mean of x² over the size channels
+    around each one)^beta, the mean an average pool over the channel dim."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = call(op("avg_pool3d"), div, [size, 1, 1], [1, 1, 1]).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    return call(op("channel_shuffle"), input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    return call(op("native_channel_shuffle"), input, groups)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+    """A 1-d convolution over time of a [time, batch, channel] input; weight [K, C_in, C_out]."""
+    return call(op("conv_tbc"), input, weight, bias, pad)
 
 
 # --------------------------------------------------------------------------
