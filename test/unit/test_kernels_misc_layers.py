@@ -1,5 +1,5 @@
 """channel_shuffle and conv_tbc kernels against formulas written out here, the
-layers around them (Fold/Unfold, LocalResponseNorm, CrossMapLRN2d) against
+layers around them (Fold/Unfold, LocalResponseNorm) against
 numpy references, and their refusals of bad shapes."""
 
 from __future__ import annotations
@@ -76,30 +76,3 @@ def test_local_response_norm_matches_the_formula() -> None:
         expected[:, c] = x[:, c] / (1.5 + 0.2 * window.sum(1) / 3) ** 0.6
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
 
-
-def _cross_map_reference(x: np.ndarray, size: int, alpha: float, beta: float, k: float) -> np.ndarray:
-    """torch's CrossMapLRN2d.forward, its running window step by step."""
-    channels = x.shape[1]
-    square = x.astype(np.float64) ** 2
-    half = int((size - 1) / 2 + 1)
-    scale = np.zeros_like(square)
-    scale[:, 0] = square[:, :min(half, channels)].sum(1)
-    for c in range(1, channels):
-        scale[:, c] = scale[:, c - 1]
-        if c < channels - half + 1:
-            scale[:, c] += square[:, c + half - 1]
-        if c > half:
-            scale[:, c] -= square[:, c - half]
-    return x * (scale * alpha / size + k) ** -beta
-
-
-@pytest.mark.parametrize(("size", "channels"), [(3, 6), (4, 7), (5, 3), (1, 4)])
-def test_cross_map_lrn2d_matches_torchs_running_window(size: int, channels: int) -> None:
-    x = rand(2, channels, 3, 2)
-    out = nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=1.0)(texport.tensor(x)).numpy()
-    np.testing.assert_allclose(out, _cross_map_reference(x, size, 0.5, 0.75, 1.0), rtol=1e-5, atol=1e-6)
-
-
-def test_cross_map_lrn2d_wants_4d() -> None:
-    with pytest.raises(ValueError, match="Expected input to be 4D, got 3D instead"):
-        nn.CrossMapLRN2d(3)(texport.ones(2, 3, 4))

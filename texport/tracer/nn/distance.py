@@ -1,4 +1,4 @@
-"""Distances between pairs of tensors (torch/nn/modules/distance.py)."""
+"""PairwiseDistance and CosineSimilarity (torch's distance.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,9 @@ __all__ = ["CosineSimilarity", "PairwiseDistance"]
 
 
 class PairwiseDistance(Module):
-    """||x1 - x2 + eps||_p over the last dim (torch stores p as ``norm``)."""
+    """The p-norm of x1 - x2 + eps over the last dim (``p`` is kept as ``norm``, as torch does)."""
 
     __constants__ = ["norm", "eps", "keepdim"]
-    norm: float
-    eps: float
-    keepdim: bool
 
     def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
         super().__init__()
@@ -28,9 +25,9 @@ class PairwiseDistance(Module):
 
 
 class CosineSimilarity(Module):
+    """x1 · x2 / (max(‖x1‖, eps) max(‖x2‖, eps)) along ``dim``."""
+
     __constants__ = ["dim", "eps"]
-    dim: int
-    eps: float
 
     def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
         super().__init__()

@@ -52,8 +52,9 @@ __all__ = [
     "channel_shuffle", "conv_tbc", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
-    "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pairwise_distance",
+    "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance",
     "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
     "silu", "soft_margin_loss", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold",
@@ -1018,10 +1019,6 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return call(op("triplet_margin_loss"), anchor, positive, negative, margin, p, eps, swap, enum)
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    return call(op("pairwise_distance"), x1, x2, p, eps, keepdim)
-
-
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
                                       distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
                                       margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
@@ -1051,6 +1048,10 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     return call(op("cosine_similarity"), x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return call(op("pairwise_distance"), x1, x2, p, eps, keepdim)
 
 
 # --------------------------------------------------------------------------
