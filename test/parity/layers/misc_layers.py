@@ -77,5 +77,21 @@ def _block_cases():
     ]
 
 
+def _separated(rng):
+    """Logits whose classes lie 100 apart: the Gumbel noise (a few units) never changes
+    the argmax, and the softmax at tau <= 1 is one-hot to float32, whatever the draws."""
+    return (np.stack([rng.permutation(6) for _ in range(4)]) * 100.0).astype(np.float32)
+
+
+def _gumbel_cases():
+    F = torch.nn.functional
+    return [
+        Case("F_gumbel_softmax_hard", lambda: Fn(lambda x: F.gumbel_softmax(x, hard=True)), inputs=lambda rng: (_separated(rng),)),
+        Case("F_gumbel_softmax_soft", lambda: Fn(lambda x: F.gumbel_softmax(x, tau=0.5)), inputs=lambda rng: (_separated(rng),)),
+        Case("F_gumbel_softmax_hard_dim0", lambda: Fn(lambda x: F.gumbel_softmax(x.t(), tau=0.8, hard=True, dim=0)),
+             inputs=lambda rng: (_separated(rng),)),
+    ]
+
+
 def cases():
-    return _dropout_cases() + _block_cases()
+    return _dropout_cases() + _block_cases() + _gumbel_cases()

@@ -212,7 +212,7 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
 
 
 @shape_rule(
-    "bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_",
+    "bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_", "exponential",
 )
 def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
     return self

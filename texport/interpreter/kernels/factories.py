@@ -311,6 +311,15 @@ def _uniform_(
     return self
 
 
+@kernel("exponential")
+def _exponential(self: np.ndarray, lambd: float = 1.0, generator: Any = None) -> np.ndarray:
+    """-log(1 - u) / lambd for u uniform in [0, 1): Exp(lambd) draws in self's shape and dtype."""
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    draw = _float_draw(self.shape, self.dtype, False, "exponential").astype(np.float64)
+    return (-np.log1p(-draw) / lambd).astype(self.dtype)
+
+
 @kernel("normal_")
 def _normal_(
     self: np.ndarray, mean: float = 0.0, std: float = 1.0, generator: Any = None

@@ -38,6 +38,9 @@ from .utils import _pair
 # True, 0.1, 1e-05, False)``), so texport records False for all three.
 CUDNN_ENABLED = False
 
+# torch.legacy_contiguous_format, which torch.export records as contiguous_format
+_CONTIGUOUS = "contiguous_format"
+
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
     "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
@@ -49,7 +52,7 @@ __all__ = [
     "huber_loss", "smooth_l1_loss",
     "Callable", "Optional", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
     "has_torch_function_unary", "has_torch_function_variadic",
-    "channel_shuffle", "conv_tbc", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
+    "channel_shuffle", "conv_tbc", "gumbel_softmax", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
     "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
@@ -443,6 +446,24 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim())
     return call(op("softmax.int"), -input, dim, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """torch's Python composite: softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn
+    as -log(Exp(1)) from the seeded generator; hard: the one-hot of its argmax, with
+    the soft sample's gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # torch.empty_like(logits, memory_format=torch.legacy_contiguous_format).exponential_()
+    noise = call(op("empty_like"), logits, memory_format=_CONTIGUOUS)
+    gumbels = -call(op("exponential_"), noise).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = call(op("zeros_like"), logits, memory_format=_CONTIGUOUS).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
