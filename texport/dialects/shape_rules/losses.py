@@ -165,3 +165,47 @@ def multilabel_margin_loss_forward(self: TensorMeta, target: TensorMeta,
           f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}")
     output = _reduced(self.shape[:1] if self.ndim == 2 else (), self.dtype, reduction)
     return output, TensorMeta(self.shape, self.dtype)
+
+
+def _ctc_batch(log_probs: TensorMeta, targets: TensorMeta, blank: int) -> object:
+    """log_probs [T, B, C] (ATen's _ctc_loss takes batched inputs); targets [B, S] or concatenated."""
+    check(log_probs.ndim == 3, f"ctc_loss: expected log_probs of 3 dims [T, B, C], got {list(log_probs.shape)}")
+    check(targets.ndim in (1, 2), f"ctc_loss: expected targets of 1 or 2 dims, got {list(targets.shape)}")
+    classes = log_probs.shape[2]
+    check(type(classes) is not int or 0 <= blank < classes, "blank must be in label range")
+    return log_probs.shape[1]
+
+
+# (the negative log likelihood of each sequence [B], log alpha [B, T, 2 max(target length) + 1])
+@shape_rule("_ctc_loss")
+def ctc_loss_forward(log_probs: TensorMeta, targets: TensorMeta, input_lengths: list, target_lengths: list,
+                     blank: int = 0, zero_infinity: bool = False) -> tuple[TensorMeta, TensorMeta]:
+    batch = _ctc_batch(log_probs, targets, blank)
+    check(sym_eq(len(input_lengths), batch), "input_lengths must be of size batch_size")
+    check(sym_eq(len(target_lengths), batch), "target_lengths must be of size batch_size")
+    longest = max(target_lengths, default=0)
+    alpha = (batch, log_probs.shape[0], 2 * longest + 1)
+    return TensorMeta((batch,), log_probs.dtype), TensorMeta(alpha, log_probs.dtype)
+
+
+# as _ctc_loss; log alpha's last size is data-dependent (the longest target length)
+@shape_rule("_ctc_loss.Tensor")
+def ctc_loss_forward_tensor(log_probs: TensorMeta, targets: TensorMeta, input_lengths: TensorMeta,
+                            target_lengths: TensorMeta, blank: int = 0,
+                            zero_infinity: bool = False) -> tuple[TensorMeta, TensorMeta]:
+    batch = _ctc_batch(log_probs, targets, blank)
+    check(input_lengths.ndim == 1 and sym_eq(input_lengths.shape[0], batch), "input_lengths must be of size batch_size")
+    check(target_lengths.ndim == 1 and sym_eq(target_lengths.shape[0], batch),
+          "target_lengths must be of size batch_size")
+    alpha = (batch, log_probs.shape[0], None)
+    return TensorMeta((batch,), log_probs.dtype), TensorMeta(alpha, log_probs.dtype)
+
+
+# _ctc_loss's likelihoods, zeroed where infinite (zero_infinity), then reduced: mean divides each by its
+# target length (at least 1) first; a 2-d log_probs is one unbatched sequence
+@shape_rule("ctc_loss.IntList", "ctc_loss.Tensor")
+def ctc_loss(log_probs: TensorMeta, targets: TensorMeta, input_lengths: object, target_lengths: object,
+             blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> TensorMeta:
+    check(log_probs.ndim in (2, 3), f"ctc_loss: expected log_probs of 2 or 3 dims, got {list(log_probs.shape)}")
+    shape = (log_probs.shape[1],) if log_probs.ndim == 3 else ()
+    return _reduced(shape, log_probs.dtype, reduction)

@@ -359,3 +359,89 @@ def multilabel_margin_loss_forward(self: np.ndarray, target: np.ndarray,
 @kernel("multilabel_margin_loss")
 def multilabel_margin_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
     return multilabel_margin_loss_forward(self, target, reduction)[0]
+
+
+def _padded_targets(targets: np.ndarray, target_lengths: np.ndarray, longest: int) -> np.ndarray:
+    """[B, longest] labels from padded [B, S] targets or from their concatenation."""
+    if targets.ndim == 2:
+        if targets.shape[1] < longest:
+            raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                               f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")
+        return targets[:, :longest].astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(target_lengths)[:-1]])
+    positions = np.minimum(starts[:, None] + np.arange(longest), max(targets.size - 1, 0))
+    return targets.reshape(-1)[positions].astype(np.int64) if targets.size else np.zeros((len(starts), longest),
+                                                                                          np.int64)
+
+
+def _logaddexp3(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return np.logaddexp(np.logaddexp(a, b), c)
+
+
+@kernel("_ctc_loss", "_ctc_loss.Tensor")
+@np.errstate(invalid="ignore", divide="ignore")
+def ctc_loss_forward(log_probs: np.ndarray, targets: np.ndarray, input_lengths: object, target_lengths: object,
+                     blank: int = 0, zero_infinity: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The CTC forward recursion over the blank-interleaved labels l' (length 2L + 1),
+    all sequences and label positions at once, one time step after another:
+    alpha[t, s] = lp[t, l'_s] + logsumexp(alpha[t-1, s], alpha[t-1, s-1], alpha[t-1, s-2]),
+    the last term only where l'_s is a label unlike l'_{s-2}; the loss is
+    -logsumexp(alpha[T-1, 2L], alpha[T-1, 2L - 1]). Positions past a sequence's end are -inf
+    (torch leaves them unwritten). zero_infinity is the backward's business, as in ATen."""
+    steps, batch, classes = log_probs.shape
+    inputs = np.asarray(input_lengths, np.int64).reshape(-1)
+    lengths = np.asarray(target_lengths, np.int64).reshape(-1)
+    if len(inputs) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(lengths) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    if (inputs > steps).any() or (inputs < 0).any():
+        raise RuntimeError(f"Expected input_lengths to have value at most {steps}, but got value {inputs.max()} "
+                           "(while checking arguments for ctc_loss_allocate_outputs)")
+    longest = int(lengths.max(initial=0))
+    labels = _padded_targets(targets, lengths, longest)
+    width = 2 * longest + 1
+    extended = np.full((batch, width), blank, np.int64)
+    extended[:, 1::2] = labels
+    positions = np.arange(width)
+    valid = positions < 2 * lengths[:, None] + 1
+    skip = (positions >= 2) & (extended != blank)
+    skip[:, 2:] &= extended[:, 2:] != extended[:, :-2]
+    lp = log_probs.astype(np.float64)
+    emit = np.take_along_axis(lp.transpose(1, 0, 2), np.broadcast_to(extended[:, None, :], (batch, steps, width)), 2)
+    alpha = np.full((batch, steps, width), -np.inf)
+    alpha[:, 0, :2] = np.where(valid[:, :2], emit[:, 0, :2], -np.inf)
+    for t in range(1, steps):
+        previous = alpha[:, t - 1]
+        one_back = np.pad(previous, ((0, 0), (1, 0)), constant_values=-np.inf)[:, :-1]
+        two_back = np.where(skip, np.pad(previous, ((0, 0), (2, 0)), constant_values=-np.inf)[:, :-2], -np.inf)
+        current = emit[:, t] + _logaddexp3(previous, one_back, two_back)
+        alpha[:, t] = np.where(valid & (t < inputs[:, None]), current, -np.inf)
+    last = alpha[np.arange(batch), np.maximum(inputs - 1, 0)]
+    end = np.take_along_axis(last, 2 * lengths[:, None], 1)[:, 0]
+    before_end = np.where(lengths > 0, np.take_along_axis(last, np.maximum(2 * lengths - 1, 0)[:, None], 1)[:, 0],
+                          -np.inf)
+    nll = -np.logaddexp(end, before_end)
+    nll = np.where(inputs > 0, nll, np.where(lengths == 0, 0.0, np.inf))
+    return nll.astype(log_probs.dtype), alpha.astype(log_probs.dtype)
+
+
+@kernel("ctc_loss.IntList", "ctc_loss.Tensor")
+def ctc_loss(log_probs: np.ndarray, targets: np.ndarray, input_lengths: object, target_lengths: object,
+             blank: int = 0, reduction: int = _MEAN, zero_infinity: bool = False) -> np.ndarray:
+    """ATen's ctc_loss: _ctc_loss's likelihoods (inf -> 0 with zero_infinity), the mean
+    dividing each by its target length (at least 1)."""
+    batched = log_probs.ndim == 3
+    nll = ctc_loss_forward(log_probs if batched else log_probs[:, None], targets, input_lengths, target_lengths,
+                           blank, zero_infinity)[0]
+    if zero_infinity:
+        nll = np.where(nll == np.inf, 0, nll).astype(nll.dtype)
+    if reduction == _MEAN:
+        lengths = np.maximum(np.asarray(target_lengths, np.int64).reshape(-1), 1)
+        return result_as((nll / lengths.astype(nll.dtype)).mean(), log_probs.dtype)
+    if reduction == _SUM:
+        return result_as(nll.sum(), log_probs.dtype)
+    return nll if batched else nll[0]

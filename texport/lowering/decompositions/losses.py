@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._common import Tensor, aten, register_decomposition
+from ._common import DType, Tensor, aten, register_decomposition
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 
@@ -362,3 +362,32 @@ def multilabel_margin_loss_forward(self: Tensor, target: Tensor, reduction: int)
         output = output if self.dim() == 2 else aten.view.default(output, [])
     mask = aten._to_copy.default(is_target, dtype=self.dtype)
     return output, mask if self.dim() == 2 else aten.view.default(mask, list(self.shape))
+
+
+# ctc_loss(lp, y, Ti, Ty) = reduce(nll), nll = _ctc_loss(lp, y.long(), Ti, Ty)[0] (inf -> 0 with zero_infinity);
+# mean: mean(nll / max(Ty, 1)) (ATen's ctc_loss_impl; a 2-d lp is one unbatched sequence)
+@register_decomposition([aten.ctc_loss.IntList, aten.ctc_loss.Tensor])
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = _MEAN, zero_infinity: bool = False) -> Tensor:
+    batched = log_probs.dim() == 3
+    log_probs = log_probs if batched else aten.unsqueeze.default(log_probs, 1)
+    if targets.dtype is not DType.int64:
+        targets = aten._to_copy.default(targets, dtype=DType.int64)
+    forward = aten._ctc_loss.Tensor if isinstance(input_lengths, Tensor) else aten._ctc_loss.default
+    res = forward(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)[0]
+    if zero_infinity:
+        infinite = aten.eq.Scalar(res, math.inf)
+        res = aten.where.self(infinite, aten.full.default([], 0, dtype=res.dtype), res)
+    if reduction == _MEAN:
+        return aten.mean.default(aten.div.Tensor(res, _clamped_lengths(target_lengths, res.dtype)))
+    if reduction == _SUM:
+        return aten.sum.dim_IntList(res, [])
+    return res if batched else aten.squeeze.dims(res, [0])
+
+
+def _clamped_lengths(lengths: Any, dtype: DType) -> Tensor:
+    """max(target_lengths, 1) as a tensor of dtype (ATen's get_clamped_target_length; a list
+    becomes one full() per sequence, joined)."""
+    if isinstance(lengths, Tensor):
+        return aten.clamp_min.default(aten._to_copy.default(lengths, dtype=dtype), 1)
+    return aten.cat.default([aten.full.default([1], max(int(n), 1), dtype=dtype) for n in lengths])

@@ -54,7 +54,7 @@ __all__ = [
     "has_torch_function_unary", "has_torch_function_variadic",
     "channel_shuffle", "conv_tbc", "gumbel_softmax", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
-    "cosine_embedding_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss",
     "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
     "pairwise_distance",
@@ -977,6 +977,15 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 def _reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
     return _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: log_probs [T, N, C] (or [T, C]), targets
+    padded [N, S] or concatenated; lengths as tensors (ctc_loss.Tensor) or int lists."""
+    overload = "ctc_loss.Tensor" if isinstance(input_lengths, Tensor) else "ctc_loss.IntList"
+    return call(op(overload), log_probs, targets, input_lengths, target_lengths, blank,
+                _reduction_enum(reduction), zero_infinity)
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
