@@ -95,7 +95,7 @@ def cases():
              inputs=lambda rng: (_normal(rng), _bits(rng))),
         Case("NLLLoss2d", lambda: nn.NLLLoss2d(weight=torch.ones(3) + torch.arange(3) / 2),
              inputs=lambda rng: (_normal(rng, 2, 3, 4, 4), rng.integers(0, 3, (2, 4, 4)))),
-    ]
+    ] + _linear_cross_entropy_cases()
 
 
 # torch._decomp's multilabel_margin_loss_forward sums the hinge of the target positions
@@ -106,3 +106,20 @@ _MULTILABEL_MASK = {
     "aten.unsqueeze.default": "the label mask broadcast over the classes",
     "aten.where.self": "positions past the first -1 masked out, as ATen's kernel does",
 }
+
+
+def _linear_cross_entropy_cases():
+    nn, F = torch.nn, torch.nn.functional
+    return [
+        Case("LinearCrossEntropyLoss", lambda: nn.LinearCrossEntropyLoss(5, 7),
+             inputs=lambda rng: (_normal(rng), rng.integers(0, 7, (4,)))),
+        Case("LinearCrossEntropyLoss_options",
+             lambda: nn.LinearCrossEntropyLoss(5, 7, bias=True, weight=torch.ones(7) + torch.arange(7) / 4,
+                                               ignore_index=2, reduction="sum", label_smoothing=0.1),
+             inputs=lambda rng: (_normal(rng), np.array([0, 2, 6, 3]))),
+        Case("LinearCrossEntropyLoss_out_features", lambda: nn.LinearCrossEntropyLoss(5, 3, out_features=(2,), bias=True),
+             inputs=lambda rng: (_normal(rng), rng.integers(0, 3, (4, 2)))),
+        Case("linear_cross_entropy_unbatched",
+             lambda: _Fn(lambda x, w, t: F.linear_cross_entropy(x, w, t, reduction="none")),
+             inputs=lambda rng: (_normal(rng, 5), _normal(rng, 6, 5), np.array(3))),
+    ]
