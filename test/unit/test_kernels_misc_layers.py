@@ -10,6 +10,7 @@ from kernel_checks import run
 
 import texport
 import texport.nn as nn
+import texport.nn.functional as F
 
 RNG = np.random.default_rng(5)
 
@@ -76,3 +77,43 @@ def test_local_response_norm_matches_the_formula() -> None:
         expected[:, c] = x[:, c] / (1.5 + 0.2 * window.sum(1) / 3) ** 0.6
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
 
+
+
+def test_grouped_mm_groups_rows_columns_and_the_contraction() -> None:
+    a3, b3 = rand(2, 4, 8), rand(2, 8, 8)
+    np.testing.assert_allclose(run("_grouped_mm", a3, b3), np.stack([a3[0] @ b3[0], a3[1] @ b3[1]]), rtol=1e-5)
+    rows = rand(6, 8)
+    out = run("_grouped_mm", rows, b3, np.array([2, 5], np.int32))
+    np.testing.assert_allclose(out[:5], np.concatenate([rows[:2] @ b3[0], rows[2:5] @ b3[1]]), rtol=1e-5, atol=1e-6)
+    wide = rand(8, 8)
+    out = run("_grouped_mm", a3, wide, np.array([4, 8], np.int32))
+    np.testing.assert_allclose(out, np.concatenate([a3[0] @ wide[:, :4], a3[1] @ wide[:, 4:]], 1), rtol=1e-5, atol=1e-6)
+    a2, b2 = rand(4, 8), rand(8, 4)
+    out = run("_grouped_mm", a2, b2, np.array([4, 8], np.int32))
+    np.testing.assert_allclose(out, np.stack([a2[:, :4] @ b2[:4], a2[:, 4:] @ b2[4:]]), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((rand(2, 4, 8), rand(2, 8, 6)), "strides should be multiple of 16 bytes"),
+    ((rand(2, 4, 8), rand(3, 8, 8)), "batched dimension has to match"),
+    ((rand(6, 8), rand(2, 8, 8)), "Have to provide offsets"),
+    ((rand(6, 8), rand(2, 8, 8), np.array([2, 6])), "Offsets have to be int32"),
+    ((rand(6, 8).astype(np.float64), rand(2, 8, 8).astype(np.float64), np.array([2, 6], np.int32)),
+     "Expected mat_a to be Float32, BFloat16 or Float16 matrix, got Double"),
+])
+def test_grouped_mm_refusals(args: tuple, message: str) -> None:
+    with pytest.raises(Exception, match=message):
+        F.grouped_mm(*(texport.tensor(a) for a in args[:2]), offs=texport.tensor(args[2]) if len(args) > 2 else None)
+
+
+def test_scaling_enums_and_the_float8_matmuls() -> None:
+    assert [(m.name, int(m)) for m in F.ScalingType] == [
+        ("TensorWise", 0), ("RowWise", 1), ("BlockWise1x16", 2), ("BlockWise1x32", 3), ("BlockWise1x128", 4),
+        ("BlockWise128x128", 5)]
+    assert [(m.name, int(m)) for m in F.SwizzleType] == [("NO_SWIZZLE", 0), ("SWIZZLE_32_4_4", 1)]
+    assert repr(F.ScalingType.RowWise) == "<_ScalingType.RowWise: 1>"
+    a, scale = texport.randn(16, 32), texport.tensor(1.0)
+    with pytest.raises(ValueError, match="Invalid scaling configuration"):
+        F.scaled_mm(a, a.t(), scale, F.ScalingType.TensorWise, scale, F.ScalingType.TensorWise)
+    with pytest.raises(NotImplementedError, match="_scaled_grouped_mm_v2' with arguments from the 'CPU' backend"):
+        F.scaled_grouped_mm(a, a.t(), scale, F.ScalingType.TensorWise, scale, F.ScalingType.TensorWise)

@@ -93,5 +93,25 @@ def _gumbel_cases():
     ]
 
 
+def _grouped_mm(a, b, offs=None):
+    """F.grouped_mm in bfloat16 (torch's export wants it), the result back in float32."""
+    bf16 = torch.bfloat16
+    return torch.nn.functional.grouped_mm(a.to(bf16), b.to(bf16), offs=offs).float()
+
+
+def _grouped_mm_cases():
+    offs = lambda *ends: np.array(ends, dtype=np.int32)  # noqa: E731
+    return [
+        Case("F_grouped_mm_3d_3d", lambda: Fn(_grouped_mm), inputs=lambda rng: (randn(rng, 2, 4, 8), randn(rng, 2, 8, 8)),
+             rtol=1e-2, atol=1e-2),
+        Case("F_grouped_mm_rows", lambda: Fn(_grouped_mm),
+             inputs=lambda rng: (randn(rng, 6, 8), randn(rng, 2, 8, 8), offs(2, 6)), rtol=1e-2, atol=1e-2),
+        Case("F_grouped_mm_columns", lambda: Fn(_grouped_mm),
+             inputs=lambda rng: (randn(rng, 2, 4, 8), randn(rng, 8, 16), offs(8, 16)), rtol=1e-2, atol=1e-2),
+        Case("F_grouped_mm_contraction", lambda: Fn(_grouped_mm),
+             inputs=lambda rng: (randn(rng, 8, 16), randn(rng, 16, 8), offs(8, 16)), rtol=1e-2, atol=1e-2),
+    ]
+
+
 def cases():
-    return _dropout_cases() + _block_cases() + _gumbel_cases()
+    return _dropout_cases() + _block_cases() + _gumbel_cases() + _grouped_mm_cases()

@@ -24,6 +24,7 @@ from texport.dialects.shape_rules.factories import fill_dtype
 from .. import rng
 from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from . import kernel
+from .common import check_arguments
 from .views import np_dtype, strided_view
 
 _FLOAT = np.dtype(np.float32)
@@ -55,6 +56,7 @@ def _ones(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
 def _empty_permuted(size: Sequence[int], physical_layout: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
     """Zeros stored dims-in-``physical_layout`` order: a row-major array of the permuted
     shape, transposed back to the logical order."""
+    check_arguments("empty_permuted", size, physical_layout)
     shape = _shape(size)
     stored = np.zeros([shape[d] for d in physical_layout], np_dtype(dtype, _FLOAT))
     return stored.transpose(np.argsort(physical_layout))

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..dtypes import is_floating
 from . import kernel
-from .common import opmath, result_as, torch_result_dtype
+from .common import check_arguments, opmath, result_as, torch_result_dtype
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 
@@ -278,6 +278,7 @@ def cosine_embedding_loss(input1: np.ndarray, input2: np.ndarray, target: np.nda
                           reduction: int = _MEAN) -> np.ndarray:
     """1 - cos where y == 1, max(0, cos - margin) where y == -1 (cos of the rows, each
     squared norm plus 1e-12)."""
+    check_arguments("cosine_embedding_loss", input1, input2, target, margin, reduction)
     dtype = torch_result_dtype(input1, input2)
     a, b = opmath(input1.astype(dtype)), opmath(input2.astype(dtype))
     squares = ((a * a).sum(-1) + _COSINE_EPS) * ((b * b).sum(-1) + _COSINE_EPS)
@@ -301,6 +302,7 @@ def triplet_margin_loss(anchor: np.ndarray, positive: np.ndarray, negative: np.n
                         p: float = 2.0, eps: float = 1e-6, swap: bool = False,
                         reduction: int = _MEAN) -> np.ndarray:
     """max(0, margin + d(a, p) - d(a, n)); with swap, d(a, n) is min(d(a, n), d(p, n))."""
+    check_arguments("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, reduction)
     dtype = torch_result_dtype(anchor, positive, negative)
     a, pos, neg = (opmath(t.astype(dtype)) for t in (anchor, positive, negative))
     dist_neg = _pairwise_distance(a, neg, p, eps)
@@ -315,6 +317,7 @@ def multi_margin_loss(self: np.ndarray, target: np.ndarray, p: int = 1, margin: 
                       weight: np.ndarray | None = None, reduction: int = _MEAN) -> np.ndarray:
     """Per frame: the sum over classes i != y of w[y] max(0, margin - x[y] + x[i])^p,
     divided by the number of classes."""
+    check_arguments("multi_margin_loss", self, target, p, margin, weight, reduction)
     x = opmath(np.atleast_2d(self))
     y = np.atleast_1d(target).astype(np.int64)
     classes = x.shape[1]
@@ -336,6 +339,7 @@ def multilabel_margin_loss_forward(self: np.ndarray, target: np.ndarray,
                                    reduction: int) -> tuple[np.ndarray, np.ndarray]:
     """Per frame: the sum over labels j (those before the first -1) and non-label classes
     i of max(0, 1 - x[j] + x[i]), over C; and the 0/1 mask of the labels."""
+    check_arguments("multilabel_margin_loss_forward", self, target, reduction)
     x = opmath(np.atleast_2d(self))
     y = np.atleast_2d(target).astype(np.int64)
     classes = x.shape[1]

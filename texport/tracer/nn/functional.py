@@ -9,6 +9,7 @@ normalize) are spelled as torch spells them in Python.
 
 from __future__ import annotations
 
+import enum
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -52,6 +53,7 @@ __all__ = [
     "huber_loss", "smooth_l1_loss",
     "Callable", "Optional", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
     "has_torch_function_unary", "has_torch_function_variadic",
+    "ScalingType", "SwizzleType", "grouped_mm", "scaled_grouped_mm", "scaled_mm",
     "channel_shuffle", "conv_tbc", "gumbel_softmax", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
     "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
     "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "linear_cross_entropy", "multi_margin_loss", "multilabel_margin_loss",
@@ -704,6 +706,75 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
     if takes_align_corners:
         return call(op(name), input, output_size, align_corners, factors)
     return call(op(name), input, output_size, factors)
+
+
+# --------------------------------------------------------------------------
+# Grouped and scaled matmuls
+# --------------------------------------------------------------------------
+
+
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None,
+               out_dtype: DType | None = None) -> Tensor:
+    """A matmul per group (torch._grouped_mm): offs, int32, ends the groups of a 2-d operand."""
+    return call(op("_grouped_mm"), mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
+
+
+class _ScalingType(enum.Enum):
+    """Supported Tensor scaling types (torch's pybind enum: an int under int())."""
+
+    TensorWise = 0
+    RowWise = 1
+    BlockWise1x16 = 2
+    BlockWise1x32 = 3
+    BlockWise1x128 = 4
+    BlockWise128x128 = 5
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+
+class _SwizzleType(enum.Enum):
+    """Supported scale swizzle types."""
+
+    NO_SWIZZLE = 0
+    SWIZZLE_32_4_4 = 1
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+
+ScalingType = _ScalingType
+SwizzleType = _SwizzleType
+
+
+def scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Any, scale_recipe_a: Any, scale_b: Any, scale_recipe_b: Any,
+              swizzle_a: Any = None, swizzle_b: Any = None, bias: Tensor | None = None,
+              output_dtype: DType | None = DType.bfloat16, contraction_dim: Sequence[int] = (),
+              use_fast_accum: bool = False) -> Tensor:
+    """torch's float8 matmul. Every recipe wants float8 operands, a dtype texport does not
+    have: it refuses as torch refuses non-float8 operands on CPU."""
+    first = scale_a[0] if isinstance(scale_a, list) else scale_a
+    raise ValueError(
+        "Invalid scaling configuration.\n"
+        "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
+        f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
+        f"({mat_a.shape[0]}, 1) and scale_b should be (1, {mat_b.shape[-1]}), and both should be contiguous.\n"
+        f"Got mat_a.dtype()={mat_a.dtype}, scale_a.dtype()={first.dtype}, mat_b.dtype()={mat_b.dtype} "
+        "(texport has no float8 dtypes)"
+    )
+
+
+def scaled_grouped_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Any, scale_recipe_a: Any, scale_b: Any,
+                      scale_recipe_b: Any, swizzle_a: Any = None, swizzle_b: Any = None, bias: Tensor | None = None,
+                      offs: Tensor | None = None, output_dtype: DType | None = DType.bfloat16,
+                      contraction_dim: Sequence[int] = (), use_fast_accum: bool = False) -> Tensor:
+    """CUDA only in torch: on CPU it has no kernel."""
+    raise NotImplementedError("Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the 'CPU' backend. "
+                              "This could be because the operator doesn't exist for this backend.")
 
 
 # --------------------------------------------------------------------------
