@@ -113,5 +113,17 @@ def _grouped_mm_cases():
     ]
 
 
+class _EmptyLike(torch.nn.Module):
+    """empty_like under preserve_format (torch decomposes it to empty_permuted, in the
+    input's dim order) and under contiguous_format (to empty), then filled."""
+
+    def forward(self, x):
+        kept = torch.empty_like(x.transpose(0, 1)).fill_(2)
+        fresh = torch.empty_like(x, memory_format=torch.contiguous_format).fill_(1)
+        return fresh + x, kept * 3
+
+
 def cases():
-    return _dropout_cases() + _block_cases() + _gumbel_cases() + _grouped_mm_cases()
+    return _dropout_cases() + _block_cases() + _gumbel_cases() + _grouped_mm_cases() + [
+        Case("empty_like_formats", _EmptyLike, inputs=lambda rng: (randn(rng, 3, 4),)),
+    ]
