@@ -95,7 +95,35 @@ def cases():
              inputs=lambda rng: (_normal(rng), _bits(rng))),
         Case("NLLLoss2d", lambda: nn.NLLLoss2d(weight=torch.ones(3) + torch.arange(3) / 2),
              inputs=lambda rng: (_normal(rng, 2, 3, 4, 4), rng.integers(0, 3, (2, 4, 4)))),
-    ] + _linear_cross_entropy_cases()
+    ] + _linear_cross_entropy_cases() + _dynamic_cases()
+
+
+def _dynamic_cases():
+    """Losses with a symbolic batch size, run again on another batch."""
+    nn = torch.nn
+    batch = {"x": {0: torch.export.Dim("batch", min=2, max=32)}, "target": {0: torch.export.Dim("batch", min=2, max=32)}}
+    return [
+        Case("HingeEmbeddingLoss_dynamic_batch", lambda: _Fn2(nn.HingeEmbeddingLoss(margin=0.5)),
+             inputs=lambda rng: (_normal(rng), _signs(rng)), dynamic_shapes=batch,
+             second=lambda rng: (_normal(rng, 7, 5), _signs(rng, 7, 5))),
+        Case("MultiMarginLoss_dynamic_batch", lambda: _Fn2(nn.MultiMarginLoss(p=2)),
+             inputs=lambda rng: (_normal(rng), _classes(rng)), dynamic_shapes=batch,
+             second=lambda rng: (_normal(rng, 6, 5), np.array([0, 1, 2, 3, 4, 0]))),
+        Case("MultiLabelSoftMarginLoss_dynamic_batch", lambda: _Fn2(nn.MultiLabelSoftMarginLoss()),
+             inputs=lambda rng: (_normal(rng), _bits(rng)), dynamic_shapes=batch,
+             second=lambda rng: (_normal(rng, 3, 5), _bits(rng)[:3])),
+    ]
+
+
+class _Fn2(torch.nn.Module):
+    """A two-argument loss module with the arguments named for dynamic_shapes."""
+
+    def __init__(self, loss) -> None:
+        super().__init__()
+        self.loss = loss
+
+    def forward(self, x, target):
+        return self.loss(x, target)
 
 
 # torch._decomp's multilabel_margin_loss_forward sums the hinge of the target positions

@@ -126,4 +126,25 @@ class _EmptyLike(torch.nn.Module):
 def cases():
     return _dropout_cases() + _block_cases() + _gumbel_cases() + _grouped_mm_cases() + [
         Case("empty_like_formats", _EmptyLike, inputs=lambda rng: (randn(rng, 3, 4),)),
+    ] + _dynamic_cases()
+
+
+def _batch_dim():
+    return {"x": {0: torch.export.Dim("batch", min=2, max=16)}}
+
+
+def _dynamic_cases():
+    """The layers with a symbolic batch size, run again on another batch."""
+    nn = torch.nn
+    return [
+        Case("Unfold_dynamic_batch", lambda: Layer(nn.Unfold(2, padding=1)), inputs=lambda rng: (randn(rng, 2, 3, 4, 4),),
+             dynamic_shapes=_batch_dim(), second=lambda rng: (randn(rng, 5, 3, 4, 4),)),
+        Case("LocalResponseNorm_dynamic_batch", lambda: Layer(nn.LocalResponseNorm(3)),
+             inputs=lambda rng: (randn(rng, 2, 5, 4, 4),), dynamic_shapes=_batch_dim(),
+             second=lambda rng: (randn(rng, 3, 5, 4, 4),)),
+        Case("ChannelShuffle_dynamic_batch", lambda: Layer(nn.ChannelShuffle(3)), inputs=lambda rng: (randn(rng, 2, 6, 4),),
+             dynamic_shapes=_batch_dim(), second=lambda rng: (randn(rng, 7, 6, 4),)),
+        Case("Dropout2d_dynamic_batch_p1_train", lambda: Layer(nn.Dropout2d(1.0)), train=True,
+             inputs=lambda rng: (randn(rng, 2, 3, 4, 4),), dynamic_shapes=_batch_dim(),
+             second=lambda rng: (randn(rng, 4, 3, 4, 4),)),
     ]
