@@ -34,7 +34,16 @@ HIDDEN_WRITES = ("torch's functional IR hides instance_norm's running-stat write
 IN_PLACE_SHAPE_CHANGE = ("torch unsqueeze_s the unbatched input in place; texport drops out through a view of "
                          "it (no in-place shape changes in functionalize): same numbers, other write-back ops")
 
+# torch._decomp's multi_margin_loss / multilabel_margin_loss_forward leave a vector input's
+# unreduced loss as [1] (its eager kernel gives []); texport's decomposition ends with a view
+# to [], so the program's output is named view, not mean/sum.
+VECTOR_LOSS_SHAPE = ("torch's decomposition of a vector input's unreduced margin loss leaves shape [1] (eager: []); "
+                     "texport views it to [] as the kernel does: the output is named view")
+
 KNOWN_FAILURES: dict[str, str] = {
+    **{f"test_graph_signature_equals_torchs[losses_more.MultiMarginLoss_vector_none-{level}]": VECTOR_LOSS_SHAPE
+       for level in ("functional", "core")},
+    "test_graph_signature_equals_torchs[losses_more.MultiLabelMarginLoss_vector_none-core]": VECTOR_LOSS_SHAPE,
     **{f"test_graph_signature_equals_torchs[misc_layers.Dropout1d_unbatched_inplace_p1_train-{level}]":
        IN_PLACE_SHAPE_CHANGE for level in ("training", "functional", "core")},
     "test_core_op_multiset_equals_torchs[misc_layers.Dropout1d_unbatched_inplace_p1_train]": IN_PLACE_SHAPE_CHANGE,

@@ -79,6 +79,11 @@ def cases():
              inputs=lambda rng: (_normal(rng), _classes(rng))),
         Case("MultiMarginLoss_none", lambda: nn.MultiMarginLoss(reduction="none"),
              inputs=lambda rng: (_normal(rng), _classes(rng))),
+        Case("MultiMarginLoss_vector_none", lambda: nn.MultiMarginLoss(reduction="none"),
+             inputs=lambda rng: (_normal(rng, 5), np.array(2)), core_op_exceptions=_VECTOR_SHAPE),
+        Case("MultiLabelMarginLoss_vector_none", lambda: nn.MultiLabelMarginLoss(reduction="none"),
+             inputs=lambda rng: (_normal(rng, 5), np.array([3, 0, -1, 1, 1])),
+             core_op_exceptions={**_MULTILABEL_MASK, **_VECTOR_SHAPE}),
         Case("MultiLabelMarginLoss", lambda: nn.MultiLabelMarginLoss(), inputs=lambda rng: (_normal(rng), _labels(rng)),
              core_op_exceptions=_MULTILABEL_MASK),
         Case("MultiLabelMarginLoss_none", lambda: nn.MultiLabelMarginLoss(reduction="none"),
@@ -124,6 +129,11 @@ class _Fn2(torch.nn.Module):
 
     def forward(self, x, target):
         return self.loss(x, target)
+
+
+# torch._decomp's multi_margin_loss and multilabel_margin_loss_forward give a vector input's
+# unreduced loss the shape [1] (torch's eager kernel: []); texport views it to [], as the kernel.
+_VECTOR_SHAPE = {"aten.view.default": "a vector input's unreduced loss viewed to [] (torch's decomposition leaves [1])"}
 
 
 # torch._decomp's multilabel_margin_loss_forward sums the hinge of the target positions

@@ -304,7 +304,10 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 
 
 def _atleast_2d(x: Tensor) -> Tensor:
-    return x if x.dim() >= 2 else aten.view.default(x, [1, -1] if x.dim() == 1 else [1, 1])
+    """torch.atleast_2d: a vector gains a leading dim (unsqueeze), a scalar becomes [1, 1]."""
+    if x.dim() >= 2:
+        return x
+    return aten.unsqueeze.default(x, 0) if x.dim() == 1 else aten.view.default(x, [1, 1])
 
 
 # multi_margin_loss(x, y) = Σ_{i≠y} w[y]·max(m - x[y] + x[i], 0)^p / C per frame (torch._decomp's)
