@@ -27,7 +27,26 @@ SIZE_ARITHMETIC = ("torch names a size-arithmetic node when the model's Python m
 HIDDEN_WRITES = ("torch's functional IR hides instance_norm's running-stat writes inside the op; texport's "
                  "functional dialect lists them as buffer mutations, as both do at core")
 
+# torch's dropout1d/dropout3d of an unbatched input in place unsqueeze_s the input itself, drops
+# out and squeeze_s it back; texport's functionalize has no in-place shape changes, so it drops
+# out through an unsqueezed view of the input: the same numbers land in the input, but the
+# mutation is written back through a view (not unsqueeze/squeeze) and the output is the input.
+IN_PLACE_SHAPE_CHANGE = ("torch unsqueeze_s the unbatched input in place; texport drops out through a view of "
+                         "it (no in-place shape changes in functionalize): same numbers, other write-back ops")
+
+# torch._decomp's multi_margin_loss / multilabel_margin_loss_forward leave a vector input's
+# unreduced loss as [1] (its eager kernel gives []); texport's decomposition ends with a view
+# to [], so the program's output is named view, not mean/sum.
+VECTOR_LOSS_SHAPE = ("torch's decomposition of a vector input's unreduced margin loss leaves shape [1] (eager: []); "
+                     "texport views it to [] as the kernel does: the output is named view")
+
 KNOWN_FAILURES: dict[str, str] = {
+    **{f"test_graph_signature_equals_torchs[losses_more.MultiMarginLoss_vector_none-{level}]": VECTOR_LOSS_SHAPE
+       for level in ("functional", "core")},
+    "test_graph_signature_equals_torchs[losses_more.MultiLabelMarginLoss_vector_none-core]": VECTOR_LOSS_SHAPE,
+    **{f"test_graph_signature_equals_torchs[misc_layers.Dropout1d_unbatched_inplace_p1_train-{level}]":
+       IN_PLACE_SHAPE_CHANGE for level in ("training", "functional", "core")},
+    "test_core_op_multiset_equals_torchs[misc_layers.Dropout1d_unbatched_inplace_p1_train]": IN_PLACE_SHAPE_CHANGE,
     "test_graph_signature_equals_torchs[structures.derived_dims_4h-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[structures.moe_top2_scatter_gather_index_add-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[vision.group_and_instance_norm_train-functional]": HIDDEN_WRITES,

@@ -142,6 +142,20 @@ SAMPLES: dict[str, list[Sample]] = {
     "huber_loss.default": [S(f(3, 4), f(3, 4), 1, 0.7)],
     "soft_margin_loss.default": [S(f(3, 4), f(3, 4)), S(f(3, 4), f(3, 4), 0, sym={0: (0,), 1: (0,)})],
     "margin_ranking_loss.default": [S(f(3, 4), f(3, 4), f(3, 4), 0.3), S(f(3, 4), f(3, 4), f(3, 4), 0.0, 2)],
+    "channel_shuffle.default": [S(f(2, 6, 3, 2), 3, sym={0: (0,)}), S(f(2, 4, 5), 2)],
+    "ctc_loss.IntList": [S(np.log(pos(5, 2, 4)), i(3, 2, 2) + 1, [5, 4], [2, 1]),
+                         S(np.log(pos(5, 4)), i(3, 2) + 1, [5], [2], 0, 2, True)],
+    "ctc_loss.Tensor": [S(np.log(pos(5, 2, 4)), i(3, 2, 2) + 1, np.array([5, 3]), np.array([2, 2]), 0, 0)],
+    "hinge_embedding_loss.default": [S(f(3, 4), np.sign(f(3, 4))), S(f(3, 4), np.sign(f(4)), 0.5, 0,
+                                                                      sym={0: (0,)})],
+    "cosine_embedding_loss.default": [S(f(3, 4), f(3, 4), np.sign(f(3)), 0.2),
+                                      S(f(4), f(4), np.full((), -1.0, np.float32), 0.0, 0)],
+    "triplet_margin_loss.default": [S(f(3, 4), f(3, 4), f(3, 4)), S(f(3, 4), f(3, 4), f(3, 4), 2.0, 1.0, 1e-6, True, 0)],
+    "multi_margin_loss.default": [S(f(3, 4), i(4, 3)), S(f(3, 4), i(4, 3), 2, 0.5, pos(4), 2),
+                                  S(f(3, 4), i(4, 3), 1, 1.0, None, 0)],
+    "multilabel_margin_loss.default": [S(f(2, 4), np.array([[1, 3, -1, 0], [2, 0, 1, 3]]))],
+    "multilabel_margin_loss_forward.default": [S(f(2, 4), np.array([[1, 3, -1, 0], [2, -1, 1, 3]]), 0),
+                                               S(f(2, 4), np.array([[1, 3, -1, 0], [2, 0, 1, 3]]), 2)],
     "kl_div.default": [S(f(3, 4), pos(3, 4)), S(f(3, 4), f(3, 4), 2, log_target=True), S(f(3, 4), pos(3, 4), 0)],
     "poisson_nll_loss.default": [S(f(3, 4), pos(3, 4), True, False, 1e-8, 1),
                                  S(pos(3, 4), pos(3, 4) * 3, False, True, 1e-8, 0)],
@@ -314,14 +328,14 @@ SAMPLES: dict[str, list[Sample]] = {
     "rand_like.default": [S(f(3, 4))], "randn_like.default": [S(f(3, 4))],
     "randint.default": [S(5, [3, 4])], "randint.low": [S(2, 5, [3])],
     "randint_like.default": [S(i(5, 3, 4), 7)], "randint_like.low_dtype": [S(f(3, 4), 1, 5)],
-    "bernoulli.default": [S(pos(3, 4))], "bernoulli.p": [S(f(3, 4), 0.3)],
+    "bernoulli.default": [S(pos(3, 4))],
     "feature_dropout.default": [S(f(2, 3, 4), 0.5, True), S(f(2, 3, 4), 0.5, False)],
     "alpha_dropout.default": [S(f(2, 3), 0.5, True)], "feature_alpha_dropout.default": [S(f(2, 3, 4), 0.5, True)],
 }
 SAMPLES["item.default"] = []  # a scalar result: checked below through a program that uses it
 
 RANDOM = {"rand_like.default", "randn_like.default", "randint.default", "randint.low", "randint_like.default",
-          "randint_like.low_dtype", "bernoulli.default", "bernoulli.p", "feature_dropout.default",
+          "randint_like.low_dtype", "bernoulli.default", "feature_dropout.default",
           "alpha_dropout.default", "feature_alpha_dropout.default", "empty_like.default", "new_empty.default"}
 LOOSE = {"upsample_bicubic2d.vec": 1e-3, "cummax.default": 0, "logcumsumexp.default": 1e-3,
          "scaled_dot_product_attention.default": 1e-3, "einsum.default": 1e-3}

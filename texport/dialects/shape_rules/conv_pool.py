@@ -1032,3 +1032,35 @@ def pixel_unshuffle(self: TensorMeta, downscale_factor: int) -> TensorMeta:
             )
     out = (to_dim(c * r * r), _floordiv(h, r), _floordiv(w, r))
     return TensorMeta((*self.shape[:-3], *out), self.dtype)
+
+
+# ----------------------------------------------------------- channel shuffle
+
+
+@shape_rule("channel_shuffle", "native_channel_shuffle")
+def channel_shuffle(self: TensorMeta, groups: Dim) -> TensorMeta:
+    """[N, g*k, *] -> [N, k*g, *]: the same shape, channels regrouped."""
+    check(self.ndim > 2, f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
+    check(guard_bool(groups > 0),
+          f"Number of groups to divide channels in must be positive. Value of groups:{dim_str(groups)}")
+    channels = self.shape[1]
+    if not _divisible(channels, groups):
+        raise ShapeGuardError(f"Number of channels must be divisible by groups. Got {dim_str(channels)} channels "
+                              f"and {dim_str(groups)} groups.")
+    return TensorMeta(self.shape, self.dtype)
+
+
+# ----------------------------------------------------------- conv_tbc
+
+
+@shape_rule("conv_tbc")
+def conv_tbc(self: TensorMeta, weight: TensorMeta, bias: TensorMeta, pad: int = 0) -> TensorMeta:
+    """[T, B, C_in] * [K, C_in, C_out] -> [T + 2 pad - K + 1, B, C_out] (time, batch, channel)."""
+    check(self.ndim == 3, "Input must have 3 dims: time, batch, in_channel")
+    check(weight.ndim == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    check(bias.ndim == 1, "Bias must be 1-D")
+    check(sym_eq(self.shape[2], weight.shape[1]), "Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    check(sym_eq(weight.shape[2], bias.shape[0]),
+          "Bias size must equal dim 2 in the weight tensor (output channels).")
+    time = to_dim(self.shape[0] + 2 * pad - weight.shape[0] + 1)
+    return TensorMeta((time, self.shape[1], weight.shape[2]), self.dtype)

@@ -20,7 +20,7 @@ from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule, stride_rule
 from .common import shape_text
 from .guards import check, sym_eq, sym_le
-from .strides import Strides, preserved_strides
+from .strides import Strides, permuted_strides, preserved_strides
 from .views import ceil_div, meta, nonneg, scalar_type, to_dims
 
 
@@ -55,6 +55,20 @@ def _is_floating(value: Any) -> bool:
 @shape_rule("zeros", "ones", "empty.memory_format", "rand", "randn")
 def _float_factory(size: Sequence[Dim], dtype: Any = None, *_: Any) -> TensorMeta:
     return _sized(size, scalar_type(dtype) or DEFAULT_FLOAT)
+
+
+@shape_rule("empty_permuted")
+def _empty_permuted(size: Sequence[Dim], physical_layout: Sequence[int], dtype: Any = None, *_: Any) -> TensorMeta:
+    check(len(size) == len(physical_layout) and sorted(physical_layout) == list(range(len(size))),
+          f"Number of dimensions in size does not match the length of the physical_layout; "
+          f"expected a permutation of the {len(size)} dims, got {list(physical_layout)}")
+    return _float_factory(size, dtype)
+
+
+@stride_rule("empty_permuted")
+def _empty_permuted_strides(out: TensorMeta, size: Sequence[Dim], physical_layout: Sequence[int],
+                            *_: Any) -> Strides | None:
+    return permuted_strides(out.shape, physical_layout)
 
 
 @shape_rule("empty_strided")
@@ -198,7 +212,7 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
 
 
 @shape_rule(
-    "bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_",
+    "bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_", "exponential",
 )
 def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
     return self

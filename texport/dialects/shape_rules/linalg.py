@@ -422,3 +422,47 @@ def _fft_c2r(
     shape[normalize_dim(dim[-1], self.ndim)] = last_dim_size
     return meta(shape, _TO_REAL[self.dtype])
 
+
+
+# ---------------------------------------------------------------------------- grouped matmul
+
+_GROUPED_MM_DTYPES = {DType.float32: "Float32", DType.bfloat16: "BFloat16", DType.float16: "Float16"}
+_ATEN_DTYPE_NAMES = {DType.float64: "Double", DType.int64: "Long", DType.int32: "Int", DType.bool: "Bool",
+                     DType.float32: "Float", DType.bfloat16: "BFloat16", DType.float16: "Half"}
+
+
+def _grouped_operand(mat: TensorMeta, name: str) -> None:
+    check(mat.dtype in _GROUPED_MM_DTYPES,
+          f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
+          f"{_ATEN_DTYPE_NAMES.get(mat.dtype, mat.dtype.torch_name)}")
+    check(mat.ndim in (2, 3), f"{name} has to be 2 or 3d")
+    # ATen's check_valid_strides: the leading stride of either layout a multiple of 16 bytes
+    strides = strides_of(mat)
+    leading = strides[-2] if known_eq(strides[-1], 1) else strides[-1]
+    check(type(leading) is not int or leading * mat.dtype.itemsize % 16 == 0, "strides should be multiple of 16 bytes")
+
+
+@shape_rule("_grouped_mm")
+def _grouped_mm(self: TensorMeta, mat2: TensorMeta, offs: TensorMeta | None = None, bias: TensorMeta | None = None,
+                out_dtype: Any = None) -> TensorMeta:
+    """3d x 3d: [G, M, K] @ [G, K, N] -> [G, M, N]; 2d x 3d: rows grouped, [M, N];
+    3d x 2d: columns grouped, [M, N]; 2d x 2d: the contraction grouped, [G, M, N]."""
+    _grouped_operand(self, "mat_a")
+    _grouped_operand(mat2, "mat_b")
+    check(self.dtype == mat2.dtype, "Expected mat_a and mat_b to have the same dtype")
+    check(out_dtype is None or out_dtype == self.dtype, "Grouped gemm output dtype must match `mat_a` dtype")
+    check(bias is None, "Bias not supported yet")
+    both_3d = self.ndim == 3 and mat2.ndim == 3
+    check((offs is None) == both_3d,
+          "Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is not None:
+        check(offs.ndim == 1 and offs.dtype == DType.int32, "Offsets have to be int32")
+    check(sym_eq(self.shape[-1], mat2.shape[-2]), "contraction dimension of mat_a and mat_b must match")
+    if both_3d:
+        check(sym_eq(self.shape[0], mat2.shape[0]), "batched dimension has to match")
+        shape: tuple[Dim, ...] = (self.shape[0], self.shape[1], mat2.shape[2])
+    elif self.ndim == 2 and mat2.ndim == 2:
+        shape = (offs.shape[0], self.shape[0], mat2.shape[1])
+    else:
+        shape = (self.shape[-2], mat2.shape[-1])
+    return TensorMeta(shape, self.dtype)

@@ -27,7 +27,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import is_floating, opmath_dtype
 from . import kernel
-from .common import opmath
+from .common import check_arguments, opmath
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -918,3 +918,24 @@ def pixel_unshuffle(self: Array, downscale_factor: int) -> Array:
     k = len(lead)
     x = x.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r).copy()
+
+
+@kernel("channel_shuffle", "native_channel_shuffle")
+def channel_shuffle(self: Array, groups: int) -> Array:
+    """[N, g*k, *] -> [N, k*g, *]: out[:, j*g + i] = in[:, i*k + j]."""
+    check_arguments("channel_shuffle", self, groups)
+    n, c, *rest = self.shape
+    x = self.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
+    return np.ascontiguousarray(x.reshape(self.shape))
+
+
+@kernel("conv_tbc")
+def conv_tbc(self: Array, weight: Array, bias: Array, pad: int = 0) -> Array:
+    """out[t, b, o] = bias[o] + sum_{k, i} in[t + k - pad, b, i] weight[k, i, o] (zero outside)."""
+    check_arguments("conv_tbc", self, weight, bias, pad)
+    x = opmath(self)
+    padded = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+    width = weight.shape[0]
+    windows = sliding_window_view(padded, width, axis=0)  # [T_out, B, C_in, K]
+    out = np.einsum("tbik,kio->tbo", windows, opmath(weight)) + opmath(bias)
+    return out.astype(self.dtype)

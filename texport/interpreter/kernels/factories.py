@@ -24,6 +24,7 @@ from texport.dialects.shape_rules.factories import fill_dtype
 from .. import rng
 from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from . import kernel
+from .common import check_arguments
 from .views import np_dtype, strided_view
 
 _FLOAT = np.dtype(np.float32)
@@ -49,6 +50,16 @@ def _zeros(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
 @kernel("ones")
 def _ones(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
     return np.ones(_shape(size), np_dtype(dtype, _FLOAT))
+
+
+@kernel("empty_permuted")
+def _empty_permuted(size: Sequence[int], physical_layout: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    """Zeros stored dims-in-``physical_layout`` order: a row-major array of the permuted
+    shape, transposed back to the logical order."""
+    check_arguments("empty_permuted", size, physical_layout)
+    shape = _shape(size)
+    stored = np.zeros([shape[d] for d in physical_layout], np_dtype(dtype, _FLOAT))
+    return stored.transpose(np.argsort(physical_layout))
 
 
 @kernel("empty_strided")
@@ -300,6 +311,15 @@ def _uniform_(
     draw = _float_draw(self.shape, self.dtype, False, "check_uniform_bounds")
     self[...] = low + (high - low) * draw
     return self
+
+
+@kernel("exponential")
+def _exponential(self: np.ndarray, lambd: float = 1.0, generator: Any = None) -> np.ndarray:
+    """-log(1 - u) / lambd for u uniform in [0, 1): Exp(lambd) draws in self's shape and dtype."""
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    draw = _float_draw(self.shape, self.dtype, False, "exponential").astype(np.float64)
+    return (-np.log1p(-draw) / lambd).astype(self.dtype)
 
 
 @kernel("normal_")

@@ -16,7 +16,7 @@ import numpy as np
 from .. import rng
 from ..dtypes import is_floating
 from . import kernel
-from .common import opmath, result_as, torch_result_dtype
+from .common import check_arguments, opmath, result_as, torch_result_dtype
 
 # caffe2::TypeMeta names, which torch prints in its dtype-mismatch messages.
 _CPP_TYPE_NAMES = {
@@ -401,3 +401,34 @@ def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_
     sizes = [self.shape[d] for d in dim[:-1]] + [last_dim_size]
     out = np.fft.irfftn(self, s=sizes, axes=list(dim), norm=_INVERSE_NORM[normalization])
     return result_as(out, _TO_REAL[self.dtype])
+
+
+def _group_of(positions: int, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's group (the first offset past it) and whether it lies before the last offset."""
+    group = np.searchsorted(offs.astype(np.int64), np.arange(positions), side="right")
+    inside = group < len(offs)
+    return np.minimum(group, len(offs) - 1), inside
+
+
+@kernel("_grouped_mm")
+def _grouped_mm(self: np.ndarray, mat2: np.ndarray, offs: np.ndarray | None = None, bias: np.ndarray | None = None,
+                out_dtype: object = None) -> np.ndarray:
+    """One matmul per group, in float32 and rounded once: 3d x 3d is a batched matmul; with
+    offs (the groups' ends) a 2d operand's rows (2d x 3d), columns (3d x 2d) or contraction
+    (2d x 2d) are split into groups. Positions past the last offset are 0 (torch leaves them
+    unwritten)."""
+    check_arguments("_grouped_mm", self, mat2, offs, bias, out_dtype)
+    a, b = opmath(self), opmath(mat2)
+    if offs is None:
+        out = a @ b
+    elif a.ndim == 2 and b.ndim == 3:
+        group, inside = _group_of(a.shape[0], offs)
+        out = np.einsum("mk,mkn->mn", a, b[group]) * inside[:, None]
+    elif a.ndim == 3 and b.ndim == 2:
+        group, inside = _group_of(b.shape[1], offs)
+        out = np.einsum("nmk,kn->mn", a[group], b) * inside[None, :]
+    else:
+        group, inside = _group_of(a.shape[1], offs)
+        member = (group[None, :] == np.arange(len(offs))[:, None]) & inside[None, :]
+        out = np.einsum("mk,gk,kn->gmn", a, member.astype(a.dtype), b)
+    return result_as(out, self.dtype)

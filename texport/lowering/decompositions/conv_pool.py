@@ -416,3 +416,16 @@ def _cubic_weights(t: Tensor) -> list[Tensor]:
             aten.sub.Tensor(aten.mul.Tensor(x, a), 5 * a), x), 8 * a), x), 4 * a)
 
     return [far(aten.add.Tensor(t, 1)), near(t), near(aten.rsub.Scalar(t, 1)), far(aten.rsub.Scalar(t, 2))]
+
+
+# channel_shuffle(x, g): [N, g·k, *] -> [N, g, k, *] -> [N, k, g, *] -> [N, k·g, *] (torch._refs': reshape,
+# transpose, reshape back, contiguous; an empty input is a view)
+@register_decomposition(aten.channel_shuffle.default)
+def channel_shuffle(self: Tensor, groups: Any) -> Tensor:
+    shape = list(self.shape)
+    if self.numel() == 0:
+        return aten.view.default(self, shape)
+    n, c, *rest = shape
+    split = aten.view.default(self, [n, groups, c // groups, *rest])
+    moved = aten.permute.default(split, [0, 2, 1, *range(3, len(shape) + 1)])
+    return aten.view.default(aten.clone.default(moved, memory_format="contiguous_format"), shape)

@@ -228,13 +228,11 @@ def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
     return aten.native_dropout.default(input, p, train)[0]
 
 
-# feature_dropout(x, p, train) = x * mask[N, C, 1...] / (1 - p)
+# feature_dropout(x, p, train) = x · bernoulli(empty([N, C, 1...]), 1 - p) / (1 - p); x itself when
+# not training (ATen's _dropout_impl, a CompositeImplicitAutograd kernel: no clone)
 @register_decomposition(aten.feature_dropout.default)
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
-    if not train or p == 0:
-        return aten.clone.default(input)
-    keep = _keep_mask(input, p, feature=True)
-    return aten.mul.Tensor(input, aten.div.Scalar(aten._to_copy.default(keep, dtype=input.dtype), 1 - p))
+    return dropout_impl(input, p, train, feature=True, alpha=False)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -246,32 +244,37 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 _ALPHA_PRIME = _SELU_ALPHA * _SELU_SCALE
 
 
-# alpha_dropout(x, p) = x·a·mask + a·α'·(p - (1 - mask)), a = ((α'²p + 1)(1 - p))^-½ (keeps selu's statistics)
+# alpha_dropout(x, p) = x·a·mask + a·α'·(p - (1 - mask)), a = ((α'²p + 1)(1 - p))^-½ (keeps selu's statistics),
+# mask = bernoulli(empty_like(x), 1 - p)
 @register_decomposition(aten.alpha_dropout.default)
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
-    return _alpha_dropout(input, p, train, feature=False)
+    return dropout_impl(input, p, train, feature=False, alpha=True)
 
 
 # feature_alpha_dropout = alpha_dropout with one mask per (N, C) channel
 @register_decomposition(aten.feature_alpha_dropout.default)
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
-    return _alpha_dropout(input, p, train, feature=True)
+    return dropout_impl(input, p, train, feature=True, alpha=True)
 
 
-def _alpha_dropout(input: Tensor, p: float, train: bool, feature: bool) -> Tensor:  # noqa: A002
-    if not train or p == 0:
-        return aten.clone.default(input)
-    a = 1.0 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
-    noise = aten._to_copy.default(_keep_mask(input, p, feature), dtype=input.dtype)
-    shift = aten.add.Tensor(aten.mul.Tensor(aten.sub.Tensor(noise, 1), _ALPHA_PRIME * a), _ALPHA_PRIME * a * p)
-    return aten.add.Tensor(aten.mul.Tensor(input, aten.mul.Tensor(noise, a)), shift)
-
-
-def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:  # noqa: A002
-    shape = list(input.shape)
+def dropout_impl(input: Tensor, p: float, train: bool, feature: bool, alpha: bool) -> Tensor:  # noqa: A002
+    """ATen's _dropout_impl, op for op."""
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        return aten.mul.Tensor(input, aten.full.default([], 0, dtype=input.dtype))
     if feature:
-        shape = shape[:2] + [1] * (len(shape) - 2)
-    return aten.lt.Scalar(aten.rand.default(shape, dtype=DType.float32), 1 - p)
+        if input.dim() < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        noise = aten.empty.memory_format([*input.shape[:2], *[1] * (input.dim() - 2)], dtype=input.dtype)
+    else:
+        noise = aten.empty_like.default(input)
+    noise = aten.bernoulli.p(noise, 1 - p)
+    if not alpha:
+        return aten.mul.Tensor(input, aten.div.Scalar(noise, 1 - p))
+    a = 1.0 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    b = aten.add.Scalar(aten.mul.Scalar(aten.add.Scalar(noise, -1), _ALPHA_PRIME * a), _ALPHA_PRIME * a * p)
+    return aten.add.Tensor(aten.mul.Tensor(input, aten.mul.Scalar(noise, a)), b)
 
 
 # relu6(x) = hardtanh(x, 0, 6)
@@ -382,7 +385,7 @@ def glu(self: Tensor, dim: int = -1) -> Tensor:
 @register_decomposition(aten.rrelu.default)
 def rrelu(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
           generator: Any = None) -> Tensor:
-    noise = aten.empty_like.default(self)
+    noise = aten.empty_like.default(self, memory_format="contiguous_format")  # ATen: LEGACY_CONTIGUOUS
     return aten.rrelu_with_noise_functional.default(self, noise, lower, upper, training)[0]
 
 

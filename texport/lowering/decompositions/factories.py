@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from texport.dialects.shape_rules.strides import memory_format_name, physical_layout
+from texport.tracer.tracing import layout_of
+
 from ._common import DType, Tensor, aten, register_decomposition
 
 _DEFAULT_FLOAT = DType.float32
@@ -38,11 +41,14 @@ def ones_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, d
     return aten.full_like.default(self, 1, dtype=dtype)
 
 
-# empty_like(x) = empty(shape(x))
+# empty_like(x) = empty_permuted(shape(x), x's dims from slowest to fastest) under preserve_format
+# (torch's ref), else empty(shape(x), memory_format)
 @register_decomposition(aten.empty_like.default)
 def empty_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
                pin_memory: Any = None, memory_format: Any = None) -> Tensor:
-    return aten.empty.memory_format(list(self.shape), dtype=dtype or self.dtype)
+    if memory_format_name(memory_format) != "preserve_format":
+        return aten.empty.memory_format(list(self.shape), dtype=dtype or self.dtype, memory_format=memory_format)
+    return aten.empty_permuted.default(list(self.shape), physical_layout(*layout_of(self)), dtype=dtype or self.dtype)
 
 
 # new_zeros(x, size) = full(size, 0, dtype(x))
@@ -176,9 +182,3 @@ def _dtype(value: Any, default: DType) -> DType:
 @register_decomposition(aten.bernoulli.default)
 def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
     return aten._to_copy.default(aten.lt.Tensor(rand_like(self), self), dtype=self.dtype)
-
-
-# bernoulli(x, p) = (rand_like(x) < p).to(dtype(x))
-@register_decomposition(aten.bernoulli.p)
-def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
-    return aten._to_copy.default(aten.lt.Scalar(rand_like(self), p), dtype=self.dtype)

@@ -9,10 +9,11 @@ normalize) are spelled as torch spells them in Python.
 
 from __future__ import annotations
 
+import enum
 import math
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Optional  # noqa: F401 - torch.nn.functional re-exports both (F.Callable, F.Optional)
 
 from texport.dialects.dtypes import DType
 
@@ -23,11 +24,23 @@ from ..functions import cat
 from ..grad import no_grad
 from ..handles import op
 from ..tensor import Tensor
+from .overrides import (  # noqa: F401 - torch.nn.functional's helpers
+    assert_int_or_pair,
+    boolean_dispatch,
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
+from .utils import _pair
 
 # torch passes ``torch.backends.cudnn.enabled`` to batch_norm / layer_norm /
 # group_norm; torch.export records False (the seed: ``batch_norm.default(...,
 # True, 0.1, 1e-05, False)``), so texport records False for all three.
 CUDNN_ENABLED = False
+
+# torch.legacy_contiguous_format, which torch.export records as contiguous_format
+_CONTIGUOUS = "contiguous_format"
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
@@ -38,6 +51,13 @@ __all__ = [
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
+    "Callable", "Optional", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
+    "has_torch_function_unary", "has_torch_function_variadic",
+    "ScalingType", "SwizzleType", "grouped_mm", "scaled_grouped_mm", "scaled_mm",
+    "channel_shuffle", "conv_tbc", "gumbel_softmax", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
+    "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
+    "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "linear_cross_entropy", "multi_margin_loss",
+    "multilabel_margin_loss", "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
     "pairwise_distance", "pdist",
     "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
@@ -173,6 +193,96 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return call(op("dropout_" if inplace else "dropout"), input, p, training)
+
+
+def _check_dropout_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    return call(op("feature_dropout_" if inplace else "feature_dropout"), input, p, training)
+
+
+def _unbatched_feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    """feature_dropout on input with a batch dim of 1 put in front, then taken away. In
+    place, torch unsqueeze_s the input itself; texport drops out through an unsqueezed
+    view of it (functionalization has no in-place shape changes): the same values land
+    in the input."""
+    if not inplace:
+        return _feature_dropout(input.unsqueeze(0), p, training, inplace).squeeze(0)
+    _feature_dropout(input.unsqueeze(0), p, training, inplace)
+    return input
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, L] or [C, L] input."""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if input.dim() == 3:
+        return _feature_dropout(input, p, training, inplace)
+    return _unbatched_feature_dropout(input, p, training, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, H, W] input; a 3-D input is read as [N, C, L], as torch does."""
+    _check_dropout_p(p)
+    rank = input.dim()
+    if rank not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {rank}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if rank == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, D, H, W] or [C, D, H, W] input."""
+    _check_dropout_p(p)
+    rank = input.dim()
+    if rank not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {rank}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if rank == 5:
+        return _feature_dropout(input, p, training, inplace)
+    return _unbatched_feature_dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return call(op("alpha_dropout_" if inplace else "alpha_dropout"), input, p, training)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return call(op("feature_alpha_dropout_" if inplace else "feature_alpha_dropout"), input, p, training)
 
 
 # --------------------------------------------------------------------------
@@ -338,6 +448,24 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
     if dim is None:
         dim = _get_softmax_dim("softmin", input.dim())
     return call(op("softmax.int"), -input, dim, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """torch's Python composite: softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn
+    as -log(Exp(1)) from the seeded generator; hard: the one-hot of its argmax, with
+    the soft sample's gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # torch.empty_like(logits, memory_format=torch.legacy_contiguous_format).exponential_()
+    noise = call(op("empty_like"), logits, memory_format=_CONTIGUOUS)
+    gumbels = -call(op("exponential_"), noise).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = call(op("zeros_like"), logits, memory_format=_CONTIGUOUS).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
@@ -581,6 +709,129 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
 
 
 # --------------------------------------------------------------------------
+# Grouped and scaled matmuls
+# --------------------------------------------------------------------------
+
+
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None,
+               out_dtype: DType | None = None) -> Tensor:
+    """A matmul per group (torch._grouped_mm): offs, int32, ends the groups of a 2-d operand."""
+    return call(op("_grouped_mm"), mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
+
+
+class _ScalingType(enum.Enum):
+    """Supported Tensor scaling types (torch's pybind enum: an int under int())."""
+
+    TensorWise = 0
+    RowWise = 1
+    BlockWise1x16 = 2
+    BlockWise1x32 = 3
+    BlockWise1x128 = 4
+    BlockWise128x128 = 5
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+
+class _SwizzleType(enum.Enum):
+    """Supported scale swizzle types."""
+
+    NO_SWIZZLE = 0
+    SWIZZLE_32_4_4 = 1
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+
+ScalingType = _ScalingType
+SwizzleType = _SwizzleType
+
+
+def scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Any, scale_recipe_a: Any, scale_b: Any, scale_recipe_b: Any,
+              swizzle_a: Any = None, swizzle_b: Any = None, bias: Tensor | None = None,
+              output_dtype: DType | None = DType.bfloat16, contraction_dim: Sequence[int] = (),
+              use_fast_accum: bool = False) -> Tensor:
+    """torch's float8 matmul. Every recipe wants float8 operands, a dtype texport does not
+    have: it refuses as torch refuses non-float8 operands on CPU."""
+    first = scale_a[0] if isinstance(scale_a, list) else scale_a
+    raise ValueError(
+        "Invalid scaling configuration.\n"
+        "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
+        f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
+        f"({mat_a.shape[0]}, 1) and scale_b should be (1, {mat_b.shape[-1]}), and both should be contiguous.\n"
+        f"Got mat_a.dtype()={mat_a.dtype}, scale_a.dtype()={first.dtype}, mat_b.dtype()={mat_b.dtype} "
+        "(texport has no float8 dtypes)"
+    )
+
+
+def scaled_grouped_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Any, scale_recipe_a: Any, scale_b: Any,
+                      scale_recipe_b: Any, swizzle_a: Any = None, swizzle_b: Any = None, bias: Tensor | None = None,
+                      offs: Tensor | None = None, output_dtype: DType | None = DType.bfloat16,
+                      contraction_dim: Sequence[int] = (), use_fast_accum: bool = False) -> Tensor:
+    """CUDA only in torch: on CPU it has no kernel."""
+    raise NotImplementedError("Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the 'CPU' backend. "
+                              "This could be because the operator doesn't exist for this backend.")
+
+
+# --------------------------------------------------------------------------
+# Sliding blocks, local response norm, channel shuffle, conv_tbc
+# --------------------------------------------------------------------------
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+           stride: Any = 1) -> Tensor:
+    """The sliding blocks of an [N, C, H, W] (or [C, H, W]) input as columns: aten.im2col."""
+    return call(op("im2col"), input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+         stride: Any = 1) -> Tensor:
+    """Columns of sliding blocks summed back into an image: aten.col2im."""
+    return call(op("col2im"), input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                _pair(stride))
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,  # noqa: A002
+                        k: float = 1.0) -> Tensor:
+    """torch's Python composite: x / (k + alpha · mean of x² over the size channels
+    around each one)^beta, the mean an average pool over the channel dim."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = call(op("avg_pool3d"), div, [size, 1, 1], [1, 1, 1]).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    return call(op("channel_shuffle"), input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    return call(op("native_channel_shuffle"), input, groups)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+    """A 1-d convolution over time of a [time, batch, channel] input; weight [K, C_in, C_out]."""
+    return call(op("conv_tbc"), input, weight, bias, pad)
+
+
+# --------------------------------------------------------------------------
 # Losses and distances
 # --------------------------------------------------------------------------
 
@@ -614,6 +865,41 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
     return call(op("cross_entropy_loss"), input, target, weight, enum, ignore_index, label_smoothing)
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,  # noqa: A002
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None, reduction: str = "mean",
+                         ignore_index: int | None = None, label_smoothing: float = 0.0,
+                         options: Any = None) -> Tensor:
+    """cross_entropy(linear(input, W, b), target), W [C, *out_features, in_features] as
+    torch's plain path records it (reshape, linear, reshape, cross_entropy_loss). torch's
+    ``options`` pick a chunked custom op computing the same numbers; texport takes the
+    plain path whatever they say."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got {tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    if out_features:
+        linear_weight = linear_weight.reshape((math.prod(out_features, start=classes), in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(out_features, start=classes))
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
@@ -793,6 +1079,107 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
     return call(op("margin_ranking_loss"), input1, input2, target, margin, enum)
+
+
+def _reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
+    return _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: log_probs [T, N, C] (or [T, C]), targets
+    padded [N, S] or concatenated; lengths as tensors (ctc_loss.Tensor) or int lists."""
+    overload = "ctc_loss.Tensor" if isinstance(input_lengths, Tensor) else "ctc_loss.IntList"
+    return call(op(overload), log_probs, targets, input_lengths, target_lengths, blank,
+                _reduction_enum(reduction), zero_infinity)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("hinge_embedding_loss"), input, target, margin, enum)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("cosine_embedding_loss"), input1, input2, target, margin, enum)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,  # noqa: A002
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return call(op("multi_margin_loss"), input, target, p, margin, weight, enum)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("multilabel_margin_loss"), input, target, enum)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """torch's Python composite: -(y log σ(x) + (1 - y) log σ(-x)), weighted, averaged
+    over the classes (the last dim), then reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return call(op("triplet_margin_loss"), anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """torch's Python composite: max(margin + d(a, p) - d(a, n), 0), d pairwise_distance
+    unless given; with swap d(a, n) is min(d(a, n), d(p, n))."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+            f"but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
