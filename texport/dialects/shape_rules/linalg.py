@@ -383,3 +383,211 @@ def _fft_c2r(
     shape[normalize_dim(dim[-1], self.ndim)] = last_dim_size
     return meta(shape, _TO_REAL[self.dtype])
 
+
+
+@shape_rule("_fft_c2c")
+def _fft_c2c(self: TensorMeta, dim: Sequence[int], normalization: int, forward: bool) -> TensorMeta:
+    check(self.dtype in _TO_REAL, f"expected a complex input tensor, but got {self.dtype}")
+    return meta(self.shape, self.dtype)
+
+
+@shape_rule("fft_fftfreq")
+def _fftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: Any = None,
+             device: Any = None, pin_memory: bool | None = None) -> TensorMeta:
+    return meta([n], dtype or DType.float32)
+
+
+@shape_rule("fft_rfftfreq")
+def _rfftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: Any = None,
+              device: Any = None, pin_memory: bool | None = None) -> TensorMeta:
+    return meta([exact_div(n, 2) + 1], dtype or DType.float32)
+
+
+def fft_dtype(dtype: DType, complex_result: bool) -> DType:
+    """torch's promote_type_fft: integers and bools compute in float32; a real input
+    of a complex transform becomes complex."""
+    if dtype.is_complex:
+        return dtype
+    real = dtype if dtype.is_floating_point else DType.float32
+    check(real in _TO_COMPLEX, f"Unsupported dtype {real}")
+    return _TO_COMPLEX[real] if complex_result else real
+
+
+def fft_dims_and_sizes(
+    shape: Sequence[Dim], s: Sequence[Dim] | None, dim: Sequence[int] | int | None
+) -> tuple[list[int], list[Dim]]:
+    """torch's canonicalize_fft_shape_and_dim_args: the dims an n-d transform runs
+    over and the signal size along each (s given: its last len(s) dims by default;
+    -1 in s: the input's size)."""
+    ndim = len(shape)
+    dims = None
+    if dim is not None:
+        dims = [normalize_dim(d, ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+        check(len(set(dims)) == len(dims), "FFT dims must be unique")
+    if s is not None:
+        check(dims is None or len(dims) == len(s),
+              "When given, dim and shape arguments must have the same length")
+        check(len(s) <= ndim, f"Got shape with {len(s)} values but input tensor only has {ndim} dimensions.")
+        dims = dims if dims is not None else list(range(ndim - len(s), ndim))
+        sizes = [shape[d] if n == -1 else n for n, d in zip(s, dims)]
+    else:
+        dims = dims if dims is not None else list(range(ndim))
+        sizes = [shape[d] for d in dims]
+    for n in sizes:
+        check(not (type(n) is int and n < 1), f"Invalid number of data points ({n}) specified")
+    return dims, sizes
+
+
+def irfft_last_size(shape: Sequence[Dim], s: Sequence[Dim] | None, dims: Sequence[int],
+                    sizes: Sequence[Dim]) -> Dim:
+    """The output length of a c2r transform's last dim: s's, or 2 * (n - 1) of the input."""
+    last = 2 * (shape[dims[-1]] - 1) if s is None or s[-1] == -1 else sizes[-1]
+    check(not (type(last) is int and last < 1), f"Invalid number of data points ({last}) specified")
+    return last
+
+
+def _one_dim(self: TensorMeta, n: Dim | None, dim: int, default: Dim | None = None) -> tuple[int, Dim]:
+    axis = normalize_dim(dim, self.ndim)
+    size = n if n is not None else (self.shape[axis] if default is None else default)
+    check(not (type(size) is int and size < 1), f"Invalid number of data points ({size}) specified")
+    return axis, size
+
+
+def _resized(shape: Sequence[Dim], dims: Sequence[int], sizes: Sequence[Dim]) -> list[Dim]:
+    out = list(shape)
+    for d, n in zip(dims, sizes):
+        out[d] = n
+    return out
+
+
+@shape_rule("fft_fft", "fft_ifft")
+def _fft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None = None) -> TensorMeta:
+    axis, size = _one_dim(self, n, dim)
+    return meta(_resized(self.shape, [axis], [size]), fft_dtype(self.dtype, True))
+
+
+@shape_rule("fft_rfft", "fft_ihfft")
+def _rfft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None = None) -> TensorMeta:
+    check(not self.dtype.is_complex, f"expects a real input tensor, but got {self.dtype}")
+    axis, size = _one_dim(self, n, dim)
+    return meta(_resized(self.shape, [axis], [exact_div(size, 2) + 1]), fft_dtype(self.dtype, True))
+
+
+@shape_rule("fft_irfft", "fft_hfft")
+def _irfft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None = None) -> TensorMeta:
+    axis, size = _one_dim(self, n, dim, 2 * (self.shape[normalize_dim(dim, self.ndim)] - 1))
+    dtype = fft_dtype(self.dtype, True)
+    return meta(_resized(self.shape, [axis], [size]), _TO_REAL[dtype])
+
+
+@shape_rule("fft_fftn", "fft_ifftn", "fft_fft2", "fft_ifft2")
+def _fftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] | None = None,
+          norm: str | None = None) -> TensorMeta:
+    dims, sizes = fft_dims_and_sizes(self.shape, s, dim)
+    return meta(_resized(self.shape, dims, sizes), fft_dtype(self.dtype, True))
+
+
+@shape_rule("fft_rfftn", "fft_rfft2")
+def _rfftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] | None = None,
+           norm: str | None = None) -> TensorMeta:
+    check(not self.dtype.is_complex, f"rfftn expects a real-valued input tensor, but got {self.dtype}")
+    dims, sizes = fft_dims_and_sizes(self.shape, s, dim)
+    check(bool(dims), "rfftn must transform at least one axis")
+    sizes[-1] = exact_div(sizes[-1], 2) + 1
+    return meta(_resized(self.shape, dims, sizes), fft_dtype(self.dtype, True))
+
+
+@shape_rule("fft_irfftn", "fft_irfft2")
+def _irfftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] | None = None,
+            norm: str | None = None) -> TensorMeta:
+    dims, sizes = fft_dims_and_sizes(self.shape, s, dim)
+    check(bool(dims), "irfftn must transform at least one axis")
+    sizes[-1] = irfft_last_size(self.shape, s, dims, sizes)
+    return meta(_resized(self.shape, dims, sizes), _TO_REAL[fft_dtype(self.dtype, True)])
+
+
+@shape_rule("fft_fftshift", "fft_ifftshift")
+def _fftshift(self: TensorMeta, dim: Sequence[int] | None = None) -> TensorMeta:
+    return meta(self.shape, self.dtype)
+
+
+# ---------------------------------------------------------------------------- complex numbers
+
+
+def _complex_only(self: TensorMeta, what: str) -> None:
+    check(self.dtype.is_complex, f"{what} is only supported for complex tensors, but got {self.dtype}")
+
+
+@shape_rule("_conj", "_conj_physical", "conj_physical", "resolve_conj")
+def _conj(self: TensorMeta) -> TensorMeta:
+    return meta(self.shape, self.dtype)
+
+
+@stride_rule("_conj", "resolve_conj")
+def _conj_strides(out: TensorMeta, self: TensorMeta) -> Strides:
+    return strides_of(self)
+
+
+@shape_rule("view_as_real")
+def _view_as_real(self: TensorMeta) -> TensorMeta:
+    _complex_only(self, "view_as_real")
+    return meta([*self.shape, 2], _TO_REAL[self.dtype])
+
+
+@stride_rule("view_as_real")
+def _view_as_real_strides(out: TensorMeta, self: TensorMeta) -> Strides:
+    """Each complex element is two reals side by side."""
+    return (*(2 * s for s in strides_of(self)), 1)
+
+
+@shape_rule("view_as_complex")
+def _view_as_complex(self: TensorMeta) -> TensorMeta:
+    check(self.dtype in _TO_COMPLEX,
+          f"view_as_complex is only supported for float and double tensors, but got a tensor of "
+          f"scalar type: {scalar_type_name(self.dtype)}")
+    check(self.ndim > 0 and known_eq(self.shape[-1], 2), "Tensor must have a last dimension of size 2")
+    return meta(self.shape[:-1], _TO_COMPLEX[self.dtype])
+
+
+@stride_rule("view_as_complex")
+def _view_as_complex_strides(out: TensorMeta, self: TensorMeta) -> Strides:
+    return tuple(exact_div(s, 2) for s in strides_of(self)[:-1])
+
+
+@shape_rule("real", "imag")
+def _real(self: TensorMeta) -> TensorMeta:
+    return meta(self.shape, _TO_REAL.get(self.dtype, self.dtype))
+
+
+@stride_rule("real", "imag")
+def _real_strides(out: TensorMeta, self: TensorMeta) -> Strides:
+    strides = strides_of(self)
+    return tuple(2 * s for s in strides) if self.dtype.is_complex else strides
+
+
+def _complex_from_parts(a: TensorMeta, b: TensorMeta, names: str) -> TensorMeta:
+    check(a.dtype is b.dtype, f"Expected object of scalar type {scalar_type_name(a.dtype)} but got "
+          f"scalar type {scalar_type_name(b.dtype)} for second argument")
+    check(a.dtype in (DType.float16, *_TO_COMPLEX),
+          f"Expected both inputs to be Half, Float or Double tensors but got "
+          f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)}")
+    check(a.dtype in _TO_COMPLEX, f"{names}: complex32 is not supported")
+    return meta(broadcast_shapes(a.shape, b.shape), _TO_COMPLEX[a.dtype])
+
+
+@shape_rule("complex")
+def _complex(real: TensorMeta, imag: TensorMeta) -> TensorMeta:
+    return _complex_from_parts(real, imag, "complex")
+
+
+@shape_rule("polar")
+def _polar(abs: TensorMeta, angle: TensorMeta) -> TensorMeta:  # noqa: A002 - torch's names
+    return _complex_from_parts(abs, angle, "polar")
+
+
+@shape_rule("angle")
+def _angle(self: TensorMeta) -> TensorMeta:
+    """A complex input's angle is real; integers and bools give float32."""
+    if self.dtype.is_complex:
+        return meta(self.shape, _TO_REAL[self.dtype])
+    return meta(self.shape, self.dtype if self.dtype.is_floating_point else DType.float32)

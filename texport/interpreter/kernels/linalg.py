@@ -13,8 +13,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from texport.dialects.dtypes import DType
+from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, irfft_last_size
+
 from .. import rng
-from ..dtypes import is_floating
+from ..dtypes import is_floating, to_numpy
 from . import kernel
 from .common import opmath, result_as, torch_result_dtype
 
@@ -371,3 +374,161 @@ def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_
     sizes = [self.shape[d] for d in dim[:-1]] + [last_dim_size]
     out = np.fft.irfftn(self, s=sizes, axes=list(dim), norm=_INVERSE_NORM[normalization])
     return result_as(out, _TO_REAL[self.dtype])
+
+
+@kernel("_fft_c2c")
+def _fft_c2c(self: np.ndarray, dim: Sequence[int], normalization: int, forward: bool) -> np.ndarray:
+    if forward:
+        return result_as(np.fft.fftn(self, axes=list(dim), norm=_FORWARD_NORM[normalization]), self.dtype)
+    return result_as(np.fft.ifftn(self, axes=list(dim), norm=_INVERSE_NORM[normalization]), self.dtype)
+
+
+@kernel("fft_fftfreq")
+def fft_fftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: object = None,
+                device: object = None, pin_memory: bool | None = None) -> np.ndarray:
+    return result_as(np.fft.fftfreq(n, d), to_numpy(dtype or DType.float32))
+
+
+@kernel("fft_rfftfreq")
+def fft_rfftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: object = None,
+                 device: object = None, pin_memory: bool | None = None) -> np.ndarray:
+    return result_as(np.fft.rfftfreq(n, d), to_numpy(dtype or DType.float32))
+
+
+def _fft_input(x: np.ndarray, complex_input: bool) -> np.ndarray:
+    """torch's promote_type_fft: integers compute in float32; a c2r transform takes
+    a real input in its complex dtype."""
+    if x.dtype.kind == "c":
+        return x
+    real = x if x.dtype.kind == "f" else x.astype(np.float32)
+    return real.astype(_TO_COMPLEX[real.dtype]) if complex_input else real
+
+
+def _fft_result(value: np.ndarray, x: np.ndarray, real_result: bool) -> np.ndarray:
+    dtype = _TO_REAL.get(x.dtype, x.dtype) if real_result else _TO_COMPLEX.get(x.dtype, x.dtype)
+    return result_as(value, dtype)
+
+
+def _one_dim(transform: Callable[..., np.ndarray], real_result: bool) -> Callable[..., np.ndarray]:
+    """A 1-d transform of torch.fft: numpy's takes the same n, axis and norm names."""
+    def fft(self: np.ndarray, n: int | None = None, dim: int = -1, norm: str | None = None) -> np.ndarray:
+        x = _fft_input(self, complex_input=real_result)
+        return _fft_result(transform(x, n, dim, norm), x, real_result)
+
+    return fft
+
+
+kernel("fft_fft")(_one_dim(np.fft.fft, False))
+kernel("fft_ifft")(_one_dim(np.fft.ifft, False))
+kernel("fft_rfft")(_one_dim(np.fft.rfft, False))
+kernel("fft_ihfft")(_one_dim(np.fft.ihfft, False))
+kernel("fft_irfft")(_one_dim(np.fft.irfft, True))
+kernel("fft_hfft")(_one_dim(np.fft.hfft, True))
+
+
+def _n_dim(transform: Callable[..., np.ndarray], real_result: bool) -> Callable[..., np.ndarray]:
+    """An n-d transform of torch.fft over torch's canonical dims and sizes (a c2r
+    transform's last size: irfft_last_size)."""
+    def fft(self: np.ndarray, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+            norm: str | None = None) -> np.ndarray:
+        x = _fft_input(self, complex_input=real_result)
+        dims, sizes = fft_dims_and_sizes(x.shape, s, dim)
+        if real_result:
+            sizes[-1] = irfft_last_size(x.shape, s, dims, sizes)
+        return _fft_result(transform(x, sizes, dims, norm), x, real_result)
+
+    return fft
+
+
+kernel("fft_fftn", "fft_fft2")(_n_dim(np.fft.fftn, False))
+kernel("fft_ifftn", "fft_ifft2")(_n_dim(np.fft.ifftn, False))
+kernel("fft_rfftn", "fft_rfft2")(_n_dim(np.fft.rfftn, False))
+kernel("fft_irfftn", "fft_irfft2")(_n_dim(np.fft.irfftn, True))
+
+
+def _shift(inverse: bool) -> Callable[..., np.ndarray]:
+    def shift(self: np.ndarray, dim: Sequence[int] | None = None) -> np.ndarray:
+        axes = list(range(self.ndim)) if dim is None else list(dim)
+        return np.fft.ifftshift(self, axes) if inverse else np.fft.fftshift(self, axes)
+
+    return shift
+
+
+kernel("fft_fftshift")(_shift(False))
+kernel("fft_ifftshift")(_shift(True))
+
+
+# ---------------------------------------------------------------------------- complex numbers
+
+
+@kernel("resolve_conj")
+def resolve_conj(self: np.ndarray) -> np.ndarray:
+    """Only recorded for a conjugate, which texport has computed already."""
+    return self.view()
+
+
+@kernel("_conj")
+def _conj(self: np.ndarray) -> np.ndarray:
+    """torch's conjugate is a lazy view; texport computes it (a real tensor is its own)."""
+    return np.conj(self) if self.dtype.kind == "c" else self.view()
+
+
+@kernel("_conj_physical", "conj_physical")
+def _conj_physical(self: np.ndarray) -> np.ndarray:
+    return np.conj(self) if self.dtype.kind == "c" else self.copy()
+
+
+@kernel("view_as_real")
+def view_as_real(self: np.ndarray) -> np.ndarray:
+    """The real parts with the imaginary ones beside them: a view of the same memory."""
+    if self.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    half = self.itemsize // 2
+    return np.lib.stride_tricks.as_strided(self.real, (*self.shape, 2), (*self.strides, half))
+
+
+@kernel("view_as_complex")
+def view_as_complex(self: np.ndarray) -> np.ndarray:
+    if self.ndim == 0 or self.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if self.strides[-1] != self.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    return self.view(_TO_COMPLEX[self.dtype])[..., 0]
+
+
+@kernel("real")
+def real(self: np.ndarray) -> np.ndarray:
+    return self.real if self.dtype.kind == "c" else self.view()
+
+
+@kernel("imag")
+def imag(self: np.ndarray) -> np.ndarray:
+    if self.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return self.imag
+
+
+def _from_parts(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    real, imag = np.broadcast_arrays(real, imag)
+    out = np.empty(real.shape, _TO_COMPLEX[real.dtype])
+    out.real, out.imag = real, imag
+    return out
+
+
+@kernel("complex")
+def complex_(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    return _from_parts(real, imag)
+
+
+@kernel("polar")
+def polar(abs: np.ndarray, angle: np.ndarray) -> np.ndarray:  # noqa: A002 - torch's names
+    return _from_parts(abs * np.cos(angle), abs * np.sin(angle))
+
+
+@kernel("angle")
+def angle(self: np.ndarray) -> np.ndarray:
+    """A complex number's argument; a real one's is pi below zero, else 0 (NaN stays NaN)."""
+    if self.dtype.kind == "c":
+        return np.angle(self)
+    x = self if self.dtype.kind == "f" else self.astype(np.float32)
+    return np.where(np.isnan(x), x, np.where(x < 0, np.pi, 0.0).astype(x.dtype))

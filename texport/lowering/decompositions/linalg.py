@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, fft_dtype, irfft_last_size
 from texport.dialects.shape_rules.strides import contiguous_strides, known_eq
 from texport.tracer.tracing import layout_of
 
@@ -14,6 +15,8 @@ from ._common import (
     DType,
     Tensor,
     aten,
+    canonical_dim,
+    cast_to,
     contiguous,
     is_contiguous,
     numel,
@@ -495,3 +498,193 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 @register_decomposition(aten.cdist.default)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = None) -> Tensor:
     return aten._cdist_forward.default(x1, x2, p, compute_mode)
+
+
+# ---------------------------------------------------------------- FFTs (ATen's SpectralOps.cpp)
+
+# torch's fft_norm_mode: 0 no scale, 1 by 1/sqrt(n), 2 by 1/n
+_NORM_MODES = {(None, True): 0, ("backward", True): 0, ("forward", True): 2, ("ortho", True): 1,
+               (None, False): 2, ("backward", False): 2, ("forward", False): 0, ("ortho", False): 1}
+
+
+def _norm_mode(norm: str | None, forward: bool) -> int:
+    if (norm, forward) not in _NORM_MODES:
+        raise ValueError(f"Invalid normalization mode: {norm}")
+    return _NORM_MODES[norm, forward]
+
+
+def _promoted(x: Tensor, complex_input: bool) -> Tensor:
+    """promote_tensor_fft: an integer input as float32; a complex one wanted: its complex dtype."""
+    return cast_to(x, fft_dtype(x.dtype, complex_input))
+
+
+def _resized_input(x: Tensor, dims: list[int], sizes: list[Any]) -> Tensor:
+    """resize_fft_input: each of dims sliced or zero-padded at its end to its size."""
+    pad = [0] * (2 * x.dim())
+    padded = False
+    for d, n in zip(dims, sizes):
+        have = x.shape[d]
+        if known_eq(have, n):
+            continue
+        if _known_less(have, n):
+            pad[len(pad) - 2 * d - 1] = n - have
+            padded = True
+        else:
+            x = aten.slice.Tensor(x, d, 0, n)
+    return aten.constant_pad_nd.default(x, pad) if padded else x
+
+
+def _known_less(a: Any, b: Any) -> bool:
+    return bool(getattr(a, "expr", a) < getattr(b, "expr", b))
+
+
+def _fft_r2c(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool, onesided: bool) -> Tensor:
+    x = _promoted(x, complex_input=False)
+    axis = canonical_dim(dim, x.dim())
+    if n is not None:
+        x = _resized_input(x, [axis], [n])
+    out = aten._fft_r2c.default(x, [axis], _norm_mode(norm, forward), onesided)
+    return out if forward else aten._conj.default(out)
+
+
+def _fft_c2r(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool) -> Tensor:
+    x = _promoted(x, complex_input=True)
+    axis = canonical_dim(dim, x.dim())
+    size = n if n is not None else 2 * (x.shape[axis] - 1)
+    if n is not None:
+        x = _resized_input(x, [axis], [size // 2 + 1])
+    if forward:  # the conjugate, materialised before c2r reads it (as torch's functionalization does)
+        x = aten.clone.default(aten._conj.default(x))
+    return aten._fft_c2r.default(x, [axis], _norm_mode(norm, forward), size)
+
+
+def _fft_c2c(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool) -> Tensor:
+    axis = canonical_dim(dim, x.dim())
+    if n is not None:
+        x = _resized_input(x, [axis], [n])
+    return aten._fft_c2c.default(x, [axis], _norm_mode(norm, forward), forward)
+
+
+@register_decomposition(aten.fft_fft.default)
+def fft_fft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    if self.dtype.is_complex:
+        return _fft_c2c(self, n, dim, norm, True)
+    return _fft_r2c(self, n, dim, norm, True, False)
+
+
+@register_decomposition(aten.fft_ifft.default)
+def fft_ifft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    if self.dtype.is_complex:
+        return _fft_c2c(self, n, dim, norm, False)
+    return _fft_r2c(self, n, dim, norm, False, False)
+
+
+@register_decomposition(aten.fft_rfft.default)
+def fft_rfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_r2c(self, n, dim, norm, True, True)
+
+
+@register_decomposition(aten.fft_ihfft.default)
+def fft_ihfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_r2c(self, n, dim, norm, False, True)
+
+
+@register_decomposition(aten.fft_irfft.default)
+def fft_irfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_c2r(self, n, dim, norm, False)
+
+
+@register_decomposition(aten.fft_hfft.default)
+def fft_hfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_c2r(self, n, dim, norm, True)
+
+
+def _fftn_c2c(self: Tensor, s: Any, dim: Any, norm: str | None, forward: bool) -> Tensor:
+    dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
+    x = _resized_input(_promoted(self, complex_input=True), dims, sizes)
+    return aten._fft_c2c.default(x, dims, _norm_mode(norm, forward), forward)
+
+
+@register_decomposition(aten.fft_fftn.default)
+def fft_fftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, True)
+
+
+@register_decomposition(aten.fft_ifftn.default)
+def fft_ifftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, False)
+
+
+# the 2-d transforms are the n-d ones over the last two dims by default
+@register_decomposition(aten.fft_fft2.default)
+def fft_fft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, True)
+
+
+@register_decomposition(aten.fft_ifft2.default)
+def fft_ifft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, False)
+
+
+@register_decomposition(aten.fft_rfft2.default)
+def fft_rfft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return fft_rfftn(self, s, dim, norm)
+
+
+@register_decomposition(aten.fft_irfft2.default)
+def fft_irfft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return fft_irfftn(self, s, dim, norm)
+
+
+@register_decomposition(aten.fft_rfftn.default)
+def fft_rfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
+    x = _resized_input(_promoted(self, complex_input=False), dims, sizes)
+    return aten._fft_r2c.default(x, dims, _norm_mode(norm, True), True)
+
+
+@register_decomposition(aten.fft_irfftn.default)
+def fft_irfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
+    last = irfft_last_size(list(self.shape), s, dims, sizes)
+    sizes[-1] = last // 2 + 1
+    x = _resized_input(_promoted(self, complex_input=True), dims, sizes)
+    return aten._fft_c2r.default(x, dims, _norm_mode(norm, False), last)
+
+
+# fftshift rolls each dim by half its size (ifftshift: by half rounded up)
+@register_decomposition(aten.fft_fftshift.default)
+def fft_fftshift(self: Tensor, dim: Any = None) -> Tensor:
+    dims = list(range(self.dim())) if dim is None else list(dim)
+    return aten.roll.default(self, [self.shape[d] // 2 for d in dims], dims)
+
+
+@register_decomposition(aten.fft_ifftshift.default)
+def fft_ifftshift(self: Tensor, dim: Any = None) -> Tensor:
+    dims = list(range(self.dim())) if dim is None else list(dim)
+    return aten.roll.default(self, [(self.shape[d] + 1) // 2 for d in dims], dims)
+
+
+# ---------------------------------------------------------------- complex numbers
+
+
+# real(z) = view_as_real(z)[..., 0], imag(z) = view_as_real(z)[..., 1]
+@register_decomposition(aten.real.default)
+def real(self: Tensor) -> Tensor:
+    return aten.select.int(aten.view_as_real.default(self), -1, 0) if self.dtype.is_complex else self
+
+
+@register_decomposition(aten.imag.default)
+def imag(self: Tensor) -> Tensor:
+    return aten.select.int(aten.view_as_real.default(self), -1, 1)
+
+
+# a conjugate's resolution is its copy (only recorded for a conjugate: tracer/linalg.py)
+@register_decomposition(aten.resolve_conj.default)
+def resolve_conj(self: Tensor) -> Tensor:
+    return aten.clone.default(self)
+
+
+@register_decomposition(aten.conj_physical.default)
+def conj_physical(self: Tensor) -> Tensor:
+    return aten._conj_physical.default(self)
