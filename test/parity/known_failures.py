@@ -27,9 +27,22 @@ SIZE_ARITHMETIC = ("torch names a size-arithmetic node when the model's Python m
 HIDDEN_WRITES = ("torch's functional IR hides instance_norm's running-stat writes inside the op; texport's "
                  "functional dialect lists them as buffer mutations, as both do at core")
 
+# torch's linalg.inv / solve / cholesky decompose to their *_ex op and check its info
+# output with _linalg_check_errors, an effectful op: its core program threads an effect
+# token through with_effects (a TOKEN input and output in the signature). texport has
+# no effect tokens; its kernels raise torch's error themselves, so only the core
+# signature's token specs differ (with_effects is excused in the cases' core op counts).
+LINALG_CHECK_ERRORS = ("torch's core program checks linalg info through an effectful _linalg_check_errors (a TOKEN "
+                       "in its signature); texport's kernels raise instead and its programs carry no effect tokens")
+
 KNOWN_FAILURES: dict[str, str] = {
     "test_graph_signature_equals_torchs[structures.derived_dims_4h-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[structures.moe_top2_scatter_gather_index_add-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[vision.group_and_instance_norm_train-functional]": HIDDEN_WRITES,
     "test_graph_signature_equals_torchs[norms.instance_norm2d_tracked_train-functional]": HIDDEN_WRITES,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_inv-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_solve-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_solve_matrix_right-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_cholesky-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_top_det_inverse-core]": LINALG_CHECK_ERRORS,
 }

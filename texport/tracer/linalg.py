@@ -5,8 +5,12 @@ the op torch's Python API records."""
 
 from __future__ import annotations
 
+import collections
 import weakref
+from collections.abc import Sequence
 from typing import Any
+
+from texport.dialects.dtypes import DType
 
 from .dispatcher import call
 from .handles import op
@@ -96,3 +100,193 @@ def _install_complex_methods() -> None:
 _install_complex_methods()
 
 FUNCTIONS: dict[str, Any] = dict(COMPLEX_FUNCTIONS)
+
+
+# ---------------------------------------------------------------- torch.linalg
+
+
+def _named(name: str, fields: str) -> Any:
+    """A torch.return_types-like named tuple."""
+    return collections.namedtuple(name, fields)
+
+
+linalg_slogdet_result = _named("linalg_slogdet", "sign logabsdet")
+linalg_inv_ex_result = _named("linalg_inv_ex", "inverse info")
+linalg_cholesky_ex_result = _named("linalg_cholesky_ex", "L info")
+linalg_qr_result = _named("linalg_qr", "Q R")
+linalg_svd_result = _named("linalg_svd", "U S Vh")
+linalg_eigh_result = _named("linalg_eigh", "eigenvalues eigenvectors")
+
+
+def _dims(dim: Any) -> list[int] | None:
+    if dim is None:
+        return None
+    return [dim] if isinstance(dim, int) else list(dim)
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: N803, A002
+         dtype: Any = None) -> Tensor:
+    if isinstance(ord, str):
+        return call(op("linalg_norm.ord_str"), A, ord, _dims(dim), keepdim, dtype=dtype)
+    return call(op("linalg_norm"), A, ord, _dims(dim), keepdim, dtype=dtype)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    return call(op("linalg_vector_norm"), x, ord, _dims(dim), keepdim, dtype=dtype)
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,  # noqa: N803, A002
+                dtype: Any = None) -> Tensor:
+    name = "linalg_matrix_norm.str_ord" if isinstance(ord, str) else "linalg_matrix_norm"
+    return call(op(name), A, ord, list(dim), keepdim, dtype=dtype)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
+    return call(op("linalg_solve"), A, B, left=left)
+
+
+def inv(A: Tensor) -> Tensor:  # noqa: N803
+    return call(op("linalg_inv"), A)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:  # noqa: N803
+    return linalg_inv_ex_result(*call(op("linalg_inv_ex"), A, check_errors=check_errors))
+
+
+def det(A: Tensor) -> Tensor:  # noqa: N803
+    return call(op("linalg_det"), A)
+
+
+def slogdet(A: Tensor) -> Any:  # noqa: N803
+    return linalg_slogdet_result(*call(op("linalg_slogdet"), A))
+
+
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:  # noqa: N803
+    return call(op("linalg_cholesky"), A, upper=upper)
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:  # noqa: N803
+    return linalg_cholesky_ex_result(*call(op("linalg_cholesky_ex"), A, upper=upper, check_errors=check_errors))
+
+
+def qr(A: Tensor, mode: str = "reduced") -> Any:  # noqa: N803
+    return linalg_qr_result(*call(op("linalg_qr"), A, mode))
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> Any:  # noqa: N803
+    return linalg_svd_result(*call(op("linalg_svd"), A, full_matrices, driver=driver))
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:  # noqa: N803
+    return call(op("linalg_svdvals"), A, driver=driver)
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803
+    return linalg_eigh_result(*call(op("linalg_eigh"), A, UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    return call(op("linalg_eigvalsh"), A, UPLO)
+
+
+def _tolerance(value: Any) -> Any:
+    """A float tolerance as torch's 0-d float64 tensor."""
+    if value is None or isinstance(value, Tensor):
+        return value
+    return call(op("full"), [], float(value), dtype=DType.float64)
+
+
+def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:  # noqa: N803
+    return call(op("linalg_pinv.atol_rtol_tensor"), A, atol=_tolerance(atol), rtol=_tolerance(rtol),
+                hermitian=hermitian)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    return call(op("linalg_vecdot"), x, y, dim=dim)
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return call(op("matmul"), input, other)
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    return call(op("linalg_multi_dot"), list(tensors))
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: N803
+    return call(op("linalg_diagonal"), A, offset=offset, dim1=dim1, dim2=dim2)
+
+
+__all__ += ["norm", "vector_norm", "matrix_norm", "solve", "inv", "inv_ex", "det", "slogdet", "cholesky",
+            "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "vecdot", "matmul",
+            "multi_dot", "diagonal"]
+
+
+# ---------------------------------------------------------------- top-level functions and Tensor methods
+
+
+def _det(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("det"), input)
+
+
+def inverse(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("inverse"), input)
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:  # noqa: A002
+    return call(op("pinverse"), input, rcond)
+
+
+def trace(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("trace"), input)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return call(op("vdot"), input, other)
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return call(op("inner"), input, other)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return call(op("kron"), input, other)
+
+
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """dims: how many trailing dims of a meet as many leading ones of b, or the two dim lists."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        return call(op("tensordot"), a, b, list(range(a.dim() - dims, a.dim())), list(range(dims)))
+    dims_a, dims_b = dims
+    return call(op("tensordot"), a, b, _dims(dims_a), _dims(dims_b))
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    return call(op("chain_matmul"), list(matrices))
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return call(op("addr"), input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return call(op("addbmm"), input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+LINALG_FUNCTIONS = {
+    "det": _det, "inverse": inverse, "pinverse": pinverse, "trace": trace, "vdot": vdot, "inner": inner,
+    "kron": kron, "tensordot": tensordot, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
+}
+
+
+def _install_linalg_methods() -> None:
+    for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm"):
+        setattr(Tensor, name, LINALG_FUNCTIONS[name])
+    Tensor.slogdet = slogdet
+
+
+_install_linalg_methods()
+FUNCTIONS.update(LINALG_FUNCTIONS)

@@ -89,5 +89,78 @@ def _complex_cases():
     return [Case(f"complex_{name}", (lambda fn=fn: Fn(fn)), inputs=_complex(3, 4)) for name, fn in fns.items()]
 
 
+def _spd(a):
+    """A batch of symmetric positive-definite matrices from wide ones."""
+    return a @ a.mT
+
+
+def _linalg_cases():
+    la = torch.linalg
+    square = {  # a [3, 4, 6]: a[..., :4] is square, _spd(a) positive definite
+        "det": lambda a: la.det(a[..., :4]),
+        "slogdet": lambda a: tuple(la.slogdet(a[..., :4])),
+        "inv": lambda a: la.inv(_spd(a)),
+        "inv_ex": lambda a: la.inv_ex(_spd(a)).inverse,
+        "solve": lambda a: la.solve(_spd(a), a[..., 0]),
+        "solve_matrix_right": lambda a: la.solve(_spd(a), a[:, :2, :4], left=False),
+        "cholesky": lambda a: la.cholesky(_spd(a)),
+        "cholesky_upper_ex": lambda a: la.cholesky_ex(_spd(a), upper=True).L,
+        "eigh_reconstructed": lambda a: _eigh_parts(la.eigh(_spd(a))),
+        "eigvalsh": lambda a: la.eigvalsh(_spd(a), UPLO="U"),
+        "svd_reconstructed": lambda a: _svd_parts(la.svd(a, full_matrices=False)),
+        "svdvals": lambda a: la.svdvals(a),
+        "qr_reconstructed": lambda a: _qr_parts(la.qr(a.mT)),
+        "pinv": lambda a: la.pinv(a),
+        "pinv_hermitian": lambda a: la.pinv(_spd(a), hermitian=True),
+        "norm": lambda a: la.norm(a),
+        "norm_dims_keepdim": lambda a: la.norm(a, dim=(0, 2), keepdim=True),
+        "norm_matrix_inf": lambda a: la.norm(a[0], float("inf")),
+        "norm_nuc": lambda a: la.norm(a, "nuc", dim=(1, 2)),
+        "vector_norm": lambda a: la.vector_norm(a, 3, dim=-1),
+        "matrix_norm": lambda a: la.matrix_norm(a),
+        "matrix_norm_2": lambda a: la.matrix_norm(a, 2),
+        "matrix_norm_neg1_keepdim": lambda a: la.matrix_norm(a, -1, keepdim=True),
+        "vecdot": lambda a: la.vecdot(a, a.flip(0)),
+        "multi_dot": lambda a: la.multi_dot([a[0], a[1].mT, a[2]]),
+        "multi_dot_four": lambda a: la.multi_dot([a[0, 0], a[1].mT, a[2], a[1, 0]]),
+        "diagonal": lambda a: la.diagonal(a, offset=1) * 2,
+        "top_det_inverse": lambda a: (torch.det(_spd(a)), torch.inverse(_spd(a))),
+        "pinverse": lambda a: torch.pinverse(a[0]),
+        "trace": lambda a: torch.trace(a[0]),
+        "vdot": lambda a: torch.vdot(a[0, 0], a[1, 0]),
+        "inner": lambda a: torch.inner(a[0], a[1]),
+        "kron": lambda a: torch.kron(a[0], a[1, :2]),
+        "tensordot": lambda a: torch.tensordot(a, a[0], dims=([1], [0])),
+        "tensordot_int": lambda a: torch.tensordot(a, a[0].mT, dims=1),
+        "chain_matmul": lambda a: torch.chain_matmul(a[0], a[1].mT, a[2]),
+        "addr": lambda a: torch.addr(a[0, :, :4], a[1, 0, :4], a[2, 1, :4], beta=0.5, alpha=2),
+        "addbmm": lambda a: torch.addbmm(a[0, :, :4], a[:, :, :5], a.mT[:, :5, :4], alpha=0.5),
+    }
+    return [Case(f"linalg_{name}", (lambda fn=fn: Fn(fn)), inputs=_real(3, 4, 6), rtol=1e-3, atol=1e-4,
+                 core_op_exceptions=_CHECKED_ERRORS.get(name, {}))
+            for name, fn in square.items()]
+
+
+def _eigh_parts(result):
+    values, vectors = result
+    return values, (vectors * values[..., None, :]) @ vectors.mT
+
+
+def _svd_parts(result):
+    u, s, vh = result
+    return s, (u * s[..., None, :]) @ vh
+
+
+def _qr_parts(result):
+    q, r = result
+    return q @ r, r.abs()
+
+
+# torch's inv, solve and cholesky check their info output through an effectful op
+# (a token in the signature); texport's kernels raise instead.
+_CHECK = {"with_effects": "torch checks info through _linalg_check_errors; texport's kernel raises"}
+_CHECKED_ERRORS = {name: _CHECK for name in ("inv", "solve", "solve_matrix_right", "cholesky", "top_det_inverse")}
+
+
 def cases():
-    return _fft_cases() + _complex_cases()
+    return _fft_cases() + _complex_cases() + _linalg_cases()

@@ -20,6 +20,8 @@ from .. import rng
 from ..dtypes import is_floating, to_numpy
 from . import kernel
 from .common import opmath, result_as, torch_result_dtype
+from .reductions import _vector_norm
+from .views import _diagonal
 
 # caffe2::TypeMeta names, which torch prints in its dtype-mismatch messages.
 _CPP_TYPE_NAMES = {
@@ -532,3 +534,281 @@ def angle(self: np.ndarray) -> np.ndarray:
         return np.angle(self)
     x = self if self.dtype.kind == "f" else self.astype(np.float32)
     return np.where(np.isnan(x), x, np.where(x < 0, np.pi, 0.0).astype(x.dtype))
+
+
+# ---------------------------------------------------------------------------- torch.linalg
+# numpy.linalg's routines are LAPACK's, vectorised over the batch dims; they keep
+# float32 in float32, as torch's results are.
+
+
+def _lu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Partial-pivoting LU of a batch of square matrices, as LAPACK's getrf packs it:
+    L's unit diagonal left out, and 1-based pivots (row k swapped with pivots[k])."""
+    n = a.shape[-1]
+    lu = a.reshape(-1, n, n).copy()
+    pivots = np.zeros(lu.shape[:-1], np.int32)
+    rows = np.arange(lu.shape[0])
+    for k in range(n):  # one column at a time, every matrix of the batch at once
+        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        pivots[:, k] = p + 1
+        lu[rows, k], lu[rows, p] = lu[rows, p], lu[rows, k].copy()
+        pivot = lu[:, k, k]
+        safe = np.where(pivot == 0, 1, pivot)
+        lu[:, k + 1:, k] /= safe[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
+    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1])
+
+
+def _info(batch: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(batch, np.int32)
+
+
+def _empty(dtype: np.dtype) -> np.ndarray:
+    return np.zeros((0,), dtype)
+
+
+def _lapack(what: str, fn: Callable[..., object], *args: object, **kwargs: object) -> object:
+    try:
+        return fn(*args, **kwargs)
+    except np.linalg.LinAlgError as error:
+        raise RuntimeError(f"{what}: {error}") from None
+
+
+@kernel("_linalg_det")
+def _linalg_det(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    lu, pivots = _lu(A)
+    return result_as(np.linalg.det(A), A.dtype), lu, pivots
+
+
+@kernel("linalg_det", "det")
+def linalg_det(A: np.ndarray) -> np.ndarray:
+    return result_as(np.linalg.det(A), A.dtype)
+
+
+@kernel("_linalg_slogdet")
+def _linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    sign, logabsdet = np.linalg.slogdet(A)
+    lu, pivots = _lu(A)
+    return result_as(sign, A.dtype), result_as(logabsdet, np.abs(A[..., :0, :0]).dtype), lu, pivots
+
+
+@kernel("linalg_slogdet")
+def linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    return _linalg_slogdet(A)[:2]
+
+
+@kernel("_linalg_eigh")
+def _linalg_eigh(A: np.ndarray, UPLO: str = "L", compute_v: bool = True) -> tuple[np.ndarray, ...]:  # noqa: N803
+    if not compute_v:
+        return np.linalg.eigvalsh(A, UPLO), _empty(A.dtype)
+    values, vectors = np.linalg.eigh(A, UPLO)
+    return values, vectors
+
+
+@kernel("linalg_eigh")
+def linalg_eigh(self: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, ...]:  # noqa: N803
+    return _linalg_eigh(self, UPLO)
+
+
+@kernel("linalg_eigvalsh")
+def linalg_eigvalsh(self: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
+    return np.linalg.eigvalsh(self, UPLO)
+
+
+@kernel("_linalg_svd")
+def _linalg_svd(A: np.ndarray, full_matrices: bool = False, compute_uv: bool = True,
+                driver: str | None = None) -> tuple[np.ndarray, ...]:
+    if not compute_uv:
+        return _empty(A.dtype), np.linalg.svd(A, compute_uv=False), _empty(A.dtype)
+    u, s, vh = np.linalg.svd(A, full_matrices=full_matrices)
+    return u, s, vh
+
+
+@kernel("linalg_svd")
+def linalg_svd(A: np.ndarray, full_matrices: bool = True, driver: str | None = None) -> tuple[np.ndarray, ...]:
+    return _linalg_svd(A, full_matrices)
+
+
+@kernel("linalg_svdvals")
+def linalg_svdvals(A: np.ndarray, driver: str | None = None) -> np.ndarray:
+    return np.linalg.svd(A, compute_uv=False)
+
+
+def _is_vector_rhs(A: np.ndarray, B: np.ndarray) -> bool:
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+@kernel("_linalg_solve_ex")
+def _linalg_solve_ex(A: np.ndarray, B: np.ndarray, left: bool = True,
+                     check_errors: bool = False) -> tuple[np.ndarray, ...]:
+    """AX = B (left) or XA = B, B one vector or a batch of them too."""
+    vector = _is_vector_rhs(A, B)
+    rhs = B[..., None] if vector else B
+    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    A = np.broadcast_to(A, (*batch, *A.shape[-2:]))
+    rhs = np.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
+    if left:
+        x = _lapack("linalg.solve", np.linalg.solve, A, rhs)
+    else:
+        x = np.swapaxes(_lapack("linalg.solve", np.linalg.solve, np.swapaxes(A, -1, -2),
+                                np.swapaxes(rhs, -1, -2)), -1, -2)
+    lu, pivots = _lu(A)
+    return result_as(x[..., 0] if vector else x, A.dtype), lu, pivots, _info(batch)
+
+
+@kernel("linalg_solve")
+def linalg_solve(A: np.ndarray, B: np.ndarray, left: bool = True) -> np.ndarray:
+    return _linalg_solve_ex(A, B, left)[0]
+
+
+@kernel("linalg_inv_ex")
+def linalg_inv_ex(A: np.ndarray, check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    return result_as(_lapack("linalg.inv", np.linalg.inv, A), A.dtype), _info(A.shape[:-2])
+
+
+@kernel("linalg_inv", "inverse")
+def linalg_inv(A: np.ndarray) -> np.ndarray:
+    return linalg_inv_ex(A)[0]
+
+
+@kernel("linalg_cholesky_ex")
+def linalg_cholesky_ex(self: np.ndarray, upper: bool = False,
+                       check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The factor from the lower triangle (torch's and numpy's default); upper: its
+    conjugate transpose."""
+    lower = _lapack("linalg.cholesky", np.linalg.cholesky, self)
+    factor = np.conj(np.swapaxes(lower, -1, -2)) if upper else lower
+    return result_as(factor, self.dtype), _info(self.shape[:-2])
+
+
+@kernel("linalg_cholesky")
+def linalg_cholesky(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    return linalg_cholesky_ex(self, upper)[0]
+
+
+@kernel("linalg_qr")
+def linalg_qr(A: np.ndarray, mode: str = "reduced") -> tuple[np.ndarray, np.ndarray]:
+    if mode == "r":
+        return _empty(A.dtype), np.linalg.qr(A, mode="r")
+    q, r = np.linalg.qr(A, mode=mode)
+    return q, r
+
+
+def _pinv(a: np.ndarray, atol: np.ndarray | float | None, rtol: np.ndarray | float | None,
+          hermitian: bool) -> np.ndarray:
+    """Singular values at most max(atol, rtol * the largest) count as zero; no tolerance
+    given: rtol = eps * max(m, n), and a positive atol alone means rtol = 0 (torch's rule)."""
+    real = np.abs(a[..., :0, :0]).dtype
+    if rtol is None:
+        positive_atol = atol is not None and np.any(np.asarray(atol) > 0)
+        rtol = 0.0 if positive_atol else np.finfo(real).eps * max(a.shape[-2:])
+    atol = 0.0 if atol is None else atol
+    if hermitian:
+        values, vectors = np.linalg.eigh(a)
+        size = np.abs(values)
+        cutoff = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * size.max(-1, keepdims=True))
+        inverse = np.where(size > cutoff, 1 / np.where(values == 0, 1, values), 0)
+        return result_as((vectors * inverse[..., None, :]) @ np.conj(np.swapaxes(vectors, -1, -2)), a.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    cutoff = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * s.max(-1, keepdims=True, initial=0))
+    inverse = np.where(s > cutoff, 1 / np.where(s == 0, 1, s), 0)
+    return result_as(np.conj(np.swapaxes(vh, -1, -2)) * inverse[..., None, :] @ np.conj(np.swapaxes(u, -1, -2)),
+                     a.dtype)
+
+
+@kernel("linalg_pinv.atol_rtol_tensor")
+def linalg_pinv(self: np.ndarray, atol: np.ndarray | None = None, rtol: np.ndarray | None = None,
+                hermitian: bool = False) -> np.ndarray:
+    return _pinv(self, atol, rtol, hermitian)
+
+
+@kernel("pinverse")
+def pinverse(self: np.ndarray, rcond: float = 1e-15) -> np.ndarray:
+    return _pinv(self, 0.0, rcond, False)
+
+
+@kernel("addbmm")
+def addbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 1,
+           alpha: float = 1) -> np.ndarray:
+    """beta * self + alpha * the sum of the batch's products (self ignored when beta is 0)."""
+    _same_dtype(batch1, batch2, "batch1 and batch2")
+    total = (opmath(batch1) @ opmath(batch2)).sum(axis=0)
+    out = alpha * total if beta == 0 else beta * opmath(self) + alpha * total
+    return result_as(np.broadcast_to(out, total.shape), batch1.dtype)
+
+
+def _matrix_norm(x: np.ndarray, ord: object, dim: Sequence[int], keepdim: bool) -> np.ndarray:  # noqa: A002
+    axes = tuple(d % x.ndim for d in dim)
+    return np.linalg.norm(x, ord, axes, keepdim)
+
+
+@kernel("linalg_matrix_norm", "linalg_matrix_norm.str_ord")
+def linalg_matrix_norm(self: np.ndarray, ord: object = "fro", dim: Sequence[int] = (-2, -1),  # noqa: A002
+                       keepdim: bool = False, dtype: DType | None = None) -> np.ndarray:
+    x = self.astype(to_numpy(dtype)) if dtype is not None else self
+    return result_as(_matrix_norm(x, ord, dim, keepdim), np.abs(x[..., :0]).dtype)
+
+
+@kernel("linalg_norm", "linalg_norm.ord_str")
+def linalg_norm(self: np.ndarray, ord: object = None, dim: Sequence[int] | None = None,  # noqa: A002
+                keepdim: bool = False, dtype: DType | None = None) -> np.ndarray:
+    """A matrix norm over two dims (or a whole matrix given an ord), else a vector norm."""
+    matrix = ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and self.ndim == 2))
+    if matrix:
+        return linalg_matrix_norm(self, ord, dim or (0, 1), keepdim, dtype)
+    return _vector_norm(self, 2 if ord is None else ord, dim, keepdim, dtype)
+
+
+@kernel("linalg_vecdot")
+def linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    return result_as((np.conj(x) * y).sum(axis=dim), x.dtype)
+
+
+@kernel("vdot")
+def vdot(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return result_as(np.vdot(self, other), self.dtype)
+
+
+@kernel("trace")
+def trace(self: np.ndarray) -> np.ndarray:
+    integral = self.dtype.kind in "biu"
+    return result_as(np.trace(self), np.dtype(np.int64) if integral else self.dtype)
+
+
+@kernel("linalg_diagonal")
+def linalg_diagonal(A: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    return _diagonal(A, offset, dim1, dim2)
+
+
+@kernel("linalg_multi_dot", "chain_matmul")
+def linalg_multi_dot(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    if len(tensors) == 1:
+        return tensors[0].copy()
+    return result_as(np.linalg.multi_dot(list(tensors)), tensors[0].dtype)
+
+
+@kernel("tensordot")
+def tensordot(self: np.ndarray, other: np.ndarray, dims_self: Sequence[int],
+              dims_other: Sequence[int]) -> np.ndarray:
+    return result_as(np.tensordot(self, other, (list(dims_self), list(dims_other))), self.dtype)
+
+
+@kernel("inner")
+def inner(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dtype = torch_result_dtype(self, other)
+    if self.ndim == 0 or other.ndim == 0:
+        return result_as(self * other, dtype)
+    return result_as(np.inner(self, other), dtype)
+
+
+@kernel("kron")
+def kron(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return result_as(np.kron(self, other), torch_result_dtype(self, other))
+
+
+@kernel("addr")
+def addr(self: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, beta: float = 1, alpha: float = 1) -> np.ndarray:
+    dtype = torch_result_dtype(self, vec1, vec2)
+    product = np.multiply.outer(vec1, vec2)
+    out = alpha * product if beta == 0 else beta * self + alpha * product
+    return result_as(np.broadcast_to(out, product.shape), dtype)

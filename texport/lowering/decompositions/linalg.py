@@ -688,3 +688,269 @@ def resolve_conj(self: Tensor) -> Tensor:
 @register_decomposition(aten.conj_physical.default)
 def conj_physical(self: Tensor) -> Tensor:
     return aten._conj_physical.default(self)
+
+
+# ---------------------------------------------------------------- torch.linalg (ATen's BatchLinearAlgebra.cpp,
+# LinearAlgebra.cpp): each function onto the factorisation torch keeps in core programs
+
+
+@register_decomposition(aten.linalg_det.default)
+def linalg_det(A: Tensor) -> Tensor:
+    return aten._linalg_det.default(A)[0]
+
+
+@register_decomposition(aten.det.default)
+def det(self: Tensor) -> Tensor:
+    return aten.linalg_det.default(self)
+
+
+@register_decomposition(aten.linalg_slogdet.default)
+def linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor]:
+    sign, logabsdet, _, _ = aten._linalg_slogdet.default(A)
+    return sign, logabsdet
+
+
+# inv, solve and cholesky: torch also checks the info output through an effectful
+# _linalg_check_errors (a token in its signature); texport's kernels raise instead
+@register_decomposition(aten.linalg_inv.default)
+def linalg_inv(A: Tensor) -> Tensor:
+    return aten.linalg_inv_ex.default(A)[0]
+
+
+@register_decomposition(aten.inverse.default)
+def inverse(self: Tensor) -> Tensor:
+    return aten.linalg_inv.default(self)
+
+
+@register_decomposition(aten.linalg_solve.default)
+def linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:
+    return aten._linalg_solve_ex.default(A, B, left=left)[0]
+
+
+@register_decomposition(aten.linalg_cholesky.default)
+def linalg_cholesky(self: Tensor, upper: bool = False) -> Tensor:
+    return aten.linalg_cholesky_ex.default(self, upper=upper)[0]
+
+
+@register_decomposition(aten.linalg_svd.default)
+def linalg_svd(A: Tensor, full_matrices: bool = True, driver: str | None = None) -> tuple[Tensor, ...]:
+    return tuple(aten._linalg_svd.default(A, full_matrices, True, driver=driver))
+
+
+# the singular values alone: torch's export still asks for the vectors (compute_uv is
+# whether A may need a gradient, which tracing assumes)
+@register_decomposition(aten.linalg_svdvals.default)
+def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
+    return aten._linalg_svd.default(A, driver=driver)[1]
+
+
+@register_decomposition(aten.linalg_eigh.default)
+def linalg_eigh(self: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
+    values, vectors = aten._linalg_eigh.default(self, UPLO)
+    return values, vectors
+
+
+@register_decomposition(aten.linalg_eigvalsh.default)
+def linalg_eigvalsh(self: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    return aten._linalg_eigh.default(self, UPLO)[0]
+
+
+# pinverse(A, rcond) = linalg_pinv(A, atol=0, rtol=rcond), the tolerances as float64 0-d tensors
+@register_decomposition(aten.pinverse.default)
+def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
+    atol = aten.full.default([], 0.0, dtype=DType.float64)
+    rtol = aten.full.default([], rcond, dtype=DType.float64)
+    return aten.linalg_pinv.atol_rtol_tensor(self, atol=atol, rtol=rtol)
+
+
+@register_decomposition(aten.linalg_norm.default)
+def linalg_norm(self: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    """A matrix norm when an ord is given over two dims (or a whole matrix), else a vector norm."""
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and self.dim() == 2)):
+        return aten.linalg_matrix_norm.default(self, ord, list(dim or [0, 1]), keepdim, dtype=dtype)
+    return aten.linalg_vector_norm.default(self, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+@register_decomposition(aten.linalg_norm.ord_str)
+def linalg_norm_ord_str(self: Tensor, ord: str, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                        dtype: Any = None) -> Tensor:
+    return aten.linalg_matrix_norm.str_ord(self, ord, list(dim or [0, 1]), keepdim, dtype=dtype)
+
+
+def _backshift(dim0: int, dim1: int, ndim: int) -> list[int]:
+    """create_dim_backshift_permutation: every other dim, then dim0 and dim1."""
+    return [d for d in range(ndim) if d not in (dim0, dim1)] + [dim0, dim1]
+
+
+def _svdvals_reduced(A: Tensor, dims: list[int], keepdim: bool, dtype: Any, reduce: Any) -> Tensor:
+    """The singular values over `dims` (moved to the end), reduced over their last dim."""
+    A = cast_to(A, dtype)
+    perm = _backshift(canonical_dim(dims[0], A.dim()), canonical_dim(dims[1], A.dim()), A.dim())
+    out = reduce(aten.linalg_svdvals.default(aten.permute.default(A, perm)))
+    if keepdim:
+        back = [perm.index(i) for i in range(len(perm))]
+        out = aten.permute.default(aten.unsqueeze.default(out, -1), back)
+    return out
+
+
+@register_decomposition(aten.linalg_matrix_norm.default)
+def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: bool = False,  # noqa: A002
+                       dtype: Any = None) -> Tensor:
+    """2: the largest singular value (-2 the smallest); 1 / inf: the largest column / row
+    sum of |a| (-1 / -inf the smallest)."""
+    dims = list(dim)
+    if abs(ord) == 2:
+        pick = aten.amax.default if ord > 0 else aten.amin.default
+        return _svdvals_reduced(self, dims, keepdim, dtype, lambda s: pick(s, [-1], keepdim))
+    if abs(ord) != 1 and abs(ord) != math.inf:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == math.inf:
+        dims = [dims[1], dims[0]]
+    first, second = canonical_dim(dims[0], self.dim()), canonical_dim(dims[1], self.dim())
+    if not keepdim and first < second:
+        second -= 1
+    sums = aten.linalg_vector_norm.default(self, 1.0, [first], keepdim, dtype=dtype)
+    pick = aten.amax.default if ord > 0 else aten.amin.default
+    return pick(sums, [second], keepdim)
+
+
+@register_decomposition(aten.linalg_matrix_norm.str_ord)
+def linalg_matrix_norm_str_ord(self: Tensor, ord: str = "fro", dim: Any = (-2, -1),  # noqa: A002
+                               keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if ord == "fro":
+        return aten.linalg_vector_norm.default(self, 2, list(dim), keepdim, dtype=dtype)
+    if ord != "nuc":
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return _svdvals_reduced(self, list(dim), keepdim, dtype, lambda s: aten.sum.dim_IntList(s, [-1], keepdim))
+
+
+# vecdot(x, y) = sum(conj(x) * y, dim); vdot the same of two vectors
+@register_decomposition(aten.linalg_vecdot.default)
+def linalg_vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
+    x = aten._conj.default(x) if x.dtype.is_complex else x
+    return aten.sum.dim_IntList(aten.mul.Tensor(x, y), [dim])
+
+
+@register_decomposition(aten.vdot.default)
+def vdot(self: Tensor, other: Tensor) -> Tensor:
+    self = aten._conj_physical.default(self) if self.dtype.is_complex else self
+    return aten.sum.dim_IntList(aten.mul.Tensor(self, other), [])
+
+
+# trace(a) = sum(diag(a)) (torch's ref: the diagonal copied, then summed)
+@register_decomposition(aten.trace.default)
+def trace(self: Tensor) -> Tensor:
+    diagonal = aten.clone.default(aten.diagonal.default(self), memory_format="contiguous_format")
+    return aten.sum.dim_IntList(diagonal, [])
+
+
+@register_decomposition(aten.linalg_diagonal.default)
+def linalg_diagonal(A: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    return aten.diagonal.default(A, offset, dim1, dim2)
+
+
+def _chain_order(sizes: list[Any]) -> Any:
+    """The bracketing of a matrix chain with the fewest multiplications (ATen's
+    multi_dot: the classic dynamic programme; a pair as (i, j) nests)."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(tensors: list[Tensor], split: Any, i: int, j: int) -> Tensor:
+    if i == j:
+        return tensors[i]
+    k = split[i][j]
+    return aten.mm.default(_chain(tensors, split, i, k), _chain(tensors, split, k + 1, j))
+
+
+@register_decomposition([aten.linalg_multi_dot.default, aten.chain_matmul.default])
+def linalg_multi_dot(tensors: list[Tensor]) -> Tensor:
+    """The chain multiplied in its cheapest order (a 1-D first / last operand as a
+    row / column), viewed to the result's shape."""
+    if len(tensors) == 1:
+        return aten.clone.default(tensors[0])
+    first, last = tensors[0], tensors[-1]
+    matrices = list(tensors)
+    if first.dim() == 1:
+        matrices[0] = aten.unsqueeze.default(first, 0)
+    if last.dim() == 1:
+        matrices[-1] = aten.unsqueeze.default(last, 1)
+    if len(matrices) == 2:
+        product = aten.mm.default(*matrices)
+    elif len(matrices) == 3:
+        a, b, c = matrices[0].shape[0], matrices[1].shape[0], matrices[2].shape[0]
+        d = matrices[2].shape[1]
+        cost_first, cost_last = a * c * (b + d), b * d * (a + c)
+        product = (aten.mm.default(matrices[0], aten.mm.default(matrices[1], matrices[2]))
+                   if cost_first > cost_last else
+                   aten.mm.default(aten.mm.default(matrices[0], matrices[1]), matrices[2]))
+    else:
+        sizes = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+        product = _chain(matrices, _chain_order(sizes), 0, len(matrices) - 1)
+    shape = ([first.shape[0]] if first.dim() == 2 else []) + ([last.shape[1]] if last.dim() == 2 else [])
+    return aten.view.default(product, shape)
+
+
+# tensordot: the contracted dims of each operand permuted together and folded, one mm
+@register_decomposition(aten.tensordot.default)
+def tensordot(self: Tensor, other: Tensor, dims_self: list[int], dims_other: list[int]) -> Tensor:
+    t1, t2 = self, other
+    contracted: Any = 1
+    for a, b in zip(dims_self, dims_other):
+        s1, s2 = self.shape[a], other.shape[b]
+        if known_eq(s2, 1):  # a broadcast dim sums right away
+            t1 = aten.sum.dim_IntList(t1, [a], True)
+        elif known_eq(s1, 1):
+            t2 = aten.sum.dim_IntList(t2, [b], True)
+        else:
+            contracted = contracted * s1
+    mine = {canonical_dim(d, self.dim()) for d in dims_self}
+    theirs = {canonical_dim(d, other.dim()) for d in dims_other}
+    kept1 = [i for i in range(self.dim()) if i not in mine]
+    kept2 = [i for i in range(other.dim()) if i not in theirs]
+    sizes = [t1.shape[i] for i in kept1] + [t2.shape[i] for i in kept2]
+    left = reshape_to(aten.permute.default(t1, kept1 + list(dims_self)),
+                      [numel([t1.shape[i] for i in kept1]), contracted])
+    right = reshape_to(aten.permute.default(t2, list(dims_other) + kept2),
+                       [contracted, numel([t2.shape[i] for i in kept2])])
+    return reshape_to(aten.mm.default(left, right), sizes)
+
+
+@register_decomposition(aten.inner.default)
+def inner(self: Tensor, other: Tensor) -> Tensor:
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.Tensor(self, other)
+    return aten.tensordot.default(self, other, [-1], [-1])
+
+
+# kron(a, b): a's dims interleaved with ones, b's the other way, multiplied, folded
+@register_decomposition(aten.kron.default)
+def kron(self: Tensor, other: Tensor) -> Tensor:
+    ndim = max(self.dim(), other.dim())
+    a = [1] * (ndim - self.dim()) + list(self.shape)
+    b = [1] * (ndim - other.dim()) + list(other.shape)
+    a_shape = [size for s in a for size in (s, 1)]
+    b_shape = [size for s in b for size in (1, s)]
+    product = aten.mul.Tensor(reshape_to(self, a_shape), reshape_to(other, b_shape))
+    return aten.view.default(product, [x * y for x, y in zip(a, b)])
+
+
+# addr(s, u, v) = beta * s + alpha * outer(u, v) (s dropped when beta is 0)
+@register_decomposition(aten.addr.default)
+def addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    expanded = aten.expand.default(self, [vec1.shape[0], vec2.shape[0]])
+    product = aten.mul.Tensor(aten.outer.default(vec1, vec2), alpha)
+    if beta == 0:
+        return product
+    return aten.add.Tensor(aten.mul.Tensor(expanded, beta), product)
