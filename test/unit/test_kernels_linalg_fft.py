@@ -117,3 +117,121 @@ def test_complex_abs_is_real_and_sigmoid_is_the_complex_formula() -> None:
     out = run("abs", z)
     assert out.dtype == np.float32 and out.tolist() == [5, 1]
     close(run("sigmoid", z), 1 / (1 + np.exp(-z.astype(np.complex128))))
+
+
+# ---------------------------------------------------------------------------- torch.linalg
+
+
+def spd(*batch: int, n: int = 4) -> np.ndarray:
+    a = rand(*batch, n, n + 2)
+    return a @ np.swapaxes(a, -1, -2)
+
+
+def mT(x: np.ndarray) -> np.ndarray:  # noqa: N802 - torch's name
+    return np.swapaxes(x, -1, -2)
+
+
+def test_det_and_its_lu_factors_by_hand() -> None:
+    a = np.array([[0, 2], [3, 4]], np.float32)  # the first pivot is the second row
+    det, lu, pivots = run("_linalg_det", a)
+    assert det.dtype == np.float32 and float(det) == pytest.approx(-6)
+    assert pivots.tolist() == [2, 2] and pivots.dtype == np.int32
+    assert lu.tolist() == [[3, 4], [0, 2]]
+    sign, logabsdet, _, _ = run("_linalg_slogdet", a)
+    assert float(sign) == -1 and float(logabsdet) == pytest.approx(math.log(6))
+    assert float(run("det", a)) == pytest.approx(-6)
+
+
+def test_lu_reassembles_a_batch() -> None:
+    a = rand(3, 5, 5, dtype=np.float64)
+    _, lu, pivots = run("_linalg_det", a)
+    lower = np.tril(lu, -1) + np.eye(5)
+    upper = np.triu(lu)
+    for b in range(3):  # undo the row swaps on the identity: P
+        p = np.eye(5)
+        for k, row in enumerate(pivots[b] - 1):
+            p[[k, row]] = p[[row, k]]
+        close(p.T @ lower[b] @ upper[b], a[b], 1e-10)
+
+
+def test_solve_inv_and_cholesky_satisfy_their_equations() -> None:
+    a, b = spd(2), rand(2, 4, 3)
+    x = run("_linalg_solve_ex", a, b)[0]
+    close(a @ x, b, 1e-3)
+    v = rand(2, 4)
+    close(np.einsum("bij,bj->bi", a, run("linalg_solve", a, v)), v, 1e-3)
+    right = run("linalg_solve", a, mT(b), left=False)
+    close(right @ a, mT(b), 1e-3)
+    inverse, info = run("linalg_inv_ex", a)
+    close(inverse @ a, np.broadcast_to(np.eye(4), a.shape), 1e-3)
+    assert info.tolist() == [0, 0] and info.dtype == np.int32
+    lower = run("linalg_cholesky", a)
+    assert np.allclose(np.triu(lower, 1), 0)
+    close(lower @ mT(lower), a, 1e-3)
+    upper = run("linalg_cholesky_ex", a, upper=True)[0]
+    close(mT(upper) @ upper, a, 1e-3)
+    with pytest.raises(RuntimeError, match="linalg.cholesky"):
+        run("linalg_cholesky", -a)
+
+
+def test_eigh_svd_qr_reconstruct_their_matrix() -> None:
+    a = spd(3)
+    values, vectors = run("_linalg_eigh", a)
+    assert values.dtype == np.float32
+    close((vectors * values[..., None, :]) @ mT(vectors), a, 1e-3)
+    assert run("_linalg_eigh", a, "L", False)[1].shape == (0,)
+    m = rand(3, 4, 6)
+    u, s, vh = run("_linalg_svd", m)
+    assert (u.shape, s.shape, vh.shape) == ((3, 4, 4), (3, 4), (3, 4, 6))
+    close((u * s[..., None, :]) @ vh, m, 1e-4)
+    assert run("linalg_svd", m)[2].shape == (3, 6, 6)
+    close(run("linalg_svdvals", m), s)
+    q, r = run("linalg_qr", mT(m))
+    assert (q.shape, r.shape) == ((3, 6, 4), (3, 4, 4))
+    close(q @ r, mT(m), 1e-4)
+    assert np.allclose(np.tril(r, -1), 0)
+    assert run("linalg_qr", mT(m), "complete")[0].shape == (3, 6, 6)
+
+
+def test_pinv_is_the_moore_penrose_inverse() -> None:
+    m = rand(2, 3, 5, dtype=np.float64)
+    p = run("linalg_pinv.atol_rtol_tensor", m)
+    close(m @ p @ m, m, 1e-8)
+    close(p @ m @ p, p, 1e-8)
+    close(mT(m @ p), m @ p, 1e-8)
+    a = spd(2).astype(np.float64)
+    h = run("linalg_pinv.atol_rtol_tensor", a, hermitian=True)
+    close(h @ a, np.broadcast_to(np.eye(4), a.shape), 1e-8)  # an invertible matrix's is its inverse
+    # a singular value under the cut-off counts as zero
+    d = np.diag([4.0, 1e-20]).astype(np.float64)
+    assert run("pinverse", d).tolist() == [[0.25, 0], [0, 0]]
+
+
+def test_norms_by_hand() -> None:
+    a = np.array([[1, -2], [3, 4]], np.float32)
+    assert float(run("linalg_matrix_norm", a, 1)) == pytest.approx(6)  # largest column |sum|
+    assert float(run("linalg_matrix_norm", a, math.inf)) == pytest.approx(7)  # largest row
+    assert float(run("linalg_matrix_norm", a, -1)) == pytest.approx(4)
+    assert float(run("linalg_matrix_norm.str_ord", a)) == pytest.approx(math.sqrt(30))
+    s = np.linalg.svd(a.astype(np.float64), compute_uv=False)  # numpy's LAPACK, not our kernel
+    assert float(run("linalg_matrix_norm.str_ord", a, "nuc")) == pytest.approx(s.sum(), rel=1e-5)
+    assert float(run("linalg_norm", a)) == pytest.approx(math.sqrt(30))
+    assert float(run("linalg_norm", a, math.inf)) == pytest.approx(7)
+    assert run("linalg_norm", a, 1, [1], True).tolist() == [[3], [7]]
+
+
+def test_products_by_hand() -> None:
+    a = np.array([[1, 2], [3, 4]], np.float32)
+    assert float(run("trace", a)) == 5
+    assert run("trace", np.arange(4).reshape(2, 2)).dtype == np.int64
+    assert float(run("vdot", a[0], a[1])) == 11
+    assert run("linalg_vecdot", a, a).tolist() == [5, 25]
+    assert run("inner", a, a).tolist() == [[5, 11], [11, 25]]
+    assert run("kron", np.eye(2, dtype=np.float32), a).tolist() == [
+        [1, 2, 0, 0], [3, 4, 0, 0], [0, 0, 1, 2], [0, 0, 3, 4]]
+    assert run("tensordot", a, a, [1], [0]).tolist() == [[7, 10], [15, 22]]
+    assert run("linalg_multi_dot", [a, a, a]).tolist() == [[37, 54], [81, 118]]
+    assert run("addr", a, np.float32([1, 2]), np.float32([1, 0]), beta=2, alpha=3).tolist() == [[5, 4], [12, 8]]
+    batches = np.stack([a, a])
+    assert run("addbmm", a, batches, batches, beta=0).tolist() == [[14, 20], [30, 44]]
+    assert run("linalg_diagonal", batches, offset=1).tolist() == [[2], [2]]

@@ -790,7 +790,14 @@ def linalg_multi_dot(tensors: Sequence[np.ndarray]) -> np.ndarray:
 @kernel("tensordot")
 def tensordot(self: np.ndarray, other: np.ndarray, dims_self: Sequence[int],
               dims_other: Sequence[int]) -> np.ndarray:
-    return result_as(np.tensordot(self, other, (list(dims_self), list(dims_other))), self.dtype)
+    """A contracted dim of size 1 against a longer one broadcasts: the longer is summed first."""
+    a, b = self, other
+    for d1, d2 in zip(dims_self, dims_other):
+        if b.shape[d2] == 1:
+            a = a.sum(axis=d1, keepdims=True)
+        elif a.shape[d1] == 1:
+            b = b.sum(axis=d2, keepdims=True)
+    return result_as(np.tensordot(a, b, (list(dims_self), list(dims_other))), self.dtype)
 
 
 @kernel("inner")

@@ -565,6 +565,7 @@ def _fft_c2c(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool) -> Te
     return aten._fft_c2c.default(x, [axis], _norm_mode(norm, forward), forward)
 
 
+# fft(x) = _fft_c2c(x) of a complex x, _fft_r2c(x, onesided=False) of a real one
 @register_decomposition(aten.fft_fft.default)
 def fft_fft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
     if self.dtype.is_complex:
@@ -572,6 +573,7 @@ def fft_fft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None)
     return _fft_r2c(self, n, dim, norm, True, False)
 
 
+# ifft(x) = _fft_c2c(x, forward=False), or the conjugate of a real x's _fft_r2c
 @register_decomposition(aten.fft_ifft.default)
 def fft_ifft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
     if self.dtype.is_complex:
@@ -579,21 +581,25 @@ def fft_ifft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None
     return _fft_r2c(self, n, dim, norm, False, False)
 
 
+# rfft(x) = _fft_r2c(x, onesided=True)
 @register_decomposition(aten.fft_rfft.default)
 def fft_rfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
     return _fft_r2c(self, n, dim, norm, True, True)
 
 
+# ihfft(x) = conj(_fft_r2c(x, onesided=True)), normalised as an inverse
 @register_decomposition(aten.fft_ihfft.default)
 def fft_ihfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
     return _fft_r2c(self, n, dim, norm, False, True)
 
 
+# irfft(z) = _fft_c2r(z) to n = 2 (len - 1) points unless given
 @register_decomposition(aten.fft_irfft.default)
 def fft_irfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
     return _fft_c2r(self, n, dim, norm, False)
 
 
+# hfft(z) = _fft_c2r(conj(z)), normalised as a forward transform
 @register_decomposition(aten.fft_hfft.default)
 def fft_hfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
     return _fft_c2r(self, n, dim, norm, True)
@@ -605,37 +611,43 @@ def _fftn_c2c(self: Tensor, s: Any, dim: Any, norm: str | None, forward: bool) -
     return aten._fft_c2c.default(x, dims, _norm_mode(norm, forward), forward)
 
 
+# fftn(x) = _fft_c2c over torch's canonical dims of x promoted to complex, resized to s
 @register_decomposition(aten.fft_fftn.default)
 def fft_fftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
     return _fftn_c2c(self, s, dim, norm, True)
 
 
+# ifftn(x) = _fft_c2c(forward=False) over the same dims
 @register_decomposition(aten.fft_ifftn.default)
 def fft_ifftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
     return _fftn_c2c(self, s, dim, norm, False)
 
 
-# the 2-d transforms are the n-d ones over the last two dims by default
+# fft2(x) = fftn(x) over the last two dims
 @register_decomposition(aten.fft_fft2.default)
 def fft_fft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
     return _fftn_c2c(self, s, dim, norm, True)
 
 
+# ifft2(x) = ifftn(x) over the last two dims
 @register_decomposition(aten.fft_ifft2.default)
 def fft_ifft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
     return _fftn_c2c(self, s, dim, norm, False)
 
 
+# rfft2(x) = rfftn(x) over the last two dims
 @register_decomposition(aten.fft_rfft2.default)
 def fft_rfft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
     return fft_rfftn(self, s, dim, norm)
 
 
+# irfft2(z) = irfftn(z) over the last two dims
 @register_decomposition(aten.fft_irfft2.default)
 def fft_irfft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
     return fft_irfftn(self, s, dim, norm)
 
 
+# rfftn(x) = _fft_r2c(onesided=True) over the canonical dims, resized to s
 @register_decomposition(aten.fft_rfftn.default)
 def fft_rfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
     dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
@@ -643,6 +655,7 @@ def fft_rfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = N
     return aten._fft_r2c.default(x, dims, _norm_mode(norm, True), True)
 
 
+# irfftn(z) = _fft_c2r over the canonical dims, the last one's input cut to n // 2 + 1
 @register_decomposition(aten.fft_irfftn.default)
 def fft_irfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
     dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
@@ -659,6 +672,7 @@ def fft_fftshift(self: Tensor, dim: Any = None) -> Tensor:
     return aten.roll.default(self, [self.shape[d] // 2 for d in dims], dims)
 
 
+# ifftshift(x) = roll(x, ceil(size / 2)) over each dim
 @register_decomposition(aten.fft_ifftshift.default)
 def fft_ifftshift(self: Tensor, dim: Any = None) -> Tensor:
     dims = list(range(self.dim())) if dim is None else list(dim)
@@ -674,6 +688,7 @@ def real(self: Tensor) -> Tensor:
     return aten.select.int(aten.view_as_real.default(self), -1, 0) if self.dtype.is_complex else self
 
 
+# imag(z) = view_as_real(z)[..., 1]
 @register_decomposition(aten.imag.default)
 def imag(self: Tensor) -> Tensor:
     return aten.select.int(aten.view_as_real.default(self), -1, 1)
@@ -685,6 +700,7 @@ def resolve_conj(self: Tensor) -> Tensor:
     return aten.clone.default(self)
 
 
+# conj_physical(z) = _conj_physical(z)
 @register_decomposition(aten.conj_physical.default)
 def conj_physical(self: Tensor) -> Tensor:
     return aten._conj_physical.default(self)
@@ -694,16 +710,19 @@ def conj_physical(self: Tensor) -> Tensor:
 # LinearAlgebra.cpp): each function onto the factorisation torch keeps in core programs
 
 
+# linalg_det(A) = _linalg_det(A).result
 @register_decomposition(aten.linalg_det.default)
 def linalg_det(A: Tensor) -> Tensor:
     return aten._linalg_det.default(A)[0]
 
 
+# det(A) = linalg_det(A)
 @register_decomposition(aten.det.default)
 def det(self: Tensor) -> Tensor:
     return aten.linalg_det.default(self)
 
 
+# linalg_slogdet(A) = _linalg_slogdet(A)[:2]
 @register_decomposition(aten.linalg_slogdet.default)
 def linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor]:
     sign, logabsdet, _, _ = aten._linalg_slogdet.default(A)
@@ -717,21 +736,25 @@ def linalg_inv(A: Tensor) -> Tensor:
     return aten.linalg_inv_ex.default(A)[0]
 
 
+# inverse(A) = linalg_inv(A)
 @register_decomposition(aten.inverse.default)
 def inverse(self: Tensor) -> Tensor:
     return aten.linalg_inv.default(self)
 
 
+# linalg_solve(A, B) = _linalg_solve_ex(A, B).result
 @register_decomposition(aten.linalg_solve.default)
 def linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:
     return aten._linalg_solve_ex.default(A, B, left=left)[0]
 
 
+# linalg_cholesky(A) = linalg_cholesky_ex(A).L
 @register_decomposition(aten.linalg_cholesky.default)
 def linalg_cholesky(self: Tensor, upper: bool = False) -> Tensor:
     return aten.linalg_cholesky_ex.default(self, upper=upper)[0]
 
 
+# linalg_svd(A) = _linalg_svd(A, full_matrices, compute_uv=True)
 @register_decomposition(aten.linalg_svd.default)
 def linalg_svd(A: Tensor, full_matrices: bool = True, driver: str | None = None) -> tuple[Tensor, ...]:
     return tuple(aten._linalg_svd.default(A, full_matrices, True, driver=driver))
@@ -744,12 +767,14 @@ def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
     return aten._linalg_svd.default(A, driver=driver)[1]
 
 
+# linalg_eigh(A) = _linalg_eigh(A, UPLO, compute_v=True)
 @register_decomposition(aten.linalg_eigh.default)
 def linalg_eigh(self: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
     values, vectors = aten._linalg_eigh.default(self, UPLO)
     return values, vectors
 
 
+# linalg_eigvalsh(A) = _linalg_eigh(A, UPLO).eigenvalues
 @register_decomposition(aten.linalg_eigvalsh.default)
 def linalg_eigvalsh(self: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     return aten._linalg_eigh.default(self, UPLO)[0]
@@ -763,6 +788,7 @@ def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
     return aten.linalg_pinv.atol_rtol_tensor(self, atol=atol, rtol=rtol)
 
 
+# linalg_norm(A, ord, dim) = matrix_norm over two dims given an ord, else vector_norm
 @register_decomposition(aten.linalg_norm.default)
 def linalg_norm(self: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False,  # noqa: A002
                 dtype: Any = None) -> Tensor:
@@ -772,6 +798,7 @@ def linalg_norm(self: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = 
     return aten.linalg_vector_norm.default(self, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+# linalg_norm(A, 'fro' | 'nuc', dim) = matrix_norm(A, ord, dim or (0, 1))
 @register_decomposition(aten.linalg_norm.ord_str)
 def linalg_norm_ord_str(self: Tensor, ord: str, dim: Any = None, keepdim: bool = False,  # noqa: A002
                         dtype: Any = None) -> Tensor:
@@ -794,6 +821,7 @@ def _svdvals_reduced(A: Tensor, dims: list[int], keepdim: bool, dtype: Any, redu
     return out
 
 
+# matrix_norm(A, ±2) = max / min singular value; ±1, ±inf: max / min of column / row |sums|
 @register_decomposition(aten.linalg_matrix_norm.default)
 def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: bool = False,  # noqa: A002
                        dtype: Any = None) -> Tensor:
@@ -815,6 +843,7 @@ def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: boo
     return pick(sums, [second], keepdim)
 
 
+# matrix_norm(A, 'fro') = vector_norm(A, 2, dim); 'nuc': the singular values' sum
 @register_decomposition(aten.linalg_matrix_norm.str_ord)
 def linalg_matrix_norm_str_ord(self: Tensor, ord: str = "fro", dim: Any = (-2, -1),  # noqa: A002
                                keepdim: bool = False, dtype: Any = None) -> Tensor:
@@ -832,6 +861,7 @@ def linalg_vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
     return aten.sum.dim_IntList(aten.mul.Tensor(x, y), [dim])
 
 
+# vdot(a, b) = sum(conj(a) * b)
 @register_decomposition(aten.vdot.default)
 def vdot(self: Tensor, other: Tensor) -> Tensor:
     self = aten._conj_physical.default(self) if self.dtype.is_complex else self
@@ -845,6 +875,7 @@ def trace(self: Tensor) -> Tensor:
     return aten.sum.dim_IntList(diagonal, [])
 
 
+# linalg_diagonal(A) = diagonal(A, offset, -2, -1)
 @register_decomposition(aten.linalg_diagonal.default)
 def linalg_diagonal(A: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return aten.diagonal.default(A, offset, dim1, dim2)
@@ -874,6 +905,7 @@ def _chain(tensors: list[Tensor], split: Any, i: int, j: int) -> Tensor:
     return aten.mm.default(_chain(tensors, split, i, k), _chain(tensors, split, k + 1, j))
 
 
+# multi_dot(A, B, ...) = mm chain in the cheapest order (chain_matmul the same)
 @register_decomposition([aten.linalg_multi_dot.default, aten.chain_matmul.default])
 def linalg_multi_dot(tensors: list[Tensor]) -> Tensor:
     """The chain multiplied in its cheapest order (a 1-D first / last operand as a
@@ -927,6 +959,7 @@ def tensordot(self: Tensor, other: Tensor, dims_self: list[int], dims_other: lis
     return reshape_to(aten.mm.default(left, right), sizes)
 
 
+# inner(a, b) = tensordot(a, b, [-1], [-1]) (a 0-d operand: a * b)
 @register_decomposition(aten.inner.default)
 def inner(self: Tensor, other: Tensor) -> Tensor:
     if self.dim() == 0 or other.dim() == 0:
