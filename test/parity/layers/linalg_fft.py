@@ -85,6 +85,7 @@ def _complex_cases():
         "polar": lambda x: _r(torch.polar(x[..., 0].abs(), x[..., 1])),
         "complex": lambda x: _r(torch.complex(x[..., 0], x[..., 1])),
         "complex_mul": lambda x: _r(_c(x) * _c(x).flip(0)),
+        "complex_scalar": lambda x: _r(_c(x) * (1 + 2j) + 0.5j),
     }
     return [Case(f"complex_{name}", (lambda fn=fn: Fn(fn)), inputs=_complex(3, 4)) for name, fn in fns.items()]
 
