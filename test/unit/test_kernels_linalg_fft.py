@@ -235,3 +235,20 @@ def test_products_by_hand() -> None:
     batches = np.stack([a, a])
     assert run("addbmm", a, batches, batches, beta=0).tolist() == [[14, 20], [30, 44]]
     assert run("linalg_diagonal", batches, offset=1).tolist() == [[2], [2]]
+
+
+def test_cross_by_hand_and_default_dim() -> None:
+    x, y = np.float32([[1, 0, 0]]), np.float32([[0, 1, 0]])
+    assert run("linalg_cross", x, y).tolist() == [[0, 0, 1]]
+    assert run("linalg_cross", y, x).tolist() == [[0, 0, -1]]
+    columns = np.float32([[1, 0], [0, 1], [0, 0]])  # the first dim of size 3 is dim 0
+    assert run("cross", columns, np.roll(columns, 1, axis=0)).tolist() == [[0, 0], [0, 0], [1, 1]]
+
+
+def test_matrix_rank_counts_values_above_the_cutoff() -> None:
+    a = np.diag([3.0, 1.0, 1e-9]).astype(np.float32)
+    assert int(run("linalg_matrix_rank.atol_rtol_tensor", a)) == 2
+    assert int(run("linalg_matrix_rank.atol_rtol_float", a, atol=2.0)) == 1  # rtol 0 given a positive atol
+    assert int(run("linalg_matrix_rank.atol_rtol_float", a, rtol=0.5)) == 1
+    assert int(run("linalg_matrix_rank.atol_rtol_tensor", -a, hermitian=True)) == 2
+    assert run("linalg_matrix_rank.atol_rtol_tensor", np.stack([a, np.eye(3, dtype=np.float32)])).tolist() == [2, 3]

@@ -10,8 +10,6 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from texport.dialects.dtypes import DType
-
 from .dispatcher import call
 from .handles import op
 from .tensor import Tensor
@@ -190,16 +188,23 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
     return call(op("linalg_eigvalsh"), A, UPLO)
 
 
-def _tolerance(value: Any) -> Any:
-    """A float tolerance as torch's 0-d float64 tensor."""
-    if value is None or isinstance(value, Tensor):
-        return value
-    return call(op("full"), [], float(value), dtype=DType.float64)
+def _tolerance_overload(name: str, atol: Any, rtol: Any) -> str:
+    """torch's binding: float tolerances pick the .atol_rtol_float overload, tensors or none the tensor one."""
+    floats = isinstance(atol, (int, float)) or isinstance(rtol, (int, float))
+    return f"{name}.atol_rtol_float" if floats else f"{name}.atol_rtol_tensor"
 
 
 def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:  # noqa: N803
-    return call(op("linalg_pinv.atol_rtol_tensor"), A, atol=_tolerance(atol), rtol=_tolerance(rtol),
+    return call(op(_tolerance_overload("linalg_pinv", atol, rtol)), A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:  # noqa: N803
+    return call(op(_tolerance_overload("linalg_matrix_rank", atol, rtol)), A, atol=atol, rtol=rtol,
                 hermitian=hermitian)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A002
+    return call(op("linalg_cross"), input, other, dim=dim)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
@@ -219,7 +224,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 
 __all__ += ["norm", "vector_norm", "matrix_norm", "solve", "inv", "inv_ex", "det", "slogdet", "cholesky",
-            "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "vecdot", "matmul",
+            "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "vecdot", "matmul",
             "multi_dot", "diagonal"]
 
 
@@ -264,6 +269,10 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     return call(op("tensordot"), a, b, _dims(dims_a), _dims(dims_b))
 
 
+def _cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # noqa: A002
+    return call(op("cross"), input, other, dim)
+
+
 def chain_matmul(*matrices: Tensor) -> Tensor:
     return call(op("chain_matmul"), list(matrices))
 
@@ -278,12 +287,12 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
 
 LINALG_FUNCTIONS = {
     "det": _det, "inverse": inverse, "pinverse": pinverse, "trace": trace, "vdot": vdot, "inner": inner,
-    "kron": kron, "tensordot": tensordot, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
+    "kron": kron, "tensordot": tensordot, "cross": _cross, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
 }
 
 
 def _install_linalg_methods() -> None:
-    for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm"):
+    for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm", "cross"):
         setattr(Tensor, name, LINALG_FUNCTIONS[name])
     Tensor.slogdet = slogdet
 

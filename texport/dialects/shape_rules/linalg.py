@@ -897,3 +897,36 @@ def _addr(self: TensorMeta, vec1: TensorMeta, vec2: TensorMeta, *_: Any) -> Tens
     product = _outer(vec1, vec2)
     expand_shape(self.shape, product.shape)
     return meta(product.shape, result_type(self, vec1, vec2))
+
+
+@shape_rule("linalg_pinv.atol_rtol_float")
+def _pinv_float(self: TensorMeta, atol: float | None = None, rtol: float | None = None,
+                hermitian: bool = False) -> TensorMeta:
+    return _pinv(self)
+
+
+@shape_rule("linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float")
+def _matrix_rank(input: TensorMeta, atol: Any = None, rtol: Any = None,  # noqa: A002 - torch's name
+                 hermitian: bool = False) -> TensorMeta:
+    batch, _, _ = _matrices(input, "linalg.matrix_rank")
+    return meta(batch, DType.int64)
+
+
+def cross_dim(self: TensorMeta, other: TensorMeta, dim: int | None) -> int:
+    """The dim a cross product runs over: torch.cross without one takes the first of size 3."""
+    check(self.ndim == other.ndim, "linalg.cross: inputs must have the same number of dimensions.")
+    if dim is None:
+        sizes = broadcast_shapes(self.shape, other.shape)
+        dims = [d for d, size in enumerate(sizes) if known_eq(size, 3)]
+        check(bool(dims), "no dimension of size 3 in input")
+        return dims[0]
+    return normalize_dim(dim, self.ndim)
+
+
+@shape_rule("linalg_cross", "cross")
+def _cross(self: TensorMeta, other: TensorMeta, dim: int | None = -1) -> TensorMeta:
+    axis = cross_dim(self, other, dim)
+    check(known_eq(self.shape[axis], 3) and known_eq(other.shape[axis], 3),
+          f"linalg.cross: inputs dimension {dim} must have length 3. Got {dim_str(self.shape[axis])} and "
+          f"{dim_str(other.shape[axis])}")
+    return meta(broadcast_shapes(self.shape, other.shape), result_type(self, other))

@@ -819,3 +819,36 @@ def addr(self: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, beta: float = 1, 
     product = np.multiply.outer(vec1, vec2)
     out = alpha * product if beta == 0 else beta * self + alpha * product
     return result_as(np.broadcast_to(out, product.shape), dtype)
+
+
+@kernel("linalg_pinv.atol_rtol_float")
+def linalg_pinv_float(self: np.ndarray, atol: float | None = None, rtol: float | None = None,
+                      hermitian: bool = False) -> np.ndarray:
+    return _pinv(self, atol, rtol, hermitian)
+
+
+def _default_rtol(a: np.ndarray, atol: object) -> object:
+    """No rtol: eps * max(m, n), or 0 where a positive atol is given (torch's get_atol_rtol)."""
+    default = np.finfo(np.abs(a[..., :0, :0]).dtype).eps * max(a.shape[-2:])
+    return default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+
+
+@kernel("linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float")
+def linalg_matrix_rank(input: np.ndarray, atol: object = None, rtol: object = None,  # noqa: A002
+                       hermitian: bool = False) -> np.ndarray:
+    """How many singular values (|eigenvalues|) exceed max(atol, rtol * the largest)."""
+    rtol = _default_rtol(input, atol) if rtol is None else rtol
+    atol = 0.0 if atol is None else atol
+    values = np.abs(np.linalg.eigvalsh(input)) if hermitian else np.linalg.svd(input, compute_uv=False)
+    largest = values.max(-1, keepdims=True, initial=0)
+    cutoff = np.maximum(np.asarray(atol, np.float64)[..., None], np.asarray(rtol, np.float64)[..., None] * largest)
+    return (values > cutoff).sum(-1).astype(np.int64)
+
+
+@kernel("linalg_cross", "cross")
+def linalg_cross(self: np.ndarray, other: np.ndarray, dim: int | None = -1) -> np.ndarray:
+    dtype = torch_result_dtype(self, other)
+    a, b = np.broadcast_arrays(self, other)
+    if dim is None:
+        dim = a.shape.index(3)
+    return result_as(np.cross(a, b, axis=dim), dtype)

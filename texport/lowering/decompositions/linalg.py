@@ -987,3 +987,84 @@ def addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any = 1, alpha: Any = 1
     if beta == 0:
         return product
     return aten.add.Tensor(aten.mul.Tensor(expanded, beta), product)
+
+
+# pinv(A, atol=a, rtol=r) of floats = pinv(A, atol=full(a), rtol=full(r)), the tolerances as float64
+@register_decomposition(aten.linalg_pinv.atol_rtol_float)
+def linalg_pinv_float(self: Tensor, atol: float | None = None, rtol: float | None = None,
+                      hermitian: bool = False) -> Tensor:
+    tolerances = _float_tolerances(self, atol, rtol)
+    return aten.linalg_pinv.atol_rtol_tensor(self, atol=tolerances[0], rtol=tolerances[1], hermitian=hermitian)
+
+
+def _default_rtol(A: Tensor) -> float:
+    real = {DType.complex64: DType.float32, DType.complex128: DType.float64}.get(A.dtype, A.dtype)
+    eps = {DType.float64: 2.220446049250313e-16, DType.float32: 1.1920928955078125e-07}.get(real, 1.1920928955078125e-07)
+    return eps * max(A.shape[-1], A.shape[-2])
+
+
+def _float_tolerances(A: Tensor, atol: float | None, rtol: float | None) -> tuple[Tensor, Tensor]:
+    """get_atol_rtol: atol 0 by default; rtol eps * max(m, n), or 0 given a positive atol."""
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else _default_rtol(A)
+    atol = 0.0 if atol is None else atol
+    return (aten.full.default([], atol, dtype=DType.float64), aten.full.default([], rtol, dtype=DType.float64))
+
+
+# matrix_rank(A) = sum(S > max(atol, rtol * S_max)), S the singular values (|eigenvalues| if hermitian)
+@register_decomposition(aten.linalg_matrix_rank.atol_rtol_tensor)
+def linalg_matrix_rank(input: Tensor, atol: Tensor | None = None, rtol: Tensor | None = None,  # noqa: A002
+                       hermitian: bool = False) -> Tensor:
+    if rtol is None:
+        rtol = aten.full.default([], _default_rtol(input), dtype=DType.float64)
+        if atol is not None:  # a positive atol alone means rtol = 0
+            rtol = aten.where.self(aten.gt.Scalar(atol, 0), aten.full.default([], 0, dtype=DType.float64), rtol)
+    if atol is None:
+        atol = aten.full.default([], 0, dtype=DType.float64)
+    return _rank(input, atol, rtol, hermitian)
+
+
+# matrix_rank of float tolerances: as of the tensor ones, each a 0-d float64 full
+@register_decomposition(aten.linalg_matrix_rank.atol_rtol_float)
+def linalg_matrix_rank_float(self: Tensor, atol: float | None = None, rtol: float | None = None,
+                             hermitian: bool = False) -> Tensor:
+    return _rank(self, *_float_tolerances(self, atol, rtol), hermitian)
+
+
+def _rank(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
+    if hermitian:
+        values = aten.abs.default(aten.linalg_eigvalsh.default(A))
+        largest = aten.amax.default(values, [-1], True)
+    else:
+        values = aten.linalg_svdvals.default(A)
+        largest = aten.slice.Tensor(values, -1, 0, 1)
+    cutoff = aten.maximum.default(aten.unsqueeze.default(atol, -1),
+                                  aten.mul.Tensor(aten.unsqueeze.default(rtol, -1), largest))
+    return aten.sum.dim_IntList(aten.gt.Tensor(values, cutoff), [-1], dtype=DType.int64)
+
+
+# cross(a, b) = a[i+1] b[i+2] - a[i+2] b[i+1] over dim, the rolled indices from one arange
+@register_decomposition(aten.linalg_cross.default)
+def linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Tensor:
+    if list(self.shape) != list(other.shape):
+        sizes = _broadcast_shape(list(self.shape), list(other.shape))
+        self, other = aten.expand.default(self, sizes), aten.expand.default(other, sizes)
+    dim = canonical_dim(dim, self.dim())
+    index = aten.arange.start_step(0, 3, dtype=DType.int64)
+
+    def rolled(shift: int) -> Tensor:
+        return aten.remainder.Scalar(aten.add.Tensor(index, shift), 3)
+
+    first = aten.mul.Tensor(aten.index_select.default(self, dim, rolled(1)),
+                            aten.index_select.default(other, dim, rolled(2)))
+    second = aten.mul.Tensor(aten.index_select.default(self, dim, rolled(2)),
+                             aten.index_select.default(other, dim, rolled(1)))
+    return aten.sub.Tensor(first, second)
+
+
+# cross(a, b) = linalg_cross(a, b, dim), dim by default the first of size 3
+@register_decomposition(aten.cross.default)
+def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    if dim is None:
+        dim = next(d for d, size in enumerate(self.shape) if known_eq(size, 3))
+    return aten.linalg_cross.default(self, other, dim=dim)
