@@ -242,7 +242,7 @@ def test_cross_by_hand_and_default_dim() -> None:
     assert run("linalg_cross", x, y).tolist() == [[0, 0, 1]]
     assert run("linalg_cross", y, x).tolist() == [[0, 0, -1]]
     columns = np.float32([[1, 0], [0, 1], [0, 0]])  # the first dim of size 3 is dim 0
-    assert run("cross", columns, np.roll(columns, 1, axis=0)).tolist() == [[0, 0], [0, 0], [1, 1]]
+    assert run("cross", columns, np.roll(columns, 1, axis=0)).tolist() == [[0, 1], [0, 0], [1, 0]]
 
 
 def test_matrix_rank_counts_values_above_the_cutoff() -> None:

@@ -842,7 +842,7 @@ def linalg_matrix_rank(input: np.ndarray, atol: object = None, rtol: object = No
     values = np.abs(np.linalg.eigvalsh(input)) if hermitian else np.linalg.svd(input, compute_uv=False)
     largest = values.max(-1, keepdims=True, initial=0)
     cutoff = np.maximum(np.asarray(atol, np.float64)[..., None], np.asarray(rtol, np.float64)[..., None] * largest)
-    return (values > cutoff).sum(-1).astype(np.int64)
+    return result_as((values > cutoff).sum(-1), np.dtype(np.int64))
 
 
 @kernel("linalg_cross", "cross")
