@@ -103,6 +103,7 @@ def _linalg_cases():
         "inv": lambda a: la.inv(_spd(a)),
         "inv_ex": lambda a: la.inv_ex(_spd(a)).inverse,
         "solve": lambda a: la.solve(_spd(a), a[..., 0]),
+        "solve_ex": lambda a: tuple(la.solve_ex(_spd(a), a[..., :2])),
         "solve_matrix_right": lambda a: la.solve(_spd(a), a[:, :2, :4], left=False),
         "cholesky": lambda a: la.cholesky(_spd(a)),
         "cholesky_upper_ex": lambda a: la.cholesky_ex(_spd(a), upper=True).L,
@@ -149,6 +150,19 @@ def _linalg_cases():
             for name, fn in square.items()]
 
 
+def _dynamic_cases():
+    batch = torch.export.Dim("batch", min=2, max=16)
+    return [
+        Case("linalg_dynamic_batch", lambda: Fn(lambda a: (torch.linalg.det(_spd(a)), torch.linalg.svdvals(a),
+                                                           torch.linalg.solve(_spd(a), a[..., 0]))),
+             inputs=_real(3, 4, 6), dynamic_shapes=(({0: batch},),), second=_real(5, 4, 6), rtol=1e-3, atol=1e-4,
+             core_op_exceptions=_CHECK),
+        Case("fft_dynamic_batch", lambda: Fn(lambda x: (_r(torch.fft.rfft(x, n=10)), torch.fft.irfft(torch.fft.fft2(x)),
+                                                        torch.fft.fftshift(x, dim=0))),
+             inputs=_real(3, 8), dynamic_shapes=(({0: batch},),), second=_real(6, 8)),
+    ]
+
+
 def _eigh_parts(result):
     values, vectors = result
     return values, (vectors * values[..., None, :]) @ vectors.mT
@@ -171,4 +185,4 @@ _CHECKED_ERRORS = {name: _CHECK for name in ("inv", "solve", "solve_matrix_right
 
 
 def cases():
-    return _fft_cases() + _complex_cases() + _linalg_cases()
+    return _fft_cases() + _complex_cases() + _linalg_cases() + _dynamic_cases()

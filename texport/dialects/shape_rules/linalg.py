@@ -715,6 +715,12 @@ def _linalg_solve_ex(A: TensorMeta, B: TensorMeta, left: bool = True,
             meta(batch, DType.int32))
 
 
+@shape_rule("linalg_solve_ex")
+def _solve_ex(A: TensorMeta, B: TensorMeta, left: bool = True, check_errors: bool = False) -> tuple[TensorMeta, ...]:
+    result, _, _, info = _linalg_solve_ex(A, B, left, check_errors)
+    return result, info
+
+
 @shape_rule("linalg_solve")
 def _solve(A: TensorMeta, B: TensorMeta, left: bool = True) -> TensorMeta:
     return _linalg_solve_ex(A, B, left)[0]

@@ -656,6 +656,13 @@ def _linalg_solve_ex(A: np.ndarray, B: np.ndarray, left: bool = True,
     return result_as(x[..., 0] if vector else x, A.dtype), lu, pivots, _info(batch)
 
 
+@kernel("linalg_solve_ex")
+def linalg_solve_ex(A: np.ndarray, B: np.ndarray, left: bool = True,
+                    check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    result, _, _, info = _linalg_solve_ex(A, B, left, check_errors)
+    return result, info
+
+
 @kernel("linalg_solve")
 def linalg_solve(A: np.ndarray, B: np.ndarray, left: bool = True) -> np.ndarray:
     return _linalg_solve_ex(A, B, left)[0]

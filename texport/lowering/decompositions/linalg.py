@@ -748,6 +748,13 @@ def linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:
     return aten._linalg_solve_ex.default(A, B, left=left)[0]
 
 
+# linalg_solve_ex(A, B) = _linalg_solve_ex(A, B)'s result and info
+@register_decomposition(aten.linalg_solve_ex.default)
+def linalg_solve_ex(A: Tensor, B: Tensor, left: bool = True, check_errors: bool = False) -> tuple[Tensor, Tensor]:
+    result, _, _, info = aten._linalg_solve_ex.default(A, B, left=left, check_errors=check_errors)
+    return result, info
+
+
 # linalg_cholesky(A) = linalg_cholesky_ex(A).L
 @register_decomposition(aten.linalg_cholesky.default)
 def linalg_cholesky(self: Tensor, upper: bool = False) -> Tensor:
