@@ -290,9 +290,20 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     return call(op("addbmm"), input, batch1, batch2, beta=beta, alpha=alpha)
 
 
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The p-norm distance between each pair of rows of x1 and x2 (torch.functional.cdist)."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return call(op("cdist"), x1, x2, p, _CDIST_MODES[compute_mode])
+
+
 LINALG_FUNCTIONS = {
     "det": _det, "inverse": inverse, "pinverse": pinverse, "trace": trace, "vdot": vdot, "inner": inner,
-    "kron": kron, "tensordot": tensordot, "cross": _cross, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
+    "kron": kron, "tensordot": tensordot, "cross": _cross, "cdist": cdist, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
 }
 
 
