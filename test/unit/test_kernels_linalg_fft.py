@@ -252,3 +252,26 @@ def test_matrix_rank_counts_values_above_the_cutoff() -> None:
     assert int(run("linalg_matrix_rank.atol_rtol_float", a, rtol=0.5)) == 1
     assert int(run("linalg_matrix_rank.atol_rtol_tensor", -a, hermitian=True)) == 2
     assert run("linalg_matrix_rank.atol_rtol_tensor", np.stack([a, np.eye(3, dtype=np.float32)])).tolist() == [2, 3]
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd", "gelss"])
+def test_lstsq_matches_numpys_per_matrix(driver: str | None) -> None:
+    a, b = rand(2, 6, 4, dtype=np.float64), rand(2, 6, 3, dtype=np.float64)
+    solution, residuals, rank, values = run("linalg_lstsq", a, b, driver=driver)
+    for k in range(2):  # numpy's lstsq takes one matrix at a time
+        want, want_residuals, want_rank, want_values = np.linalg.lstsq(a[k], b[k], rcond=None)
+        close(solution[k], want, 1e-8)
+        if driver in ("gels", "gelsd", "gelss"):
+            close(residuals[k], want_residuals, 1e-8)
+        if driver != "gels":
+            assert rank[k] == want_rank
+        if driver in ("gelsd", "gelss"):
+            close(values[k], want_values, 1e-8)
+    assert residuals.shape == ((0,) if driver is None else (2, 3))
+
+
+def test_lstsq_of_a_vector_and_a_wide_matrix() -> None:
+    a, b = rand(3, 5), rand(3)
+    solution, residuals, rank, _ = run("linalg_lstsq", a, b, driver="gelsd")
+    assert solution.shape == (5,) and residuals.shape == (0,) and int(rank) == 3
+    close(a @ solution, b, 1e-4)  # an underdetermined system is solved exactly

@@ -111,6 +111,7 @@ def _named(name: str, fields: str) -> Any:
 linalg_slogdet_result = _named("linalg_slogdet", "sign logabsdet")
 linalg_inv_ex_result = _named("linalg_inv_ex", "inverse info")
 linalg_solve_ex_result = _named("linalg_solve_ex", "result info")
+linalg_lstsq_result = _named("linalg_lstsq", "solution residuals rank singular_values")
 linalg_cholesky_ex_result = _named("linalg_cholesky_ex", "L info")
 linalg_qr_result = _named("linalg_qr", "Q R")
 linalg_svd_result = _named("linalg_svd", "U S Vh")
@@ -147,6 +148,10 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:  # noqa: N803
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:  # noqa: N803
     return linalg_solve_ex_result(*call(op("linalg_solve_ex"), A, B, left=left, check_errors=check_errors))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Any:  # noqa: N803
+    return linalg_lstsq_result(*call(op("linalg_lstsq"), A, B, rcond, driver=driver))
 
 
 def inv(A: Tensor) -> Tensor:  # noqa: N803
@@ -228,7 +233,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return call(op("linalg_diagonal"), A, offset=offset, dim1=dim1, dim2=dim2)
 
 
-__all__ += ["norm", "vector_norm", "matrix_norm", "solve", "solve_ex", "inv", "inv_ex", "det", "slogdet", "cholesky",
+__all__ += ["norm", "vector_norm", "matrix_norm", "solve", "solve_ex", "lstsq", "inv", "inv_ex", "det", "slogdet", "cholesky",
             "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "vecdot", "matmul",
             "multi_dot", "diagonal"]
 

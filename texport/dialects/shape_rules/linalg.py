@@ -936,3 +936,31 @@ def _cross(self: TensorMeta, other: TensorMeta, dim: int | None = -1) -> TensorM
           f"linalg.cross: inputs dimension {dim} must have length 3. Got {dim_str(self.shape[axis])} and "
           f"{dim_str(other.shape[axis])}")
     return meta(broadcast_shapes(self.shape, other.shape), result_type(self, other))
+
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@shape_rule("linalg_lstsq")
+def _lstsq(self: TensorMeta, b: TensorMeta, rcond: float | None = None,
+           driver: str | None = None) -> tuple[TensorMeta, ...]:
+    """torch's CPU drivers: residuals for a tall full-rank A except with gelsy (the
+    default; the rule assumes full rank), the rank except with gels, the singular
+    values with gelsd and gelss."""
+    driver = driver or "gelsy"
+    check(driver in _LSTSQ_DRIVERS, f"parameter `driver` should be one of ({', '.join(_LSTSQ_DRIVERS)})")
+    batch, m, n = _matrices(self, "torch.linalg.lstsq")
+    check(self.dtype is b.dtype, f"torch.linalg.lstsq: Expected input and b to have the same dtype, but got "
+          f"input with dtype {scalar_type_name(self.dtype)} and b with dtype {scalar_type_name(b.dtype)}")
+    vector = b.ndim == self.ndim - 1
+    rhs = [*b.shape, 1] if vector else list(b.shape)
+    check(sym_eq(rhs[-2], m), "torch.linalg.lstsq: input.size(-2) should match b.size(-2)")
+    batch = list(broadcast_shapes(batch, rhs[:-2]))
+    columns = [] if vector else [rhs[-1]]
+    tall = type(m) is int and type(n) is int and m > n
+    residuals = [*batch, *columns] if tall and driver != "gelsy" else [0]
+    rank = batch if driver != "gels" else [0]
+    values = [*batch, _min_dim(m, n)] if driver in ("gelsd", "gelss") else [0]
+    real = _real(self.dtype)
+    return (meta([*batch, n, *columns], self.dtype), meta(residuals, real), meta(rank, DType.int64),
+            meta(values, real))

@@ -859,3 +859,31 @@ def linalg_cross(self: np.ndarray, other: np.ndarray, dim: int | None = -1) -> n
     if dim is None:
         dim = a.shape.index(3)
     return result_as(np.cross(a, b, axis=dim), dtype)
+
+
+@kernel("linalg_lstsq")
+def linalg_lstsq(self: np.ndarray, b: np.ndarray, rcond: float | None = None,
+                 driver: str | None = None) -> tuple[np.ndarray, ...]:
+    """The minimum-norm least-squares solution through the pseudo-inverse (what gelsy,
+    gelsd and gelss compute), singular values under rcond * the largest cut, and the
+    outputs each driver returns (residuals only for a tall full-rank A)."""
+    driver = driver or "gelsy"
+    vector = b.ndim == self.ndim - 1
+    rhs = b[..., None] if vector else b
+    m, n = self.shape[-2:]
+    real = np.abs(self[..., :0, :0]).dtype
+    rcond = np.finfo(real).eps * max(m, n) if rcond is None or rcond < 0 else rcond
+    values = np.linalg.svd(self, compute_uv=False)
+    solution = _pinv(self, None, rcond, False) @ rhs
+    batch = solution.shape[:-2]
+    rank = (values > rcond * values.max(-1, keepdims=True, initial=0)).sum(-1)
+    full_rank = bool(np.all(rank == min(m, n)))
+    if m > n and driver != "gelsy" and full_rank:
+        residuals = (np.abs(self @ solution - rhs) ** 2).sum(-2)
+        residuals = residuals[..., 0] if vector else residuals
+    else:
+        residuals = np.zeros((0,), real)
+    ranks = np.broadcast_to(rank, batch) if driver != "gels" else np.zeros((0,), np.int64)
+    singular = np.broadcast_to(values, (*batch, min(m, n))) if driver in ("gelsd", "gelss") else np.zeros((0,), real)
+    return (result_as(solution[..., 0] if vector else solution, self.dtype), result_as(residuals, real),
+            result_as(ranks, np.dtype(np.int64)), result_as(singular, real))
