@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 from kernel_checks import run
 
+from texport.dialects.shape_rules.guards import ShapeGuardError
+from texport.interpreter.kernels import KERNELS
+
 RNG = np.random.default_rng(4321)
 
 
@@ -275,3 +278,17 @@ def test_lstsq_of_a_vector_and_a_wide_matrix() -> None:
     solution, residuals, rank, _ = run("linalg_lstsq", a, b, driver="gelsd")
     assert solution.shape == (5,) and residuals.shape == (0,) and int(rank) == 3
     close(a @ solution, b, 1e-4)  # an underdetermined system is solved exactly
+
+
+def test_errors_name_what_was_expected_as_torch_does() -> None:
+    for check in (run, KERNELS["linalg_inv_ex"]):  # the shape rule's words and the kernel's
+        with pytest.raises((RuntimeError, ShapeGuardError), match="square matrices, but they are 3 by 4 matrices"):
+            check("linalg_inv_ex", rand(3, 4)) if check is run else check(rand(3, 4))
+    with pytest.raises(RuntimeError, match="The diagonal element 2 is zero"):
+        run("linalg_inv_ex", np.float32([[1, 2], [2, 4]]))
+    with pytest.raises(RuntimeError, match="leading minor of order 2 is not positive-definite"):
+        run("linalg_cholesky_ex", np.float32([[1, 2], [2, 1]]))
+    with pytest.raises((RuntimeError, ShapeGuardError), match="Invalid normalization mode: bad"):
+        run("fft_fft", rand(4), None, -1, "bad")
+    with pytest.raises(RuntimeError, match="Invalid normalization mode: bad"):
+        KERNELS["fft_fft"](rand(4), None, -1, "bad")

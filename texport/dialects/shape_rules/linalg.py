@@ -448,6 +448,10 @@ def irfft_last_size(shape: Sequence[Dim], s: Sequence[Dim] | None, dims: Sequenc
     return last
 
 
+def _check_norm(norm: str | None) -> None:
+    check(norm in (None, "forward", "backward", "ortho"), f"Invalid normalization mode: {norm}")
+
+
 def _one_dim(self: TensorMeta, n: Dim | None, dim: int, default: Dim | None = None) -> tuple[int, Dim]:
     axis = normalize_dim(dim, self.ndim)
     size = n if n is not None else (self.shape[axis] if default is None else default)
@@ -464,6 +468,7 @@ def _resized(shape: Sequence[Dim], dims: Sequence[int], sizes: Sequence[Dim]) ->
 
 @shape_rule("fft_fft", "fft_ifft")
 def _fft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None = None) -> TensorMeta:
+    _check_norm(norm)
     axis, size = _one_dim(self, n, dim)
     return meta(_resized(self.shape, [axis], [size]), fft_dtype(self.dtype, True))
 
@@ -471,12 +476,14 @@ def _fft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None
 @shape_rule("fft_rfft", "fft_ihfft")
 def _rfft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None = None) -> TensorMeta:
     check(not self.dtype.is_complex, f"expects a real input tensor, but got {self.dtype}")
+    _check_norm(norm)
     axis, size = _one_dim(self, n, dim)
     return meta(_resized(self.shape, [axis], [exact_div(size, 2) + 1]), fft_dtype(self.dtype, True))
 
 
 @shape_rule("fft_irfft", "fft_hfft")
 def _irfft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | None = None) -> TensorMeta:
+    _check_norm(norm)
     axis, size = _one_dim(self, n, dim, 2 * (self.shape[normalize_dim(dim, self.ndim)] - 1))
     dtype = fft_dtype(self.dtype, True)
     return meta(_resized(self.shape, [axis], [size]), _TO_REAL[dtype])
@@ -485,6 +492,7 @@ def _irfft(self: TensorMeta, n: Dim | None = None, dim: int = -1, norm: str | No
 @shape_rule("fft_fftn", "fft_ifftn", "fft_fft2", "fft_ifft2")
 def _fftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] | None = None,
           norm: str | None = None) -> TensorMeta:
+    _check_norm(norm)
     dims, sizes = fft_dims_and_sizes(self.shape, s, dim)
     return meta(_resized(self.shape, dims, sizes), fft_dtype(self.dtype, True))
 
@@ -493,6 +501,7 @@ def _fftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] |
 def _rfftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] | None = None,
            norm: str | None = None) -> TensorMeta:
     check(not self.dtype.is_complex, f"rfftn expects a real-valued input tensor, but got {self.dtype}")
+    _check_norm(norm)
     dims, sizes = fft_dims_and_sizes(self.shape, s, dim)
     check(bool(dims), "rfftn must transform at least one axis")
     sizes[-1] = exact_div(sizes[-1], 2) + 1
@@ -502,6 +511,7 @@ def _rfftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] 
 @shape_rule("fft_irfftn", "fft_irfft2")
 def _irfftn(self: TensorMeta, s: Sequence[Dim] | None = None, dim: Sequence[int] | None = None,
             norm: str | None = None) -> TensorMeta:
+    _check_norm(norm)
     dims, sizes = fft_dims_and_sizes(self.shape, s, dim)
     check(bool(dims), "irfftn must transform at least one axis")
     sizes[-1] = irfft_last_size(self.shape, s, dims, sizes)

@@ -397,6 +397,11 @@ def fft_rfftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: obj
     return result_as(np.fft.rfftfreq(n, d), to_numpy(dtype or DType.float32))
 
 
+def _check_norm(norm: str | None) -> None:
+    if norm not in (None, "forward", "backward", "ortho"):
+        raise RuntimeError(f"Invalid normalization mode: {norm}")
+
+
 def _fft_input(x: np.ndarray, complex_input: bool) -> np.ndarray:
     """torch's promote_type_fft: integers compute in float32; a c2r transform takes
     a real input in its complex dtype."""
@@ -414,6 +419,7 @@ def _fft_result(value: np.ndarray, x: np.ndarray, real_result: bool) -> np.ndarr
 def _one_dim(transform: Callable[..., np.ndarray], real_result: bool) -> Callable[..., np.ndarray]:
     """A 1-d transform of torch.fft: numpy's takes the same n, axis and norm names."""
     def fft(self: np.ndarray, n: int | None = None, dim: int = -1, norm: str | None = None) -> np.ndarray:
+        _check_norm(norm)
         x = _fft_input(self, complex_input=real_result)
         return _fft_result(transform(x, n, dim, norm), x, real_result)
 
@@ -433,6 +439,7 @@ def _n_dim(transform: Callable[..., np.ndarray], real_result: bool) -> Callable[
     transform's last size: irfft_last_size)."""
     def fft(self: np.ndarray, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
             norm: str | None = None) -> np.ndarray:
+        _check_norm(norm)
         x = _fft_input(self, complex_input=real_result)
         dims, sizes = fft_dims_and_sizes(x.shape, s, dim)
         if real_result:
@@ -567,26 +574,60 @@ def _empty(dtype: np.dtype) -> np.ndarray:
     return np.zeros((0,), dtype)
 
 
-def _lapack(what: str, fn: Callable[..., object], *args: object, **kwargs: object) -> object:
+def _square(A: np.ndarray, what: str) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{what}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{what}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+# LAPACK's failures as torch words them
+_FAILURES = {
+    "linalg.inv": "The diagonal element {k} is zero, the inversion could not be completed because the input "
+                  "matrix is singular.",
+    "linalg.solve": "The solver failed because the input matrix is singular.",
+    "linalg.cholesky": "The factorization could not be completed because the input is not positive-definite "
+                       "(the leading minor of order {k} is not positive-definite).",
+}
+
+
+def _lapack(what: str, fn: Callable[..., object], A: np.ndarray, *args: object) -> object:
+    _square(A, what)
     try:
-        return fn(*args, **kwargs)
-    except np.linalg.LinAlgError as error:
-        raise RuntimeError(f"{what}: {error}") from None
+        return fn(A, *args)
+    except np.linalg.LinAlgError:
+        raise RuntimeError(f"{what}: " + _FAILURES[what].format(k=_first_failure(A, what))) from None
+
+
+def _first_failure(A: np.ndarray, what: str) -> int:
+    """The 1-based order of the first zero pivot (LU) or non-positive leading minor
+    (Cholesky) in the first matrix that fails."""
+    n = A.shape[-1]
+    if what == "linalg.cholesky":
+        minors = [np.linalg.det(A[..., :k, :k]) for k in range(1, n + 1)]
+        return next((k + 1 for k, d in enumerate(minors) if np.any(d <= 0)), n)
+    _, lu, _ = _linalg_det(A)
+    zero = np.diagonal(lu, axis1=-2, axis2=-1).reshape(-1, n) == 0
+    return int(np.argmax(zero.any(axis=0))) + 1
 
 
 @kernel("_linalg_det")
 def _linalg_det(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    _square(A, "linalg.det")
     lu, pivots = _lu(A)
     return result_as(np.linalg.det(A), A.dtype), lu, pivots
 
 
 @kernel("linalg_det", "det")
 def linalg_det(A: np.ndarray) -> np.ndarray:
+    _square(A, "linalg.det")
     return result_as(np.linalg.det(A), A.dtype)
 
 
 @kernel("_linalg_slogdet")
 def _linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    _square(A, "linalg.slogdet")
     sign, logabsdet = np.linalg.slogdet(A)
     lu, pivots = _lu(A)
     return result_as(sign, A.dtype), result_as(logabsdet, np.abs(A[..., :0, :0]).dtype), lu, pivots
@@ -599,6 +640,7 @@ def linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
 
 @kernel("_linalg_eigh")
 def _linalg_eigh(A: np.ndarray, UPLO: str = "L", compute_v: bool = True) -> tuple[np.ndarray, ...]:  # noqa: N803
+    _square(A, "linalg.eigh")
     if not compute_v:
         return np.linalg.eigvalsh(A, UPLO), _empty(A.dtype)
     values, vectors = np.linalg.eigh(A, UPLO)
