@@ -292,3 +292,17 @@ def test_errors_name_what_was_expected_as_torch_does() -> None:
         run("fft_fft", rand(4), None, -1, "bad")
     with pytest.raises(RuntimeError, match="Invalid normalization mode: bad"):
         KERNELS["fft_fft"](rand(4), None, -1, "bad")
+
+
+def test_cholesky_family_and_logdet() -> None:
+    a = spd(2).astype(np.float64)
+    lower = run("cholesky", a)
+    close(lower @ mT(lower), a, 1e-8)
+    upper = run("cholesky", a, True)
+    close(mT(upper) @ upper, a, 1e-8)
+    b = rand(2, 4, 3, dtype=np.float64)
+    close(a @ run("cholesky_solve", b, lower), b, 1e-8)
+    close(a @ run("cholesky_solve", b, upper, True), b, 1e-8)
+    close(run("cholesky_inverse", lower) @ a, np.broadcast_to(np.eye(4), a.shape), 1e-8)
+    close(run("logdet", a), np.log(np.linalg.det(a)), 1e-8)
+    assert np.isnan(run("logdet", np.float32([[0, 1], [1, 0]])))  # det -1: no real log

@@ -371,6 +371,7 @@ SAMPLES.update({
     "linalg_pinv.atol_rtol_float": [S(f(2, 3, 5), atol=0.1, rtol=0.01), S(spd(3), atol=0.5, hermitian=True)],
     "linalg_matrix_rank.atol_rtol_tensor": [S(f(2, 3, 5)), S(spd(3), atol=np.array(0.5), hermitian=True)],
     "linalg_matrix_rank.atol_rtol_float": [S(f(2, 3, 5), atol=0.5), S(f(4, 4), atol=0.1, rtol=0.2)],
+    "logdet.default": [S(spd(3, 2)), S(np.float32([[0, 1], [1, 0]]))],
     "linalg_solve_ex.default": [S(spd(4, 2), f(2, 4, 3))],
     "linalg_cross.default": [S(f(2, 3), f(2, 3)), S(f(3, 4), f(3, 1), dim=0)],
     "cross.default": [S(f(4, 3), f(4, 3)), S(f(3, 3), f(3, 3), 1)],

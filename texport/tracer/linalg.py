@@ -283,6 +283,22 @@ def _cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:  # n
     return call(op("cross"), input, other, dim)
 
 
+def _cholesky(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    return call(op("cholesky"), input, upper)
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    return call(op("cholesky_solve"), input, input2, upper)
+
+
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:  # noqa: A002
+    return call(op("cholesky_inverse"), input, upper)
+
+
+def logdet(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("logdet"), input)
+
+
 def chain_matmul(*matrices: Tensor) -> Tensor:
     return call(op("chain_matmul"), list(matrices))
 
@@ -308,12 +324,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 LINALG_FUNCTIONS = {
     "det": _det, "inverse": inverse, "pinverse": pinverse, "trace": trace, "vdot": vdot, "inner": inner,
-    "kron": kron, "tensordot": tensordot, "cross": _cross, "cdist": cdist, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
+    "kron": kron, "tensordot": tensordot, "cross": _cross, "cdist": cdist, "cholesky": _cholesky,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "logdet": logdet, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
 }
 
 
 def _install_linalg_methods() -> None:
-    for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm", "cross"):
+    for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm", "cross",
+                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet"):
         setattr(Tensor, name, LINALG_FUNCTIONS[name])
     Tensor.slogdet = slogdet
 

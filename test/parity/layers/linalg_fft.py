@@ -145,6 +145,10 @@ def _linalg_cases():
         "addr": lambda a: torch.addr(a[0, :, :4], a[1, 0, :4], a[2, 1, :4], beta=0.5, alpha=2),
         "cdist": lambda a: torch.cdist(a[0], a[1]),
         "cdist_p1_no_mm": lambda a: torch.cdist(a, a.flip(0), p=1, compute_mode="donot_use_mm_for_euclid_dist"),
+        "cholesky_old": lambda a: (torch.cholesky(_spd(a)), _spd(a).cholesky(upper=True)),
+        "cholesky_solve": lambda a: torch.cholesky_solve(a[..., :2], torch.linalg.cholesky_ex(_spd(a)).L),
+        "cholesky_inverse": lambda a: torch.cholesky_inverse(torch.linalg.cholesky_ex(_spd(a)).L, upper=False),
+        "logdet": lambda a: (torch.logdet(_spd(a)), a[..., :4].logdet()),
         "addbmm": lambda a: torch.addbmm(a[0, :, :4], a[:, :, :5], a.mT[:, :5, :4], alpha=0.5),
     }
     return [Case(f"linalg_{name}", (lambda fn=fn: Fn(fn)), inputs=_real(3, 4, 6), rtol=1e-3, atol=1e-4,

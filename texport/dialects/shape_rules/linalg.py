@@ -974,3 +974,26 @@ def _lstsq(self: TensorMeta, b: TensorMeta, rcond: float | None = None,
     real = _real(self.dtype)
     return (meta([*batch, n, *columns], self.dtype), meta(residuals, real), meta(rank, DType.int64),
             meta(values, real))
+
+
+@shape_rule("cholesky", "cholesky_inverse")
+def _cholesky_old(self: TensorMeta, upper: bool = False) -> TensorMeta:
+    batch, n = _square_batch(self, "cholesky")
+    return meta([*batch, n, n], self.dtype)
+
+
+@shape_rule("cholesky_solve")
+def _cholesky_solve(self: TensorMeta, input2: TensorMeta, upper: bool = False) -> TensorMeta:
+    """A X = self with A's Cholesky factor input2: the batch dims broadcast."""
+    check(self.ndim >= 2, f"b should have at least 2 dimensions, but has {self.ndim} dimensions instead")
+    batch, n = _square_batch(input2, "cholesky_solve")
+    check(sym_eq(self.shape[-2], n), f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+          f"{dim_str(n)} by {dim_str(n)} but each b matrix is {dim_str(self.shape[-2])} by {dim_str(self.shape[-1])}")
+    check(self.dtype is input2.dtype, f"Expected b and A to have the same dtype, but found b of type "
+          f"{scalar_type_name(self.dtype)} and A of type {scalar_type_name(input2.dtype)} instead.")
+    return meta([*broadcast_shapes(self.shape[:-2], batch), *self.shape[-2:]], self.dtype)
+
+
+@shape_rule("logdet")
+def _logdet(self: TensorMeta) -> TensorMeta:
+    return _linalg_slogdet(self)[1]

@@ -929,3 +929,35 @@ def linalg_lstsq(self: np.ndarray, b: np.ndarray, rcond: float | None = None,
     singular = np.broadcast_to(values, (*batch, min(m, n))) if driver in ("gelsd", "gelss") else np.zeros((0,), real)
     return (result_as(solution[..., 0] if vector else solution, self.dtype), result_as(residuals, real),
             result_as(ranks, np.dtype(np.int64)), result_as(singular, real))
+
+
+def _from_factor(factor: np.ndarray, upper: bool) -> np.ndarray:
+    """A = L Lᴴ from its lower factor, or Uᴴ U from its upper one."""
+    adjoint = np.conj(np.swapaxes(factor, -1, -2))
+    return adjoint @ factor if upper else factor @ adjoint
+
+
+@kernel("cholesky")
+def cholesky(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    return linalg_cholesky_ex(self, upper)[0]
+
+
+@kernel("cholesky_solve")
+def cholesky_solve(self: np.ndarray, input2: np.ndarray, upper: bool = False) -> np.ndarray:
+    A = _from_factor(input2, upper)  # noqa: N806
+    batch = np.broadcast_shapes(self.shape[:-2], A.shape[:-2])
+    A = np.broadcast_to(A, (*batch, *A.shape[-2:]))  # noqa: N806
+    x = _lapack("linalg.solve", np.linalg.solve, A, np.broadcast_to(self, (*batch, *self.shape[-2:])))
+    return result_as(x, self.dtype)
+
+
+@kernel("cholesky_inverse")
+def cholesky_inverse(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    return result_as(_lapack("linalg.inv", np.linalg.inv, _from_factor(self, upper)), self.dtype)
+
+
+@kernel("logdet")
+def logdet(self: np.ndarray) -> np.ndarray:
+    """log det A: NaN where the determinant is negative."""
+    sign, logabsdet, _, _ = _linalg_slogdet(self)
+    return np.where(sign == -1, np.nan, logabsdet).astype(logabsdet.dtype)

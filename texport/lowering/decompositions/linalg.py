@@ -1075,3 +1075,11 @@ def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     if dim is None:
         dim = next(d for d, size in enumerate(self.shape) if known_eq(size, 3))
     return aten.linalg_cross.default(self, other, dim=dim)
+
+
+# logdet(A) = log|det A| where the sign is not -1, else NaN
+@register_decomposition(aten.logdet.default)
+def logdet(self: Tensor) -> Tensor:
+    sign, logabsdet, _, _ = aten._linalg_slogdet.default(self)
+    nan = aten.scalar_tensor.default(math.nan, dtype=logabsdet.dtype)
+    return aten.where.self(aten.eq.Scalar(sign, -1), nan, logabsdet)
