@@ -306,3 +306,10 @@ def test_cholesky_family_and_logdet() -> None:
     close(run("cholesky_inverse", lower) @ a, np.broadcast_to(np.eye(4), a.shape), 1e-8)
     close(run("logdet", a), np.log(np.linalg.det(a)), 1e-8)
     assert np.isnan(run("logdet", np.float32([[0, 1], [1, 0]])))  # det -1: no real log
+
+
+def test_matrix_power_by_hand() -> None:
+    a = np.float32([[1, 1], [0, 1]])
+    assert run("linalg_matrix_power", a, 5).tolist() == [[1, 5], [0, 1]]
+    assert run("linalg_matrix_power", a, 0).tolist() == [[1, 0], [0, 1]]
+    assert run("matrix_power", a, -3).tolist() == [[1, -3], [0, 1]]

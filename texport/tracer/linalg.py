@@ -217,6 +217,10 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:  # noqa: A0
     return call(op("linalg_cross"), input, other, dim=dim)
 
 
+def matrix_power(A: Tensor, n: int) -> Tensor:  # noqa: N803
+    return call(op("linalg_matrix_power"), A, n)
+
+
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     return call(op("linalg_vecdot"), x, y, dim=dim)
 
@@ -234,7 +238,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 
 __all__ += ["norm", "vector_norm", "matrix_norm", "solve", "solve_ex", "lstsq", "inv", "inv_ex", "det", "slogdet", "cholesky",
-            "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "vecdot", "matmul",
+            "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "matrix_power", "cross", "vecdot", "matmul",
             "multi_dot", "diagonal"]
 
 
@@ -299,6 +303,10 @@ def logdet(input: Tensor) -> Tensor:  # noqa: A002
     return call(op("logdet"), input)
 
 
+def _matrix_power(input: Tensor, n: int) -> Tensor:  # noqa: A002
+    return call(op("matrix_power"), input, n)
+
+
 def chain_matmul(*matrices: Tensor) -> Tensor:
     return call(op("chain_matmul"), list(matrices))
 
@@ -325,13 +333,14 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 LINALG_FUNCTIONS = {
     "det": _det, "inverse": inverse, "pinverse": pinverse, "trace": trace, "vdot": vdot, "inner": inner,
     "kron": kron, "tensordot": tensordot, "cross": _cross, "cdist": cdist, "cholesky": _cholesky,
-    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "logdet": logdet, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
+    "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "logdet": logdet,
+    "matrix_power": _matrix_power, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
 }
 
 
 def _install_linalg_methods() -> None:
     for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm", "cross",
-                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet"):
+                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet", "matrix_power"):
         setattr(Tensor, name, LINALG_FUNCTIONS[name])
     Tensor.slogdet = slogdet
 

@@ -149,6 +149,10 @@ def _linalg_cases():
         "cholesky_solve": lambda a: torch.cholesky_solve(a[..., :2], torch.linalg.cholesky_ex(_spd(a)).L),
         "cholesky_inverse": lambda a: torch.cholesky_inverse(torch.linalg.cholesky_ex(_spd(a)).L, upper=False),
         "logdet": lambda a: (torch.logdet(_spd(a)), a[..., :4].logdet()),
+        "matrix_power_0": lambda a: torch.linalg.matrix_power(a[..., :4], 0),
+        "matrix_power_1": lambda a: torch.linalg.matrix_power(a[..., :4], 1),
+        "matrix_power_5": lambda a: torch.linalg.matrix_power(a[..., :4] / 2, 5),
+        "matrix_power_3": lambda a: a[0, :, :4].matrix_power(3),
         "addbmm": lambda a: torch.addbmm(a[0, :, :4], a[:, :, :5], a.mT[:, :5, :4], alpha=0.5),
     }
     return [Case(f"linalg_{name}", (lambda fn=fn: Fn(fn)), inputs=_real(3, 4, 6), rtol=1e-3, atol=1e-4,

@@ -997,3 +997,12 @@ def _cholesky_solve(self: TensorMeta, input2: TensorMeta, upper: bool = False) -
 @shape_rule("logdet")
 def _logdet(self: TensorMeta) -> TensorMeta:
     return _linalg_slogdet(self)[1]
+
+
+@shape_rule("linalg_matrix_power", "matrix_power")
+def _matrix_power(self: TensorMeta, n: int) -> TensorMeta:
+    batch, size = _square_batch(self, "linalg.matrix_power") if n < 0 else (list(self.shape[:-2]), self.shape[-1])
+    check(self.ndim >= 2 and sym_eq(self.shape[-1], self.shape[-2]),
+          f"linalg.matrix_power: A must be batches of square matrices, but they are {shape_text(self.shape[-2:])} "
+          "matrices")
+    return meta([*batch, size, size], self.dtype)

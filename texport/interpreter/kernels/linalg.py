@@ -961,3 +961,10 @@ def logdet(self: np.ndarray) -> np.ndarray:
     """log det A: NaN where the determinant is negative."""
     sign, logabsdet, _, _ = _linalg_slogdet(self)
     return np.where(sign == -1, np.nan, logabsdet).astype(logabsdet.dtype)
+
+
+@kernel("linalg_matrix_power", "matrix_power")
+def linalg_matrix_power(self: np.ndarray, n: int) -> np.ndarray:
+    _square(self, "linalg.matrix_power")
+    base = _lapack("linalg.inv", np.linalg.inv, self) if n < 0 else opmath(self)
+    return result_as(np.linalg.matrix_power(base, abs(n)), self.dtype)

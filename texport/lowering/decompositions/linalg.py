@@ -1083,3 +1083,34 @@ def logdet(self: Tensor) -> Tensor:
     sign, logabsdet, _, _ = aten._linalg_slogdet.default(self)
     nan = aten.scalar_tensor.default(math.nan, dtype=logabsdet.dtype)
     return aten.where.self(aten.eq.Scalar(sign, -1), nan, logabsdet)
+
+
+# matrix_power(A, n) = A·A·…·A by binary powering (A⁻¹ for n < 0; n = 0: the identity in a copy of A)
+@register_decomposition(aten.linalg_matrix_power.default)
+def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
+    if n == 0:
+        eye = aten.eye.default(self.shape[-1], dtype=self.dtype)
+        return aten.copy.default(aten.clone.default(self, memory_format="contiguous_format"), eye)
+    if n == 1:
+        return aten.clone.default(self, memory_format="contiguous_format")
+    if n == -1:
+        return aten.linalg_inv.default(self)
+    a = aten.linalg_inv.default(self) if n < 0 else self
+    n = abs(n)
+    if n == 2:
+        return aten.matmul.default(a, a)
+    if n == 3:
+        return aten.matmul.default(aten.matmul.default(a, a), a)
+    square, result = None, None
+    while n > 0:  # the bits of n from the least significant: square a once per bit
+        bit, n = n % 2, n // 2
+        square = a if square is None else aten.matmul.default(square, square)
+        if bit:
+            result = square if result is None else aten.matmul.default(result, square)
+    return result
+
+
+# matrix_power(A, n) = linalg_matrix_power(A, n)
+@register_decomposition(aten.matrix_power.default)
+def matrix_power(self: Tensor, n: int) -> Tensor:
+    return aten.linalg_matrix_power.default(self, n)
