@@ -36,6 +36,7 @@ def _fft_cases():
     fft = torch.fft
     real = {
         "fft": lambda x: _r(fft.fft(x)),
+        "fft_complex_output": lambda x: fft.fft(x, norm="ortho"),
         "fft_n_ortho": lambda x: _r(fft.fft(x, n=12, dim=0, norm="ortho")),
         "ifft_real": lambda x: _r(fft.ifft(x, n=6, norm="ortho").resolve_conj()),
         "rfft": lambda x: _r(fft.rfft(x)),
