@@ -10,6 +10,7 @@ from texport.dialects.dtypes import DType
 from texport.dialects.type_info import finfo, iinfo
 from texport.tracer import factories as _factories
 from texport.tracer import functions as _functions
+from texport.tracer import linalg as _linalg
 from texport.tracer.factories import (
     Generator,
     arange,
@@ -82,6 +83,7 @@ channels_last = "channels_last"
 strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
+globals().update(_linalg.FUNCTIONS)
 
 _SYMBOLIC_FUNCTIONS = (
     "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt", "sym_sum", "sym_constrain_range", "sym_constrain_range_for_size", "_check", "_check_with", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_is_size",
@@ -90,7 +92,7 @@ _SYMBOLIC_FUNCTIONS = (
 # Parts loaded on first use: each pulls in a layer (nn, export and lowering,
 # tracing and xDSL) that a plain ``import texport`` does not need.
 _ON_FIRST_USE = {
-    "nn": "texport.nn", "export": "texport.export", "library": "texport.library",
+    "nn": "texport.nn", "fft": "texport.fft", "linalg": "texport.linalg", "export": "texport.export", "library": "texport.library",
     "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
     "save": "texport.export:save", "load": "texport.export:load",
     "cond": "texport.tracer.control_flow:cond", "scan": "texport.tracer.control_flow:scan",

@@ -40,6 +40,15 @@ IN_PLACE_SHAPE_CHANGE = ("torch unsqueeze_s the unbatched input in place; texpor
 VECTOR_LOSS_SHAPE = ("torch's decomposition of a vector input's unreduced margin loss leaves shape [1] (eager: []); "
                      "texport views it to [] as the kernel does: the output is named view")
 
+
+# torch's linalg.inv / solve / cholesky decompose to their *_ex op and check its info
+# output with _linalg_check_errors, an effectful op: its core program threads an effect
+# token through with_effects (a TOKEN input and output in the signature). texport has
+# no effect tokens; its kernels raise torch's error themselves, so only the core
+# signature's token specs differ (with_effects is excused in the cases' core op counts).
+LINALG_CHECK_ERRORS = ("torch's core program checks linalg info through an effectful _linalg_check_errors (a TOKEN "
+                       "in its signature); texport's kernels raise instead and its programs carry no effect tokens")
+
 KNOWN_FAILURES: dict[str, str] = {
     **{f"test_graph_signature_equals_torchs[losses_more.MultiMarginLoss_vector_none-{level}]": VECTOR_LOSS_SHAPE
        for level in ("functional", "core")},
@@ -51,4 +60,10 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_graph_signature_equals_torchs[structures.moe_top2_scatter_gather_index_add-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[vision.group_and_instance_norm_train-functional]": HIDDEN_WRITES,
     "test_graph_signature_equals_torchs[norms.instance_norm2d_tracked_train-functional]": HIDDEN_WRITES,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_inv-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_solve-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_solve_matrix_right-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_cholesky-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_top_det_inverse-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_dynamic_batch-core]": LINALG_CHECK_ERRORS,
 }

@@ -334,6 +334,68 @@ SAMPLES: dict[str, list[Sample]] = {
 }
 SAMPLES["item.default"] = []  # a scalar result: checked below through a program that uses it
 
+
+def c(*shape: int) -> np.ndarray:
+    return (f(*shape) + 1j * f(*shape)).astype(np.complex64)
+
+
+def spd(n: int, *batch: int) -> np.ndarray:
+    a = f(*batch, n, n + 2)
+    return a @ np.swapaxes(a, -1, -2)
+
+
+# torch.fft, complex numbers, torch.linalg
+SAMPLES.update({
+    "fft_fft.default": [S(f(3, 8), sym={0: (0,)}), S(c(3, 5), 8, 0, "ortho"), S(i(5, 2, 6), 4)],
+    "fft_ifft.default": [S(f(3, 8), 6, -1, "ortho"), S(c(3, 5), None, 0, "forward")],
+    "fft_rfft.default": [S(f(3, 8), sym={0: (0,)}), S(f(3, 5), 8, 0, "ortho")],
+    "fft_ihfft.default": [S(f(3, 8), 5)],
+    "fft_irfft.default": [S(c(3, 5), sym={0: (0,)}), S(c(3, 5), 9, -1, "ortho"), S(f(3, 5), 3, 0)],
+    "fft_hfft.default": [S(c(3, 5)), S(c(3, 5), 4, -1, "forward")],
+    "fft_fft2.default": [S(f(2, 4, 6)), S(c(2, 4, 6), [3, 8])],
+    "fft_ifft2.default": [S(c(2, 4, 6), None, [0, 2], "ortho")],
+    "fft_fftn.default": [S(f(4, 6), [3, 10]), S(c(2, 3, 4), None, [0, 2])],
+    "fft_ifftn.default": [S(c(4, 6)), S(f(4, 6), [-1, 5], None, "forward")],
+    "fft_rfft2.default": [S(f(2, 4, 6))],
+    "fft_rfftn.default": [S(f(4, 6), None, [0], "ortho"), S(f(4, 6), [5, 5])],
+    "fft_irfft2.default": [S(c(2, 4, 4))],
+    "fft_irfftn.default": [S(c(4, 4), [4, 6]), S(c(4, 4), None, [0])],
+    "fft_fftshift.default": [S(f(4, 5)), S(f(4, 5), [1])],
+    "fft_ifftshift.default": [S(f(4, 5)), S(f(4, 5), [0])],
+    "real.default": [S(c(3, 4))], "imag.default": [S(c(3, 4))],
+    "conj_physical.default": [S(c(3, 4))], "resolve_conj.default": [S(c(3, 4))],
+    "linalg_det.default": [S(f(3, 4, 4))], "det.default": [S(f(4, 4))],
+    "linalg_slogdet.default": [S(f(3, 4, 4))],
+    "linalg_inv.default": [S(spd(4, 2))], "inverse.default": [S(spd(3))],
+    "linalg_solve.default": [S(spd(4, 2), f(2, 4)), S(spd(4, 2), f(2, 3, 4), left=False)],
+    "linalg_cholesky.default": [S(spd(4, 2)), S(spd(3), upper=True)],
+    "linalg_svd.default": [S(f(2, 3, 5), False)], "linalg_svdvals.default": [S(f(2, 3, 5))],
+    "linalg_eigh.default": [S(spd(4, 2))], "linalg_eigvalsh.default": [S(spd(4, 2), "U")],
+    "pinverse.default": [S(f(3, 5))],
+    "linalg_norm.default": [S(f(3, 4)), S(f(3, 4), 1), S(f(2, 3, 4), 3, [2], True)],
+    "linalg_norm.ord_str": [S(f(3, 4), "fro"), S(f(2, 3, 4), "nuc", [0, 2])],
+    "linalg_matrix_norm.default": [S(f(2, 3, 4), 2), S(f(2, 3, 4), -1, [0, 2], True), S(f(3, 4), float("inf"))],
+    "linalg_matrix_norm.str_ord": [S(f(2, 3, 4)), S(f(2, 3, 4), "nuc", [-1, 0], True)],
+    "linalg_vecdot.default": [S(f(3, 4), f(3, 4), dim=0)], "vdot.default": [S(f(5), f(5))],
+    "trace.default": [S(f(3, 4))], "linalg_diagonal.default": [S(f(2, 3, 4), offset=1)],
+    "linalg_multi_dot.default": [S([f(3, 4), f(4, 5)]), S([f(4), f(4, 5), f(5, 2)]),
+                                 S([f(2, 3), f(3, 6), f(6, 2), f(2)])],
+    "chain_matmul.default": [S([f(3, 4), f(4, 5), f(5, 2)])],
+    "tensordot.default": [S(f(2, 3, 4), f(4, 3, 5), [1, 2], [1, 0]), S(f(2, 1), f(3, 2), [1], [0])],
+    "inner.default": [S(f(3, 4), f(2, 4))], "kron.default": [S(f(2, 3), f(3))],
+    "addr.default": [S(f(3, 4), f(3), f(4), beta=0.5, alpha=2.0), S(f(4), f(3), f(4), beta=0)],
+    "linalg_pinv.atol_rtol_float": [S(f(2, 3, 5), atol=0.1, rtol=0.01), S(spd(3), atol=0.5, hermitian=True)],
+    "linalg_matrix_rank.atol_rtol_tensor": [S(f(2, 3, 5)), S(spd(3), atol=np.array(0.5), hermitian=True)],
+    "linalg_matrix_rank.atol_rtol_float": [S(f(2, 3, 5), atol=0.5), S(f(4, 4), atol=0.1, rtol=0.2)],
+    "logdet.default": [S(spd(3, 2)), S(np.float32([[0, 1], [1, 0]]))],
+    "linalg_matrix_power.default": [S(f(2, 3, 3), 0), S(f(3, 3), 1), S(f(2, 3, 3), 2), S(f(3, 3), 5),
+                                    S(spd(3, 2), -2), S(spd(3), -1)],
+    "matrix_power.default": [S(f(2, 3, 3), 4)],
+    "linalg_solve_ex.default": [S(spd(4, 2), f(2, 4, 3))],
+    "linalg_cross.default": [S(f(2, 3), f(2, 3)), S(f(3, 4), f(3, 1), dim=0)],
+    "cross.default": [S(f(4, 3), f(4, 3)), S(f(3, 3), f(3, 3), 1)],
+})
+
 RANDOM = {"rand_like.default", "randn_like.default", "randint.default", "randint.low", "randint_like.default",
           "randint_like.low_dtype", "bernoulli.default", "feature_dropout.default",
           "alpha_dropout.default", "feature_alpha_dropout.default", "empty_like.default", "new_empty.default"}

@@ -209,7 +209,10 @@ def _reciprocal(x: Array) -> Array:
 
 
 def _sigmoid(x: Array) -> Array:
-    """1 / (1 + exp(-x)) without overflow: exp of -|x| only."""
+    """1 / (1 + exp(-x)) without overflow: exp of -|x| only (a complex x: the formula
+    itself, as torch's)."""
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -288,7 +291,8 @@ _register(_frac, "frac")
 
 
 def _abs(self: Array) -> Array:
-    return _result(np.abs(self), self.dtype)
+    """|x|; a complex number's modulus is real (complex64 -> float32)."""
+    return _result(np.abs(self), np.abs(self[..., :0]).dtype if self.dtype.kind == "c" else self.dtype)
 
 
 def _neg(self: Array) -> Array:
