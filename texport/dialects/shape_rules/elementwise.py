@@ -479,6 +479,108 @@ _register(_dropout, "dropout feature_dropout alpha_dropout feature_alpha_dropout
 _register(_native_dropout, "native_dropout")
 
 
+# ---------------------------------------------------------------- special functions and more maths
+
+# Float-valued: integral and bool inputs give float32 (torch.special's unary functions too).
+_register(
+    _unary(to_float_dtype),
+    "erfc erfinv lgamma digamma i0 special_i0e special_i1 special_i1e special_ndtr special_ndtri "
+    "special_log_ndtr special_erfcx special_entr special_sinc special_expit special_logit sinc logit "
+    "deg2rad rad2deg special_bessel_j0 special_bessel_j1 special_bessel_y0 special_bessel_y1",
+)
+_register(_unary(_to_bool), "isneginf isposinf isreal signbit")
+_register(_unary(_same), "sgn")
+_register(_unary(_not_for("b", _not_implemented("trunc_vml_cpu"))), "fix")
+# copysign, xlogy and the like promote integers to float32; fmax/fmin keep the promoted type
+_register(
+    _float_binary,
+    "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlog1py special_xlog1py.other_scalar "
+    "special_xlog1py.self_scalar special_zeta special_zeta.other_scalar special_zeta.self_scalar "
+    "copysign.Tensor copysign.Scalar ldexp.Tensor",
+)
+_register(_minmax("fmax"), "fmax fmin")
+
+
+def _floating_binary(kernel: str) -> Rule:
+    """hypot, logaddexp, nextafter: floating kernels only, no integer promotion."""
+
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        if not out.dtype.is_floating_point:
+            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+_register(_floating_binary("hypot_cpu"), "hypot")
+_register(_floating_binary("logaddexp_cpu"), "logaddexp")
+_register(_floating_binary("logaddexp2_cpu"), "logaddexp2")
+_register(_floating_binary("nextafter_cpu"), "nextafter")
+
+
+def _integral_binary(kernel: str) -> Rule:
+    """gcd, lcm: integer kernels only (bool excluded)."""
+
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        if out.dtype.kind not in "ui":
+            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+_register(_integral_binary("gcd_cpu"), "gcd")
+_register(_integral_binary("lcm_cpu"), "lcm")
+
+
+def _heaviside(self: TensorMeta, values: TensorMeta) -> TensorMeta:
+    check(self.dtype is values.dtype, "heaviside is not yet implemented for tensors with different dtypes.")
+    return _arith(self, values)
+
+
+def _float_power(self: Any, exponent: Any) -> TensorMeta:
+    """Computed in double (complex double when either side is complex)."""
+    complex_ = any(_promote(v).is_complex for v in (self, exponent) if v is not None)
+    return _broadcast(DType.complex128 if complex_ else DType.float64, self, exponent)
+
+
+def _polygamma(n: int, self: TensorMeta) -> TensorMeta:
+    check(n >= 0, "polygamma(n, x) does not support negative n.")
+    return TensorMeta(self.shape, to_float_dtype(self.dtype))
+
+
+def _polygamma_(self: TensorMeta, n: int) -> TensorMeta:
+    return check_inplace(self, _polygamma(n, self))
+
+
+def _mvlgamma(self: TensorMeta, p: int) -> TensorMeta:
+    check(p >= 1, "p has to be greater than or equal to 1")
+    return TensorMeta(self.shape, to_float_dtype(self.dtype))
+
+
+def _frexp(self: TensorMeta) -> tuple[TensorMeta, TensorMeta]:
+    check(self.dtype.is_floating_point, "torch.frexp() only supports floating-point dtypes")
+    return self, TensorMeta(self.shape, DType.int32)
+
+
+def _isclose(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
+    check(self.dtype is other.dtype,
+          f"{scalar_type_name(self.dtype)} did not match {scalar_type_name(other.dtype)}")
+    return _compare(self, other)
+
+
+_register(_heaviside, "heaviside")
+_register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
+_register(_polygamma, "polygamma")
+_register(_polygamma_, "polygamma_")
+_register(_mvlgamma, "mvlgamma")
+_register(_frexp, "frexp.Tensor")
+_register(_isclose, "isclose")
+_register(in_place(_float_binary), "ldexp_")
+
+
 # Layouts (strides.py): pointwise ops get torch's elementwise layout by derivation
 # (variants.py); these ops lay out their results otherwise.
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from texport.dialects._lazy import LazyModule
 from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from .. import rng
@@ -40,6 +41,9 @@ from .variants import in_place, write_into
 
 Array = np.ndarray
 Fn = Callable[..., Any]
+
+# scipy.special's vectorised special functions; imported (~0.2 s) when a kernel first needs one
+special: Any = LazyModule("scipy.special", "scipy.special, imported when a special function first runs")
 
 # ---------------------------------------------------------------- helpers
 
@@ -920,6 +924,291 @@ _register(_masked_fill, "masked_fill.Scalar masked_fill.Tensor")
 _register(_lerp, "lerp.Scalar lerp.Tensor")
 _register(_addcmul, "addcmul")
 _register(_addcdiv, "addcdiv")
+
+# ---------------------------------------------------------------- special functions and more maths
+
+
+def _in_double(fn: Fn) -> Fn:
+    """A float-valued function evaluated in float64 and rounded to the op's dtype
+    (integers and bools give float32). A reduced float rounds through float32, as
+    torch computes it in float32 and rounds once."""
+
+    @_quiet
+    def run(self: Array, *args: Any) -> Array:
+        dtype = _float_dtype(self.dtype)
+        out = np.asarray(fn(_cast(self, dtype).astype(np.float64), *args))
+        return _result(out.astype(FLOAT32) if is_reduced_float(dtype) else out, dtype)
+
+    run.__name__ = getattr(fn, "__name__", "special")
+    return run
+
+
+def _erfinv(x: Array) -> Array:
+    return np.where(x == 0, x, special.erfinv(x))  # -0 stays -0
+
+
+def _lgamma(x: Array) -> Array:
+    return np.where(x == -np.inf, np.inf, special.gammaln(x))  # torch: log|Γ(-inf)| = inf
+
+
+def _trigamma(x: Array) -> Array:
+    """torch's trigamma: reflection below 1/2, six recurrence steps, then the
+    asymptotic series (finite at the poles, as torch's)."""
+    reflect = x < 0.5
+    sin_pi_x = np.sin(np.pi * x)
+    result = np.where(reflect, -(np.pi * np.pi) / (sin_pi_x * sin_pi_x), 0.0)
+    x = np.where(reflect, 1 - x, x)
+    for _ in range(6):
+        result = result + 1 / (x * x)
+        x = x + 1
+    ixx = 1 / (x * x)
+    result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+    return np.where(reflect, -result, result)
+
+
+def _zeta(x: Array, q: Array) -> Array:
+    return np.where(q == np.inf, np.nan, special.zeta(x, q))  # torch's series gives nan at q = inf
+
+
+def _polygamma_values(n: int, x: Array) -> Array:
+    if n == 0:
+        return special.psi(x)
+    if n == 1:
+        return _trigamma(x)
+    sign = 1.0 if n % 2 else -1.0  # (-1)^(n+1) n! zeta(n + 1, x)
+    return sign * math.exp(math.lgamma(n + 1.0)) * _zeta(np.float64(n + 1), x)
+
+
+def _polygamma(n: int, self: Array) -> Array:
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _in_double(lambda x: _polygamma_values(n, x))(self)
+
+
+def _polygamma_(self: Array, n: int) -> Array:
+    return write_into(self, _polygamma(n, self))
+
+
+def _mvlgamma_values(x: Array, p: int) -> Array:
+    """sum_{i<p} lgamma(x - i/2) + p(p-1)/4 log(pi)."""
+    total = sum(_lgamma(x - i / 2) for i in range(p))
+    return total + p * (p - 1) / 4 * math.log(math.pi)
+
+
+def _mvlgamma(self: Array, p: int) -> Array:
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    return _in_double(_mvlgamma_values)(self, p)
+
+
+def _sinc(x: Array) -> Array:
+    return np.where(x == 0, 1.0, np.sinc(x))  # sin(pi x) / (pi x)
+
+
+def _logit(x: Array, eps: float | None = None) -> Array:
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(x / (1 - x))
+
+
+def _entr(x: Array) -> Array:
+    """-x log x; 0 at 0, -inf below, nan stays nan."""
+    return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)), np.where(x == 0, 0.0, np.where(x < 0, -np.inf, x)))
+
+
+_DOUBLE_UNARY: list[tuple[str, Fn]] = [
+    ("erfc", lambda x: special.erfc(x)),
+    ("erfinv", _erfinv),
+    ("lgamma", _lgamma),
+    ("digamma", lambda x: special.psi(x)),
+    ("i0", lambda x: special.i0(x)),
+    ("special_i0e", lambda x: special.i0e(x)),
+    ("special_i1", lambda x: special.i1(x)),
+    ("special_i1e", lambda x: special.i1e(x)),
+    ("special_ndtr", lambda x: special.ndtr(x)),
+    ("special_ndtri", lambda x: special.ndtri(x)),
+    ("special_log_ndtr", lambda x: special.log_ndtr(x)),
+    ("special_erfcx", lambda x: special.erfcx(x)),
+    ("special_entr", _entr),
+    ("special_expit", _sigmoid),
+    ("special_bessel_j0", lambda x: special.j0(x)),
+    ("special_bessel_j1", lambda x: special.j1(x)),
+    ("special_bessel_y0", lambda x: special.y0(x)),
+    ("special_bessel_y1", lambda x: special.y1(x)),
+    ("sinc special_sinc", _sinc),
+    ("logit special_logit", _logit),
+]
+for _names, _fn in _DOUBLE_UNARY:
+    _register(_in_double(_fn), _names)
+_register(_polygamma, "polygamma")
+_register(_polygamma_, "polygamma_")
+_register(_mvlgamma, "mvlgamma")
+
+
+def _angle_scale(factor: float) -> Fn:
+    """deg2rad / rad2deg: x * factor in the op's float dtype (opmath for reduced floats)."""
+
+    @_quiet
+    def run(self: Array) -> Array:
+        dtype = _float_dtype(self.dtype)
+        return _result(_in_opmath(self, dtype) * _cast(factor, opmath_dtype(dtype)), dtype)
+
+    return run
+
+
+_register(_angle_scale(math.pi / 180), "deg2rad")
+_register(_angle_scale(180 / math.pi), "rad2deg")
+
+
+def _float_binary(fn: Fn, in_double: bool = False) -> Fn:
+    """A float-valued binary op over the promoted dtype (integers give float32),
+    in float64 when ``in_double`` (the special functions), else in opmath."""
+
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        dtype = _float_dtype(torch_result_dtype(self, other))
+        compute = np.dtype(np.float64) if in_double else opmath_dtype(dtype)
+        a, b = (_cast(_cast(v, dtype), compute) for v in (self, other))
+        out = np.asarray(fn(a, b))
+        return _result(out.astype(FLOAT32) if in_double and is_reduced_float(dtype) else out, dtype)
+
+    return run
+
+
+def _xlogy(x: Array, y: Array) -> Array:
+    """0 where x == 0 (unless y is nan), else x log y."""
+    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * np.log(y)))
+
+
+def _xlog1py(x: Array, y: Array) -> Array:
+    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * np.log1p(y)))
+
+
+def _ldexp(x: Array, e: Array) -> Array:
+    """x * 2^e, torch's mul(x, pow(2, e))."""
+    return x * np.power(np.asarray(2.0, x.dtype), e)
+
+
+_register(_float_binary(_xlogy), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self",
+          "xlogy_.Tensor xlogy_.Scalar_Other")
+_register(_float_binary(_xlog1py, in_double=True),
+          "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
+_register(_float_binary(_zeta, in_double=True),
+          "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
+_register(_float_binary(np.copysign), "copysign.Tensor copysign.Scalar")
+_register(_float_binary(_ldexp), "ldexp.Tensor", "ldexp_")
+_register(_float_binary(np.hypot), "hypot")
+_register(_float_binary(np.logaddexp), "logaddexp")
+_register(_float_binary(np.logaddexp2), "logaddexp2")
+_register(_promoted_binary(np.fmax), "fmax")  # nan only when both are nan
+_register(_promoted_binary(np.fmin), "fmin")
+_register(_promoted_binary(np.gcd), "gcd")
+_register(_promoted_binary(np.lcm), "lcm")
+
+
+@_quiet
+def _nextafter(self: Array, other: Array) -> Array:
+    """The next float after self towards other, in the op's own dtype."""
+    dtype = torch_result_dtype(self, other)
+    if is_bfloat16(dtype):  # numpy has no bfloat16 nextafter: step the bits
+        a, b = _cast(self, dtype), _cast(other, dtype)
+        a, b = np.broadcast_arrays(a, b)
+        bits = a.view(np.uint16).astype(np.int32)
+        toward = np.where(a < b, 1, -1) * np.where(np.signbit(a.astype(FLOAT32)), -1, 1)
+        stepped = (bits + toward).astype(np.uint16).view(dtype)
+        zero = np.where(b > 0, np.uint16(1), np.uint16(0x8001)).view(dtype)
+        out = np.where(a == b, b, np.where(a == 0, zero, stepped))
+        return _result(np.where(np.isnan(a.astype(FLOAT32)) | np.isnan(b.astype(FLOAT32)), np.nan, out), dtype)
+    return _result(np.nextafter(_cast(self, dtype), _cast(other, dtype)), dtype)
+
+
+@_quiet
+def _heaviside(self: Array, values: Array) -> Array:
+    """values where self == 0, else self > 0 (nan gives 0)."""
+    dtype, (a, v) = _promoted(self, values)
+    return _result(np.where(a == 0, v, (a > 0).astype(a.dtype)), dtype)
+
+
+@_quiet
+def _float_power(self: Any, exponent: Any) -> Array:
+    """pow in double (complex double when either side is complex)."""
+    dtype = torch_result_dtype(self, exponent)
+    wide = np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
+    return _result(np.power(_cast(self, wide), _cast(exponent, wide)), wide)
+
+
+def _sgn(self: Array) -> Array:
+    """sign for real dtypes; x / |x| (0 at 0) for complex."""
+    if self.dtype.kind != "c":
+        return _sign(self)
+    size = np.abs(self)
+    with np.errstate(all="ignore"):
+        return _result(np.where(size == 0, 0, self / np.where(size == 0, 1, size)), self.dtype)
+
+
+def _fix(self: Array) -> Array:
+    if self.dtype == np.bool_:
+        raise _not_implemented("trunc_vml_cpu", self.dtype)
+    return _rounding(np.trunc)(self)
+
+
+def _frexp(self: Array) -> tuple[Array, Array]:
+    """(mantissa in [0.5, 1) with self's sign, int32 exponent); 0, inf and nan keep exponent 0."""
+    if not _is_float(self.dtype):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(self.astype(np.float64))
+    exponent = np.where(np.isfinite(self.astype(np.float64)), exponent, 0)
+    return _result(mantissa, self.dtype), exponent.astype(np.int32)
+
+
+def _signbit(self: Array) -> Array:
+    if not _is_float(self.dtype):
+        return _result(self < 0, np.bool_) if self.dtype != np.bool_ else np.zeros(self.shape, np.bool_)
+    return _result(np.signbit(self.astype(opmath_dtype(self.dtype))), np.bool_)
+
+
+def _infinity_test(sign: float) -> Fn:
+    def run(self: Array) -> Array:
+        if not _is_float(self.dtype):
+            return np.zeros(self.shape, np.bool_)
+        return _result(self.astype(opmath_dtype(self.dtype)) == sign * np.inf, np.bool_)
+
+    return run
+
+
+def _isreal(self: Array) -> Array:
+    if self.dtype.kind != "c":
+        return np.ones(self.shape, np.bool_)
+    return _result(self.imag == 0, np.bool_)
+
+
+@_quiet
+def _isclose(self: Array, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Array:
+    """|a - b| <= atol + rtol |b| (finite), or a == b; integers compare in float32."""
+    close = np.equal(self, other)
+    if equal_nan and _is_float(self.dtype):
+        close |= np.isnan(self) & np.isnan(other)
+    if atol == 0 and rtol == 0:
+        return _result(close, np.bool_)
+    compute = opmath_dtype(_float_dtype(self.dtype))
+    a, b = _cast(self, compute), _cast(other, compute)
+    difference = np.abs(a - b)
+    allowed = _cast(atol, compute) + np.abs(_cast(rtol, compute) * b)
+    return _result(close | (np.isfinite(difference) & (difference <= allowed)), np.bool_)
+
+
+_register(_nextafter, "nextafter")
+_register(_heaviside, "heaviside")
+_register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
+_register(_sgn, "sgn")
+_register(_fix, "fix")
+_register(_frexp, "frexp.Tensor")
+_register(_signbit, "signbit")
+_register(_infinity_test(1.0), "isposinf")
+_register(_infinity_test(-1.0), "isneginf")
+_register(_isreal, "isreal")
+_register(_isclose, "isclose")
 
 # ---------------------------------------------------------------- fill and copy
 
