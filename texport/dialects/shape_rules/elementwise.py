@@ -138,7 +138,7 @@ _register(
 # Rounding, sign and the activations keep the dtype (ints stay ints).
 _register(
     _unary(_same),
-    "ceil floor round round.decimals trunc sign frac nan_to_num silu elu leaky_relu "
+    "ceil floor round round.decimals special_round trunc sign frac nan_to_num silu elu leaky_relu "
     "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid softshrink hardshrink rrelu",
 )
 _register(_unary(_abs_dtype), "abs")
@@ -486,7 +486,9 @@ _register(
     _unary(to_float_dtype),
     "erfc erfinv lgamma digamma i0 special_i0e special_i1 special_i1e special_ndtr special_ndtri "
     "special_log_ndtr special_erfcx special_entr special_sinc special_expit special_logit sinc logit "
-    "deg2rad rad2deg special_bessel_j0 special_bessel_j1 special_bessel_y0 special_bessel_y1",
+    "deg2rad rad2deg special_bessel_j0 special_bessel_j1 special_bessel_y0 special_bessel_y1 special_erf "
+    "special_erfc special_erfinv special_expm1 special_exp2 special_gammaln special_digamma special_psi special_i0 "
+    "special_log1p",
 )
 _register(_unary(_to_bool), "isneginf isposinf isreal signbit")
 _register(_unary(_same), "sgn")
@@ -496,7 +498,7 @@ _register(
     _float_binary,
     "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlog1py special_xlog1py.other_scalar "
     "special_xlog1py.self_scalar special_zeta special_zeta.other_scalar special_zeta.self_scalar "
-    "copysign.Tensor copysign.Scalar ldexp.Tensor",
+    "copysign.Tensor copysign.Scalar ldexp.Tensor special_xlogy special_xlogy.other_scalar special_xlogy.self_scalar",
 )
 _register(_minmax("fmax"), "fmax fmin")
 
@@ -573,9 +575,20 @@ def _isclose(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
 
 _register(_heaviside, "heaviside")
 _register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
-_register(_polygamma, "polygamma")
+_register(_polygamma, "polygamma special_polygamma")
 _register(_polygamma_, "polygamma_")
-_register(_mvlgamma, "mvlgamma")
+_register(_mvlgamma, "mvlgamma special_multigammaln")
+
+
+def _float_power_(self: TensorMeta, exponent: Any) -> TensorMeta:
+    """In place, self must already have the double result dtype: torch does not cast it down."""
+    result = _float_power(self, exponent)
+    check(self.dtype is result.dtype, f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but "
+          f"the operation's result requires dtype {scalar_type_name(result.dtype)}")
+    return check_inplace(self, result)
+
+
+_register(_float_power_, "float_power_.Tensor float_power_.Scalar")
 _register(_frexp, "frexp.Tensor")
 _register(_isclose, "isclose")
 _register(in_place(_float_binary), "ldexp_")

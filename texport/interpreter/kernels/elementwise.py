@@ -221,12 +221,12 @@ def _sigmoid(x: Array) -> Array:
 _reciprocal_kernel = _float_unary(_reciprocal)  # also pow's bfloat16 x ** -2
 _FLOAT_UNARY: list[tuple[str, Fn]] = [
     ("exp", np.exp),
-    ("exp2", np.exp2),
-    ("expm1", np.expm1),
+    ("exp2 special_exp2", np.exp2),
+    ("expm1 special_expm1", np.expm1),
     ("log", np.log),
     ("log2", np.log2),
     ("log10", np.log10),
-    ("log1p", np.log1p),
+    ("log1p special_log1p", np.log1p),
     ("sqrt", np.sqrt),
     ("rsqrt", _rsqrt),
     ("reciprocal", _reciprocal),
@@ -243,7 +243,7 @@ _FLOAT_UNARY: list[tuple[str, Fn]] = [
     ("acosh", np.arccosh),
     ("atanh", np.arctanh),
     ("sigmoid", _sigmoid),
-    ("erf", _erf),
+    ("erf special_erf", _erf),
 ]
 for _name, _fn in _FLOAT_UNARY:
     _register(_float_unary(_fn), _name)
@@ -279,6 +279,13 @@ def _round_decimals(self: Array, decimals: int) -> Array:
 
 
 _register(_round_decimals, "round.decimals")
+
+
+def _special_round(self: Array, decimals: int = 0) -> Array:
+    return _round_decimals(self, decimals)
+
+
+_register(_special_round, "special_round")
 
 
 @_quiet
@@ -1017,11 +1024,11 @@ def _entr(x: Array) -> Array:
 
 
 _DOUBLE_UNARY: list[tuple[str, Fn]] = [
-    ("erfc", lambda x: special.erfc(x)),
-    ("erfinv", _erfinv),
-    ("lgamma", _lgamma),
-    ("digamma", lambda x: special.psi(x)),
-    ("i0", lambda x: special.i0(x)),
+    ("erfc special_erfc", lambda x: special.erfc(x)),
+    ("erfinv special_erfinv", _erfinv),
+    ("lgamma special_gammaln", _lgamma),
+    ("digamma special_digamma special_psi", lambda x: special.psi(x)),
+    ("i0 special_i0", lambda x: special.i0(x)),
     ("special_i0e", lambda x: special.i0e(x)),
     ("special_i1", lambda x: special.i1(x)),
     ("special_i1e", lambda x: special.i1e(x)),
@@ -1040,9 +1047,9 @@ _DOUBLE_UNARY: list[tuple[str, Fn]] = [
 ]
 for _names, _fn in _DOUBLE_UNARY:
     _register(_in_double(_fn), _names)
-_register(_polygamma, "polygamma")
+_register(_polygamma, "polygamma special_polygamma")
 _register(_polygamma_, "polygamma_")
-_register(_mvlgamma, "mvlgamma")
+_register(_mvlgamma, "mvlgamma special_multigammaln")
 
 
 def _angle_scale(factor: float) -> Fn:
@@ -1089,7 +1096,8 @@ def _ldexp(x: Array, e: Array) -> Array:
     return x * np.power(np.asarray(2.0, x.dtype), e)
 
 
-_register(_float_binary(_xlogy), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self",
+_register(_float_binary(_xlogy), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
+          "special_xlogy.other_scalar special_xlogy.self_scalar",
           "xlogy_.Tensor xlogy_.Scalar_Other")
 _register(_float_binary(_xlog1py, in_double=True),
           "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
@@ -1201,6 +1209,17 @@ def _isclose(self: Array, other: Array, rtol: float = 1e-05, atol: float = 1e-08
 _register(_nextafter, "nextafter")
 _register(_heaviside, "heaviside")
 _register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
+
+
+def _float_power_(self: Array, exponent: Any) -> Array:
+    result = _float_power(self, exponent)
+    if result.dtype != self.dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(from_numpy(self.dtype))} but "
+                           f"the operation's result requires dtype {scalar_type_name(from_numpy(result.dtype))}")
+    return write_into(self, result)
+
+
+_register(_float_power_, "float_power_.Tensor float_power_.Scalar")
 _register(_sgn, "sgn")
 _register(_fix, "fix")
 _register(_frexp, "frexp.Tensor")

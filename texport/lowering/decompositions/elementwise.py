@@ -10,7 +10,7 @@ import numpy as np
 
 from texport.interpreter.dtypes import to_numpy
 
-from ._common import DType, Tensor, aten, canonical_dim, register_decomposition
+from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition
 
 
 # masked_fill(x, m, v) = where(m, scalar_tensor(v), x)
@@ -202,13 +202,6 @@ def _finfo(dtype: DType) -> tuple[float, float]:
     return float(info.min), float(info.max)
 
 
-# round(x, decimals=d) = round(x · 10^d) / 10^d
-@register_decomposition(aten.round.decimals)
-def round_decimals(self: Tensor, *, decimals: int) -> Tensor:
-    if decimals == 0:
-        return aten.round.default(self)
-    scale = 10.0 ** decimals
-    return aten.div.Scalar(aten.round.default(aten.mul.Tensor(self, scale)), scale)
 
 
 # ---------------------------------------------------------------- special functions and more maths
@@ -348,7 +341,7 @@ def _wide(x: Any) -> Any:
     """A float_power operand in double (complex double stays); a number as it is."""
     if not isinstance(x, Tensor):
         return float(x) if not isinstance(x, complex) else x
-    return aten._to_copy.default(x, dtype=DType.complex128 if x.dtype.is_complex else DType.float64)
+    return cast_to(x, DType.complex128 if x.dtype.is_complex else DType.float64)
 
 
 # float_power(x, e) = pow(double(x), double(e))
@@ -449,6 +442,87 @@ def isreal(self: Tensor) -> Tensor:
 @register_decomposition(aten.fix.default)
 def fix(self: Tensor) -> Tensor:
     return aten.trunc.default(self)
+
+
+# torch.special's names: each is the op it names
+
+
+# special.erf(x) = erf(x)
+@register_decomposition(aten.special_erf.default)
+def special_erf(self: Tensor) -> Tensor:
+    return aten.erf.default(self)
+
+
+# special.erfc(x) = erfc(x)
+@register_decomposition(aten.special_erfc.default)
+def special_erfc(self: Tensor) -> Tensor:
+    return aten.erfc.default(self)
+
+
+# special.erfinv(x) = erfinv(x)
+@register_decomposition(aten.special_erfinv.default)
+def special_erfinv(self: Tensor) -> Tensor:
+    return aten.erfinv.default(self)
+
+
+# special.expm1(x) = expm1(x)
+@register_decomposition(aten.special_expm1.default)
+def special_expm1(self: Tensor) -> Tensor:
+    return aten.expm1.default(self)
+
+
+# special.exp2(x) = exp2(x)
+@register_decomposition(aten.special_exp2.default)
+def special_exp2(self: Tensor) -> Tensor:
+    return aten.exp2.default(self)
+
+
+# special.gammaln(x) = lgamma(x)
+@register_decomposition([aten.special_gammaln.default])
+def special_gammaln(self: Tensor) -> Tensor:
+    return aten.lgamma.default(self)
+
+
+# special.digamma(x) = special.psi(x) = digamma(x)
+@register_decomposition([aten.special_digamma.default, aten.special_psi.default])
+def special_digamma(self: Tensor) -> Tensor:
+    return aten.digamma.default(self)
+
+
+# special.polygamma(n, x) = polygamma(n, x)
+@register_decomposition(aten.special_polygamma.default)
+def special_polygamma(n: int, self: Tensor) -> Tensor:
+    return aten.polygamma.default(n, self)
+
+
+# special.multigammaln(x, p) = mvlgamma(x, p)
+@register_decomposition(aten.special_multigammaln.default)
+def special_multigammaln(self: Tensor, p: int) -> Tensor:
+    return mvlgamma(self, p)
+
+
+# special.i0(x) = i0(x)
+@register_decomposition(aten.special_i0.default)
+def special_i0(self: Tensor) -> Tensor:
+    return aten.i0.default(self)
+
+
+# special.log1p(x) = log1p(x)
+@register_decomposition(aten.special_log1p.default)
+def special_log1p(self: Tensor) -> Tensor:
+    return aten.log1p.default(self)
+
+
+# special.round(x, decimals=d) = round.decimals(x, d), whatever d (torch's core programs keep round.decimals)
+@register_decomposition(aten.special_round.default)
+def special_round(self: Tensor, *, decimals: int = 0) -> Tensor:
+    return aten.round.decimals(self, decimals=decimals)
+
+
+# special.xlogy(x, y) = xlogy(x, y)
+@register_decomposition([aten.special_xlogy.default, aten.special_xlogy.other_scalar, aten.special_xlogy.self_scalar])
+def special_xlogy(self: Any, other: Any) -> Tensor:
+    return xlogy(self, other)
 
 
 # ---------------------------------------------------------------- activations and dropout
