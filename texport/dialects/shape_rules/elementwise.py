@@ -481,12 +481,40 @@ _register(_native_dropout, "native_dropout")
 
 # ---------------------------------------------------------------- special functions and more maths
 
+_REDUCED_FLOATS = (DType.float16, DType.bfloat16)
+
+
+def _float_kernel_only(kernel: str) -> Callable[[DType], DType]:
+    """Float-valued, with no float16/bfloat16 kernel in torch (ndtri, erfcx, Bessel, zeta)."""
+
+    def dtype_rule(dtype: DType) -> DType:
+        check(dtype not in _REDUCED_FLOATS, _not_implemented(kernel)(dtype))
+        return to_float_dtype(dtype)
+
+    return dtype_rule
+
+
+for _op, _kernel in (("special_ndtri", "ndtri_cpu"), ("special_log_ndtr", "log_ndtr_cpu"),
+                     ("special_erfcx", "erfcx_cpu"), ("special_bessel_j0", "bessel_j0_cpu"),
+                     ("special_bessel_j1", "bessel_j1_cpu"), ("special_bessel_y0", "bessel_y0_cpu"),
+                     ("special_bessel_y1", "bessel_y1_cpu")):
+    _register(_unary(_float_kernel_only(_kernel)), _op)
+del _op, _kernel
+
+
+def _zeta(self: Any, other: Any) -> TensorMeta:
+    out = _float_binary(self, other)
+    check(out.dtype not in _REDUCED_FLOATS, _not_implemented("zeta_cpu")(out.dtype))
+    return out
+
+
+_register(_zeta, "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
 # Float-valued: integral and bool inputs give float32 (torch.special's unary functions too).
 _register(
     _unary(to_float_dtype),
-    "erfc erfinv lgamma digamma i0 special_i0e special_i1 special_i1e special_ndtr special_ndtri "
-    "special_log_ndtr special_erfcx special_entr special_sinc special_expit special_logit sinc logit "
-    "deg2rad rad2deg special_bessel_j0 special_bessel_j1 special_bessel_y0 special_bessel_y1 special_erf "
+    "erfc erfinv lgamma digamma i0 special_i0e special_i1 special_i1e special_ndtr "
+    "special_entr special_sinc special_expit special_logit sinc logit "
+    "deg2rad rad2deg special_erf "
     "special_erfc special_erfinv special_expm1 special_exp2 special_gammaln special_digamma special_psi special_i0 "
     "special_log1p",
 )
@@ -497,7 +525,7 @@ _register(_unary(_not_for("b", _not_implemented("trunc_vml_cpu"))), "fix")
 _register(
     _float_binary,
     "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlog1py special_xlog1py.other_scalar "
-    "special_xlog1py.self_scalar special_zeta special_zeta.other_scalar special_zeta.self_scalar "
+    "special_xlog1py.self_scalar "
     "copysign.Tensor copysign.Scalar ldexp.Tensor special_xlogy special_xlogy.other_scalar special_xlogy.self_scalar",
 )
 _register(_minmax("fmax"), "fmax fmin")

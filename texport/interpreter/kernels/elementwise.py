@@ -247,6 +247,7 @@ _FLOAT_UNARY: list[tuple[str, Fn]] = [
 ]
 for _name, _fn in _FLOAT_UNARY:
     _register(_float_unary(_fn), _name)
+_erf_kernel = _float_unary(_erf)  # special_ndtr's erf
 
 
 def _rounding(fn: Fn) -> Fn:
@@ -265,11 +266,10 @@ _register(_rounding(np.trunc), "trunc")
 
 
 def _round_decimals(self: Array, decimals: int) -> Array:
-    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0."""
+    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0
+    (no integer kernel, even for d = 0: unlike round.default, it does not copy them)."""
     if not _is_float(self.dtype):
-        if decimals == 0:
-            return _fresh(self)
-        raise _not_implemented("round_cpu", self.dtype)
+        raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", self.dtype)
     compute = opmath_dtype(self.dtype)
     x = self.astype(compute)
     scale = np.asarray(10.0 ** abs(decimals)).astype(compute)
@@ -935,14 +935,17 @@ _register(_addcdiv, "addcdiv")
 # ---------------------------------------------------------------- special functions and more maths
 
 
-def _in_double(fn: Fn) -> Fn:
+def _in_double(fn: Fn, no_reduced: str = "") -> Fn:
     """A float-valued function evaluated in float64 and rounded to the op's dtype
     (integers and bools give float32). A reduced float rounds through float32, as
-    torch computes it in float32 and rounds once."""
+    torch computes it in float32 and rounds once; torch has no reduced-float
+    kernel named ``no_reduced`` when given."""
 
     @_quiet
     def run(self: Array, *args: Any) -> Array:
         dtype = _float_dtype(self.dtype)
+        if no_reduced and is_reduced_float(dtype):
+            raise _not_implemented(no_reduced, dtype)
         out = np.asarray(fn(_cast(self, dtype).astype(np.float64), *args))
         return _result(out.astype(FLOAT32) if is_reduced_float(dtype) else out, dtype)
 
@@ -959,17 +962,20 @@ def _lgamma(x: Array) -> Array:
 
 
 def _trigamma(x: Array) -> Array:
-    """torch's trigamma: reflection below 1/2, six recurrence steps, then the
-    asymptotic series (finite at the poles, as torch's)."""
-    reflect = x < 0.5
-    sin_pi_x = np.sin(np.pi * x)
-    result = np.where(reflect, -(np.pi * np.pi) / (sin_pi_x * sin_pi_x), 0.0)
-    x = np.where(reflect, 1 - x, x)
+    """torch's trigamma, in x's dtype as torch's (float32 for float32): reflection
+    below 1/2, six recurrence steps, then the asymptotic series (finite at the
+    poles, where sin(pi x) is not quite 0)."""
+    c = x.dtype.type
+    reflect = x < c(0.5)
+    sin_pi_x = np.sin(c(math.pi) * x)
+    result = np.where(reflect, -c(math.pi * math.pi) / (sin_pi_x * sin_pi_x), c(0))
+    x = np.where(reflect, c(1) - x, x)
     for _ in range(6):
-        result = result + 1 / (x * x)
-        x = x + 1
-    ixx = 1 / (x * x)
-    result = result + (1 + 1 / (2 * x) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / x
+        result = result + c(1) / (x * x)
+        x = x + c(1)
+    ixx = c(1) / (x * x)
+    series = c(1) + c(1) / (c(2) * x) + ixx * (c(1 / 6) - ixx * (c(1 / 30) - ixx * c(1 / 42)))
+    result = result + series / x
     return np.where(reflect, -result, result)
 
 
@@ -980,15 +986,17 @@ def _zeta(x: Array, q: Array) -> Array:
 def _polygamma_values(n: int, x: Array) -> Array:
     if n == 0:
         return special.psi(x)
-    if n == 1:
-        return _trigamma(x)
     sign = 1.0 if n % 2 else -1.0  # (-1)^(n+1) n! zeta(n + 1, x)
     return sign * math.exp(math.lgamma(n + 1.0)) * _zeta(np.float64(n + 1), x)
 
 
+@_quiet
 def _polygamma(n: int, self: Array) -> Array:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 1:  # torch's own trigamma, in the opmath dtype
+        dtype = _float_dtype(self.dtype)
+        return _result(_trigamma(_in_opmath(self, dtype)), dtype)
     return _in_double(lambda x: _polygamma_values(n, x))(self)
 
 
@@ -1008,14 +1016,31 @@ def _mvlgamma(self: Array, p: int) -> Array:
     return _in_double(_mvlgamma_values)(self, p)
 
 
-def _sinc(x: Array) -> Array:
-    return np.where(x == 0, 1.0, np.sinc(x))  # sin(pi x) / (pi x)
+@_quiet
+def _sinc(self: Array) -> Array:
+    """sin(pi x) / (pi x), 1 at 0, in the opmath dtype as torch's kernel (float32 for float32)."""
+    dtype = _float_dtype(self.dtype)
+    compute = opmath_dtype(dtype)
+    product = _in_opmath(self, dtype) * _cast(math.pi, compute)
+    return _result(np.where(product == 0, compute.type(1), np.sin(product) / product), dtype)
 
 
-def _logit(x: Array, eps: float | None = None) -> Array:
+@_quiet
+def _logit(self: Array, eps: float | None = None) -> Array:
+    """log(x / (1 - x)) of x clamped to [eps, 1 - eps]; each step rounds to the dtype,
+    as torch's kernel computes in scalar_t."""
+    dtype = _float_dtype(self.dtype)
+    x = _cast(self, dtype)
     if eps is not None:
-        x = np.clip(x, eps, 1 - eps)
-    return np.log(x / (1 - x))
+        x = np.clip(x, _cast(eps, dtype), _cast(1 - eps, dtype))
+    one_minus = _result(_in_opmath(1, dtype) - _in_opmath(x, dtype), dtype)
+    ratio = _result(_in_opmath(x, dtype) / _in_opmath(one_minus, dtype), dtype)
+    return _result(np.log(_in_opmath(ratio, dtype)), dtype)
+
+
+def _ndtr(self: Array) -> Array:
+    """(1 + erf(x / sqrt 2)) / 2 op by op, each rounded: torch's special_ndtr is that composite."""
+    return _mul(_add(_erf_kernel(_mul(self, math.sqrt(0.5))), 1), 0.5)
 
 
 def _entr(x: Array) -> Array:
@@ -1026,27 +1051,32 @@ def _entr(x: Array) -> Array:
 _DOUBLE_UNARY: list[tuple[str, Fn]] = [
     ("erfc special_erfc", lambda x: special.erfc(x)),
     ("erfinv special_erfinv", _erfinv),
-    ("lgamma special_gammaln", _lgamma),
     ("digamma special_digamma special_psi", lambda x: special.psi(x)),
     ("i0 special_i0", lambda x: special.i0(x)),
     ("special_i0e", lambda x: special.i0e(x)),
     ("special_i1", lambda x: special.i1(x)),
     ("special_i1e", lambda x: special.i1e(x)),
-    ("special_ndtr", lambda x: special.ndtr(x)),
-    ("special_ndtri", lambda x: special.ndtri(x)),
-    ("special_log_ndtr", lambda x: special.log_ndtr(x)),
-    ("special_erfcx", lambda x: special.erfcx(x)),
     ("special_entr", _entr),
     ("special_expit", _sigmoid),
-    ("special_bessel_j0", lambda x: special.j0(x)),
-    ("special_bessel_j1", lambda x: special.j1(x)),
-    ("special_bessel_y0", lambda x: special.y0(x)),
-    ("special_bessel_y1", lambda x: special.y1(x)),
-    ("sinc special_sinc", _sinc),
-    ("logit special_logit", _logit),
+    ("lgamma special_gammaln", _lgamma),
 ]
 for _names, _fn in _DOUBLE_UNARY:
     _register(_in_double(_fn), _names)
+# no float16/bfloat16 kernel in torch
+for _names, _fn, _kernel in (
+    ("special_ndtri", lambda x: special.ndtri(x), "ndtri_cpu"),
+    ("special_log_ndtr", lambda x: special.log_ndtr(x), "log_ndtr_cpu"),
+    ("special_erfcx", lambda x: special.erfcx(x), "erfcx_cpu"),
+    ("special_bessel_j0", lambda x: special.j0(x), "bessel_j0_cpu"),
+    ("special_bessel_j1", lambda x: special.j1(x), "bessel_j1_cpu"),
+    ("special_bessel_y0", lambda x: special.y0(x), "bessel_y0_cpu"),
+    ("special_bessel_y1", lambda x: special.y1(x), "bessel_y1_cpu"),
+):
+    _register(_in_double(_fn, _kernel), _names)
+del _names, _fn, _kernel
+_register(_sinc, "sinc special_sinc")
+_register(_logit, "logit special_logit")
+_register(_ndtr, "special_ndtr")
 _register(_polygamma, "polygamma special_polygamma")
 _register(_polygamma_, "polygamma_")
 _register(_mvlgamma, "mvlgamma special_multigammaln")
@@ -1067,13 +1097,18 @@ _register(_angle_scale(math.pi / 180), "deg2rad")
 _register(_angle_scale(180 / math.pi), "rad2deg")
 
 
-def _float_binary(fn: Fn, in_double: bool = False) -> Fn:
+def _float_binary(fn: Fn, in_double: bool = False, refuse: tuple[str, str] = ("", "")) -> Fn:
     """A float-valued binary op over the promoted dtype (integers give float32),
-    in float64 when ``in_double`` (the special functions), else in opmath."""
+    in float64 when ``in_double`` (the special functions), else in opmath.
+    ``refuse``: (torch's kernel name, what it has no kernel for: "integral" or "reduced")."""
 
     @_quiet
     def run(self: Any, other: Any) -> Array:
-        dtype = _float_dtype(torch_result_dtype(self, other))
+        promoted = torch_result_dtype(self, other)
+        name, refused = refuse
+        if (refused == "integral" and not _is_float(promoted)) or (refused == "reduced" and is_reduced_float(promoted)):
+            raise _not_implemented(name, promoted)
+        dtype = _float_dtype(promoted)
         compute = np.dtype(np.float64) if in_double else opmath_dtype(dtype)
         a, b = (_cast(_cast(v, dtype), compute) for v in (self, other))
         out = np.asarray(fn(a, b))
@@ -1101,23 +1136,40 @@ _register(_float_binary(_xlogy), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_S
           "xlogy_.Tensor xlogy_.Scalar_Other")
 _register(_float_binary(_xlog1py, in_double=True),
           "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
-_register(_float_binary(_zeta, in_double=True),
+_register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
           "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
 _register(_float_binary(np.copysign), "copysign.Tensor copysign.Scalar")
 _register(_float_binary(_ldexp), "ldexp.Tensor", "ldexp_")
-_register(_float_binary(np.hypot), "hypot")
-_register(_float_binary(np.logaddexp), "logaddexp")
-_register(_float_binary(np.logaddexp2), "logaddexp2")
+_register(_float_binary(np.hypot, refuse=("hypot_cpu", "integral")), "hypot")
+_register(_float_binary(np.logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
+_register(_float_binary(np.logaddexp2, refuse=("logaddexp2_cpu", "integral")), "logaddexp2")
 _register(_promoted_binary(np.fmax), "fmax")  # nan only when both are nan
 _register(_promoted_binary(np.fmin), "fmin")
-_register(_promoted_binary(np.gcd), "gcd")
-_register(_promoted_binary(np.lcm), "lcm")
+
+
+def _integral_binary(fn: Fn, name: str) -> Fn:
+    """gcd, lcm: integer dtypes only (bool excluded)."""
+    computed = _promoted_binary(fn)
+
+    def run(self: Any, other: Any) -> Array:
+        dtype = torch_result_dtype(self, other)
+        if dtype.kind not in "ui":
+            raise _not_implemented(name, dtype)
+        return computed(self, other)
+
+    return run
+
+
+_register(_integral_binary(np.gcd, "gcd_cpu"), "gcd")
+_register(_integral_binary(np.lcm, "lcm_cpu"), "lcm")
 
 
 @_quiet
 def _nextafter(self: Array, other: Array) -> Array:
     """The next float after self towards other, in the op's own dtype."""
     dtype = torch_result_dtype(self, other)
+    if not _is_float(dtype):
+        raise _not_implemented("nextafter_cpu", dtype)
     if is_bfloat16(dtype):  # numpy has no bfloat16 nextafter: step the bits
         a, b = _cast(self, dtype), _cast(other, dtype)
         a, b = np.broadcast_arrays(a, b)
@@ -1133,6 +1185,8 @@ def _nextafter(self: Array, other: Array) -> Array:
 @_quiet
 def _heaviside(self: Array, values: Array) -> Array:
     """values where self == 0, else self > 0 (nan gives 0)."""
+    if self.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     dtype, (a, v) = _promoted(self, values)
     return _result(np.where(a == 0, v, (a > 0).astype(a.dtype)), dtype)
 
@@ -1194,6 +1248,9 @@ def _isreal(self: Array) -> Array:
 def _isclose(self: Array, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> Array:
     """|a - b| <= atol + rtol |b| (finite), or a == b; integers compare in float32."""
+    if self.dtype != other.dtype:
+        raise RuntimeError(f"{scalar_type_name(from_numpy(self.dtype))} did not match "
+                           f"{scalar_type_name(from_numpy(other.dtype))}")
     close = np.equal(self, other)
     if equal_nan and _is_float(self.dtype):
         close |= np.isnan(self) & np.isnan(other)
