@@ -65,10 +65,19 @@ def _positive(self: Tensor) -> Tensor:
     return self
 
 
+def _round(self: Tensor, *, decimals: int | None = None) -> Tensor:
+    """round.decimals when decimals is given (0 too, as torch's binding), else round."""
+    return call(op("round"), self) if decimals is None else call(op("round.decimals"), self, decimals=decimals)
+
+
+def _round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
+    return call(op("round_"), self) if decimals is None else call(op("round_.decimals"), self, decimals=decimals)
+
+
 def _install() -> None:
     install_methods(MATH_UNARY_METHODS, MATH_OTHER_METHODS, MATH_TENSOR_OR_SCALAR_METHODS)
     for name, method in (("polygamma", _polygamma), ("polygamma_", _polygamma_), ("frexp", _frexp),
-                         ("positive", _positive)):
+                         ("positive", _positive), ("round", _round), ("round_", _round_)):
         setattr(Tensor, name, method)
 
 
