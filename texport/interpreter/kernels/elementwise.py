@@ -1004,16 +1004,18 @@ def _polygamma_(self: Array, n: int) -> Array:
     return write_into(self, _polygamma(n, self))
 
 
-def _mvlgamma_values(x: Array, p: int) -> Array:
-    """sum_{i<p} lgamma(x - i/2) + p(p-1)/4 log(pi)."""
-    total = sum(_lgamma(x - i / 2) for i in range(p))
-    return total + p * (p - 1) / 4 * math.log(math.pi)
-
-
+@_quiet
 def _mvlgamma(self: Array, p: int) -> Array:
+    """sum_i lgamma(x + i/2 for i in 1-p..0) + p(p-1)/4 log(pi), op by op in the
+    dtype as torch's ATen composite (each step rounds to float16/bfloat16)."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    return _in_double(_mvlgamma_values)(self, p)
+    dtype = _float_dtype(self.dtype)
+    halves = np.arange(1 - p, 1).astype(dtype) * _cast(0.5, dtype)
+    shifted = _add(_cast(self, dtype)[..., None], halves)
+    terms = _in_opmath(_lgamma_kernel(shifted), dtype)
+    total = _result(terms.sum(axis=-1), dtype)
+    return _add(total, p * (p - 1) / 4 * math.log(math.pi))
 
 
 @_quiet
@@ -1043,9 +1045,19 @@ def _ndtr(self: Array) -> Array:
     return _mul(_add(_erf_kernel(_mul(self, math.sqrt(0.5))), 1), 0.5)
 
 
-def _entr(x: Array) -> Array:
+def _rounded_log(fn: Fn, value: Array, dtype: np.dtype) -> Array:
+    """log of an opmath value, rounded to ``dtype`` first: torch's kernels call c10's
+    float16/bfloat16 log, which returns the reduced float."""
+    return _in_opmath(_result(fn(value), dtype), dtype)
+
+
+@_quiet
+def _entr(self: Array) -> Array:
     """-x log x; 0 at 0, -inf below, nan stays nan."""
-    return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)), np.where(x == 0, 0.0, np.where(x < 0, -np.inf, x)))
+    dtype = _float_dtype(self.dtype)
+    x = _in_opmath(self, dtype)
+    value = -x * _rounded_log(np.log, np.where(x > 0, x, 1), dtype)
+    return _result(np.where(x > 0, value, np.where(x == 0, 0, np.where(x < 0, -np.inf, x))), dtype)
 
 
 _DOUBLE_UNARY: list[tuple[str, Fn]] = [
@@ -1056,12 +1068,12 @@ _DOUBLE_UNARY: list[tuple[str, Fn]] = [
     ("special_i0e", lambda x: special.i0e(x)),
     ("special_i1", lambda x: special.i1(x)),
     ("special_i1e", lambda x: special.i1e(x)),
-    ("special_entr", _entr),
     ("special_expit", _sigmoid),
     ("lgamma special_gammaln", _lgamma),
 ]
 for _names, _fn in _DOUBLE_UNARY:
     _register(_in_double(_fn), _names)
+_lgamma_kernel = _in_double(_lgamma)  # mvlgamma's terms
 # no float16/bfloat16 kernel in torch
 for _names, _fn, _kernel in (
     ("special_ndtri", lambda x: special.ndtri(x), "ndtri_cpu"),
@@ -1075,6 +1087,7 @@ for _names, _fn, _kernel in (
     _register(_in_double(_fn, _kernel), _names)
 del _names, _fn, _kernel
 _register(_sinc, "sinc special_sinc")
+_register(_entr, "special_entr")
 _register(_logit, "logit special_logit")
 _register(_ndtr, "special_ndtr")
 _register(_polygamma, "polygamma special_polygamma")
@@ -1117,13 +1130,18 @@ def _float_binary(fn: Fn, in_double: bool = False, refuse: tuple[str, str] = (""
     return run
 
 
-def _xlogy(x: Array, y: Array) -> Array:
-    """0 where x == 0 (unless y is nan), else x log y."""
-    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * np.log(y)))
+def _x_log(log: Fn) -> Fn:
+    """xlogy, xlog1py: 0 where x == 0 (unless y is nan), else x log(y) (log rounded
+    to the dtype first, as torch's)."""
 
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        dtype = _float_dtype(torch_result_dtype(self, other))
+        x, y = _in_opmath(self, dtype), _in_opmath(other, dtype)
+        product = x * _rounded_log(log, y, dtype)
+        return _result(np.where(np.isnan(y), np.nan, np.where(x == 0, 0, product)), dtype)
 
-def _xlog1py(x: Array, y: Array) -> Array:
-    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * np.log1p(y)))
+    return run
 
 
 def _ldexp(x: Array, e: Array) -> Array:
@@ -1131,10 +1149,10 @@ def _ldexp(x: Array, e: Array) -> Array:
     return x * np.power(np.asarray(2.0, x.dtype), e)
 
 
-_register(_float_binary(_xlogy), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
+_register(_x_log(np.log), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
           "special_xlogy.other_scalar special_xlogy.self_scalar",
           "xlogy_.Tensor xlogy_.Scalar_Other")
-_register(_float_binary(_xlog1py, in_double=True),
+_register(_x_log(np.log1p),
           "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
 _register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
           "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
