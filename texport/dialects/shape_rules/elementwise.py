@@ -29,7 +29,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, guard_bool, sym_eq
-from .strides import Strides, preserved_strides
+from .strides import Strides, elementwise_strides, preserved_strides
 from .variants import in_place
 
 Rule = Callable[..., Any]
@@ -642,4 +642,22 @@ def _native_dropout_strides(out: tuple[TensorMeta, TensorMeta], input: TensorMet
 @stride_rule("masked_fill.Scalar", "masked_fill.Tensor")
 def _masked_fill_strides(out: TensorMeta, *_: Any) -> None:
     """Row-major, although pointwise: torch fills a contiguous clone of self."""
+    return None
+
+
+# torch's special.* aliases, isclose, isreal and fix are composites of pointwise ops
+# (untagged): their results take the elementwise layout all the same.
+@stride_rule(
+    "special_ndtr", "special_sinc", "special_expit", "special_logit", "isclose", "isreal", "fix", "special_erf",
+    "special_erfc", "special_erfinv", "special_expm1", "special_exp2", "special_gammaln", "special_digamma",
+    "special_psi", "special_polygamma", "special_i0", "special_log1p", "special_round", "special_xlogy",
+    "special_xlogy.other_scalar", "special_xlogy.self_scalar",
+)
+def _composite_pointwise_strides(out: TensorMeta, *args: Any) -> Strides | None:
+    return elementwise_strides(out.shape, args)
+
+
+@stride_rule("mvlgamma")
+def _mvlgamma_strides(out: TensorMeta, *_: Any) -> None:
+    """Row-major, although pointwise: torch sums lgamma over a new last dim."""
     return None
