@@ -305,3 +305,37 @@ def test_float16_convolution_and_batch_norm_round_once() -> None:
     out = run("native_batch_norm", x, weight, bias, mean, var, False, 0.1, 1e-5)[0]
     np.testing.assert_allclose(out.astype(f32), normed.astype(f16).astype(f32), rtol=0, atol=2e-3)
     assert out.dtype == f16
+
+
+def _transposed_reference(x: np.ndarray, w: np.ndarray, bias: np.ndarray, stride: list[int], padding: list[int],
+                          dilation: list[int], output_padding: list[int], slow: bool) -> np.ndarray:
+    """y[n, o, s*stride - pad + k*dilation] += x[n, c, s] w[c, o, k], kernel offset by offset;
+    ``slow``: torch's slow_conv_transpose, whose products, sums and bias add land in float16."""
+    def kept(v: np.ndarray) -> np.ndarray:
+        return v.astype(f16).astype(f32) if slow else v
+
+    products = kept(np.einsum("nchw,cokl->noklhw", x.astype(f32), w.astype(f32)))
+    kernel, spatial = w.shape[2:], x.shape[2:]
+    rows = [(s_ - 1) * st + d * (k - 1) + 1 + o for s_, st, d, k, o in zip(spatial, stride, dilation, kernel, output_padding)]
+    out = np.zeros((x.shape[0], w.shape[1], *rows), f32)
+    for i, j in np.ndindex(*kernel):
+        a, b = i * dilation[0], j * dilation[1]
+        out[:, :, a:a + (spatial[0] - 1) * stride[0] + 1:stride[0], b:b + (spatial[1] - 1) * stride[1] + 1:stride[1]] += (
+            products[:, :, i, j])
+        out = kept(out)
+    sizes = [r - 2 * p for r, p in zip(rows, padding)]
+    out = out[:, :, padding[0]:padding[0] + sizes[0], padding[1]:padding[1] + sizes[1]]
+    return (kept(out) + bias.astype(f32).reshape(-1, 1, 1)).astype(f16)
+
+
+@pytest.mark.parametrize(("dilation", "output_padding"), [([1, 1], [1, 1]), ([2, 4], [2, 3])])
+def test_float16_transposed_convolution_keeps_torchs_buffers(dilation: list[int], output_padding: list[int]) -> None:
+    """Computed in float32 and rounded once, but where torch's backend selection
+    takes slow_conv_transpose (an output padding not below the stride, which
+    oneDNN refuses): its columns, col2im sums and bias add are float16."""
+    x, w, bias = _f16(1, 2, 4, 4), _f16(2, 3, 3, 2, seed=1), _f16(3, seed=2)
+    stride, padding = [3, 2], [1, 0]
+    slow = any(o >= s for o, s in zip(output_padding, stride))
+    want = _transposed_reference(x, w, bias, stride, padding, dilation, output_padding, slow)
+    out = run("convolution", x, w, bias, stride, padding, dilation, True, output_padding, 1)
+    same(out, want, f16)
