@@ -1045,10 +1045,12 @@ def _ndtr(self: Array) -> Array:
     return _mul(_add(_erf_kernel(_mul(self, math.sqrt(0.5))), 1), 0.5)
 
 
-def _rounded_log(fn: Fn, value: Array, dtype: np.dtype) -> Array:
+def _rounded_log(fn: Fn, value: Array, dtype: np.dtype, wide: bool = True) -> Array:
     """log of an opmath value, rounded to ``dtype`` first: torch's kernels call c10's
-    float16/bfloat16 log, which returns the reduced float."""
-    return _in_opmath(_result(fn(value), dtype), dtype)
+    float16/bfloat16 log, which returns the reduced float. ``wide``: taken in float64,
+    as a correctly rounded float32 log is nearer torch's vectorised (Sleef) log than
+    numpy's float32 one; else in the opmath dtype, as torch's scalar libm calls."""
+    return _in_opmath(_result(fn(value.astype(np.float64) if wide else value), dtype), dtype)
 
 
 @_quiet
@@ -1130,34 +1132,38 @@ def _float_binary(fn: Fn, in_double: bool = False, refuse: tuple[str, str] = (""
     return run
 
 
-def _x_log(log: Fn) -> Fn:
+def _x_log(log: Fn, wide: bool) -> Fn:
     """xlogy, xlog1py: 0 where x == 0 (unless y is nan), else x log(y) (log rounded
-    to the dtype first, as torch's)."""
+    to the dtype first, as torch's; xlogy's is vectorised, xlog1py's scalar)."""
 
     @_quiet
     def run(self: Any, other: Any) -> Array:
         dtype = _float_dtype(torch_result_dtype(self, other))
         x, y = _in_opmath(self, dtype), _in_opmath(other, dtype)
-        product = x * _rounded_log(log, y, dtype)
+        product = x * _rounded_log(log, y, dtype, wide)
         return _result(np.where(np.isnan(y), np.nan, np.where(x == 0, 0, product)), dtype)
 
     return run
 
 
-def _ldexp(x: Array, e: Array) -> Array:
-    """x * 2^e, torch's mul(x, pow(2, e))."""
-    return x * np.power(np.asarray(2.0, x.dtype), e)
+@_quiet
+def _ldexp(self: Array, other: Array) -> Array:
+    """x * 2^e, torch's mul(x, pow(2., e)): the power takes e's float dtype (float32
+    for integers) and rounds to it, then the product rounds to the result's."""
+    scale_dtype = _float_dtype(other.dtype)
+    scale = _result(np.power(_cast(2.0, opmath_dtype(scale_dtype)), _in_opmath(other, scale_dtype)), scale_dtype)
+    return _mul(_cast(self, _float_dtype(self.dtype)) if not _is_float(self.dtype) else self, scale)
 
 
-_register(_x_log(np.log), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
+_register(_x_log(np.log, wide=True), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
           "special_xlogy.other_scalar special_xlogy.self_scalar",
           "xlogy_.Tensor xlogy_.Scalar_Other")
-_register(_x_log(np.log1p),
+_register(_x_log(np.log1p, wide=False),
           "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
 _register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
           "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
 _register(_float_binary(np.copysign), "copysign.Tensor copysign.Scalar")
-_register(_float_binary(_ldexp), "ldexp.Tensor", "ldexp_")
+_register(_ldexp, "ldexp.Tensor", "ldexp_")
 _register(_float_binary(np.hypot, refuse=("hypot_cpu", "integral")), "hypot")
 _register(_float_binary(np.logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
 _register(_float_binary(np.logaddexp2, refuse=("logaddexp2_cpu", "integral")), "logaddexp2")
