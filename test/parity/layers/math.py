@@ -96,7 +96,23 @@ _PRIMS_SCALAR = {"prims.scalar_tensor.default": "texport makes the number's 0-d 
 EXCEPTIONS = {"xlogy_scalar": _PRIMS_SCALAR}
 
 
+def _batch_dims():
+    batch = torch.export.Dim("batch", min=2, max=32)
+    return {"x": {0: batch}, "y": {0: batch}}
+
+
+def _wide(rng):
+    return (_with_edges(rng)[:, :5].repeat(3, 0), _positive(rng)[:, :5].repeat(3, 0))
+
+
 def cases():
-    return [Case(name, (lambda fn=fn: Fn(fn)), inputs=_inputs(makers), rtol=2e-4,
-                 core_op_exceptions=EXCEPTIONS.get(name, {}))
-            for name, (fn, makers) in FUNCTIONS.items()]
+    cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_inputs(makers), rtol=2e-4,
+                  core_op_exceptions=EXCEPTIONS.get(name, {}))
+             for name, (fn, makers) in FUNCTIONS.items()]
+    # a dynamic batch through the decomposed ones (mvlgamma's new last dim, logaddexp's masks)
+    cases.append(Case(
+        "dynamic_batch", lambda: Fn(lambda x, y: torch.logaddexp(x, y) + torch.mvlgamma(y + 2, 2)
+                                    + torch.xlogy(x, y) + torch.special.ndtr(x) + torch.sinc(x)),
+        inputs=lambda rng: (_with_edges(rng)[:, :5], _positive(rng)[:, :5]), dynamic_shapes=_batch_dims(),
+        second=_wide, rtol=2e-4))
+    return cases
