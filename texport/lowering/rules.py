@@ -119,8 +119,9 @@ bernoulli_tensor: bernoulli_.Tensor($x, $p, _) -> _to_copy(lt.Tensor(rand_like($
 detach: detach_($x) -> $x
 # x.polygamma_(n) is x = polygamma(n, x)
 polygamma: polygamma_($x, $n) -> polygamma($n, $x)
-# x.float_power_(e) is x = pow(x, e): x is already double
+# x.float_power_(t) is x = pow(x, t): x is already double
 float_power_tensor: float_power_.Tensor($x, $e) -> pow.Tensor_Tensor($x, $e)
+# x.float_power_(s) is x = pow(x, s): x is already double
 float_power_scalar: float_power_.Scalar($x, $e) -> pow.Tensor_Scalar($x, $e)
 # x.ldexp_(e) is x = ldexp(x, e)
 ldexp: ldexp_($x, $e) -> ldexp.Tensor($x, $e)

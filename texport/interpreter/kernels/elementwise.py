@@ -1156,8 +1156,7 @@ def _ldexp(self: Array, other: Array) -> Array:
 
 
 _register(_x_log(np.log, wide=True), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
-          "special_xlogy.other_scalar special_xlogy.self_scalar",
-          "xlogy_.Tensor xlogy_.Scalar_Other")
+          "special_xlogy.other_scalar special_xlogy.self_scalar")
 _register(_x_log(np.log1p, wide=False),
           "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
 _register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
