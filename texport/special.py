@@ -47,6 +47,22 @@ bessel_j0 = _unary("special_bessel_j0")
 bessel_j1 = _unary("special_bessel_j1")
 bessel_y0 = _unary("special_bessel_y0")
 bessel_y1 = _unary("special_bessel_y1")
+modified_bessel_i0 = _unary("special_modified_bessel_i0")
+modified_bessel_i1 = _unary("special_modified_bessel_i1")
+modified_bessel_k0 = _unary("special_modified_bessel_k0")
+modified_bessel_k1 = _unary("special_modified_bessel_k1")
+scaled_modified_bessel_k0 = _unary("special_scaled_modified_bessel_k0")
+scaled_modified_bessel_k1 = _unary("special_scaled_modified_bessel_k1")
+spherical_bessel_j0 = _unary("special_spherical_bessel_j0")
+airy_ai = _unary("special_airy_ai")
+
+
+def gammainc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return call(op("special_gammainc"), input, other)
+
+
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    return call(op("special_gammaincc"), input, other)
 
 
 def polygamma(n: int, input: Tensor) -> Tensor:  # noqa: A002
@@ -96,6 +112,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa
 
 
 __all__ = [
+    "airy_ai", "gammainc", "gammaincc", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
     "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
     "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
     "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",

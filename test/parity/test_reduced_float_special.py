@@ -59,6 +59,8 @@ SPECIAL: dict[str, tuple[Op, int, tuple[float, float]]] = {
     "sgn": (lambda m, a: m.sgn(a), 1, ANY),
     "fix": (lambda m, a: m.fix(a), 1, ANY),
     "special_round": (lambda m, a: m.special.round(a, decimals=1), 1, ANY),
+    "igamma": (lambda m, a, b: m.igamma(a, b), 2, (0.05, 10.0)),
+    "gammaincc": (lambda m, a, b: m.special.gammaincc(a, b), 2, (0.05, 10.0)),
 }
 
 
@@ -76,7 +78,7 @@ def test_special_functions_are_bit_exact(name: str, dtype: str) -> None:
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("name", ["special_ndtri", "special_erfcx", "special_log_ndtr", "special_bessel_j0",
-                                  "special_zeta"])
+                                  "special_zeta", "special_modified_bessel_k1", "special_airy_ai"])
 def test_no_reduced_float_kernel_as_torch(name: str, dtype: str) -> None:
     import texport
 

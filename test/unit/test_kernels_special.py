@@ -71,6 +71,14 @@ UNARY = [
     ("special_logit", _mp(lambda x: mpmath.log(x / (1 - x))), [0.2, 0.9]),
     ("deg2rad", math.radians, [-720.0, 0.0, 45.0, 180.0]),
     ("rad2deg", math.degrees, [-7.0, 0.0, 1.0, math.pi]),
+    ("special_modified_bessel_i0", _mp(lambda x: mpmath.besseli(0, x)), [-5.0, 0.0, 0.3, 20.0]),
+    ("special_modified_bessel_i1", _mp(lambda x: mpmath.besseli(1, x)), [-5.0, 0.3, 20.0]),
+    ("special_modified_bessel_k0", _mp(lambda x: mpmath.besselk(0, x)), [0.1, 1.0, 20.0]),
+    ("special_modified_bessel_k1", _mp(lambda x: mpmath.besselk(1, x)), [0.1, 1.0, 20.0]),
+    ("special_scaled_modified_bessel_k0", _mp(lambda x: mpmath.besselk(0, x) * mpmath.exp(x)), [0.1, 1.0, 200.0]),
+    ("special_scaled_modified_bessel_k1", _mp(lambda x: mpmath.besselk(1, x) * mpmath.exp(x)), [0.1, 1.0, 200.0]),
+    ("special_spherical_bessel_j0", _mp(lambda x: mpmath.sin(x) / x), [-7.0, 0.3, 2.0, 40.0]),
+    ("special_airy_ai", _mp(mpmath.airyai), [-7.0, 0.0, 0.3, 5.0]),
     ("special_erfc", math.erfc, [-1.0, 0.5]), ("special_gammaln", math.lgamma, [0.5, 7.0]),
     ("special_psi", _mp(mpmath.digamma), [0.5, 7.0]), ("special_i0", _mp(lambda x: mpmath.besseli(0, x)), [0.5]),
 ]
@@ -170,6 +178,18 @@ def test_zeta_matches_mpmath_and_takes_scalars() -> None:
 
 
 # ---------------------------------------------------------------- binary
+
+
+def test_incomplete_gamma_matches_mpmath() -> None:
+    a, x = arr([0.5, 1.0, 3.0, 10.0], f64), arr([0.2, 1.0, 2.5, 12.0], f64)
+    lower = [float(mpmath.gammainc(p, 0, q, regularized=True)) for p, q in zip(a, x)]
+    np.testing.assert_allclose(run("igamma", a, x), lower, rtol=1e-12)
+    np.testing.assert_allclose(run("igammac", a, x), [1 - v for v in lower], rtol=1e-12)
+    np.testing.assert_allclose(run("special_gammainc", a.astype(f32), x.astype(f32)), lower, rtol=1e-6)
+    same(run("igamma", arr([0.0, 1.0, -1.0], f64), arr([1.0, 0.0, 1.0], f64)), [1.0, 0.0, nan], f64)
+    with pytest.raises(ShapeGuardError, match="\"igamma_cpu\" not implemented for 'Long'"):
+        run("igamma", arr([1]), arr([2]))
+
 
 
 def test_xlogy_and_xlog1py() -> None:

@@ -35,6 +35,7 @@ MATH_OTHER_METHODS = {
     name: name for name in (
         "hypot", "hypot_", "logaddexp", "logaddexp2", "fmax", "fmin", "gcd", "gcd_", "lcm", "lcm_",
         "nextafter", "nextafter_", "heaviside", "heaviside_", "isclose", "mvlgamma", "mvlgamma_",
+        "igamma", "igamma_", "igammac", "igammac_",
     )
 } | {"ldexp": "ldexp.Tensor", "ldexp_": "ldexp_"}
 # method name -> (op when other is a Tensor, op when other is a Python number)
@@ -89,7 +90,7 @@ _install()
 # texport.<name>(x, ...) == x.<name>(...)
 METHOD_FUNCTIONS = (
     *MATH_UNARY_METHODS, "hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "gcd", "lcm", "nextafter",
-    "heaviside", "isclose", "mvlgamma", "ldexp", "copysign", "frexp", "positive",
+    "heaviside", "isclose", "mvlgamma", "ldexp", "copysign", "frexp", "positive", "igamma", "igammac",
 )
 
 

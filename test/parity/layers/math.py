@@ -75,8 +75,12 @@ FUNCTIONS = {
                          + _S.entr(y) + _S.logit(y / 5) + _S.log1p(y) + _S.polygamma(1, y)
                          + _S.multigammaln(y + 1, 2) + _S.xlog1py(x, y) + _S.xlogy(x, y) + _S.zeta(y + 1, y),
                          _positive),
-    "special_bessel": (lambda x, y: _S.bessel_j0(x) + _S.bessel_j1(x) + _S.bessel_y0(y) + _S.bessel_y1(y),
-                       _positive),
+    "special_bessel": (lambda x, y: _S.bessel_j0(x) + _S.bessel_j1(x) + _S.bessel_y0(y) + _S.bessel_y1(y)
+                       + _S.modified_bessel_i0(x) + _S.modified_bessel_i1(x) + _S.modified_bessel_k0(y)
+                       + _S.modified_bessel_k1(y) + _S.scaled_modified_bessel_k0(y) + _S.scaled_modified_bessel_k1(y)
+                       + _S.spherical_bessel_j0(x) + _S.airy_ai(x), _positive),
+    "incomplete_gamma": (lambda x, y: _S.gammainc(x, y) + _S.gammaincc(y, x) + torch.igamma(x, y) + x.igammac(y)
+                         + (x * 1).igamma_(y), _positive),
     "special_round": (lambda x, y: _S.round(x * 10, decimals=1) + torch.round(x, decimals=2), _normal),
     "in_place": (lambda x, y: (x * 1).erfc_() + (y * 1).lgamma_() + (y * 1).digamma_() + (x * 1).sinc_()
                  + (y / 5).logit_() + (x * 1).hypot_(y) + (x * 1).copysign_(y) + (x * 1).xlogy_(y)

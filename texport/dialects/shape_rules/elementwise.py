@@ -497,7 +497,15 @@ def _float_kernel_only(kernel: str) -> Callable[[DType], DType]:
 for _op, _kernel in (("special_ndtri", "ndtri_cpu"), ("special_log_ndtr", "log_ndtr_cpu"),
                      ("special_erfcx", "erfcx_cpu"), ("special_bessel_j0", "bessel_j0_cpu"),
                      ("special_bessel_j1", "bessel_j1_cpu"), ("special_bessel_y0", "bessel_y0_cpu"),
-                     ("special_bessel_y1", "bessel_y1_cpu")):
+                     ("special_bessel_y1", "bessel_y1_cpu"),
+                     ("special_modified_bessel_i0", "modified_bessel_i0_cpu"),
+                     ("special_modified_bessel_i1", "modified_bessel_i1_cpu"),
+                     ("special_modified_bessel_k0", "modified_bessel_k0_cpu"),
+                     ("special_modified_bessel_k1", "modified_bessel_k1_cpu"),
+                     ("special_scaled_modified_bessel_k0", "scaled_modified_bessel_k0_cpu"),
+                     ("special_scaled_modified_bessel_k1", "scaled_modified_bessel_k1_cpu"),
+                     ("special_spherical_bessel_j0", "spherical_bessel_j0_cpu"),
+                     ("special_airy_ai", "airy_ai_cpu")):
     _register(_unary(_float_kernel_only(_kernel)), _op)
 del _op, _kernel
 
@@ -547,6 +555,8 @@ _register(_floating_binary("hypot_cpu"), "hypot")
 _register(_floating_binary("logaddexp_cpu"), "logaddexp")
 _register(_floating_binary("logaddexp2_cpu"), "logaddexp2")
 _register(_floating_binary("nextafter_cpu"), "nextafter")
+_register(_floating_binary("igamma_cpu"), "igamma special_gammainc")
+_register(_floating_binary("igammac_cpu"), "igammac special_gammaincc")
 
 
 def _integral_binary(kernel: str) -> Rule:
@@ -651,7 +661,7 @@ def _masked_fill_strides(out: TensorMeta, *_: Any) -> None:
     "special_ndtr", "special_sinc", "special_expit", "special_logit", "isclose", "isreal", "fix", "special_erf",
     "special_erfc", "special_erfinv", "special_expm1", "special_exp2", "special_gammaln", "special_digamma",
     "special_psi", "special_polygamma", "special_i0", "special_log1p", "special_round", "special_xlogy",
-    "special_xlogy.other_scalar", "special_xlogy.self_scalar",
+    "special_xlogy.other_scalar", "special_xlogy.self_scalar", "special_gammainc", "special_gammaincc",
 )
 def _composite_pointwise_strides(out: TensorMeta, *args: Any) -> Strides | None:
     return elementwise_strides(out.shape, args)

@@ -1085,6 +1085,14 @@ for _names, _fn, _kernel in (
     ("special_bessel_j1", lambda x: special.j1(x), "bessel_j1_cpu"),
     ("special_bessel_y0", lambda x: special.y0(x), "bessel_y0_cpu"),
     ("special_bessel_y1", lambda x: special.y1(x), "bessel_y1_cpu"),
+    ("special_modified_bessel_i0", lambda x: special.i0(x), "modified_bessel_i0_cpu"),
+    ("special_modified_bessel_i1", lambda x: special.i1(x), "modified_bessel_i1_cpu"),
+    ("special_modified_bessel_k0", lambda x: special.k0(x), "modified_bessel_k0_cpu"),
+    ("special_modified_bessel_k1", lambda x: special.k1(x), "modified_bessel_k1_cpu"),
+    ("special_scaled_modified_bessel_k0", lambda x: special.k0e(x), "scaled_modified_bessel_k0_cpu"),
+    ("special_scaled_modified_bessel_k1", lambda x: special.k1e(x), "scaled_modified_bessel_k1_cpu"),
+    ("special_spherical_bessel_j0", lambda x: special.spherical_jn(0, x), "spherical_bessel_j0_cpu"),
+    ("special_airy_ai", lambda x: special.airy(x)[0], "airy_ai_cpu"),
 ):
     _register(_in_double(_fn, _kernel), _names)
 del _names, _fn, _kernel
@@ -1164,6 +1172,11 @@ _register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
 _register(_float_binary(np.copysign), "copysign.Tensor copysign.Scalar")
 _register(_ldexp, "ldexp.Tensor", "ldexp_")
 _register(_float_binary(np.hypot, refuse=("hypot_cpu", "integral")), "hypot")
+# the regularized lower / upper incomplete gamma functions P(a, x), Q(a, x)
+_register(_float_binary(lambda a, x: special.gammainc(a, x), in_double=True, refuse=("igamma_cpu", "integral")),
+          "igamma special_gammainc")
+_register(_float_binary(lambda a, x: special.gammaincc(a, x), in_double=True, refuse=("igammac_cpu", "integral")),
+          "igammac special_gammaincc")
 _register(_float_binary(np.logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
 _register(_float_binary(np.logaddexp2, refuse=("logaddexp2_cpu", "integral")), "logaddexp2")
 _register(_promoted_binary(np.fmax), "fmax")  # nan only when both are nan

@@ -525,6 +525,18 @@ def special_xlogy(self: Any, other: Any) -> Tensor:
     return xlogy(self, other)
 
 
+# special.gammainc(a, x) = igamma(a, x)
+@register_decomposition(aten.special_gammainc.default)
+def special_gammainc(self: Tensor, other: Tensor) -> Tensor:
+    return aten.igamma.default(self, other)
+
+
+# special.gammaincc(a, x) = igammac(a, x)
+@register_decomposition(aten.special_gammaincc.default)
+def special_gammaincc(self: Tensor, other: Tensor) -> Tensor:
+    return aten.igammac.default(self, other)
+
+
 # ---------------------------------------------------------------- activations and dropout
 
 
