@@ -245,7 +245,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "heaviside.default": [S(np.array([0, -1, 2, np.nan, 0], np.float32), f(5))],
     "isclose.default": [S(f(3, 4), f(3, 4) * 1e-3), S(SPECIAL, SPECIAL, 0.1, 0.2, True), S(i(3, 4), i(3, 4))],
     "isposinf.default": [S(SPECIAL), S(i(3, 4))], "isneginf.default": [S(SPECIAL)],
-    "isreal.default": [UNARY], "fix.default": [S(f(3, 4) * 3)],
+    "isreal.default": [UNARY], "fix.default": [S(f(3, 4) * 3)], "positive.default": [UNARY],
     "tril.default": [S(f(4, 5), sym={0: (0, 1)}), S(f(2, 4, 4), -1)], "triu.default": [S(f(4, 5), 1)],
     "roll.default": [S(f(3, 4), [1], [1]), S(f(3, 4), [5]), S(f(3, 4), [1, -2], [0, 1]),
                      S(f(5, 4), [-2], [0], sym={0: (0,)}), S(f(6), [2], sym={0: (0,)})],

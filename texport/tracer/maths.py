@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from texport.dialects.dtypes import DType
-
 from .dispatcher import call
 from .handles import op
 from .tensor import Tensor, install_methods
@@ -27,7 +25,7 @@ class frexp_result(NamedTuple):  # noqa: N801 - torch.return_types spelling
 MATH_UNARY_METHODS = {
     name: name for name in (
         "erfc", "erfinv", "lgamma", "digamma", "i0", "sinc", "logit", "sgn", "deg2rad", "rad2deg",
-        "fix", "signbit", "isneginf", "isposinf", "isreal",
+        "fix", "signbit", "isneginf", "isposinf", "isreal", "positive",
     )
 }
 # method name -> op taking (self, other[, ...])
@@ -59,13 +57,6 @@ def _frexp(self: Tensor) -> frexp_result:
     return frexp_result(*call(op("frexp.Tensor"), self))
 
 
-def _positive(self: Tensor) -> Tensor:
-    """+x: x itself (torch's positive is an alias, which functionalization drops)."""
-    if self.dtype is DType.bool:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return self
-
-
 def _round(self: Tensor, *, decimals: int | None = None) -> Tensor:
     """round.decimals when decimals is given (0 too, as torch's binding), else round."""
     return call(op("round"), self) if decimals is None else call(op("round.decimals"), self, decimals=decimals)
@@ -78,7 +69,7 @@ def _round_(self: Tensor, *, decimals: int | None = None) -> Tensor:
 def _install() -> None:
     install_methods(MATH_UNARY_METHODS, MATH_OTHER_METHODS, MATH_TENSOR_OR_SCALAR_METHODS)
     for name, method in (("polygamma", _polygamma), ("polygamma_", _polygamma_), ("frexp", _frexp),
-                         ("positive", _positive), ("round", _round), ("round_", _round_)):
+                         ("round", _round), ("round_", _round_)):
         setattr(Tensor, name, method)
 
 
@@ -90,7 +81,7 @@ _install()
 # texport.<name>(x, ...) == x.<name>(...)
 METHOD_FUNCTIONS = (
     *MATH_UNARY_METHODS, "hypot", "logaddexp", "logaddexp2", "fmax", "fmin", "gcd", "lcm", "nextafter",
-    "heaviside", "isclose", "mvlgamma", "ldexp", "copysign", "frexp", "positive", "igamma", "igammac",
+    "heaviside", "isclose", "mvlgamma", "ldexp", "copysign", "frexp", "igamma", "igammac",
 )
 
 

@@ -611,6 +611,8 @@ def _isclose(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
     return _compare(self, other)
 
 
+_POSITIVE_BOOL = "The `+` operator, on a bool tensor is not supported."
+_register(_unary(_not_for("b", lambda _: _POSITIVE_BOOL)), "positive")
 _register(_heaviside, "heaviside")
 _register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
 _register(_polygamma, "polygamma special_polygamma")
@@ -665,6 +667,12 @@ def _masked_fill_strides(out: TensorMeta, *_: Any) -> None:
 )
 def _composite_pointwise_strides(out: TensorMeta, *args: Any) -> Strides | None:
     return elementwise_strides(out.shape, args)
+
+
+@stride_rule("positive")
+def _positive_strides(out: TensorMeta, self: TensorMeta) -> Strides | None:
+    """+x is x itself (an alias)."""
+    return self.strides
 
 
 @stride_rule("mvlgamma")

@@ -1322,6 +1322,16 @@ _register(_infinity_test(-1.0), "isneginf")
 _register(_isreal, "isreal")
 _register(_isclose, "isclose")
 
+
+def _positive(self: Array) -> Array:
+    """+x: x itself (an alias); torch refuses bool."""
+    if self.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self.view()
+
+
+_register(_positive, "positive")
+
 # ---------------------------------------------------------------- fill and copy
 
 

@@ -438,6 +438,12 @@ def isreal(self: Tensor) -> Tensor:
     return aten.full_like.default(self, True, dtype=DType.bool)
 
 
+# positive(x) = x (an alias, which functionalization drops as torch's)
+@register_decomposition(aten.positive.default)
+def positive(self: Tensor) -> Tensor:
+    return self
+
+
 # fix(x) = trunc(x)
 @register_decomposition(aten.fix.default)
 def fix(self: Tensor) -> Tensor:
