@@ -98,17 +98,16 @@ xlog1py = _binary("special_xlog1py")
 zeta = _binary("special_zeta")
 
 
-# softmax, log_softmax and logsumexp record the ops of their torch.nn.functional / torch twins
 def softmax(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
-    return input.softmax(dim, dtype)
+    return call(op("special_softmax"), input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
-    return input.log_softmax(dim, dtype)
+    return call(op("special_log_softmax"), input, dim, dtype=dtype)
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:  # noqa: A002
-    return input.logsumexp(dim, keepdim)
+    return call(op("special_logsumexp"), input, list(dim) if isinstance(dim, (list, tuple)) else [dim], keepdim)
 
 
 __all__ = [

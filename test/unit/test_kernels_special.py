@@ -359,3 +359,13 @@ def test_float16_transposed_convolution_keeps_torchs_buffers(dilation: list[int]
     want = _transposed_reference(x, w, bias, stride, padding, dilation, output_padding, slow)
     out = run("convolution", x, w, bias, stride, padding, dilation, True, output_padding, 1)
     same(out, want, f16)
+
+
+def test_special_softmax_and_logsumexp_are_the_formulas() -> None:
+    x = arr([[1.0, 2.0, 3.0], [-1.0, 0.0, 50.0]], f64)
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(run("special_softmax", x, 1), e / e.sum(1, keepdims=True), rtol=1e-14)
+    np.testing.assert_allclose(run("special_log_softmax", x, 1), np.log(e / e.sum(1, keepdims=True)), rtol=1e-13)
+    assert run("special_log_softmax", x.astype(f32), 0, dtype=None).dtype == f32
+    np.testing.assert_allclose(run("special_logsumexp", x, [1]), [math.log(sum(math.exp(v) for v in row)) for row in x],
+                               rtol=1e-14)

@@ -221,6 +221,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "special_log1p.default": [S(pos(3, 4))], "special_round.default": [UNARY, S(f(3, 4) * 10, decimals=2)],
     "special_xlogy.default": [S(f(3, 4), pos(3, 4))], "special_xlogy.other_scalar": [S(f(3, 4), 3.0)],
     "special_xlogy.self_scalar": [S(2.0, pos(3, 4))],
+    "special_softmax.default": [S(f(3, 4), 1)], "special_log_softmax.default": [S(f(3, 4), 0, dtype=DType.float64)],
+    "special_logsumexp.default": [S(f(3, 4), [1], True)],
     "special_gammainc.default": [S(pos(3, 4) * 3, pos(3, 4) * 2)], "special_gammaincc.default": [S(pos(4), pos(3, 4))],
     # special functions and more pointwise maths
     "xlogy.Tensor": [S(np.array([0, 0, 1.5, 2, np.nan], np.float32), np.array([np.nan, 0, 0, 3, 1], np.float32)),

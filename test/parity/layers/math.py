@@ -82,6 +82,7 @@ FUNCTIONS = {
     "incomplete_gamma": (lambda x, y: _S.gammainc(x, y) + _S.gammaincc(y, x) + torch.igamma(x, y) + x.igammac(y)
                          + (x * 1).igamma_(y), _positive),
     "special_round": (lambda x, y: _S.round(x * 10, decimals=1) + torch.round(x, decimals=2), _normal),
+    "special_softmax": (lambda x, y: _S.softmax(x, 1) + _S.log_softmax(y, 0) + _S.logsumexp(x, 1, keepdim=True), _normal),
     "in_place": (lambda x, y: (x * 1).erfc_() + (y * 1).lgamma_() + (y * 1).digamma_() + (x * 1).sinc_()
                  + (y / 5).logit_() + (x * 1).hypot_(y) + (x * 1).copysign_(y) + (x * 1).xlogy_(y)
                  + (x * 1).deg2rad_() + (x * 1).sgn_() + (x * 1).fix_() + (x * 1).ldexp_(y.long())
