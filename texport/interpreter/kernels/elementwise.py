@@ -242,7 +242,7 @@ _FLOAT_UNARY: list[tuple[str, Fn]] = [
     ("asinh", np.arcsinh),
     ("acosh", np.arccosh),
     ("atanh", np.arctanh),
-    ("sigmoid", _sigmoid),
+    ("sigmoid special_expit", _sigmoid),
     ("erf special_erf", _erf),
 ]
 for _name, _fn in _FLOAT_UNARY:
@@ -1070,7 +1070,6 @@ _DOUBLE_UNARY: list[tuple[str, Fn]] = [
     ("special_i0e", lambda x: special.i0e(x)),
     ("special_i1", lambda x: special.i1(x)),
     ("special_i1e", lambda x: special.i1e(x)),
-    ("special_expit", _sigmoid),
     ("lgamma special_gammaln", _lgamma),
 ]
 for _names, _fn in _DOUBLE_UNARY:
