@@ -92,8 +92,9 @@ _SYMBOLIC_FUNCTIONS = (
 # Parts loaded on first use: each pulls in a layer (nn, export and lowering,
 # tracing and xDSL) that a plain ``import texport`` does not need.
 _ON_FIRST_USE = {
-    "nn": "texport.nn", "fft": "texport.fft", "linalg": "texport.linalg", "export": "texport.export", "library": "texport.library",
-    "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
+    "nn": "texport.nn", "fft": "texport.fft", "linalg": "texport.linalg", "export": "texport.export",
+    "library": "texport.library", "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
+    "special": "texport.special",
     "save": "texport.export:save", "load": "texport.export:load",
     "cond": "texport.tracer.control_flow:cond", "scan": "texport.tracer.control_flow:scan",
     "while_loop": "texport.tracer.control_flow:while_loop",
@@ -126,6 +127,6 @@ __all__ = [
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
     "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", "cond", "scan",
-    "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "save", "load", *_functions.FUNCTIONS,
+    "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "special", "save", "load", *_functions.FUNCTIONS,
 ]
 del _factories

@@ -101,7 +101,7 @@ def _mean(
     return _reduce(self, dim, keepdim, _mean_dtype(self, dtype))
 
 
-@shape_rule("logsumexp")
+@shape_rule("logsumexp", "special_logsumexp")
 def _logsumexp(self: TensorMeta, dim: Sequence[int], keepdim: bool = False) -> TensorMeta:
     return _reduce(self, dim, keepdim, to_float_dtype(self.dtype))  # ints give float32
 
@@ -267,7 +267,7 @@ def _cummax(self: TensorMeta, dim: int) -> Pair:
 # ---------------------------------------------------------------- softmax
 
 
-@shape_rule("softmax.int", "log_softmax.int")
+@shape_rule("softmax.int", "log_softmax.int", "special_softmax", "special_log_softmax")
 def _softmax(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
     normalize_dim(dim, self.ndim)
     return TensorMeta(self.shape, dtype or self.dtype)

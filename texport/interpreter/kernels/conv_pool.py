@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..dtypes import is_floating, opmath_dtype
+from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
 from . import kernel
 from .common import check_arguments, opmath
 
@@ -75,9 +75,10 @@ def _windows(x: Array, kernel: Sequence[int], stride: Sequence[int],
 
 
 def _col2im(cols: Array, size: Sequence[int], stride: Sequence[int],
-            dilation: Sequence[int]) -> Array:
+            dilation: Sequence[int], storage: np.dtype | None = None) -> Array:
     """Scatter-add cols [..., *kernel, *blocks] onto a zero grid [..., *size]:
-    window b's offset k lands at b*stride + k*dilation (the adjoint of _windows)."""
+    window b's offset k lands at b*stride + k*dilation (the adjoint of _windows).
+    ``storage``: a reduced float the grid is kept in, each add rounded to it."""
     n = len(size)
     kernel, blocks = cols.shape[-2 * n:-n], cols.shape[-n:]
     out = np.zeros((*cols.shape[:-2 * n], *size), dtype=cols.dtype)
@@ -87,7 +88,14 @@ def _col2im(cols: Array, size: Sequence[int], stride: Sequence[int],
             for k, d, b, s in zip(offset, dilation, blocks, stride)
         )
         out[(Ellipsis, *target)] += cols[(Ellipsis, *offset, *([slice(None)] * n))]
+        if storage is not None:
+            out[(Ellipsis, *target)] = _rounded(out[(Ellipsis, *target)], storage)
     return out
+
+
+def _rounded(x: Array, storage: np.dtype | None) -> Array:
+    """x (float32) rounded to the reduced float ``storage`` and widened back (None: x)."""
+    return x if storage is None else cast(x, storage).astype(x.dtype)
 
 
 def _crop_last(x: Array, starts: Sequence[int], sizes: Sequence[int]) -> Array:
@@ -126,19 +134,20 @@ def _conv(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequ
 
 
 def _conv_transpose(x: Array, w: Array, stride: Sequence[int], padding: Sequence[int],
-                    dilation: Sequence[int], groups: int, sizes: Sequence[int]) -> Array:
+                    dilation: Sequence[int], groups: int, sizes: Sequence[int],
+                    storage: np.dtype | None = None) -> Array:
     """Transposed convolution to spatial ``sizes``: y[n, o, s*stride - pad + k*dil] +=
     x[n, c, s] * w[c, o, k]. One matmul gives every (o, k) product, col2im sums them."""
     batch, spatial = x.shape[0], x.shape[2:]
     kernel_size, out_per_group = w.shape[2:], w.shape[1]
     weight = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)  # [G, O/G*k, C/G]
     grouped = x.reshape(batch, groups, x.shape[1] // groups, int(np.prod(spatial)))
-    cols = np.matmul(weight, grouped)
+    cols = _rounded(np.matmul(weight, grouped), storage)
     cols = cols.reshape(batch, groups * out_per_group, *kernel_size, *spatial)
     args = zip(spatial, stride, dilation, kernel_size)
     full = [(s - 1) * st + d * (k - 1) + 1 for s, st, d, k in args]
     grid = [max(f, p + o) for f, p, o in zip(full, padding, sizes)]
-    return _crop_last(_col2im(cols, grid, stride, dilation), padding, sizes)
+    return _crop_last(_col2im(cols, grid, stride, dilation, storage), padding, sizes)
 
 
 def _transposed_sizes(spatial: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
@@ -166,7 +175,9 @@ def convolution(input: Array, weight: Array, bias: Array | None, stride: IntArg,
     if transposed:
         sizes = _transposed_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation,
                                   output_padding)
-        out = _conv_transpose(x, w, stride, padding, dilation, groups, sizes)
+        slow = is_reduced_float(input.dtype) and any(o >= s for o, s in zip(output_padding, stride))
+        storage = input.dtype if slow else None
+        out = _rounded(_conv_transpose(x, w, stride, padding, dilation, groups, sizes, storage), storage)
     else:
         out = _conv(x, w, stride, [(p, p) for p in padding], dilation, groups)
     return _with_bias(out, bias).astype(input.dtype, copy=False)

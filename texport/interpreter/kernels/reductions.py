@@ -179,7 +179,7 @@ def _mean_all(self: Array, dtype: DType | None = None) -> Array:
     return _mean(self, None, False, dtype)
 
 
-@kernel("logsumexp")
+@kernel("logsumexp", "special_logsumexp")
 def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
     """m + log(sum(exp(x - m))) with m the max, taken as 0 where it is infinite
     (so all -inf gives -inf, an inf gives inf); integers give float32."""
@@ -537,8 +537,8 @@ def _softmax_half_kernel(log: bool) -> Callable[..., Array]:
     return run
 
 
-kernel("softmax.int")(_softmax_kernel(False))
-kernel("log_softmax.int")(_softmax_kernel(True))
+kernel("softmax.int", "special_softmax")(_softmax_kernel(False))
+kernel("log_softmax.int", "special_log_softmax")(_softmax_kernel(True))
 kernel("_softmax")(_softmax_half_kernel(False))
 kernel("_log_softmax")(_softmax_half_kernel(True))
 

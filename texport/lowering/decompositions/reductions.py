@@ -338,6 +338,24 @@ def log_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     return aten._log_softmax.default(cast_to(self, dtype), dim, False)
 
 
+# special.softmax(x, d, dtype) = softmax(x, d, dtype)
+@register_decomposition(aten.special_softmax.default)
+def special_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    return softmax(self, dim, dtype)
+
+
+# special.log_softmax(x, d, dtype) = log_softmax(x, d, dtype)
+@register_decomposition(aten.special_log_softmax.default)
+def special_log_softmax(self: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
+    return log_softmax(self, dim, dtype)
+
+
+# special.logsumexp(x, d, k) = logsumexp(x, d, k)
+@register_decomposition(aten.special_logsumexp.default)
+def special_logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:
+    return logsumexp(self, dim, keepdim)
+
+
 # _softmax_backward_data(g, y, d) = y · (g - sum(g·y, d))
 @register_decomposition(aten._softmax_backward_data.default)
 def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
