@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import composites
 from .dispatcher import call
 from .handles import op
 from .tensor import Tensor
@@ -55,7 +56,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     return call(op(name), input, other, alpha=alpha)
 
 
-FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub}
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub} | composites.FUNCTIONS
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
