@@ -183,6 +183,8 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
     """All-integer bounds give int64, any float bound the default float."""
     floating = any(_is_floating(v) for v in (start, end, step))
     out = scalar_type(dtype) or (DEFAULT_FLOAT if floating else DType.int64)
+    if out is DType.int64 and floating:  # torch counts an int64 range over the truncated bounds
+        start, end, step = (int(v) if isinstance(v, float) else v for v in (start, end, step))
     return meta([_arange_length(start, end, step)], out)
 
 

@@ -192,7 +192,7 @@ def _check_index_fits(
 @shape_rule("gather")
 def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = False) -> TensorMeta:
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype is DType.int64, "gather(): Expected dtype int64 for index")
+    check(index.dtype in _INDEX_DTYPES, "gather(): Expected dtype int32/int64 for index")
     _check_index_fits(self, d, index, None, "input")
     return meta(index.shape, self.dtype)
 
@@ -201,7 +201,7 @@ def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = F
 def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
     """src is a tensor (.src, add, reduce) or a Python scalar (.value)."""
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype is DType.int64, "scatter(): Expected dtype int64 for index")
+    check(index.dtype in _INDEX_DTYPES, "scatter(): Expected dtype int32/int64 for index")
     src_meta = src if isinstance(src, TensorMeta) else None
     if src_meta is not None:
         check(src_meta.dtype is self.dtype,

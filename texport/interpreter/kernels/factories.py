@@ -22,7 +22,7 @@ import numpy as np
 from texport.dialects.shape_rules.factories import fill_dtype
 
 from .. import rng
-from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
+from ..dtypes import cast, checked_fill, is_floating, to_numpy
 from . import kernel
 from .views import np_dtype, strided_view
 
@@ -68,7 +68,7 @@ def _empty_strided(
 def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     default = to_numpy(fill_dtype(fill_value))
     out = np_dtype(dtype, default)
-    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
+    return np.full(_shape(size), checked_fill(fill_value, out), out)
 
 
 @kernel("scalar_tensor")
@@ -91,7 +91,7 @@ def _ones_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
 def _full_like(self: np.ndarray, fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Keeps self's dtype: no inference from the fill value."""
     out = np_dtype(dtype, self.dtype)
-    return np.full(self.shape, cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
+    return np.full(self.shape, checked_fill(fill_value, out), out)
 
 
 @kernel("new_zeros", "new_empty")
@@ -109,7 +109,7 @@ def _new_full(
     self: np.ndarray, size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any
 ) -> np.ndarray:
     out = np_dtype(dtype, self.dtype)
-    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
+    return np.full(_shape(size), checked_fill(fill_value, out), out)
 
 
 @kernel("eye")
@@ -127,10 +127,16 @@ def _eye_m(n: int, m: int, dtype: Any = None, *_: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------- ranges
 
 
-def _arange_length(start: Any, end: Any, step: Any) -> int:
-    """ceil((end - start) / step): exact for integers, in double precision otherwise (torch)."""
+def _arange_length(start: Any, end: Any, step: Any, out: np.dtype) -> int:
+    """torch's arange_out: an int64 result counts in int64 over the truncated bounds,
+    ceil((end - start + step - sign(step)) / step) with C division; any other dtype
+    ceil((end - start) / step) in double over the bounds as given."""
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if out == np.int64:
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if all(isinstance(v, int) for v in (start, end, step)):
@@ -150,12 +156,14 @@ def _arange_start(start: Any, end: Any, dtype: Any = None, *_: Any) -> np.ndarra
 
 @kernel("arange.start_step")
 def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any) -> np.ndarray:
-    """start + i * step, computed in int64 for integer bounds, in double otherwise, then cast."""
+    """start + i * step, computed in int64 for an integer dtype (over the truncated
+    bounds, as torch's accscalar_t), in double otherwise, then cast."""
     integral = all(isinstance(v, int) for v in (start, end, step))
     out = np_dtype(dtype, _LONG if integral else _FLOAT)
-    length = _arange_length(start, end, step)
-    if integral:
-        return (start + np.arange(length, dtype=np.int64) * step).astype(out, copy=False)
+    length = _arange_length(start, end, step, out)
+    if out.kind in "iu":
+        first, stride = int(start), int(step)
+        return (first + np.arange(length, dtype=np.int64) * stride).astype(out, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
         return cast(start + np.arange(length, dtype=np.float64) * step, out)
 
@@ -164,13 +172,15 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
 def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
     """torch's symmetric formula: the first half counts up from start, the second half down
     from end, so both ends are exact. Floats compute in the output dtype, as torch does;
-    integer dtypes in double, truncated."""
+    integer dtypes in double from the bounds converted to the dtype, truncated."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     out = np_dtype(dtype, _FLOAT)
     if steps <= 1:
         return np.full((steps,), start, out)
     work = out if is_floating(out) else np.dtype(np.float64)
+    if not is_floating(out):  # torch converts the bounds to the integer dtype first (4.3 -> 4)
+        start, end = checked_fill(start, out), checked_fill(end, out)
     first, last = work.type(start), work.type(end)
     step = (last - first) / work.type(steps - 1)
     index = np.arange(steps)

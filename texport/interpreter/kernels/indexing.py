@@ -169,10 +169,10 @@ def _scatter_coords(index: np.ndarray, d: int) -> tuple[np.ndarray, ...]:
 
 
 def _gather_scatter_dims(self: np.ndarray, dim: int, index: np.ndarray) -> tuple[int, bool]:
-    """(normalised dim, whether there is work): gather/scatter need int64 index of self's rank."""
+    """(normalised dim, whether there is work): gather/scatter need an int64 or int32 index of self's rank."""
     d = wrap_dim(dim, self.ndim)
-    if index.dtype != np.int64:
-        raise RuntimeError("gather/scatter(): Expected dtype int64 for index")
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError("gather/scatter(): Expected dtype int32/int64 for index")
     if index.size == 0:
         return d, False
     if max(index.ndim, 1) != max(self.ndim, 1):

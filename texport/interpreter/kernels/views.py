@@ -21,6 +21,8 @@ does the latter) or resize it safely:
   as torch's tensor, but OTHER live views of the same memory see the reordered
   elements (torch's would not). A non-contiguous array that needs a real
   re-stride raises NotImplementedError.
+- as_strided_ that changes the element count returns a new array, a view of the
+  same storage, as resize_ does.
 - resize_ keeps the object only when the element count is unchanged and the
   array is contiguous; otherwise it returns a new array (a view of the same
   storage when it fits, as torch does, else a fresh zero-padded one).
@@ -913,11 +915,11 @@ def _unsqueeze_(self: np.ndarray, dim: int) -> np.ndarray:
 def _as_strided_(
     self: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> np.ndarray:
-    """In place when the element count is kept (see the module docstring)."""
+    """In place when the element count is kept (see the module docstring); otherwise, as
+    resize_, a NEW array: the strided view of self's storage torch's tensor becomes."""
     view = strided_view(self, size, stride, storage_offset)
     if view.size != self.size:
-        raise NotImplementedError("as_strided_: numpy cannot change the element count of an "
-                                  "array object in place; use as_strided")
+        return view
     same = (_address(view) == _address(self) and view.flags.c_contiguous
             and self.flags.c_contiguous)
     return _relayout_(self, view.shape, lambda: view, same, "as_strided_")
