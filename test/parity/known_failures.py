@@ -27,9 +27,37 @@ SIZE_ARITHMETIC = ("torch names a size-arithmetic node when the model's Python m
 HIDDEN_WRITES = ("torch's functional IR hides instance_norm's running-stat writes inside the op; texport's "
                  "functional dialect lists them as buffer mutations, as both do at core")
 
+# torch 2.13's export keeps a CompositeImplicitAutograd op (tile, hstack, fliplr,
+# diff, nanmean, atleast_3d, cartesian_prod) as one node of its training and
+# functional IR, decomposed only at core; texport's Python API traces the ops
+# its C++ calls (repeat, cat, flip, sub ...), as issue 16's brief asks. Numbers
+# and the core op multiset agree; an output named after the op differs.
+COMPOSITE_NAMES = ("torch's training/functional IR keeps the CompositeImplicitAutograd op; texport traces "
+                   "the ops it calls, so an output is named after the last of them")
+
 KNOWN_FAILURES: dict[str, str] = {
     "test_graph_signature_equals_torchs[structures.derived_dims_4h-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[structures.moe_top2_scatter_gather_index_add-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[vision.group_and_instance_norm_train-functional]": HIDDEN_WRITES,
     "test_graph_signature_equals_torchs[norms.instance_norm2d_tracked_train-functional]": HIDDEN_WRITES,
+    "test_graph_signature_equals_torchs[tensor_api.api_atleast-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_atleast-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_cartesian_prod-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_cartesian_prod_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_flips-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_flips-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_stacks-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_stacks-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile_dynamic-training]": COMPOSITE_NAMES,
 }

@@ -325,10 +325,12 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: DTyp
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
-    """nansum over the count of non-NaN elements (ATen's nanmean)."""
+    """nansum over the count of non-NaN elements (ATen's nanmean, which counts with
+    native::isnan, ``self != self``, over an alias of self)."""
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}")
-    factor = call(op("sum.dim_IntList"), call(op("logical_not"), input.isnan()), _dims(dim), keepdim)
+    alias = call(op("alias"), input)
+    factor = call(op("sum.dim_IntList"), call(op("logical_not"), alias.ne(alias)), _dims(dim), keepdim)
     return nansum(input, dim, keepdim, dtype=dtype).div(factor)
 
 

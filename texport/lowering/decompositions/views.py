@@ -379,7 +379,7 @@ def _known_empty(x: Tensor) -> bool:
     return any(type(size) is int and size == 0 for size in x.shape)
 
 
-# rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
+# rot90(x, k, [a, b]) = a flip and then a transpose, by k mod 4 (ATen's rot90)
 @register_decomposition(aten.rot90.default)
 def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
     a, b = (canonical_dim(d, self.dim()) for d in dims)
@@ -391,7 +391,7 @@ def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
     if turns == 2:
         return aten.flip.default(self, [a, b])
     if turns == 3:
-        return aten.flip.default(aten.permute.default(self, perm), [b])
+        return aten.permute.default(aten.flip.default(self, [a]), perm)
     return aten.clone.default(self)
 
 

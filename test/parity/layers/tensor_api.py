@@ -1,0 +1,104 @@
+"""The Tensor API's shape, indexing, reduction and sorting functions: stacks,
+atleast_*, tile, meshgrid, broadcasting, cartesian products, flips, diff, nan
+reductions, moments, argsort, unique and the ops behind them, with static and
+dynamic sizes; and the factories torch sizes over truncated bounds."""
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x, v):
+        return self.fn(x, v)
+
+
+def _stacks(x, v):
+    return (torch.hstack([x, x]), torch.vstack([v, v]), torch.dstack([x, x]), torch.column_stack([v, v]),
+            torch.row_stack([x, x]), torch.hstack([v, v]), torch.column_stack([x[:4], v]))
+
+
+def _atleast(x, v):
+    s = x[0, 0]
+    return torch.atleast_1d(s), torch.atleast_2d(v), torch.atleast_3d(x), torch.atleast_3d(v), *torch.atleast_2d(s, x)
+
+
+def _tiles(x, v):
+    return torch.tile(x, (2,)), x.tile(2, 1, 2), torch.tile(v, (3,))
+
+
+def _meshgrids(x, v):
+    a, b = torch.meshgrid(v, x[0], indexing="ij")
+    c, d = torch.meshgrid(v, x[0], indexing="xy")
+    return a + 1, b * 2, c - 1, d / 2
+
+
+def _broadcasts(x, v):
+    a, b, c = torch.broadcast_tensors(x, x[0], x[:, :1])
+    return a + 1, b * 2, c - 1, torch.zeros(torch.broadcast_shapes(x.shape, (1, 3)))
+
+
+def _cartesian(x, v):
+    return torch.cartesian_prod(v, x[0]), torch.cartesian_prod(v)
+
+
+def _flips(x, v):
+    return torch.fliplr(x), torch.flipud(x), x.fliplr(), x.flipud(), torch.rot90(x, 1, [0, 1]), torch.rot90(x, -1)
+
+
+def _diffs(x, v):
+    return torch.diff(x, 2, 0, prepend=x), torch.diff(v), x.diff(dim=0, append=x[:1]), torch.diff(x > 0, dim=1)
+
+
+def _nan_reductions(x, v):
+    y = torch.where(x > 1, float("nan"), x)
+    return torch.nanmean(y, 1), torch.nanmean(y), y.nanmean(0, keepdim=True), torch.nansum(y, 1), y.nansum()
+
+
+def _moments(x, v):
+    return (*torch.std_mean(x, 1), *torch.var_mean(x, correction=0), *torch.std_mean(x, [0, 1], correction=1, keepdim=True),
+            *torch.var_mean(x, 0, False))
+
+
+def _counts_and_extremes(x, v):
+    low, high = torch.aminmax(x, dim=1)
+    return (torch.count_nonzero(x > 0, 1), torch.count_nonzero(x > 0), low, high, *torch.aminmax(x),
+            (x > 0).count_nonzero((0, 1)))
+
+
+def _argsorts(x, v):
+    return x.argsort(1), torch.argsort(x, 0, descending=True), torch.argsort(v, stable=True)
+
+
+def _ranges(x, v):
+    return (torch.ops.aten.arange.default(3.1, dtype=torch.int64) + x.shape[0],
+            torch.ops.aten.arange.start_step(0.1, -7.9, -4.0, dtype=torch.int64),
+            torch.ops.aten.linspace.default(4.3, 0, 50, dtype=torch.int64)[:3] * 2,
+            torch.full_like(x.to(torch.uint8), -9), torch.gather(x, 1, torch.ops.aten.arange.default(3, dtype=torch.int32)
+                                                                 .expand(x.shape[0], 3)))
+
+
+def _xv(rng):
+    return rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((4,), dtype=np.float32)
+
+
+def _xv_second(rng):
+    return rng.standard_normal((7, 3), dtype=np.float32), rng.standard_normal((6,), dtype=np.float32)
+
+
+def cases():
+    Dim = torch.export.Dim
+    programs = {
+        "api_stacks": _stacks, "api_atleast": _atleast, "api_tile": _tiles, "api_meshgrid": _meshgrids,
+        "api_broadcast": _broadcasts, "api_cartesian_prod": _cartesian, "api_flips": _flips, "api_diff": _diffs,
+        "api_nan_reductions": _nan_reductions, "api_moments": _moments,
+        "api_counts_and_extremes": _counts_and_extremes, "api_argsort": _argsorts, "api_ranges": _ranges,
+    }
+    cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
+    dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
+               "api_moments": _moments, "api_nan_reductions": _nan_reductions}
+    for name, fn in dynamic.items():
+        cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
+                          dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),
+                          second=_xv_second))
+    return cases
