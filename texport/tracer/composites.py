@@ -425,6 +425,41 @@ def _unique_method(self: Tensor, sorted: bool = True, return_inverse: bool = Fal
     return unique(self, sorted, return_inverse, return_counts, dim)
 
 
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:  # noqa: A002
+    return call(op("histc"), input, bins, min, max)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: Any = 0) -> Tensor:  # noqa: A002
+    return call(op("bincount"), input, weights, minlength)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
+    name = "bucketize.Tensor" if _is_tensor(input) else "bucketize.Scalar"
+    return call(op(name), input, boundaries, out_int32=out_int32, right=right)
+
+
+def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False, right: bool = False,  # noqa: A002
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    name = "searchsorted.Tensor" if _is_tensor(input) else "searchsorted.Scalar"
+    return call(op(name), sorted_sequence, input, out_int32=out_int32, right=right, side=side, sorter=sorter)
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    if not _is_tensor(elements):
+        name = "isin.Scalar_Tensor"
+    else:
+        name = "isin.Tensor_Tensor" if _is_tensor(test_elements) else "isin.Tensor_Scalar"
+    return call(op(name), elements, test_elements, assume_unique=assume_unique, invert=invert)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DType = DType.int64, **_: Any) -> Tensor:
+    return call(op("tril_indices"), row, col, offset, dtype=dtype)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType = DType.int64, **_: Any) -> Tensor:
+    return call(op("triu_indices"), row, col, offset, dtype=dtype)
+
+
 # ---------------------------------------------------------------- dtypes
 
 
@@ -500,7 +535,9 @@ FUNCTIONS = {
     "var_mean": var_mean, "diff": diff, "dist": dist, "cdist": cdist, "argsort": argsort,
     "unique": unique, "unique_consecutive": unique_consecutive, "get_default_dtype": get_default_dtype,
     "set_default_dtype": set_default_dtype, "promote_types": promote_types, "result_type": result_type,
-    "can_cast": can_cast, "is_nonzero": is_nonzero,
+    "can_cast": can_cast, "is_nonzero": is_nonzero, "histc": histc, "bincount": bincount,
+    "bucketize": bucketize, "searchsorted": searchsorted, "isin": isin, "tril_indices": tril_indices,
+    "triu_indices": triu_indices,
 }
 
 METHODS = {
@@ -513,6 +550,7 @@ METHODS = {
     "median": median, "nanmedian": nanmedian, "mode": mode, "kthvalue": kthvalue, "nansum": nansum,
     "nanmean": nanmean, "diff": diff, "dist": dist, "argsort": argsort, "unique": _unique_method,
     "unique_consecutive": unique_consecutive, "is_nonzero": is_nonzero, "apply_": _apply_, "map_": _map_,
+    "histc": histc, "bincount": bincount,
 }
 
 

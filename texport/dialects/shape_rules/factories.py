@@ -204,3 +204,27 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
 )
 def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
     return self
+
+
+# ---------------------------------------------------------------------------- triangle indices
+
+
+def tril_count(row: int, col: int, offset: int) -> int:
+    """Elements (i, j) of a row x col matrix with j <= i + offset."""
+    return sum(max(0, min(col, i + offset + 1)) for i in range(row))
+
+
+def _triangle_indices(count: int, row: int, col: int, dtype: Any) -> TensorMeta:
+    check(row >= 0, f"row must be non-negative, got{row}")
+    check(col >= 0, f"col must be non-negative, got{col}")
+    return meta([2, count], scalar_type(dtype) or DType.int64)
+
+
+@shape_rule("tril_indices")
+def _tril_indices(row: int, col: int, offset: int = 0, dtype: Any = DType.int64, *_: Any) -> TensorMeta:
+    return _triangle_indices(tril_count(row, col, offset), row, col, dtype)
+
+
+@shape_rule("triu_indices")
+def _triu_indices(row: int, col: int, offset: int = 0, dtype: Any = DType.int64, *_: Any) -> TensorMeta:
+    return _triangle_indices(row * col - tril_count(row, col, offset - 1), row, col, dtype)

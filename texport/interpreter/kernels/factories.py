@@ -320,3 +320,24 @@ def _normal_(
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     self[...] = mean + std * _float_draw(self.shape, self.dtype, True, "normal_kernel_cpu")
     return self
+
+
+# ---------------------------------------------------------------------------- triangle indices
+
+
+def _triangle_indices(rows: np.ndarray, cols: np.ndarray, row: int, col: int, dtype: Any) -> np.ndarray:
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{'row' if row < 0 else 'col'} must be non-negative, got{row if row < 0 else col}")
+    return np.stack([rows, cols]).astype(np_dtype(dtype, _LONG))
+
+
+@kernel("tril_indices")
+def _tril_indices(row: int, col: int, offset: int = 0, dtype: Any = 4, *_: Any) -> np.ndarray:
+    """The (row, col) coordinates of the lower triangle, row by row."""
+    return _triangle_indices(*np.tril_indices(max(row, 0), offset, max(col, 0)), row, col, dtype)
+
+
+@kernel("triu_indices")
+def _triu_indices(row: int, col: int, offset: int = 0, dtype: Any = 4, *_: Any) -> np.ndarray:
+    """The (row, col) coordinates of the upper triangle, row by row."""
+    return _triangle_indices(*np.triu_indices(max(row, 0), offset, max(col, 0)), row, col, dtype)

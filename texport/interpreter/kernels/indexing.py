@@ -27,7 +27,10 @@ from texport.dialects.dtypes import DType
 
 from ..dtypes import cast, from_numpy, is_floating, is_inexact, is_reduced_float, opmath_dtype
 from . import kernel
-from .views import along, check_index_range, select_view, slice_view, wrap_dim
+from .views import _diagonal as _diagonal_view
+from .views import along, check_index_range, select_view, slice_view, strided_view, wrap_dim
+
+Array = np.ndarray
 
 # ---------------------------------------------------------------------------- advanced indexing
 
@@ -590,3 +593,94 @@ def _bag_max(
     padded = np.append(indices, 0)  # a sentinel row for empty bags: max index 0
     max_indices = np.where(empty, 0, padded[first]).astype(index_dtype)
     return output, max_indices
+
+
+# ---------------------------------------------------------------------------- take, put, index_fill
+
+
+def _flat_index(index: Array, numel: int, op: str) -> Array:
+    """Indices into the flattened tensor, negatives from the end, bounds-checked as torch."""
+    flat = index.ravel().astype(np.int64)
+    bad = (flat < -numel) | (flat >= numel)
+    if bad.any():
+        raise IndexError(f"{op}(): out of range: tried to access index {int(flat[bad][0])} on a tensor of "
+                         f"{numel} elements.")
+    return np.where(flat < 0, flat + numel, flat)
+
+
+@kernel("take")
+def _take(self: Array, index: Array) -> Array:
+    return self.ravel()[_flat_index(index, self.size, "take")].reshape(index.shape)
+
+
+@kernel("put")
+def _put(self: Array, index: Array, source: Array, accumulate: bool = False) -> Array:
+    """self's elements at the flat indices set to (accumulate: plus) source's, in order."""
+    out = self.copy().ravel()
+    flat, values = _flat_index(index, self.size, "put"), source.ravel()
+    if accumulate:
+        np.add.at(out, flat, values)
+    else:
+        out[flat] = values
+    return out.reshape(self.shape)
+
+
+@kernel("index_fill.int_Scalar", "index_fill.int_Tensor")
+def _index_fill(self: Array, dim: int, index: Array, value: Any) -> Array:
+    d = wrap_dim(dim, self.ndim)
+    size = self.shape[d] if self.ndim else 1
+    flat = index.ravel()
+    if ((flat < -size) | (flat >= size)).any():
+        raise IndexError(f"index {int(flat[(flat < -size) | (flat >= size)][0])} is out of bounds for dimension "
+                         f"{d} with size {size}")
+    out = self.copy()
+    target = out.reshape(1) if self.ndim == 0 else out
+    target[(slice(None),) * d + (np.where(flat < 0, flat + size, flat),)] = cast(np.asarray(value), self.dtype)
+    return out
+
+
+# ---------------------------------------------------------------------------- diagonal and strided scatters
+
+
+@kernel("diagonal_scatter")
+def _diagonal_scatter(self: Array, src: Array, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Array:
+    out = self.copy()
+    _diagonal_view(out, offset, dim1, dim2)[...] = src
+    return out
+
+
+@kernel("as_strided_scatter")
+def _as_strided_scatter(self: Array, src: Array, size: Sequence[int], stride: Sequence[int],
+                        storage_offset: int | None = None) -> Array:
+    """src written through as_strided(size, stride, offset) of a contiguous copy of self."""
+    out = np.ascontiguousarray(self).copy()
+    strided_view(out, size, stride, 0 if storage_offset is None else storage_offset)[...] = src
+    return out
+
+
+# ---------------------------------------------------------------------------- counts sized by the data
+
+
+@kernel("unique_dim")
+def _unique_dim(self: Array, dim: int, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+                return_counts: bool = False) -> tuple[Array, Array, Array]:
+    """The distinct slices along dim in lexicographic order, the inverse and the counts
+    (an output not asked for is empty)."""
+    d = wrap_dim(dim, self.ndim)
+    values, inverse, counts = np.unique(self, return_inverse=True, return_counts=True, axis=d)
+    inverse = inverse.reshape(-1).astype(np.int64) if return_inverse else np.zeros(0, np.int64)
+    return values, inverse, counts.astype(np.int64) if return_counts else np.zeros(0, np.int64)
+
+
+@kernel("bincount")
+def _bincount(self: Array, weights: Array | None = None, minlength: int = 0) -> Array:
+    if self.ndim != 1 or self.dtype.kind not in "iu" or (self.size and self.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return np.bincount(self, minlength=minlength).astype(np.int64)
+    if weights.shape != self.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dtype = weights.dtype if weights.dtype == np.float32 else np.dtype(np.float64)
+    return np.bincount(self, weights.astype(np.float64), minlength).astype(dtype)

@@ -944,3 +944,19 @@ def _resize_(self: np.ndarray, size: Sequence[int], memory_format: Any = None) -
     out = np.zeros(numel, self.dtype)
     out[:capacity] = old
     return out.reshape(shape)
+
+
+@kernel("diag_embed")
+def _diag_embed(self: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    """out[..., i, i + offset] = self[..., i] in dims (dim1, dim2), zeros elsewhere."""
+    rank = self.ndim + 1
+    a, b = wrap_dim(dim1, rank), wrap_dim(dim2, rank)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    x = self.reshape(1) if self.ndim == 0 else self
+    n = x.shape[-1]
+    size = n + abs(offset)
+    square = np.zeros((*x.shape[:-1], size, size), self.dtype)
+    steps = np.arange(n)
+    square[..., steps + max(-offset, 0), steps + max(offset, 0)] = x
+    return np.ascontiguousarray(np.moveaxis(square, (-2, -1), (a, b)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition
+from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition, reshape_to
 
 
 # sum(x) = sum(x, dims=[])
@@ -260,3 +260,41 @@ def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_d
 def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
     total = aten.sum.dim_IntList(grad_output, [dim], True)
     return cast_to(aten.sub.Tensor(grad_output, aten.mul.Tensor(aten.exp.default(output), total)), input_dtype)
+
+
+# ---------------------------------------------------------------- sets
+
+
+# isin(e, t) = any(e[..., None...] == t, over t's dims) for a small t, else a search in sorted(t)
+# (torch._decomp's isin: the comparison while numel(t) < 10 * numel(e) ** 0.145)
+def _isin(elements: Tensor, test_elements: Tensor, invert: bool) -> Tensor:
+    if test_elements.numel() < 10.0 * pow(elements.numel(), 0.145):
+        grid = aten.view.default(elements, [*elements.shape] + [1] * test_elements.dim())
+        dims = list(range(-1, -test_elements.dim() - 1, -1))
+        found = aten.any.dims(aten.eq.Tensor(grid, test_elements), dims)
+    else:
+        flat = reshape_to(elements, [elements.numel()])
+        ordered = aten.sort.default(reshape_to(test_elements, [test_elements.numel()]))[0]
+        position = aten.searchsorted.Tensor(ordered, flat)
+        position = aten.where.self(aten.lt.Scalar(position, ordered.numel()), position,
+                                   aten.scalar_tensor.default(0, dtype=DType.int64))
+        found = aten.view.default(aten.eq.Tensor(aten.index.Tensor(ordered, [position]), flat), list(elements.shape))
+    return aten.logical_not.default(found) if invert else found
+
+
+@register_decomposition(aten.isin.Tensor_Tensor)
+def isin(elements: Tensor, test_elements: Tensor, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    return _isin(elements, test_elements, invert)
+
+
+# isin(e, s) = e == s (e != s inverted)
+@register_decomposition(aten.isin.Tensor_Scalar)
+def isin_scalar(elements: Tensor, test_element: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    return aten.ne.Scalar(elements, test_element) if invert else aten.eq.Scalar(elements, test_element)
+
+
+# isin(s, t) = isin(tensor(s), t)
+@register_decomposition(aten.isin.Scalar_Tensor)
+def isin_scalar_tensor(element: Any, test_elements: Tensor, *, assume_unique: bool = False,
+                       invert: bool = False) -> Tensor:
+    return _isin(aten.scalar_tensor.default(element, dtype=test_elements.dtype), test_elements, invert)

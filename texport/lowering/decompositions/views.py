@@ -430,3 +430,30 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
         repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
     index = repeat_interleave_tensor(repeats, output_size=output_size)
     return aten.index_select.default(x, dim, index)
+
+
+# diag_embed(x, o, d1, d2) = where(arange(n) == arange(o, n + o)[:, None] in dims d1, d2,
+#                                  movedim(unsqueeze(x padded by |o| zeros, d1), -1, d2), 0) (torch._refs)
+@register_decomposition(aten.diag_embed.default)
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    rank = self.dim() + 1
+    a, b = canonical_dim(dim1, rank), canonical_dim(dim2, rank)
+    if a > b:
+        a, b, offset = b, a, -offset
+    size = self.shape[-1]
+    x = self
+    if offset != 0:
+        zeros = aten.full.default([*self.shape[:-1], abs(offset)], 0, dtype=self.dtype)
+        x = aten.cat.default([zeros, x] if offset > 0 else [x, zeros], -1)
+        size = size + abs(offset)
+    x = aten.unsqueeze.default(x, a)
+    order = [d for d in range(rank) if d != rank - 1]
+    order.insert(b, rank - 1)
+    x = aten.permute.default(x, order)
+    rows = aten.arange.start_step(0, size, 1, dtype=DType.int64)
+    cols = aten.arange.start_step(offset, size + offset, 1, dtype=DType.int64)
+    mask = aten.eq.Tensor(rows, aten.unsqueeze.default(cols, -1))
+    mask = aten.view.default(mask, [size if d in (a, b) else 1 for d in range(rank)])
+    if self.dtype is DType.bool:
+        return aten.logical_and.default(mask, x)
+    return aten.where.self(mask, x, aten.scalar_tensor.default(0, dtype=self.dtype))
