@@ -204,11 +204,12 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  #
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
-    """A 1-d tensor's diagonal matrix (diag_embed), a matrix's diagonal (diagonal_copy)."""
+    """A 1-d tensor's diagonal matrix (diag_embed), a matrix's diagonal (ATen's diagonal_copy,
+    which torch's core programs spell diagonal + clone; texport's lowers *_copy to the bare view)."""
     if input.dim() == 1:
         return call(op("diag_embed"), input, diagonal)
     if input.dim() == 2:
-        return call(op("diagonal_copy"), input, diagonal)
+        return call(op("clone"), input.diagonal(diagonal))
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
 
 

@@ -78,6 +78,55 @@ def _ranges(x, v):
                                                                  .expand(x.shape[0], 3)))
 
 
+def _medians(x, v):
+    y = torch.where(x > 1.2, float("nan"), x)
+    return (*torch.median(x, 1), *y.median(0, keepdim=True), *torch.nanmedian(y, 1), torch.median(y),
+            torch.nanmedian(y), *torch.kthvalue(x, 2, 0), *torch.cummax(x, 0), *torch.cummin(x, 1))
+
+
+def _modes(x, v):
+    votes = (x * 2).round().long()
+    return (*torch.mode(votes, 1), *votes.mode(0, True))
+
+
+def _histograms(x, v):
+    return torch.histc(x, 6, -1, 1), x.histc(4), torch.dist(x, x * 2, 3), torch.dist(x, x[0]), torch.dist(v, v * 0, 0)
+
+
+def _searches(x, v):
+    bounds = torch.tensor([-1.0, 0.0, 0.5, 1.0])
+    ordered = x.sort(1)[0]
+    return (torch.bucketize(x, bounds), torch.bucketize(x, bounds, right=True, out_int32=True),
+            torch.searchsorted(bounds, x, side="right"), torch.searchsorted(ordered, x),
+            torch.searchsorted(v, x, sorter=v.argsort()), torch.searchsorted(bounds, 0.5, right=True))
+
+
+def _sets(x, v):
+    votes = (x * 2).round()
+    return torch.isin(votes, votes[0]), torch.isin(votes, 1.0), torch.isin(votes, votes[0], invert=True)
+
+
+def _takes_and_puts(x, v):
+    index = torch.tensor([[0, -1], [3, 7]])
+    y = x.clone()
+    y.put_(torch.tensor([0, 2]), v[:2])
+    z = x.clone()
+    z.index_fill_(0, torch.tensor([1]), -2.0)
+    return (torch.take(x, index), x.put(torch.tensor([1, 4, 4]), v[:3], accumulate=True), y,
+            x.index_fill(1, torch.tensor([0, 2]), -1.0), x.index_fill(0, torch.tensor([1]), v[0]), z)
+
+
+def _diagonals(x, v):
+    return (torch.diag_embed(x), torch.diag_embed(x, 1, 0, 2), torch.diag(v, 1) + 0, torch.diag(x) + 0,
+            torch.diagflat(x[:2, :2]) + 0, torch.diagonal_scatter(x, v[:3] * 0, 0),
+            torch.as_strided_scatter(x, v[:3] * 0, (3,), (2,), 1), torch.tril_indices(3, 4, 1) + x.shape[0],
+            torch.triu_indices(4, 3, -1) * 2)
+
+
+def _diag_embeds(x, v):
+    return torch.diag_embed(x, -1), torch.diag(v) + 1, torch.diag_embed(v, 2, 0, 1)
+
+
 def _xv(rng):
     return rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((4,), dtype=np.float32)
 
@@ -93,10 +142,13 @@ def cases():
         "api_broadcast": _broadcasts, "api_cartesian_prod": _cartesian, "api_flips": _flips, "api_diff": _diffs,
         "api_nan_reductions": _nan_reductions, "api_moments": _moments,
         "api_counts_and_extremes": _counts_and_extremes, "api_argsort": _argsorts, "api_ranges": _ranges,
+        "api_medians": _medians, "api_modes": _modes, "api_histograms": _histograms, "api_searches": _searches,
+        "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
-               "api_moments": _moments, "api_nan_reductions": _nan_reductions}
+               "api_moments": _moments, "api_nan_reductions": _nan_reductions, "api_medians": _medians,
+               "api_searches": _searches, "api_diag_embed": _diag_embeds}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),

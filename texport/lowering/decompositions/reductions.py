@@ -279,7 +279,7 @@ def _isin(elements: Tensor, test_elements: Tensor, invert: bool) -> Tensor:
         position = aten.where.self(aten.lt.Scalar(position, ordered.numel()), position,
                                    aten.scalar_tensor.default(0, dtype=DType.int64))
         found = aten.view.default(aten.eq.Tensor(aten.index.Tensor(ordered, [position]), flat), list(elements.shape))
-    return aten.logical_not.default(found) if invert else found
+    return aten.bitwise_not.default(found) if invert else found  # torch's ~res
 
 
 @register_decomposition(aten.isin.Tensor_Tensor)
