@@ -312,14 +312,14 @@ SAMPLES: dict[str, list[Sample]] = {
     "rand_like.default": [S(f(3, 4))], "randn_like.default": [S(f(3, 4))],
     "randint.default": [S(5, [3, 4])], "randint.low": [S(2, 5, [3])],
     "randint_like.default": [S(i(5, 3, 4), 7)], "randint_like.low_dtype": [S(f(3, 4), 1, 5)],
-    "bernoulli.default": [S(pos(3, 4))], "bernoulli.p": [S(f(3, 4), 0.3)],
+    "bernoulli.default": [S(pos(3, 4))],
     "feature_dropout.default": [S(f(2, 3, 4), 0.5, True), S(f(2, 3, 4), 0.5, False)],
     "alpha_dropout.default": [S(f(2, 3), 0.5, True)], "feature_alpha_dropout.default": [S(f(2, 3, 4), 0.5, True)],
 }
 SAMPLES["item.default"] = []  # a scalar result: checked below through a program that uses it
 
 RANDOM = {"rand_like.default", "randn_like.default", "randint.default", "randint.low", "randint_like.default",
-          "randint_like.low_dtype", "bernoulli.default", "bernoulli.p", "feature_dropout.default",
+          "randint_like.low_dtype", "bernoulli.default", "feature_dropout.default",
           "alpha_dropout.default", "feature_alpha_dropout.default", "empty_like.default", "new_empty.default"}
 LOOSE = {"upsample_bicubic2d.vec": 1e-3, "cummax.default": 0, "logcumsumexp.default": 1e-3,
          "scaled_dot_product_attention.default": 1e-3, "einsum.default": 1e-3}

@@ -461,6 +461,63 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DType = DType.in
     return call(op("triu_indices"), row, col, offset, dtype=dtype)
 
 
+# ---------------------------------------------------------------- random draws (texport's generator)
+
+
+def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: DType | None = None,
+           **_: Any) -> Tensor:
+    """The overload torch's binding picks: a tensor mean and/or std, or two numbers and a size."""
+    if _is_tensor(mean) and _is_tensor(std):
+        return call(op("normal.Tensor_Tensor"), mean, std, generator=generator)
+    if _is_tensor(mean):
+        return call(op("normal.Tensor_float"), mean, std, generator=generator)
+    if _is_tensor(std):
+        return call(op("normal.float_Tensor"), mean, std, generator=generator)
+    if size is None:
+        raise TypeError("normal() with a float mean and std needs a size")
+    return call(op("normal.float_float"), mean, std, list(size), generator=generator, dtype=dtype)
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:  # noqa: A002
+    if p is None:
+        return call(op("bernoulli"), input, generator=generator)
+    return call(op("bernoulli.p"), input, p, generator=generator)
+
+
+def multinomial(input: Tensor, num_samples: Any, replacement: bool = False, *,  # noqa: A002
+                generator: Any = None) -> Tensor:
+    return call(op("multinomial"), input, num_samples, replacement, generator=generator)
+
+
+def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    return call(op("exponential_"), self, lambd, generator=generator)
+
+
+def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
+    return call(op("cauchy_"), self, median, sigma, generator=generator)
+
+
+def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
+    return call(op("geometric_"), self, p, generator=generator)
+
+
+def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
+    return call(op("log_normal_"), self, mean, std, generator=generator)
+
+
+def _random_(self: Tensor, *bounds: Any, generator: Any = None, **named: Any) -> Tensor:
+    """random_(): every value the dtype holds exactly; random_(to); random_(from, to)."""
+    low, high = (list(bounds) + [None, None])[:2]
+    low, high = named.get("from", low), named.get("to", high)
+    if low is not None and len(bounds) + len(named) == 1 and "from" not in named:
+        return call(op("random_.to"), self, low, generator=generator)
+    if low is None and high is None:
+        return call(op("random_"), self, generator=generator)
+    if low is None:
+        return call(op("random_.to"), self, high, generator=generator)
+    return call(op("random_.from"), self, low, high, generator=generator)
+
+
 # ---------------------------------------------------------------- dtypes
 
 
@@ -538,7 +595,7 @@ FUNCTIONS = {
     "set_default_dtype": set_default_dtype, "promote_types": promote_types, "result_type": result_type,
     "can_cast": can_cast, "is_nonzero": is_nonzero, "histc": histc, "bincount": bincount,
     "bucketize": bucketize, "searchsorted": searchsorted, "isin": isin, "tril_indices": tril_indices,
-    "triu_indices": triu_indices,
+    "triu_indices": triu_indices, "normal": normal, "bernoulli": bernoulli, "multinomial": multinomial,
 }
 
 METHODS = {
@@ -551,7 +608,9 @@ METHODS = {
     "median": median, "nanmedian": nanmedian, "mode": mode, "kthvalue": kthvalue, "nansum": nansum,
     "nanmean": nanmean, "diff": diff, "dist": dist, "argsort": argsort, "unique": _unique_method,
     "unique_consecutive": unique_consecutive, "is_nonzero": is_nonzero, "apply_": _apply_, "map_": _map_,
-    "histc": histc, "bincount": bincount,
+    "histc": histc, "bincount": bincount, "bernoulli": bernoulli, "multinomial": multinomial,
+    "exponential_": _exponential_, "cauchy_": _cauchy_, "geometric_": _geometric_, "log_normal_": _log_normal_,
+    "random_": _random_,
 }
 
 

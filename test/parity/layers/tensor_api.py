@@ -127,6 +127,24 @@ def _diag_embeds(x, v):
     return torch.diag_embed(x, -1), torch.diag(v) + 1, torch.diag_embed(v, 2, 0, 1)
 
 
+def _draws(x, v):
+    """Random ops whose results the seed does not change (texport's stream is not torch's):
+    a zero std, a one-hot weight, a one-value range, properties every draw has."""
+    y = x.clone()
+    y.exponential_(2.0)
+    z = x.clone()
+    z.random_(1)  # torch cannot export random_.from: its graph code spells the keyword `from`
+    w = x.clone()
+    w.log_normal_(0.0, 1e-9)
+    c = x.clone()
+    c.cauchy_()
+    g = x.clone()
+    g.geometric_(1 - 1e-12)
+    picks = torch.multinomial(torch.eye(3) + x[:3] * 0, 1)
+    return (torch.normal(x, 0.0), torch.normal(1.0, x.abs() * 0), torch.normal(x, x * 0), y > 0, z, w,
+            c.abs() < float("inf"), g, picks, torch.normal(2.0, 0.0, (3,)), torch.bernoulli(x * 0), torch.bernoulli(x, 1.0))
+
+
 def _xv(rng):
     return rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((4,), dtype=np.float32)
 
@@ -144,6 +162,7 @@ def cases():
         "api_counts_and_extremes": _counts_and_extremes, "api_argsort": _argsorts, "api_ranges": _ranges,
         "api_medians": _medians, "api_modes": _modes, "api_histograms": _histograms, "api_searches": _searches,
         "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
+        "api_draws": _draws,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,

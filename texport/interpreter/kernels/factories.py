@@ -22,7 +22,7 @@ import numpy as np
 from texport.dialects.shape_rules.factories import fill_dtype
 
 from .. import rng
-from ..dtypes import cast, checked_fill, is_floating, to_numpy
+from ..dtypes import cast, checked_fill, finfo, is_floating, to_numpy
 from . import kernel
 from .views import np_dtype, strided_view
 
@@ -341,3 +341,139 @@ def _tril_indices(row: int, col: int, offset: int = 0, dtype: Any = 4, *_: Any) 
 def _triu_indices(row: int, col: int, offset: int = 0, dtype: Any = 4, *_: Any) -> np.ndarray:
     """The (row, col) coordinates of the upper triangle, row by row."""
     return _triangle_indices(*np.triu_indices(max(row, 0), offset, max(col, 0)), row, col, dtype)
+
+
+# ---------------------------------------------------------------------------- draws from distributions
+# Seeded through rng.generator(), like every random kernel: the distributions are torch's,
+# the streams are not (unit tests check them statistically).
+
+
+def _uniform_open(shape: tuple[int, ...], dtype: np.dtype, op: str) -> np.ndarray:
+    """Uniform samples in (0, 1) in float64 (no endpoint: the inverse CDFs below stay finite)."""
+    if not is_floating(dtype):
+        raise RuntimeError(f'"{op}" not implemented for \'{dtype.name}\'')
+    draw = rng.generator().random(shape)
+    return np.where(draw == 0.0, np.nextafter(0.0, 1.0), draw)
+
+
+@kernel("exponential")
+def _exponential(self: np.ndarray, lambd: float = 1.0, generator: Any = None) -> np.ndarray:
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return cast(-np.log(_uniform_open(self.shape, self.dtype, "exponential_cpu")) / lambd, self.dtype)
+
+
+@kernel("cauchy")
+def _cauchy(self: np.ndarray, median: float = 0.0, sigma: float = 1.0, generator: Any = None) -> np.ndarray:
+    if sigma <= 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    draw = _uniform_open(self.shape, self.dtype, "cauchy_cpu")
+    return cast(median + sigma * np.tan(np.pi * (draw - 0.5)), self.dtype)
+
+
+@kernel("geometric")
+def _geometric(self: np.ndarray, p: float, generator: Any = None) -> np.ndarray:
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    draw = rng.generator().random(self.shape)
+    return cast(np.ceil(np.log1p(-draw) / math.log1p(-p)).clip(1), self.dtype)
+
+
+@kernel("log_normal")
+def _log_normal(self: np.ndarray, mean: float = 1.0, std: float = 2.0, generator: Any = None) -> np.ndarray:
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    if not is_floating(self.dtype):
+        raise RuntimeError(f'"log_normal_cpu" not implemented for \'{self.dtype.name}\'')
+    return cast(np.exp(mean + std * rng.generator().standard_normal(self.shape)), self.dtype)
+
+
+def _random_range(dtype: np.dtype) -> tuple[int, int]:
+    """[low, high) of random_() without bounds: every integer the dtype holds exactly (floats:
+    0..2^digits), from 0."""
+    if dtype == np.bool_:
+        return 0, 2
+    if is_floating(dtype):
+        return 0, 2 ** (int(finfo(dtype).nmant) + 1) + 1
+    return 0, int(np.iinfo(dtype).max) + 1
+
+
+@kernel("random")
+def _random(self: np.ndarray, generator: Any = None) -> np.ndarray:
+    low, high = _random_range(self.dtype)
+    return _integer_draw(low, high, self)
+
+
+@kernel("random.from")
+def _random_from(self: np.ndarray, low: int, high: int | None, generator: Any = None) -> np.ndarray:
+    if high is None:
+        high = _random_range(self.dtype)[1]
+    return _integer_draw(low, high, self)
+
+
+@kernel("random.to")
+def _random_to(self: np.ndarray, high: int, generator: Any = None) -> np.ndarray:
+    return _integer_draw(0, high, self)
+
+
+def _integer_draw(low: int, high: int, like: np.ndarray) -> np.ndarray:
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    draw = rng.generator().integers(low, high, size=like.shape, dtype=np.int64 if high <= 2 ** 63 else np.uint64)
+    return draw.astype(like.dtype)
+
+
+def _check_std(std: Any) -> None:
+    if np.any(np.asarray(std) < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def _normal_draw(mean: Any, std: Any, dtype: np.dtype) -> np.ndarray:
+    _check_std(std)
+    shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
+    noise = _float_draw(shape, dtype, True, "normal_kernel_cpu")
+    return cast(np.asarray(mean, np.float64) + np.asarray(std, np.float64) * noise, dtype)
+
+
+@kernel("normal.Tensor_float")
+def _normal_tensor_float(mean: np.ndarray, std: float = 1.0, generator: Any = None) -> np.ndarray:
+    return _normal_draw(mean, std, mean.dtype)
+
+
+@kernel("normal.float_Tensor")
+def _normal_float_tensor(mean: float, std: np.ndarray, generator: Any = None) -> np.ndarray:
+    return _normal_draw(mean, std, std.dtype)
+
+
+@kernel("normal.Tensor_Tensor")
+def _normal_tensor_tensor(mean: np.ndarray, std: np.ndarray, generator: Any = None) -> np.ndarray:
+    return _normal_draw(mean, std, np.result_type(mean, std))
+
+
+@kernel("normal.float_float")
+def _normal_float_float(mean: float, std: float, size: Sequence[int], generator: Any = None, dtype: Any = None,
+                        *_: Any) -> np.ndarray:
+    return _normal_draw(np.full(_shape(size), mean), std, np_dtype(dtype, _FLOAT))
+
+
+@kernel("multinomial")
+def _multinomial(self: np.ndarray, num_samples: int, replacement: bool = False, generator: Any = None) -> np.ndarray:
+    """Category indices drawn by weight per row: with replacement by the inverse CDF,
+    without by the largest u^(1/w) keys (each draw removes its category)."""
+    weights = np.atleast_2d(self.astype(np.float64))
+    if (weights < 0).any() or not np.isfinite(weights).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (weights.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > weights.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    draw = rng.generator().random((weights.shape[0], num_samples if replacement else weights.shape[-1]))
+    if replacement:
+        cdf = np.cumsum(weights, -1) / weights.sum(-1, keepdims=True)
+        picked = (cdf[:, None, :] <= draw[:, :, None]).sum(-1).clip(max=weights.shape[-1] - 1)
+    else:
+        with np.errstate(divide="ignore"):
+            keys = np.where(weights > 0, np.log(draw) / weights, -np.inf)
+        picked = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    return picked.astype(np.int64).reshape(*self.shape[:-1], num_samples)

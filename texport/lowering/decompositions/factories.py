@@ -178,8 +178,3 @@ def _dtype(value: Any, default: DType) -> DType:
 def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
     return aten._to_copy.default(aten.lt.Tensor(rand_like(self), self), dtype=self.dtype)
 
-
-# bernoulli(x, p) = (rand_like(x) < p).to(dtype(x))
-@register_decomposition(aten.bernoulli.p)
-def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
-    return aten._to_copy.default(aten.lt.Scalar(rand_like(self), p), dtype=self.dtype)
