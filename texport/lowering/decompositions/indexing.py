@@ -147,11 +147,13 @@ def _index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return aten.squeeze.dims(out, [0]) if self.dim() == 0 else out
 
 
+# index_fill(x, d, i, s) = index_copy(x, d, i, expand(scalar_tensor(s), ...))
 @register_decomposition(aten.index_fill.int_Scalar)
 def index_fill_scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return _index_fill(self, dim, index, value)
 
 
+# index_fill(x, d, i, v) = index_copy(x, d, i, expand(v, ...)) (v 0-d)
 @register_decomposition(aten.index_fill.int_Tensor)
 def index_fill_tensor(self: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
     return _index_fill(self, dim, index, value)

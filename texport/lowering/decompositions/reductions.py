@@ -282,6 +282,7 @@ def _isin(elements: Tensor, test_elements: Tensor, invert: bool) -> Tensor:
     return aten.bitwise_not.default(found) if invert else found  # torch's ~res
 
 
+# isin(e, t) = any(e[..., None...] == t) or a search in sorted(t), as above
 @register_decomposition(aten.isin.Tensor_Tensor)
 def isin(elements: Tensor, test_elements: Tensor, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     return _isin(elements, test_elements, invert)
