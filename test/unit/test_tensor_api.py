@@ -148,3 +148,179 @@ def test_as_strided_and_resize_in_place_change_the_element_count() -> None:
     z = torch.arange(12.0)[:5]
     z.as_strided_([10], [1])
     np.testing.assert_array_equal(z.numpy(), np.arange(10.0))
+
+
+# ---------------------------------------------------------------- the new ATen ops, against numpy
+
+
+def test_median_dim_and_nanmedian_dim() -> None:
+    nan = np.nan
+    x = np.array([[3.0, nan, 1.0, nan, 2.0], [5.0, 4.0, 1.0, 2.0, 3.0], [nan] * 5], np.float32)
+    values, indices = torch.median(t(x), 1)
+    np.testing.assert_array_equal(values.numpy(), [nan, 3.0, nan])
+    np.testing.assert_array_equal(indices.numpy(), [1, 4, 0])  # a NaN wins: the first one
+    values, indices = torch.nanmedian(t(x), 1, keepdim=True)
+    np.testing.assert_array_equal(values.numpy(), [[2.0], [3.0], [nan]])
+    np.testing.assert_array_equal(indices.numpy(), [[4], [4], [2]])
+    y = f32(6, 7)
+    values, indices = t(y).median(0)
+    np.testing.assert_array_equal(values.numpy(), np.sort(y, 0)[2])  # the lower of the two middles
+    np.testing.assert_array_equal(np.take_along_axis(y, indices.numpy()[None], 0)[0], values.numpy())
+
+
+def test_mode_is_the_smallest_most_frequent_value_at_its_last_index() -> None:
+    y = np.array([[1, 2, 2, 3, 3, 0], [5, 5, 1, 1, 1, 5], [4, 4, 4, 4, 4, 4], [0, 7, 8, 9, 10, 11]])
+    values, indices = torch.mode(t(y), 1)
+    np.testing.assert_array_equal(values.numpy(), [2, 1, 4, 0])
+    np.testing.assert_array_equal(indices.numpy(), [2, 4, 5, 0])
+
+
+def test_histc_and_dist() -> None:
+    x = f32(50)
+    np.testing.assert_array_equal(torch.histc(t(x), 6, -1, 1).numpy(), np.histogram(x, 6, (-1, 1))[0])
+    np.testing.assert_array_equal(torch.histc(t(x), 4).numpy(), np.histogram(x, 4, (x.min(), x.max()))[0])
+    a, b = f32(3, 4), f32(4)
+    for p in (1, 2, 3, 0, np.inf, -np.inf):
+        want = np.linalg.norm((a - b).ravel(), p) if p else np.count_nonzero(a - b)
+        np.testing.assert_allclose(torch.dist(t(a), t(b), p).numpy(), want, rtol=1e-5)
+
+
+def test_searchsorted_and_bucketize_follow_numpy() -> None:
+    bounds = np.array([-1.0, 0.0, 0.5, 1.0], np.float32)
+    x = f32(3, 5)
+    for right in (False, True):
+        want = np.searchsorted(bounds, x, side="right" if right else "left")
+        np.testing.assert_array_equal(torch.bucketize(t(x), t(bounds), right=right).numpy(), want)
+        np.testing.assert_array_equal(torch.searchsorted(t(bounds), t(x), right=right).numpy(), want)
+    rows = np.sort(f32(3, 6), 1)
+    got = torch.searchsorted(t(rows), t(x), side="right", out_int32=True)
+    assert got.dtype is torch.int32
+    np.testing.assert_array_equal(got.numpy(), [np.searchsorted(r, v, "right") for r, v in zip(rows, x)])
+    shuffled = np.array([5.0, 1.0, 3.0], np.float32)
+    sorter = np.argsort(shuffled)
+    got = torch.searchsorted(t(shuffled), t(np.array([3.0, 4.0], np.float32)), sorter=t(sorter))
+    np.testing.assert_array_equal(got.numpy(), np.searchsorted(shuffled, [3.0, 4.0], sorter=sorter))
+    assert torch.bucketize(0.25, t(bounds)).item() == 2
+
+
+def test_isin_take_put_index_fill() -> None:
+    a, test = np.arange(12).reshape(3, 4), np.array([2, 5, 11])
+    np.testing.assert_array_equal(torch.isin(t(a), t(test)).numpy(), np.isin(a, test))
+    np.testing.assert_array_equal(torch.isin(t(a), 5, invert=True).numpy(), a != 5)
+    index = np.array([[0, -1], [5, 7]])
+    np.testing.assert_array_equal(torch.take(t(a), t(index)).numpy(), np.take(a, index))
+    got = t(a).put(t(np.array([0, 3, 3])), t(np.array([10, 20, 30])), accumulate=True).numpy()
+    want = a.copy().ravel()
+    np.add.at(want, [0, 3, 3], [10, 20, 30])
+    np.testing.assert_array_equal(got, want.reshape(3, 4))
+    filled = t(a).index_fill(1, t(np.array([0, -1])), -7).numpy()
+    want = a.copy()
+    want[:, [0, -1]] = -7
+    np.testing.assert_array_equal(filled, want)
+    with pytest.raises(RuntimeError, match="Expected dtype int64 for index"):
+        t(a).index_fill(0, t(np.array([0], np.int32)), 1)
+
+
+def test_diagonals_and_triangle_indices() -> None:
+    x = f32(2, 3)
+    got = torch.diag_embed(t(x), 1).numpy()
+    want = np.stack([np.diag(row, 1) for row in x])
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(torch.diag(t(x[0]), -1).numpy(), np.diag(x[0], -1))
+    np.testing.assert_array_equal(torch.diag(t(x), 1).numpy(), np.diag(x, 1))
+    np.testing.assert_array_equal(torch.diagflat(t(x)).numpy(), np.diagflat(x))
+    m = f32(3, 4)
+    got = torch.diagonal_scatter(t(m), t(np.zeros(3, np.float32)), 1).numpy()
+    want = m.copy()
+    want[[0, 1, 2], [1, 2, 3]] = 0
+    np.testing.assert_array_equal(got, want)
+    got = torch.as_strided_scatter(t(m), t(np.ones(3, np.float32)), (3,), (2,), 1).numpy()
+    want = m.copy().ravel()
+    want[[1, 3, 5]] = 1
+    np.testing.assert_array_equal(got, want.reshape(3, 4))
+    np.testing.assert_array_equal(torch.tril_indices(3, 4, 1).numpy(), np.stack(np.tril_indices(3, 1, 4)))
+    np.testing.assert_array_equal(torch.triu_indices(4, 3, -1).numpy(), np.stack(np.triu_indices(4, -1, 3)))
+    assert torch.triu_indices(0, 3).shape == (2, 0)
+
+
+def test_unique_dim_and_bincount() -> None:
+    a = np.array([[1, 2], [0, 5], [1, 2], [0, 1]])
+    values, inverse, counts = torch.unique(t(a), dim=0, return_inverse=True, return_counts=True)
+    want = np.unique(a, axis=0, return_inverse=True, return_counts=True)
+    for got, ref in zip((values, inverse, counts), want):
+        np.testing.assert_array_equal(got.numpy(), ref.reshape(got.shape))
+    n = np.array([0, 2, 2, 5])
+    np.testing.assert_array_equal(torch.bincount(t(n)).numpy(), np.bincount(n))
+    np.testing.assert_array_equal(torch.bincount(t(n), minlength=8).numpy(), np.bincount(n, minlength=8))
+    weights = np.array([0.5, 1.0, 2.0, 3.0], np.float32)
+    got = torch.bincount(t(n), t(weights))
+    assert got.dtype is torch.float32
+    np.testing.assert_array_equal(got.numpy(), np.bincount(n, weights))
+    assert torch.bincount(t(n), t(np.ones(4, np.int32))).dtype is torch.float64
+    with pytest.raises(RuntimeError, match="non-negative"):
+        torch.bincount(t(np.array([-1, 2])))
+
+
+# ---------------------------------------------------------------- random draws, checked statistically
+
+N = 200_000
+
+
+def _moments(x: torch.Tensor) -> tuple[float, float]:
+    values = x.numpy().astype(np.float64)
+    return float(values.mean()), float(values.var())
+
+
+def test_continuous_distributions_have_their_moments() -> None:
+    torch.manual_seed(0)
+    zeros = torch.zeros(N)
+    mean, var = _moments(zeros.clone().exponential_(2.0))
+    assert abs(mean - 0.5) < 0.01 and abs(var - 0.25) < 0.01
+    mean, var = _moments(zeros.clone().log_normal_(0.0, 0.5).log())
+    assert abs(mean) < 0.01 and abs(var - 0.25) < 0.01
+    cauchy = zeros.clone().cauchy_(1.0, 2.0).numpy()
+    quartiles = np.percentile(cauchy, [25, 50, 75])
+    np.testing.assert_allclose(quartiles, [-1.0, 1.0, 3.0], atol=0.05)  # median ± sigma
+    mean, var = _moments(torch.normal(t(np.full(N, 3.0, np.float32)), 2.0))
+    assert abs(mean - 3.0) < 0.02 and abs(var - 4.0) < 0.05
+    mean, var = _moments(torch.normal(-1.0, 0.5, (N,)))
+    assert abs(mean + 1.0) < 0.01 and abs(var - 0.25) < 0.01
+    mean, var = _moments(torch.normal(t(np.zeros(N, np.float32)), t(np.full(N, 3.0, np.float32))))
+    assert abs(mean) < 0.03 and abs(var - 9.0) < 0.15
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        torch.normal(t(np.zeros(2, np.float32)), t(np.array([1.0, -1.0], np.float32)))
+
+
+def test_discrete_distributions_have_their_frequencies() -> None:
+    torch.manual_seed(1)
+    draws = torch.zeros(N).geometric_(0.25).numpy()
+    assert draws.min() == 1 and abs(draws.mean() - 4.0) < 0.05  # trials to the first success
+    draws = torch.zeros(N).random_(3, 7).numpy()
+    np.testing.assert_allclose(np.bincount(draws.astype(int), minlength=7)[3:] / N, 0.25, atol=0.01)
+    assert set(np.unique(torch.zeros(100).random_(2).numpy())) <= {0.0, 1.0}
+    floats = torch.zeros(N).random_().numpy()
+    assert floats.min() >= 0 and floats.max() <= 2 ** 24 and floats.max() > 2 ** 23
+    assert set(np.unique(torch.zeros(N, dtype=torch.uint8).random_().numpy())) == set(range(256))
+    coins = torch.bernoulli(t(np.full(N, 0.3, np.float32))).numpy()
+    assert abs(coins.mean() - 0.3) < 0.01
+    assert abs(torch.bernoulli(t(np.zeros(N, np.float32)), 0.7).numpy().mean() - 0.7) < 0.01
+
+
+def test_multinomial_draws_by_weight() -> None:
+    torch.manual_seed(2)
+    weights = np.array([[1.0, 0.0, 3.0], [1.0, 1.0, 2.0]], np.float32)
+    draws = torch.multinomial(t(weights), 40_000, replacement=True).numpy()
+    np.testing.assert_allclose(np.bincount(draws[0], minlength=3) / 40_000, [0.25, 0, 0.75], atol=0.01)
+    np.testing.assert_allclose(np.bincount(draws[1], minlength=3) / 40_000, [0.25, 0.25, 0.5], atol=0.01)
+    picks = torch.multinomial(t(np.tile(weights[1], (20_000, 1))), 3).numpy()
+    assert all(sorted(row) == [0, 1, 2] for row in picks[:100])  # without replacement: each once
+    np.testing.assert_allclose(np.bincount(picks[:, 0], minlength=3) / 20_000, [0.25, 0.25, 0.5], atol=0.015)
+    with pytest.raises(RuntimeError, match="without replacement"):
+        torch.multinomial(t(weights), 4)
+
+
+def test_draws_follow_the_seed() -> None:
+    torch.manual_seed(7)
+    first = torch.zeros(5).exponential_().numpy()
+    torch.manual_seed(7)
+    np.testing.assert_array_equal(torch.zeros(5).exponential_().numpy(), first)

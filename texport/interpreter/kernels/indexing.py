@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from texport.dialects.dtypes import DType
+from texport.dialects.shape_rules.common import scalar_type_name
 
 from ..dtypes import cast, from_numpy, is_floating, is_inexact, is_reduced_float, opmath_dtype
 from . import kernel
@@ -600,7 +601,9 @@ def _bag_max(
 
 def _flat_index(index: Array, numel: int, op: str) -> Array:
     """Indices into the flattened tensor, negatives from the end, bounds-checked as torch."""
-    flat = index.ravel().astype(np.int64)
+    if index.dtype != np.int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {scalar_type_name(from_numpy(index.dtype))}")
+    flat = index.ravel()
     bad = (flat < -numel) | (flat >= numel)
     if bad.any():
         raise IndexError(f"{op}(): out of range: tried to access index {int(flat[bad][0])} on a tensor of "
@@ -617,7 +620,7 @@ def _take(self: Array, index: Array) -> Array:
 def _put(self: Array, index: Array, source: Array, accumulate: bool = False) -> Array:
     """self's elements at the flat indices set to (accumulate: plus) source's, in order."""
     out = self.copy().ravel()
-    flat, values = _flat_index(index, self.size, "put"), source.ravel()
+    flat, values = _flat_index(index, self.size, "put_"), source.ravel()
     if accumulate:
         np.add.at(out, flat, values)
     else:
@@ -627,6 +630,8 @@ def _put(self: Array, index: Array, source: Array, accumulate: bool = False) -> 
 
 @kernel("index_fill.int_Scalar", "index_fill.int_Tensor")
 def _index_fill(self: Array, dim: int, index: Array, value: Any) -> Array:
+    if index.dtype != np.int64:
+        raise RuntimeError("index_fill_(): Expected dtype int64 for index.")
     d = wrap_dim(dim, self.ndim)
     size = self.shape[d] if self.ndim else 1
     flat = index.ravel()
