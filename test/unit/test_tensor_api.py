@@ -261,6 +261,22 @@ def test_unique_dim_and_bincount() -> None:
         torch.bincount(t(np.array([-1, 2])))
 
 
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantile_follows_numpy(method: str) -> None:
+    x = f32(5, 7)
+    np.testing.assert_allclose(torch.quantile(t(x), 0.3, dim=1, interpolation=method).numpy(),
+                               np.quantile(x, 0.3, axis=1, method=method), rtol=1e-5)
+    q = np.array([0.1, 0.5, 0.95], np.float32)
+    np.testing.assert_allclose(torch.quantile(t(x), t(q), dim=0, keepdim=True, interpolation=method).numpy(),
+                               np.quantile(x, q, axis=0, keepdims=True, method=method), rtol=1e-5)
+    x[1, 3] = x[2, 0] = np.nan
+    np.testing.assert_allclose(torch.nanquantile(t(x), 0.7, dim=1, interpolation=method).numpy(),
+                               np.nanquantile(x, 0.7, axis=1, method=method), rtol=1e-5)
+    assert np.isnan(torch.quantile(t(x), 0.5, dim=1).numpy()[[1, 2]]).all()  # a NaN in a row gives NaN
+    with pytest.raises(RuntimeError, match="q must be in the range"):
+        torch.quantile(t(x), 1.5)
+
+
 # ---------------------------------------------------------------- random draws, checked statistically
 
 N = 200_000

@@ -359,6 +359,70 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     return _std_var_mean("var_mean", input, dim, unbiased, keepdim, correction)
 
 
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+             interpolation: str = "linear") -> Tensor:
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
+                interpolation: str = "linear") -> Tensor:
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str,  # noqa: A002
+              ignore_nan: bool) -> Tensor:
+    """ATen's quantile_compute: sort the reduced dim last, rank each q among the n values
+    (a NaN ranks last for quantile; nanquantile ranks among the non-NaN), gather below
+    and above, interpolate."""
+    name = "nanquantile" if ignore_nan else "quantile"
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    if not input.is_floating_point():
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if not _is_tensor(q):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+        q = call(op("scalar_tensor"), q, dtype=input.dtype)
+    if q.dim() > 1 or q.dtype is not input.dtype:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor of the input's dtype")
+    if dim is None:
+        values = call(op("sort"), input.view(-1))[0]
+        out_shape = [1] * input.dim() if keepdim else []
+    else:
+        d = dim % input.dim() if input.dim() else 0
+        moved = input if d == input.dim() - 1 else input.unsqueeze(-1).transpose(d, -1)
+        values = call(op("sort"), moved)[0]
+        out_shape = list(input.shape)
+        if keepdim:
+            out_shape[d] = 1
+        else:
+            del out_shape[d]
+    n = values.shape[-1]
+    values = values.view([*out_shape, n])
+    if ignore_nan:
+        kept = call(op("sum.dim_IntList"), call(op("logical_not"), values.isnan()), [-1], True)
+        ranks = q * call(op("sub.Scalar"), kept, 1)  # C++'s Tensor - int64_t: the Scalar overloads
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        ranks, has_nan = broadcast_tensors(call(op("mul.Scalar"), q, n - 1), values.isnan().any(-1, True))
+        ranks = ranks.masked_fill(has_nan, n - 1)
+    rounding = {"lower": "floor", "higher": "ceil", "nearest": "round"}.get(interpolation)
+    if rounding is not None:
+        ranks = getattr(ranks, rounding)()
+    below = ranks.long()
+    result = values.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = call(op("full_like"), ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        result = result.lerp(values.gather(-1, ranks.ceil().long()), weights)
+    if q.dim() == 0:
+        return result.squeeze(-1)
+    return result.unsqueeze(0).transpose(0, -1).squeeze(-1)
+
+
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
          append: Tensor | None = None) -> Tensor:
     """n-th forward difference along dim (ATen's diff: prepend/append joined first;
@@ -589,7 +653,8 @@ FUNCTIONS = {
     "select_scatter": select_scatter, "slice_scatter": slice_scatter, "as_strided_scatter": as_strided_scatter,
     "argwhere": argwhere, "take": take, "index_fill": index_fill, "count_nonzero": count_nonzero,
     "aminmax": aminmax, "cummax": cummax, "cummin": cummin, "median": median, "nanmedian": nanmedian,
-    "mode": mode, "kthvalue": kthvalue, "nansum": nansum, "nanmean": nanmean, "std_mean": std_mean,
+    "mode": mode, "kthvalue": kthvalue, "nansum": nansum, "nanmean": nanmean, "quantile": quantile,
+    "nanquantile": nanquantile, "std_mean": std_mean,
     "var_mean": var_mean, "diff": diff, "dist": dist, "cdist": cdist, "argsort": argsort,
     "unique": unique, "unique_consecutive": unique_consecutive, "get_default_dtype": get_default_dtype,
     "set_default_dtype": set_default_dtype, "promote_types": promote_types, "result_type": result_type,
@@ -606,7 +671,8 @@ METHODS = {
     "index_fill": index_fill, "index_fill_": _index_fill_, "masked_scatter_": _masked_scatter_,
     "count_nonzero": count_nonzero, "aminmax": aminmax, "cummax": cummax, "cummin": cummin,
     "median": median, "nanmedian": nanmedian, "mode": mode, "kthvalue": kthvalue, "nansum": nansum,
-    "nanmean": nanmean, "diff": diff, "dist": dist, "argsort": argsort, "unique": _unique_method,
+    "nanmean": nanmean, "quantile": quantile, "nanquantile": nanquantile, "diff": diff, "dist": dist,
+    "argsort": argsort, "unique": _unique_method,
     "unique_consecutive": unique_consecutive, "is_nonzero": is_nonzero, "apply_": _apply_, "map_": _map_,
     "histc": histc, "bincount": bincount, "bernoulli": bernoulli, "multinomial": multinomial,
     "exponential_": _exponential_, "cauchy_": _cauchy_, "geometric_": _geometric_, "log_normal_": _log_normal_,

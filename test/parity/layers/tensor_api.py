@@ -145,6 +145,14 @@ def _draws(x, v):
             c.abs() < float("inf"), g, picks, torch.normal(2.0, 0.0, (3,)), torch.bernoulli(x * 0), torch.bernoulli(x, 1.0))
 
 
+def _quantiles(x, v):
+    y = torch.where(x > 1.2, float("nan"), x)
+    return (torch.quantile(x, 0.3), torch.quantile(x, 0.3, dim=0), x.quantile(0.7, 1, True, interpolation="midpoint"),
+            torch.quantile(x, torch.tensor([0.2, 0.9]), dim=1, keepdim=True), torch.nanquantile(y, 0.3, dim=1),
+            torch.nanquantile(y, 0.5, dim=0, interpolation="lower"), y.nanquantile(0.6, interpolation="nearest"),
+            torch.quantile(x, 0.4, dim=1, interpolation="higher"))
+
+
 def _xv(rng):
     return rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((4,), dtype=np.float32)
 
@@ -162,12 +170,12 @@ def cases():
         "api_counts_and_extremes": _counts_and_extremes, "api_argsort": _argsorts, "api_ranges": _ranges,
         "api_medians": _medians, "api_modes": _modes, "api_histograms": _histograms, "api_searches": _searches,
         "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
-        "api_draws": _draws,
+        "api_draws": _draws, "api_quantiles": _quantiles,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
                "api_moments": _moments, "api_nan_reductions": _nan_reductions, "api_medians": _medians,
-               "api_searches": _searches, "api_diag_embed": _diag_embeds}
+               "api_searches": _searches, "api_quantiles": _quantiles, "api_diag_embed": _diag_embeds}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),
