@@ -153,6 +153,29 @@ def _quantiles(x, v):
             torch.quantile(x, 0.4, dim=1, interpolation="higher"))
 
 
+def _uniques(x, v):
+    votes = (x * 2).round()
+    values, inverse, counts = torch.unique(votes, return_inverse=True, return_counts=True)
+    runs, run_counts = torch.unique_consecutive(votes.flatten(), return_counts=True)
+    return values * 2, inverse, counts, runs + 1, run_counts, votes.unique(sorted=True) - 1
+
+
+def _data_sized(x, v):
+    votes = (x.abs() * 2).long().flatten()
+    return torch.argwhere(x > 0), torch.bincount(votes, minlength=3), torch.bincount(votes, x.flatten())
+
+
+def _views_and_scatters(x, v):
+    y = x.clone()
+    y.masked_scatter_(x > 0, x * 10)
+    return (x.unfold(0, 2, 1), x.unfold(1, 2, 2) * 1, torch.select_scatter(x, v[:3], 0, 1),
+            torch.slice_scatter(x, x[:1] * 0, 0, 0, 1), torch.slice_scatter(x, x[:, :2] * 0, 1, 1), y)
+
+
+def _cdists(x, v):
+    return torch.cdist(x, x[:2]), torch.cdist(x, x, 1.0), torch.cdist(x[None], x[None], 0.5)
+
+
 def _xv(rng):
     return rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((4,), dtype=np.float32)
 
@@ -170,12 +193,14 @@ def cases():
         "api_counts_and_extremes": _counts_and_extremes, "api_argsort": _argsorts, "api_ranges": _ranges,
         "api_medians": _medians, "api_modes": _modes, "api_histograms": _histograms, "api_searches": _searches,
         "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
-        "api_draws": _draws, "api_quantiles": _quantiles,
+        "api_draws": _draws, "api_quantiles": _quantiles, "api_unique": _uniques, "api_data_sized": _data_sized,
+        "api_views_and_scatters": _views_and_scatters, "api_cdist": _cdists,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
                "api_moments": _moments, "api_nan_reductions": _nan_reductions, "api_medians": _medians,
-               "api_searches": _searches, "api_quantiles": _quantiles, "api_diag_embed": _diag_embeds}
+               "api_searches": _searches, "api_quantiles": _quantiles, "api_diag_embed": _diag_embeds,
+               "api_views_and_scatters": _views_and_scatters}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),

@@ -224,15 +224,10 @@ def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
     return aten.cat.default([aten.unsqueeze.default(x, dim) for x in tensors], dim)
 
 
-# unfold(x, d, size, step) = stack of slices x[..., i*step : i*step + size] along a new last dim
-@register_decomposition([aten.unfold.default, aten.unfold_copy.default])
-def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    dim = canonical_dim(dimension, self.dim()) if self.dim() else 0
-    length = self.shape[dim] if self.dim() else 1
-    count = (length - size) // step + 1
-    pieces = [aten.slice.Tensor(self, dim, i * step, i * step + size) for i in range(count)]
-    moved = [aten.unsqueeze.default(movedim_int(p, dim, -1), dim) for p in pieces]
-    return aten.cat.default(moved, dim)
+# unfold_copy(x, d, size, step) = unfold(x, d, size, step) (torch keeps the unfold view in core programs)
+@register_decomposition(aten.unfold_copy.default)
+def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return aten.unfold.default(self, dimension, size, step)
 
 
 # expand_copy(x, s) = expand(x, s) (a *_copy op is its view op: nothing aliases in a functional program)
