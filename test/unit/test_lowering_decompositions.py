@@ -312,6 +312,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "new_full.default": [S(f(2, 3), [4], 1.5)], "new_empty.default": [S(f(2, 3), [4])],
     "arange.default": [S(5), S(4.5)], "arange.start": [S(2, 7), S(0.5, 3.0, dtype=DType.float64)],
     "linspace.default": [S(0.0, 1.0, 7), S(-2, 5, 4), S(3.0, 3.0, 1)],
+    "logspace.default": [S(0.0, 2.0, 5), S(1, 3, 4, 2.0), S(0.5, 2.7, 4, dtype=DType.int64), S(1.0, 1.0, 1)],
     "eye.default": [S(3)], "eye.m": [S(3, 4, dtype=DType.int64)],
     "fill.Tensor": [S(f(3, 4), np.array(2.5, dtype=np.float64))],
     "fill.Scalar": [S(f(3, 4), 2.5), S(i(5, 3), 2, sym={0: (0,)})],

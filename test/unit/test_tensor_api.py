@@ -153,6 +153,12 @@ def test_as_strided_and_resize_in_place_change_the_element_count() -> None:
 # ---------------------------------------------------------------- the new ATen ops, against numpy
 
 
+def test_logspace_follows_numpy_and_truncates_integer_bounds() -> None:
+    np.testing.assert_allclose(torch.logspace(0, 2, 5).numpy(), np.logspace(0, 2, 5), rtol=1e-6)
+    np.testing.assert_allclose(torch.logspace(1, 3, 4, base=2.0).numpy(), np.logspace(1, 3, 4, base=2.0), rtol=1e-6)
+    np.testing.assert_array_equal(torch.logspace(0.5, 2.7, 4, dtype=torch.int64).numpy(), [1, 4, 21, 100])
+
+
 def test_median_dim_and_nanmedian_dim() -> None:
     nan = np.nan
     x = np.array([[3.0, nan, 1.0, nan, 2.0], [5.0, 4.0, 1.0, 2.0, 3.0], [nan] * 5], np.float32)

@@ -74,7 +74,8 @@ def _ranges(x, v):
     return (torch.ops.aten.arange.default(3.1, dtype=torch.int64) + x.shape[0],
             torch.ops.aten.arange.start_step(0.1, -7.9, -4.0, dtype=torch.int64),
             torch.ops.aten.linspace.default(4.3, 0, 50, dtype=torch.int64)[:3] * 2,
-            torch.full_like(x.to(torch.uint8), -9), torch.gather(x, 1, torch.ops.aten.arange.default(3, dtype=torch.int32)
+            torch.full_like(x.to(torch.uint8), -9), torch.logspace(0, 2, 5) + x[0, 0], torch.logspace(1, 3, 5, base=2.0),
+            torch.logspace(0.5, 2.7, 4, dtype=torch.int64), torch.gather(x, 1, torch.ops.aten.arange.default(3, dtype=torch.int32)
                                                                  .expand(x.shape[0], 3)))
 
 

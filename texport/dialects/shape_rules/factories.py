@@ -188,6 +188,11 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
     return meta([_arange_length(start, end, step)], out)
 
 
+@shape_rule("logspace")
+def _logspace(start: Any, end: Any, steps: Dim, base: float = 10.0, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _linspace(start, end, steps, dtype)
+
+
 @shape_rule("linspace")
 def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> TensorMeta:
     check(nonneg(to_dim(steps)), "number of steps must be non-negative")

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from texport.dialects.dtypes import DType
 from texport.dialects.shape_rules.factories import fill_dtype
 
 from .. import rng
@@ -189,6 +190,17 @@ def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> n
     values = np.concatenate([first + step * index[:half].astype(work),
                              last - step * (steps - 1 - index[half:]).astype(work)])
     return values.astype(out, copy=False)
+
+
+@kernel("logspace")
+def _logspace(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any = None, *_: Any) -> np.ndarray:
+    """base ** linspace(start, end, steps) in double (integer dtypes: over the truncated bounds), cast."""
+    out = np_dtype(dtype, _FLOAT)
+    if not is_floating(out):
+        start, end = int(start), int(end)
+    exponents = _linspace(start, end, steps, DType.float64)
+    with np.errstate(all="ignore"):
+        return cast(np.power(np.float64(base), exponents), out)
 
 
 # ---------------------------------------------------------------------------- random

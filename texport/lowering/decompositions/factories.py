@@ -178,3 +178,23 @@ def _dtype(value: Any, default: DType) -> DType:
 def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
     return aten._to_copy.default(aten.lt.Tensor(rand_like(self), self), dtype=self.dtype)
 
+
+
+# logspace(a, b, n, base) = base ** linspace(a, b, n) in double, to dtype (torch._refs; integer
+# dtypes over the truncated bounds); linspace as torch's ref traces it: from an int64 arange
+@register_decomposition(aten.logspace.default)
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+             layout: Any = None, device: Any = None, pin_memory: Any = None) -> Tensor:
+    dtype = dtype or _DEFAULT_FLOAT
+    if dtype.is_integral:
+        start, end = (int(v) if isinstance(v, float) else v for v in (start, end))
+    if steps == 1:
+        exponents = aten.full.default([1], start, dtype=DType.float64)
+    else:
+        index = aten.arange.start_step(0, steps, 1)
+        step = (end - start) / (steps - 1)
+        low = aten.add.Tensor(aten.mul.Tensor(aten._to_copy.default(index, dtype=DType.float64), step), start)
+        back = aten._to_copy.default(aten.sub.Tensor(steps - 1, index), dtype=DType.float64)
+        high = aten.sub.Tensor(end, aten.mul.Tensor(back, step))
+        exponents = aten.where.self(aten.lt.Scalar(index, steps / 2), low, high)
+    return aten._to_copy.default(aten.pow.Scalar(base, exponents), dtype=dtype)
