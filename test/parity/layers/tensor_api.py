@@ -158,7 +158,8 @@ def _uniques(x, v):
     votes = (x * 2).round()
     values, inverse, counts = torch.unique(votes, return_inverse=True, return_counts=True)
     runs, run_counts = torch.unique_consecutive(votes.flatten(), return_counts=True)
-    return values * 2, inverse, counts, runs + 1, run_counts, votes.unique(sorted=True) - 1
+    rows, row_inverse = torch.unique(votes, dim=0, return_inverse=True)
+    return values * 2, inverse, counts, runs + 1, run_counts, votes.unique(sorted=True) - 1, rows, row_inverse
 
 
 def _data_sized(x, v):
@@ -201,7 +202,7 @@ def cases():
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
                "api_moments": _moments, "api_nan_reductions": _nan_reductions, "api_medians": _medians,
                "api_searches": _searches, "api_quantiles": _quantiles, "api_diag_embed": _diag_embeds,
-               "api_views_and_scatters": _views_and_scatters}
+               "api_views_and_scatters": _views_and_scatters, "api_unique": _uniques}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),
