@@ -159,6 +159,7 @@ def test_fills_convert_as_cpp_checked_convert() -> None:
     np.testing.assert_array_equal(run("full_like", np.zeros(2, np.uint8), -9), [247, 247])
     np.testing.assert_array_equal(run("full", [2], -9, dtype=DType.uint8), [247, 247])
     np.testing.assert_array_equal(run("full_like", np.zeros(2, np.uint8), 3.7), [3, 3])
+    np.testing.assert_array_equal(run("scalar_tensor", -9, dtype=DType.uint8), 247)
     with raises(RuntimeError, "value cannot be converted to type int8_t without overflow"):
         run("full_like", np.zeros(2, np.int8), 200)
 

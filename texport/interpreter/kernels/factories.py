@@ -75,7 +75,8 @@ def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> n
 @kernel("scalar_tensor")
 def _scalar_tensor(s: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Unlike full(), no inference from the value: dtype=None is float32."""
-    return np.array(s, np_dtype(dtype, _FLOAT))
+    out = np_dtype(dtype, _FLOAT)
+    return np.array(checked_fill(s, out), out)
 
 
 @kernel("zeros_like", "empty_like")

@@ -26,7 +26,15 @@ import numpy as np
 from texport.dialects.dtypes import DType
 from texport.dialects.shape_rules.common import scalar_type_name
 
-from ..dtypes import cast, from_numpy, is_floating, is_inexact, is_reduced_float, opmath_dtype
+from ..dtypes import (
+    cast,
+    checked_fill,
+    from_numpy,
+    is_floating,
+    is_inexact,
+    is_reduced_float,
+    opmath_dtype,
+)
 from . import kernel
 from .views import _diagonal as _diagonal_view
 from .views import along, check_index_range, select_view, slice_view, strided_view, wrap_dim
@@ -241,7 +249,7 @@ def _scatter_value_into(self: np.ndarray, dim: int, index: np.ndarray, value: An
     found = _scatter_target(self, dim, index)
     if found is not None:
         target, coords = found
-        target[coords] = value
+        target[coords] = checked_fill(value, self.dtype)  # a C++ scalar conversion: -9 into uint8 is 247
     return self
 
 
@@ -640,7 +648,7 @@ def _index_fill(self: Array, dim: int, index: Array, value: Any) -> Array:
                          f"{d} with size {size}")
     out = self.copy()
     target = out.reshape(1) if self.ndim == 0 else out
-    target[(slice(None),) * d + (np.where(flat < 0, flat + size, flat),)] = cast(np.asarray(value), self.dtype)
+    target[(slice(None),) * d + (np.where(flat < 0, flat + size, flat),)] = checked_fill(value, self.dtype)
     return out
 
 
