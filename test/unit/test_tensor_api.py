@@ -227,6 +227,22 @@ def test_isin_take_put_index_fill() -> None:
         t(a).index_fill(0, t(np.array([0], np.int32)), 1)
 
 
+def test_scatter_with_reduce_adds_or_multiplies_in_order() -> None:
+    x = np.arange(1.0, 13.0, dtype=np.float32).reshape(4, 3)
+    index = np.array([[0, 1, 2], [2, 0, 0]])
+    src = x[:2]
+    want_add, want_mul, want_value = x.copy(), x.copy(), x.copy()
+    coords = (index, np.arange(3)[None, :].repeat(2, 0))
+    np.add.at(want_add, coords, src)
+    np.multiply.at(want_mul, coords, src)
+    np.multiply.at(want_value, coords, 2.0)
+    np.testing.assert_array_equal(t(x).scatter(0, t(index), t(src), reduce="add").numpy(), want_add)
+    np.testing.assert_array_equal(t(x).clone().scatter_(0, t(index), t(src), reduce="multiply").numpy(), want_mul)
+    np.testing.assert_array_equal(torch.scatter(t(x), 0, t(index), 2.0, reduce="multiply").numpy(), want_value)
+    with pytest.raises(RuntimeError, match="either add or multiply"):
+        t(x).scatter(0, t(index), 1.0, reduce="max")
+
+
 def test_diagonals_and_triangle_indices() -> None:
     x = f32(2, 3)
     got = torch.diag_embed(t(x), 1).numpy()

@@ -178,6 +178,13 @@ def _cdists(x, v):
     return torch.cdist(x, x[:2]), torch.cdist(x, x, 1.0), torch.cdist(x[None], x[None], 0.5)
 
 
+def _scatter_reduces(x, v):
+    index = torch.tensor([[0, 1, 2], [2, 0, 0]])
+    y = x.clone()
+    y.scatter_(0, index, x[:2], reduce="multiply")
+    return x.scatter(0, index, x[:2], reduce="add"), torch.scatter(x, 0, index, 2.0, reduce="multiply"), y
+
+
 def _xv(rng):
     return rng.standard_normal((5, 3), dtype=np.float32), rng.standard_normal((4,), dtype=np.float32)
 
@@ -197,6 +204,7 @@ def cases():
         "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
         "api_draws": _draws, "api_quantiles": _quantiles, "api_unique": _uniques, "api_data_sized": _data_sized,
         "api_views_and_scatters": _views_and_scatters, "api_cdist": _cdists,
+        "api_scatter_reduce": _scatter_reduces,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,

@@ -491,3 +491,10 @@ def _bincount(self: TensorMeta, weights: TensorMeta | None = None, minlength: Di
         check(tuple(weights.shape) == tuple(self.shape), "weights should be 1-d and have the same length as input")
     dtype = DType.int64 if weights is None else weights.dtype if weights.dtype is DType.float32 else DType.float64
     return meta([None], dtype)
+
+
+@shape_rule("scatter.reduce", "scatter.value_reduce")
+def _scatter_with_reduce(self: TensorMeta, dim: int, index: TensorMeta, src: Any, reduce: str) -> TensorMeta:
+    """scatter with reduce="add" or "multiply" (the older spelling of scatter_reduce)."""
+    check(reduce in ("add", "multiply"), f"reduce argument must be either add or multiply. Got {reduce}")
+    return _scatter(self, dim, index, src)

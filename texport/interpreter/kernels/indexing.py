@@ -697,3 +697,26 @@ def _bincount(self: Array, weights: Array | None = None, minlength: int = 0) -> 
         raise RuntimeError("weights should be 1-d and have the same length as input")
     dtype = weights.dtype if weights.dtype == np.float32 else np.dtype(np.float64)
     return np.bincount(self, weights.astype(np.float64), minlength).astype(dtype)
+
+
+
+# ---------------------------------------------------------------------------- scatter with reduce="add" / "multiply"
+
+
+@kernel("scatter.reduce", "scatter.value_reduce")
+def _scatter_reduce_old(self: Array, dim: int, index: Array, src: Any, reduce: str) -> Array:
+    """Each indexed element of self combined with src's (or the value) by + or *, in order."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    out = self.copy()
+    found = _scatter_target(out, dim, index)
+    if found is not None:
+        target, coords = found
+        if isinstance(src, np.ndarray):
+            values = _src_values(src, index, target.dtype)
+        else:
+            values = np.broadcast_to(checked_fill(src, target.dtype), np.atleast_1d(index).shape)
+        combine = np.add if reduce == "add" else np.multiply
+        with _accumulator(target) as total:
+            combine.at(total, coords, values.astype(total.dtype))
+    return out
