@@ -381,7 +381,7 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
                            f"Got {interpolation}")
-    if not input.is_floating_point():
+    if input.dtype not in (DType.float32, DType.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if not _is_tensor(q):
         if not 0 <= q <= 1:

@@ -783,6 +783,9 @@ def _histc(self: Array, bins: int = 100, min: Any = 0, max: Any = 0) -> Array:  
 @kernel("dist")
 def _dist(self: Array, other: Array, p: Any = 2) -> Array:
     """The p-norm of self - other (0: the count of nonzeros, inf / -inf: the largest / smallest)."""
+    if not is_inexact(self.dtype):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_type_name(self.dtype)}")
     work = _compute_dtype(self.dtype)
     diff = np.abs(self.astype(work) - other.astype(work))
     real = diff.real.dtype if np.iscomplexobj(diff) else diff.dtype
