@@ -35,13 +35,13 @@ HIDDEN_WRITES = ("torch's functional IR hides instance_norm's running-stat write
 COMPOSITE_NAMES = ("torch's training/functional IR keeps the CompositeImplicitAutograd op; texport traces "
                    "the ops it calls, so an output is named after the last of them")
 
-# torch reads the data-dependent size of a multi-output op's result (unique_dim's
-# values) through one more getitem node, named after the op's own getitems
-# (``getitem_3 = unique_dim[0]`` for its sym_size): its getitem counter runs one
-# ahead per such read. texport reads the size from the op's result type, so a
-# later getitem output is numbered lower; ops, outputs and numbers agree.
-UNBACKED_GETITEM = ("torch reads an unbacked result size through an extra getitem node, which advances its "
-                    "getitem counter; texport reads it from the result type")
+# torch reads the data-dependent size of a multi-output op's first result (_unique2,
+# unique_dim, unique_consecutive) through that result's getitem node, and then
+# names the getitem it returns a fresh one after every other getitem of the graph
+# (``getitem_9`` where texport says ``getitem``). texport reads the size from the
+# result type and keeps the op's own getitem names; ops, outputs and numbers agree.
+UNBACKED_GETITEM = ("torch renames a data-dependent multi-output op's first getitem after all others (its "
+                    "size was read through it); texport keeps the op's own getitem names")
 
 KNOWN_FAILURES: dict[str, str] = {
     "test_graph_signature_equals_torchs[structures.derived_dims_4h-training]": SIZE_ARITHMETIC,
