@@ -15,7 +15,7 @@ class Fn(torch.nn.Module):
 
 def _stacks(x, v):
     return (torch.hstack([x, x]), torch.vstack([v, v]), torch.dstack([x, x]), torch.column_stack([v, v]),
-            torch.row_stack([x, x]), torch.hstack([v, v]), torch.column_stack([x[:4], v]))
+            torch.row_stack([x, x]), torch.hstack([v, v]), torch.column_stack([x, x[:, 0]]))
 
 
 def _atleast(x, v):
@@ -210,7 +210,10 @@ def cases():
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
                "api_moments": _moments, "api_nan_reductions": _nan_reductions, "api_medians": _medians,
                "api_searches": _searches, "api_quantiles": _quantiles, "api_diag_embed": _diag_embeds,
-               "api_views_and_scatters": _views_and_scatters, "api_unique": _uniques}
+               "api_views_and_scatters": _views_and_scatters, "api_unique": _uniques, "api_stacks": _stacks,
+               "api_broadcast": _broadcasts, "api_atleast": _atleast, "api_flips": _flips, "api_sets": _sets,
+               "api_histograms": _histograms, "api_counts_and_extremes": _counts_and_extremes, "api_modes": _modes,
+               "api_argsort": _argsorts, "api_data_sized": _data_sized}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),

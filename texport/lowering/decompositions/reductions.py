@@ -265,10 +265,17 @@ def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, inp
 # ---------------------------------------------------------------- sets
 
 
+def _few_tests(tests: Any, elements: Any) -> bool:
+    """torch's branch: numel(t) < 10 * numel(e) ** 0.145; a symbolic count takes the comparison."""
+    if type(tests) is not int or type(elements) is not int:
+        return True
+    return tests < 10.0 * pow(elements, 0.145)
+
+
 # isin(e, t) = any(e[..., None...] == t, over t's dims) for a small t, else a search in sorted(t)
 # (torch._decomp's isin: the comparison while numel(t) < 10 * numel(e) ** 0.145)
 def _isin(elements: Tensor, test_elements: Tensor, invert: bool) -> Tensor:
-    if test_elements.numel() < 10.0 * pow(elements.numel(), 0.145):
+    if _few_tests(test_elements.numel(), elements.numel()):
         grid = aten.view.default(elements, [*elements.shape] + [1] * test_elements.dim())
         dims = list(range(-1, -test_elements.dim() - 1, -1))
         found = aten.any.dims(aten.eq.Tensor(grid, test_elements), dims)
