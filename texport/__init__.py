@@ -22,6 +22,7 @@ from texport.tracer.factories import (
     full,
     full_like,
     linspace,
+    logspace,
     manual_seed,
     ones,
     ones_like,
@@ -122,7 +123,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",
     "cat", "concat", "concatenate", "device", "einsum", "empty", "empty_like", "equal", "eye",
-    "finfo", "from_numpy", "full", "full_like", "iinfo", "is_floating_point", "is_tensor", "linspace",
+    "finfo", "from_numpy", "full", "full_like", "iinfo", "is_floating_point", "is_tensor", "linspace", "logspace",
     "manual_seed", "nonzero", "numel", "ones", "ones_like", "ops", "rand", "rand_like",
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",

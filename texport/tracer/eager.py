@@ -92,7 +92,12 @@ def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
 
 def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> Any:
     if written is not None:
-        return values[written]
+        target = values[written]
+        if isinstance(out, np.ndarray) and isinstance(target, Tensor) and out.shape != target._value.shape:
+            # resize_ / as_strided_ to another element count: numpy cannot re-shape the
+            # array object, so the kernel returns the new view and the Tensor takes it
+            target._value = out
+        return target
     if kind == "tensor":
         return None if out is None else wrap_array(out)
     if kind == "list":

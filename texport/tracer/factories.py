@@ -125,6 +125,11 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, **
     return call(op("linspace"), start, end, steps, dtype=dtype)
 
 
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+             **_: Any) -> TensorBase:
+    return call(op("logspace"), start, end, steps, base, dtype=dtype)
+
+
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     if m is None:
         return call(op("eye"), n, dtype=dtype)

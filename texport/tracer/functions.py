@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import maths
+from . import composites, maths
 from .dispatcher import call
 from .handles import op
 from .tensor import Tensor
@@ -56,7 +56,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:  # noqa: A002
     return call(op(name), input, other, alpha=alpha)
 
 
-FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub} | maths.FUNCTIONS
+FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub} | maths.FUNCTIONS | composites.FUNCTIONS
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

@@ -455,15 +455,13 @@ class Tensor(TensorBase):
         name = "where.self" if _is_tensor(other) else "where.ScalarOther"
         return call(op(name), condition, self, other)
 
-    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-        if src is None or not _is_tensor(src):
-            return call(op("scatter.value"), self, dim, index, value if src is None else src)
-        return call(op("scatter.src"), self, dim, index, src)
+    def scatter(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                reduce: str | None = None) -> Tensor:
+        return _scatter(self, "scatter", dim, index, value if src is None else src, reduce)
 
-    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-        if src is None or not _is_tensor(src):
-            return call(op("scatter_.value"), self, dim, index, value if src is None else src)
-        return call(op("scatter_.src"), self, dim, index, src)
+    def scatter_(self, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+                 reduce: str | None = None) -> Tensor:
+        return _scatter(self, "scatter_", dim, index, value if src is None else src, reduce)
 
     def index_put_(self, indices: Sequence[Any], values: Tensor, accumulate: bool = False) -> Tensor:
         return call(op("index_put_"), self, list(indices), values, accumulate)
@@ -541,6 +539,14 @@ def _as_list(dim: Any) -> Any:
     if dim is None:
         return None
     return list(dim) if isinstance(dim, (list, tuple)) else [dim]
+
+
+def _scatter(self: Tensor, name: str, dim: int, index: Tensor, src: Any, reduce: str | None) -> Tensor:
+    """The overload torch's binding picks: a tensor or a number, with or without reduce."""
+    if reduce is None:
+        return call(op(f"{name}.src" if _is_tensor(src) else f"{name}.value"), self, dim, index, src)
+    overload = "reduce" if _is_tensor(src) else "value_reduce"
+    return call(op(f"{name}.{overload}"), self, dim, index, src, reduce=reduce)
 
 
 def _extremum(self: Tensor, name: str, dim: Any, keepdim: bool) -> Any:

@@ -16,6 +16,7 @@ from ..meta import TensorMeta
 from ..symbolic import Dim, to_dim
 from . import shape_rule
 from .common import (
+    broadcast_shapes,
     check_inplace,
     normalize_dim,
     normalize_dims,
@@ -350,3 +351,96 @@ def norm_scalar(self: TensorMeta, p: object = 2) -> TensorMeta:
 @shape_rule("norm.ScalarOpt_dim")
 def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) -> TensorMeta:
     return linalg_vector_norm(self, p, dim, keepdim)
+
+
+# ---------------------------------------------------------------- medians, modes, histograms, distances
+
+
+@shape_rule("median.dim", "nanmedian.dim", "mode")
+def _median_dim(self: TensorMeta, dim: int = -1, keepdim: bool = False) -> Pair:
+    dim = normalize_dim(dim, self.ndim)
+    if self.ndim:
+        _check_nonempty("median()", self, [dim])
+    return _values_indices(_reduce(self, [dim], keepdim, self.dtype))
+
+
+@shape_rule("histc")
+def _histc(self: TensorMeta, bins: int = 100, min: Any = 0, max: Any = 0) -> TensorMeta:  # noqa: A002
+    check(self.dtype.is_floating_point,
+          f'"histogram_cpu" not implemented for \'{scalar_type_name(self.dtype)}\'')
+    check(bins > 0, f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    return TensorMeta((bins,), self.dtype)
+
+
+@shape_rule("dist")
+def _dist(self: TensorMeta, other: TensorMeta, p: Any = 2) -> TensorMeta:
+    broadcast_shapes(self.shape, other.shape)
+    check(self.dtype is other.dtype, f"dist(): expected both inputs to have same dtype, but 'self' has "
+          f"{scalar_type_name(self.dtype)} and 'other' has {scalar_type_name(other.dtype)}")
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(self.dtype)}")
+    return TensorMeta((), _TO_REAL.get(self.dtype, self.dtype))
+
+
+# ---------------------------------------------------------------- searching sorted sequences, sets
+
+
+def _search_result(boundaries: TensorMeta, shape: Sequence[Dim], out_int32: bool) -> TensorMeta:
+    return TensorMeta(tuple(shape), DType.int32 if out_int32 else DType.int64)
+
+
+@shape_rule("bucketize.Tensor")
+def _bucketize(self: TensorMeta, boundaries: TensorMeta, out_int32: bool = False, right: bool = False) -> TensorMeta:
+    check(boundaries.ndim == 1, f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _search_result(boundaries, self.shape, out_int32)
+
+
+@shape_rule("bucketize.Scalar")
+def _bucketize_scalar(self: Any, boundaries: TensorMeta, out_int32: bool = False, right: bool = False) -> TensorMeta:
+    check(boundaries.ndim == 1, f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _search_result(boundaries, (), out_int32)
+
+
+def _check_sorted_sequence(sorted_sequence: TensorMeta, values: Sequence[Dim], right: bool, side: str | None,
+                           sorter: TensorMeta | None) -> None:
+    check(side in (None, "left", "right"), f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    check(not (right and side == "left"), "torch.searchsorted(): side and right can't be set to opposites, got side "
+          "of left while right was True")
+    check(sorted_sequence.ndim >= 1, "torch.searchsorted(): boundaries tensor should have positive dimension, "
+          "but got 0 dimension")
+    if sorter is not None:
+        check(sorter.dtype is DType.int64, "torch.searchsorted(): sorter must be a tensor of long dtype but got "
+              f"dtype {scalar_type_name(sorter.dtype)}")
+        check(tuple(sorter.shape) == tuple(sorted_sequence.shape), "torch.searchsorted(): boundary and sorter must "
+              "have the same size")
+    leading = sorted_sequence.shape[:-1]
+    check(sorted_sequence.ndim == 1 or tuple(leading) == tuple(values[:-1]),
+          "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+          "tensor and input value tensor must match")
+
+
+@shape_rule("searchsorted.Tensor")
+def _searchsorted(sorted_sequence: TensorMeta, self: TensorMeta, out_int32: bool = False, right: bool = False,
+                  side: str | None = None, sorter: TensorMeta | None = None) -> TensorMeta:
+    _check_sorted_sequence(sorted_sequence, self.shape, right, side, sorter)
+    return _search_result(sorted_sequence, self.shape, out_int32)
+
+
+@shape_rule("searchsorted.Scalar")
+def _searchsorted_scalar(sorted_sequence: TensorMeta, self: Any, out_int32: bool = False, right: bool = False,
+                         side: str | None = None, sorter: TensorMeta | None = None) -> TensorMeta:
+    check(sorted_sequence.ndim == 1, "torch.searchsorted(): input value can be a scalar only when boundaries "
+          f"tensor dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim})")
+    _check_sorted_sequence(sorted_sequence, (), right, side, sorter)
+    return _search_result(sorted_sequence, (), out_int32)
+
+
+@shape_rule("isin.Tensor_Tensor", "isin.Tensor_Scalar")
+def _isin(elements: TensorMeta, test_elements: Any, assume_unique: bool = False, invert: bool = False) -> TensorMeta:
+    return TensorMeta(elements.shape, DType.bool)
+
+
+@shape_rule("isin.Scalar_Tensor")
+def _isin_scalar(element: Any, test_elements: TensorMeta, assume_unique: bool = False,
+                 invert: bool = False) -> TensorMeta:
+    return TensorMeta((), DType.bool)

@@ -28,6 +28,7 @@ from .. import rng
 from ..dtypes import (
     FLOAT32,
     cast,
+    checked_fill,
     finfo,
     from_numpy,
     is_bfloat16,
@@ -899,7 +900,7 @@ def _clamp_max(self: Array, max: Any) -> Array:  # noqa: A002
 
 def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
     """mask ? value : self, in self's dtype (value is cast, never promotes)."""
-    return _result(np.where(mask, _fill_value(value, self.dtype), self), self.dtype)
+    return _result(np.where(mask, checked_fill(value, self.dtype), self), self.dtype)
 
 
 @_quiet
@@ -1338,42 +1339,9 @@ _register(_positive, "positive")
 # ---------------------------------------------------------------- fill and copy
 
 
-_C_TYPES = {
-    "int8": "int8_t",
-    "int16": "int16_t",
-    "int32": "int32_t",
-    "int64": "int64_t",
-    "uint8": "uint8_t",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-}
-
-
-def _fill_value(value: Any, dtype: np.dtype) -> Array:
-    """A fill value in ``dtype``, range-checked like c10's checked_convert: a negative
-    integer may wrap into an unsigned type, an out-of-range value is an error."""
-    if isinstance(value, np.ndarray) or isinstance(value, bool) or dtype == np.bool_:
-        return _cast(value, dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        low = -int(info.max) if dtype.kind == "u" and isinstance(value, int) else int(info.min)
-        finite = isinstance(value, int) or math.isfinite(value)
-        fits = finite and low - 1 < value < int(info.max) + 1
-    else:
-        infinite = isinstance(value, float) and not math.isfinite(value)  # inf/nan may go in
-        fits = infinite or abs(value) <= float(finfo(dtype).max)
-    if not fits:
-        raise RuntimeError(
-            f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow"
-        )
-    return _cast(value, dtype)
-
-
 @kernel("fill.Scalar", "fill.Tensor")
 def _fill(self: Array, value: Any) -> Array:
-    return np.full(self.shape, _fill_value(value, self.dtype), dtype=self.dtype)
+    return np.full(self.shape, checked_fill(value, self.dtype), dtype=self.dtype)
 
 
 @kernel("zero_")
