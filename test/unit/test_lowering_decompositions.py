@@ -108,6 +108,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "adaptive_avg_pool2d.default": [S(f(2, 3, 5, 5), [1, 1], sym={0: (0, 2, 3)}), S(f(1, 2, 6, 6), [3, 2])],
     "adaptive_avg_pool3d.default": [S(f(1, 2, 3, 4, 4), [1, 1, 1]), S(f(1, 2, 4, 4, 4), [2, 2, 2])],
     "adaptive_max_pool1d.default": [S(f(2, 3, 8), [4]), S(f(2, 3, 7), [3])],
+    "max_pool1d_with_indices.default": [S(f(2, 3, 9), [3], [2], [1]), S(f(3, 8), [2], sym={0: (0,)})],
     "avg_pool1d.default": [S(f(2, 3, 9), [3], [2], [1], True, False), S(f(3, 8), [2], sym={0: (0,)})],
     "adaptive_avg_pool1d.default": [S(f(2, 3, 8), [1]), S(f(2, 3, 8), [3], sym={0: (0,)})],
     "reflection_pad1d.default": [S(f(2, 3, 5), [2, 1]), S(f(3, 5), [1, 3], sym={0: (1,)})],

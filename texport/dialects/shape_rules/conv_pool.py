@@ -498,7 +498,7 @@ def _avg_pool(n: int) -> Rule:
 for _n in (1, 2, 3):
     _registered([f"max_pool{_n}d"], _max_pool, _n, False)
     _registered([f"avg_pool{_n}d"], _avg_pool, _n)
-for _n in (2, 3):
+for _n in (1, 2, 3):
     _registered([f"max_pool{_n}d_with_indices"], _max_pool, _n, True)
 
 
@@ -623,7 +623,7 @@ def _adaptive_backward(op: str, n: int) -> Rule:
 _registered(["adaptive_avg_pool1d"], _adaptive_avg, 1)
 _registered(["adaptive_avg_pool2d", "_adaptive_avg_pool2d"], _adaptive_avg, 2)
 _registered(["adaptive_avg_pool3d", "_adaptive_avg_pool3d"], _adaptive_avg, 3)
-for _n in (1, 2):
+for _n in (1, 2, 3):
     _registered([f"adaptive_max_pool{_n}d"], _adaptive_max, _n)
 _registered(
     ["_adaptive_avg_pool2d_backward"], _adaptive_backward, "adaptive_avg_pool2d_backward", 2

@@ -382,7 +382,7 @@ def _max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
 
 for _n in (1, 2, 3):
     kernel(f"max_pool{_n}d")(_max_pool_nd(_n, False))
-for _n in (2, 3):
+for _n in (1, 2, 3):
     kernel(f"max_pool{_n}d_with_indices")(_max_pool_nd(_n, True))
 
 
@@ -552,6 +552,7 @@ def _adaptive_max_nd(n: int) -> Callable[..., tuple[Array, Array]]:
 
 kernel("adaptive_max_pool1d")(_adaptive_max_nd(1))
 kernel("adaptive_max_pool2d")(_adaptive_max_nd(2))
+kernel("adaptive_max_pool3d")(_adaptive_max_nd(3))
 
 
 # ------------------------------------------------------------- resampling

@@ -82,6 +82,17 @@ def max_pool1d(self: Tensor, kernel_size: list[int], stride: list[int] = (), pad
     return aten.squeeze.dims(pooled, [self.dim() - 1])
 
 
+# max_pool1d_with_indices(x) = max_pool2d_with_indices(x[..., None, :], [1, k], ...), both squeezed
+@register_decomposition(aten.max_pool1d_with_indices.default)
+def max_pool1d_with_indices(self: Tensor, kernel_size: list[int], stride: list[int] = (), padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False) -> Any:
+    stride = list(stride) or list(kernel_size)
+    values, indices = aten.max_pool2d_with_indices.default(
+        aten.unsqueeze.default(self, -2), [1, kernel_size[0]], [1, stride[0]], [0, _first(padding)],
+        [1, _first(dilation)], ceil_mode)
+    return aten.squeeze.dims(values, [-2]), aten.squeeze.dims(indices, [-2])
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, (list, tuple)) else value
 

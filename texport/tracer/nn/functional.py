@@ -43,6 +43,9 @@ __all__ = [
     "scaled_dot_product_attention", "sigmoid",
     "silu", "soft_margin_loss", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold",
     "threshold_", "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin", "rrelu", "rrelu_",
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
 ]
 
 
@@ -356,17 +359,40 @@ def _stride(stride: Any) -> Any:
     return [] if stride is None else stride
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool1d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("max_pool1d(return_indices=True) is not supported by texport")
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return call(op("max_pool1d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool2d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
-    return call(op(name), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return call(op("max_pool2d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool3d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return call(op("max_pool3d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
@@ -379,6 +405,48 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                divisor_override: int | None = None) -> Tensor:
     return call(op("avg_pool2d"), input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                 divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    return call(op("avg_pool3d"), input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                divisor_override)
+
+
+def _lp_pool(rank: int, input: Tensor, norm_type: float, kernel_size: Any, stride: Any,  # noqa: A002
+             ceil_mode: bool) -> Tensor:
+    """torch's lp_pool{1,2,3}d: (window mean of x^p, times the window size)^(1/p);
+    p = ±inf is a max pool of |x|."""
+    max_pool = (max_pool1d, max_pool2d, max_pool3d)[rank - 1]
+    if norm_type == math.inf:
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf:
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    avg_pool = (avg_pool1d, avg_pool2d, avg_pool3d)[rank - 1]
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    window = math.prod(_expand(kernel_size, rank))
+    return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def _expand(value: Any, rank: int) -> list[Any]:
+    """torch's _single/_pair/_triple: an int repeated, a sequence as given."""
+    return list(value) if isinstance(value, (list, tuple)) else [value] * rank
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def _list_with_default(out_size: Any, defaults: Sequence[Any]) -> Any:
@@ -398,8 +466,37 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     return call(op("adaptive_avg_pool2d"), input, _list_with_default(output_size, input.size()))
 
 
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
+    return call(op("adaptive_avg_pool3d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool1d"), input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool2d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool3d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    output, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
-    output, indices = call(op("adaptive_max_pool2d"), input, _list_with_default(output_size, input.size()))
+    output, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    output, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (output, indices) if return_indices else output
 
 

@@ -1,0 +1,73 @@
+"""Pooling and resampling layers beyond conv_pool.py: 3-d and adaptive max pools,
+LP pools, max unpooling, upsampling modules and every interpolate mode, grid_sample
+and affine_grid."""
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, layer) -> None:
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+def _x(*shape):
+    return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
+
+
+def _pool_layers(nn):
+    return {
+        "max_pool3d_layer": (lambda: nn.MaxPool3d(2), (2, 3, 4, 6, 6)),
+        "max_pool3d_indices_layer": (lambda: nn.MaxPool3d(3, 2, 1, return_indices=True), (2, 3, 5, 5, 5)),
+        "max_pool1d_indices_layer": (lambda: nn.MaxPool1d(3, 2, 1, return_indices=True), (2, 3, 9)),
+        "avg_pool3d_layer": (lambda: nn.AvgPool3d(2), (2, 3, 4, 6, 6)),
+        "avg_pool3d_padded": (lambda: nn.AvgPool3d(3, 2, 1, ceil_mode=True, count_include_pad=False),
+                              (2, 3, 5, 5, 5)),
+        "adaptive_avg_pool3d_layer": (lambda: nn.AdaptiveAvgPool3d((2, 3, None)), (2, 3, 5, 6, 7)),
+        "adaptive_avg_pool3d_1": (lambda: nn.AdaptiveAvgPool3d(1), (2, 3, 5, 6, 7)),
+        "adaptive_max_pool1d_layer": (lambda: nn.AdaptiveMaxPool1d(3), (2, 3, 8)),
+        "adaptive_max_pool1d_indices": (lambda: nn.AdaptiveMaxPool1d(5, return_indices=True), (2, 3, 7)),
+        "adaptive_max_pool2d_layer": (lambda: nn.AdaptiveMaxPool2d((3, None)), (2, 3, 8, 5)),
+        "adaptive_max_pool3d_layer": (lambda: nn.AdaptiveMaxPool3d(3, return_indices=True), (2, 3, 5, 6, 7)),
+        "lp_pool1d_layer": (lambda: nn.LPPool1d(2, 3), (2, 3, 8)),
+        "lp_pool2d_layer": (lambda: nn.LPPool2d(1.5, 2, stride=1), (2, 3, 6, 6)),
+        "lp_pool3d_layer": (lambda: nn.LPPool3d(2, 2, ceil_mode=True), (2, 3, 5, 5, 5)),
+    }
+
+
+def _pool_functions(F):
+    return {
+        "max_pool1d_with_indices": (lambda x: F.max_pool1d_with_indices(x, 2), (2, 3, 8)),
+        "max_pool2d_with_indices": (lambda x: F.max_pool2d_with_indices(x, 3, 2, 1), (2, 3, 8, 8)),
+        "max_pool3d_fn": (lambda x: F.max_pool3d(x, 2, ceil_mode=True), (2, 3, 5, 5, 5)),
+        "max_pool3d_with_indices": (lambda x: F.max_pool3d_with_indices(x, 2), (2, 3, 4, 4, 4)),
+        "avg_pool3d_divisor": (lambda x: F.avg_pool3d(x, 2, divisor_override=3), (2, 3, 4, 4, 4)),
+        "adaptive_max_pool1d_with_indices": (lambda x: F.adaptive_max_pool1d_with_indices(x, 3), (2, 3, 8)),
+        "adaptive_max_pool2d_with_indices": (lambda x: F.adaptive_max_pool2d_with_indices(x, 3), (2, 3, 7, 8)),
+        "adaptive_max_pool3d_with_indices": (lambda x: F.adaptive_max_pool3d_with_indices(x, 2), (2, 3, 5, 5, 5)),
+        "lp_pool1d_inf": (lambda x: F.lp_pool1d(x, float("inf"), 2), (2, 3, 8)),
+        "lp_pool2d_fn": (lambda x: F.lp_pool2d(x, 3, (2, 3)), (2, 3, 6, 6)),
+    }
+
+
+def cases():
+    nn = torch.nn
+    Dim = torch.export.Dim
+    batch = {"x": {0: Dim("batch", min=1, max=16)}}
+    layers = _pool_layers(nn)
+    functions = _pool_functions(F)
+    cases = [Case(name, (lambda make=make: Layer(make())), inputs=_x(*shape), dynamic_shapes=batch,
+                  second=_x(5, *shape[1:])) for name, (make, shape) in layers.items()]
+    cases += [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
+                   second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]
+    return cases
