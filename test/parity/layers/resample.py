@@ -60,12 +60,51 @@ def _pool_functions(F):
     }
 
 
+def _upsample_layers(nn):
+    return {
+        "upsample_nearest_layer": (lambda: nn.Upsample(scale_factor=2), (2, 3, 4, 5)),
+        "upsample_bilinear_layer": (lambda: nn.Upsample(size=(7, 9), mode="bilinear"), (2, 3, 4, 5)),
+        "upsample_trilinear_layer": (lambda: nn.Upsample(scale_factor=(2, 1.5, 2), mode="trilinear",
+                                                         align_corners=True), (2, 3, 3, 4, 5)),
+        "upsample_bicubic_layer": (lambda: nn.Upsample(scale_factor=1.5, mode="bicubic"), (2, 3, 4, 6)),
+        "upsampling_nearest2d": (lambda: nn.UpsamplingNearest2d(size=(6, 7)), (2, 3, 4, 5)),
+        "upsampling_bilinear2d": (lambda: nn.UpsamplingBilinear2d(scale_factor=2), (2, 3, 4, 5)),
+    }
+
+
+def _interpolate_functions(F):
+    def up(**kwargs):
+        return lambda x: F.interpolate(x, **kwargs)
+
+    return {
+        "interpolate_nearest3d": (up(scale_factor=2), (2, 3, 3, 4, 5)),
+        "interpolate_nearest3d_size": (up(size=(4, 5, 7)), (2, 3, 3, 4, 5)),
+        "interpolate_nearest_exact1d": (up(scale_factor=2, mode="nearest-exact"), (2, 3, 5)),
+        "interpolate_nearest_exact2d": (up(size=(7, 3), mode="nearest-exact"), (2, 3, 4, 5)),
+        "interpolate_nearest_exact3d": (up(scale_factor=(1.5, 2, 0.5), mode="nearest-exact"), (2, 3, 4, 4, 6)),
+        "interpolate_trilinear": (up(size=(5, 6, 7), mode="trilinear"), (2, 3, 3, 4, 5)),
+        "interpolate_trilinear_scale": (up(scale_factor=2, mode="trilinear", recompute_scale_factor=True),
+                                        (2, 3, 3, 4, 5)),
+        "interpolate_bicubic": (up(size=(7, 9), mode="bicubic"), (2, 3, 4, 5)),
+        "interpolate_bicubic_align": (up(scale_factor=2, mode="bicubic", align_corners=True), (2, 3, 4, 5)),
+        "interpolate_linear_recompute": (up(scale_factor=1.7, mode="linear", recompute_scale_factor=True),
+                                         (2, 3, 6)),
+        "interpolate_bilinear_down": (up(size=(3, 2), mode="bilinear"), (2, 3, 7, 5)),
+        "interpolate_area1d": (up(size=3, mode="area"), (2, 3, 8)),
+        "interpolate_area2d": (up(scale_factor=0.5, mode="area"), (2, 3, 8, 6)),
+        "interpolate_area3d": (up(size=(2, 3, 2), mode="area"), (2, 3, 5, 6, 7)),
+        "upsample_fn": (lambda x: F.upsample(x, scale_factor=2, mode="linear"), (2, 3, 5)),
+        "upsample_nearest_fn": (lambda x: F.upsample_nearest(x, size=(6, 9)), (2, 3, 4, 5)),
+        "upsample_bilinear_fn": (lambda x: F.upsample_bilinear(x, scale_factor=2), (2, 3, 4, 5)),
+    }
+
+
 def cases():
     nn = torch.nn
     Dim = torch.export.Dim
     batch = {"x": {0: Dim("batch", min=1, max=16)}}
-    layers = _pool_layers(nn)
-    functions = _pool_functions(F)
+    layers = {**_pool_layers(nn), **_upsample_layers(nn)}
+    functions = {**_pool_functions(F), **_interpolate_functions(F)}
     cases = [Case(name, (lambda make=make: Layer(make())), inputs=_x(*shape), dynamic_shapes=batch,
                   second=_x(5, *shape[1:])) for name, (make, shape) in layers.items()]
     cases += [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,

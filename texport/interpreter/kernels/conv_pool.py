@@ -634,9 +634,39 @@ def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
 TapMaker = Callable[[int, int, bool, float | None, np.dtype], tuple[Array, Array]]
 
 
+def _uint8_weights(size: int, out: int, align_corners: bool, scale: float | None,
+                   taps: TapMaker) -> tuple[Array, int]:
+    """torch's uint8 resampling weights along one axis: the float taps merged per input
+    index into a dense [out, size] matrix, rounded to int16 fixed point at the largest
+    precision (< 22 bits) its biggest weight allows; returns (weights, precision)."""
+    index, weights = taps(size, out, align_corners, scale, np.dtype(np.float64))
+    dense = np.zeros((out, size))
+    np.add.at(dense, (np.arange(out)[:, None], index), weights)
+    fits = 0.5 + dense.max() * (1 << (np.arange(22) + 1)) < 1 << 15
+    precision = int(fits.sum())
+    return np.trunc(dense * (1 << precision) + np.where(dense < 0, -0.5, 0.5)).astype(np.int64), precision
+
+
+def _interpolate_uint8(x: Array, sizes: Sequence[int], align_corners: bool,
+                       scales: Sequence[float | None], taps: TapMaker) -> Array:
+    """torch's uint8 path: one fixed-point pass per axis (W first), each rounded and
+    saturated back to uint8 before the next."""
+    out = x
+    n = len(sizes)
+    for j in reversed(range(n)):
+        axis = x.ndim - n + j
+        weights, precision = _uint8_weights(x.shape[axis], sizes[j], align_corners, scales[j], taps)
+        acc = np.tensordot(out.astype(np.int64), weights, axes=([axis], [1]))
+        acc = np.moveaxis(acc, -1, axis) + (1 << (precision - 1))
+        out = np.clip(acc >> precision, 0, 255).astype(np.uint8)
+    return out
+
+
 def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
                  scales: Sequence[float | None], taps: TapMaker) -> Array:
     """Separable interpolation, innermost (W) axis first as torch's kernels do."""
+    if x.dtype == np.uint8:
+        return _interpolate_uint8(x, sizes, align_corners, scales, taps)
     dtype = opmath_dtype(x.dtype)
     out = x.astype(dtype, copy=False)
     n = len(sizes)
@@ -647,54 +677,61 @@ def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
     return out.astype(x.dtype, copy=False)
 
 
-def _nearest(x: Array, sizes: Sequence[int], scales: Sequence[float | None]) -> Array:
+def _nearest_index(size: int, target: int, scale: float | None, exact: bool) -> Array:
     """torch's nearest_idx: out == in copies, out == 2*in halves, else
-    min(floor(dst * scale), in - 1) in float32."""
+    min(floor(dst * scale), in - 1) in float32; nearest-exact (nearest_exact_idx) is
+    min(floor((dst + 0.5) * scale), in - 1)."""
+    dst = np.arange(target)
+    ratio = _scale(size, target, False, scale, np.dtype(np.float32))
+    if exact:
+        source = ((dst + 0.5) * np.float64(ratio)).astype(np.float32)
+    elif target == size:
+        return dst
+    elif target == 2 * size:
+        return dst >> 1
+    else:
+        source = dst.astype(np.float32) * ratio
+    return np.minimum(np.floor(source).astype(np.int64), size - 1)
+
+
+def _nearest(x: Array, sizes: Sequence[int], scales: Sequence[float | None], exact: bool = False) -> Array:
     out = x
     n = len(sizes)
     for j in range(n):
-        axis, size, target = x.ndim - n + j, x.shape[x.ndim - n + j], sizes[j]
-        dst = np.arange(target)
-        if target == size:
-            index = dst
-        elif target == 2 * size:
-            index = dst >> 1
-        else:
-            ratio = _scale(size, target, False, scales[j], np.dtype(np.float32))
-            index = np.minimum(np.floor(dst.astype(np.float32) * ratio).astype(np.int64), size - 1)
-        out = out.take(index, axis=axis)
+        axis = x.ndim - n + j
+        out = out.take(_nearest_index(x.shape[axis], sizes[j], scales[j], exact), axis=axis)
     return out if out is not x else x.copy()
 
 
-@kernel("upsample_nearest1d")
-def upsample_nearest1d(self: Array, output_size: IntArg, scales: float | None = None) -> Array:
-    return _nearest(self, _ints(output_size, 1), [scales])
-
-
-@kernel("upsample_nearest2d")
-def upsample_nearest2d(self: Array, output_size: IntArg, scales_h: float | None = None,
-                       scales_w: float | None = None) -> Array:
-    return _nearest(self, _ints(output_size, 2), [scales_h, scales_w])
-
-
-def _nearest_vec(n: int) -> Callable[..., Array]:
-    def upsample(input: Array, output_size: IntArg | None,  # noqa: A002
-                 scale_factors: Sequence[float] | None) -> Array:
-        sizes = _out_sizes(input, n, output_size, scale_factors)
-        return _nearest(input, sizes, [_scale_arg(scale_factors, j) for j in range(n)])
+def _nearest_sized(n: int, exact: bool) -> Callable[..., Array]:
+    def upsample(self: Array, output_size: IntArg, *scales: float | None) -> Array:
+        return _nearest(self, _ints(output_size, n), [*scales, *[None] * (n - len(scales))], exact)
 
     return upsample
 
 
-kernel("upsample_nearest1d.vec")(_nearest_vec(1))
-kernel("upsample_nearest2d.vec")(_nearest_vec(2))
+def _nearest_vec(n: int, exact: bool) -> Callable[..., Array]:
+    def upsample(input: Array, output_size: IntArg | None,  # noqa: A002
+                 scale_factors: Sequence[float] | None) -> Array:
+        sizes = _out_sizes(input, n, output_size, scale_factors)
+        return _nearest(input, sizes, [_scale_arg(scale_factors, j) for j in range(n)], exact)
+
+    return upsample
 
 
-@kernel("upsample_bilinear2d")
-def upsample_bilinear2d(self: Array, output_size: IntArg, align_corners: bool,
-                        scales_h: float | None = None, scales_w: float | None = None) -> Array:
-    return _interpolate(self, _ints(output_size, 2), align_corners, [scales_h, scales_w],
-                        _linear_taps)
+for _n in (1, 2, 3):
+    kernel(f"upsample_nearest{_n}d")(_nearest_sized(_n, False))
+    kernel(f"upsample_nearest{_n}d.vec")(_nearest_vec(_n, False))
+    kernel(f"_upsample_nearest_exact{_n}d")(_nearest_sized(_n, True))
+    kernel(f"_upsample_nearest_exact{_n}d.vec")(_nearest_vec(_n, True))
+
+
+def _interpolate_sized(n: int, taps: TapMaker) -> Callable[..., Array]:
+    def upsample(self: Array, output_size: IntArg, align_corners: bool, *scales: float | None) -> Array:
+        return _interpolate(self, _ints(output_size, n), align_corners,
+                            [*scales, *[None] * (n - len(scales))], taps)
+
+    return upsample
 
 
 def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
@@ -707,9 +744,10 @@ def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
     return upsample
 
 
-kernel("upsample_bilinear2d.vec")(_interpolate_vec(2, _linear_taps))
-kernel("upsample_linear1d.vec")(_interpolate_vec(1, _linear_taps))
-kernel("upsample_bicubic2d.vec")(_interpolate_vec(2, _cubic_taps))
+for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps),
+                         ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps)):
+    kernel(_name)(_interpolate_sized(_n, _taps))
+    kernel(f"{_name}.vec")(_interpolate_vec(_n, _taps))
 
 
 # ------------------------------------------------------------ grid sampler

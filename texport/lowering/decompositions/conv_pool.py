@@ -6,6 +6,7 @@ by indexing), these follow it, core ops included."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ._common import DType, Tensor, aten, register_decomposition, reshape_to
@@ -233,20 +234,45 @@ def _replicated(left: Any, size: Any, right: Any) -> Tensor:
     return aten.clamp.default(aten.arange.start_step(-left, size + right, 1), 0, size - 1)
 
 
-# upsample_nearest1d.vec(x, L | s) = x[..., int(arange(L) · in/L)], L = floor(in · s) for a scale
-# (torch._decomp's _upsample_nearest; torch keeps upsample_nearest1d.default)
-@register_decomposition(aten.upsample_nearest1d.vec)
-def upsample_nearest1d_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
-                           scale_factors: list[float] | None) -> Tensor:
-    size = input.shape[-1]
+# upsample_nearest{1,2,3}d.vec(x, L | s) = x[..., int(arange(L_d) · in_d/L_d), ...], L = floor(in · s) for a
+# scale; nearest-exact samples at int((arange + 0.5) · in/L) (torch._decomp's _upsample_nearest; torch keeps
+# the sized forms)
+@register_decomposition([aten.upsample_nearest1d.vec, aten.upsample_nearest3d.vec])
+def upsample_nearest_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
+                         scale_factors: list[float] | None) -> Tensor:
+    return _upsample_nearest(input, output_size, scale_factors, 0.0)
+
+
+@register_decomposition([aten._upsample_nearest_exact1d.vec, aten._upsample_nearest_exact2d.vec,
+                         aten._upsample_nearest_exact3d.vec])
+def upsample_nearest_exact_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
+                               scale_factors: list[float] | None) -> Tensor:
+    return _upsample_nearest(input, output_size, scale_factors, 0.5)
+
+
+def _upsample_nearest(x: Tensor, output_size: list[Any] | None, scale_factors: list[float] | None,
+                      offset: float) -> Tensor:
+    sizes = list(x.shape)[2:]
+    n = len(sizes)
+    outs = _output_sizes(sizes, output_size, scale_factors)
+    indices: list[Any] = [None, None]
+    for d, (size, out) in enumerate(zip(sizes, outs)):
+        scale = None if scale_factors is None else scale_factors[d]
+        ratio = size / (size * scale) if scale is not None and scale > 0 else size / out
+        positions = aten.arange.start_step(0, out, 1, dtype=DType.float32)
+        source = aten._to_copy.default(aten.mul.Tensor(aten.add.Tensor(positions, offset), ratio),
+                                       dtype=DType.int64)
+        for _ in range(n - 1 - d):
+            source = aten.unsqueeze.default(source, -1)
+        indices.append(source)
+    return aten.index.Tensor(x, indices)
+
+
+def _output_sizes(sizes: list[Any], output_size: list[Any] | None, scale_factors: list[float] | None) -> list[Any]:
+    """torch's upsample_compute_output_size: the sizes given, or floor(in · scale)."""
     if output_size is not None:
-        out, ratio = output_size[0], size / output_size[0]
-    else:
-        out = _scaled_size(size, scale_factors[0])
-        ratio = size / (size * scale_factors[0])
-    positions = aten.arange.start_step(0, out, 1, dtype=DType.float32)
-    source = aten.mul.Tensor(aten.add.Tensor(positions, 0.0), ratio)
-    return aten.index.Tensor(input, [None, None, aten._to_copy.default(source, dtype=DType.int64)])
+        return list(output_size)
+    return [_scaled_size(size, scale) for size, scale in zip(sizes, scale_factors)]
 
 
 def _scaled_size(size: Any, scale: float) -> Any:
@@ -263,28 +289,54 @@ def upsample_bilinear2d(self: Tensor, output_size: list[Any], align_corners: boo
     return aten.upsample_bilinear2d.vec(self, None, align_corners, [scales_h, scales_w])
 
 
-# upsample_linear1d(x, L) = x[i0] + (x[i0 + 1] - x[i0])·frac, i0 = floor(source index) (torch._decomp's
-# _upsample_linear)
-@register_decomposition(aten.upsample_linear1d.vec)
-def upsample_linear1d_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
-                          scale_factors: list[float] | None) -> Tensor:
-    size = input.shape[-1]
-    scale = None if scale_factors is None else scale_factors[0]
-    out = output_size[0] if output_size is not None else _scaled_size(size, scale)
-    dtype = input.dtype if input.dtype.is_floating_point else DType.float32
+# upsample_{linear1d,trilinear3d}(x, L) = per axis (W first) v0 + (v1 - v0)·frac, v0/v1 the input at
+# i0 = floor(source index) and min(i0 + 1, in - 1), read at every corner of the box (torch._decomp's
+# _upsample_linear; torch keeps upsample_bilinear2d.vec and upsample_trilinear3d.default)
+@register_decomposition([aten.upsample_linear1d.vec, aten.upsample_trilinear3d.vec])
+def upsample_linear_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
+                        scale_factors: list[float] | None) -> Tensor:
+    outs = _output_sizes(list(input.shape)[2:], output_size, scale_factors)
+    return _upsample_linear(input, outs, align_corners, scale_factors or [None] * len(outs))
+
+
+@register_decomposition(aten.upsample_linear1d.default)
+def upsample_linear1d(self: Tensor, output_size: list[Any], align_corners: bool,
+                      scales: float | None = None) -> Tensor:
+    return _upsample_linear(self, list(output_size), align_corners, [scales])
+
+
+def _upsample_linear(x: Tensor, outs: list[Any], align_corners: bool, scales: list[float | None]) -> Tensor:
+    sizes = list(x.shape)[2:]
+    n = len(sizes)
+    dtype = x.dtype if x.dtype.is_floating_point else DType.float32
+    axes = [_linear_sources(size, out, align_corners, scale, dtype, n - 1 - d)
+            for d, (size, out, scale) in enumerate(zip(sizes, outs, scales))]
+    values = []
+    for corner in itertools.product((0, 1), repeat=n):
+        value = aten.index.Tensor(x, [None, None, *(axes[d][1 + corner[d]] for d in range(n))])
+        values.append(value if value.dtype == dtype else aten._to_copy.default(value, dtype=dtype))
+    for d in reversed(range(n)):
+        source, low = axes[d][0], axes[d][1]
+        weight = aten.clamp.default(aten.sub.Tensor(source, low), 0.0, 1.0)
+        values = [aten.add.Tensor(v0, aten.mul.Tensor(aten.sub.Tensor(v1, v0), weight))
+                  for v0, v1 in zip(values[::2], values[1::2])]
+    result = values[0]
+    return result if x.dtype.is_floating_point else aten.round.default(result)
+
+
+def _linear_sources(size: Any, out: Any, align_corners: bool, scale: float | None, dtype: DType,
+                    trailing: int) -> tuple[Tensor, Tensor, Tensor]:
+    """(source index, its floor, the next index clamped to the input), shaped [out, 1 × trailing]."""
     ratio = _linear_scale(size, out, align_corners, scale)
     positions = aten._to_copy.default(aten.arange.start_step(0, out, 1), dtype=dtype)
     if align_corners:
         source = aten.mul.Tensor(positions, ratio)
     else:
         source = aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(positions, 0.5), ratio), 0.5)
-    source = aten.view.default(aten.clamp.default(source, 0.0), [out])
+    source = aten.view.default(aten.clamp.default(source, 0.0), [out, *[1] * trailing])
     low = aten._to_copy.default(source, dtype=DType.int64)
     high = aten.clamp.default(aten.add.Tensor(low, 1), None, size - 1)
-    left = aten.index.Tensor(input, [None, None, low])
-    right = aten.index.Tensor(input, [None, None, high])
-    weight = aten.clamp.default(aten.sub.Tensor(source, low), 0.0, 1.0)
-    return aten.add.Tensor(left, aten.mul.Tensor(aten.sub.Tensor(right, left), weight))
+    return source, low, high
 
 
 def _linear_scale(size: Any, out: Any, align_corners: bool, scale: float | None) -> Any:
@@ -374,56 +426,72 @@ def _block_indices(size: Any, kernel: int, dilation: int, padding: int, stride: 
 # ---------------------------------------------------------------- attention
 
 
-# bicubic(x): along W then H, out[o] = Σ_t x[clamp(⌊s_o⌋ + t, 0, n-1)]·cubic_t(s_o - ⌊s_o⌋), t = -1..2,
-# s_o = torch's source index of output o
+# bicubic(x) = Σ_{ty, tx} x[clamp(⌊sy⌋ + ty), clamp(⌊sx⌋ + tx)]·cubic_tx(fx)·cubic_ty(fy), t = -1..2, over the
+# source index s = ⌊s⌋ + f of each output, the x sums first (torch._decomp's upsample_bicubic2d_default,
+# its CPU weights as stack/unbind pairs)
 @register_decomposition(aten.upsample_bicubic2d.vec)
 def upsample_bicubic2d_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
                            scale_factors: list[float] | None) -> Tensor:
-    sizes = list(input.shape)[-2:]
-    if output_size is not None:
-        outs = list(output_size)
-    else:
-        outs = [int(s * f) for s, f in zip(sizes, scale_factors)]
-    out = input
-    for j in (1, 0):
-        scale = None if scale_factors is None else scale_factors[j]
-        out = _cubic_axis(out, input.dim() - 2 + j, sizes[j], outs[j], align_corners, scale)
-    return out
+    outs = _output_sizes(list(input.shape)[-2:], output_size, scale_factors)
+    return _upsample_bicubic(input, outs, align_corners, scale_factors or [None, None])
 
 
-def _cubic_axis(x: Tensor, axis: int, size: int, out: int, align_corners: bool, scale: float | None) -> Tensor:
-    dtype = x.dtype
+@register_decomposition(aten.upsample_bicubic2d.default)
+def upsample_bicubic2d(self: Tensor, output_size: list[Any], align_corners: bool,
+                       scales_h: float | None = None, scales_w: float | None = None) -> Tensor:
+    return _upsample_bicubic(self, list(output_size), align_corners, [scales_h, scales_w])
+
+
+def _upsample_bicubic(x: Tensor, outs: list[Any], align_corners: bool, scales: list[float | None]) -> Tensor:
+    in_h, in_w = list(x.shape)[-2:]
+    dtype = x.dtype if x.dtype.is_floating_point else DType.float32
+    rows = aten._to_copy.default(aten.arange.start_step(0, outs[0], 1), dtype=dtype)
+    cols = aten._to_copy.default(aten.arange.start_step(0, outs[1], 1), dtype=dtype)
+    x_src = _source_index(cols, _linear_scale(in_w, outs[1], align_corners, scales[1]), align_corners)
+    y_src = aten.unsqueeze.default(
+        _source_index(rows, _linear_scale(in_h, outs[0], align_corners, scales[0]), align_corners), -1)
+    x_floor, y_floor = aten.floor.default(x_src), aten.floor.default(y_src)
+    y_frac = aten.clamp.default(aten.sub.Tensor(y_src, y_floor), 0.0, 1.0)
+    x_frac = aten.clamp.default(aten.sub.Tensor(x_src, x_floor), 0.0, 1.0)
+    x0 = aten._to_copy.default(x_floor, dtype=DType.int64)
+    y0 = aten._to_copy.default(y_floor, dtype=DType.int64)
+    ys = [aten.sub.Tensor(y0, 1), y0, aten.add.Tensor(y0, 1), aten.add.Tensor(y0, 2)]
+    xs = [aten.sub.Tensor(x0, 1), x0, aten.add.Tensor(x0, 1), aten.add.Tensor(x0, 2)]
+    weights_x, weights_y = _cubic_weights(x_frac), _cubic_weights(y_frac)
+
+    def row(y: Tensor) -> Tensor:  # each tap clamps both indices, as torch's load_bounded
+        taps = [aten.index.Tensor(x, [None, None, aten.clamp.default(y, 0, in_h - 1),
+                                      aten.clamp.default(xi, 0, in_w - 1)]) for xi in xs]
+        return _weighted_sum(taps, weights_x)
+
+    return _weighted_sum([row(y) for y in ys], weights_y)
+
+
+def _source_index(positions: Tensor, ratio: Any, align_corners: bool) -> Tensor:
     if align_corners:
-        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
-    else:
-        ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
-    dst = aten.arange.start_step(0, out, 1, dtype=dtype)
-    src = aten.mul.Tensor(dst, ratio) if align_corners else aten.sub.Tensor(
-        aten.mul.Tensor(aten.add.Tensor(dst, 0.5), ratio), 0.5)
-    floor = aten.floor.default(src)
-    index = aten.clamp.default(aten._to_copy.default(floor, dtype=DType.int64), None, size - 1)
-    lam = aten.clamp.default(aten.sub.Tensor(src, aten._to_copy.default(index, dtype=dtype)), 0, 1)
-    weights = _cubic_weights(lam)
-    shape = [1] * x.dim()
-    shape[axis] = out
-    total = None
-    for tap, weight in zip(range(-1, 3), weights):
-        taps = aten.clamp.default(aten.add.Tensor(index, tap), 0, size - 1)
-        term = aten.mul.Tensor(aten.index_select.default(x, axis, taps), aten.view.default(weight, shape))
-        total = term if total is None else aten.add.Tensor(total, term)
+        return aten.mul.Tensor(positions, ratio)
+    return aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(positions, 0.5), ratio), 0.5)
+
+
+def _weighted_sum(values: list[Tensor], weights: list[Tensor]) -> Tensor:
+    total = aten.mul.Tensor(values[0], weights[0])
+    for value, weight in zip(values[1:], weights[1:]):
+        total = aten.add.Tensor(total, aten.mul.Tensor(value, weight))
     return total
 
 
 def _cubic_weights(t: Tensor) -> list[Tensor]:
-    """torch's cubic convolution coefficients (A = -0.75) for taps -1, 0, 1, 2 at offset t."""
+    """torch's cubic convolution coefficients (A = -0.75) for taps -1, 0, 1, 2 at offset t, computed as
+    torch's CPU decomposition does: the near pair (t, 1 - t) and far pair (t + 1, 2 - t) stacked."""
     a = -0.75
-
-    def near(x: Tensor) -> Tensor:  # ((a + 2)·x - (a + 3))·x² + 1
-        return aten.add.Tensor(aten.mul.Tensor(aten.mul.Tensor(
-            aten.sub.Tensor(aten.mul.Tensor(x, a + 2), a + 3), x), x), 1)
-
-    def far(x: Tensor) -> Tensor:  # ((a·x - 5a)·x + 8a)·x - 4a
-        return aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(aten.mul.Tensor(
-            aten.sub.Tensor(aten.mul.Tensor(x, a), 5 * a), x), 8 * a), x), 4 * a)
-
-    return [far(aten.add.Tensor(t, 1)), near(t), near(aten.rsub.Scalar(t, 1)), far(aten.rsub.Scalar(t, 2))]
+    near = aten.stack.default([t, aten.rsub.Scalar(t, 1.0)])
+    far = aten.stack.default([aten.add.Tensor(t, 1.0), aten.rsub.Scalar(t, 2.0)])
+    # ((a·x - 5a)·x + 8a)·x - 4a
+    far = aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(aten.mul.Tensor(
+        aten.sub.Tensor(aten.mul.Tensor(far, a), 5 * a), far), 8 * a), far), 4 * a)
+    # ((a + 2)·x - (a + 3))·x² + 1
+    near = aten.add.Tensor(aten.mul.Tensor(aten.mul.Tensor(
+        aten.sub.Tensor(aten.mul.Tensor(near, a + 2), a + 3), near), near), 1)
+    w0, w3 = aten.unbind.int(far, 0)
+    w1, w2 = aten.unbind.int(near, 0)
+    return [w0, w1, w2, w3]

@@ -23,6 +23,7 @@ from . import (
     pixelshuffle,
     pooling,
     rnn,
+    upsampling,
 )
 from .activations import *  # noqa: F403
 from .attention import *  # noqa: F403
@@ -39,7 +40,8 @@ from .padding import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
 _LAYER_FILES = (activations, attention, containers, conv, dropout, embedding, flatten, linear, loss, module,
-                norms, padding, pixelshuffle, pooling, rnn)
+                norms, padding, pixelshuffle, pooling, rnn, upsampling)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

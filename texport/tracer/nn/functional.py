@@ -46,6 +46,7 @@ __all__ = [
     "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
+    "upsample", "upsample_bilinear", "upsample_nearest",
 ]
 
 
@@ -598,8 +599,13 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
 _UPSAMPLE_OPS = {
     ("nearest", 1): ("upsample_nearest1d.vec", False),
     ("nearest", 2): ("upsample_nearest2d.vec", False),
+    ("nearest", 3): ("upsample_nearest3d.vec", False),
+    ("nearest-exact", 1): ("_upsample_nearest_exact1d.vec", False),
+    ("nearest-exact", 2): ("_upsample_nearest_exact2d.vec", False),
+    ("nearest-exact", 3): ("_upsample_nearest_exact3d.vec", False),
     ("linear", 1): ("upsample_linear1d.vec", True),
     ("bilinear", 2): ("upsample_bilinear2d.vec", True),
+    ("trilinear", 3): ("upsample_trilinear3d.vec", True),
     ("bicubic", 2): ("upsample_bicubic2d.vec", True),
 }
 _NEEDS_RANK = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
@@ -652,14 +658,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
             )
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
     rank = input.dim() - 2
     if mode == "area" and scale_factor is not None:
         recompute_scale_factor = True  # area always pools to an explicit size
     output_size, factors = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
-    if mode == "area" and rank in (1, 2):
-        pool = adaptive_avg_pool1d if rank == 1 else adaptive_avg_pool2d
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
+    if mode == "area" and rank in (1, 2, 3):
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[rank - 1]
         return pool(input, output_size)
     entry = _UPSAMPLE_OPS.get((mode, rank))
     if entry is None:
@@ -674,6 +683,25 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
     if takes_align_corners:
         return call(op(name), input, output_size, align_corners, factors)
     return call(op(name), input, output_size, factors)
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",  # noqa: A002
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # --------------------------------------------------------------------------
