@@ -1,0 +1,130 @@
+"""numpy kernels of the 3-d and nearest-exact resamplers, uint8 interpolation,
+adaptive 3-d max pooling and 1-d max pooling with indices, each against an
+independent reference: a direct loop on a tiny input, a hand-computed index rule,
+or a function linear interpolation must reproduce exactly.
+
+Every call goes through kernel_checks.run, which also checks the op's shape rule."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from kernel_checks import run
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape)
+
+
+# ------------------------------------------------------------- pooling
+
+
+def test_max_pool1d_with_indices_matches_loop() -> None:
+    x = rand(2, 3, 9)
+    values, indices = run("max_pool1d_with_indices", x, [3], [2], [1])
+    padded = np.pad(x, [(0, 0), (0, 0), (1, 1)], constant_values=-np.inf)
+    for o in range(values.shape[-1]):
+        window = padded[..., 2 * o:2 * o + 3]
+        np.testing.assert_array_equal(values[..., o], window.max(-1))
+        np.testing.assert_array_equal(indices[..., o], 2 * o + window.argmax(-1) - 1)
+
+
+def test_adaptive_max_pool3d_matches_loop() -> None:
+    x = rand(2, 5, 6, 7)
+    sizes = [3, 4, 2]
+    values, indices = run("adaptive_max_pool3d", x, sizes)
+    dims = x.shape[1:]
+    for o in itertools.product(*map(range, sizes)):
+        box = tuple(slice(i * n // s, -(-(i + 1) * n // s)) for i, n, s in zip(o, dims, sizes))
+        window = x[(slice(None), *box)].reshape(2, -1)
+        np.testing.assert_array_equal(values[(slice(None), *o)], window.max(-1))
+    flat = np.take_along_axis(x.reshape(2, -1), indices.reshape(2, -1), 1)
+    np.testing.assert_array_equal(flat, values.reshape(2, -1))
+
+
+# ------------------------------------------------------------- nearest
+
+
+def test_nearest_exact_index_rule() -> None:
+    x = np.arange(4.0).reshape(1, 1, 4)
+    # in 4 -> out 7: floor((i + 0.5) * 4/7) = 0, 0, 1, 2, 2, 3, 3
+    np.testing.assert_array_equal(run("_upsample_nearest_exact1d", x, [7]), [[[0, 0, 1, 2, 2, 3, 3]]])
+    # in 4 -> out 3: floor((i + 0.5) * 4/3) = 0, 2, 3 (plain nearest gives 0, 1, 2)
+    np.testing.assert_array_equal(run("_upsample_nearest_exact1d.vec", x, [3], None), [[[0, 2, 3]]])
+    np.testing.assert_array_equal(run("upsample_nearest1d", x, [3]), [[[0, 1, 2]]])
+    # an explicit scale: floor((i + 0.5) / 2) for 8 outputs
+    np.testing.assert_array_equal(run("_upsample_nearest_exact1d.vec", x, None, [2.0]),
+                                  [[np.repeat(np.arange(4.0), 2)]])
+
+
+def test_nearest3d_forms_are_separable_index_rules() -> None:
+    x = rand(1, 2, 3, 4, 5)
+    rows = [np.floor(np.arange(o) * n / o).astype(int) for n, o in zip((3, 4, 5), (5, 8, 3))]
+    expected = x[:, :, rows[0]][:, :, :, rows[1]][..., rows[2]]
+    np.testing.assert_array_equal(run("upsample_nearest3d", x, [5, 8, 3]), expected)
+    np.testing.assert_array_equal(run("upsample_nearest3d.vec", x, [5, 8, 3], None), expected)
+    exact = [np.minimum(np.floor((np.arange(o) + 0.5) * n / o), n - 1).astype(int)
+             for n, o in zip((3, 4, 5), (2, 7, 9))]
+    np.testing.assert_array_equal(run("_upsample_nearest_exact3d", x, [2, 7, 9]),
+                                  x[:, :, exact[0]][:, :, :, exact[1]][..., exact[2]])
+    np.testing.assert_array_equal(run("_upsample_nearest_exact2d.vec", x[:, :, 0], [7, 9], None),
+                                  x[:, :, 0][:, :, exact[1]][..., exact[2]])
+
+
+# ------------------------------------------------------------- linear
+
+
+def _linear_field(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """x[d, h, w] = 2d - 3h + 0.5w + 1: linear interpolation reproduces it exactly."""
+    coeffs = np.array([2.0, -3.0, 0.5])
+    grid = np.stack(np.meshgrid(*map(np.arange, shape), indexing="ij"), -1)
+    return (grid @ coeffs + 1)[None, None], coeffs
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_trilinear_reproduces_a_linear_field(align_corners: bool) -> None:
+    shape, out = (3, 4, 5), (5, 7, 2)
+    x, coeffs = _linear_field(shape)
+    sources = []
+    for n, o in zip(shape, out):
+        i = np.arange(o, dtype=np.float64)
+        src = i * (n - 1) / (o - 1) if align_corners else (i + 0.5) * n / o - 0.5
+        sources.append(np.clip(src, 0, n - 1))  # torch clamps below at 0; the top index saturates
+    grid = np.stack(np.meshgrid(*sources, indexing="ij"), -1)
+    expected = (grid @ coeffs + 1)[None, None]
+    np.testing.assert_allclose(run("upsample_trilinear3d", x, list(out), align_corners), expected, atol=1e-12)
+    np.testing.assert_allclose(run("upsample_trilinear3d.vec", x, list(out), align_corners, None), expected,
+                               atol=1e-12)
+
+
+def test_linear1d_sized_form_uses_its_scale() -> None:
+    x = np.arange(4.0).reshape(1, 1, 4)
+    # scale 2 -> source (i + 0.5)/2 - 0.5 clamped at 0, the last tap saturated at 3
+    expected = np.clip((np.arange(8) + 0.5) / 2 - 0.5, 0, 3)
+    np.testing.assert_allclose(run("upsample_linear1d", x, [8], False, 2.0), [[expected]])
+
+
+# ------------------------------------------------------------- uint8
+
+
+def test_uint8_bilinear_rounds_each_pass_hand_computed() -> None:
+    x = (np.arange(16).reshape(1, 1, 4, 4) * 15).astype(np.uint8)
+    out = run("upsample_bilinear2d.vec", x, [7, 7], False, None)
+    assert out.dtype == np.uint8
+    # row 0 along W: 15·0.357 = 5.36 -> 5; row 1 along H from the rounded rows 5 and 65:
+    # 5 + 60·0.357 = 26.4 -> 26 (one float pass would give 26.8 -> 27)
+    np.testing.assert_array_equal(out[0, 0, :2], [[0, 5, 14, 23, 31, 40, 45], [21, 26, 35, 44, 52, 61, 66]])
+    np.testing.assert_array_equal(out[0, 0, -1], [180, 185, 194, 203, 211, 220, 225])
+
+
+def test_uint8_interpolation_stays_in_range() -> None:
+    x = np.zeros((1, 1, 4, 4), np.uint8)
+    x[..., 1::2, :] = 255  # bicubic overshoots on stripes: torch saturates to [0, 255]
+    out = run("upsample_bicubic2d.vec", x, [9, 9], False, None).astype(int)
+    assert out.min() == 0 and out.max() == 255
+    low = run("upsample_bilinear2d", np.full((1, 1, 3, 3), 250, np.uint8), [5, 5], True)
+    np.testing.assert_array_equal(low, 250)
