@@ -128,3 +128,31 @@ def test_uint8_interpolation_stays_in_range() -> None:
     assert out.min() == 0 and out.max() == 255
     low = run("upsample_bilinear2d", np.full((1, 1, 3, 3), 250, np.uint8), [5, 5], True)
     np.testing.assert_array_equal(low, 250)
+
+
+# ------------------------------------------------------------- unpooling
+
+
+def test_max_unpool_scatters_to_indices_and_zeros_elsewhere() -> None:
+    x = np.array([[[[1.0, 2.0], [3.0, 4.0]]]])
+    indices = np.array([[[[0, 3], [9, 14]]]])
+    out = run("max_unpool2d", x, indices, [4, 4])
+    expected = np.zeros(16)
+    expected[[0, 3, 9, 14]] = [1, 2, 3, 4]
+    np.testing.assert_array_equal(out, expected.reshape(1, 1, 4, 4))
+    out3 = run("max_unpool3d", x[:, :, None], indices[:, :, None], [1, 4, 4], [1, 2, 2], [0, 0, 0])
+    np.testing.assert_array_equal(out3, expected.reshape(1, 1, 1, 4, 4))
+
+
+def test_max_unpool_inverts_max_pool_on_its_maxima() -> None:
+    x = rand(2, 3, 6, 8)
+    values, indices = run("max_pool2d_with_indices", x, [2, 2], [2, 2])
+    out = run("max_unpool2d", values, indices, [6, 8])
+    kept = out != 0
+    np.testing.assert_array_equal(out[kept], x[kept])
+    assert kept.sum() == values.size
+
+
+def test_max_unpool_rejects_an_index_outside_the_plane() -> None:
+    with pytest.raises(IndexError, match="invalid max index 16"):
+        run("max_unpool2d", np.ones((1, 1, 1, 1)), np.array([[[[16]]]]), [4, 4])

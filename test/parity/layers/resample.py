@@ -21,6 +21,18 @@ class Fn(torch.nn.Module):
         return self.fn(x)
 
 
+class PoolUnpool(torch.nn.Module):
+    """A max pool with indices and the unpooling that inverts it, as the docs pair them."""
+
+    def __init__(self, pool, unpool, output_size=None) -> None:
+        super().__init__()
+        self.pool, self.unpool, self.output_size = pool, unpool, output_size
+
+    def forward(self, x):
+        values, indices = self.pool(x)
+        return self.unpool(values, indices, output_size=self.output_size)
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -42,6 +54,12 @@ def _pool_layers(nn):
         "lp_pool1d_layer": (lambda: nn.LPPool1d(2, 3), (2, 3, 8)),
         "lp_pool2d_layer": (lambda: nn.LPPool2d(1.5, 2, stride=1), (2, 3, 6, 6)),
         "lp_pool3d_layer": (lambda: nn.LPPool3d(2, 2, ceil_mode=True), (2, 3, 5, 5, 5)),
+        "max_unpool1d_layer": (lambda: PoolUnpool(nn.MaxPool1d(2, return_indices=True), nn.MaxUnpool1d(2)),
+                               (2, 3, 8)),
+        "max_unpool2d_layer": (lambda: PoolUnpool(nn.MaxPool2d(3, 2, 1, return_indices=True),
+                                                  nn.MaxUnpool2d(3, 2, 1), output_size=[7, 8]), (2, 3, 7, 8)),
+        "max_unpool3d_layer": (lambda: PoolUnpool(nn.MaxPool3d(2, return_indices=True), nn.MaxUnpool3d(2)),
+                               (2, 3, 4, 4, 6)),
     }
 
 
@@ -57,6 +75,11 @@ def _pool_functions(F):
         "adaptive_max_pool3d_with_indices": (lambda x: F.adaptive_max_pool3d_with_indices(x, 2), (2, 3, 5, 5, 5)),
         "lp_pool1d_inf": (lambda x: F.lp_pool1d(x, float("inf"), 2), (2, 3, 8)),
         "lp_pool2d_fn": (lambda x: F.lp_pool2d(x, 3, (2, 3)), (2, 3, 6, 6)),
+        "max_unpool1d_fn": (lambda x: F.max_unpool1d(*F.max_pool1d(x, 2, return_indices=True), 2, output_size=[9]),
+                            (2, 3, 9)),
+        "max_unpool2d_fn": (lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2), (2, 3, 6, 8)),
+        "max_unpool3d_fn": (lambda x: F.max_unpool3d(*F.max_pool3d(x, 2, 1, return_indices=True), 2, 1),
+                            (2, 3, 4, 4, 4)),
     }
 
 

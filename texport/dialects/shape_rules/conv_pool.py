@@ -630,6 +630,33 @@ _registered(
 )
 
 
+# ------------------------------------------------------- max unpooling
+
+
+def _max_unpool(n: int) -> Rule:
+    """[N?, C, *in] values and their int64 plane indices -> [N?, C, *output_size]."""
+
+    def rule(self: TensorMeta, indices: TensorMeta, output_size: IntArg, *geometry: Any) -> TensorMeta:
+        op = f"max_unpooling{n}d"
+        check(indices.dtype == DType.int64,
+              f"elements in indices should be type int64 but got: {indices.dtype.torch_name}")
+        sizes = _as_list(output_size)
+        check(len(sizes) == n, f"{op}: There should be exactly {n} elements in output_size, but got "
+                               f"{len(sizes)} elements.")
+        check(self.ndim in (n + 1, n + 2), f"Input to {op} should be a {n + 1}d or {n + 2}d Tensor, but got a "
+                                           f"tensor with {self.ndim} dimensions.")
+        check(self.ndim == indices.ndim and all(sym_eq(a, b) for a, b in zip(self.shape, indices.shape)),
+              f"Expected shape of indices to be same as that of the input tensor ({shape_text(self.shape)}) "
+              f"but got indices tensor with shape: {shape_text(indices.shape)}")
+        return TensorMeta((*self.shape[:-n], *sizes), self.dtype)
+
+    return rule
+
+
+_registered(["max_unpool2d"], _max_unpool, 2)
+_registered(["max_unpool3d"], _max_unpool, 3)
+
+
 # ---------------------------------------------------------------- upsample
 
 # The exact binary fraction p/q of a scale with q (a power of two) up to this

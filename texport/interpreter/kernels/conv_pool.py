@@ -555,6 +555,32 @@ kernel("adaptive_max_pool2d")(_adaptive_max_nd(2))
 kernel("adaptive_max_pool3d")(_adaptive_max_nd(3))
 
 
+# ------------------------------------------------------- max unpooling
+
+
+def _max_unpool_nd(n: int) -> Callable[..., Array]:
+    def unpool(self: Array, indices: Array, output_size: IntArg, *geometry: Any) -> Array:
+        """Scatter each value to its index in a zero plane of ``output_size`` (the last write wins)."""
+        sizes = _ints(output_size, n)
+        lead = self.shape[:-n]
+        planes, plane = int(np.prod(lead)), int(np.prod(sizes))
+        if planes * plane == 0:
+            return np.zeros((*lead, *sizes), self.dtype)
+        flat = indices.reshape(planes, -1)
+        if flat.size and (flat.min() < 0 or flat.max() >= plane):
+            raise IndexError(f"max_unpool{n}d: found an invalid max index {int(flat.max())} "
+                             f"(output volumes are of size {'x'.join(map(str, sizes))})")
+        out = np.zeros((planes, plane), self.dtype)
+        out[np.arange(planes)[:, None], flat] = self.reshape(planes, -1)
+        return out.reshape(*lead, *sizes)
+
+    return unpool
+
+
+kernel("max_unpool2d")(_max_unpool_nd(2))
+kernel("max_unpool3d")(_max_unpool_nd(3))
+
+
 # ------------------------------------------------------------- resampling
 
 

@@ -7,6 +7,7 @@ by indexing), these follow it, core ops included."""
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from ._common import DType, Tensor, aten, register_decomposition, reshape_to
@@ -135,6 +136,31 @@ def avg_pool1d(self: Tensor, kernel_size: list[int], stride: list[int] = (), pad
 def adaptive_avg_pool1d(self: Tensor, output_size: list[Any]) -> Tensor:
     pooled = adaptive_avg_pool2d(aten.unsqueeze.default(self, -2), [1, output_size[0]])
     return aten.squeeze.dims(pooled, [-2])
+
+
+# max_unpool{2,3}d(x, i, size) = zeros(N·C·prod(size)).index_put([i + plane·prod(size)], x).view(N, C, *size)
+# (torch._decomp's _max_unpoolnd)
+@register_decomposition(aten.max_unpool2d.default)
+def max_unpool2d(self: Tensor, indices: Tensor, output_size: list[Any]) -> Tensor:
+    return _max_unpool(self, indices, list(output_size))
+
+
+@register_decomposition(aten.max_unpool3d.default)
+def max_unpool3d(input: Tensor, indices: Tensor, output_size: list[Any], stride: list[int],  # noqa: A002
+                 padding: list[int]) -> Tensor:
+    return _max_unpool(input, indices, list(output_size))
+
+
+def _max_unpool(x: Tensor, indices: Tensor, output_size: list[Any]) -> Tensor:
+    n = len(output_size)
+    lead = list(x.shape)[:-n]
+    planes, plane = math.prod(lead), math.prod(output_size)
+    shape = [*lead, *output_size]
+    plane_index = aten.view.default(aten.arange.start_step(0, planes, 1), [*lead, *[1] * n])
+    flat = aten.view.default(aten.add.Tensor(indices, aten.mul.Tensor(plane_index, plane)), [-1])
+    out = aten.full.default(shape, 0, dtype=x.dtype)
+    out = aten.index_put.default(aten.view.default(out, [-1]), [flat], aten.view.default(x, [-1]))
+    return aten.view.default(out, shape)
 
 
 # pad(x, p, "constant", v) = constant_pad_nd(x, p, v); reflect/replicate/circular: their pad ops

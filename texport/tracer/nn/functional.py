@@ -46,7 +46,7 @@ __all__ = [
     "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
-    "upsample", "upsample_bilinear", "upsample_nearest",
+    "upsample", "upsample_bilinear", "upsample_nearest", "max_unpool1d", "max_unpool2d", "max_unpool3d",
 ]
 
 
@@ -448,6 +448,57 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
               ceil_mode: bool = False) -> Tensor:
     return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _unpool_output_size(input: Tensor, kernel_size: list[int], stride: list[int],  # noqa: A002
+                        padding: list[int], output_size: Any) -> list[Any]:
+    """torch's _unpool_output_size: (in - 1)·stride + kernel - 2·padding, or a given size within a stride."""
+    rank = len(kernel_size)
+    spatial = list(input.size())[-rank:]
+    default = [(spatial[d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(rank)]
+    if output_size is None:
+        sizes = default
+    else:
+        sizes = list(output_size)
+        if len(sizes) == rank + 2:
+            sizes = sizes[2:]
+        if len(sizes) != rank:
+            raise ValueError(f"output_size should be a sequence containing {rank} or {rank + 2} elements, but it "
+                             f"has a length of '{len(sizes)}'")
+        for d in range(rank):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < sizes[d] < high:
+                raise ValueError(f'invalid output_size "{sizes}" (dim {d} must be between {low} and {high})')
+    for d in range(rank):
+        if sizes[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={sizes[d]}")
+    return sizes
+
+
+def _unpool_geometry(rank: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[list[int], ...]:
+    kernel = _expand(kernel_size, rank)
+    return kernel, (_expand(stride, rank) if stride is not None else kernel), _expand(padding, rank)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(1, kernel_size, stride, padding)
+    sizes = _unpool_output_size(input, kernel, strides, pads, output_size) + [1]
+    return call(op("max_unpool2d"), input.unsqueeze(-1), indices.unsqueeze(-1), sizes).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(2, kernel_size, stride, padding)
+    return call(op("max_unpool2d"), input, indices, _unpool_output_size(input, kernel, strides, pads, output_size))
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(3, kernel_size, stride, padding)
+    sizes = _unpool_output_size(input, kernel, strides, pads, output_size)
+    return call(op("max_unpool3d"), input, indices, sizes, strides, pads)
 
 
 def _list_with_default(out_size: Any, defaults: Sequence[Any]) -> Any:

@@ -12,7 +12,7 @@ from .module import Module
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d",
-    "MaxPool2d", "MaxPool3d",
+    "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
 ]
 
 
@@ -50,6 +50,44 @@ class MaxPool3d(_MaxPoolNd):
     def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    _expand: Any = None  # torch's _single/_pair/_triple of the geometry
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = self._expand(kernel_size)
+        self.stride = self._expand(stride if stride is not None else kernel_size)
+        self.padding = self._expand(padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _ntuple(n: int) -> Any:
+    return staticmethod(lambda v: tuple(v) if isinstance(v, (list, tuple)) else (v,) * n)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _expand = _ntuple(1)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _expand = _ntuple(2)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _expand = _ntuple(3)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:  # noqa: A002
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
 class AvgPool1d(Module):
