@@ -156,3 +156,50 @@ def test_max_unpool_inverts_max_pool_on_its_maxima() -> None:
 def test_max_unpool_rejects_an_index_outside_the_plane() -> None:
     with pytest.raises(IndexError, match="invalid max index 16"):
         run("max_unpool2d", np.ones((1, 1, 1, 1)), np.array([[[[16]]]]), [4, 4])
+
+
+# ------------------------------------------------------------- grid sampling
+
+
+def _trilinear_at(x: np.ndarray, z: float, y: float, xx: float) -> np.ndarray:
+    """Scalar trilinear read of x [C, D, H, W] at pixel coordinates, zeros outside."""
+    total = np.zeros(x.shape[0])
+    z0, y0, x0 = int(np.floor(z)), int(np.floor(y)), int(np.floor(xx))
+    for dz, dy, dx in itertools.product((0, 1), repeat=3):
+        k, j, i = z0 + dz, y0 + dy, x0 + dx
+        if 0 <= k < x.shape[1] and 0 <= j < x.shape[2] and 0 <= i < x.shape[3]:
+            w = (1 - abs(z - k)) * (1 - abs(y - j)) * (1 - abs(xx - i))
+            total += w * x[:, k, j, i]
+    return total
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sampler_3d_bilinear_matches_scalar_reference(align_corners: bool) -> None:
+    x = rand(2, 3, 3, 4, 5)
+    grid = RNG.uniform(-1.2, 1.2, (2, 2, 3, 2, 3))
+    out = run("grid_sampler_3d", x, grid, 0, 0, align_corners)
+    sizes = np.array([5, 4, 3])  # grid's (x, y, z) index W, H, D
+    for n, *p in itertools.product(range(2), range(2), range(3), range(2)):
+        g = grid[(n, *p)]
+        pix = (g + 1) / 2 * (sizes - 1) if align_corners else ((g + 1) * sizes - 1) / 2
+        np.testing.assert_allclose(out[(n, slice(None), *p)], _trilinear_at(x[n], pix[2], pix[1], pix[0]),
+                                   atol=1e-12)
+
+
+def test_grid_sampler_dispatches_on_rank() -> None:
+    x, grid = rand(1, 2, 3, 4), RNG.uniform(-1, 1, (1, 2, 2, 2))
+    np.testing.assert_array_equal(run("grid_sampler", x, grid, 1, 1, False),
+                                  run("grid_sampler_2d", x, grid, 1, 1, False))
+
+
+def test_affine_grid_generator_hand_computed() -> None:
+    theta = np.array([[[2.0, 0.0, 0.5], [0.0, -1.0, 0.0]]])
+    grid = run("affine_grid_generator", theta, [1, 1, 2, 3], True)
+    # corners-aligned centres: x in (-1, 0, 1), y in (-1, 1); (x, y) -> (2x + 0.5, -y)
+    expected = [[[[-1.5, 1], [0.5, 1], [2.5, 1]], [[-1.5, -1], [0.5, -1], [2.5, -1]]]]
+    np.testing.assert_allclose(grid, expected)
+    unaligned = run("affine_grid_generator", np.eye(3, 4)[None], [1, 1, 1, 2, 4], False)
+    # identity in 3-d: (x, y, z) at half-pixel centres, z of a single slice is 0
+    np.testing.assert_allclose(unaligned[0, 0, 1, :, 0], [-0.75, -0.25, 0.25, 0.75])
+    np.testing.assert_allclose(unaligned[0, 0, :, 0, 1], [-0.5, 0.5])
+    np.testing.assert_allclose(unaligned[..., 2], 0)

@@ -33,6 +33,84 @@ class PoolUnpool(torch.nn.Module):
         return self.unpool(values, indices, output_size=self.output_size)
 
 
+class Sampler(torch.nn.Module):
+    def __init__(self, **options) -> None:
+        super().__init__()
+        self.options = options
+
+    def forward(self, x, grid):
+        return F.grid_sample(x, grid, **self.options)
+
+
+class Transformer(torch.nn.Module):
+    """A spatial transformer's sampling: affine_grid over the input's size, then grid_sample."""
+
+    def __init__(self, align_corners) -> None:
+        super().__init__()
+        self.align_corners = align_corners
+
+    def forward(self, x, theta):
+        grid = F.affine_grid(theta, list(x.size()), align_corners=self.align_corners)
+        return F.grid_sample(x, grid, align_corners=self.align_corners)
+
+
+class AffineGrid(torch.nn.Module):
+    def __init__(self, size, align_corners) -> None:
+        super().__init__()
+        self.size, self.align_corners = size, align_corners
+
+    def forward(self, theta):
+        return F.affine_grid(theta, [theta.shape[0], *self.size], align_corners=self.align_corners)
+
+
+def _x_grid(x_shape, grid_shape):
+    def make(rng):
+        grid = rng.uniform(-1.3, 1.3, grid_shape).astype(np.float32)
+        return rng.standard_normal(x_shape, dtype=np.float32), grid
+    return make
+
+
+def _x_theta(x_shape):
+    k = len(x_shape) - 2
+
+    def make(rng):
+        theta = np.eye(k, k + 1)[None] + 0.2 * rng.standard_normal((x_shape[0], k, k + 1))
+        return rng.standard_normal(x_shape, dtype=np.float32), theta.astype(np.float32)
+    return make
+
+
+def _sampler_cases(Dim):
+    batch = Dim("batch", min=1, max=16)
+    two = {"x": {0: batch}, "grid": {0: batch}}
+    cases = []
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (False, True):
+                name = f"grid_sample_{mode}_{padding}{'_align' if align else ''}"
+                cases.append(Case(name, (lambda m=mode, p=padding, a=align: Sampler(mode=m, padding_mode=p,
+                                                                                    align_corners=a)),
+                                  inputs=_x_grid((2, 3, 5, 6), (2, 4, 7, 2)), dynamic_shapes=two,
+                                  second=_x_grid((5, 3, 5, 6), (5, 4, 7, 2))))
+    for mode in ("bilinear", "nearest"):
+        for padding in ("zeros", "reflection"):
+            cases.append(Case(f"grid_sample3d_{mode}_{padding}",
+                              (lambda m=mode, p=padding: Sampler(mode=m, padding_mode=p, align_corners=False)),
+                              inputs=_x_grid((2, 3, 4, 5, 6), (2, 3, 4, 2, 3)), dynamic_shapes=two,
+                              second=_x_grid((5, 3, 4, 5, 6), (5, 3, 4, 2, 3))))
+    pair = {"x": {0: batch}, "theta": {0: batch}}
+    for align in (False, True):
+        suffix = "_align" if align else ""
+        cases.append(Case(f"spatial_transformer2d{suffix}", (lambda a=align: Transformer(a)),
+                          inputs=_x_theta((2, 3, 5, 6)), dynamic_shapes=pair, second=_x_theta((5, 3, 5, 6))))
+        cases.append(Case(f"spatial_transformer3d{suffix}", (lambda a=align: Transformer(a)),
+                          inputs=_x_theta((2, 3, 3, 4, 5)), dynamic_shapes=pair,
+                          second=_x_theta((5, 3, 3, 4, 5))))
+        cases.append(Case(f"affine_grid2d{suffix}", (lambda a=align: AffineGrid([3, 4, 5], a)),
+                          inputs=lambda rng: _x_theta((2, 3, 4, 5))(rng)[1:],
+                          dynamic_shapes={"theta": {0: batch}}))
+    return cases
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -132,4 +210,4 @@ def cases():
                   second=_x(5, *shape[1:])) for name, (make, shape) in layers.items()]
     cases += [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
                    second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]
-    return cases
+    return cases + _sampler_cases(Dim)

@@ -790,6 +790,28 @@ def _grid_sampler(n: int) -> Rule:
 
 
 _registered(["grid_sampler_2d"], _grid_sampler, 2)
+_registered(["grid_sampler_3d"], _grid_sampler, 3)
+
+
+@shape_rule("grid_sampler")
+def grid_sampler(input: TensorMeta, grid: TensorMeta, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> TensorMeta:
+    """The 2-d or 3-d sampler by the input's rank."""
+    n = 3 if input.ndim == 5 else 2
+    _check_grid_sampler(input, grid, n, interpolation_mode)
+    return TensorMeta((input.shape[0], input.shape[1], *grid.shape[1:-1]), input.dtype)
+
+
+@shape_rule("affine_grid_generator")
+def affine_grid_generator(theta: TensorMeta, size: IntArg, align_corners: bool) -> TensorMeta:
+    """theta [N, n, n + 1] and size [N, C, *spatial] -> the sampling grid [N, *spatial, n]."""
+    sizes = _as_list(size)
+    check(len(sizes) in (4, 5), "affine_grid_generator needs 4d (spatial) or 5d (volumetric) inputs.")
+    n = len(sizes) - 2
+    check(theta.ndim == 3 and sym_eq(theta.shape[1], n) and sym_eq(theta.shape[2], n + 1),
+          f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {shape_text(sizes)}. "
+          f"Got {shape_text(theta.shape)}.")
+    return TensorMeta((sizes[0], *sizes[2:], n), theta.dtype)
 
 
 # ---------------------------------------------------------- im2col/col2im

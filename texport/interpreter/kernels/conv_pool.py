@@ -828,22 +828,49 @@ def _grid_taps(coord: Array, size: int, mode: int, padding_mode: int,
     return taps, np.stack([1 - t, t], -1)
 
 
-@kernel("grid_sampler_2d")
-def grid_sampler_2d(input: Array, grid: Array, interpolation_mode: int,  # noqa: A002
-                    padding_mode: int, align_corners: bool) -> Array:
-    """Sample input [N, C, H, W] at grid [N, Ho, Wo, (x, y)]; taps outside the input read 0."""
+@kernel("grid_sampler", "grid_sampler_2d", "grid_sampler_3d")
+def grid_sampler(input: Array, grid: Array, interpolation_mode: int,  # noqa: A002
+                 padding_mode: int, align_corners: bool) -> Array:
+    """Sample input [N, C, *in] at grid [N, *out, k] whose last axis lists (x, y[, z]), the innermost
+    input axis first; every tap outside the input reads 0."""
     x, g = opmath(input), opmath(grid)
-    n, c, h, w = x.shape
-    ix, wx = _grid_taps(g[..., 0], w, interpolation_mode, padding_mode, align_corners)
-    iy, wy = _grid_taps(g[..., 1], h, interpolation_mode, padding_mode, align_corners)
-    rows, cols = iy[..., :, None], ix[..., None, :]  # [N, Ho, Wo, Ty, Tx]
-    valid = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
-    flat = np.clip(rows, 0, h - 1) * w + np.clip(cols, 0, w - 1)
-    flat = flat.reshape(n, 1, int(np.prod(flat.shape[1:])))
-    values = np.take_along_axis(x.reshape(n, c, h * w), flat, axis=2)
-    values = values.reshape(n, c, *valid.shape[1:]) * valid[:, None]
-    out = np.einsum("nchwyx,nhwy,nhwx->nchw", values, wy.astype(x.dtype), wx.astype(x.dtype))
-    return out.astype(input.dtype, copy=False)
+    n, c, *sizes = x.shape
+    k, out = len(sizes), g.shape[1:-1]
+    flat: Any = 0
+    valid: Any = True
+    weight: Any = 1
+    for axis, size in enumerate(sizes):
+        taps, weights = _grid_taps(g[..., k - 1 - axis], size, interpolation_mode, padding_mode, align_corners)
+        spread = [n, *out, *[1] * k]
+        spread[1 + len(out) + axis] = -1  # this axis's taps on their own trailing dim
+        taps, weights = taps.reshape(spread), weights.astype(x.dtype).reshape(spread)
+        valid = valid & (taps >= 0) & (taps < size)
+        flat = flat * size + np.clip(taps, 0, size - 1)
+        weight = weight * weights
+    flat = np.broadcast_to(flat, np.broadcast_shapes(np.shape(flat), np.shape(weight)))
+    values = np.take_along_axis(x.reshape(n, c, -1), flat.reshape(n, 1, -1), axis=2)
+    values = values.reshape(n, c, *flat.shape[1:]) * (valid * weight)[:, None]
+    return values.sum(axis=tuple(range(-k, 0))).astype(input.dtype, copy=False)
+
+
+def _linspace_from_neg_one(steps: int, align_corners: bool, dtype: np.dtype) -> Array:
+    """Pixel centres in [-1, 1]: the corners themselves, or half a pixel inside them."""
+    if steps <= 1:
+        return np.zeros(max(steps, 1), dtype)
+    end = 1.0 if align_corners else (steps - 1) / steps
+    return np.linspace(-end, end, steps).astype(dtype)
+
+
+@kernel("affine_grid_generator")
+def affine_grid_generator(theta: Array, size: IntArg, align_corners: bool) -> Array:
+    """grid[n, *p] = theta[n] @ (x, y[, z], 1) at each output pixel p, coordinates in [-1, 1]."""
+    spatial = list(size)[2:]
+    dtype = opmath_dtype(theta.dtype)
+    axes = [_linspace_from_neg_one(s, align_corners, dtype) for s in spatial]
+    coords = np.meshgrid(*axes, indexing="ij")
+    base = np.stack([*reversed(coords), np.ones(spatial, dtype)], -1)
+    grid = np.einsum("...j,nij->n...i", base, theta.astype(dtype))
+    return grid.astype(theta.dtype, copy=False)
 
 
 # ---------------------------------------------------------- im2col/col2im

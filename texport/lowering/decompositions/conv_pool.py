@@ -372,6 +372,56 @@ def _linear_scale(size: Any, out: Any, align_corners: bool, scale: float | None)
     return 1.0 / scale if scale is not None and scale > 0 else size / out
 
 
+# grid_sampler(x, g, ...) = grid_sampler_2d or grid_sampler_3d by the input's rank
+@register_decomposition(aten.grid_sampler.default)
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,  # noqa: A002
+                 align_corners: bool) -> Tensor:
+    sampler = aten.grid_sampler_3d.default if input.dim() == 5 else aten.grid_sampler_2d.default
+    return sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+# affine_grid_generator(θ, [N, C, *sizes]) = Σ_j base[..., j, None]·θᵀ[n, j, :] over the base grid
+# (x, y[, z], 1) of pixel centres in [-1, 1], each coordinate padded into place and summed (torch._decomp's
+# affine_grid_generator)
+@register_decomposition(aten.affine_grid_generator.default)
+def affine_grid_generator(theta: Tensor, size: list[Any], align_corners: bool) -> Tensor:
+    n, spatial = size[0], list(size)[2:]
+    k = len(spatial)
+    parts = []
+    for axis, steps in enumerate(spatial):  # depth/height/width carry z/y/x, the last coordinates first
+        shape = [1] * k + [1]
+        shape[axis] = steps
+        line = aten.view.default(_linspace_from_neg_one(steps, align_corners, theta.dtype), shape)
+        slot = k - 1 - axis
+        parts.append(aten.constant_pad_nd.default(line, [slot, k - slot], 0))
+    one = aten.ones.default([1] * (k + 1), dtype=theta.dtype)
+    base = aten.add.Tensor(_sum_in_order(list(reversed(parts))), aten.constant_pad_nd.default(one, [k, 0], 0))
+    products = aten.mul.Tensor(aten.view.default(base, [-1, k + 1, 1]),
+                               aten.unsqueeze.default(aten.transpose.int(theta, -2, -1), 1))
+    return aten.view.default(aten.sum.dim_IntList(products, [-2]), [n, *spatial, k])
+
+
+def _sum_in_order(values: list[Tensor]) -> Tensor:
+    total = values[0]
+    for value in values[1:]:
+        total = aten.add.Tensor(total, value)
+    return total
+
+
+def _linspace_from_neg_one(steps: Any, align_corners: bool, dtype: DType) -> Tensor:
+    """linspace(-e, e, steps) as torch's reference decomposes it inside affine_grid_generator: an int64
+    arange cast to the dtype, start + i·step for the first half, end - (steps-1-i)·step for the rest."""
+    if steps <= 1:
+        return aten.full.default([], 0, dtype=dtype)
+    end = 1 if align_corners else (steps - 1) / steps
+    step = 2 * end / (steps - 1)
+    index = aten.arange.start_step(0, steps, 1)
+    low = aten.add.Tensor(aten.mul.Tensor(aten._to_copy.default(index, dtype=dtype), step), -end)
+    high = aten.rsub.Scalar(aten.mul.Tensor(aten._to_copy.default(aten.rsub.Scalar(index, steps - 1), dtype=dtype),
+                                            step), end)
+    return aten.where.self(aten.lt.Scalar(index, steps / 2), low, high)
+
+
 # pixel_shuffle(x, r): [N, C·r², H, W] -> [N, C, r, r, H, W] -> [N, C, H, r, W, r] -> [N, C, H·r, W·r]
 @register_decomposition(aten.pixel_shuffle.default)
 def pixel_shuffle(self: Tensor, upscale_factor: int) -> Tensor:
