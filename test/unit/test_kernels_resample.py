@@ -203,3 +203,40 @@ def test_affine_grid_generator_hand_computed() -> None:
     np.testing.assert_allclose(unaligned[0, 0, 1, :, 0], [-0.75, -0.25, 0.25, 0.75])
     np.testing.assert_allclose(unaligned[0, 0, :, 0, 1], [-0.5, 0.5])
     np.testing.assert_allclose(unaligned[..., 2], 0)
+
+
+# ------------------------------------------------------------- fractional max pooling
+
+
+def _intervals(u: float, size: int, out: int, pool: int) -> list[int]:
+    """torch's generate_intervals, one window at a time in float32."""
+    alpha = np.float32(size - pool) / np.float32(out - 1)
+    starts = [int(np.float32(i + np.float32(u)) * alpha) - int(np.float32(u) * alpha) for i in range(out)]
+    return starts[:-1] + [size - pool]
+
+
+def test_fractional_max_pool2d_matches_loop() -> None:
+    x = rand(2, 3, 9, 10).astype(np.float32)
+    samples = RNG.random((2, 3, 2)).astype(np.float32)
+    values, indices = run("fractional_max_pool2d", x, [2, 3], [4, 5], samples)
+    for n, c in itertools.product(range(2), range(3)):
+        cols = _intervals(samples[n, c, 0], 10, 5, 3)  # sample 0 drives the width
+        rows = _intervals(samples[n, c, 1], 9, 4, 2)
+        for (i, r), (j, q) in itertools.product(enumerate(rows), enumerate(cols)):
+            window = x[n, c, r:r + 2, q:q + 3]
+            a, b = np.unravel_index(window.argmax(), window.shape)
+            assert values[n, c, i, j] == window.max()
+            assert indices[n, c, i, j] == (r + a) * 10 + q + b
+
+
+def test_fractional_max_pool3d_samples_drive_time_height_width() -> None:
+    x = rand(1, 2, 6, 7, 8).astype(np.float32)
+    samples = RNG.random((1, 2, 3)).astype(np.float32)
+    values, indices = run("fractional_max_pool3d", x, [2, 2, 2], [3, 4, 5], samples)
+    for c in range(2):
+        starts = [_intervals(samples[0, c, a], size, out, 2) for a, (size, out) in enumerate(zip((6, 7, 8), (3, 4, 5)))]
+        for o in itertools.product(range(3), range(4), range(5)):
+            box = tuple(slice(s[i], s[i] + 2) for s, i in zip(starts, o))
+            assert values[(0, c, *o)] == x[(0, c, *box)].max()
+    flat = np.take_along_axis(x.reshape(1, 2, -1), indices.reshape(1, 2, -1), 2)
+    np.testing.assert_array_equal(flat, values.reshape(1, 2, -1))

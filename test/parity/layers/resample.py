@@ -63,6 +63,57 @@ class AffineGrid(torch.nn.Module):
         return F.affine_grid(theta, [theta.shape[0], *self.size], align_corners=self.align_corners)
 
 
+class Fractional(torch.nn.Module):
+    """Fractional max pooling at given random samples (the documented _random_samples argument)."""
+
+    def __init__(self, fn, **options) -> None:
+        super().__init__()
+        self.fn, self.options = fn, options
+
+    def forward(self, x, samples):
+        return self.fn(x, _random_samples=samples, **self.options)
+
+
+def _x_samples(x_shape, rank):
+    def make(rng):
+        return (rng.standard_normal(x_shape, dtype=np.float32),
+                rng.random((x_shape[0], x_shape[1], rank), dtype=np.float32))
+    return make
+
+
+def _fractional_cases(Dim):
+    batch = Dim("batch", min=1, max=16)
+    two = {"x": {0: batch}, "samples": {0: batch}}
+    specs = {
+        "fractional_max_pool2d_size": (lambda: Fractional(F.fractional_max_pool2d, kernel_size=2, output_size=(4, 5)),
+                                       (2, 3, 9, 10), 2),
+        "fractional_max_pool2d_ratio_indices": (
+            lambda: Fractional(F.fractional_max_pool2d, kernel_size=(3, 2), output_ratio=(0.5, 0.5), return_indices=True),
+            (2, 3, 9, 10), 2),
+        "fractional_max_pool2d_with_indices": (
+            lambda: Fractional(F.fractional_max_pool2d_with_indices, kernel_size=2, output_size=5), (2, 3, 8, 8), 2),
+        "fractional_max_pool3d_size": (
+            lambda: Fractional(F.fractional_max_pool3d, kernel_size=2, output_size=(3, 4, 5)), (2, 3, 6, 7, 8), 3),
+        "fractional_max_pool3d_with_indices": (
+            lambda: Fractional(F.fractional_max_pool3d_with_indices, kernel_size=(2, 1, 2), output_ratio=0.6),
+            (2, 3, 6, 7, 8), 3),
+    }
+    # torch's fractional_max_pool3d meta function specializes the batch: its cases are static
+    cases = [Case(name, make, inputs=_x_samples(shape, rank), dynamic_shapes=two if rank == 2 else None,
+                  second=_x_samples((5, *shape[1:]), rank) if rank == 2 else None)
+             for name, (make, shape, rank) in specs.items()]
+    samples = np.random.default_rng(1).random((2, 3, 2), dtype=np.float32)
+    cases.append(Case("fractional_max_pool2d_layer",
+                      lambda: Layer(torch.nn.FractionalMaxPool2d(2, output_size=3,
+                                                                 _random_samples=torch.tensor(samples))),
+                      inputs=_x(2, 3, 7, 7)))
+    cases.append(Case("fractional_max_pool3d_layer_indices",
+                      lambda: Layer(torch.nn.FractionalMaxPool3d(2, output_size=(2, 3, 2), return_indices=True,
+                                                                 _random_samples=torch.rand(2, 3, 3) * 0 + 0.3)),
+                      inputs=_x(2, 3, 5, 6, 5)))
+    return cases
+
+
 def _x_grid(x_shape, grid_shape):
     def make(rng):
         grid = rng.uniform(-1.3, 1.3, grid_shape).astype(np.float32)
@@ -210,4 +261,4 @@ def cases():
                   second=_x(5, *shape[1:])) for name, (make, shape) in layers.items()]
     cases += [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
                    second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]
-    return cases + _sampler_cases(Dim)
+    return cases + _sampler_cases(Dim) + _fractional_cases(Dim)

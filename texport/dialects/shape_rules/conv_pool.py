@@ -630,6 +630,37 @@ _registered(
 )
 
 
+# ------------------------------------------------- fractional max pooling
+
+
+def _fractional_max_pool(n: int) -> Rule:
+    """[N?, C, *in] pooled by kernel_size windows at random starts -> values and int64 indices of
+    [N?, C, *output_size]; random_samples holds n numbers in [0, 1) per (batch, plane)."""
+
+    def rule(self: TensorMeta, kernel_size: IntArg, output_size: IntArg,
+             random_samples: TensorMeta) -> tuple[TensorMeta, TensorMeta]:
+        op = f"fractional_max_pool{n}d()" if n == 2 else "fractional_max_pool3d_out()"
+        kernel, sizes = _as_list(kernel_size), _as_list(output_size)
+        check(len(kernel) == n and len(sizes) == n,
+              f"{op}: kernel_size and output_size must each have {n} elements")
+        check(self.ndim in (n + 1, n + 2), f"{op}: Expected {n + 1}D or {n + 2}D tensor, but got: "
+                                           f"{shape_text(self.shape)}")
+        check(random_samples.ndim == 3 and sym_eq(random_samples.shape[-1], n),
+              f"Expect _random_samples.size(2) equals to {n}; got {dim_str(random_samples.shape[-1])}.")
+        names = ("height", "width") if n == 2 else ("time", "height", "width")
+        for name, size, k, out in zip(names, self.shape[-n:], kernel, sizes):
+            check(sym_le(out + k - 1, size), f"{op}: pool {name} {k} too large relative to input {name} "
+                                             f"{dim_str(size)}")
+        shape = (*self.shape[:-n], *sizes)
+        return TensorMeta(shape, self.dtype), TensorMeta(shape, DType.int64)
+
+    return rule
+
+
+_registered(["fractional_max_pool2d"], _fractional_max_pool, 2)
+_registered(["fractional_max_pool3d"], _fractional_max_pool, 3)
+
+
 # ------------------------------------------------------- max unpooling
 
 

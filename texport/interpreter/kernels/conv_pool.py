@@ -555,6 +555,63 @@ kernel("adaptive_max_pool2d")(_adaptive_max_nd(2))
 kernel("adaptive_max_pool3d")(_adaptive_max_nd(3))
 
 
+# ------------------------------------------------- fractional max pooling
+
+
+def _fractional_starts(sample: Array, size: int, out: int, pool: int) -> Array:
+    """torch's generate_intervals per plane, in the sample's dtype: window i starts at
+    int((i + u)·α) - int(u·α), α = (in - pool)/(out - 1), the last at in - pool."""
+    dtype = sample.dtype.type
+    starts = np.zeros((*sample.shape, out), np.int64)
+    if out > 1:
+        alpha = dtype(size - pool) / dtype(out - 1)
+        i = np.arange(out, dtype=sample.dtype)
+        scaled = ((i + sample[..., None]) * alpha).astype(np.int64)
+        starts = scaled - (sample * alpha).astype(np.int64)[..., None]
+    if out > 0:
+        starts[..., -1] = size - pool
+    return starts
+
+
+def _fractional_max_pool_nd(n: int) -> Callable[..., tuple[Array, Array]]:
+    # which random sample drives each spatial axis: 2-d reads (W, H), 3-d reads (T, H, W)
+    sample_of_axis = (1, 0) if n == 2 else (0, 1, 2)
+
+    def pool(self: Array, kernel_size: IntArg, output_size: IntArg,
+             random_samples: Array) -> tuple[Array, Array]:
+        kernel, sizes = _ints(kernel_size, n), _ints(output_size, n)
+        batched = self if self.ndim == n + 2 else self[None]
+        planes = batched.shape[0] * batched.shape[1]
+        spatial = batched.shape[2:]
+        samples = random_samples.reshape(planes, n)
+        names = ("height", "width") if n == 2 else ("time", "height", "width")
+        for name, size, k, out in zip(names, spatial, kernel, sizes):
+            if out + k - 1 > size:  # eager runs no shape rule: the kernel refuses as torch does
+                raise ValueError(f"fractional_max_pool{n}d(): pool {name} {k} too large relative to input "
+                                 f"{name} {size}")
+        flat: Any = 0
+        for axis in range(n):  # window element positions of each axis, broadcast over the others
+            starts = _fractional_starts(samples[:, sample_of_axis[axis]], spatial[axis], sizes[axis], kernel[axis])
+            taps = starts[..., None] + np.arange(kernel[axis])  # [P, out, k]
+            spread = [planes, *[1] * n, *[1] * n]
+            spread[1 + axis], spread[1 + n + axis] = sizes[axis], kernel[axis]
+            flat = flat * spatial[axis] + taps.reshape(spread)
+        flat = np.broadcast_to(flat, (planes, *sizes, *kernel)).reshape(planes, *sizes, -1)
+        windows = np.take_along_axis(batched.reshape(planes, 1, -1), flat.reshape(planes, 1, -1), axis=2)
+        windows = windows.reshape(flat.shape)
+        arg = _torch_argmax(windows)
+        values = np.take_along_axis(windows, arg[..., None], -1)[..., 0]
+        indices = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
+        shape = (*self.shape[:-n], *sizes)
+        return values.reshape(shape), indices.reshape(shape)
+
+    return pool
+
+
+kernel("fractional_max_pool2d")(_fractional_max_pool_nd(2))
+kernel("fractional_max_pool3d")(_fractional_max_pool_nd(3))
+
+
 # ------------------------------------------------------- max unpooling
 
 

@@ -19,6 +19,7 @@ from texport.dialects.dtypes import DType
 from ..dispatcher import call
 from ..factories import arange as _arange
 from ..factories import ones_like, zeros, zeros_like
+from ..factories import rand as _rand
 from ..functions import cat
 from ..grad import no_grad
 from ..handles import op
@@ -47,7 +48,8 @@ __all__ = [
     "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
     "upsample", "upsample_bilinear", "upsample_nearest", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-    "affine_grid", "grid_sample",
+    "affine_grid", "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 
@@ -449,6 +451,50 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
               ceil_mode: bool = False) -> Tensor:
     return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _fractional_max_pool(rank: int, input: Tensor, kernel_size: Any, output_size: Any,  # noqa: A002
+                         output_ratio: Any, random_samples: Tensor | None) -> Any:
+    """torch's fractional_max_pool{2,3}d_with_indices: a ratio scales the input's size; without given samples,
+    one uniform sample per (batch, plane, axis) from the seeded generator."""
+    name = f"fractional_max_pool{rank}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if rank == 2 and len(output_ratio) > 2:  # torch's own check, which a bare float fails too
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        ratios = _expand(output_ratio, rank)
+        output_size = [int(input.size(d - rank) * ratios[d]) for d in range(rank)]
+    if random_samples is None:
+        n_batch = 1 if input.dim() == rank + 1 else input.size(0)
+        random_samples = _rand(n_batch, input.size(-rank - 1), rank, dtype=input.dtype)
+    return call(op(name), input, kernel_size, output_size, random_samples)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    pooled = _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+    return pooled if return_indices else pooled[0]
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    pooled = _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+    return pooled if return_indices else pooled[0]
 
 
 def _unpool_output_size(input: Tensor, kernel_size: list[int], stride: list[int],  # noqa: A002
