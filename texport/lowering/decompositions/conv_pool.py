@@ -284,7 +284,10 @@ def _upsample_nearest(x: Tensor, output_size: list[Any] | None, scale_factors: l
     indices: list[Any] = [None, None]
     for d, (size, out) in enumerate(zip(sizes, outs)):
         scale = None if scale_factors is None else scale_factors[d]
-        ratio = size / (size * scale) if scale is not None and scale > 0 else size / out
+        if scale is not None and scale > 0:  # torch's in/(in·scale), 1/scale for a symbolic size
+            ratio = size / (size * scale) if type(size) is int else 1.0 / scale
+        else:
+            ratio = size / out
         positions = aten.arange.start_step(0, out, 1, dtype=DType.float32)
         source = aten._to_copy.default(aten.mul.Tensor(aten.add.Tensor(positions, offset), ratio),
                                        dtype=DType.int64)
@@ -302,8 +305,15 @@ def _output_sizes(sizes: list[Any], output_size: list[Any] | None, scale_factors
 
 
 def _scaled_size(size: Any, scale: float) -> Any:
-    """floor(size · scale), as torch's upsample_compute_output_size."""
-    return int(size * scale) if type(size) is int else (size * scale) // 1
+    """floor(size · scale), as torch's upsample_compute_output_size: an integral scale multiplies exactly;
+    a symbolic size times a short binary fraction p/q is (p·size) // q, as the shape rule has it (a longer
+    fraction's double product can round across an integer, so that size is read concretely)."""
+    if float(scale).is_integer():
+        return size * int(scale)
+    p, q = float(scale).as_integer_ratio()
+    if type(size) is int or q > 1 << 16:
+        return int(size * scale)
+    return (size * p) // q
 
 
 # upsample_bilinear2d(x, size, ac, sh, sw) = upsample_bilinear2d.vec(x, size, ac) (or the scales)
