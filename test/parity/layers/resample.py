@@ -261,4 +261,19 @@ def cases():
                   second=_x(5, *shape[1:])) for name, (make, shape) in layers.items()]
     cases += [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
                    second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]
-    return cases + _sampler_cases(Dim) + _fractional_cases(Dim)
+    return cases + _sampler_cases(Dim) + _fractional_cases(Dim) + _dynamic_spatial_cases(Dim)
+
+
+def _dynamic_spatial_cases(Dim):
+    """Scale factors over a dynamic width: the output size is an expression of it."""
+    spatial = {"x": {0: Dim("batch", min=1, max=16), 3: Dim("w", min=4, max=32)}}
+    functions = {
+        "interpolate_nearest_exact2d_dynamic": (lambda x: F.interpolate(x, scale_factor=2, mode="nearest-exact"),
+                                                (2, 3, 4, 5)),
+        "interpolate_nearest2d_dynamic": (lambda x: F.interpolate(x, scale_factor=(2, 0.5)), (2, 3, 4, 6)),
+        "interpolate_bicubic_dynamic": (lambda x: F.interpolate(x, scale_factor=2, mode="bicubic"), (2, 3, 4, 5)),
+        "max_unpool2d_dynamic": (lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2), (2, 3, 4, 6)),
+        "lp_pool2d_dynamic": (lambda x: F.lp_pool2d(x, 2, 2), (2, 3, 4, 6)),
+    }
+    return [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=spatial,
+                 second=_x(5, shape[1], shape[2], 2 * shape[3])) for name, (fn, shape) in functions.items()]
