@@ -145,6 +145,7 @@ def max_unpool2d(self: Tensor, indices: Tensor, output_size: list[Any]) -> Tenso
     return _max_unpool(self, indices, list(output_size))
 
 
+# max_unpool3d(x, i, size, stride, padding) = the same scatter (stride and padding only checked by torch)
 @register_decomposition(aten.max_unpool3d.default)
 def max_unpool3d(input: Tensor, indices: Tensor, output_size: list[Any], stride: list[int],  # noqa: A002
                  padding: list[int]) -> Tensor:
@@ -269,6 +270,7 @@ def upsample_nearest_vec(input: Tensor, output_size: list[Any] | None,  # noqa: 
     return _upsample_nearest(input, output_size, scale_factors, 0.0)
 
 
+# _upsample_nearest_exact{1,2,3}d.vec(x, L | s) = x[..., int((arange(L_d) + 0.5) · in_d/L_d), ...]
 @register_decomposition([aten._upsample_nearest_exact1d.vec, aten._upsample_nearest_exact2d.vec,
                          aten._upsample_nearest_exact3d.vec])
 def upsample_nearest_exact_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
@@ -335,6 +337,7 @@ def upsample_linear_vec(input: Tensor, output_size: list[Any] | None, align_corn
     return _upsample_linear(input, outs, align_corners, scale_factors or [None] * len(outs))
 
 
+# upsample_linear1d(x, L, ac, s) = the same interpolation at the sized form's scale
 @register_decomposition(aten.upsample_linear1d.default)
 def upsample_linear1d(self: Tensor, output_size: list[Any], align_corners: bool,
                       scales: float | None = None) -> Tensor:
@@ -522,6 +525,7 @@ def upsample_bicubic2d_vec(input: Tensor, output_size: list[Any] | None, align_c
     return _upsample_bicubic(input, outs, align_corners, scale_factors or [None, None])
 
 
+# upsample_bicubic2d(x, size, ac, sh, sw) = the same interpolation at the sized form's scales
 @register_decomposition(aten.upsample_bicubic2d.default)
 def upsample_bicubic2d(self: Tensor, output_size: list[Any], align_corners: bool,
                        scales_h: float | None = None, scales_w: float | None = None) -> Tensor:
