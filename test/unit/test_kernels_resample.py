@@ -240,3 +240,18 @@ def test_fractional_max_pool3d_samples_drive_time_height_width() -> None:
             assert values[(0, c, *o)] == x[(0, c, *box)].max()
     flat = np.take_along_axis(x.reshape(1, 2, -1), indices.reshape(1, 2, -1), 2)
     np.testing.assert_array_equal(flat, values.reshape(1, 2, -1))
+
+
+# ------------------------------------------------------------- integer average pooling
+
+
+@pytest.mark.parametrize("divisor", [3, -3, -1])
+def test_integer_avg_pool_truncates_toward_zero(divisor: int) -> None:
+    x = np.array([[[[7, -7], [0, 0]], [[5, 0], [-4, 0]]]], dtype=np.int64)
+    # window sums 0 and 1, then 7 - 7 + 0 + 0 = 0 and 5 - 4 = 1; as C++ integer division
+    totals = np.array([0, 1])
+    expected = (np.trunc(totals / divisor)).astype(np.int64).reshape(1, 2, 1, 1)
+    np.testing.assert_array_equal(run("avg_pool2d", x, [2, 2], [], 0, False, True, divisor), expected)
+    cube = np.full((1, 1, 2, 2, 2), 2, np.int64)  # sum 16: 16 / -3 = -5.33 -> -5 (floor would give -6)
+    np.testing.assert_array_equal(run("avg_pool3d", cube, [2, 2, 2], [], 0, False, True, divisor),
+                                  np.full((1, 1, 1, 1, 1), int(np.trunc(16 / divisor))))

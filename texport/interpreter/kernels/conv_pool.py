@@ -418,8 +418,8 @@ def _avg_divisor(pool: _Pool, count_include_pad: bool, divisor_override: int | N
 
 def _divide(total: Array, divisor: Any, dtype: np.dtype) -> Array:
     """Float division, or C++'s truncating division for integer tensors."""
-    if np.issubdtype(dtype, np.integer):
-        return (np.sign(total) * (np.abs(total) // divisor)).astype(dtype)
+    if np.issubdtype(dtype, np.integer):  # toward zero, whatever the signs (a divisor_override may be negative)
+        return (np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))).astype(dtype)
     return (total / divisor).astype(dtype, copy=False)
 
 
