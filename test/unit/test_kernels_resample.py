@@ -255,3 +255,11 @@ def test_integer_avg_pool_truncates_toward_zero(divisor: int) -> None:
     cube = np.full((1, 1, 2, 2, 2), 2, np.int64)  # sum 16: 16 / -3 = -5.33 -> -5 (floor would give -6)
     np.testing.assert_array_equal(run("avg_pool3d", cube, [2, 2, 2], [], 0, False, True, divisor),
                                   np.full((1, 1, 1, 1, 1), int(np.trunc(16 / divisor))))
+
+
+def test_grid_sampler_locates_float16_taps_in_half_precision() -> None:
+    # x = -0.2001953125 (exact in float16): ((x + 1)·5 - 1)/2 is 1.49951… in float32 but rounds to 1.5 in
+    # float16, and nearest then rounds half to even: column 2, not 1
+    image = np.arange(5, dtype=np.float16).reshape(1, 1, 1, 5)
+    grid = np.array([[[[-0.2001953125, 0.0]]]], dtype=np.float16)
+    assert run("grid_sampler_2d", image, grid, 1, 0, False).item() == 2.0

@@ -583,6 +583,9 @@ def _fractional_max_pool_nd(n: int) -> Callable[..., tuple[Array, Array]]:
         batched = self if self.ndim == n + 2 else self[None]
         planes = batched.shape[0] * batched.shape[1]
         spatial = batched.shape[2:]
+        shape = (*self.shape[:-n], *sizes)
+        if planes == 0:
+            return np.empty(shape, self.dtype), np.empty(shape, np.int64)
         samples = random_samples.reshape(planes, n)
         names = ("height", "width") if n == 2 else ("time", "height", "width")
         for name, size, k, out in zip(names, spatial, kernel, sizes):
@@ -596,13 +599,12 @@ def _fractional_max_pool_nd(n: int) -> Callable[..., tuple[Array, Array]]:
             spread = [planes, *[1] * n, *[1] * n]
             spread[1 + axis], spread[1 + n + axis] = sizes[axis], kernel[axis]
             flat = flat * spatial[axis] + taps.reshape(spread)
-        flat = np.broadcast_to(flat, (planes, *sizes, *kernel)).reshape(planes, *sizes, -1)
+        flat = np.broadcast_to(flat, (planes, *sizes, *kernel)).reshape(planes, *sizes, int(np.prod(kernel)))
         windows = np.take_along_axis(batched.reshape(planes, 1, -1), flat.reshape(planes, 1, -1), axis=2)
         windows = windows.reshape(flat.shape)
         arg = _torch_argmax(windows)
         values = np.take_along_axis(windows, arg[..., None], -1)[..., 0]
         indices = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
-        shape = (*self.shape[:-n], *sizes)
         return values.reshape(shape), indices.reshape(shape)
 
     return pool
@@ -890,7 +892,8 @@ def grid_sampler(input: Array, grid: Array, interpolation_mode: int,  # noqa: A0
                  padding_mode: int, align_corners: bool) -> Array:
     """Sample input [N, C, *in] at grid [N, *out, k] whose last axis lists (x, y[, z]), the innermost
     input axis first; every tap outside the input reads 0."""
-    x, g = opmath(input), opmath(grid)
+    # torch's half kernels locate taps in half precision (each step rounded), then sum in float32
+    x, g = opmath(input), grid if grid.dtype == np.float16 else opmath(grid)
     n, c, *sizes = x.shape
     k, out = len(sizes), g.shape[1:-1]
     flat: Any = 0
