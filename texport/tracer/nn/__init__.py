@@ -32,6 +32,7 @@ from . import (
     response_norm,
     rnn,
     transformer,
+    upsampling,
 )
 from .activations import *  # noqa: F403
 from .adaptive import *  # noqa: F403
@@ -57,8 +58,9 @@ from .pooling import *  # noqa: F403
 from .response_norm import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
 _LAYER_FILES = (activations, adaptive, attention, channelshuffle, containers, conv, cross_map_lrn, distance,
                 dropout, embedding, flatten, fold, lazy, linear, loss, module, norms, padding, parallel,
-                pixelshuffle, pooling, response_norm, rnn, transformer)
+                pixelshuffle, pooling, response_norm, rnn, transformer, upsampling)
 __all__ = [*(name for layer_file in _LAYER_FILES for name in layer_file.__all__), "functional", "init"]

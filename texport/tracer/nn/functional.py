@@ -20,6 +20,7 @@ from texport.dialects.dtypes import DType
 from ..dispatcher import call
 from ..factories import arange as _arange
 from ..factories import ones_like, zeros, zeros_like
+from ..factories import rand as _rand
 from ..functions import cat
 from ..grad import no_grad
 from ..handles import op
@@ -64,6 +65,12 @@ __all__ = [
     "scaled_dot_product_attention", "sigmoid",
     "silu", "soft_margin_loss", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold",
     "threshold_", "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin", "rrelu", "rrelu_",
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
+    "upsample", "upsample_bilinear", "upsample_nearest", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "affine_grid", "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 
@@ -485,17 +492,40 @@ def _stride(stride: Any) -> Any:
     return [] if stride is None else stride
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool1d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("max_pool1d(return_indices=True) is not supported by texport")
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return call(op("max_pool1d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool2d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
-    return call(op(name), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return call(op("max_pool2d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool3d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return call(op("max_pool3d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
@@ -508,6 +538,143 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                divisor_override: int | None = None) -> Tensor:
     return call(op("avg_pool2d"), input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                 divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    return call(op("avg_pool3d"), input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                divisor_override)
+
+
+def _lp_pool(rank: int, input: Tensor, norm_type: float, kernel_size: Any, stride: Any,  # noqa: A002
+             ceil_mode: bool) -> Tensor:
+    """torch's lp_pool{1,2,3}d: (window mean of x^p, times the window size)^(1/p);
+    p = ±inf is a max pool of |x|."""
+    max_pool = (max_pool1d, max_pool2d, max_pool3d)[rank - 1]
+    if norm_type == math.inf:
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf:
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    avg_pool = (avg_pool1d, avg_pool2d, avg_pool3d)[rank - 1]
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    window = math.prod(_expand(kernel_size, rank))
+    return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def _expand(value: Any, rank: int) -> list[Any]:
+    """torch's _single/_pair/_triple: an int repeated, a sequence as given."""
+    return list(value) if isinstance(value, (list, tuple)) else [value] * rank
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _fractional_max_pool(rank: int, input: Tensor, kernel_size: Any, output_size: Any,  # noqa: A002
+                         output_ratio: Any, random_samples: Tensor | None) -> Any:
+    """torch's fractional_max_pool{2,3}d_with_indices: a ratio scales the input's size; without given samples,
+    one uniform sample per (batch, plane, axis) from the seeded generator."""
+    name = f"fractional_max_pool{rank}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if rank == 2 and len(output_ratio) > 2:  # torch's own check, which a bare float fails too
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        ratios = _expand(output_ratio, rank)
+        output_size = [int(input.size(d - rank) * ratios[d]) for d in range(rank)]
+    if random_samples is None:
+        n_batch = 1 if input.dim() == rank + 1 else input.size(0)
+        random_samples = _rand(n_batch, input.size(-rank - 1), rank, dtype=input.dtype)
+    return call(op(name), input, kernel_size, output_size, random_samples)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    pooled = _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+    return pooled if return_indices else pooled[0]
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    pooled = _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+    return pooled if return_indices else pooled[0]
+
+
+def _unpool_output_size(input: Tensor, kernel_size: list[int], stride: list[int],  # noqa: A002
+                        padding: list[int], output_size: Any) -> list[Any]:
+    """torch's _unpool_output_size: (in - 1)·stride + kernel - 2·padding, or a given size within a stride."""
+    rank = len(kernel_size)
+    spatial = list(input.size())[-rank:]
+    default = [(spatial[d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(rank)]
+    if output_size is None:
+        sizes = default
+    else:
+        sizes = list(output_size)
+        if len(sizes) == rank + 2:
+            sizes = sizes[2:]
+        if len(sizes) != rank:
+            raise ValueError(f"output_size should be a sequence containing {rank} or {rank + 2} elements, but it "
+                             f"has a length of '{len(sizes)}'")
+        for d in range(rank):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < sizes[d] < high:
+                raise ValueError(f'invalid output_size "{sizes}" (dim {d} must be between {low} and {high})')
+    for d in range(rank):
+        if sizes[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={sizes[d]}")
+    return sizes
+
+
+def _unpool_geometry(rank: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[list[int], ...]:
+    kernel = _expand(kernel_size, rank)
+    return kernel, (_expand(stride, rank) if stride is not None else kernel), _expand(padding, rank)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(1, kernel_size, stride, padding)
+    sizes = _unpool_output_size(input, kernel, strides, pads, output_size) + [1]
+    return call(op("max_unpool2d"), input.unsqueeze(-1), indices.unsqueeze(-1), sizes).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(2, kernel_size, stride, padding)
+    return call(op("max_unpool2d"), input, indices, _unpool_output_size(input, kernel, strides, pads, output_size))
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(3, kernel_size, stride, padding)
+    sizes = _unpool_output_size(input, kernel, strides, pads, output_size)
+    return call(op("max_unpool3d"), input, indices, sizes, strides, pads)
 
 
 def _list_with_default(out_size: Any, defaults: Sequence[Any]) -> Any:
@@ -527,8 +694,37 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     return call(op("adaptive_avg_pool2d"), input, _list_with_default(output_size, input.size()))
 
 
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
+    return call(op("adaptive_avg_pool3d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool1d"), input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool2d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool3d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    output, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
-    output, indices = call(op("adaptive_max_pool2d"), input, _list_with_default(output_size, input.size()))
+    output, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    output, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (output, indices) if return_indices else output
 
 
@@ -630,8 +826,13 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
 _UPSAMPLE_OPS = {
     ("nearest", 1): ("upsample_nearest1d.vec", False),
     ("nearest", 2): ("upsample_nearest2d.vec", False),
+    ("nearest", 3): ("upsample_nearest3d.vec", False),
+    ("nearest-exact", 1): ("_upsample_nearest_exact1d.vec", False),
+    ("nearest-exact", 2): ("_upsample_nearest_exact2d.vec", False),
+    ("nearest-exact", 3): ("_upsample_nearest_exact3d.vec", False),
     ("linear", 1): ("upsample_linear1d.vec", True),
     ("bilinear", 2): ("upsample_bilinear2d.vec", True),
+    ("trilinear", 3): ("upsample_trilinear3d.vec", True),
     ("bicubic", 2): ("upsample_bicubic2d.vec", True),
 }
 _NEEDS_RANK = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
@@ -684,14 +885,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
             )
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
     rank = input.dim() - 2
     if mode == "area" and scale_factor is not None:
         recompute_scale_factor = True  # area always pools to an explicit size
     output_size, factors = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
-    if mode == "area" and rank in (1, 2):
-        pool = adaptive_avg_pool1d if rank == 1 else adaptive_avg_pool2d
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
+    if mode == "area" and rank in (1, 2, 3):
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[rank - 1]
         return pool(input, output_size)
     entry = _UPSAMPLE_OPS.get((mode, rank))
     if entry is None:
@@ -706,6 +910,69 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
     if takes_align_corners:
         return call(op(name), input, output_size, align_corners, factors)
     return call(op(name), input, output_size, factors)
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",  # noqa: A002
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",  # noqa: A002
+                align_corners: bool | None = None) -> Tensor:
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    return call(op("grid_sampler"), input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode], align_corners)
+
+
+def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = None) -> Tensor:
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) not in (4, 5):
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    k = len(size) - 2
+    if theta.dim() != 3 or theta.shape[-2] != k or theta.shape[-1] != k + 1:
+        raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for size {size}. "
+                         f"Got {theta.shape}.")
+    spatial = list(size)[-k:]
+    if align_corners and any(s == 1 for s in spatial):
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the "
+                      "documentation of affine_grid for details.", stacklevel=2)
+    elif any(s <= 0 for s in size):  # min(size) <= 0 without ordering symbolic sizes
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return call(op("affine_grid_generator"), theta, size, align_corners)
 
 
 # --------------------------------------------------------------------------
