@@ -10,6 +10,7 @@ from texport.dialects.dtypes import DType
 from texport.dialects.type_info import finfo, iinfo
 from texport.tracer import factories as _factories
 from texport.tracer import functions as _functions
+from texport.tracer import linalg as _linalg
 from texport.tracer.factories import (
     Generator,
     arange,
@@ -21,6 +22,7 @@ from texport.tracer.factories import (
     full,
     full_like,
     linspace,
+    logspace,
     manual_seed,
     ones,
     ones_like,
@@ -82,16 +84,24 @@ channels_last = "channels_last"
 strided = "strided"
 
 globals().update(_functions.FUNCTIONS)
+globals().update(_linalg.FUNCTIONS)
+
+_SYMBOLIC_FUNCTIONS = (
+    "sym_int", "sym_float", "sym_max", "sym_min", "sym_not", "sym_ite", "sym_sqrt", "sym_sum", "sym_constrain_range", "sym_constrain_range_for_size", "_check", "_check_with", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_tensor_all", "_check_is_size",
+)
 
 # Parts loaded on first use: each pulls in a layer (nn, export and lowering,
 # tracing and xDSL) that a plain ``import texport`` does not need.
 _ON_FIRST_USE = {
-    "nn": "texport.nn", "export": "texport.export", "library": "texport.library",
-    "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
+    "nn": "texport.nn", "fft": "texport.fft", "linalg": "texport.linalg", "export": "texport.export",
+    "library": "texport.library", "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
+    "special": "texport.special",
     "save": "texport.export:save", "load": "texport.export:load",
     "cond": "texport.tracer.control_flow:cond", "scan": "texport.tracer.control_flow:scan",
     "while_loop": "texport.tracer.control_flow:while_loop",
-    "_check": "texport.tracer.control_flow:_check",
+    "map": "texport.tracer.control_flow:map", "compiler": "texport.compiler",
+    "_higher_order_ops": "texport._higher_order_ops",
+    **{name: f"texport.tracer.symbolic_functions:{name}" for name in _SYMBOLIC_FUNCTIONS},
 }
 
 
@@ -113,11 +123,11 @@ def __dir__() -> list[str]:
 __all__ = [
     "DType", "Generator", "Size", "Tensor", "allclose", "arange", "as_tensor", "broadcast_to",
     "cat", "concat", "concatenate", "device", "einsum", "empty", "empty_like", "equal", "eye",
-    "finfo", "from_numpy", "full", "full_like", "iinfo", "is_floating_point", "is_tensor", "linspace",
+    "finfo", "from_numpy", "full", "full_like", "iinfo", "is_floating_point", "is_tensor", "linspace", "logspace",
     "manual_seed", "nonzero", "numel", "ones", "ones_like", "ops", "rand", "rand_like",
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
     "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", "cond", "scan",
-    "while_loop", "control_flow", "_check", "library", "save", "load", *_functions.FUNCTIONS,
+    "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "special", "save", "load", *_functions.FUNCTIONS,
 ]
 del _factories

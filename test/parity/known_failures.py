@@ -27,9 +27,96 @@ SIZE_ARITHMETIC = ("torch names a size-arithmetic node when the model's Python m
 HIDDEN_WRITES = ("torch's functional IR hides instance_norm's running-stat writes inside the op; texport's "
                  "functional dialect lists them as buffer mutations, as both do at core")
 
+# torch's dropout1d/dropout3d of an unbatched input in place unsqueeze_s the input itself, drops
+# out and squeeze_s it back; texport's functionalize has no in-place shape changes, so it drops
+# out through an unsqueezed view of the input: the same numbers land in the input, but the
+# mutation is written back through a view (not unsqueeze/squeeze) and the output is the input.
+IN_PLACE_SHAPE_CHANGE = ("torch unsqueeze_s the unbatched input in place; texport drops out through a view of "
+                         "it (no in-place shape changes in functionalize): same numbers, other write-back ops")
+
+# torch._decomp's multi_margin_loss / multilabel_margin_loss_forward leave a vector input's
+# unreduced loss as [1] (its eager kernel gives []); texport's decomposition ends with a view
+# to [], so the program's output is named view, not mean/sum.
+VECTOR_LOSS_SHAPE = ("torch's decomposition of a vector input's unreduced margin loss leaves shape [1] (eager: []); "
+                     "texport views it to [] as the kernel does: the output is named view")
+
+
+# torch's linalg.inv / solve / cholesky decompose to their *_ex op and check its info
+# output with _linalg_check_errors, an effectful op: its core program threads an effect
+# token through with_effects (a TOKEN input and output in the signature). texport has
+# no effect tokens; its kernels raise torch's error themselves, so only the core
+# signature's token specs differ (with_effects is excused in the cases' core op counts).
+LINALG_CHECK_ERRORS = ("torch's core program checks linalg info through an effectful _linalg_check_errors (a TOKEN "
+                       "in its signature); texport's kernels raise instead and its programs carry no effect tokens")
+
+# torch 2.13's export keeps a CompositeImplicitAutograd op (tile, hstack, fliplr,
+# diff, nanmean, quantile, argwhere, atleast_3d, cartesian_prod) as one node of its training and
+# functional IR, decomposed only at core; texport's Python API traces the ops
+# its C++ calls (repeat, cat, flip, sub ...), as issue 16's brief asks. Numbers
+# and the core op multiset agree; an output named after the op differs.
+COMPOSITE_NAMES = ("torch's training/functional IR keeps the CompositeImplicitAutograd op; texport traces "
+                   "the ops it calls, so an output is named after the last of them")
+
+# torch reads the data-dependent size of a multi-output op's first result (_unique2,
+# unique_dim, unique_consecutive) through that result's getitem node, and then
+# names the getitem it returns a fresh one after every other getitem of the graph
+# (``getitem_9`` where texport says ``getitem``). texport reads the size from the
+# result type and keeps the op's own getitem names; ops, outputs and numbers agree.
+UNBACKED_GETITEM = ("torch renames a data-dependent multi-output op's first getitem after all others (its "
+                    "size was read through it); texport keeps the op's own getitem names")
+
 KNOWN_FAILURES: dict[str, str] = {
+    **{f"test_graph_signature_equals_torchs[losses_more.MultiMarginLoss_vector_none-{level}]": VECTOR_LOSS_SHAPE
+       for level in ("functional", "core")},
+    "test_graph_signature_equals_torchs[losses_more.MultiLabelMarginLoss_vector_none-core]": VECTOR_LOSS_SHAPE,
+    **{f"test_graph_signature_equals_torchs[misc_layers.Dropout1d_unbatched_inplace_p1_train-{level}]":
+       IN_PLACE_SHAPE_CHANGE for level in ("training", "functional", "core")},
+    "test_core_op_multiset_equals_torchs[misc_layers.Dropout1d_unbatched_inplace_p1_train]": IN_PLACE_SHAPE_CHANGE,
     "test_graph_signature_equals_torchs[structures.derived_dims_4h-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[structures.moe_top2_scatter_gather_index_add-training]": SIZE_ARITHMETIC,
     "test_graph_signature_equals_torchs[vision.group_and_instance_norm_train-functional]": HIDDEN_WRITES,
     "test_graph_signature_equals_torchs[norms.instance_norm2d_tracked_train-functional]": HIDDEN_WRITES,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_inv-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_solve-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_solve_matrix_right-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_cholesky-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_top_det_inverse-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[linalg_fft.linalg_dynamic_batch-core]": LINALG_CHECK_ERRORS,
+    "test_graph_signature_equals_torchs[tensor_api.api_atleast-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_atleast-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_cartesian_prod-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_cartesian_prod_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diff_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_flips-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_flips-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_stacks-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_stacks-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_tile_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_diag_embed_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_quantiles-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_quantiles-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_quantiles_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_quantiles_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_data_sized-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_data_sized-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_unique-training]": UNBACKED_GETITEM,
+    "test_graph_signature_equals_torchs[tensor_api.api_unique_dynamic-training]": UNBACKED_GETITEM,
+    "test_graph_signature_equals_torchs[tensor_api.api_atleast_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_atleast_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_data_sized_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_data_sized_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_flips_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_flips_dynamic-training]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_stacks_dynamic-functional]": COMPOSITE_NAMES,
+    "test_graph_signature_equals_torchs[tensor_api.api_stacks_dynamic-training]": COMPOSITE_NAMES,
 }

@@ -211,7 +211,8 @@ def test_round_decimals() -> None:
         [20.0, 20.0, 10.0, -40.0],
     )
     close(run("round.decimals", arr([1.234, 0.125, -2.676]), decimals=2), [1.23, 0.12, -2.68])
-    same(run("round.decimals", arr([3, 4], np.int32), decimals=0), arr([3, 4], np.int32), np.int32)
+    with pytest.raises(NotImplementedError, match="\"round_vml_cpu\" not implemented for 'Int'"):
+        run("round.decimals", arr([3, 4], np.int32), decimals=0)
     base = arr([[1.26, 0.0], [2.34, 0.0]], f32)
     view = base[:, 0]
     assert run("round_.decimals", view, decimals=1) is view

@@ -139,7 +139,29 @@ def test_arange_length_is_ceil() -> None:
     assert run("arange.start_step", 0, 1, 0.3).shape == (4,)  # ceil(3.33)
     assert run("arange.start_step", 0.0, 0.9, 0.3).shape == (3,)
     assert run("arange", 4, dtype=DType.float64).dtype == np.float64
-    np.testing.assert_array_equal(run("arange.start_step", 0, 1, 0.5, dtype=DType.int64), [0, 0])
+    # an int64 range counts over the truncated bounds, as torch: step 0.5 becomes 0
+    with raises(RuntimeError, "step must be nonzero"):
+        KERNELS["arange.start_step"](0, 1, 0.5, DType.int64)
+
+
+def test_integer_ranges_truncate_their_bounds_as_torch() -> None:
+    """torch: int64 counts in int64 over truncated bounds; other integer dtypes count
+    ceil((end - start) / step) in double; the values step from the truncated start."""
+    np.testing.assert_array_equal(run("arange", 3.1, dtype=DType.int64), [0, 1, 2])
+    np.testing.assert_array_equal(run("arange", 3.1, dtype=DType.int32), [0, 1, 2, 3])
+    np.testing.assert_array_equal(run("arange.start_step", 0.1, -7.9, -4.0, dtype=DType.int64), [0, -4])
+    np.testing.assert_array_equal(run("arange.start_step", 0.5, 5.5, 1.5, dtype=DType.int16), [0, 1, 2, 3])
+    np.testing.assert_array_equal(run("linspace", 4.3, 0, 50, dtype=DType.int64)[:3], [4, 3, 3])
+
+
+def test_fills_convert_as_cpp_checked_convert() -> None:
+    """A negative integer wraps into uint8, a float truncates, an overflow is an error."""
+    np.testing.assert_array_equal(run("full_like", np.zeros(2, np.uint8), -9), [247, 247])
+    np.testing.assert_array_equal(run("full", [2], -9, dtype=DType.uint8), [247, 247])
+    np.testing.assert_array_equal(run("full_like", np.zeros(2, np.uint8), 3.7), [3, 3])
+    np.testing.assert_array_equal(run("scalar_tensor", -9, dtype=DType.uint8), 247)
+    with raises(RuntimeError, "value cannot be converted to type int8_t without overflow"):
+        run("full_like", np.zeros(2, np.int8), 200)
 
 
 def test_arange_errors() -> None:

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    ComplexType,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -36,6 +37,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue, TypeAttribute
 from xdsl.irdl import OpTraits
 from xdsl.parser import Parser
@@ -119,6 +121,8 @@ def _to_attr(value: Any, arg_type: ArgType) -> Attribute:
         return FloatAttr(value, f64)
     if isinstance(value, str):
         return StringAttr(value)
+    if isinstance(value, complex):
+        return ComplexNumberAttr(value.real, value.imag, ComplexType(f64))
     if isinstance(value, (list, tuple)):
         return ArrayAttr([to_attr(item, arg_type) for item in value])
     raise TypeError(f"cannot hold {type(value).__name__} {value!r} as a {arg_type.render()} argument")
@@ -133,6 +137,8 @@ def from_attr(attr: Attribute, operands: list[SSAValue]) -> Any:
         return attr.value.data
     if isinstance(attr, StringAttr):
         return attr.data
+    if isinstance(attr, ComplexNumberAttr):
+        return complex(attr.real.data, attr.imag.data)
     if isinstance(attr, ArrayAttr):
         return [from_attr(item, operands) for item in attr.data]
     if attr is _NONE or isinstance(attr, NoneAttr):
@@ -378,6 +384,8 @@ def _print_literal(printer: Printer, attr: Attribute, own: list[SSAValue]) -> No
         printer.print_string(format_float(attr.value.data))
     elif isinstance(attr, StringAttr):
         printer.print_string_literal(attr.data)
+    elif isinstance(attr, ComplexNumberAttr):
+        printer.print_string(f"complex({format_float(attr.real.data)}, {format_float(attr.imag.data)})")
     elif isinstance(attr, ArrayAttr):
         printer.print_string("[")
         for i, item in enumerate(attr.data):

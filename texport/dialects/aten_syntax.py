@@ -25,6 +25,7 @@ from .tx import tensor_type_from_body
 _TOKEN = re.compile(
     r"""\s*(?:
       (?P<ssa>%[A-Za-z0-9_$.\-]+)(?:\#(?P<index>\d+))?
+    | (?P<complex>complex\((?P<real>[^,()]+),\s*(?P<imag>[^,()]+)\))
     | (?P<float>-?\d+\.\d*(?:[eE][-+]?\d+)?)
     | (?P<int>-?\d+)
     | (?P<str>"(?:[^"\\]|\\.)*")
@@ -96,7 +97,7 @@ def scan_argument_list(parser: Parser) -> tuple[int, int]:
             pos += 1
             while pos < length and content[pos] != '"':
                 pos += 2 if content[pos] == "\\" else 1
-        elif ch in "([":
+        elif ch in "([":  # complex(re, im) nests a pair of parentheses
             depth += 1
         elif ch in ")]":
             if depth == 0 and ch == ")":
@@ -175,6 +176,8 @@ def _scalar(tokens: _Tokens, arg_type: ArgType) -> Any:
         return float(text) if arg_type.base == "float" else int(text)
     if kind == "float":
         return float(text)
+    if kind == "complex":  # complex(re, im): a complex scalar, each part a float or inf/nan word
+        return complex(float(match.group("real")), float(match.group("imag")))
     if kind == "str":
         return StringLiteral(pos, pos + len(text), parser.lexer.input).string_contents
     if kind == "word":

@@ -6,6 +6,7 @@ import io
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.complex import Complex
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect
 from xdsl.printer import Printer
@@ -28,6 +29,7 @@ def make_context() -> Context:
     ctx = Context()
     ctx.load_dialect(Builtin)
     ctx.load_dialect(Func)
+    ctx.load_dialect(Complex)  # complex scalar arguments: #complex.number<:f64 1.0, 2.0>
     for dialect in texport_dialects().values():
         ctx.load_dialect(dialect)
     return ctx

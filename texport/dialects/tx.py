@@ -408,6 +408,18 @@ class ModOp(_BinarySymOp):
 
 
 @irdl_op_definition
+class MaxOp(_BinarySymOp):
+    """torch.sym_max: the larger of two symbolic ints, without a guard on which."""
+
+    name = "tx.max"
+
+
+@irdl_op_definition
+class MinOp(_BinarySymOp):
+    name = "tx.min"
+
+
+@irdl_op_definition
 class ToFloatOp(IRDLOperation):
     """A symbolic int as a float (torch's sym_float): ``%f = tx.to_float %i : !tx.symfloat<s0>``."""
 
@@ -435,11 +447,13 @@ class ToFloatOp(IRDLOperation):
 # generated code, the xDSL interpreter functions, the readable listing and
 # constant folding all read.
 PYTHON_OPERATORS = {"tx.add": "+", "tx.sub": "-", "tx.mul": "*", "tx.floordiv": "//", "tx.mod": "%"}
+# Symbolic ops that are a Python function of their operands: op -> (Python builtin, torch's name)
+PYTHON_FUNCTIONS = {"tx.max": ("max", "torch.sym_max"), "tx.min": ("min", "torch.sym_min")}
 PREDICATES = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 COMPARISONS = tuple(PREDICATES)
 _EVALUATE = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
              "%": operator.mod, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
-             "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+             "<=": operator.le, ">": operator.gt, ">=": operator.ge, "max": max, "min": min}
 
 
 def evaluate(python_operator: str, lhs: object, rhs: object) -> object:
@@ -519,7 +533,7 @@ class AssertOp(IRDLOperation):
 
 TX = Dialect(
     "tx",
-    [ConstantOp, AddOp, SubOp, MulOp, FloorDivOp, ModOp, ToFloatOp, CmpOp, AssertOp],
+    [ConstantOp, AddOp, SubOp, MulOp, FloorDivOp, ModOp, MaxOp, MinOp, ToFloatOp, CmpOp, AssertOp],
     [TensorType, SymIntType, SymFloatType, SymBoolType, SymExprAttr, NoneAttr, SSAMarkerAttr],
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from xdsl.context import Context
@@ -25,6 +25,7 @@ from texport.lowering.pipeline import decomposition_pipeline, gc_paused
 from texport.tracer import pytree
 from texport.tracer.eager import wrap_array
 from texport.tracer.export import TracedProgram
+from texport.tracer.module_calls import ModuleCallEntry
 from texport.tracer.nn.module import Module, Parameter
 from texport.tracer.signature import (
     ConstantArgument,
@@ -39,6 +40,7 @@ from texport.tracer.signature import (
 from texport.tracer.tensor import Tensor
 
 from .readable import print_readable
+from .verifier import VERIFIERS, Verifier
 
 
 class GraphModule:
@@ -68,6 +70,13 @@ class GraphModule:
         return self.print_readable(print_output=False)
 
 
+class CallSpec(NamedTuple):
+    """``ep.call_spec``: the pytree structure of the inputs and of the outputs."""
+
+    in_spec: Any
+    out_spec: Any
+
+
 class ExportedProgram:
     """A program exported at one level: training, functional (inference) or core."""
 
@@ -79,12 +88,35 @@ class ExportedProgram:
         self.constants: dict[str, Tensor] = traced.constants
         self.range_constraints: dict[Any, Any] = traced.range_constraints
         self.example_inputs = traced.example_inputs
-        self.call_spec = (traced.in_spec, traced.out_spec)
+        self.call_spec = CallSpec(traced.in_spec, traced.out_spec)
         self.dialect = dialect
 
     @property
     def graph(self) -> FuncOp:
         return self.graph_module.graph
+
+    @property
+    def tensor_constants(self) -> dict[str, Tensor]:
+        """The lifted constant tensors (and non-persistent buffers) by name, as ``constants``."""
+        return self.constants
+
+    @property
+    def module_call_graph(self) -> list[ModuleCallEntry]:
+        """The root's call signature, then every submodule (signatures for the preserved ones)."""
+        return self._traced.module_call_graph
+
+    @property
+    def verifiers(self) -> list[type[Verifier]]:
+        return [VERIFIERS[self.dialect]]
+
+    @property
+    def verifier(self) -> type[Verifier]:
+        return self.verifiers[0]
+
+    def validate(self) -> None:
+        """Check the program against its dialect's verifier; SpecViolationError if it breaks it."""
+        for verifier in self.verifiers:
+            verifier().check(self)
 
     def mlir(self, generic: bool = False) -> str:
         """The program as MLIR text (signature and ranges included)."""
@@ -214,6 +246,7 @@ class ExportedModule(Module):
     def __init__(self, program: ExportedProgram) -> None:
         super().__init__()
         object.__setattr__(self, "_program", program)
+        self._build_hierarchy()
         copies: dict[int, Tensor] = {}
         for spec in program.graph_signature.input_specs:
             if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
@@ -224,6 +257,9 @@ class ExportedModule(Module):
                 _attach(self, spec.target, copy, parameter=spec.kind is InputKind.PARAMETER,
                         persistent=spec.persistent is not False)
         object.__setattr__(self, "_plan", None)
+
+    def _build_hierarchy(self) -> None:
+        """Submodules to create before the state lands (none: ``_attach`` makes plain ones)."""
 
     def _compiled(self) -> Plan:
         if self._plan is None:

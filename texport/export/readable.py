@@ -124,6 +124,11 @@ class _Printer:
             lhs, rhs = (self.names[v] for v in op.operands)
             result = op.results[0]
             self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = {lhs} {tx.PYTHON_OPERATORS[op.name]} {rhs}{suffix}')
+        elif op.name in tx.PYTHON_FUNCTIONS:
+            lhs, rhs = (self.names[v] for v in op.operands)
+            result = op.results[0]
+            call = f"{tx.PYTHON_FUNCTIONS[op.name][1]}({lhs}, {rhs})"
+            self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = {call}{suffix}')
         elif isinstance(op, tx.ToFloatOp):
             result = op.results[0]
             self.lines.append(f'{self.name(result)}: "{type_text(result.type)}" = torch.sym_float({self.names[op.input]}){suffix}')

@@ -28,6 +28,10 @@ The manifest (``FORMAT_VERSION`` 1)::
      "range_constraints": {"s0": [2, 64], "2*s0": [4, 128]},
      "int_input_paths": ["n"],
      "runtime_guards": [{"lhs": "(s0 % 2)", "op": "==", "rhs": "0"}],
+     "module_call_graph": [{"fqn": "", "signature": {"inputs": [<arg>…], "outputs": […],
+                            "in_spec": <spec>, "out_spec": <spec>, "forward_arg_names": ["x"]}},
+                           {"fqn": "conv", "signature": null}, …],
+     "submodule_calls": [{"fqn": "conv", "signature": {…as above…}}, …],
      "state_dict": [{"name": "conv.weight", "member": "data/weights/weight_0.npy",
                      "dtype": "float32", "shape": [3, 1, 1, 1], "parameter": true,
                      "requires_grad": true}, …],
@@ -78,6 +82,7 @@ from texport.dialects.tx import PREDICATES, TensorType
 from texport.interpreter.dtypes import from_numpy, to_numpy
 from texport.tracer import pytree
 from texport.tracer.export import TracedProgram
+from texport.tracer.module_calls import ModuleCallEntry, ModuleCallSignature
 from texport.tracer.nn.module import Parameter
 from texport.tracer.shape_env import ValueRange
 from texport.tracer.signature import (
@@ -183,6 +188,9 @@ def _manifest(ep: ExportedProgram, arrays: list[tuple[str, np.ndarray]]) -> dict
         "range_constraints": _ranges_to_json(ep.range_constraints),
         "int_input_paths": sorted(traced.int_input_paths),
         "runtime_guards": [_guard_to_json(guard) for guard in traced.runtime_guards],
+        "module_call_graph": [_call_entry_to_json(entry) for entry in traced.module_call_graph],
+        "submodule_calls": [_call_entry_to_json(ModuleCallEntry(fqn, signature))
+                            for fqn, signature in traced.submodule_calls.items()],
         "state_dict": _tensors_to_json(ep.state_dict, "data/weights/weight", "state_dict", arrays),
         "constants": _tensors_to_json(ep.constants, "data/constants/constant", "constant", arrays),
         "example_inputs": _example_inputs_to_json(ep.example_inputs, arrays),
@@ -291,6 +299,18 @@ def _arg_to_json(arg: Any, where: str) -> dict[str, Any]:
     if type(arg) is SymIntArgument:
         return {"symint": arg.name}
     raise SerializationError(f"cannot save {where}: argument type {type(arg).__name__} is not supported")
+
+
+def _call_entry_to_json(entry: ModuleCallEntry) -> dict[str, Any]:
+    sig = entry.signature
+    if sig is None:
+        return {"fqn": entry.fqn, "signature": None}
+    where = f"module call signature of {entry.fqn!r}"
+    return {"fqn": entry.fqn, "signature": {
+        "inputs": [_arg_to_json(a, where) for a in sig.inputs],
+        "outputs": [_arg_to_json(a, where) for a in sig.outputs],
+        "in_spec": _spec_to_json(sig.in_spec, where), "out_spec": _spec_to_json(sig.out_spec, where),
+        "forward_arg_names": sig.forward_arg_names}}
 
 
 def _signature_to_json(signature: ExportGraphSignature) -> dict[str, Any]:
@@ -625,6 +645,11 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
         input_constants={path: _scalar_from_json(v, f"input_constants.{path}")
                          for path, v in _get(manifest, "input_constants", dict).items()},
         forward_signature=_forward_signature_from_json(manifest.get("forward_signature")),
+        module_call_graph=[_call_entry_from_json(entry, f"module_call_graph[{index}]")
+                           for index, entry in enumerate(manifest.get("module_call_graph", []))],
+        submodule_calls={entry.fqn: entry.signature for entry in (
+            _call_entry_from_json(data, f"submodule_calls[{index}]")
+            for index, data in enumerate(manifest.get("submodule_calls", [])))},
     )
     _read_extra_files(reader, _get(manifest, "extra_files", dict), extra_files)
     return ExportedProgram(traced, dialect=_get(manifest, "dialect", str))
@@ -673,6 +698,20 @@ def _string_list(manifest: dict[str, Any], key: str) -> list[str]:
     if not all(isinstance(v, str) for v in values):
         raise _FieldError(key, "is not a list of strings")
     return list(values)
+
+
+def _call_entry_from_json(data: Any, field: str) -> ModuleCallEntry:
+    fqn = _get(data, "fqn", str, f"{field}.fqn")
+    sig = data.get("signature")
+    if sig is None:
+        return ModuleCallEntry(fqn)
+    names = sig.get("forward_arg_names") if isinstance(sig, dict) else None
+    return ModuleCallEntry(fqn, ModuleCallSignature(
+        [_arg_from_json(a, f"{field}.inputs") for a in _get(sig, "inputs", list, f"{field}.inputs")],
+        [_arg_from_json(a, f"{field}.outputs") for a in _get(sig, "outputs", list, f"{field}.outputs")],
+        _spec_from_json(sig.get("in_spec"), f"{field}.in_spec"),
+        _spec_from_json(sig.get("out_spec"), f"{field}.out_spec"),
+        list(names) if isinstance(names, list) else None))
 
 
 def _arg_from_json(data: Any, field: str) -> Any:

@@ -15,6 +15,7 @@ operands with ``opmath_dtype`` and ends with ``cast`` to the result dtype.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -104,3 +105,46 @@ def cast(value: Any, dtype: np.dtype) -> np.ndarray:
     if source != FLOAT32 and (dtype in _OPMATH or source in _OPMATH):
         array = array.astype(FLOAT32)
     return array.astype(dtype)
+
+
+_C_TYPES = {
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "uint8": "uint8_t",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+}
+
+
+def checked_fill(value: Any, dtype: np.dtype) -> np.ndarray:
+    """A fill value in ``dtype``, range-checked like c10's checked_convert: a negative
+    integer may wrap into an unsigned type (full_like(uint8, -9) is 247), a float
+    truncates into an integer type, an out-of-range value is an error."""
+    if isinstance(value, np.ndarray) or isinstance(value, bool) or dtype == np.bool_:
+        return _scalar_cast(value, dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low = -int(info.max) if dtype.kind == "u" and isinstance(value, int) else int(info.min)
+        finite = isinstance(value, int) or math.isfinite(value)
+        fits = finite and low - 1 < value < int(info.max) + 1
+    else:
+        infinite = isinstance(value, float) and not math.isfinite(value)  # inf/nan may go in
+        fits = infinite or abs(value) <= float(finfo(dtype).max)
+    if not fits:
+        raise RuntimeError(
+            f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow"
+        )
+    return _scalar_cast(value, dtype)
+
+
+def _scalar_cast(value: Any, dtype: np.dtype) -> np.ndarray:
+    """A C++ static_cast of a scalar or array: integers wrap, floats truncate."""
+    if isinstance(value, np.ndarray):
+        return value if value.dtype == dtype else cast(value, dtype)
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        return np.asarray(value % (1 << (8 * dtype.itemsize))).astype(dtype)
+    return cast(value, dtype) if is_reduced_float(dtype) else np.asarray(value).astype(dtype)

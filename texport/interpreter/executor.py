@@ -114,6 +114,9 @@ class _Codegen:
         elif op.name in tx.PYTHON_OPERATORS:
             lhs, rhs = (self.name(v) for v in op.operands)
             self.assign(op, outputs, f"{lhs} {tx.PYTHON_OPERATORS[op.name]} {rhs}", op.name)
+        elif op.name in tx.PYTHON_FUNCTIONS:
+            lhs, rhs = (self.name(v) for v in op.operands)
+            self.assign(op, outputs, f"{tx.PYTHON_FUNCTIONS[op.name][0]}({lhs}, {rhs})", op.name)
         elif isinstance(op, tx.ToFloatOp):
             self.assign(op, outputs, f"float({self.name(op.input)})", op.name)
         elif isinstance(op, tx.CmpOp):

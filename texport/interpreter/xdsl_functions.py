@@ -66,6 +66,12 @@ class TxFunctions(InterpreterFunctions):
     run_floordiv = impl(tx.FloorDivOp)(run_add)
     run_mod = impl(tx.ModOp)(run_add)
 
+    @impl(tx.MaxOp)
+    def run_max(self, interpreter: Interpreter, op: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (tx.evaluate(tx.PYTHON_FUNCTIONS[op.name][0], *args),)
+
+    run_min = impl(tx.MinOp)(run_max)
+
     @impl(tx.ToFloatOp)
     def run_to_float(self, interpreter: Interpreter, op: tx.ToFloatOp, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return (float(args[0]),)

@@ -9,7 +9,7 @@ registers nothing: the start-up (dialects/bootstrap.py) does, when a registry
 is first read.
 """
 
-from .default_table import default_decompositions
-from .table import CustomDecompTable, DecompTable, register_decomposition
+from .default_table import CustomDecompTable, default_decompositions
+from .table import DecompTable, register_decomposition
 
 __all__ = ["CustomDecompTable", "DecompTable", "default_decompositions", "register_decomposition"]

@@ -11,6 +11,7 @@ from texport.tracer.handles import ops
 from texport.tracer.subtrace import NOT_HANDLED
 from texport.tracer.tensor import Tensor
 
+from .decompositions.elementwise import dropout_impl
 from .functionalize import register_functionalization, write
 
 aten = ops.aten
@@ -108,6 +109,34 @@ def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, run
 @register_functionalization(aten.rrelu_.default)
 def rrelu_(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: bool = False,
            generator: Any = None) -> Tensor:
-    out = aten.rrelu_with_noise_functional.default(self, aten.empty_like.default(self), lower, upper, training)[0]
+    out = aten.rrelu_with_noise_functional.default(
+        self, aten.empty_like.default(self, memory_format="contiguous_format"), lower, upper, training)[0]
     write(self, out)
+    return self
+
+
+# feature_dropout_(x, p, train) = x when not training (no write), else x <- feature_dropout(x):
+# ATen's _dropout_impl<inplace>, a CompositeImplicitAutograd kernel that functionalization
+# decomposes (its last in-place op, mul_ or add_, writes x)
+@register_functionalization(aten.feature_dropout_.default)
+def feature_dropout_(self: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_in_place(self, p, train, feature=True, alpha=False)
+
+
+# alpha_dropout_ = x <- alpha_dropout(x) in training (as feature_dropout_)
+@register_functionalization(aten.alpha_dropout_.default)
+def alpha_dropout_(self: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_in_place(self, p, train, feature=False, alpha=True)
+
+
+# feature_alpha_dropout_ = x <- feature_alpha_dropout(x) in training (as feature_dropout_)
+@register_functionalization(aten.feature_alpha_dropout_.default)
+def feature_alpha_dropout_(self: Tensor, p: float, train: bool) -> Tensor:
+    return _dropout_in_place(self, p, train, feature=True, alpha=True)
+
+
+def _dropout_in_place(self: Tensor, p: float, train: bool, feature: bool, alpha: bool) -> Tensor:
+    out = dropout_impl(self, p, train, feature, alpha)
+    if out is not self:
+        write(self, out)
     return self

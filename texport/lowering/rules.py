@@ -117,6 +117,14 @@ normal: normal_($x, $m, $s, _) -> add.Tensor(mul.Tensor(randn_like($x), $s), $m)
 bernoulli_tensor: bernoulli_.Tensor($x, $p, _) -> _to_copy(lt.Tensor(rand_like($x), $p), dtype_of($x))
 # x.detach_() changes nothing a program can see
 detach: detach_($x) -> $x
+# x.polygamma_(n) is x = polygamma(n, x)
+polygamma: polygamma_($x, $n) -> polygamma($n, $x)
+# x.float_power_(t) is x = pow(x, t): x is already double
+float_power_tensor: float_power_.Tensor($x, $e) -> pow.Tensor_Tensor($x, $e)
+# x.float_power_(s) is x = pow(x, s): x is already double
+float_power_scalar: float_power_.Scalar($x, $e) -> pow.Tensor_Scalar($x, $e)
+# x.ldexp_(e) is x = ldexp(x, e)
+ldexp: ldexp_($x, $e) -> ldexp.Tensor($x, $e)
 # x.selu_() is x = elu(x, α, scale) with selu's constants (torch's selu_ is elu_ underneath)
 selu: selu_($x) -> elu($x, 1.6732632423543772, 1.0507009873554805)
 """

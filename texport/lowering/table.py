@@ -61,7 +61,7 @@ def register_decomposition(op: Any, registry: Registry[Decomposition] = DECOMPOS
 
 
 class DecompTable(MutableMapping[OpOverload, Decomposition]):
-    """An editable decomposition table (torch's CustomDecompTable)."""
+    """An editable decomposition table (``default_decompositions()`` gives its lazy subclass, torch's CustomDecompTable)."""
 
     def __init__(self, entries: dict[str, Decomposition] | None = None) -> None:
         self._entries: dict[str, Decomposition] = dict(entries or {})
@@ -105,9 +105,6 @@ class DecompTable(MutableMapping[OpOverload, Decomposition]):
 
     def __repr__(self) -> str:
         return f"DecompTable({len(self)} decompositions)"
-
-
-CustomDecompTable = DecompTable  # torch.export.decomp_utils' name for it
 
 
 def as_key_table(table: Any) -> dict[str, Decomposition]:

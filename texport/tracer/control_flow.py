@@ -25,9 +25,9 @@ from texport.dialects.tx import TensorType, symint
 from . import pytree
 from .dispatcher import current_mode
 from .errors import UnsupportedError
-from .functions import stack
+from .functions import cat, stack
 from .sources import caller_location
-from .symint import SymBool, SymNode
+from .symint import SymNode
 from .tensor import Tensor
 from .tracing import FakeValue, Tracer
 
@@ -91,6 +91,92 @@ def while_loop(cond_fn: Callable[..., Any], body_fn: Callable[..., Any],
             carried = tuple(body_fn(*carried, *additional_inputs))
         return carried
     return _trace_while(tracer, cond_fn, body_fn, carried, tuple(additional_inputs))
+
+
+def associative_scan(combine_fn: Callable[..., Any], xs: Any, dim: int, reverse: bool = False,
+                     combine_mode: str = "pointwise") -> Any:
+    """Inclusive prefix scan of ``xs`` along ``dim`` with an associative ``combine_fn``
+    (``associative_scan(add, x, 0)`` is ``cumsum``). As torch's generic mode, traced
+    as the recursive odd/even scan it runs: no control op, ``combine_fn`` called
+    on every other element at once (so it must be pointwise: torch vmaps it)."""
+    leaves, spec = pytree.tree_flatten(xs)
+    _validate_associative_scan(combine_fn, leaves, dim, reverse, combine_mode)
+    dim = dim + leaves[0].dim() if dim < 0 else dim
+    leaves = [leaf.movedim(dim, 0) for leaf in leaves]
+    if reverse:
+        leaves = [leaf.flip([0]) for leaf in leaves]
+    n = len(leaves)
+
+    def combine(*flat: Any) -> list[Any]:
+        lhs = pytree.tree_unflatten(list(flat[:n]), spec)
+        rhs = pytree.tree_unflatten(list(flat[n:]), spec)
+        return pytree.tree_leaves(combine_fn(lhs, rhs))
+
+    out = _odd_even_scan(combine, leaves)
+    if reverse:
+        out = [leaf.flip([0]) for leaf in out]
+    return pytree.tree_unflatten([leaf.movedim(0, dim) for leaf in out], spec)
+
+
+def _validate_associative_scan(combine_fn: Any, leaves: list[Any], dim: Any, reverse: Any, mode: str) -> None:
+    """torch's checks, with its messages (texport tensors are all on the CPU)."""
+    if not callable(combine_fn):
+        raise ValueError(f"Combine_fn must be a callable, but got {combine_fn}")
+    if not isinstance(dim, int):
+        raise ValueError("Dim must be an int, but got " + str(type(dim)))
+    if not isinstance(reverse, bool):
+        raise RuntimeError("Reverse must be a bool, but got " + str(type(reverse)))
+    if mode not in ("pointwise", "generic"):
+        raise ValueError(f"Combine_mode must either 'pointwise' or 'generic', but got {mode}")
+    if mode == "pointwise":
+        raise ValueError("For combine_mode='pointwise', all input tensors need to be on CUDA or XPU")
+    if not leaves:
+        raise ValueError("Expected at least 1 xs leaf")
+    if any(not isinstance(x, Tensor) for x in leaves):
+        raise ValueError("xs leaves must be a Tensor")
+    axis = dim + leaves[0].dim() if dim < 0 else dim
+    if any(x.dim() <= axis or x.shape[axis] == 0 for x in leaves):
+        raise ValueError("All xs leaves must at least have 'dim' number of dimensions and scan dimension > 0")
+
+
+def _slice(value: Tensor, start: int, end: int | None, step: int = 1) -> Tensor:
+    from .handles import ops  # noqa: PLC0415 - the op handles load with the op table
+
+    return ops.aten.slice.Tensor(value, 0, start, end, step)
+
+
+def _odd_even_scan(combine: Callable[..., list[Any]], elems: list[Any]) -> list[Any]:
+    """Combine neighbours pairwise, scan those recursively, then fill in the
+    elements between (torch's generic_associative_scan, on dim 0)."""
+    length = elems[0].shape[0]
+    if length < 2:
+        return elems
+    reduced = combine(*[_slice(e, 0, -1, 2) for e in elems], *[_slice(e, 1, None, 2) for e in elems])
+    odd = _odd_even_scan(combine, reduced)
+    left = [_slice(e, 0, -1) for e in odd] if length % 2 == 0 else odd
+    even = combine(*left, *[_slice(e, 2, None, 2) for e in elems])
+    even = [_first_then(elem, result) for elem, result in zip(elems, even)]
+    return [_interleave(a, b) for a, b in zip(even, odd)]
+
+
+def _first_then(elem: Tensor, result: Tensor) -> Tensor:
+    """The scan's first element is the input's; torch skips the cat when ``result`` is empty."""
+    if result.numel() > 0:
+        return cat([_slice(elem, 0, 1), result])
+    return _slice(elem, 0, 1)
+
+
+def _interleave(a: Tensor, b: Tensor) -> Tensor:
+    """a0, b0, a1, b1, ... along dim 0 (``b`` one shorter when the length is odd)."""
+    from .nn.functional import pad  # noqa: PLC0415 - nn loads on first use
+
+    truncated = a.shape[0] == b.shape[0] + 1
+    if truncated:
+        b = pad(b, [0] * (2 * (b.dim() - 1)) + [0, 1])
+    interleaved = stack([a, b], dim=1).flatten(0, 1)
+    if truncated:
+        interleaved = _slice(interleaved, 0, b.shape[0] + a.shape[0] - 1)
+    return interleaved
 
 
 # --------------------------------------------------------------------------
@@ -378,14 +464,3 @@ def _trace_while(tracer: Tracer, cond_fn: Any, body_fn: Any, carried: tuple[Any,
         set_name(result, tracer.names.claim("getitem"))
         out.append(tracer.fake(result.type.shape, result.type.dtype, result))
     return tuple(out)
-
-
-def _check(condition: Any, message: Any = None) -> None:
-    """``texport._check(n >= 2)``: assert at run time, narrow the range while tracing."""
-    tracer = _tracer()
-    if isinstance(condition, SymBool) and tracer is not None:
-        tracer.assert_condition(condition.expr)
-        return
-    if not bool(condition):
-        raise RuntimeError(message() if callable(message) else message or "Expected cond to be True")
-

@@ -92,12 +92,12 @@ def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
 
 def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> Any:
     if written is not None:
-        tensor = values[written]
-        if isinstance(out, np.ndarray) and isinstance(tensor, Tensor) and out is not tensor._value:
-            # an in-place view that numpy cannot do on the array object (resize_ or as_strided_
-            # to another element count) hands back a new array of the same storage: self is it now
-            tensor._value = out
-        return tensor
+        target = values[written]
+        if isinstance(out, np.ndarray) and isinstance(target, Tensor) and out.shape != target._value.shape:
+            # resize_ / as_strided_ to another element count: numpy cannot re-shape the
+            # array object, so the kernel returns the new view and the Tensor takes it
+            target._value = out
+        return target
     if kind == "tensor":
         return None if out is None else wrap_array(out)
     if kind == "list":

@@ -47,6 +47,14 @@ from .lifting import (
     lift_user_inputs,
     user_leaves,
 )
+from .module_calls import (
+    ModuleCallEntry,
+    ModuleCallSignature,
+    RecordedCall,
+    call_signatures,
+    module_call_graph,
+    recording_calls,
+)
 from .nn.module import Module
 from .signature import (
     ConstantArgument,
@@ -80,6 +88,8 @@ class TracedProgram:
     forward_signature: inspect.Signature | None = None
     int_input_paths: set[str] = field(default_factory=set)
     runtime_guards: list[Any] = field(default_factory=list)
+    module_call_graph: list[ModuleCallEntry] = field(default_factory=list)
+    submodule_calls: dict[str, ModuleCallSignature] = field(default_factory=dict)  # every submodule's first call
 
     @property
     def func(self) -> FuncOp:
@@ -87,23 +97,31 @@ class TracedProgram:
 
 
 def export_program(mod: Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None, *,
-           dynamic_shapes: Any = None, strict: bool = False) -> TracedProgram:
+           dynamic_shapes: Any = None, strict: bool = False,
+           preserve_module_call_signature: tuple[str, ...] = (), draft: Any = None) -> TracedProgram:
     """Trace ``mod(*args, **kwargs)`` into a TracedProgram (see the module docstring)."""
     kwargs = dict(kwargs or {})
     named = bind_inputs(mod, args, kwargs)
-    leaves = user_leaves(named)
+    leaves = user_leaves(named, _var_keyword(mod))
     spec = leaf_specs(named, as_spec(dynamic_shapes, mod, args, kwargs))
     dims = input_dims([(leaf.path, leaf.value) for leaf in leaves], spec)
-    body = trace(mod, named, leaves, dims, strict=strict)
+    body = trace(mod, named, leaves, dims, strict=strict, preserve=tuple(preserve_module_call_signature),
+                 draft=draft)
     solution = solve(dims)
+    module = finalize(body, solution)
+    forward_signature = inspect.signature(mod.forward)
+    signatures = call_signatures(body.recorded_calls)
+    calls = module_call_graph(mod, body.in_spec, body.out_spec, list(forward_signature.parameters),
+                              signatures, tuple(preserve_module_call_signature))
     return TracedProgram(
-        module=finalize(body, solution),
+        module=module,
         signature=ExportGraphSignature(body.arguments.specs, body.output_specs),
         state_dict=body.state_dict, constants=body.constants,
         in_spec=body.in_spec, out_spec=body.out_spec, example_inputs=(args, kwargs),
         user_input_paths=body.user_inputs.paths, input_constants=body.user_inputs.constants,
-        forward_signature=inspect.signature(mod.forward), int_input_paths=body.user_inputs.int_paths,
+        forward_signature=forward_signature, int_input_paths=body.user_inputs.int_paths,
         range_constraints=solution.range_constraints, runtime_guards=solution.runtime_guards,
+        module_call_graph=calls, submodule_calls=signatures,
     )
 
 
@@ -125,22 +143,31 @@ class TracedBody:
     constants: dict[str, Tensor]
     in_spec: Any
     out_spec: Any
+    recorded_calls: dict[str, RecordedCall] = field(default_factory=dict)
 
 
 def trace(mod: Module, named: dict[str, Any], leaves: list[UserLeaf], dims: InputDims, *,
-          strict: bool = False) -> TracedBody:
+          strict: bool = False, preserve: tuple[str, ...] = (), draft: Any = None) -> TracedBody:
     """The forward of ``mod`` on the ``named`` inputs, whose leaves have ``dims``."""
     block = Block()
     tracer = Tracer(block, strict=strict, shape_env=dims.shape_env)
     arguments = Arguments(tracer)
     state_dict, constants = lift_state(arguments, mod)
     user_inputs = lift_user_inputs(arguments, leaves, dims)
+    if draft is not None:  # draft_export: the real values travel with the trace
+        tracer.draft = draft
+        draft.shape_env = dims.shape_env
+        for leaf, fake in zip(leaves, user_inputs.fakes):
+            if isinstance(fake, Tensor):
+                draft.bind_input(tracer.ir_value(fake), leaf.value._value)
     in_spec = pytree.tree_structure(named)
-    output = _run(mod, tracer, pytree.tree_unflatten(user_inputs.fakes, in_spec), strict)
+    with recording_calls(mod, preserve, tracer) as recorded:
+        output = _run(mod, tracer, pytree.tree_unflatten(user_inputs.fakes, in_spec), strict)
     output_specs, out_spec = _output_signature(tracer, output)
     arguments.add_constants()
     constants |= {name: tensor for name, tensor, _ in tracer.lifted_constants}
-    return TracedBody(block, arguments, user_inputs, output_specs, state_dict, constants, in_spec, out_spec)
+    return TracedBody(block, arguments, user_inputs, output_specs, state_dict, constants, in_spec, out_spec,
+                      recorded)
 
 
 def _run(mod: Module, tracer: Tracer, named: dict[str, Any], strict: bool) -> Any:
@@ -173,17 +200,24 @@ def _strict_attributes(mod: Module, strict: bool) -> Iterator[None]:
         Module.__setattr__ = original  # type: ignore[method-assign]
 
 
+def _var_keyword(mod: Module) -> str | None:
+    """The name of the forward's ``**kwargs`` parameter, if it has one."""
+    params = inspect.signature(mod.forward).parameters.values()
+    return next((p.name for p in params if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+
+
 def split_arguments(signature: inspect.Signature, named: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """Bound arguments back to a call: (*args, **kwargs) by each parameter's kind."""
     params = signature.parameters
     args, kwargs = [], {}
+    positional = list(params)  # a parameter after one left out goes by keyword
     for name, value in named.items():
         kind = params[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
             args.extend(value)
         elif kind is inspect.Parameter.VAR_KEYWORD:
             kwargs.update(value)
-        elif kind is inspect.Parameter.KEYWORD_ONLY:
+        elif kind is inspect.Parameter.KEYWORD_ONLY or positional.index(name) != len(args) or kwargs:
             kwargs[name] = value
         else:
             args.append(value)

@@ -125,6 +125,11 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, **
     return call(op("linspace"), start, end, steps, dtype=dtype)
 
 
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+             **_: Any) -> TensorBase:
+    return call(op("logspace"), start, end, steps, base, dtype=dtype)
+
+
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -> TensorBase:
     if m is None:
         return call(op("eye"), n, dtype=dtype)
@@ -157,8 +162,10 @@ def ones_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorB
     return call(op("ones_like"), x, dtype=dtype)
 
 
-def empty_like(x: TensorBase, *, dtype: DType | None = None, **_: Any) -> TensorBase:
-    return call(op("empty_like"), x, dtype=dtype)
+def empty_like(x: TensorBase, *, dtype: DType | None = None, memory_format: Any = None, **_: Any) -> TensorBase:
+    """memory_format is recorded: it decides what empty_like decomposes into (empty_permuted
+    under preserve_format, empty otherwise), as torch's."""
+    return call(op("empty_like"), x, dtype=dtype, memory_format=memory_format)
 
 
 def full_like(x: TensorBase, fill_value: Any, *, dtype: DType | None = None, **_: Any) -> TensorBase:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import composites, maths
 from .dispatcher import call
 from .handles import op
 from .tensor import Tensor
@@ -60,8 +61,8 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return call(op("block_diag"), list(tensors))
 
 
-FUNCTIONS = {name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub,
-                                                                      "block_diag": block_diag}
+FUNCTIONS = ({name: _function(name) for name in METHOD_FUNCTIONS} | {"pow": pow, "rsub": rsub, "block_diag": block_diag}
+             | maths.FUNCTIONS | composites.FUNCTIONS)
 
 
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

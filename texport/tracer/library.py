@@ -27,7 +27,7 @@ from xdsl.ir import Block
 
 from texport.dialects import bootstrap
 from texport.dialects.meta import ScalarMeta, TensorMeta
-from texport.dialects.registry import OPS, OpDef, Registry, register_op
+from texport.dialects.registry import OPS, OpDef, Registry, op_key, register_op
 from texport.dialects.schema import parse_schema
 from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.tx import TensorType
@@ -36,7 +36,7 @@ from texport.interpreter.kernels.variants import copy_on_write
 
 from .dispatcher import current_mode, using_mode
 from .eager import wrap_array
-from .handles import OpOverload, handle_for
+from .handles import OpOverload, OpOverloadPacket, handle_for
 from .symint import SymInt
 from .tensor import Tensor
 from .tracing import FakeValue, Tracer
@@ -44,6 +44,25 @@ from .tracing import FakeValue, Tracer
 # Decompositions of custom ops (the lowering layer's table takes them in:
 # this layer cannot reach it). Filled only by the library, after start-up.
 CUSTOM_DECOMPOSITIONS: Registry[Callable[..., Any]] = Registry("custom decomposition", stage="op table")
+
+# What torch.library accepts for a custom op and texport stores without running
+# (no autograd, vmap, autocast or __torch_dispatch__ here): keyed by op, then by
+# what was registered (``autograd``, ``vmap``, ``autocast:cpu``, ``dispatch:CUDA``, ...).
+STORED_REGISTRATIONS: Registry[dict[str, Any]] = Registry("stored registration", stage="op table")
+
+
+def store_registration(key: str, what: str, value: Any) -> None:
+    """Keep ``value`` as the op's ``what`` registration (replacing an earlier one)."""
+    with registering():
+        entries = dict(STORED_REGISTRATIONS.get(key) or {})
+        if key in STORED_REGISTRATIONS.keys():
+            STORED_REGISTRATIONS.unregister(key)
+        entries[what] = value
+        STORED_REGISTRATIONS.register(key, entries)
+
+
+def stored_registration(key: str, what: str) -> Any:
+    return (STORED_REGISTRATIONS.get(key) or {}).get(what)
 
 
 # --------------------------------------------------------------------------
@@ -71,8 +90,14 @@ def _hint_text(hint: Any, where: str) -> str:
     )
 
 
-def infer_schema(fn: Callable[..., Any], name: str, mutates_args: Sequence[str]) -> str:
-    """torch.library's schema inference: ``mylib::numpy_sin(Tensor x) -> Tensor``."""
+def infer_schema(prototype_function: Callable[..., Any], /, name: str | None = None,
+                 mutates_args: Sequence[str] | str = (), *, op_name: str | None = None, tags: Any = ()) -> str:
+    """torch.library's schema inference from type hints: ``(Tensor x) -> Tensor``, with
+    the op's name in front when one is given (``numpy_sin(Tensor x) -> Tensor``)."""
+    fn = prototype_function
+    name = name if name is not None else op_name
+    if isinstance(mutates_args, str):
+        raise ValueError("infer_schema: mutates_args='unknown' is not supported; list the mutated args")
     hints = typing.get_type_hints(fn)
     params = []
     alias = iter("abcdefghijklmnopqrstuvwxyz")
@@ -91,7 +116,7 @@ def infer_schema(fn: Callable[..., Any], name: str, mutates_args: Sequence[str])
         out = "(" + ", ".join(_hint_text(a, "return") for a in typing.get_args(returns)) + ")"
     else:
         out = _hint_text(returns, "return")
-    return f"{name}({', '.join(params)}) -> {out}"
+    return f"{name or ''}({', '.join(params)}) -> {out}"
 
 
 # --------------------------------------------------------------------------
@@ -224,6 +249,7 @@ class CustomOpDef:
             SHAPE_RULES.register(op_def.key, _missing_fake(self))
         self._opoverload: OpOverload = handle_for(op_def.key)
         self.__name__ = name
+        store_registration(op_def.key, "custom_op", self)  # it has an autograd kernel, as torch's
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._opoverload(*args, **kwargs)
@@ -252,6 +278,33 @@ class CustomOpDef:
             CUSTOM_DECOMPOSITIONS.register(self._opoverload.key, fn)
         return fn
 
+    def register_autograd(self, backward: Callable[..., Any], /, *,
+                          setup_context: Callable[..., Any] | None = None) -> None:
+        """Stored (texport computes no gradients): ``backward(ctx, *grads)``, ``setup_context``."""
+        if not callable(backward):
+            raise TypeError(f"register_autograd: expected a callable backward, got {type(backward).__name__}")
+        store_registration(self._opoverload.key, "autograd", (backward, setup_context))
+
+    def register_vmap(self, func: Callable[..., Any] | None = None) -> Any:
+        def install(rule: Callable[..., Any]) -> Callable[..., Any]:
+            store_registration(self._opoverload.key, "vmap", rule)
+            return rule
+
+        return install if func is None else install(func)
+
+    def register_autocast(self, device_type: str, cast_inputs: Any) -> None:
+        if device_type not in ("cpu", "cuda"):
+            raise ValueError(f"Unknown device type: {device_type}")
+        store_registration(self._opoverload.key, f"autocast:{device_type}", cast_inputs)
+
+    def register_torch_dispatch(self, torch_dispatch_class: Any, func: Callable[..., Any] | None = None) -> Any:
+        def install(rule: Callable[..., Any]) -> Callable[..., Any]:
+            name = getattr(torch_dispatch_class, "__name__", "")
+            store_registration(self._opoverload.key, f"torch_dispatch:{name}", rule)
+            return rule
+
+        return install if func is None else install(func)
+
     def __repr__(self) -> str:
         return f"<CustomOpDef({self.qualname})>"
 
@@ -274,21 +327,97 @@ def custom_op(name: str, fn: Callable[..., Any] | None = None, *, mutates_args: 
     return wrap if fn is None else wrap(fn)
 
 
-def define(schema: str, *, shape_rule: Callable[..., Any] | None = None,
-           kernel: Callable[..., Any] | None = None,
-           decomposition: Callable[..., Any] | None = None) -> OpOverload:
-    """The lower level: an op from a schema string (``mylib::scale(Tensor x, float s) -> Tensor``)
-    with a shape rule (metas in, metas out), a kernel (numpy arrays in and out) and an
-    optional decomposition (texport code)."""
+def define_op(schema: str, *, shape_rule: Callable[..., Any] | None = None,
+              kernel: Callable[..., Any] | None = None,
+              decomposition: Callable[..., Any] | None = None) -> OpOverload:
+    """An op from a schema string (``mylib::scale(Tensor x, float s) -> Tensor``) with a
+    shape rule (metas in, metas out), a kernel (numpy arrays in and out) and an
+    optional decomposition (texport code). Without a kernel or a shape rule, using
+    the op says which one it lacks, as torch does."""
     with registering():
         op_def = _register_custom_op(schema)
-        if shape_rule is not None:
-            SHAPE_RULES.register(op_def.key, shape_rule)
-        if kernel is not None:
-            KERNELS.register(op_def.key, kernel)
+        name = op_def.schema.name if not op_def.schema.overload_name else \
+            f"{op_def.schema.name}.{op_def.schema.overload_name}"
+        SHAPE_RULES.register(op_def.key, shape_rule or _missing_fake_rule(f"{op_def.schema.namespace}::{name}"))
+        KERNELS.register(op_def.key, kernel or _missing_kernel(f"{op_def.schema.namespace}::{name}"))
         if decomposition is not None:
             CUSTOM_DECOMPOSITIONS.register(op_def.key, decomposition)
     return handle_for(op_def.key)
+
+
+define = define_op
+
+
+def _missing_fake_rule(qualname: str) -> Callable[..., Any]:
+    def rule(*_: Any) -> Any:
+        raise RuntimeError(
+            f"{qualname}: There was no fake impl registered for {qualname}. This is necessary for "
+            "torch.compile/export/fx tracing to work. Please use `torch.library.register_fake` to add "
+            "a fake impl.")
+
+    return rule
+
+
+def _missing_kernel(qualname: str) -> Callable[..., Any]:
+    def kernel(*_: Any) -> Any:
+        raise NotImplementedError(f"Could not run '{qualname}' with arguments from the 'CPU' backend: "
+                                  "it has no kernel (register one with torch.library.impl or register_kernel)")
+
+    return kernel
+
+
+def resolve_op(op: Any) -> OpOverload:
+    """The handle of ``op``: ``"mylib::foo"`` (default overload), ``"mylib::foo.bar"``,
+    a handle, a packet (its default overload) or a CustomOpDef."""
+    if isinstance(op, CustomOpDef):
+        return op._opoverload
+    if isinstance(op, OpOverload):
+        return op
+    if isinstance(op, OpOverloadPacket):
+        return op.default
+    if not isinstance(op, str):
+        raise TypeError(f"expected an op: a 'namespace::name' string, an OpOverload or a CustomOpDef, "
+                        f"got {type(op).__name__}")
+    bootstrap.start("op table")
+    if "::" not in op:
+        raise ValueError(f"expected a qualname 'namespace::name[.overload]', got {op!r}")
+    key = op_key(op)
+    if key not in OPS:
+        raise RuntimeError(f"operator {op} does not exist")
+    return handle_for(key)
+
+
+def install_fake(handle: OpOverload, fake: Callable[..., Any]) -> None:
+    """``fake`` (on traced tensors) as a custom op's shape rule."""
+    _refuse_builtin(handle, "register_fake")
+    with registering():
+        if SHAPE_RULES.get(handle.key) is not None:
+            SHAPE_RULES.unregister(handle.key)
+        SHAPE_RULES.register(handle.key, _shape_rule_of(fake))
+
+
+def install_kernel(handle: OpOverload, fn: Callable[..., Any]) -> None:
+    """``fn`` (on eager tensors) as a custom op's kernel."""
+    _refuse_builtin(handle, "register_kernel")
+    with registering():
+        if KERNELS.get(handle.key) is not None:
+            KERNELS.unregister(handle.key)
+        KERNELS.register(handle.key, _kernel_of(fn))
+
+
+def install_decomposition(handle: OpOverload, fn: Callable[..., Any]) -> None:
+    """``fn`` (texport code) as a custom op's decomposition in the default table."""
+    _refuse_builtin(handle, "decomposition")
+    with registering():
+        if CUSTOM_DECOMPOSITIONS.get(handle.key) is not None:
+            CUSTOM_DECOMPOSITIONS.unregister(handle.key)
+        CUSTOM_DECOMPOSITIONS.register(handle.key, fn)
+
+
+def _refuse_builtin(handle: OpOverload, what: str) -> None:
+    if handle._schema.namespace in ("aten", "prims"):
+        raise RuntimeError(f"{what}(...): {handle.name()} is a built-in operator: it already has its "
+                           "kernel and fake kernel (only custom operators take new ones)")
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ runs: the tracer inserts their arguments before the user inputs, and
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,13 +56,21 @@ class UserLeaf:
     value: Any
 
 
-def user_leaves(named: dict[str, Any]) -> list[UserLeaf]:
-    """Every leaf of every argument, in the order the forward's inputs flatten."""
+def user_leaves(named: dict[str, Any], var_keyword: str | None = None) -> list[UserLeaf]:
+    """Every leaf of every argument, in the order the forward's inputs flatten.
+    Entries of the ``**var_keyword`` argument are named by their own keys, as
+    torch names them (``tgt``, not ``kwargs_tgt``)."""
     return [
-        UserLeaf(pytree.placeholder_name(path, arg_name), arg_name + pytree.keystr(path), leaf)
+        UserLeaf(_leaf_name(path, arg_name, arg_name == var_keyword), arg_name + pytree.keystr(path), leaf)
         for arg_name, value in named.items()
         for path, leaf in pytree.tree_flatten_with_path(value)[0]
     ]
+
+
+def _leaf_name(path: Any, arg_name: str, is_var_keyword: bool) -> str:
+    if is_var_keyword:
+        return pytree.placeholder_name(path[1:], str(path[0].key))
+    return pytree.placeholder_name(path, arg_name)
 
 
 def _arg_attrs(kind: InputKind, target: str | None = None, persistent: bool | None = None,
@@ -111,6 +120,14 @@ class Arguments:
         return [DictionaryAttr(a) for a in self.attrs]
 
 
+def state_placeholder_name(prefix: str, fqn: str) -> str:
+    """torch.export's name for a parameter or buffer: lower case, a leading
+    ``self_`` dropped (torch strips the root's ``self`` from the traced name,
+    so ``self_attn.w`` is ``p_attn_w``), other characters as ``_``."""
+    name = fqn.removeprefix("self_")
+    return prefix + re.sub(r"[^a-zA-Z0-9]", "_", name).lower()
+
+
 def lift_state(arguments: Arguments, mod: Module) -> tuple[dict[str, Tensor], dict[str, Tensor]]:
     """Parameters, then buffers, as arguments: (state_dict, non-persistent buffers).
     A tensor registered under several names (tied weights) is an argument under
@@ -120,13 +137,13 @@ def lift_state(arguments: Arguments, mod: Module) -> tuple[dict[str, Tensor], di
     state_dict: dict[str, Tensor] = {}
     constants: dict[str, Tensor] = {}
     for fqn, param in mod.named_parameters(remove_duplicate=False):
-        arg = arguments.add("p_" + fqn.replace(".", "_"), TensorType.get(param.shape, param.dtype),
+        arg = arguments.add(state_placeholder_name("p_", fqn), TensorType.get(param.shape, param.dtype),
                             InputKind.PARAMETER, fqn)
         tracer.register_input(param, arg)
         state_dict[fqn] = param
     for fqn, buffer in mod.named_buffers(remove_duplicate=False):
         is_persistent = fqn in persistent
-        arg = arguments.add("b_" + fqn.replace(".", "_"), TensorType.get(buffer.shape, buffer.dtype),
+        arg = arguments.add(state_placeholder_name("b_", fqn), TensorType.get(buffer.shape, buffer.dtype),
                             InputKind.BUFFER, fqn, persistent=is_persistent)
         tracer.register_input(buffer, arg)
         (state_dict if is_persistent else constants)[fqn] = buffer

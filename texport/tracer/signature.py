@@ -13,7 +13,7 @@ Example, the seed's conv + batch norm in train mode at training level::
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -30,6 +30,7 @@ class OutputKind(enum.Enum):
     USER_OUTPUT = enum.auto()
     LOSS_OUTPUT = enum.auto()
     BUFFER_MUTATION = enum.auto()
+    PARAMETER_MUTATION = enum.auto()
     GRADIENT_TO_PARAMETER = enum.auto()
     GRADIENT_TO_USER_INPUT = enum.auto()
     USER_INPUT_MUTATION = enum.auto()
@@ -44,6 +45,18 @@ class TensorArgument:
 @dataclass(frozen=True)
 class SymIntArgument:
     name: str
+
+
+@dataclass(frozen=True)
+class TokenArgument:
+    name: str
+
+
+@dataclass(frozen=True)
+class CustomObjArgument:
+    name: str
+    class_fqn: str
+    fake_val: Any = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,16 @@ class OutputSpec:
     def __str__(self) -> str:
         text = f"{self.arg.name}: {self.kind.name}"
         return text if self.target is None else f"{text} target={self.target!r}"
+
+
+@dataclass
+class ExportBackwardSignature:
+    gradients_to_parameters: dict[str, str]
+    gradients_to_user_inputs: dict[str, str]
+    loss_output: str
+
+
+_NAMED_ARGUMENTS = (TensorArgument, SymIntArgument, TokenArgument, CustomObjArgument)
 
 
 @dataclass
@@ -138,6 +161,74 @@ class ExportGraphSignature:
     def user_inputs_to_mutate(self) -> dict[str, str]:
         return {s.arg.name: s.target for s in self.output_specs
                 if s.kind is OutputKind.USER_INPUT_MUTATION}
+
+    @property
+    def parameters_to_mutate(self) -> dict[str, str]:
+        return {s.arg.name: s.target for s in self.output_specs
+                if s.kind is OutputKind.PARAMETER_MUTATION}
+
+    @property
+    def lifted_custom_objs(self) -> tuple[str, ...]:
+        return self._targets(InputKind.CUSTOM_OBJ)
+
+    @property
+    def inputs_to_lifted_custom_objs(self) -> dict[str, str]:
+        return {s.arg.name: s.target for s in self.input_specs if s.kind is InputKind.CUSTOM_OBJ}
+
+    @property
+    def input_tokens(self) -> tuple[str, ...]:
+        return tuple(s.arg.name for s in self.input_specs if s.kind is InputKind.TOKEN)
+
+    @property
+    def output_tokens(self) -> tuple[str, ...]:
+        return tuple(s.arg.name for s in self.output_specs if s.kind is OutputKind.TOKEN)
+
+    @property
+    def assertion_dep_token(self) -> dict[int, str] | None:
+        """None, as torch's: runtime asserts depend on no token."""
+        return None
+
+    @property
+    def backward_signature(self) -> ExportBackwardSignature | None:
+        """The loss and gradient outputs of a joint program; None without a LOSS_OUTPUT
+        (every program export makes)."""
+        losses = [s.arg.name for s in self.output_specs if s.kind is OutputKind.LOSS_OUTPUT]
+        if len(losses) > 1:
+            raise AssertionError("multiple LOSS_OUTPUT specs found")
+        if not losses:
+            return None
+
+        def gradients(kind: OutputKind) -> dict[str, str]:
+            return {s.arg.name: s.target for s in self.output_specs if s.kind is kind}
+
+        return ExportBackwardSignature(gradients(OutputKind.GRADIENT_TO_PARAMETER),
+                                       gradients(OutputKind.GRADIENT_TO_USER_INPUT), losses[0])
+
+    def replace_all_uses(self, old: str, new: str) -> None:
+        """Rename the graph value ``old`` to ``new`` in every spec that names it."""
+        if not isinstance(old, str):
+            raise AssertionError(f"expected old to be str, got {type(old)}")
+        if not isinstance(new, str):
+            raise AssertionError(f"expected new to be str, got {type(new)}")
+
+        def renamed(spec: Any) -> Any:
+            if isinstance(spec.arg, _NAMED_ARGUMENTS) and spec.arg.name == old:
+                return replace(spec, arg=replace(spec.arg, name=new))
+            return spec
+
+        self.input_specs[:] = [renamed(s) for s in self.input_specs]
+        self.output_specs[:] = [renamed(s) for s in self.output_specs]
+
+    def get_replace_hook(self, replace_inputs: bool = False) -> Any:
+        """torch's hook for node renames, ``hook(old, new, user)`` (FX nodes: ``.name``
+        and ``.op``): a use in the output, or with ``replace_inputs`` a renamed input
+        (placeholder), is renamed in the signature."""
+
+        def hook(old: Any, new: str, user: Any) -> None:
+            if user.op == "output" or (replace_inputs and old.op == "placeholder"):
+                self.replace_all_uses(old.name, new)
+
+        return hook
 
     def __str__(self) -> str:
         inputs = "\n".join(f"    {spec}" for spec in self.input_specs)

@@ -56,6 +56,8 @@ def materialize(tracer: Any, expr: Any, kind: str = "int") -> SSAValue:
         value = _binary(tracer, tx.FloorDivOp, expr, "floordiv")
     elif isinstance(expr, sympy.Mod):
         value = _binary(tracer, tx.ModOp, expr, "mod")
+    elif isinstance(expr, (sympy.Max, sympy.Min)):
+        value = _fold_extremum(tracer, expr)
     else:
         raise NotImplementedError(f"cannot trace the symbolic expression {expr} into the IR")
     tracer.sym_values[expr] = value
@@ -78,6 +80,18 @@ def _fold(tracer: Any, kind: type, terms: list[Any]) -> SSAValue:
         op = op_type.create(operands=[result, materialize(tracer, term)],
                             result_types=[tx.symint(to_dim(partial))])
         result = _emit(tracer, op, "add" if kind is sympy.Add else "mul")
+    return result
+
+
+def _fold_extremum(tracer: Any, expr: Any) -> SSAValue:
+    """Max(a, b, c) as sym_max(sym_max(a, b), c), each partial one SSA value."""
+    kind = type(expr)
+    op_type, name = (tx.MaxOp, "sym_max") if kind is sympy.Max else (tx.MinOp, "sym_min")
+    args = list(expr.args)
+    partial, result = args[0], materialize(tracer, args[0])
+    for arg in args[1:]:
+        partial = kind(partial, arg)
+        result = _emit_binary(tracer, op_type, result, materialize(tracer, arg), partial, name)
     return result
 
 

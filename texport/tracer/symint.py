@@ -116,6 +116,24 @@ class SymFloat(SymNode):
     kind = "float"
     __slots__ = ()
 
+    __add__ = _binary(lambda a, b: a + b, kind="float")
+    __radd__ = _binary(lambda a, b: a + b, reflected=True, kind="float")
+    __sub__ = _binary(lambda a, b: a - b, kind="float")
+    __rsub__ = _binary(lambda a, b: a - b, reflected=True, kind="float")
+    __mul__ = _binary(lambda a, b: a * b, kind="float")
+    __rmul__ = _binary(lambda a, b: a * b, reflected=True, kind="float")
+    __truediv__ = _binary(lambda a, b: sympy.sympify(a) / b, kind="float")
+    __rtruediv__ = _binary(lambda a, b: sympy.sympify(a) / b, reflected=True, kind="float")
+    __lt__ = _binary(lambda a, b: sympy.Lt(a, b), kind="bool")
+    __le__ = _binary(lambda a, b: sympy.Le(a, b), kind="bool")
+    __gt__ = _binary(lambda a, b: sympy.Gt(a, b), kind="bool")
+    __ge__ = _binary(lambda a, b: sympy.Ge(a, b), kind="bool")
+
+    def __neg__(self) -> Any:
+        return self._make(-self.expr, "float")
+
+    __hash__ = SymNode.__hash__
+
 
 class SymBool(SymNode):
     kind = "bool"

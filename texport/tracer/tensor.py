@@ -544,13 +544,12 @@ def _as_list(dim: Any) -> Any:
     return list(dim) if isinstance(dim, (list, tuple)) else [dim]
 
 
-def _scatter(self: Tensor, name: str, dim: int, index: Tensor, src: Any, reduce: str | None) -> Any:
-    """scatter/scatter_: a tensor src or a value, with torch's legacy ``reduce=`` form."""
-    overload = "src" if _is_tensor(src) else "value"
+def _scatter(self: Tensor, name: str, dim: int, index: Tensor, src: Any, reduce: str | None) -> Tensor:
+    """The overload torch's binding picks: a tensor or a number, with or without reduce."""
     if reduce is None:
-        return call(op(f"{name}.{overload}"), self, dim, index, src)
-    return call(op(f"{name}.{'reduce' if overload == 'src' else 'value_reduce'}"), self, dim, index, src,
-                reduce=reduce)
+        return call(op(f"{name}.src" if _is_tensor(src) else f"{name}.value"), self, dim, index, src)
+    overload = "reduce" if _is_tensor(src) else "value_reduce"
+    return call(op(f"{name}.{overload}"), self, dim, index, src, reduce=reduce)
 
 
 def _extremum(self: Tensor, name: str, dim: Any, keepdim: bool) -> Any:
@@ -651,21 +650,24 @@ def _tensor_or_scalar(tensor_op: str, scalar_op: str) -> Any:
     return method
 
 
-def _install_methods() -> None:
-    for method, name in UNARY_METHODS.items():
+def install_methods(unary: dict[str, str], tensor_other: dict[str, str],
+                    tensor_or_scalar: dict[str, tuple[str, str]]) -> None:
+    """Install the methods of tables shaped as UNARY_METHODS, TENSOR_OTHER_METHODS
+    and TENSOR_OR_SCALAR_METHODS (tracer/maths.py has its own)."""
+    for method, name in unary.items():
         if _exists(name) and not hasattr(Tensor, method):
             setattr(Tensor, method, _unary(name))
         if _exists(f"{name}_") and not hasattr(Tensor, f"{method}_"):
             setattr(Tensor, f"{method}_", _unary(f"{name}_"))
-    for method, name in TENSOR_OTHER_METHODS.items():
+    for method, name in tensor_other.items():
         if _exists(name) and not hasattr(Tensor, method):
             setattr(Tensor, method, _unary(name))
-    for method, (tensor_op, scalar_op) in TENSOR_OR_SCALAR_METHODS.items():
+    for method, (tensor_op, scalar_op) in tensor_or_scalar.items():
         if _exists(tensor_op) and _exists(scalar_op):
             setattr(Tensor, method, _tensor_or_scalar(tensor_op, scalar_op))
 
 
-_install_methods()
+install_methods(UNARY_METHODS, TENSOR_OTHER_METHODS, TENSOR_OR_SCALAR_METHODS)
 
 
 # --------------------------------------------------------------------------

@@ -132,6 +132,7 @@ class Tracer:
     """The tracing mode (see module docstring)."""
 
     records_fresh_constants = True  # texport.tensor() in the forward: lift_fresh_copy + detach_, as torch
+    draft: Any = None  # draft_export's DraftRecorder (tracer/draft.py): real values alongside the trace
 
     def __init__(self, block: Block, *, strict: bool = False, shape_env: Any = None,
                  level: str = "training") -> None:
@@ -227,9 +228,10 @@ class Tracer:
         metas = [self.meta_of(v) for v in values]
         stride_rule = STRIDE_RULES.get(key)
         strides = None
+        real = self.draft.run(self, op, values) if self.draft is not None else None
         try:
             with using_oracle(self.oracle()):
-                expected = rule(*metas)
+                expected = self._draft_rule(op, rule, metas, real) if real is not None else rule(*metas)
                 results = expected if isinstance(expected, (tuple, list)) else (expected,)
                 if expected == ():
                     results = ()
@@ -248,8 +250,22 @@ class Tracer:
         )
         self.blocks[-1].add_op(ir_op)
         self._name_results(op, ir_op)
+        if real is not None:
+            self.draft.bind_outputs(ir_op, results, real)
         self._define_unbacked(ir_op, results)
         return self._wrap(op, values, ir_op, results, expected, strides)
+
+    def _draft_rule(self, op: OpOverload, rule: Any, metas: list[Any], real: Any) -> Any:
+        """A draft export's shape rule: a custom op without a fake kernel takes its real
+        outputs' shapes; one with a fake kernel is checked against them."""
+        try:
+            expected = rule(*metas)
+        except RuntimeError as err:
+            if "no fake impl registered" not in str(err):
+                raise
+            return self.draft.missing_fake(op, real)
+        self.draft.compare_fake(op, list(expected) if isinstance(expected, (tuple, list)) else [expected], real)
+        return expected
 
     def _define_unbacked(self, ir_op: Any, results: list[Any]) -> None:
         """A size from data (nonzero's u0) is read from the result the op made.
@@ -421,6 +437,11 @@ class Tracer:
         expr = node.expr
         unbacked = sorted(s.name for s in expr.free_symbols if s.name.startswith("u"))
         if unbacked or self.shape_env is None:
+            if self.draft is not None and unbacked:
+                try:
+                    return self.draft.data_dependent(self, expr)
+                except KeyError:  # a size from data the draft has no real value for
+                    pass
             raise GuardOnDataDependentSymNode.create(expr)
         return self.shape_env.guard(expr, caller_location(keep_nn=False))
 

@@ -23,6 +23,8 @@ func.func @symbolic_types(%x: !tx.tensor<[s0, 3, 1 + s0*2], f32>,
 // CHECK-NEXT: %prod = tx.mul %n, %c2 : !tx.symint<2*s0>
 // CHECK-NEXT: %quot = tx.floordiv %n, %c2 : !tx.symint<(s0//2)>
 // CHECK-NEXT: %rem = tx.mod %n, %c2 : !tx.symint<(s0 % 2)>
+// CHECK-NEXT: %big = tx.max %n, %c2 : !tx.symint<Max(2, s0)>
+// CHECK-NEXT: %small = tx.min %n, %c2 : !tx.symint<Min(2, s0)>
 // CHECK-NEXT: %ge = tx.cmp ge, %n, %c2 : !tx.symbool
 // CHECK-NEXT: tx.assert %ge, "Runtime assertion failed for expression s0 >= 2"
 // CHECK-NEXT: %unknown = tx.add %n, %m : !tx.symint
@@ -33,6 +35,8 @@ func.func @symint_arithmetic(%n: !tx.symint<s0>, %m: !tx.symint) -> !tx.symint<2
   %prod = tx.mul %n, %c2 : !tx.symint<2*s0>
   %quot = tx.floordiv %n, %c2 : !tx.symint<(s0//2)>
   %rem = tx.mod %n, %c2 : !tx.symint<(s0 % 2)>
+  %big = tx.max %n, %c2 : !tx.symint<Max(2, s0)>
+  %small = tx.min %n, %c2 : !tx.symint<Min(2, s0)>
   %ge = tx.cmp ge, %n, %c2 : !tx.symbool
   tx.assert %ge, "Runtime assertion failed for expression s0 >= 2"
   %unknown = tx.add %n, %m : !tx.symint

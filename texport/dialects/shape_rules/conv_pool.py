@@ -498,7 +498,7 @@ def _avg_pool(n: int) -> Rule:
 for _n in (1, 2, 3):
     _registered([f"max_pool{_n}d"], _max_pool, _n, False)
     _registered([f"avg_pool{_n}d"], _avg_pool, _n)
-for _n in (2, 3):
+for _n in (1, 2, 3):
     _registered([f"max_pool{_n}d_with_indices"], _max_pool, _n, True)
 
 
@@ -623,11 +623,69 @@ def _adaptive_backward(op: str, n: int) -> Rule:
 _registered(["adaptive_avg_pool1d"], _adaptive_avg, 1)
 _registered(["adaptive_avg_pool2d", "_adaptive_avg_pool2d"], _adaptive_avg, 2)
 _registered(["adaptive_avg_pool3d", "_adaptive_avg_pool3d"], _adaptive_avg, 3)
-for _n in (1, 2):
+for _n in (1, 2, 3):
     _registered([f"adaptive_max_pool{_n}d"], _adaptive_max, _n)
 _registered(
     ["_adaptive_avg_pool2d_backward"], _adaptive_backward, "adaptive_avg_pool2d_backward", 2
 )
+
+
+# ------------------------------------------------- fractional max pooling
+
+
+def _fractional_max_pool(n: int) -> Rule:
+    """[N?, C, *in] pooled by kernel_size windows at random starts -> values and int64 indices of
+    [N?, C, *output_size]; random_samples holds n numbers in [0, 1) per (batch, plane)."""
+
+    def rule(self: TensorMeta, kernel_size: IntArg, output_size: IntArg,
+             random_samples: TensorMeta) -> tuple[TensorMeta, TensorMeta]:
+        op = f"fractional_max_pool{n}d()" if n == 2 else "fractional_max_pool3d_out()"
+        kernel, sizes = _as_list(kernel_size), _as_list(output_size)
+        check(len(kernel) == n and len(sizes) == n,
+              f"{op}: kernel_size and output_size must each have {n} elements")
+        check(self.ndim in (n + 1, n + 2), f"{op}: Expected {n + 1}D or {n + 2}D tensor, but got: "
+                                           f"{shape_text(self.shape)}")
+        check(random_samples.ndim == 3 and sym_eq(random_samples.shape[-1], n),
+              f"Expect _random_samples.size(2) equals to {n}; got {dim_str(random_samples.shape[-1])}.")
+        names = ("height", "width") if n == 2 else ("time", "height", "width")
+        for name, size, k, out in zip(names, self.shape[-n:], kernel, sizes):
+            check(sym_le(out + k - 1, size), f"{op}: pool {name} {k} too large relative to input {name} "
+                                             f"{dim_str(size)}")
+        shape = (*self.shape[:-n], *sizes)
+        return TensorMeta(shape, self.dtype), TensorMeta(shape, DType.int64)
+
+    return rule
+
+
+_registered(["fractional_max_pool2d"], _fractional_max_pool, 2)
+_registered(["fractional_max_pool3d"], _fractional_max_pool, 3)
+
+
+# ------------------------------------------------------- max unpooling
+
+
+def _max_unpool(n: int) -> Rule:
+    """[N?, C, *in] values and their int64 plane indices -> [N?, C, *output_size]."""
+
+    def rule(self: TensorMeta, indices: TensorMeta, output_size: IntArg, *geometry: Any) -> TensorMeta:
+        op = f"max_unpooling{n}d"
+        check(indices.dtype == DType.int64,
+              f"elements in indices should be type int64 but got: {indices.dtype.torch_name}")
+        sizes = _as_list(output_size)
+        check(len(sizes) == n, f"{op}: There should be exactly {n} elements in output_size, but got "
+                               f"{len(sizes)} elements.")
+        check(self.ndim in (n + 1, n + 2), f"Input to {op} should be a {n + 1}d or {n + 2}d Tensor, but got a "
+                                           f"tensor with {self.ndim} dimensions.")
+        check(self.ndim == indices.ndim and all(sym_eq(a, b) for a, b in zip(self.shape, indices.shape)),
+              f"Expected shape of indices to be same as that of the input tensor ({shape_text(self.shape)}) "
+              f"but got indices tensor with shape: {shape_text(indices.shape)}")
+        return TensorMeta((*self.shape[:-n], *sizes), self.dtype)
+
+    return rule
+
+
+_registered(["max_unpool2d"], _max_unpool, 2)
+_registered(["max_unpool3d"], _max_unpool, 3)
 
 
 # ---------------------------------------------------------------- upsample
@@ -702,10 +760,11 @@ def _upsample_sized(n: int) -> Rule:
     return rule
 
 
-for _name, _n in (("upsample_nearest1d", 1), ("upsample_linear1d", 1), ("upsample_nearest2d", 2),
-                  ("upsample_bilinear2d", 2), ("upsample_bicubic2d", 2)):
+for _name, _n in (("upsample_nearest1d", 1), ("upsample_linear1d", 1), ("_upsample_nearest_exact1d", 1),
+                  ("upsample_nearest2d", 2), ("upsample_bilinear2d", 2), ("upsample_bicubic2d", 2),
+                  ("_upsample_nearest_exact2d", 2), ("upsample_nearest3d", 3), ("upsample_trilinear3d", 3),
+                  ("_upsample_nearest_exact3d", 3)):
     _registered([f"{_name}.vec"], _upsample_vec, _n)
-for _name, _n in (("upsample_nearest1d", 1), ("upsample_nearest2d", 2), ("upsample_bilinear2d", 2)):
     _registered([_name], _upsample_sized, _n)
 
 
@@ -762,6 +821,28 @@ def _grid_sampler(n: int) -> Rule:
 
 
 _registered(["grid_sampler_2d"], _grid_sampler, 2)
+_registered(["grid_sampler_3d"], _grid_sampler, 3)
+
+
+@shape_rule("grid_sampler")
+def grid_sampler(input: TensorMeta, grid: TensorMeta, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> TensorMeta:
+    """The 2-d or 3-d sampler by the input's rank."""
+    n = 3 if input.ndim == 5 else 2
+    _check_grid_sampler(input, grid, n, interpolation_mode)
+    return TensorMeta((input.shape[0], input.shape[1], *grid.shape[1:-1]), input.dtype)
+
+
+@shape_rule("affine_grid_generator")
+def affine_grid_generator(theta: TensorMeta, size: IntArg, align_corners: bool) -> TensorMeta:
+    """theta [N, n, n + 1] and size [N, C, *spatial] -> the sampling grid [N, *spatial, n]."""
+    sizes = _as_list(size)
+    check(len(sizes) in (4, 5), "affine_grid_generator needs 4d (spatial) or 5d (volumetric) inputs.")
+    n = len(sizes) - 2
+    check(theta.ndim == 3 and sym_eq(theta.shape[1], n) and sym_eq(theta.shape[2], n + 1),
+          f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {shape_text(sizes)}. "
+          f"Got {shape_text(theta.shape)}.")
+    return TensorMeta((sizes[0], *sizes[2:], n), theta.dtype)
 
 
 # ---------------------------------------------------------- im2col/col2im
@@ -1032,3 +1113,35 @@ def pixel_unshuffle(self: TensorMeta, downscale_factor: int) -> TensorMeta:
             )
     out = (to_dim(c * r * r), _floordiv(h, r), _floordiv(w, r))
     return TensorMeta((*self.shape[:-3], *out), self.dtype)
+
+
+# ----------------------------------------------------------- channel shuffle
+
+
+@shape_rule("channel_shuffle", "native_channel_shuffle")
+def channel_shuffle(self: TensorMeta, groups: Dim) -> TensorMeta:
+    """[N, g*k, *] -> [N, k*g, *]: the same shape, channels regrouped."""
+    check(self.ndim > 2, f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}")
+    check(guard_bool(groups > 0),
+          f"Number of groups to divide channels in must be positive. Value of groups:{dim_str(groups)}")
+    channels = self.shape[1]
+    if not _divisible(channels, groups):
+        raise ShapeGuardError(f"Number of channels must be divisible by groups. Got {dim_str(channels)} channels "
+                              f"and {dim_str(groups)} groups.")
+    return TensorMeta(self.shape, self.dtype)
+
+
+# ----------------------------------------------------------- conv_tbc
+
+
+@shape_rule("conv_tbc")
+def conv_tbc(self: TensorMeta, weight: TensorMeta, bias: TensorMeta, pad: int = 0) -> TensorMeta:
+    """[T, B, C_in] * [K, C_in, C_out] -> [T + 2 pad - K + 1, B, C_out] (time, batch, channel)."""
+    check(self.ndim == 3, "Input must have 3 dims: time, batch, in_channel")
+    check(weight.ndim == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    check(bias.ndim == 1, "Bias must be 1-D")
+    check(sym_eq(self.shape[2], weight.shape[1]), "Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    check(sym_eq(weight.shape[2], bias.shape[0]),
+          "Bias size must equal dim 2 in the weight tensor (output channels).")
+    time = to_dim(self.shape[0] + 2 * pad - weight.shape[0] + 1)
+    return TensorMeta((time, self.shape[1], weight.shape[2]), self.dtype)

@@ -29,7 +29,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, guard_bool, sym_eq
-from .strides import Strides, preserved_strides
+from .strides import Strides, elementwise_strides, preserved_strides
 from .variants import in_place
 
 Rule = Callable[..., Any]
@@ -138,7 +138,7 @@ _register(
 # Rounding, sign and the activations keep the dtype (ints stay ints).
 _register(
     _unary(_same),
-    "ceil floor round round.decimals trunc sign frac nan_to_num silu elu leaky_relu "
+    "ceil floor round round.decimals special_round trunc sign frac nan_to_num silu elu leaky_relu "
     "hardsigmoid hardswish mish relu6 selu celu threshold softplus log_sigmoid softshrink hardshrink rrelu",
 )
 _register(_unary(_abs_dtype), "abs")
@@ -500,6 +500,161 @@ _register(_native_dropout, "native_dropout")
 _register(_native_dropout_backward, "native_dropout_backward")
 
 
+# ---------------------------------------------------------------- special functions and more maths
+
+_REDUCED_FLOATS = (DType.float16, DType.bfloat16)
+
+
+def _float_kernel_only(kernel: str) -> Callable[[DType], DType]:
+    """Float-valued, with no float16/bfloat16 kernel in torch (ndtri, erfcx, Bessel, zeta)."""
+
+    def dtype_rule(dtype: DType) -> DType:
+        check(dtype not in _REDUCED_FLOATS, _not_implemented(kernel)(dtype))
+        return to_float_dtype(dtype)
+
+    return dtype_rule
+
+
+for _op, _kernel in (("special_ndtri", "ndtri_cpu"), ("special_log_ndtr", "log_ndtr_cpu"),
+                     ("special_erfcx", "erfcx_cpu"), ("special_bessel_j0", "bessel_j0_cpu"),
+                     ("special_bessel_j1", "bessel_j1_cpu"), ("special_bessel_y0", "bessel_y0_cpu"),
+                     ("special_bessel_y1", "bessel_y1_cpu"),
+                     ("special_modified_bessel_i0", "modified_bessel_i0_cpu"),
+                     ("special_modified_bessel_i1", "modified_bessel_i1_cpu"),
+                     ("special_modified_bessel_k0", "modified_bessel_k0_cpu"),
+                     ("special_modified_bessel_k1", "modified_bessel_k1_cpu"),
+                     ("special_scaled_modified_bessel_k0", "scaled_modified_bessel_k0_cpu"),
+                     ("special_scaled_modified_bessel_k1", "scaled_modified_bessel_k1_cpu"),
+                     ("special_spherical_bessel_j0", "spherical_bessel_j0_cpu"),
+                     ("special_airy_ai", "airy_ai_cpu")):
+    _register(_unary(_float_kernel_only(_kernel)), _op)
+del _op, _kernel
+
+
+def _zeta(self: Any, other: Any) -> TensorMeta:
+    out = _float_binary(self, other)
+    check(out.dtype not in _REDUCED_FLOATS, _not_implemented("zeta_cpu")(out.dtype))
+    return out
+
+
+_register(_zeta, "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
+# Float-valued: integral and bool inputs give float32 (torch.special's unary functions too).
+_register(
+    _unary(to_float_dtype),
+    "erfc erfinv lgamma digamma i0 special_i0e special_i1 special_i1e special_ndtr "
+    "special_entr special_sinc special_expit special_logit sinc logit "
+    "deg2rad rad2deg special_erf "
+    "special_erfc special_erfinv special_expm1 special_exp2 special_gammaln special_digamma special_psi special_i0 "
+    "special_log1p",
+)
+_register(_unary(_to_bool), "isneginf isposinf isreal signbit")
+_register(_unary(_same), "sgn")
+_register(_unary(_not_for("b", _not_implemented("trunc_vml_cpu"))), "fix")
+# copysign, xlogy and the like promote integers to float32; fmax/fmin keep the promoted type
+_register(
+    _float_binary,
+    "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlog1py special_xlog1py.other_scalar "
+    "special_xlog1py.self_scalar "
+    "copysign.Tensor copysign.Scalar ldexp.Tensor special_xlogy special_xlogy.other_scalar special_xlogy.self_scalar",
+)
+_register(_minmax("fmax"), "fmax fmin")
+
+
+def _floating_binary(kernel: str) -> Rule:
+    """hypot, logaddexp, nextafter: floating kernels only, no integer promotion."""
+
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        if not out.dtype.is_floating_point:
+            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+_register(_floating_binary("hypot_cpu"), "hypot")
+_register(_floating_binary("logaddexp_cpu"), "logaddexp")
+_register(_floating_binary("logaddexp2_cpu"), "logaddexp2")
+_register(_floating_binary("nextafter_cpu"), "nextafter")
+_register(_floating_binary("igamma_cpu"), "igamma special_gammainc")
+_register(_floating_binary("igammac_cpu"), "igammac special_gammaincc")
+
+
+def _integral_binary(kernel: str) -> Rule:
+    """gcd, lcm: integer kernels only (bool excluded)."""
+
+    def rule(self: Any, other: Any) -> TensorMeta:
+        out = _arith(self, other)
+        if out.dtype.kind not in "ui":
+            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+_register(_integral_binary("gcd_cpu"), "gcd")
+_register(_integral_binary("lcm_cpu"), "lcm")
+
+
+def _heaviside(self: TensorMeta, values: TensorMeta) -> TensorMeta:
+    check(self.dtype is values.dtype, "heaviside is not yet implemented for tensors with different dtypes.")
+    return _arith(self, values)
+
+
+def _float_power(self: Any, exponent: Any) -> TensorMeta:
+    """Computed in double (complex double when either side is complex)."""
+    complex_ = any(_promote(v).is_complex for v in (self, exponent) if v is not None)
+    return _broadcast(DType.complex128 if complex_ else DType.float64, self, exponent)
+
+
+def _polygamma(n: int, self: TensorMeta) -> TensorMeta:
+    check(n >= 0, "polygamma(n, x) does not support negative n.")
+    return TensorMeta(self.shape, to_float_dtype(self.dtype))
+
+
+def _polygamma_(self: TensorMeta, n: int) -> TensorMeta:
+    return check_inplace(self, _polygamma(n, self))
+
+
+def _mvlgamma(self: TensorMeta, p: int) -> TensorMeta:
+    check(p >= 1, "p has to be greater than or equal to 1")
+    return TensorMeta(self.shape, to_float_dtype(self.dtype))
+
+
+def _frexp(self: TensorMeta) -> tuple[TensorMeta, TensorMeta]:
+    check(self.dtype.is_floating_point, "torch.frexp() only supports floating-point dtypes")
+    return self, TensorMeta(self.shape, DType.int32)
+
+
+def _isclose(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
+    check(self.dtype is other.dtype,
+          f"{scalar_type_name(self.dtype)} did not match {scalar_type_name(other.dtype)}")
+    return _compare(self, other)
+
+
+_POSITIVE_BOOL = "The `+` operator, on a bool tensor is not supported."
+_register(_unary(_not_for("b", lambda _: _POSITIVE_BOOL)), "positive")
+_register(_heaviside, "heaviside")
+_register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
+_register(_polygamma, "polygamma special_polygamma")
+_register(_polygamma_, "polygamma_")
+_register(_mvlgamma, "mvlgamma special_multigammaln")
+
+
+def _float_power_(self: TensorMeta, exponent: Any) -> TensorMeta:
+    """In place, self must already have the double result dtype: torch does not cast it down."""
+    result = _float_power(self, exponent)
+    check(self.dtype is result.dtype, f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but "
+          f"the operation's result requires dtype {scalar_type_name(result.dtype)}")
+    return check_inplace(self, result)
+
+
+_register(_float_power_, "float_power_.Tensor float_power_.Scalar")
+_register(_frexp, "frexp.Tensor")
+_register(_isclose, "isclose")
+_register(in_place(_float_binary), "ldexp_")
+
+
 # Layouts (strides.py): pointwise ops get torch's elementwise layout by derivation
 # (variants.py); these ops lay out their results otherwise.
 
@@ -520,4 +675,28 @@ def _native_dropout_strides(out: tuple[TensorMeta, TensorMeta], input: TensorMet
 @stride_rule("masked_fill.Scalar", "masked_fill.Tensor")
 def _masked_fill_strides(out: TensorMeta, *_: Any) -> None:
     """Row-major, although pointwise: torch fills a contiguous clone of self."""
+    return None
+
+
+# torch's special.* aliases, isclose, isreal and fix are composites of pointwise ops
+# (untagged): their results take the elementwise layout all the same.
+@stride_rule(
+    "special_ndtr", "special_sinc", "special_expit", "special_logit", "isclose", "isreal", "fix", "special_erf",
+    "special_erfc", "special_erfinv", "special_expm1", "special_exp2", "special_gammaln", "special_digamma",
+    "special_psi", "special_polygamma", "special_i0", "special_log1p", "special_round", "special_xlogy",
+    "special_xlogy.other_scalar", "special_xlogy.self_scalar", "special_gammainc", "special_gammaincc",
+)
+def _composite_pointwise_strides(out: TensorMeta, *args: Any) -> Strides | None:
+    return elementwise_strides(out.shape, args)
+
+
+@stride_rule("positive")
+def _positive_strides(out: TensorMeta, self: TensorMeta) -> Strides | None:
+    """+x is x itself (an alias)."""
+    return self.strides
+
+
+@stride_rule("mvlgamma")
+def _mvlgamma_strides(out: TensorMeta, *_: Any) -> None:
+    """Row-major, although pointwise: torch sums lgamma over a new last dim."""
     return None

@@ -14,13 +14,13 @@ from typing import Any
 from texport.dialects._lazy import sympy  # loaded on first use
 
 from .._lazy import is_expr, loaded
-from ..dtypes import DEFAULT_FLOAT, DType, scalar_dtype
+from ..dtypes import DEFAULT_FLOAT, DType, result_type, scalar_dtype
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule, stride_rule
-from .common import shape_text
+from .common import broadcast_shapes, scalar_type_name, shape_text
 from .guards import check, sym_eq, sym_le
-from .strides import Strides, preserved_strides
+from .strides import Strides, permuted_strides, preserved_strides
 from .views import ceil_div, meta, nonneg, scalar_type, to_dims
 
 
@@ -57,20 +57,25 @@ def _float_factory(size: Sequence[Dim], dtype: Any = None, *_: Any) -> TensorMet
     return _sized(size, scalar_type(dtype) or DEFAULT_FLOAT)
 
 
+@shape_rule("empty_permuted")
+def _empty_permuted(size: Sequence[Dim], physical_layout: Sequence[int], dtype: Any = None, *_: Any) -> TensorMeta:
+    check(len(size) == len(physical_layout) and sorted(physical_layout) == list(range(len(size))),
+          f"Number of dimensions in size does not match the length of the physical_layout; "
+          f"expected a permutation of the {len(size)} dims, got {list(physical_layout)}")
+    return _float_factory(size, dtype)
+
+
+@stride_rule("empty_permuted")
+def _empty_permuted_strides(out: TensorMeta, size: Sequence[Dim], physical_layout: Sequence[int],
+                            *_: Any) -> Strides | None:
+    return permuted_strides(out.shape, physical_layout)
+
+
 @shape_rule("empty_strided")
 def _empty_strided(
     size: Sequence[Dim], stride: Sequence[Dim], dtype: Any = None, *_: Any
 ) -> TensorMeta:
     check(len(size) == len(stride), "mismatch in length of strides and shape")
-    return _float_factory(size, dtype)
-
-
-@shape_rule("empty_permuted")
-def _empty_permuted(size: Sequence[Dim], physical_layout: Sequence[int], dtype: Any = None,
-                    *_: Any) -> TensorMeta:
-    check(sorted(physical_layout) == list(range(len(size))),
-          f"Number of dimensions in size does not match the length of the physical_layout; "
-          f"expected a permutation of {len(size)} dims, got {list(physical_layout)}")
     return _float_factory(size, dtype)
 
 
@@ -199,7 +204,14 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
     """All-integer bounds give int64, any float bound the default float."""
     floating = any(_is_floating(v) for v in (start, end, step))
     out = scalar_type(dtype) or (DEFAULT_FLOAT if floating else DType.int64)
+    if out is DType.int64 and floating:  # torch counts an int64 range over the truncated bounds
+        start, end, step = (int(v) if isinstance(v, float) else v for v in (start, end, step))
     return meta([_arange_length(start, end, step)], out)
+
+
+@shape_rule("logspace")
+def _logspace(start: Any, end: Any, steps: Dim, base: float = 10.0, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _linspace(start, end, steps, dtype)
 
 
 @shape_rule("linspace")
@@ -213,8 +225,71 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
 # ---------------------------------------------------------------------------- random fills
 
 
-@shape_rule(
-    "bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_",
-)
+@shape_rule("bernoulli", "bernoulli.p", "bernoulli_.Tensor", "bernoulli_.float", "uniform_", "normal_")
 def _random_fill(self: TensorMeta, *_: Any) -> TensorMeta:
     return self
+
+
+# ---------------------------------------------------------------------------- triangle indices
+
+
+def tril_count(row: int, col: int, offset: int) -> int:
+    """Elements (i, j) of a row x col matrix with j <= i + offset."""
+    return sum(max(0, min(col, i + offset + 1)) for i in range(row))
+
+
+def _triangle_indices(count: int, row: int, col: int, dtype: Any) -> TensorMeta:
+    check(row >= 0, f"row must be non-negative, got{row}")
+    check(col >= 0, f"col must be non-negative, got{col}")
+    return meta([2, count], scalar_type(dtype) or DType.int64)
+
+
+@shape_rule("tril_indices")
+def _tril_indices(row: int, col: int, offset: int = 0, dtype: Any = DType.int64, *_: Any) -> TensorMeta:
+    return _triangle_indices(tril_count(row, col, offset), row, col, dtype)
+
+
+@shape_rule("triu_indices")
+def _triu_indices(row: int, col: int, offset: int = 0, dtype: Any = DType.int64, *_: Any) -> TensorMeta:
+    return _triangle_indices(row * col - tril_count(row, col, offset - 1), row, col, dtype)
+
+
+# ---------------------------------------------------------------------------- draws from distributions
+
+
+@shape_rule("exponential", "cauchy", "geometric", "log_normal", "random", "random.from", "random.to")
+def _distribution_like(self: TensorMeta, *_: Any) -> TensorMeta:
+    return meta(self.shape, self.dtype)
+
+
+@shape_rule("normal.Tensor_float")
+def _normal_mean(mean: TensorMeta, std: float = 1.0, generator: Any = None) -> TensorMeta:
+    return meta(mean.shape, mean.dtype)
+
+
+@shape_rule("normal.float_Tensor")
+def _normal_std(mean: float, std: TensorMeta, generator: Any = None) -> TensorMeta:
+    return meta(std.shape, std.dtype)
+
+
+@shape_rule("normal.Tensor_Tensor")
+def _normal_both(mean: TensorMeta, std: TensorMeta, generator: Any = None) -> TensorMeta:
+    return meta(broadcast_shapes(mean.shape, std.shape), result_type(mean, std))
+
+
+@shape_rule("normal.float_float")
+def _normal_sized(mean: float, std: float, size: Sequence[Dim], generator: Any = None, dtype: Any = None,
+                  *_: Any) -> TensorMeta:
+    return _sized(size, scalar_type(dtype) or DEFAULT_FLOAT)
+
+
+@shape_rule("multinomial")
+def _multinomial(self: TensorMeta, num_samples: Dim, replacement: bool = False, generator: Any = None) -> TensorMeta:
+    check(self.ndim in (1, 2), f"prob_dist must be 1 or 2 dim, but got {self.ndim}")
+    check(self.dtype.is_floating_point, f"multinomial only supports floating-point dtypes for input, got: "
+          f"{scalar_type_name(self.dtype)}")
+    check(not (type(num_samples) is int and num_samples <= 0), "cannot sample n_sample <= 0 samples")
+    check(replacement or not (type(num_samples) is int and type(self.shape[-1]) is int
+                              and num_samples > self.shape[-1]),
+          "cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    return meta([*self.shape[:-1], num_samples], DType.int64)

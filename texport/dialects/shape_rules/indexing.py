@@ -204,17 +204,16 @@ def _check_index_fits(
 @shape_rule("gather")
 def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = False) -> TensorMeta:
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype is DType.int64, "gather(): Expected dtype int64 for index")
+    check(index.dtype in _INDEX_DTYPES, "gather(): Expected dtype int32/int64 for index")
     _check_index_fits(self, d, index, None, "input")
     return meta(index.shape, self.dtype)
 
 
-@shape_rule("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two", "scatter.reduce",
-            "scatter.value_reduce")
+@shape_rule("scatter.src", "scatter.value", "scatter_add", "scatter_reduce.two")
 def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
     """src is a tensor (.src, add, reduce) or a Python scalar (.value, .value_reduce)."""
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype is DType.int64, "scatter(): Expected dtype int64 for index")
+    check(index.dtype in _INDEX_DTYPES, "scatter(): Expected dtype int32/int64 for index")
     src_meta = src if isinstance(src, TensorMeta) else None
     if src_meta is not None:
         check(src_meta.dtype is self.dtype,
@@ -261,21 +260,6 @@ def _slice_scatter(
     end: Dim | None = None, step: Dim = 1,
 ) -> TensorMeta:
     _check_src_matches(src, slice_meta(self, dim, start, end, step))
-    return self
-
-
-@shape_rule("diagonal_scatter")
-def _diagonal_scatter(self: TensorMeta, src: TensorMeta, offset: int = 0, dim1: int = 0,
-                      dim2: int = 1) -> TensorMeta:
-    _check_src_matches(src, diagonal_meta(self, offset, dim1, dim2))
-    return self
-
-
-@shape_rule("as_strided_scatter")
-def _as_strided_scatter(self: TensorMeta, src: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim],
-                        storage_offset: Dim | None = None) -> TensorMeta:
-    check(len(size) == len(stride), "mismatch in length of strides and shape")
-    _check_src_matches(src, meta(size, self.dtype))
     return self
 
 
@@ -448,3 +432,81 @@ def _check_embedding_bag(
     check(sym_eq(per_sample_weights.numel(), indices.numel()),
           f"expected per_sample_weights.numel() ({dim_str(per_sample_weights.numel())} to be the "
           f"same as indices.numel() ({dim_str(indices.numel())})")
+
+
+# ---------------------------------------------------------------------------- take, put, index_fill
+
+
+@shape_rule("take")
+def _take(self: TensorMeta, index: TensorMeta) -> TensorMeta:
+    check(index.dtype is DType.int64,
+          f"take(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}")
+    return meta(index.shape, self.dtype)
+
+
+@shape_rule("put")
+def _put(self: TensorMeta, index: TensorMeta, source: TensorMeta, accumulate: bool = False) -> TensorMeta:
+    check(index.dtype is DType.int64,
+          f"put_(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}")
+    check(source.dtype is self.dtype, f"put_(): self and source expected to have the same dtype, but got "
+          f"self.dtype = {scalar_type_name(self.dtype)} and source.dtype = {scalar_type_name(source.dtype)}")
+    check(sym_eq(index.numel(), source.numel()), f"put_(): Expected source and index to have the same number of "
+          f"elements, but got source.numel() = {dim_str(source.numel())}, index.numel() = {dim_str(index.numel())}")
+    return self
+
+
+@shape_rule("index_fill.int_Scalar", "index_fill.int_Tensor")
+def _index_fill(self: TensorMeta, dim: int, index: TensorMeta, value: Any) -> TensorMeta:
+    normalize_dim(dim, self.ndim)
+    check(index.dtype is DType.int64, "index_fill_(): Expected dtype int64 for index.")
+    check(index.ndim <= 1, "index_fill_(): Index is supposed to be a vector")
+    if isinstance(value, TensorMeta):
+        check(value.ndim == 0, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+              f"{value.ndim} dimension(s).")
+    return self
+
+
+# ---------------------------------------------------------------------------- diagonal and strided scatters
+
+
+@shape_rule("diagonal_scatter")
+def _diagonal_scatter(self: TensorMeta, src: TensorMeta, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorMeta:
+    _check_src_matches(src, diagonal_meta(self, offset, dim1, dim2))
+    return self
+
+
+@shape_rule("as_strided_scatter")
+def _as_strided_scatter(self: TensorMeta, src: TensorMeta, size: Sequence[Dim], stride: Sequence[Dim],
+                        storage_offset: Any = None) -> TensorMeta:
+    check(len(size) == len(stride), "mismatch in length of strides and shape")
+    _check_src_matches(src, meta(list(size), self.dtype))
+    return self
+
+
+# ---------------------------------------------------------------------------- counts sized by the data
+
+
+@shape_rule("unique_dim")
+def _unique_dim(
+    self: TensorMeta, dim: int, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+    return_counts: bool = False,
+) -> tuple[TensorMeta, TensorMeta, TensorMeta]:
+    return _unique(self, dim, return_inverse, return_counts)
+
+
+@shape_rule("bincount")
+def _bincount(self: TensorMeta, weights: TensorMeta | None = None, minlength: Dim = 0) -> TensorMeta:
+    """max(max(self) + 1, minlength) bins: a data-dependent length. Integer weights count in double."""
+    check(self.ndim == 1 and self.dtype.is_integral, "bincount only supports 1-d non-negative integral inputs.")
+    check(not (type(minlength) is int and minlength < 0), "minlength should be >= 0")
+    if weights is not None:
+        check(tuple(weights.shape) == tuple(self.shape), "weights should be 1-d and have the same length as input")
+    dtype = DType.int64 if weights is None else weights.dtype if weights.dtype is DType.float32 else DType.float64
+    return meta([None], dtype)
+
+
+@shape_rule("scatter.reduce", "scatter.value_reduce")
+def _scatter_with_reduce(self: TensorMeta, dim: int, index: TensorMeta, src: Any, reduce: str) -> TensorMeta:
+    """scatter with reduce="add" or "multiply" (the older spelling of scatter_reduce)."""
+    check(reduce in ("add", "multiply"), f"reduce argument must be either add or multiply. Got {reduce}")
+    return _scatter(self, dim, index, src)

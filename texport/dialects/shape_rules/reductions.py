@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..dtypes import DType, result_type
+from ..dtypes import DType
 from ..meta import TensorMeta
 from ..symbolic import Dim, to_dim
 from . import shape_rule
@@ -102,7 +102,7 @@ def _mean(
     return _reduce(self, dim, keepdim, _mean_dtype(self, dtype))
 
 
-@shape_rule("logsumexp")
+@shape_rule("logsumexp", "special_logsumexp")
 def _logsumexp(self: TensorMeta, dim: Sequence[int], keepdim: bool = False) -> TensorMeta:
     return _reduce(self, dim, keepdim, to_float_dtype(self.dtype))  # ints give float32
 
@@ -268,7 +268,7 @@ def _cummax(self: TensorMeta, dim: int) -> Pair:
 # ---------------------------------------------------------------- softmax
 
 
-@shape_rule("softmax.int", "log_softmax.int", "_safe_softmax")
+@shape_rule("softmax.int", "log_softmax.int", "_safe_softmax", "special_softmax", "special_log_softmax")
 def _softmax(self: TensorMeta, dim: int, dtype: DType | None = None) -> TensorMeta:
     normalize_dim(dim, self.ndim)
     return TensorMeta(self.shape, dtype or self.dtype)
@@ -346,16 +346,6 @@ def linalg_vector_norm(self: TensorMeta, ord: object = 2, dim: object = None,  #
 _REAL_OF = {DType.complex64: DType.float32, DType.complex128: DType.float64}
 
 
-# dist(x, y, p) = ||x - y||_p over every element, x and y broadcast
-@shape_rule("dist")
-def dist(self: TensorMeta, other: TensorMeta, p: object = 2) -> TensorMeta:
-    broadcast_shapes(self.shape, other.shape)
-    dtype = result_type(self, other)
-    check(dtype.is_floating_point or dtype.is_complex, "norm(): input dtype should be either floating "
-          f"point or complex. Got {scalar_type_name(dtype)} instead.")
-    return TensorMeta((), _REAL_OF.get(dtype, dtype))  # a complex difference has a real norm
-
-
 @shape_rule("norm.Scalar")
 def norm_scalar(self: TensorMeta, p: object = 2) -> TensorMeta:
     return TensorMeta((), to_float_dtype(self.dtype))
@@ -364,3 +354,96 @@ def norm_scalar(self: TensorMeta, p: object = 2) -> TensorMeta:
 @shape_rule("norm.ScalarOpt_dim")
 def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) -> TensorMeta:
     return linalg_vector_norm(self, p, dim, keepdim)
+
+
+# ---------------------------------------------------------------- medians, modes, histograms, distances
+
+
+@shape_rule("median.dim", "nanmedian.dim", "mode")
+def _median_dim(self: TensorMeta, dim: int = -1, keepdim: bool = False) -> Pair:
+    dim = normalize_dim(dim, self.ndim)
+    if self.ndim:
+        _check_nonempty("median()", self, [dim])
+    return _values_indices(_reduce(self, [dim], keepdim, self.dtype))
+
+
+@shape_rule("histc")
+def _histc(self: TensorMeta, bins: int = 100, min: Any = 0, max: Any = 0) -> TensorMeta:  # noqa: A002
+    check(self.dtype.is_floating_point,
+          f'"histogram_cpu" not implemented for \'{scalar_type_name(self.dtype)}\'')
+    check(bins > 0, f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    return TensorMeta((bins,), self.dtype)
+
+
+@shape_rule("dist")
+def _dist(self: TensorMeta, other: TensorMeta, p: Any = 2) -> TensorMeta:
+    broadcast_shapes(self.shape, other.shape)
+    check(self.dtype is other.dtype, f"dist(): expected both inputs to have same dtype, but 'self' has "
+          f"{scalar_type_name(self.dtype)} and 'other' has {scalar_type_name(other.dtype)}")
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(self.dtype)}")
+    return TensorMeta((), _TO_REAL.get(self.dtype, self.dtype))
+
+
+# ---------------------------------------------------------------- searching sorted sequences, sets
+
+
+def _search_result(boundaries: TensorMeta, shape: Sequence[Dim], out_int32: bool) -> TensorMeta:
+    return TensorMeta(tuple(shape), DType.int32 if out_int32 else DType.int64)
+
+
+@shape_rule("bucketize.Tensor")
+def _bucketize(self: TensorMeta, boundaries: TensorMeta, out_int32: bool = False, right: bool = False) -> TensorMeta:
+    check(boundaries.ndim == 1, f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _search_result(boundaries, self.shape, out_int32)
+
+
+@shape_rule("bucketize.Scalar")
+def _bucketize_scalar(self: Any, boundaries: TensorMeta, out_int32: bool = False, right: bool = False) -> TensorMeta:
+    check(boundaries.ndim == 1, f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _search_result(boundaries, (), out_int32)
+
+
+def _check_sorted_sequence(sorted_sequence: TensorMeta, values: Sequence[Dim], right: bool, side: str | None,
+                           sorter: TensorMeta | None) -> None:
+    check(side in (None, "left", "right"), f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    check(not (right and side == "left"), "torch.searchsorted(): side and right can't be set to opposites, got side "
+          "of left while right was True")
+    check(sorted_sequence.ndim >= 1, "torch.searchsorted(): boundaries tensor should have positive dimension, "
+          "but got 0 dimension")
+    if sorter is not None:
+        check(sorter.dtype is DType.int64, "torch.searchsorted(): sorter must be a tensor of long dtype but got "
+              f"dtype {scalar_type_name(sorter.dtype)}")
+        check(tuple(sorter.shape) == tuple(sorted_sequence.shape), "torch.searchsorted(): boundary and sorter must "
+              "have the same size")
+    leading = sorted_sequence.shape[:-1]
+    check(sorted_sequence.ndim == 1 or tuple(leading) == tuple(values[:-1]),
+          "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+          "tensor and input value tensor must match")
+
+
+@shape_rule("searchsorted.Tensor")
+def _searchsorted(sorted_sequence: TensorMeta, self: TensorMeta, out_int32: bool = False, right: bool = False,
+                  side: str | None = None, sorter: TensorMeta | None = None) -> TensorMeta:
+    _check_sorted_sequence(sorted_sequence, self.shape, right, side, sorter)
+    return _search_result(sorted_sequence, self.shape, out_int32)
+
+
+@shape_rule("searchsorted.Scalar")
+def _searchsorted_scalar(sorted_sequence: TensorMeta, self: Any, out_int32: bool = False, right: bool = False,
+                         side: str | None = None, sorter: TensorMeta | None = None) -> TensorMeta:
+    check(sorted_sequence.ndim == 1, "torch.searchsorted(): input value can be a scalar only when boundaries "
+          f"tensor dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim})")
+    _check_sorted_sequence(sorted_sequence, (), right, side, sorter)
+    return _search_result(sorted_sequence, (), out_int32)
+
+
+@shape_rule("isin.Tensor_Tensor", "isin.Tensor_Scalar")
+def _isin(elements: TensorMeta, test_elements: Any, assume_unique: bool = False, invert: bool = False) -> TensorMeta:
+    return TensorMeta(elements.shape, DType.bool)
+
+
+@shape_rule("isin.Scalar_Tensor")
+def _isin_scalar(element: Any, test_elements: TensorMeta, assume_unique: bool = False,
+                 invert: bool = False) -> TensorMeta:
+    return TensorMeta((), DType.bool)

@@ -158,6 +158,21 @@ def _dense_in_order(shape: Sequence[Dim], order: Sequence[int]) -> Strides:
     return tuple(to_dim(s) for s in strides)
 
 
+def permuted_strides(shape: Sequence[Dim], physical_layout: Sequence[int]) -> Strides | None:
+    """The strides of ``empty_permuted(shape, physical_layout)``: dense, the dims laid
+    out from the slowest (``physical_layout[0]``) to the fastest (None: row-major)."""
+    return normalized(shape, _dense_in_order(shape, physical_layout))
+
+
+def physical_layout(shape: Sequence[Dim], strides: Strides | None) -> list[int]:
+    """The dims of a tensor from the slowest to the fastest, as torch's empty_like
+    orders them (compute_elementwise_output_logical_to_physical_perm of one tensor;
+    None strides: row-major)."""
+    if len(shape) <= 1 or strides is None:
+        return list(range(len(shape)))
+    return _logical_to_physical(shape, [strides])
+
+
 # ---------------------------------------------------------------------------- facts of a layout
 
 

@@ -510,17 +510,6 @@ def _cat_skipped(t: TensorMeta) -> bool:
     return t.ndim == 1 and sym_eq(t.shape[0], 0)
 
 
-@shape_rule("diag_embed")
-def _diag_embed(self: TensorMeta, offset: int = 0, dim1: int = -2, dim2: int = -1) -> TensorMeta:
-    """The last dim becomes a diagonal of the (dim1, dim2) planes, |offset| wider."""
-    rank = self.ndim + 1
-    a, b = normalize_dim(dim1, rank), normalize_dim(dim2, rank)
-    check(a != b, f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    side = self.shape[-1] + abs(offset)
-    rest = iter(self.shape[:-1])
-    return meta([side if i in (a, b) else next(rest) for i in range(rank)], self.dtype)
-
-
 @shape_rule("block_diag")
 def _block_diag(tensors: Sequence[TensorMeta]) -> TensorMeta:
     """Matrices along the diagonal (a 0-d or 1-d tensor is one row), in the promoted dtype."""
@@ -932,3 +921,14 @@ def _to_other(self: TensorMeta, other: TensorMeta, *_: Any) -> TensorMeta:
 @stride_rule("type_as")
 def _type_as_strides(out: TensorMeta, self: TensorMeta, other: TensorMeta) -> Strides | None:
     return self.strides if out.dtype is self.dtype else preserved_strides(self)
+
+
+@shape_rule("diag_embed")
+def _diag_embed(self: TensorMeta, offset: int = 0, dim1: int = -2, dim2: int = -1) -> TensorMeta:
+    """The last dim becomes the diagonal of a (n + |offset|)-square in dims dim1, dim2 of the result."""
+    rank = self.ndim + 1
+    a, b = normalize_dim(dim1, rank), normalize_dim(dim2, rank)
+    check(a != b, f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    size = (self.shape[-1] if self.ndim else 1) + abs(offset)
+    rest = iter(self.shape[:-1])
+    return meta([size if i in (a, b) else next(rest) for i in range(rank)], self.dtype)

@@ -43,3 +43,23 @@ def as_array(value: Any, dtype: np.dtype | None = None) -> np.ndarray:
 
 def numpy_dtype(dtype: DType) -> np.dtype:
     return to_numpy(dtype)
+
+
+def check_arguments(op: str, *args: Any) -> None:
+    """Eager calls run kernels without shape rules: a kernel whose inputs need torch's
+    checks runs its op's shape rule on their metas (with the arrays' strides) first,
+    so eager refuses bad input with the same message as export."""
+    from texport.dialects.shape_rules import SHAPE_RULES
+    from texport.dialects.shape_rules.guards import ShapeGuardError
+
+    try:
+        SHAPE_RULES[op](*(_strided_meta(a) for a in args))
+    except ShapeGuardError as error:  # torch's eager kernels raise RuntimeError
+        raise RuntimeError(str(error)) from error
+
+
+def _strided_meta(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
+        return TensorMeta(value.shape, from_numpy(value.dtype), strides)
+    return value

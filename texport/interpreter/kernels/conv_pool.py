@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..dtypes import is_floating, opmath_dtype
+from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
 from . import kernel
-from .common import opmath
+from .common import check_arguments, opmath
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -75,9 +75,10 @@ def _windows(x: Array, kernel: Sequence[int], stride: Sequence[int],
 
 
 def _col2im(cols: Array, size: Sequence[int], stride: Sequence[int],
-            dilation: Sequence[int]) -> Array:
+            dilation: Sequence[int], storage: np.dtype | None = None) -> Array:
     """Scatter-add cols [..., *kernel, *blocks] onto a zero grid [..., *size]:
-    window b's offset k lands at b*stride + k*dilation (the adjoint of _windows)."""
+    window b's offset k lands at b*stride + k*dilation (the adjoint of _windows).
+    ``storage``: a reduced float the grid is kept in, each add rounded to it."""
     n = len(size)
     kernel, blocks = cols.shape[-2 * n:-n], cols.shape[-n:]
     out = np.zeros((*cols.shape[:-2 * n], *size), dtype=cols.dtype)
@@ -87,7 +88,14 @@ def _col2im(cols: Array, size: Sequence[int], stride: Sequence[int],
             for k, d, b, s in zip(offset, dilation, blocks, stride)
         )
         out[(Ellipsis, *target)] += cols[(Ellipsis, *offset, *([slice(None)] * n))]
+        if storage is not None:
+            out[(Ellipsis, *target)] = _rounded(out[(Ellipsis, *target)], storage)
     return out
+
+
+def _rounded(x: Array, storage: np.dtype | None) -> Array:
+    """x (float32) rounded to the reduced float ``storage`` and widened back (None: x)."""
+    return x if storage is None else cast(x, storage).astype(x.dtype)
 
 
 def _crop_last(x: Array, starts: Sequence[int], sizes: Sequence[int]) -> Array:
@@ -126,19 +134,20 @@ def _conv(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequ
 
 
 def _conv_transpose(x: Array, w: Array, stride: Sequence[int], padding: Sequence[int],
-                    dilation: Sequence[int], groups: int, sizes: Sequence[int]) -> Array:
+                    dilation: Sequence[int], groups: int, sizes: Sequence[int],
+                    storage: np.dtype | None = None) -> Array:
     """Transposed convolution to spatial ``sizes``: y[n, o, s*stride - pad + k*dil] +=
     x[n, c, s] * w[c, o, k]. One matmul gives every (o, k) product, col2im sums them."""
     batch, spatial = x.shape[0], x.shape[2:]
     kernel_size, out_per_group = w.shape[2:], w.shape[1]
     weight = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)  # [G, O/G*k, C/G]
     grouped = x.reshape(batch, groups, x.shape[1] // groups, int(np.prod(spatial)))
-    cols = np.matmul(weight, grouped)
+    cols = _rounded(np.matmul(weight, grouped), storage)
     cols = cols.reshape(batch, groups * out_per_group, *kernel_size, *spatial)
     args = zip(spatial, stride, dilation, kernel_size)
     full = [(s - 1) * st + d * (k - 1) + 1 for s, st, d, k in args]
     grid = [max(f, p + o) for f, p, o in zip(full, padding, sizes)]
-    return _crop_last(_col2im(cols, grid, stride, dilation), padding, sizes)
+    return _crop_last(_col2im(cols, grid, stride, dilation, storage), padding, sizes)
 
 
 def _transposed_sizes(spatial: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
@@ -166,7 +175,9 @@ def convolution(input: Array, weight: Array, bias: Array | None, stride: IntArg,
     if transposed:
         sizes = _transposed_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation,
                                   output_padding)
-        out = _conv_transpose(x, w, stride, padding, dilation, groups, sizes)
+        slow = is_reduced_float(input.dtype) and any(o >= s for o, s in zip(output_padding, stride))
+        storage = input.dtype if slow else None
+        out = _rounded(_conv_transpose(x, w, stride, padding, dilation, groups, sizes, storage), storage)
     else:
         out = _conv(x, w, stride, [(p, p) for p in padding], dilation, groups)
     return _with_bias(out, bias).astype(input.dtype, copy=False)
@@ -382,7 +393,7 @@ def _max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
 
 for _n in (1, 2, 3):
     kernel(f"max_pool{_n}d")(_max_pool_nd(_n, False))
-for _n in (2, 3):
+for _n in (1, 2, 3):
     kernel(f"max_pool{_n}d_with_indices")(_max_pool_nd(_n, True))
 
 
@@ -417,9 +428,8 @@ def _avg_divisor(pool: _Pool, count_include_pad: bool, divisor_override: int | N
 
 
 def _divide(total: Array, divisor: Any, dtype: np.dtype) -> Array:
-    """Float division, or C++'s truncating division for integer tensors (a negative
-    divisor_override truncates toward zero too)."""
-    if np.issubdtype(dtype, np.integer):
+    """Float division, or C++'s truncating division for integer tensors."""
+    if np.issubdtype(dtype, np.integer):  # toward zero, whatever the signs (a divisor_override may be negative)
         return (np.sign(total) * np.sign(divisor) * (np.abs(total) // np.abs(divisor))).astype(dtype)
     return (total / divisor).astype(dtype, copy=False)
 
@@ -553,6 +563,92 @@ def _adaptive_max_nd(n: int) -> Callable[..., tuple[Array, Array]]:
 
 kernel("adaptive_max_pool1d")(_adaptive_max_nd(1))
 kernel("adaptive_max_pool2d")(_adaptive_max_nd(2))
+kernel("adaptive_max_pool3d")(_adaptive_max_nd(3))
+
+
+# ------------------------------------------------- fractional max pooling
+
+
+def _fractional_starts(sample: Array, size: int, out: int, pool: int) -> Array:
+    """torch's generate_intervals per plane, in the sample's dtype: window i starts at
+    int((i + u)·α) - int(u·α), α = (in - pool)/(out - 1), the last at in - pool."""
+    dtype = sample.dtype.type
+    starts = np.zeros((*sample.shape, out), np.int64)
+    if out > 1:
+        alpha = dtype(size - pool) / dtype(out - 1)
+        i = np.arange(out, dtype=sample.dtype)
+        scaled = ((i + sample[..., None]) * alpha).astype(np.int64)
+        starts = scaled - (sample * alpha).astype(np.int64)[..., None]
+    if out > 0:
+        starts[..., -1] = size - pool
+    return starts
+
+
+def _fractional_max_pool_nd(n: int) -> Callable[..., tuple[Array, Array]]:
+    # which random sample drives each spatial axis: 2-d reads (W, H), 3-d reads (T, H, W)
+    sample_of_axis = (1, 0) if n == 2 else (0, 1, 2)
+
+    def pool(self: Array, kernel_size: IntArg, output_size: IntArg,
+             random_samples: Array) -> tuple[Array, Array]:
+        kernel, sizes = _ints(kernel_size, n), _ints(output_size, n)
+        batched = self if self.ndim == n + 2 else self[None]
+        planes = batched.shape[0] * batched.shape[1]
+        spatial = batched.shape[2:]
+        shape = (*self.shape[:-n], *sizes)
+        if planes == 0:
+            return np.empty(shape, self.dtype), np.empty(shape, np.int64)
+        samples = random_samples.reshape(planes, n)
+        names = ("height", "width") if n == 2 else ("time", "height", "width")
+        for name, size, k, out in zip(names, spatial, kernel, sizes):
+            if out + k - 1 > size:  # eager runs no shape rule: the kernel refuses as torch does
+                raise ValueError(f"fractional_max_pool{n}d(): pool {name} {k} too large relative to input "
+                                 f"{name} {size}")
+        flat: Any = 0
+        for axis in range(n):  # window element positions of each axis, broadcast over the others
+            starts = _fractional_starts(samples[:, sample_of_axis[axis]], spatial[axis], sizes[axis], kernel[axis])
+            taps = starts[..., None] + np.arange(kernel[axis])  # [P, out, k]
+            spread = [planes, *[1] * n, *[1] * n]
+            spread[1 + axis], spread[1 + n + axis] = sizes[axis], kernel[axis]
+            flat = flat * spatial[axis] + taps.reshape(spread)
+        flat = np.broadcast_to(flat, (planes, *sizes, *kernel)).reshape(planes, *sizes, int(np.prod(kernel)))
+        windows = np.take_along_axis(batched.reshape(planes, 1, -1), flat.reshape(planes, 1, -1), axis=2)
+        windows = windows.reshape(flat.shape)
+        arg = _torch_argmax(windows)
+        values = np.take_along_axis(windows, arg[..., None], -1)[..., 0]
+        indices = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
+        return values.reshape(shape), indices.reshape(shape)
+
+    return pool
+
+
+kernel("fractional_max_pool2d")(_fractional_max_pool_nd(2))
+kernel("fractional_max_pool3d")(_fractional_max_pool_nd(3))
+
+
+# ------------------------------------------------------- max unpooling
+
+
+def _max_unpool_nd(n: int) -> Callable[..., Array]:
+    def unpool(self: Array, indices: Array, output_size: IntArg, *geometry: Any) -> Array:
+        """Scatter each value to its index in a zero plane of ``output_size`` (the last write wins)."""
+        sizes = _ints(output_size, n)
+        lead = self.shape[:-n]
+        planes, plane = int(np.prod(lead)), int(np.prod(sizes))
+        if planes * plane == 0:
+            return np.zeros((*lead, *sizes), self.dtype)
+        flat = indices.reshape(planes, -1)
+        if flat.size and (flat.min() < 0 or flat.max() >= plane):
+            raise IndexError(f"max_unpool{n}d: found an invalid max index {int(flat.max())} "
+                             f"(output volumes are of size {'x'.join(map(str, sizes))})")
+        out = np.zeros((planes, plane), self.dtype)
+        out[np.arange(planes)[:, None], flat] = self.reshape(planes, -1)
+        return out.reshape(*lead, *sizes)
+
+    return unpool
+
+
+kernel("max_unpool2d")(_max_unpool_nd(2))
+kernel("max_unpool3d")(_max_unpool_nd(3))
 
 
 # ------------------------------------------------------------- resampling
@@ -634,9 +730,39 @@ def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
 TapMaker = Callable[[int, int, bool, float | None, np.dtype], tuple[Array, Array]]
 
 
+def _uint8_weights(size: int, out: int, align_corners: bool, scale: float | None,
+                   taps: TapMaker) -> tuple[Array, int]:
+    """torch's uint8 resampling weights along one axis: the float taps merged per input
+    index into a dense [out, size] matrix, rounded to int16 fixed point at the largest
+    precision (< 22 bits) its biggest weight allows; returns (weights, precision)."""
+    index, weights = taps(size, out, align_corners, scale, np.dtype(np.float64))
+    dense = np.zeros((out, size))
+    np.add.at(dense, (np.arange(out)[:, None], index), weights)
+    fits = 0.5 + dense.max() * (1 << (np.arange(22) + 1)) < 1 << 15
+    precision = int(fits.sum())
+    return np.trunc(dense * (1 << precision) + np.where(dense < 0, -0.5, 0.5)).astype(np.int64), precision
+
+
+def _interpolate_uint8(x: Array, sizes: Sequence[int], align_corners: bool,
+                       scales: Sequence[float | None], taps: TapMaker) -> Array:
+    """torch's uint8 path: one fixed-point pass per axis (W first), each rounded and
+    saturated back to uint8 before the next."""
+    out = x
+    n = len(sizes)
+    for j in reversed(range(n)):
+        axis = x.ndim - n + j
+        weights, precision = _uint8_weights(x.shape[axis], sizes[j], align_corners, scales[j], taps)
+        acc = np.tensordot(out.astype(np.int64), weights, axes=([axis], [1]))
+        acc = np.moveaxis(acc, -1, axis) + (1 << (precision - 1))
+        out = np.clip(acc >> precision, 0, 255).astype(np.uint8)
+    return out
+
+
 def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
                  scales: Sequence[float | None], taps: TapMaker) -> Array:
     """Separable interpolation, innermost (W) axis first as torch's kernels do."""
+    if x.dtype == np.uint8:
+        return _interpolate_uint8(x, sizes, align_corners, scales, taps)
     dtype = opmath_dtype(x.dtype)
     out = x.astype(dtype, copy=False)
     n = len(sizes)
@@ -647,54 +773,61 @@ def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
     return out.astype(x.dtype, copy=False)
 
 
-def _nearest(x: Array, sizes: Sequence[int], scales: Sequence[float | None]) -> Array:
+def _nearest_index(size: int, target: int, scale: float | None, exact: bool) -> Array:
     """torch's nearest_idx: out == in copies, out == 2*in halves, else
-    min(floor(dst * scale), in - 1) in float32."""
+    min(floor(dst * scale), in - 1) in float32; nearest-exact (nearest_exact_idx) is
+    min(floor((dst + 0.5) * scale), in - 1)."""
+    dst = np.arange(target)
+    ratio = _scale(size, target, False, scale, np.dtype(np.float32))
+    if exact:
+        source = ((dst + 0.5) * np.float64(ratio)).astype(np.float32)
+    elif target == size:
+        return dst
+    elif target == 2 * size:
+        return dst >> 1
+    else:
+        source = dst.astype(np.float32) * ratio
+    return np.minimum(np.floor(source).astype(np.int64), size - 1)
+
+
+def _nearest(x: Array, sizes: Sequence[int], scales: Sequence[float | None], exact: bool = False) -> Array:
     out = x
     n = len(sizes)
     for j in range(n):
-        axis, size, target = x.ndim - n + j, x.shape[x.ndim - n + j], sizes[j]
-        dst = np.arange(target)
-        if target == size:
-            index = dst
-        elif target == 2 * size:
-            index = dst >> 1
-        else:
-            ratio = _scale(size, target, False, scales[j], np.dtype(np.float32))
-            index = np.minimum(np.floor(dst.astype(np.float32) * ratio).astype(np.int64), size - 1)
-        out = out.take(index, axis=axis)
+        axis = x.ndim - n + j
+        out = out.take(_nearest_index(x.shape[axis], sizes[j], scales[j], exact), axis=axis)
     return out if out is not x else x.copy()
 
 
-@kernel("upsample_nearest1d")
-def upsample_nearest1d(self: Array, output_size: IntArg, scales: float | None = None) -> Array:
-    return _nearest(self, _ints(output_size, 1), [scales])
-
-
-@kernel("upsample_nearest2d")
-def upsample_nearest2d(self: Array, output_size: IntArg, scales_h: float | None = None,
-                       scales_w: float | None = None) -> Array:
-    return _nearest(self, _ints(output_size, 2), [scales_h, scales_w])
-
-
-def _nearest_vec(n: int) -> Callable[..., Array]:
-    def upsample(input: Array, output_size: IntArg | None,  # noqa: A002
-                 scale_factors: Sequence[float] | None) -> Array:
-        sizes = _out_sizes(input, n, output_size, scale_factors)
-        return _nearest(input, sizes, [_scale_arg(scale_factors, j) for j in range(n)])
+def _nearest_sized(n: int, exact: bool) -> Callable[..., Array]:
+    def upsample(self: Array, output_size: IntArg, *scales: float | None) -> Array:
+        return _nearest(self, _ints(output_size, n), [*scales, *[None] * (n - len(scales))], exact)
 
     return upsample
 
 
-kernel("upsample_nearest1d.vec")(_nearest_vec(1))
-kernel("upsample_nearest2d.vec")(_nearest_vec(2))
+def _nearest_vec(n: int, exact: bool) -> Callable[..., Array]:
+    def upsample(input: Array, output_size: IntArg | None,  # noqa: A002
+                 scale_factors: Sequence[float] | None) -> Array:
+        sizes = _out_sizes(input, n, output_size, scale_factors)
+        return _nearest(input, sizes, [_scale_arg(scale_factors, j) for j in range(n)], exact)
+
+    return upsample
 
 
-@kernel("upsample_bilinear2d")
-def upsample_bilinear2d(self: Array, output_size: IntArg, align_corners: bool,
-                        scales_h: float | None = None, scales_w: float | None = None) -> Array:
-    return _interpolate(self, _ints(output_size, 2), align_corners, [scales_h, scales_w],
-                        _linear_taps)
+for _n in (1, 2, 3):
+    kernel(f"upsample_nearest{_n}d")(_nearest_sized(_n, False))
+    kernel(f"upsample_nearest{_n}d.vec")(_nearest_vec(_n, False))
+    kernel(f"_upsample_nearest_exact{_n}d")(_nearest_sized(_n, True))
+    kernel(f"_upsample_nearest_exact{_n}d.vec")(_nearest_vec(_n, True))
+
+
+def _interpolate_sized(n: int, taps: TapMaker) -> Callable[..., Array]:
+    def upsample(self: Array, output_size: IntArg, align_corners: bool, *scales: float | None) -> Array:
+        return _interpolate(self, _ints(output_size, n), align_corners,
+                            [*scales, *[None] * (n - len(scales))], taps)
+
+    return upsample
 
 
 def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
@@ -707,9 +840,10 @@ def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
     return upsample
 
 
-kernel("upsample_bilinear2d.vec")(_interpolate_vec(2, _linear_taps))
-kernel("upsample_linear1d.vec")(_interpolate_vec(1, _linear_taps))
-kernel("upsample_bicubic2d.vec")(_interpolate_vec(2, _cubic_taps))
+for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps),
+                         ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps)):
+    kernel(_name)(_interpolate_sized(_n, _taps))
+    kernel(f"{_name}.vec")(_interpolate_vec(_n, _taps))
 
 
 # ------------------------------------------------------------ grid sampler
@@ -764,22 +898,50 @@ def _grid_taps(coord: Array, size: int, mode: int, padding_mode: int,
     return taps, np.stack([1 - t, t], -1)
 
 
-@kernel("grid_sampler_2d")
-def grid_sampler_2d(input: Array, grid: Array, interpolation_mode: int,  # noqa: A002
-                    padding_mode: int, align_corners: bool) -> Array:
-    """Sample input [N, C, H, W] at grid [N, Ho, Wo, (x, y)]; taps outside the input read 0."""
-    x, g = opmath(input), opmath(grid)
-    n, c, h, w = x.shape
-    ix, wx = _grid_taps(g[..., 0], w, interpolation_mode, padding_mode, align_corners)
-    iy, wy = _grid_taps(g[..., 1], h, interpolation_mode, padding_mode, align_corners)
-    rows, cols = iy[..., :, None], ix[..., None, :]  # [N, Ho, Wo, Ty, Tx]
-    valid = (rows >= 0) & (rows < h) & (cols >= 0) & (cols < w)
-    flat = np.clip(rows, 0, h - 1) * w + np.clip(cols, 0, w - 1)
-    flat = flat.reshape(n, 1, int(np.prod(flat.shape[1:])))
-    values = np.take_along_axis(x.reshape(n, c, h * w), flat, axis=2)
-    values = values.reshape(n, c, *valid.shape[1:]) * valid[:, None]
-    out = np.einsum("nchwyx,nhwy,nhwx->nchw", values, wy.astype(x.dtype), wx.astype(x.dtype))
-    return out.astype(input.dtype, copy=False)
+@kernel("grid_sampler", "grid_sampler_2d", "grid_sampler_3d")
+def grid_sampler(input: Array, grid: Array, interpolation_mode: int,  # noqa: A002
+                 padding_mode: int, align_corners: bool) -> Array:
+    """Sample input [N, C, *in] at grid [N, *out, k] whose last axis lists (x, y[, z]), the innermost
+    input axis first; every tap outside the input reads 0."""
+    # torch's half kernels locate taps in half precision (each step rounded), then sum in float32
+    x, g = opmath(input), grid if grid.dtype == np.float16 else opmath(grid)
+    n, c, *sizes = x.shape
+    k, out = len(sizes), g.shape[1:-1]
+    flat: Any = 0
+    valid: Any = True
+    weight: Any = 1
+    for axis, size in enumerate(sizes):
+        taps, weights = _grid_taps(g[..., k - 1 - axis], size, interpolation_mode, padding_mode, align_corners)
+        spread = [n, *out, *[1] * k]
+        spread[1 + len(out) + axis] = -1  # this axis's taps on their own trailing dim
+        taps, weights = taps.reshape(spread), weights.astype(x.dtype).reshape(spread)
+        valid = valid & (taps >= 0) & (taps < size)
+        flat = flat * size + np.clip(taps, 0, size - 1)
+        weight = weight * weights
+    flat = np.broadcast_to(flat, np.broadcast_shapes(np.shape(flat), np.shape(weight)))
+    values = np.take_along_axis(x.reshape(n, c, -1), flat.reshape(n, 1, -1), axis=2)
+    values = values.reshape(n, c, *flat.shape[1:]) * (valid * weight)[:, None]
+    return values.sum(axis=tuple(range(-k, 0))).astype(input.dtype, copy=False)
+
+
+def _linspace_from_neg_one(steps: int, align_corners: bool, dtype: np.dtype) -> Array:
+    """Pixel centres in [-1, 1]: the corners themselves, or half a pixel inside them."""
+    if steps <= 1:
+        return np.zeros(max(steps, 1), dtype)
+    end = 1.0 if align_corners else (steps - 1) / steps
+    return np.linspace(-end, end, steps).astype(dtype)
+
+
+@kernel("affine_grid_generator")
+def affine_grid_generator(theta: Array, size: IntArg, align_corners: bool) -> Array:
+    """grid[n, *p] = theta[n] @ (x, y[, z], 1) at each output pixel p, coordinates in [-1, 1]."""
+    spatial = list(size)[2:]
+    dtype = opmath_dtype(theta.dtype)
+    axes = [_linspace_from_neg_one(s, align_corners, dtype) for s in spatial]
+    coords = np.meshgrid(*axes, indexing="ij")
+    base = np.stack([*reversed(coords), np.ones(spatial, dtype)], -1)
+    grid = np.einsum("...j,nij->n...i", base, theta.astype(dtype))
+    return grid.astype(theta.dtype, copy=False)
 
 
 # ---------------------------------------------------------- im2col/col2im
@@ -919,3 +1081,24 @@ def pixel_unshuffle(self: Array, downscale_factor: int) -> Array:
     k = len(lead)
     x = x.transpose(*range(k), k, k + 2, k + 4, k + 1, k + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r).copy()
+
+
+@kernel("channel_shuffle", "native_channel_shuffle")
+def channel_shuffle(self: Array, groups: int) -> Array:
+    """[N, g*k, *] -> [N, k*g, *]: out[:, j*g + i] = in[:, i*k + j]."""
+    check_arguments("channel_shuffle", self, groups)
+    n, c, *rest = self.shape
+    x = self.reshape(n, groups, c // groups, *rest).swapaxes(1, 2)
+    return np.ascontiguousarray(x.reshape(self.shape))
+
+
+@kernel("conv_tbc")
+def conv_tbc(self: Array, weight: Array, bias: Array, pad: int = 0) -> Array:
+    """out[t, b, o] = bias[o] + sum_{k, i} in[t + k - pad, b, i] weight[k, i, o] (zero outside)."""
+    check_arguments("conv_tbc", self, weight, bias, pad)
+    x = opmath(self)
+    padded = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+    width = weight.shape[0]
+    windows = sliding_window_view(padded, width, axis=0)  # [T_out, B, C_in, K]
+    out = np.einsum("tbik,kio->tbo", windows, opmath(weight)) + opmath(bias)
+    return out.astype(self.dtype)

@@ -21,12 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from texport.dialects._lazy import LazyModule
 from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from .. import rng
 from ..dtypes import (
     FLOAT32,
     cast,
+    checked_fill,
     finfo,
     from_numpy,
     is_bfloat16,
@@ -40,6 +42,9 @@ from .variants import in_place, write_into
 
 Array = np.ndarray
 Fn = Callable[..., Any]
+
+# scipy.special's vectorised special functions; imported (~0.2 s) when a kernel first needs one
+special: Any = LazyModule("scipy.special", "scipy.special, imported when a special function first runs")
 
 # ---------------------------------------------------------------- helpers
 
@@ -209,7 +214,10 @@ def _reciprocal(x: Array) -> Array:
 
 
 def _sigmoid(x: Array) -> Array:
-    """1 / (1 + exp(-x)) without overflow: exp of -|x| only."""
+    """1 / (1 + exp(-x)) without overflow: exp of -|x| only (a complex x: the formula
+    itself, as torch's)."""
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -217,12 +225,12 @@ def _sigmoid(x: Array) -> Array:
 _reciprocal_kernel = _float_unary(_reciprocal)  # also pow's bfloat16 x ** -2
 _FLOAT_UNARY: list[tuple[str, Fn]] = [
     ("exp", np.exp),
-    ("exp2", np.exp2),
-    ("expm1", np.expm1),
+    ("exp2 special_exp2", np.exp2),
+    ("expm1 special_expm1", np.expm1),
     ("log", np.log),
     ("log2", np.log2),
     ("log10", np.log10),
-    ("log1p", np.log1p),
+    ("log1p special_log1p", np.log1p),
     ("sqrt", np.sqrt),
     ("rsqrt", _rsqrt),
     ("reciprocal", _reciprocal),
@@ -238,11 +246,12 @@ _FLOAT_UNARY: list[tuple[str, Fn]] = [
     ("asinh", np.arcsinh),
     ("acosh", np.arccosh),
     ("atanh", np.arctanh),
-    ("sigmoid", _sigmoid),
-    ("erf", _erf),
+    ("sigmoid special_expit", _sigmoid),
+    ("erf special_erf", _erf),
 ]
 for _name, _fn in _FLOAT_UNARY:
     _register(_float_unary(_fn), _name)
+_erf_kernel = _float_unary(_erf)  # special_ndtr's erf
 
 
 def _rounding(fn: Fn) -> Fn:
@@ -261,11 +270,10 @@ _register(_rounding(np.trunc), "trunc")
 
 
 def _round_decimals(self: Array, decimals: int) -> Array:
-    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0."""
+    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0
+    (no integer kernel, even for d = 0: unlike round.default, it does not copy them)."""
     if not _is_float(self.dtype):
-        if decimals == 0:
-            return _fresh(self)
-        raise _not_implemented("round_cpu", self.dtype)
+        raise _not_implemented("round_vml_cpu" if decimals == 0 else "round_cpu", self.dtype)
     compute = opmath_dtype(self.dtype)
     x = self.astype(compute)
     scale = np.asarray(10.0 ** abs(decimals)).astype(compute)
@@ -275,6 +283,13 @@ def _round_decimals(self: Array, decimals: int) -> Array:
 
 
 _register(_round_decimals, "round.decimals")
+
+
+def _special_round(self: Array, decimals: int = 0) -> Array:
+    return _round_decimals(self, decimals)
+
+
+_register(_special_round, "special_round")
 
 
 @_quiet
@@ -288,7 +303,8 @@ _register(_frac, "frac")
 
 
 def _abs(self: Array) -> Array:
-    return _result(np.abs(self), self.dtype)
+    """|x|; a complex number's modulus is real (complex64 -> float32)."""
+    return _result(np.abs(self), np.abs(self[..., :0]).dtype if self.dtype.kind == "c" else self.dtype)
 
 
 def _neg(self: Array) -> Array:
@@ -912,7 +928,7 @@ def _clamp_max(self: Array, max: Any) -> Array:  # noqa: A002
 
 def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
     """mask ? value : self, in self's dtype (value is cast, never promotes)."""
-    return _result(np.where(mask, _fill_value(value, self.dtype), self), self.dtype)
+    return _result(np.where(mask, checked_fill(value, self.dtype), self), self.dtype)
 
 
 @_quiet
@@ -949,45 +965,411 @@ _register(_lerp, "lerp.Scalar lerp.Tensor")
 _register(_addcmul, "addcmul")
 _register(_addcdiv, "addcdiv")
 
+# ---------------------------------------------------------------- special functions and more maths
+
+
+def _in_double(fn: Fn, no_reduced: str = "") -> Fn:
+    """A float-valued function evaluated in float64 and rounded to the op's dtype
+    (integers and bools give float32). A reduced float rounds through float32, as
+    torch computes it in float32 and rounds once; torch has no reduced-float
+    kernel named ``no_reduced`` when given."""
+
+    @_quiet
+    def run(self: Array, *args: Any) -> Array:
+        dtype = _float_dtype(self.dtype)
+        if no_reduced and is_reduced_float(dtype):
+            raise _not_implemented(no_reduced, dtype)
+        out = np.asarray(fn(_cast(self, dtype).astype(np.float64), *args))
+        return _result(out.astype(FLOAT32) if is_reduced_float(dtype) else out, dtype)
+
+    run.__name__ = getattr(fn, "__name__", "special")
+    return run
+
+
+def _erfinv(x: Array) -> Array:
+    return np.where(x == 0, x, special.erfinv(x))  # -0 stays -0
+
+
+def _lgamma(x: Array) -> Array:
+    return np.where(x == -np.inf, np.inf, special.gammaln(x))  # torch: log|Γ(-inf)| = inf
+
+
+def _trigamma(x: Array) -> Array:
+    """torch's trigamma, in x's dtype as torch's (float32 for float32): reflection
+    below 1/2, six recurrence steps, then the asymptotic series (finite at the
+    poles, where sin(pi x) is not quite 0)."""
+    c = x.dtype.type
+    reflect = x < c(0.5)
+    sin_pi_x = np.sin(c(math.pi) * x)
+    result = np.where(reflect, -c(math.pi * math.pi) / (sin_pi_x * sin_pi_x), c(0))
+    x = np.where(reflect, c(1) - x, x)
+    for _ in range(6):
+        result = result + c(1) / (x * x)
+        x = x + c(1)
+    ixx = c(1) / (x * x)
+    series = c(1) + c(1) / (c(2) * x) + ixx * (c(1 / 6) - ixx * (c(1 / 30) - ixx * c(1 / 42)))
+    result = result + series / x
+    return np.where(reflect, -result, result)
+
+
+def _zeta(x: Array, q: Array) -> Array:
+    return np.where(q == np.inf, np.nan, special.zeta(x, q))  # torch's series gives nan at q = inf
+
+
+def _polygamma_values(n: int, x: Array) -> Array:
+    if n == 0:
+        return special.psi(x)
+    sign = 1.0 if n % 2 else -1.0  # (-1)^(n+1) n! zeta(n + 1, x)
+    return sign * math.exp(math.lgamma(n + 1.0)) * _zeta(np.float64(n + 1), x)
+
+
+@_quiet
+def _polygamma(n: int, self: Array) -> Array:
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 1:  # torch's own trigamma, in the opmath dtype
+        dtype = _float_dtype(self.dtype)
+        return _result(_trigamma(_in_opmath(self, dtype)), dtype)
+    return _in_double(lambda x: _polygamma_values(n, x))(self)
+
+
+def _polygamma_(self: Array, n: int) -> Array:
+    return write_into(self, _polygamma(n, self))
+
+
+@_quiet
+def _mvlgamma(self: Array, p: int) -> Array:
+    """sum_i lgamma(x + i/2 for i in 1-p..0) + p(p-1)/4 log(pi), op by op in the
+    dtype as torch's ATen composite (each step rounds to float16/bfloat16)."""
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    dtype = _float_dtype(self.dtype)
+    halves = np.arange(1 - p, 1).astype(dtype) * _cast(0.5, dtype)
+    shifted = _add(_cast(self, dtype)[..., None], halves)
+    terms = _in_opmath(_lgamma_kernel(shifted), dtype)
+    total = _result(terms.sum(axis=-1), dtype)
+    return _add(total, p * (p - 1) / 4 * math.log(math.pi))
+
+
+@_quiet
+def _sinc(self: Array) -> Array:
+    """sin(pi x) / (pi x), 1 at 0, in the opmath dtype as torch's kernel (float32 for float32)."""
+    dtype = _float_dtype(self.dtype)
+    compute = opmath_dtype(dtype)
+    product = _in_opmath(self, dtype) * _cast(math.pi, compute)
+    return _result(np.where(product == 0, compute.type(1), np.sin(product) / product), dtype)
+
+
+@_quiet
+def _logit(self: Array, eps: float | None = None) -> Array:
+    """log(x / (1 - x)) of x clamped to [eps, 1 - eps]; each step rounds to the dtype,
+    as torch's kernel computes in scalar_t."""
+    dtype = _float_dtype(self.dtype)
+    x = _cast(self, dtype)
+    if eps is not None:
+        x = np.clip(x, _cast(eps, dtype), _cast(1 - eps, dtype))
+    one_minus = _result(_in_opmath(1, dtype) - _in_opmath(x, dtype), dtype)
+    ratio = _result(_in_opmath(x, dtype) / _in_opmath(one_minus, dtype), dtype)
+    return _result(np.log(_in_opmath(ratio, dtype)), dtype)
+
+
+def _ndtr(self: Array) -> Array:
+    """(1 + erf(x / sqrt 2)) / 2 op by op, each rounded: torch's special_ndtr is that composite."""
+    return _mul(_add(_erf_kernel(_mul(self, math.sqrt(0.5))), 1), 0.5)
+
+
+def _rounded_log(fn: Fn, value: Array, dtype: np.dtype, wide: bool = True) -> Array:
+    """log of an opmath value, rounded to ``dtype`` first: torch's kernels call c10's
+    float16/bfloat16 log, which returns the reduced float. ``wide``: taken in float64,
+    as a correctly rounded float32 log is nearer torch's vectorised (Sleef) log than
+    numpy's float32 one; else in the opmath dtype, as torch's scalar libm calls."""
+    return _in_opmath(_result(fn(value.astype(np.float64) if wide else value), dtype), dtype)
+
+
+@_quiet
+def _entr(self: Array) -> Array:
+    """-x log x; 0 at 0, -inf below, nan stays nan."""
+    dtype = _float_dtype(self.dtype)
+    x = _in_opmath(self, dtype)
+    value = -x * _rounded_log(np.log, np.where(x > 0, x, 1), dtype)
+    return _result(np.where(x > 0, value, np.where(x == 0, 0, np.where(x < 0, -np.inf, x))), dtype)
+
+
+_DOUBLE_UNARY: list[tuple[str, Fn]] = [
+    ("erfc special_erfc", lambda x: special.erfc(x)),
+    ("erfinv special_erfinv", _erfinv),
+    ("digamma special_digamma special_psi", lambda x: special.psi(x)),
+    ("i0 special_i0", lambda x: special.i0(x)),
+    ("special_i0e", lambda x: special.i0e(x)),
+    ("special_i1", lambda x: special.i1(x)),
+    ("special_i1e", lambda x: special.i1e(x)),
+    ("lgamma special_gammaln", _lgamma),
+]
+for _names, _fn in _DOUBLE_UNARY:
+    _register(_in_double(_fn), _names)
+_lgamma_kernel = _in_double(_lgamma)  # mvlgamma's terms
+# no float16/bfloat16 kernel in torch
+for _names, _fn, _kernel in (
+    ("special_ndtri", lambda x: special.ndtri(x), "ndtri_cpu"),
+    ("special_log_ndtr", lambda x: special.log_ndtr(x), "log_ndtr_cpu"),
+    ("special_erfcx", lambda x: special.erfcx(x), "erfcx_cpu"),
+    ("special_bessel_j0", lambda x: special.j0(x), "bessel_j0_cpu"),
+    ("special_bessel_j1", lambda x: special.j1(x), "bessel_j1_cpu"),
+    ("special_bessel_y0", lambda x: special.y0(x), "bessel_y0_cpu"),
+    ("special_bessel_y1", lambda x: special.y1(x), "bessel_y1_cpu"),
+    ("special_modified_bessel_i0", lambda x: special.i0(x), "modified_bessel_i0_cpu"),
+    ("special_modified_bessel_i1", lambda x: special.i1(x), "modified_bessel_i1_cpu"),
+    ("special_modified_bessel_k0", lambda x: special.k0(x), "modified_bessel_k0_cpu"),
+    ("special_modified_bessel_k1", lambda x: special.k1(x), "modified_bessel_k1_cpu"),
+    ("special_scaled_modified_bessel_k0", lambda x: special.k0e(x), "scaled_modified_bessel_k0_cpu"),
+    ("special_scaled_modified_bessel_k1", lambda x: special.k1e(x), "scaled_modified_bessel_k1_cpu"),
+    ("special_spherical_bessel_j0", lambda x: special.spherical_jn(0, x), "spherical_bessel_j0_cpu"),
+    ("special_airy_ai", lambda x: special.airy(x)[0], "airy_ai_cpu"),
+):
+    _register(_in_double(_fn, _kernel), _names)
+del _names, _fn, _kernel
+_register(_sinc, "sinc special_sinc")
+_register(_entr, "special_entr")
+_register(_logit, "logit special_logit")
+_register(_ndtr, "special_ndtr")
+_register(_polygamma, "polygamma special_polygamma")
+_register(_polygamma_, "polygamma_")
+_register(_mvlgamma, "mvlgamma special_multigammaln")
+
+
+def _angle_scale(factor: float) -> Fn:
+    """deg2rad / rad2deg: x * factor in the op's float dtype (opmath for reduced floats)."""
+
+    @_quiet
+    def run(self: Array) -> Array:
+        dtype = _float_dtype(self.dtype)
+        return _result(_in_opmath(self, dtype) * _cast(factor, opmath_dtype(dtype)), dtype)
+
+    return run
+
+
+_register(_angle_scale(math.pi / 180), "deg2rad")
+_register(_angle_scale(180 / math.pi), "rad2deg")
+
+
+def _float_binary(fn: Fn, in_double: bool = False, refuse: tuple[str, str] = ("", "")) -> Fn:
+    """A float-valued binary op over the promoted dtype (integers give float32),
+    in float64 when ``in_double`` (the special functions), else in opmath.
+    ``refuse``: (torch's kernel name, what it has no kernel for: "integral" or "reduced")."""
+
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        promoted = torch_result_dtype(self, other)
+        name, refused = refuse
+        if (refused == "integral" and not _is_float(promoted)) or (refused == "reduced" and is_reduced_float(promoted)):
+            raise _not_implemented(name, promoted)
+        dtype = _float_dtype(promoted)
+        compute = np.dtype(np.float64) if in_double else opmath_dtype(dtype)
+        a, b = (_cast(_cast(v, dtype), compute) for v in (self, other))
+        out = np.asarray(fn(a, b))
+        return _result(out.astype(FLOAT32) if in_double and is_reduced_float(dtype) else out, dtype)
+
+    return run
+
+
+def _x_log(log: Fn, wide: bool) -> Fn:
+    """xlogy, xlog1py: 0 where x == 0 (unless y is nan), else x log(y) (log rounded
+    to the dtype first, as torch's; xlogy's is vectorised, xlog1py's scalar)."""
+
+    @_quiet
+    def run(self: Any, other: Any) -> Array:
+        dtype = _float_dtype(torch_result_dtype(self, other))
+        x, y = _in_opmath(self, dtype), _in_opmath(other, dtype)
+        product = x * _rounded_log(log, y, dtype, wide)
+        return _result(np.where(np.isnan(y), np.nan, np.where(x == 0, 0, product)), dtype)
+
+    return run
+
+
+@_quiet
+def _ldexp(self: Array, other: Array) -> Array:
+    """x * 2^e, torch's mul(x, pow(2., e)): the power takes e's float dtype (float32
+    for integers) and rounds to it, then the product rounds to the result's."""
+    scale_dtype = _float_dtype(other.dtype)
+    scale = _result(np.power(_cast(2.0, opmath_dtype(scale_dtype)), _in_opmath(other, scale_dtype)), scale_dtype)
+    return _mul(_cast(self, _float_dtype(self.dtype)) if not _is_float(self.dtype) else self, scale)
+
+
+_register(_x_log(np.log, wide=True), "xlogy.Tensor xlogy.Scalar_Other xlogy.Scalar_Self special_xlogy "
+          "special_xlogy.other_scalar special_xlogy.self_scalar")
+_register(_x_log(np.log1p, wide=False),
+          "special_xlog1py special_xlog1py.other_scalar special_xlog1py.self_scalar")
+_register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
+          "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
+_register(_float_binary(np.copysign), "copysign.Tensor copysign.Scalar")
+_register(_ldexp, "ldexp.Tensor", "ldexp_")
+_register(_float_binary(np.hypot, refuse=("hypot_cpu", "integral")), "hypot")
+# the regularized lower / upper incomplete gamma functions P(a, x), Q(a, x)
+_register(_float_binary(lambda a, x: special.gammainc(a, x), in_double=True, refuse=("igamma_cpu", "integral")),
+          "igamma special_gammainc")
+_register(_float_binary(lambda a, x: special.gammaincc(a, x), in_double=True, refuse=("igammac_cpu", "integral")),
+          "igammac special_gammaincc")
+_register(_float_binary(np.logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
+_register(_float_binary(np.logaddexp2, refuse=("logaddexp2_cpu", "integral")), "logaddexp2")
+_register(_promoted_binary(np.fmax), "fmax")  # nan only when both are nan
+_register(_promoted_binary(np.fmin), "fmin")
+
+
+def _integral_binary(fn: Fn, name: str) -> Fn:
+    """gcd, lcm: integer dtypes only (bool excluded)."""
+    computed = _promoted_binary(fn)
+
+    def run(self: Any, other: Any) -> Array:
+        dtype = torch_result_dtype(self, other)
+        if dtype.kind not in "ui":
+            raise _not_implemented(name, dtype)
+        return computed(self, other)
+
+    return run
+
+
+_register(_integral_binary(np.gcd, "gcd_cpu"), "gcd")
+_register(_integral_binary(np.lcm, "lcm_cpu"), "lcm")
+
+
+@_quiet
+def _nextafter(self: Array, other: Array) -> Array:
+    """The next float after self towards other, in the op's own dtype."""
+    dtype = torch_result_dtype(self, other)
+    if not _is_float(dtype):
+        raise _not_implemented("nextafter_cpu", dtype)
+    if is_bfloat16(dtype):  # numpy has no bfloat16 nextafter: step the bits
+        a, b = _cast(self, dtype), _cast(other, dtype)
+        a, b = np.broadcast_arrays(a, b)
+        bits = a.view(np.uint16).astype(np.int32)
+        toward = np.where(a < b, 1, -1) * np.where(np.signbit(a.astype(FLOAT32)), -1, 1)
+        stepped = (bits + toward).astype(np.uint16).view(dtype)
+        zero = np.where(b > 0, np.uint16(1), np.uint16(0x8001)).view(dtype)
+        out = np.where(a == b, b, np.where(a == 0, zero, stepped))
+        return _result(np.where(np.isnan(a.astype(FLOAT32)) | np.isnan(b.astype(FLOAT32)), np.nan, out), dtype)
+    return _result(np.nextafter(_cast(self, dtype), _cast(other, dtype)), dtype)
+
+
+@_quiet
+def _heaviside(self: Array, values: Array) -> Array:
+    """values where self == 0, else self > 0 (nan gives 0)."""
+    if self.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    dtype, (a, v) = _promoted(self, values)
+    return _result(np.where(a == 0, v, (a > 0).astype(a.dtype)), dtype)
+
+
+@_quiet
+def _float_power(self: Any, exponent: Any) -> Array:
+    """pow in double (complex double when either side is complex)."""
+    dtype = torch_result_dtype(self, exponent)
+    wide = np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
+    return _result(np.power(_cast(self, wide), _cast(exponent, wide)), wide)
+
+
+def _sgn(self: Array) -> Array:
+    """sign for real dtypes; x / |x| (0 at 0) for complex."""
+    if self.dtype.kind != "c":
+        return _sign(self)
+    size = np.abs(self)
+    with np.errstate(all="ignore"):
+        return _result(np.where(size == 0, 0, self / np.where(size == 0, 1, size)), self.dtype)
+
+
+def _fix(self: Array) -> Array:
+    if self.dtype == np.bool_:
+        raise _not_implemented("trunc_vml_cpu", self.dtype)
+    return _rounding(np.trunc)(self)
+
+
+def _frexp(self: Array) -> tuple[Array, Array]:
+    """(mantissa in [0.5, 1) with self's sign, int32 exponent); 0, inf and nan keep exponent 0."""
+    if not _is_float(self.dtype):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = np.frexp(self.astype(np.float64))
+    exponent = np.where(np.isfinite(self.astype(np.float64)), exponent, 0)
+    return _result(mantissa, self.dtype), exponent.astype(np.int32)
+
+
+def _signbit(self: Array) -> Array:
+    if not _is_float(self.dtype):
+        return _result(self < 0, np.bool_) if self.dtype != np.bool_ else np.zeros(self.shape, np.bool_)
+    return _result(np.signbit(self.astype(opmath_dtype(self.dtype))), np.bool_)
+
+
+def _infinity_test(sign: float) -> Fn:
+    def run(self: Array) -> Array:
+        if not _is_float(self.dtype):
+            return np.zeros(self.shape, np.bool_)
+        return _result(self.astype(opmath_dtype(self.dtype)) == sign * np.inf, np.bool_)
+
+    return run
+
+
+def _isreal(self: Array) -> Array:
+    if self.dtype.kind != "c":
+        return np.ones(self.shape, np.bool_)
+    return _result(self.imag == 0, np.bool_)
+
+
+@_quiet
+def _isclose(self: Array, other: Array, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Array:
+    """|a - b| <= atol + rtol |b| (finite), or a == b; integers compare in float32."""
+    if self.dtype != other.dtype:
+        raise RuntimeError(f"{scalar_type_name(from_numpy(self.dtype))} did not match "
+                           f"{scalar_type_name(from_numpy(other.dtype))}")
+    close = np.equal(self, other)
+    if equal_nan and _is_float(self.dtype):
+        close |= np.isnan(self) & np.isnan(other)
+    if atol == 0 and rtol == 0:
+        return _result(close, np.bool_)
+    compute = opmath_dtype(_float_dtype(self.dtype))
+    a, b = _cast(self, compute), _cast(other, compute)
+    difference = np.abs(a - b)
+    allowed = _cast(atol, compute) + np.abs(_cast(rtol, compute) * b)
+    return _result(close | (np.isfinite(difference) & (difference <= allowed)), np.bool_)
+
+
+_register(_nextafter, "nextafter")
+_register(_heaviside, "heaviside")
+_register(_float_power, "float_power.Tensor_Tensor float_power.Tensor_Scalar float_power.Scalar")
+
+
+def _float_power_(self: Array, exponent: Any) -> Array:
+    result = _float_power(self, exponent)
+    if result.dtype != self.dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(from_numpy(self.dtype))} but "
+                           f"the operation's result requires dtype {scalar_type_name(from_numpy(result.dtype))}")
+    return write_into(self, result)
+
+
+_register(_float_power_, "float_power_.Tensor float_power_.Scalar")
+_register(_sgn, "sgn")
+_register(_fix, "fix")
+_register(_frexp, "frexp.Tensor")
+_register(_signbit, "signbit")
+_register(_infinity_test(1.0), "isposinf")
+_register(_infinity_test(-1.0), "isneginf")
+_register(_isreal, "isreal")
+_register(_isclose, "isclose")
+
+
+def _positive(self: Array) -> Array:
+    """+x: x itself (an alias); torch refuses bool."""
+    if self.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self.view()
+
+
+_register(_positive, "positive")
+
 # ---------------------------------------------------------------- fill and copy
-
-
-_C_TYPES = {
-    "int8": "int8_t",
-    "int16": "int16_t",
-    "int32": "int32_t",
-    "int64": "int64_t",
-    "uint8": "uint8_t",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "float64": "double",
-}
-
-
-def _fill_value(value: Any, dtype: np.dtype) -> Array:
-    """A fill value in ``dtype``, range-checked like c10's checked_convert: a negative
-    integer may wrap into an unsigned type, an out-of-range value is an error."""
-    if isinstance(value, np.ndarray) or isinstance(value, bool) or dtype == np.bool_:
-        return _cast(value, dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        low = -int(info.max) if dtype.kind == "u" and isinstance(value, int) else int(info.min)
-        finite = isinstance(value, int) or math.isfinite(value)
-        fits = finite and low - 1 < value < int(info.max) + 1
-    else:
-        infinite = isinstance(value, float) and not math.isfinite(value)  # inf/nan may go in
-        fits = infinite or abs(value) <= float(finfo(dtype).max)
-    if not fits:
-        raise RuntimeError(
-            f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow"
-        )
-    return _cast(value, dtype)
 
 
 @kernel("fill.Scalar", "fill.Tensor")
 def _fill(self: Array, value: Any) -> Array:
-    return np.full(self.shape, _fill_value(value, self.dtype), dtype=self.dtype)
+    return np.full(self.shape, checked_fill(value, self.dtype), dtype=self.dtype)
 
 
 @kernel("zero_")

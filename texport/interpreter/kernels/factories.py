@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from texport.dialects.dtypes import DType
 from texport.dialects.shape_rules.factories import fill_dtype
 
 from .. import rng
-from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
+from ..dtypes import cast, checked_fill, finfo, is_floating, to_numpy
 from . import kernel
+from .common import check_arguments
 from .views import np_dtype, strided_view
 
 _FLOAT = np.dtype(np.float32)
@@ -51,6 +53,16 @@ def _ones(size: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
     return np.ones(_shape(size), np_dtype(dtype, _FLOAT))
 
 
+@kernel("empty_permuted")
+def _empty_permuted(size: Sequence[int], physical_layout: Sequence[int], dtype: Any = None, *_: Any) -> np.ndarray:
+    """Zeros stored dims-in-``physical_layout`` order: a row-major array of the permuted
+    shape, transposed back to the logical order."""
+    check_arguments("empty_permuted", size, physical_layout)
+    shape = _shape(size)
+    stored = np.zeros([shape[d] for d in physical_layout], np_dtype(dtype, _FLOAT))
+    return stored.transpose(np.argsort(physical_layout))
+
+
 @kernel("empty_strided")
 def _empty_strided(
     size: Sequence[int], stride: Sequence[int], dtype: Any = None, *_: Any
@@ -74,31 +86,18 @@ def _new_empty_strided(self: np.ndarray, size: Sequence[int], stride: Sequence[i
     return _strided_zeros(size, stride, np_dtype(dtype, self.dtype))
 
 
-@kernel("empty_permuted")
-def _empty_permuted(size: Sequence[int], physical_layout: Sequence[int], dtype: Any = None,
-                    *_: Any) -> np.ndarray:
-    """Zeros whose memory holds dims in ``physical_layout`` order (outermost first):
-    a row-major array of the permuted sizes, viewed back in logical order."""
-    shape = _shape(size)
-    if sorted(physical_layout) != list(range(len(shape))):
-        raise RuntimeError("Number of dimensions in size does not match the length of the "
-                           f"physical_layout; expected a permutation of {len(shape)} dims, got "
-                           f"{list(physical_layout)}")
-    physical = np.zeros([shape[d] for d in physical_layout], np_dtype(dtype, _FLOAT))
-    return physical.transpose(np.argsort(physical_layout))
-
-
 @kernel("full")
 def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     default = to_numpy(fill_dtype(fill_value))
     out = np_dtype(dtype, default)
-    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
+    return np.full(_shape(size), checked_fill(fill_value, out), out)
 
 
 @kernel("scalar_tensor")
 def _scalar_tensor(s: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Unlike full(), no inference from the value: dtype=None is float32."""
-    return np.array(s, np_dtype(dtype, _FLOAT))
+    out = np_dtype(dtype, _FLOAT)
+    return np.array(checked_fill(s, out), out)
 
 
 @kernel("zeros_like", "empty_like")
@@ -115,7 +114,7 @@ def _ones_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
 def _full_like(self: np.ndarray, fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Keeps self's dtype: no inference from the fill value."""
     out = np_dtype(dtype, self.dtype)
-    return np.full(self.shape, cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
+    return np.full(self.shape, checked_fill(fill_value, out), out)
 
 
 @kernel("new_zeros", "new_empty")
@@ -133,7 +132,7 @@ def _new_full(
     self: np.ndarray, size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any
 ) -> np.ndarray:
     out = np_dtype(dtype, self.dtype)
-    return np.full(_shape(size), cast(fill_value, out) if is_reduced_float(out) else fill_value, out)
+    return np.full(_shape(size), checked_fill(fill_value, out), out)
 
 
 @kernel("eye")
@@ -151,10 +150,16 @@ def _eye_m(n: int, m: int, dtype: Any = None, *_: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------- ranges
 
 
-def _arange_length(start: Any, end: Any, step: Any) -> int:
-    """ceil((end - start) / step): exact for integers, in double precision otherwise (torch)."""
+def _arange_length(start: Any, end: Any, step: Any, out: np.dtype) -> int:
+    """torch's arange_out: an int64 result counts in int64 over the truncated bounds,
+    ceil((end - start + step - sign(step)) / step) with C division; any other dtype
+    ceil((end - start) / step) in double over the bounds as given."""
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if out == np.int64:
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     if all(isinstance(v, int) for v in (start, end, step)):
@@ -174,12 +179,14 @@ def _arange_start(start: Any, end: Any, dtype: Any = None, *_: Any) -> np.ndarra
 
 @kernel("arange.start_step")
 def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any) -> np.ndarray:
-    """start + i * step, computed in int64 for integer bounds, in double otherwise, then cast."""
+    """start + i * step, computed in int64 for an integer dtype (over the truncated
+    bounds, as torch's accscalar_t), in double otherwise, then cast."""
     integral = all(isinstance(v, int) for v in (start, end, step))
     out = np_dtype(dtype, _LONG if integral else _FLOAT)
-    length = _arange_length(start, end, step)
-    if integral:
-        return (start + np.arange(length, dtype=np.int64) * step).astype(out, copy=False)
+    length = _arange_length(start, end, step, out)
+    if out.kind in "iu":
+        first, stride = int(start), int(step)
+        return (first + np.arange(length, dtype=np.int64) * stride).astype(out, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
         return cast(start + np.arange(length, dtype=np.float64) * step, out)
 
@@ -188,13 +195,15 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
 def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
     """torch's symmetric formula: the first half counts up from start, the second half down
     from end, so both ends are exact. Floats compute in the output dtype, as torch does;
-    integer dtypes in double, truncated."""
+    integer dtypes in double from the bounds converted to the dtype, truncated."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     out = np_dtype(dtype, _FLOAT)
     if steps <= 1:
         return np.full((steps,), start, out)
     work = out if is_floating(out) else np.dtype(np.float64)
+    if not is_floating(out):  # torch converts the bounds to the integer dtype first (4.3 -> 4)
+        start, end = checked_fill(start, out), checked_fill(end, out)
     first, last = work.type(start), work.type(end)
     step = (last - first) / work.type(steps - 1)
     index = np.arange(steps)
@@ -203,6 +212,17 @@ def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> n
     values = np.concatenate([first + step * index[:half].astype(work),
                              last - step * (steps - 1 - index[half:]).astype(work)])
     return values.astype(out, copy=False)
+
+
+@kernel("logspace")
+def _logspace(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any = None, *_: Any) -> np.ndarray:
+    """base ** linspace(start, end, steps) in double (integer dtypes: over the truncated bounds), cast."""
+    out = np_dtype(dtype, _FLOAT)
+    if not is_floating(out):
+        start, end = int(start), int(end)
+    exponents = _linspace(start, end, steps, DType.float64)
+    with np.errstate(all="ignore"):
+        return cast(np.power(np.float64(base), exponents), out)
 
 
 # ---------------------------------------------------------------------------- random
@@ -334,3 +354,160 @@ def _normal_(
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     self[...] = mean + std * _float_draw(self.shape, self.dtype, True, "normal_kernel_cpu")
     return self
+
+
+# ---------------------------------------------------------------------------- triangle indices
+
+
+def _triangle_indices(rows: np.ndarray, cols: np.ndarray, row: int, col: int, dtype: Any) -> np.ndarray:
+    if row < 0 or col < 0:
+        raise RuntimeError(f"{'row' if row < 0 else 'col'} must be non-negative, got{row if row < 0 else col}")
+    return np.stack([rows, cols]).astype(np_dtype(dtype, _LONG))
+
+
+@kernel("tril_indices")
+def _tril_indices(row: int, col: int, offset: int = 0, dtype: Any = 4, *_: Any) -> np.ndarray:
+    """The (row, col) coordinates of the lower triangle, row by row."""
+    return _triangle_indices(*np.tril_indices(max(row, 0), offset, max(col, 0)), row, col, dtype)
+
+
+@kernel("triu_indices")
+def _triu_indices(row: int, col: int, offset: int = 0, dtype: Any = 4, *_: Any) -> np.ndarray:
+    """The (row, col) coordinates of the upper triangle, row by row."""
+    return _triangle_indices(*np.triu_indices(max(row, 0), offset, max(col, 0)), row, col, dtype)
+
+
+# ---------------------------------------------------------------------------- draws from distributions
+# Seeded through rng.generator(), like every random kernel: the distributions are torch's,
+# the streams are not (unit tests check them statistically).
+
+
+def _uniform_open(shape: tuple[int, ...], dtype: np.dtype, op: str) -> np.ndarray:
+    """Uniform samples in (0, 1) in float64 (no endpoint: the inverse CDFs below stay finite)."""
+    if not is_floating(dtype):
+        raise RuntimeError(f'"{op}" not implemented for \'{dtype.name}\'')
+    draw = rng.generator().random(shape)
+    return np.where(draw == 0.0, np.nextafter(0.0, 1.0), draw)
+
+
+@kernel("exponential")
+def _exponential(self: np.ndarray, lambd: float = 1.0, generator: Any = None) -> np.ndarray:
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return cast(-np.log(_uniform_open(self.shape, self.dtype, "exponential_cpu")) / lambd, self.dtype)
+
+
+@kernel("cauchy")
+def _cauchy(self: np.ndarray, median: float = 0.0, sigma: float = 1.0, generator: Any = None) -> np.ndarray:
+    if sigma <= 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    draw = _uniform_open(self.shape, self.dtype, "cauchy_cpu")
+    return cast(median + sigma * np.tan(np.pi * (draw - 0.5)), self.dtype)
+
+
+@kernel("geometric")
+def _geometric(self: np.ndarray, p: float, generator: Any = None) -> np.ndarray:
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    draw = rng.generator().random(self.shape)
+    return cast(np.ceil(np.log1p(-draw) / math.log1p(-p)).clip(1), self.dtype)
+
+
+@kernel("log_normal")
+def _log_normal(self: np.ndarray, mean: float = 1.0, std: float = 2.0, generator: Any = None) -> np.ndarray:
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    if not is_floating(self.dtype):
+        raise RuntimeError(f'"log_normal_cpu" not implemented for \'{self.dtype.name}\'')
+    return cast(np.exp(mean + std * rng.generator().standard_normal(self.shape)), self.dtype)
+
+
+def _random_range(dtype: np.dtype) -> tuple[int, int]:
+    """[low, high) of random_() without bounds: every integer the dtype holds exactly (floats:
+    0..2^digits), from 0."""
+    if dtype == np.bool_:
+        return 0, 2
+    if is_floating(dtype):
+        return 0, 2 ** (int(finfo(dtype).nmant) + 1) + 1
+    return 0, int(np.iinfo(dtype).max) + 1
+
+
+@kernel("random")
+def _random(self: np.ndarray, generator: Any = None) -> np.ndarray:
+    low, high = _random_range(self.dtype)
+    return _integer_draw(low, high, self)
+
+
+@kernel("random.from")
+def _random_from(self: np.ndarray, low: int, high: int | None, generator: Any = None) -> np.ndarray:
+    if high is None:
+        high = _random_range(self.dtype)[1]
+    return _integer_draw(low, high, self)
+
+
+@kernel("random.to")
+def _random_to(self: np.ndarray, high: int, generator: Any = None) -> np.ndarray:
+    return _integer_draw(0, high, self)
+
+
+def _integer_draw(low: int, high: int, like: np.ndarray) -> np.ndarray:
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    draw = rng.generator().integers(low, high, size=like.shape, dtype=np.int64 if high <= 2 ** 63 else np.uint64)
+    return draw.astype(like.dtype)
+
+
+def _check_std(std: Any) -> None:
+    if np.any(np.asarray(std) < 0):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def _normal_draw(mean: Any, std: Any, dtype: np.dtype) -> np.ndarray:
+    _check_std(std)
+    shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
+    noise = _float_draw(shape, dtype, True, "normal_kernel_cpu")
+    return cast(np.asarray(mean, np.float64) + np.asarray(std, np.float64) * noise, dtype)
+
+
+@kernel("normal.Tensor_float")
+def _normal_tensor_float(mean: np.ndarray, std: float = 1.0, generator: Any = None) -> np.ndarray:
+    return _normal_draw(mean, std, mean.dtype)
+
+
+@kernel("normal.float_Tensor")
+def _normal_float_tensor(mean: float, std: np.ndarray, generator: Any = None) -> np.ndarray:
+    return _normal_draw(mean, std, std.dtype)
+
+
+@kernel("normal.Tensor_Tensor")
+def _normal_tensor_tensor(mean: np.ndarray, std: np.ndarray, generator: Any = None) -> np.ndarray:
+    return _normal_draw(mean, std, np.result_type(mean, std))
+
+
+@kernel("normal.float_float")
+def _normal_float_float(mean: float, std: float, size: Sequence[int], generator: Any = None, dtype: Any = None,
+                        *_: Any) -> np.ndarray:
+    return _normal_draw(np.full(_shape(size), mean), std, np_dtype(dtype, _FLOAT))
+
+
+@kernel("multinomial")
+def _multinomial(self: np.ndarray, num_samples: int, replacement: bool = False, generator: Any = None) -> np.ndarray:
+    """Category indices drawn by weight per row: with replacement by the inverse CDF,
+    without by the largest u^(1/w) keys (each draw removes its category)."""
+    weights = np.atleast_2d(self.astype(np.float64))
+    if (weights < 0).any() or not np.isfinite(weights).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (weights.sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > weights.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    draw = rng.generator().random((weights.shape[0], num_samples if replacement else weights.shape[-1]))
+    if replacement:
+        cdf = np.cumsum(weights, -1) / weights.sum(-1, keepdims=True)
+        picked = (cdf[:, None, :] <= draw[:, :, None]).sum(-1).clip(max=weights.shape[-1] - 1)
+    else:
+        with np.errstate(divide="ignore"):
+            keys = np.where(weights > 0, np.log(draw) / weights, -np.inf)
+        picked = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    return picked.astype(np.int64).reshape(*self.shape[:-1], num_samples)

@@ -24,8 +24,17 @@ from typing import Any
 import numpy as np
 
 from texport.dialects.dtypes import DType
+from texport.dialects.shape_rules.common import scalar_type_name
 
-from ..dtypes import cast, from_numpy, is_floating, is_inexact, is_reduced_float, opmath_dtype
+from ..dtypes import (
+    cast,
+    checked_fill,
+    from_numpy,
+    is_floating,
+    is_inexact,
+    is_reduced_float,
+    opmath_dtype,
+)
 from . import kernel
 from .views import (
     along,
@@ -36,6 +45,8 @@ from .views import (
     strided_view,
     wrap_dim,
 )
+
+Array = np.ndarray
 
 # ---------------------------------------------------------------------------- advanced indexing
 
@@ -198,10 +209,10 @@ def _scatter_coords(index: np.ndarray, d: int) -> tuple[np.ndarray, ...]:
 
 
 def _gather_scatter_dims(self: np.ndarray, dim: int, index: np.ndarray) -> tuple[int, bool]:
-    """(normalised dim, whether there is work): gather/scatter need int64 index of self's rank."""
+    """(normalised dim, whether there is work): gather/scatter need an int64 or int32 index of self's rank."""
     d = wrap_dim(dim, self.ndim)
-    if index.dtype != np.int64:
-        raise RuntimeError("gather/scatter(): Expected dtype int64 for index")
+    if index.dtype not in (np.int64, np.int32):
+        raise RuntimeError("gather/scatter(): Expected dtype int32/int64 for index")
     if index.size == 0:
         return d, False
     if max(index.ndim, 1) != max(self.ndim, 1):
@@ -266,7 +277,7 @@ def _scatter_value_into(self: np.ndarray, dim: int, index: np.ndarray, value: An
     found = _scatter_target(self, dim, index)
     if found is not None:
         target, coords = found
-        target[coords] = value
+        target[coords] = checked_fill(value, self.dtype)  # a C++ scalar conversion: -9 into uint8 is 247
     return self
 
 
@@ -291,29 +302,6 @@ def _legacy_reduce(reduce: str) -> np.ufunc:
     if reduce not in _LEGACY_REDUCE_UFUNCS:
         raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
     return _LEGACY_REDUCE_UFUNCS[reduce]
-
-
-@kernel("scatter.reduce")
-def _scatter_legacy_reduce(self: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray,
-                           reduce: str) -> np.ndarray:
-    """scatter(..., reduce="add" | "multiply"): every index position folds its src
-    element into self (duplicates accumulate)."""
-    ufunc, out = _legacy_reduce(reduce), self.copy()
-    found = _scatter_target(out, dim, index)
-    if found is not None:
-        target, coords = found
-        with _accumulator(target) as total:
-            ufunc.at(total, coords, _src_values(src, index, total.dtype))
-    return out
-
-
-@kernel("scatter.value_reduce")
-def _scatter_value_reduce(self: np.ndarray, dim: int, index: np.ndarray, value: Any,
-                          reduce: str) -> np.ndarray:
-    """scatter(..., value, reduce=...): the value, converted to self's dtype, folded in
-    at every index position."""
-    src = np.broadcast_to(cast(np.asarray(value), self.dtype), np.shape(index))
-    return _scatter_legacy_reduce(self, dim, index, src, reduce)
 
 
 @contextlib.contextmanager
@@ -420,24 +408,6 @@ def _slice_scatter(
 ) -> np.ndarray:
     out = self.copy()
     slice_view(out, dim, start, end, step)[...] = src
-    return out
-
-
-@kernel("diagonal_scatter")
-def _diagonal_scatter(self: np.ndarray, src: np.ndarray, offset: int = 0, dim1: int = 0,
-                      dim2: int = 1) -> np.ndarray:
-    out = np.copy(self, order="K")  # clone: self's layout
-    diagonal_view(out, offset, dim1, dim2)[...] = src
-    return out
-
-
-@kernel("as_strided_scatter")
-def _as_strided_scatter(self: np.ndarray, src: np.ndarray, size: Sequence[int], stride: Sequence[int],
-                        storage_offset: int | None = None) -> np.ndarray:
-    """src written through as_strided(size, stride, offset) of a clone of self: the strides and
-    offset address the clone's fresh storage, laid out as self (torch's clone)."""
-    out = np.copy(self, order="K")
-    strided_view(out, size, stride, storage_offset)[...] = src
     return out
 
 
@@ -670,3 +640,122 @@ def _bag_max(
     padded = np.append(indices, 0)  # a sentinel row for empty bags: max index 0
     max_indices = np.where(empty, 0, padded[first]).astype(index_dtype)
     return output, max_indices
+
+
+# ---------------------------------------------------------------------------- take, put, index_fill
+
+
+def _flat_index(index: Array, numel: int, op: str) -> Array:
+    """Indices into the flattened tensor, negatives from the end, bounds-checked as torch."""
+    if index.dtype != np.int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {scalar_type_name(from_numpy(index.dtype))}")
+    flat = index.ravel()
+    bad = (flat < -numel) | (flat >= numel)
+    if bad.any():
+        raise IndexError(f"{op}(): out of range: tried to access index {int(flat[bad][0])} on a tensor of "
+                         f"{numel} elements.")
+    return np.where(flat < 0, flat + numel, flat)
+
+
+@kernel("take")
+def _take(self: Array, index: Array) -> Array:
+    return self.ravel()[_flat_index(index, self.size, "take")].reshape(index.shape)
+
+
+@kernel("put")
+def _put(self: Array, index: Array, source: Array, accumulate: bool = False) -> Array:
+    """self's elements at the flat indices set to (accumulate: plus) source's, in order."""
+    out = self.copy().ravel()
+    flat, values = _flat_index(index, self.size, "put_"), source.ravel()
+    if accumulate:
+        np.add.at(out, flat, values)
+    else:
+        out[flat] = values
+    return out.reshape(self.shape)
+
+
+@kernel("index_fill.int_Scalar", "index_fill.int_Tensor")
+def _index_fill(self: Array, dim: int, index: Array, value: Any) -> Array:
+    if index.dtype != np.int64:
+        raise RuntimeError("index_fill_(): Expected dtype int64 for index.")
+    d = wrap_dim(dim, self.ndim)
+    size = self.shape[d] if self.ndim else 1
+    flat = index.ravel()
+    if ((flat < -size) | (flat >= size)).any():
+        raise IndexError(f"index {int(flat[(flat < -size) | (flat >= size)][0])} is out of bounds for dimension "
+                         f"{d} with size {size}")
+    out = self.copy()
+    target = out.reshape(1) if self.ndim == 0 else out
+    target[(slice(None),) * d + (np.where(flat < 0, flat + size, flat),)] = checked_fill(value, self.dtype)
+    return out
+
+
+# ---------------------------------------------------------------------------- diagonal and strided scatters
+
+
+@kernel("diagonal_scatter")
+def _diagonal_scatter(self: Array, src: Array, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Array:
+    out = np.copy(self, order="K")  # clone: self's layout
+    diagonal_view(out, offset, dim1, dim2)[...] = src
+    return out
+
+
+@kernel("as_strided_scatter")
+def _as_strided_scatter(self: Array, src: Array, size: Sequence[int], stride: Sequence[int],
+                        storage_offset: int | None = None) -> Array:
+    """src written through as_strided(size, stride, offset) of a clone of self: the strides and
+    offset address the clone's fresh storage, laid out as self (torch's clone)."""
+    out = np.copy(self, order="K")
+    strided_view(out, size, stride, 0 if storage_offset is None else storage_offset)[...] = src
+    return out
+
+
+# ---------------------------------------------------------------------------- counts sized by the data
+
+
+@kernel("unique_dim")
+def _unique_dim(self: Array, dim: int, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+                return_counts: bool = False) -> tuple[Array, Array, Array]:
+    """The distinct slices along dim in lexicographic order, the inverse and the counts
+    (an output not asked for is empty)."""
+    d = wrap_dim(dim, self.ndim)
+    values, inverse, counts = np.unique(self, return_inverse=True, return_counts=True, axis=d)
+    inverse = inverse.reshape(-1).astype(np.int64) if return_inverse else np.zeros(0, np.int64)
+    return values, inverse, counts.astype(np.int64) if return_counts else np.zeros(0, np.int64)
+
+
+@kernel("bincount")
+def _bincount(self: Array, weights: Array | None = None, minlength: int = 0) -> Array:
+    if self.ndim != 1 or self.dtype.kind not in "iu" or (self.size and self.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return np.bincount(self, minlength=minlength).astype(np.int64)
+    if weights.shape != self.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dtype = weights.dtype if weights.dtype == np.float32 else np.dtype(np.float64)
+    return np.bincount(self, weights.astype(np.float64), minlength).astype(dtype)
+
+
+
+# ---------------------------------------------------------------------------- scatter with reduce="add" / "multiply"
+
+
+@kernel("scatter.reduce", "scatter.value_reduce")
+def _scatter_reduce_old(self: Array, dim: int, index: Array, src: Any, reduce: str) -> Array:
+    """Each indexed element of self combined with src's (or the value) by + or *, in order."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    out = self.copy()
+    found = _scatter_target(out, dim, index)
+    if found is not None:
+        target, coords = found
+        if isinstance(src, np.ndarray):
+            values = _src_values(src, index, target.dtype)
+        else:
+            values = np.broadcast_to(checked_fill(src, target.dtype), np.atleast_1d(index).shape)
+        combine = np.add if reduce == "add" else np.multiply
+        with _accumulator(target) as total:
+            combine.at(total, coords, values.astype(total.dtype))
+    return out

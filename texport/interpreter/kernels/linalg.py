@@ -13,10 +13,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from texport.dialects.dtypes import DType
+from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, irfft_last_size
+
 from .. import rng
-from ..dtypes import cast, is_floating
+from ..dtypes import cast, is_floating, to_numpy
 from . import kernel
-from .common import opmath, result_as, torch_result_dtype
+from .common import check_arguments, opmath, result_as, torch_result_dtype
+from .reductions import _vector_norm
+from .views import diagonal_view
 
 # caffe2::TypeMeta names, which torch prints in its dtype-mismatch messages.
 _CPP_TYPE_NAMES = {
@@ -311,7 +316,7 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float = 2.0, compute_mode: int | No
     return result_as(_direct_cdist(a, b, p), x1.dtype)
 
 
-@kernel("_pdist_forward")
+@kernel("_pdist_forward", "pdist")
 def _pdist_forward(self: np.ndarray, p: float = 2.0) -> np.ndarray:
     """Distances of row pairs i < j, in torch's order (0,1), (0,2), ..., (1,2), ..."""
     x = opmath(self)
@@ -322,6 +327,36 @@ def _pdist_forward(self: np.ndarray, p: float = 2.0) -> np.ndarray:
         pairs = slice(start, start + step)
         out[pairs] = _pnorm(x[first[pairs]] - x[second[pairs]], p)
     return result_as(out, self.dtype)
+
+
+@kernel("_trilinear")
+def _trilinear(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray, expand1: Sequence[int], expand2: Sequence[int],
+               expand3: Sequence[int], sumdim: Sequence[int], unroll_dim: int = 1) -> np.ndarray:
+    """sum over sumdim of the three inputs, each unsqueezed at its expand dims,
+    as one einsum: an input's letters are the dims it was not expanded at
+    (size-1 dims broadcast first, which einsum does not)."""
+    inputs = ((i1, expand1), (i2, expand2), (i3, expand3))
+    rank = i1.ndim + len(expand1)
+    full = np.broadcast_shapes(*(np.expand_dims(x, sorted(e)).shape for x, e in inputs))
+    letters = "abcdefghijklmnopqrstuvwxyz"[:rank]
+    operands, terms = [], []
+    for x, expand in inputs:
+        kept = [d for d in range(rank) if d not in set(expand)]
+        operands.append(np.broadcast_to(opmath(x), [full[d] for d in kept]))
+        terms.append("".join(letters[d] for d in kept))
+    summed = {d % rank for d in sumdim}
+    out = "".join(letters[d] for d in range(rank) if d not in summed)
+    result = np.einsum(f"{','.join(terms)}->{out}", *operands, optimize=True)
+    return result_as(np.asarray(result), i1.dtype)
+
+
+@kernel("bilinear")
+def bilinear(input1: np.ndarray, input2: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] (+ b[o])."""
+    out = np.einsum("...i,oij,...j->...o", opmath(input1), opmath(weight), opmath(input2), optimize=True)
+    if bias is not None:
+        out = out + opmath(bias)
+    return result_as(np.asarray(out), input1.dtype)
 
 
 @kernel("cosine_similarity")
@@ -374,3 +409,626 @@ def _fft_c2r(self: np.ndarray, dim: Sequence[int], normalization: int, last_dim_
     sizes = [self.shape[d] for d in dim[:-1]] + [last_dim_size]
     out = np.fft.irfftn(self, s=sizes, axes=list(dim), norm=_INVERSE_NORM[normalization])
     return result_as(out, _TO_REAL[self.dtype])
+
+
+def _group_of(positions: int, offs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each position's group (the first offset past it) and whether it lies before the last offset."""
+    group = np.searchsorted(offs.astype(np.int64), np.arange(positions), side="right")
+    inside = group < len(offs)
+    return np.minimum(group, len(offs) - 1), inside
+
+
+@kernel("_grouped_mm")
+def _grouped_mm(self: np.ndarray, mat2: np.ndarray, offs: np.ndarray | None = None, bias: np.ndarray | None = None,
+                out_dtype: object = None) -> np.ndarray:
+    """One matmul per group, in float32 and rounded once: 3d x 3d is a batched matmul; with
+    offs (the groups' ends) a 2d operand's rows (2d x 3d), columns (3d x 2d) or contraction
+    (2d x 2d) are split into groups. Positions past the last offset are 0 (torch leaves them
+    unwritten)."""
+    check_arguments("_grouped_mm", self, mat2, offs, bias, out_dtype)
+    a, b = opmath(self), opmath(mat2)
+    if offs is None:
+        out = a @ b
+    elif a.ndim == 2 and b.ndim == 3:
+        group, inside = _group_of(a.shape[0], offs)
+        out = np.einsum("mk,mkn->mn", a, b[group]) * inside[:, None]
+    elif a.ndim == 3 and b.ndim == 2:
+        group, inside = _group_of(b.shape[1], offs)
+        out = np.einsum("nmk,kn->mn", a[group], b) * inside[None, :]
+    else:
+        group, inside = _group_of(a.shape[1], offs)
+        member = (group[None, :] == np.arange(len(offs))[:, None]) & inside[None, :]
+        out = np.einsum("mk,gk,kn->gmn", a, member.astype(a.dtype), b)
+    return result_as(out, self.dtype)
+
+
+@kernel("_fft_c2c")
+def _fft_c2c(self: np.ndarray, dim: Sequence[int], normalization: int, forward: bool) -> np.ndarray:
+    if forward:
+        return result_as(np.fft.fftn(self, axes=list(dim), norm=_FORWARD_NORM[normalization]), self.dtype)
+    return result_as(np.fft.ifftn(self, axes=list(dim), norm=_INVERSE_NORM[normalization]), self.dtype)
+
+
+@kernel("fft_fftfreq")
+def fft_fftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: object = None,
+                device: object = None, pin_memory: bool | None = None) -> np.ndarray:
+    return result_as(np.fft.fftfreq(n, d), to_numpy(dtype or DType.float32))
+
+
+@kernel("fft_rfftfreq")
+def fft_rfftfreq(n: int, d: float = 1.0, dtype: DType | None = None, layout: object = None,
+                 device: object = None, pin_memory: bool | None = None) -> np.ndarray:
+    return result_as(np.fft.rfftfreq(n, d), to_numpy(dtype or DType.float32))
+
+
+def _check_norm(norm: str | None) -> None:
+    if norm not in (None, "forward", "backward", "ortho"):
+        raise RuntimeError(f"Invalid normalization mode: {norm}")
+
+
+def _fft_input(x: np.ndarray, complex_input: bool) -> np.ndarray:
+    """torch's promote_type_fft: integers compute in float32; a c2r transform takes
+    a real input in its complex dtype."""
+    if x.dtype.kind == "c":
+        return x
+    real = x if x.dtype.kind == "f" else x.astype(np.float32)
+    return real.astype(_TO_COMPLEX[real.dtype]) if complex_input else real
+
+
+def _fft_result(value: np.ndarray, x: np.ndarray, real_result: bool) -> np.ndarray:
+    dtype = _TO_REAL.get(x.dtype, x.dtype) if real_result else _TO_COMPLEX.get(x.dtype, x.dtype)
+    return result_as(value, dtype)
+
+
+def _one_dim(transform: Callable[..., np.ndarray], real_result: bool) -> Callable[..., np.ndarray]:
+    """A 1-d transform of torch.fft: numpy's takes the same n, axis and norm names."""
+    def fft(self: np.ndarray, n: int | None = None, dim: int = -1, norm: str | None = None) -> np.ndarray:
+        _check_norm(norm)
+        x = _fft_input(self, complex_input=real_result)
+        return _fft_result(transform(x, n, dim, norm), x, real_result)
+
+    return fft
+
+
+kernel("fft_fft")(_one_dim(np.fft.fft, False))
+kernel("fft_ifft")(_one_dim(np.fft.ifft, False))
+kernel("fft_rfft")(_one_dim(np.fft.rfft, False))
+kernel("fft_ihfft")(_one_dim(np.fft.ihfft, False))
+kernel("fft_irfft")(_one_dim(np.fft.irfft, True))
+kernel("fft_hfft")(_one_dim(np.fft.hfft, True))
+
+
+def _n_dim(transform: Callable[..., np.ndarray], real_result: bool) -> Callable[..., np.ndarray]:
+    """An n-d transform of torch.fft over torch's canonical dims and sizes (a c2r
+    transform's last size: irfft_last_size)."""
+    def fft(self: np.ndarray, s: Sequence[int] | None = None, dim: Sequence[int] | None = None,
+            norm: str | None = None) -> np.ndarray:
+        _check_norm(norm)
+        x = _fft_input(self, complex_input=real_result)
+        dims, sizes = fft_dims_and_sizes(x.shape, s, dim)
+        if real_result:
+            sizes[-1] = irfft_last_size(x.shape, s, dims, sizes)
+        return _fft_result(transform(x, sizes, dims, norm), x, real_result)
+
+    return fft
+
+
+kernel("fft_fftn", "fft_fft2")(_n_dim(np.fft.fftn, False))
+kernel("fft_ifftn", "fft_ifft2")(_n_dim(np.fft.ifftn, False))
+kernel("fft_rfftn", "fft_rfft2")(_n_dim(np.fft.rfftn, False))
+kernel("fft_irfftn", "fft_irfft2")(_n_dim(np.fft.irfftn, True))
+
+
+def _shift(inverse: bool) -> Callable[..., np.ndarray]:
+    def shift(self: np.ndarray, dim: Sequence[int] | None = None) -> np.ndarray:
+        axes = list(range(self.ndim)) if dim is None else list(dim)
+        return np.fft.ifftshift(self, axes) if inverse else np.fft.fftshift(self, axes)
+
+    return shift
+
+
+kernel("fft_fftshift")(_shift(False))
+kernel("fft_ifftshift")(_shift(True))
+
+
+# ---------------------------------------------------------------------------- complex numbers
+
+
+@kernel("resolve_conj")
+def resolve_conj(self: np.ndarray) -> np.ndarray:
+    """Only recorded for a conjugate, which texport has computed already."""
+    return self.view()
+
+
+@kernel("_conj")
+def _conj(self: np.ndarray) -> np.ndarray:
+    """torch's conjugate is a lazy view; texport computes it (a real tensor is its own)."""
+    return np.conj(self) if self.dtype.kind == "c" else self.view()
+
+
+@kernel("_conj_physical", "conj_physical")
+def _conj_physical(self: np.ndarray) -> np.ndarray:
+    return np.conj(self) if self.dtype.kind == "c" else self.copy()
+
+
+@kernel("view_as_real")
+def view_as_real(self: np.ndarray) -> np.ndarray:
+    """The real parts with the imaginary ones beside them: a view of the same memory."""
+    if self.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    half = self.itemsize // 2
+    return np.lib.stride_tricks.as_strided(self.real, (*self.shape, 2), (*self.strides, half))
+
+
+@kernel("view_as_complex")
+def view_as_complex(self: np.ndarray) -> np.ndarray:
+    if self.ndim == 0 or self.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if self.strides[-1] != self.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    return self.view(_TO_COMPLEX[self.dtype])[..., 0]
+
+
+@kernel("real")
+def real(self: np.ndarray) -> np.ndarray:
+    return self.real if self.dtype.kind == "c" else self.view()
+
+
+@kernel("imag")
+def imag(self: np.ndarray) -> np.ndarray:
+    if self.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return self.imag
+
+
+def _from_parts(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    real, imag = np.broadcast_arrays(real, imag)
+    out = np.empty(real.shape, _TO_COMPLEX[real.dtype])
+    out.real, out.imag = real, imag
+    return out
+
+
+@kernel("complex")
+def complex_(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    return _from_parts(real, imag)
+
+
+@kernel("polar")
+def polar(abs: np.ndarray, angle: np.ndarray) -> np.ndarray:  # noqa: A002 - torch's names
+    return _from_parts(abs * np.cos(angle), abs * np.sin(angle))
+
+
+@kernel("angle")
+def angle(self: np.ndarray) -> np.ndarray:
+    """A complex number's argument; a real one's is pi below zero, else 0 (NaN stays NaN)."""
+    if self.dtype.kind == "c":
+        return np.angle(self)
+    x = self if self.dtype.kind == "f" else self.astype(np.float32)
+    return np.where(np.isnan(x), x, np.where(x < 0, np.pi, 0.0).astype(x.dtype))
+
+
+# ---------------------------------------------------------------------------- torch.linalg
+# numpy.linalg's routines are LAPACK's, vectorised over the batch dims; they keep
+# float32 in float32, as torch's results are.
+
+
+def _lu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Partial-pivoting LU of a batch of square matrices, as LAPACK's getrf packs it:
+    L's unit diagonal left out, and 1-based pivots (row k swapped with pivots[k])."""
+    n = a.shape[-1]
+    lu = a.reshape(-1, n, n).copy()
+    pivots = np.zeros(lu.shape[:-1], np.int32)
+    rows = np.arange(lu.shape[0])
+    for k in range(n):  # one column at a time, every matrix of the batch at once
+        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        pivots[:, k] = p + 1
+        lu[rows, k], lu[rows, p] = lu[rows, p], lu[rows, k].copy()
+        pivot = lu[:, k, k]
+        safe = np.where(pivot == 0, 1, pivot)
+        lu[:, k + 1:, k] /= safe[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
+    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1])
+
+
+def _info(batch: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(batch, np.int32)
+
+
+def _empty(dtype: np.dtype) -> np.ndarray:
+    return np.zeros((0,), dtype)
+
+
+def _square(A: np.ndarray, what: str) -> None:
+    if A.ndim < 2:
+        raise RuntimeError(f"{what}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{what}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+
+
+# LAPACK's failures as torch words them
+_FAILURES = {
+    "linalg.inv": "The diagonal element {k} is zero, the inversion could not be completed because the input "
+                  "matrix is singular.",
+    "linalg.solve": "The solver failed because the input matrix is singular.",
+    "linalg.cholesky": "The factorization could not be completed because the input is not positive-definite "
+                       "(the leading minor of order {k} is not positive-definite).",
+}
+
+
+def _lapack(what: str, fn: Callable[..., object], A: np.ndarray, *args: object) -> object:
+    _square(A, what)
+    try:
+        return fn(A, *args)
+    except np.linalg.LinAlgError:
+        raise RuntimeError(f"{what}: " + _FAILURES[what].format(k=_first_failure(A, what))) from None
+
+
+def _first_failure(A: np.ndarray, what: str) -> int:
+    """The 1-based order of the first zero pivot (LU) or non-positive leading minor
+    (Cholesky) in the first matrix that fails."""
+    n = A.shape[-1]
+    if what == "linalg.cholesky":
+        minors = [np.linalg.det(A[..., :k, :k]) for k in range(1, n + 1)]
+        return next((k + 1 for k, d in enumerate(minors) if np.any(d <= 0)), n)
+    _, lu, _ = _linalg_det(A)
+    zero = np.diagonal(lu, axis1=-2, axis2=-1).reshape(-1, n) == 0
+    return int(np.argmax(zero.any(axis=0))) + 1
+
+
+@kernel("_linalg_det")
+def _linalg_det(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    _square(A, "linalg.det")
+    lu, pivots = _lu(A)
+    return result_as(np.linalg.det(A), A.dtype), lu, pivots
+
+
+@kernel("linalg_det", "det")
+def linalg_det(A: np.ndarray) -> np.ndarray:
+    _square(A, "linalg.det")
+    return result_as(np.linalg.det(A), A.dtype)
+
+
+@kernel("_linalg_slogdet")
+def _linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    _square(A, "linalg.slogdet")
+    sign, logabsdet = np.linalg.slogdet(A)
+    lu, pivots = _lu(A)
+    return result_as(sign, A.dtype), result_as(logabsdet, np.abs(A[..., :0, :0]).dtype), lu, pivots
+
+
+@kernel("linalg_slogdet")
+def linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
+    return _linalg_slogdet(A)[:2]
+
+
+@kernel("_linalg_eigh")
+def _linalg_eigh(A: np.ndarray, UPLO: str = "L", compute_v: bool = True) -> tuple[np.ndarray, ...]:  # noqa: N803
+    _square(A, "linalg.eigh")
+    if not compute_v:
+        return np.linalg.eigvalsh(A, UPLO), _empty(A.dtype)
+    values, vectors = np.linalg.eigh(A, UPLO)
+    return values, vectors
+
+
+@kernel("linalg_eigh")
+def linalg_eigh(self: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, ...]:  # noqa: N803
+    return _linalg_eigh(self, UPLO)
+
+
+@kernel("linalg_eigvalsh")
+def linalg_eigvalsh(self: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
+    return np.linalg.eigvalsh(self, UPLO)
+
+
+@kernel("_linalg_svd")
+def _linalg_svd(A: np.ndarray, full_matrices: bool = False, compute_uv: bool = True,
+                driver: str | None = None) -> tuple[np.ndarray, ...]:
+    if not compute_uv:
+        return _empty(A.dtype), np.linalg.svd(A, compute_uv=False), _empty(A.dtype)
+    u, s, vh = np.linalg.svd(A, full_matrices=full_matrices)
+    return u, s, vh
+
+
+@kernel("linalg_svd")
+def linalg_svd(A: np.ndarray, full_matrices: bool = True, driver: str | None = None) -> tuple[np.ndarray, ...]:
+    return _linalg_svd(A, full_matrices)
+
+
+@kernel("linalg_svdvals")
+def linalg_svdvals(A: np.ndarray, driver: str | None = None) -> np.ndarray:
+    return np.linalg.svd(A, compute_uv=False)
+
+
+def _is_vector_rhs(A: np.ndarray, B: np.ndarray) -> bool:
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+@kernel("_linalg_solve_ex")
+def _linalg_solve_ex(A: np.ndarray, B: np.ndarray, left: bool = True,
+                     check_errors: bool = False) -> tuple[np.ndarray, ...]:
+    """AX = B (left) or XA = B, B one vector or a batch of them too."""
+    vector = _is_vector_rhs(A, B)
+    rhs = B[..., None] if vector else B
+    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    A = np.broadcast_to(A, (*batch, *A.shape[-2:]))
+    rhs = np.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
+    if left:
+        x = _lapack("linalg.solve", np.linalg.solve, A, rhs)
+    else:
+        x = np.swapaxes(_lapack("linalg.solve", np.linalg.solve, np.swapaxes(A, -1, -2),
+                                np.swapaxes(rhs, -1, -2)), -1, -2)
+    lu, pivots = _lu(A)
+    return result_as(x[..., 0] if vector else x, A.dtype), lu, pivots, _info(batch)
+
+
+@kernel("linalg_solve_ex")
+def linalg_solve_ex(A: np.ndarray, B: np.ndarray, left: bool = True,
+                    check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    result, _, _, info = _linalg_solve_ex(A, B, left, check_errors)
+    return result, info
+
+
+@kernel("linalg_solve")
+def linalg_solve(A: np.ndarray, B: np.ndarray, left: bool = True) -> np.ndarray:
+    return _linalg_solve_ex(A, B, left)[0]
+
+
+@kernel("linalg_inv_ex")
+def linalg_inv_ex(A: np.ndarray, check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    return result_as(_lapack("linalg.inv", np.linalg.inv, A), A.dtype), _info(A.shape[:-2])
+
+
+@kernel("linalg_inv", "inverse")
+def linalg_inv(A: np.ndarray) -> np.ndarray:
+    return linalg_inv_ex(A)[0]
+
+
+@kernel("linalg_cholesky_ex")
+def linalg_cholesky_ex(self: np.ndarray, upper: bool = False,
+                       check_errors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The factor from the lower triangle (torch's and numpy's default); upper: its
+    conjugate transpose."""
+    lower = _lapack("linalg.cholesky", np.linalg.cholesky, self)
+    factor = np.conj(np.swapaxes(lower, -1, -2)) if upper else lower
+    return result_as(factor, self.dtype), _info(self.shape[:-2])
+
+
+@kernel("linalg_cholesky")
+def linalg_cholesky(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    return linalg_cholesky_ex(self, upper)[0]
+
+
+@kernel("linalg_qr")
+def linalg_qr(A: np.ndarray, mode: str = "reduced") -> tuple[np.ndarray, np.ndarray]:
+    if mode == "r":
+        return _empty(A.dtype), np.linalg.qr(A, mode="r")
+    q, r = np.linalg.qr(A, mode=mode)
+    return q, r
+
+
+def _pinv(a: np.ndarray, atol: np.ndarray | float | None, rtol: np.ndarray | float | None,
+          hermitian: bool) -> np.ndarray:
+    """Singular values at most max(atol, rtol * the largest) count as zero; no tolerance
+    given: rtol = eps * max(m, n), and a positive atol alone means rtol = 0 (torch's rule)."""
+    real = np.abs(a[..., :0, :0]).dtype
+    if rtol is None:
+        positive_atol = atol is not None and np.any(np.asarray(atol) > 0)
+        rtol = 0.0 if positive_atol else np.finfo(real).eps * max(a.shape[-2:])
+    atol = 0.0 if atol is None else atol
+    if hermitian:
+        values, vectors = np.linalg.eigh(a)
+        size = np.abs(values)
+        cutoff = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * size.max(-1, keepdims=True))
+        inverse = np.where(size > cutoff, 1 / np.where(values == 0, 1, values), 0)
+        return result_as((vectors * inverse[..., None, :]) @ np.conj(np.swapaxes(vectors, -1, -2)), a.dtype)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    cutoff = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * s.max(-1, keepdims=True, initial=0))
+    inverse = np.where(s > cutoff, 1 / np.where(s == 0, 1, s), 0)
+    return result_as(np.conj(np.swapaxes(vh, -1, -2)) * inverse[..., None, :] @ np.conj(np.swapaxes(u, -1, -2)),
+                     a.dtype)
+
+
+@kernel("linalg_pinv.atol_rtol_tensor")
+def linalg_pinv(self: np.ndarray, atol: np.ndarray | None = None, rtol: np.ndarray | None = None,
+                hermitian: bool = False) -> np.ndarray:
+    return _pinv(self, atol, rtol, hermitian)
+
+
+@kernel("pinverse")
+def pinverse(self: np.ndarray, rcond: float = 1e-15) -> np.ndarray:
+    return _pinv(self, 0.0, rcond, False)
+
+
+@kernel("addbmm")
+def addbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float = 1,
+           alpha: float = 1) -> np.ndarray:
+    """beta * self + alpha * the sum of the batch's products (self ignored when beta is 0)."""
+    _same_dtype(batch1, batch2, "batch1 and batch2")
+    total = (opmath(batch1) @ opmath(batch2)).sum(axis=0)
+    out = alpha * total if beta == 0 else beta * opmath(self) + alpha * total
+    return result_as(np.broadcast_to(out, total.shape), batch1.dtype)
+
+
+def _matrix_norm(x: np.ndarray, ord: object, dim: Sequence[int], keepdim: bool) -> np.ndarray:  # noqa: A002
+    axes = tuple(d % x.ndim for d in dim)
+    return np.linalg.norm(x, ord, axes, keepdim)
+
+
+@kernel("linalg_matrix_norm", "linalg_matrix_norm.str_ord")
+def linalg_matrix_norm(self: np.ndarray, ord: object = "fro", dim: Sequence[int] = (-2, -1),  # noqa: A002
+                       keepdim: bool = False, dtype: DType | None = None) -> np.ndarray:
+    x = self.astype(to_numpy(dtype)) if dtype is not None else self
+    return result_as(_matrix_norm(x, ord, dim, keepdim), np.abs(x[..., :0]).dtype)
+
+
+@kernel("linalg_norm", "linalg_norm.ord_str")
+def linalg_norm(self: np.ndarray, ord: object = None, dim: Sequence[int] | None = None,  # noqa: A002
+                keepdim: bool = False, dtype: DType | None = None) -> np.ndarray:
+    """A matrix norm over two dims (or a whole matrix given an ord), else a vector norm."""
+    matrix = ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and self.ndim == 2))
+    if matrix:
+        return linalg_matrix_norm(self, ord, dim or (0, 1), keepdim, dtype)
+    return _vector_norm(self, 2 if ord is None else ord, dim, keepdim, dtype)
+
+
+@kernel("linalg_vecdot")
+def linalg_vecdot(x: np.ndarray, y: np.ndarray, dim: int = -1) -> np.ndarray:
+    return result_as((np.conj(x) * y).sum(axis=dim), x.dtype)
+
+
+@kernel("vdot")
+def vdot(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return result_as(np.vdot(self, other), self.dtype)
+
+
+@kernel("trace")
+def trace(self: np.ndarray) -> np.ndarray:
+    integral = self.dtype.kind in "biu"
+    return result_as(np.trace(self), np.dtype(np.int64) if integral else self.dtype)
+
+
+@kernel("linalg_diagonal")
+def linalg_diagonal(A: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    return diagonal_view(A, offset, dim1, dim2)
+
+
+@kernel("linalg_multi_dot", "chain_matmul")
+def linalg_multi_dot(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    if len(tensors) == 1:
+        return tensors[0].copy()
+    return result_as(np.linalg.multi_dot(list(tensors)), tensors[0].dtype)
+
+
+@kernel("tensordot")
+def tensordot(self: np.ndarray, other: np.ndarray, dims_self: Sequence[int],
+              dims_other: Sequence[int]) -> np.ndarray:
+    """A contracted dim of size 1 against a longer one broadcasts: the longer is summed first."""
+    a, b = self, other
+    for d1, d2 in zip(dims_self, dims_other):
+        if b.shape[d2] == 1:
+            a = a.sum(axis=d1, keepdims=True)
+        elif a.shape[d1] == 1:
+            b = b.sum(axis=d2, keepdims=True)
+    return result_as(np.tensordot(a, b, (list(dims_self), list(dims_other))), self.dtype)
+
+
+@kernel("inner")
+def inner(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dtype = torch_result_dtype(self, other)
+    if self.ndim == 0 or other.ndim == 0:
+        return result_as(self * other, dtype)
+    return result_as(np.inner(self, other), dtype)
+
+
+@kernel("kron")
+def kron(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    return result_as(np.kron(self, other), torch_result_dtype(self, other))
+
+
+@kernel("addr")
+def addr(self: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, beta: float = 1, alpha: float = 1) -> np.ndarray:
+    dtype = torch_result_dtype(self, vec1, vec2)
+    product = np.multiply.outer(vec1, vec2)
+    out = alpha * product if beta == 0 else beta * self + alpha * product
+    return result_as(np.broadcast_to(out, product.shape), dtype)
+
+
+@kernel("linalg_pinv.atol_rtol_float")
+def linalg_pinv_float(self: np.ndarray, atol: float | None = None, rtol: float | None = None,
+                      hermitian: bool = False) -> np.ndarray:
+    return _pinv(self, atol, rtol, hermitian)
+
+
+def _default_rtol(a: np.ndarray, atol: object) -> object:
+    """No rtol: eps * max(m, n), or 0 where a positive atol is given (torch's get_atol_rtol)."""
+    default = np.finfo(np.abs(a[..., :0, :0]).dtype).eps * max(a.shape[-2:])
+    return default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+
+
+@kernel("linalg_matrix_rank.atol_rtol_tensor", "linalg_matrix_rank.atol_rtol_float")
+def linalg_matrix_rank(input: np.ndarray, atol: object = None, rtol: object = None,  # noqa: A002
+                       hermitian: bool = False) -> np.ndarray:
+    """How many singular values (|eigenvalues|) exceed max(atol, rtol * the largest)."""
+    rtol = _default_rtol(input, atol) if rtol is None else rtol
+    atol = 0.0 if atol is None else atol
+    values = np.abs(np.linalg.eigvalsh(input)) if hermitian else np.linalg.svd(input, compute_uv=False)
+    largest = values.max(-1, keepdims=True, initial=0)
+    cutoff = np.maximum(np.asarray(atol, np.float64)[..., None], np.asarray(rtol, np.float64)[..., None] * largest)
+    return result_as((values > cutoff).sum(-1), np.dtype(np.int64))
+
+
+@kernel("linalg_cross", "cross")
+def linalg_cross(self: np.ndarray, other: np.ndarray, dim: int | None = -1) -> np.ndarray:
+    dtype = torch_result_dtype(self, other)
+    a, b = np.broadcast_arrays(self, other)
+    if dim is None:
+        dim = a.shape.index(3)
+    return result_as(np.cross(a, b, axis=dim), dtype)
+
+
+@kernel("linalg_lstsq")
+def linalg_lstsq(self: np.ndarray, b: np.ndarray, rcond: float | None = None,
+                 driver: str | None = None) -> tuple[np.ndarray, ...]:
+    """The minimum-norm least-squares solution through the pseudo-inverse (what gelsy,
+    gelsd and gelss compute), singular values under rcond * the largest cut, and the
+    outputs each driver returns (residuals only for a tall full-rank A)."""
+    driver = driver or "gelsy"
+    vector = b.ndim == self.ndim - 1
+    rhs = b[..., None] if vector else b
+    m, n = self.shape[-2:]
+    real = np.abs(self[..., :0, :0]).dtype
+    rcond = np.finfo(real).eps * max(m, n) if rcond is None or rcond < 0 else rcond
+    values = np.linalg.svd(self, compute_uv=False)
+    solution = _pinv(self, None, rcond, False) @ rhs
+    batch = solution.shape[:-2]
+    rank = (values > rcond * values.max(-1, keepdims=True, initial=0)).sum(-1)
+    full_rank = bool(np.all(rank == min(m, n)))
+    if m > n and driver != "gelsy" and full_rank:
+        residuals = (np.abs(self @ solution - rhs) ** 2).sum(-2)
+        residuals = residuals[..., 0] if vector else residuals
+    else:
+        residuals = np.zeros((0,), real)
+    ranks = np.broadcast_to(rank, batch) if driver != "gels" else np.zeros((0,), np.int64)
+    singular = np.broadcast_to(values, (*batch, min(m, n))) if driver in ("gelsd", "gelss") else np.zeros((0,), real)
+    return (result_as(solution[..., 0] if vector else solution, self.dtype), result_as(residuals, real),
+            result_as(ranks, np.dtype(np.int64)), result_as(singular, real))
+
+
+def _from_factor(factor: np.ndarray, upper: bool) -> np.ndarray:
+    """A = L Lᴴ from its lower factor, or Uᴴ U from its upper one."""
+    adjoint = np.conj(np.swapaxes(factor, -1, -2))
+    return adjoint @ factor if upper else factor @ adjoint
+
+
+@kernel("cholesky")
+def cholesky(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    return linalg_cholesky_ex(self, upper)[0]
+
+
+@kernel("cholesky_solve")
+def cholesky_solve(self: np.ndarray, input2: np.ndarray, upper: bool = False) -> np.ndarray:
+    A = _from_factor(input2, upper)  # noqa: N806
+    batch = np.broadcast_shapes(self.shape[:-2], A.shape[:-2])
+    A = np.broadcast_to(A, (*batch, *A.shape[-2:]))  # noqa: N806
+    x = _lapack("linalg.solve", np.linalg.solve, A, np.broadcast_to(self, (*batch, *self.shape[-2:])))
+    return result_as(x, self.dtype)
+
+
+@kernel("cholesky_inverse")
+def cholesky_inverse(self: np.ndarray, upper: bool = False) -> np.ndarray:
+    return result_as(_lapack("linalg.inv", np.linalg.inv, _from_factor(self, upper)), self.dtype)
+
+
+@kernel("logdet")
+def logdet(self: np.ndarray) -> np.ndarray:
+    """log det A: NaN where the determinant is negative."""
+    sign, logabsdet, _, _ = _linalg_slogdet(self)
+    return np.where(sign == -1, np.nan, logabsdet).astype(logabsdet.dtype)
+
+
+@kernel("linalg_matrix_power", "matrix_power")
+def linalg_matrix_power(self: np.ndarray, n: int) -> np.ndarray:
+    _square(self, "linalg.matrix_power")
+    base = _lapack("linalg.inv", np.linalg.inv, self) if n < 0 else opmath(self)
+    return result_as(np.linalg.matrix_power(base, abs(n)), self.dtype)

@@ -23,7 +23,6 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
-from .common import opmath, torch_result_dtype
 from .variants import write_into
 
 Array = np.ndarray
@@ -180,7 +179,7 @@ def _mean_all(self: Array, dtype: DType | None = None) -> Array:
     return _mean(self, None, False, dtype)
 
 
-@kernel("logsumexp")
+@kernel("logsumexp", "special_logsumexp")
 def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
     """m + log(sum(exp(x - m))) with m the max, taken as 0 where it is infinite
     (so all -inf gives -inf, an inf gives inf); integers give float32."""
@@ -547,8 +546,8 @@ def _safe_softmax(self: Array, dim: int, dtype: DType | None = None) -> Array:
     return np.where(np.broadcast_to(masked, x.shape).reshape(self.shape), np.zeros((), out.dtype), out)
 
 
-kernel("softmax.int")(_softmax_kernel(False))
-kernel("log_softmax.int")(_softmax_kernel(True))
+kernel("softmax.int", "special_softmax")(_softmax_kernel(False))
+kernel("log_softmax.int", "special_log_softmax")(_softmax_kernel(True))
 kernel("_softmax")(_softmax_half_kernel(False))
 kernel("_log_softmax")(_softmax_half_kernel(True))
 
@@ -693,17 +692,6 @@ def _linalg_vector_norm(
     return _vector_norm(self, ord, dim, keepdim, dtype)
 
 
-@kernel("dist")
-def _dist(self: Array, other: Array, p: Any = 2) -> Array:
-    """||self - other||_p, the difference taken in the promoted dtype."""
-    dtype = torch_result_dtype(self, other)
-    if not is_inexact(dtype):
-        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
-                           f"{_type_name(dtype)} instead.")
-    difference = cast(opmath(self.astype(dtype, copy=False)) - opmath(other.astype(dtype, copy=False)), dtype)
-    return _vector_norm(difference, p, None, False, None)
-
-
 @kernel("norm.Scalar")
 def _norm(self: Array, p: Any = 2) -> Array:
     return _vector_norm(self, p, None, False, None)
@@ -712,3 +700,151 @@ def _norm(self: Array, p: Any = 2) -> Array:
 @kernel("norm.ScalarOpt_dim")
 def _norm_dim(self: Array, p: Any, dim: Sequence[int], keepdim: bool = False) -> Array:
     return _vector_norm(self, 2 if p is None else p, dim, keepdim, None)
+
+
+# ---------------------------------------------------------------- medians, modes
+
+
+def _last_axis(self: Array, dim: int) -> tuple[Array, int]:
+    """self with ``dim`` moved last (a 0-d input as one element), and the axis."""
+    x, axis = _as_1d(self, dim)
+    if x.shape[axis] == 0:
+        raise RuntimeError(f"median() cannot compute median for a dimension of size 0 (dim {axis})")
+    return np.moveaxis(x, axis, -1), axis
+
+
+def _picked(self: Array, x: Array, index: Array, axis: int, keepdim: bool) -> Pair:
+    """values x[..., index] and index, with the reduced axis kept or dropped (0-d stays 0-d)."""
+    values = np.take_along_axis(x, index[..., None], -1)[..., 0]
+    if keepdim and self.ndim:
+        values, index = np.expand_dims(values, axis), np.expand_dims(index, axis)
+    return _result(values, self.dtype), _result(index, INT64)
+
+
+def _median_along(self: Array, dim: int, keepdim: bool, ignore_nan: bool) -> Pair:
+    """The lower median along dim and its index. median: a NaN wins, the first one;
+    nanmedian: the lower median of the non-NaN values (an all-NaN row: the middle NaN)."""
+    x, axis = _last_axis(self, dim)
+    n = x.shape[-1]
+    nan = _is_nan(x)
+    kept = n - nan.sum(-1) if ignore_nan else np.full(x.shape[:-1], n)
+    middle = np.where(kept > 0, (kept - 1) // 2, (n - 1) // 2)
+    order = np.argsort(x, axis=-1, kind="stable")  # NaN sorts last
+    index = np.take_along_axis(order, middle[..., None], -1)[..., 0]
+    if not ignore_nan:
+        index = np.where(nan.any(-1), nan.argmax(-1), index)
+    return _picked(self, x, index, axis, keepdim)
+
+
+@kernel("median.dim")
+def _median_dim(self: Array, dim: int, keepdim: bool = False) -> Pair:
+    return _median_along(self, dim, keepdim, ignore_nan=False)
+
+
+@kernel("nanmedian.dim")
+def _nanmedian_dim(self: Array, dim: int, keepdim: bool = False) -> Pair:
+    return _median_along(self, dim, keepdim, ignore_nan=True)
+
+
+@kernel("mode")
+def _mode(self: Array, dim: int = -1, keepdim: bool = False) -> Pair:
+    """The most frequent value along dim (the smallest of equally frequent ones) and the
+    index of its last occurrence, as torch's CPU kernel."""
+    x, axis = _last_axis(self, dim)
+    n = x.shape[-1]
+    counts = (x[..., :, None] == x[..., None, :]).sum(-1)
+    frequent = counts == counts.max(-1, keepdims=True)
+    order = np.argsort(x, axis=-1, kind="stable")
+    smallest = np.take_along_axis(order, np.take_along_axis(frequent, order, -1).argmax(-1)[..., None], -1)
+    value = np.take_along_axis(x, smallest, -1)
+    index = (n - 1) - np.flip(x == value, -1).argmax(-1)
+    return _picked(self, x, index, axis, keepdim)
+
+
+# ---------------------------------------------------------------- histograms, distances
+
+
+@kernel("histc")
+def _histc(self: Array, bins: int = 100, min: Any = 0, max: Any = 0) -> Array:  # noqa: A002
+    """bins equal-width bins over [min, max] (the data's range when min == max); an element
+    equal to max falls in the last bin, one outside the range or NaN in none."""
+    if not is_inexact(self.dtype):
+        raise RuntimeError(f'"histogram_cpu" not implemented for \'{_type_name(self.dtype)}\'')
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    work = _compute_dtype(self.dtype)
+    x = self.astype(work).ravel()
+    low, high = work.type(min), work.type(max)
+    finite = x[~np.isnan(x)]
+    if low == high and finite.size:
+        low, high = finite.min(), finite.max()
+    if low == high:
+        low, high = low - 1, high + 1
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"torch.histc: range of [{low}, {high}] is not finite")
+    inside = finite[(finite >= low) & (finite <= high)]
+    with np.errstate(all="ignore"):
+        position = ((inside - low) * work.type(bins) / (high - low)).astype(np.int64)
+    counts = np.bincount(np.minimum(position, bins - 1), minlength=bins)
+    return _result(counts, self.dtype)
+
+
+@kernel("dist")
+def _dist(self: Array, other: Array, p: Any = 2) -> Array:
+    """The p-norm of self - other (0: the count of nonzeros, inf / -inf: the largest / smallest)."""
+    if not is_inexact(self.dtype):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_type_name(self.dtype)}")
+    work = _compute_dtype(self.dtype)
+    diff = np.abs(self.astype(work) - other.astype(work))
+    real = diff.real.dtype if np.iscomplexobj(diff) else diff.dtype
+    diff = diff.astype(real).ravel()
+    with np.errstate(all="ignore"):
+        if p == 0:
+            value = np.count_nonzero(diff)
+        elif p == math.inf:
+            value = diff.max(initial=0)
+        elif p == -math.inf:
+            value = diff.min() if diff.size else math.inf
+        else:
+            value = np.sum(diff ** real.type(p)) ** real.type(1 / p)
+    return _result(value, real if np.iscomplexobj(self) else self.dtype)
+
+
+# ---------------------------------------------------------------- searching sorted sequences, sets
+
+
+def _search(boundaries: Array, values: Array, right: bool, out_int32: bool) -> Array:
+    """For each value, how many boundaries (along the last dim) come before it: < (left) or <= (right)."""
+    values = np.asarray(values)
+    if boundaries.ndim == 1:
+        found = np.searchsorted(boundaries, values, side="right" if right else "left")
+    else:
+        before = np.less_equal if right else np.less
+        found = before(boundaries[..., None, :], values[..., :, None]).sum(-1)
+    return np.asarray(found, np.int32 if out_int32 else np.int64)
+
+
+@kernel("bucketize.Tensor", "bucketize.Scalar")
+def _bucketize(self: Any, boundaries: Array, out_int32: bool = False, right: bool = False) -> Array:
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _search(boundaries, self, right, out_int32)
+
+
+@kernel("searchsorted.Tensor", "searchsorted.Scalar")
+def _searchsorted(sorted_sequence: Array, self: Any, out_int32: bool = False, right: bool = False,
+                  side: str | None = None, sorter: Array | None = None) -> Array:
+    if side not in (None, "left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if right and side == "left":
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                           "while right was True")
+    if sorter is not None:
+        sorted_sequence = np.take_along_axis(sorted_sequence, sorter, -1)
+    return _search(sorted_sequence, self, right or side == "right", out_int32)
+
+
+@kernel("isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")
+def _isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False) -> Array:
+    return np.asarray(np.isin(elements, test_elements, invert=invert), np.bool_)

@@ -22,6 +22,8 @@ does the latter) or resize it safely:
   as torch's tensor, but OTHER live views of the same memory see the reordered
   elements (torch's would not). A non-contiguous array that needs a real
   re-stride raises NotImplementedError.
+- as_strided_ that changes the element count returns a new array, a view of the
+  same storage, as resize_ does.
 - resize_ keeps the object only when the element count is unchanged and the
   array is contiguous; otherwise it returns a new array (a view of the same
   storage when it fits, as torch does, else a fresh zero-padded one).
@@ -809,20 +811,6 @@ def _rot90(self: np.ndarray, k: int = 1, dims: Sequence[int] = (0, 1)) -> np.nda
 # ---------------------------------------------------------------------------- joining
 
 
-@kernel("diag_embed")
-def _diag_embed(self: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
-    """Zeros with self's last dim written along the offset diagonal of the (dim1, dim2) planes."""
-    rank = self.ndim + 1
-    a, b = wrap_dim(dim1, rank), wrap_dim(dim2, rank)
-    if a == b:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    side = self.shape[-1] + abs(offset)
-    rest = iter(self.shape[:-1])
-    out = np.zeros([side if i in (a, b) else next(rest) for i in range(rank)], self.dtype)
-    diagonal_view(out, offset, a, b)[...] = self
-    return out
-
-
 @kernel("block_diag")
 def _block_diag(tensors: Sequence[np.ndarray]) -> np.ndarray:
     """Each matrix (a 0-d or 1-d tensor as one row) on the diagonal of zeros."""
@@ -945,8 +933,8 @@ def _unsqueeze_(self: np.ndarray, dim: int) -> np.ndarray:
 def _as_strided_(
     self: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
 ) -> np.ndarray:
-    """In place when the element count is kept (see the module docstring); otherwise the
-    new view of the same storage, which eager mode makes self's array."""
+    """In place when the element count is kept (see the module docstring); otherwise, as
+    resize_, a NEW array: the strided view of self's storage torch's tensor becomes."""
     view = strided_view(self, size, stride, storage_offset)
     if view.size != self.size:
         return view
@@ -974,3 +962,19 @@ def _resize_(self: np.ndarray, size: Sequence[int], memory_format: Any = None) -
     out = np.zeros(numel, self.dtype)
     out[:capacity] = old
     return out.reshape(shape)
+
+
+@kernel("diag_embed")
+def _diag_embed(self: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    """out[..., i, i + offset] = self[..., i] in dims (dim1, dim2), zeros elsewhere."""
+    rank = self.ndim + 1
+    a, b = wrap_dim(dim1, rank), wrap_dim(dim2, rank)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    x = self.reshape(1) if self.ndim == 0 else self
+    n = x.shape[-1]
+    size = n + abs(offset)
+    square = np.zeros((*x.shape[:-1], size, size), self.dtype)
+    steps = np.arange(n)
+    square[..., steps + max(-offset, 0), steps + max(offset, 0)] = x
+    return np.ascontiguousarray(np.moveaxis(square, (-2, -1), (a, b)))

@@ -6,6 +6,8 @@ by indexing), these follow it, core ops included."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from typing import Any
 
 from ._common import DType, Tensor, aten, register_decomposition, reshape_to
@@ -82,6 +84,17 @@ def max_pool1d(self: Tensor, kernel_size: list[int], stride: list[int] = (), pad
     return aten.squeeze.dims(pooled, [self.dim() - 1])
 
 
+# max_pool1d_with_indices(x) = max_pool2d_with_indices(x[..., None, :], [1, k], ...), both squeezed
+@register_decomposition(aten.max_pool1d_with_indices.default)
+def max_pool1d_with_indices(self: Tensor, kernel_size: list[int], stride: list[int] = (), padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False) -> Any:
+    stride = list(stride) or list(kernel_size)
+    values, indices = aten.max_pool2d_with_indices.default(
+        aten.unsqueeze.default(self, -2), [1, kernel_size[0]], [1, stride[0]], [0, _first(padding)],
+        [1, _first(dilation)], ceil_mode)
+    return aten.squeeze.dims(values, [-2]), aten.squeeze.dims(indices, [-2])
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, (list, tuple)) else value
 
@@ -123,6 +136,32 @@ def avg_pool1d(self: Tensor, kernel_size: list[int], stride: list[int] = (), pad
 def adaptive_avg_pool1d(self: Tensor, output_size: list[Any]) -> Tensor:
     pooled = adaptive_avg_pool2d(aten.unsqueeze.default(self, -2), [1, output_size[0]])
     return aten.squeeze.dims(pooled, [-2])
+
+
+# max_unpool{2,3}d(x, i, size) = zeros(N·C·prod(size)).index_put([i + plane·prod(size)], x).view(N, C, *size)
+# (torch._decomp's _max_unpoolnd)
+@register_decomposition(aten.max_unpool2d.default)
+def max_unpool2d(self: Tensor, indices: Tensor, output_size: list[Any]) -> Tensor:
+    return _max_unpool(self, indices, list(output_size))
+
+
+# max_unpool3d(x, i, size, stride, padding) = the same scatter (stride and padding only checked by torch)
+@register_decomposition(aten.max_unpool3d.default)
+def max_unpool3d(input: Tensor, indices: Tensor, output_size: list[Any], stride: list[int],  # noqa: A002
+                 padding: list[int]) -> Tensor:
+    return _max_unpool(input, indices, list(output_size))
+
+
+def _max_unpool(x: Tensor, indices: Tensor, output_size: list[Any]) -> Tensor:
+    n = len(output_size)
+    lead = list(x.shape)[:-n]
+    planes, plane = math.prod(lead), math.prod(output_size)
+    shape = [*lead, *output_size]
+    plane_index = aten.view.default(aten.arange.start_step(0, planes, 1), [*lead, *[1] * n])
+    flat = aten.view.default(aten.add.Tensor(indices, aten.mul.Tensor(plane_index, plane)), [-1])
+    out = aten.full.default(shape, 0, dtype=x.dtype)
+    out = aten.index_put.default(aten.view.default(out, [-1]), [flat], aten.view.default(x, [-1]))
+    return aten.view.default(out, shape)
 
 
 # pad(x, p, "constant", v) = constant_pad_nd(x, p, v); reflect/replicate/circular: their pad ops
@@ -222,25 +261,61 @@ def _replicated(left: Any, size: Any, right: Any) -> Tensor:
     return aten.clamp.default(aten.arange.start_step(-left, size + right, 1), 0, size - 1)
 
 
-# upsample_nearest1d.vec(x, L | s) = x[..., int(arange(L) · in/L)], L = floor(in · s) for a scale
-# (torch._decomp's _upsample_nearest; torch keeps upsample_nearest1d.default)
-@register_decomposition(aten.upsample_nearest1d.vec)
-def upsample_nearest1d_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
-                           scale_factors: list[float] | None) -> Tensor:
-    size = input.shape[-1]
+# upsample_nearest{1,2,3}d.vec(x, L | s) = x[..., int(arange(L_d) · in_d/L_d), ...], L = floor(in · s) for a
+# scale; nearest-exact samples at int((arange + 0.5) · in/L) (torch._decomp's _upsample_nearest; torch keeps
+# the sized forms)
+@register_decomposition([aten.upsample_nearest1d.vec, aten.upsample_nearest3d.vec])
+def upsample_nearest_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
+                         scale_factors: list[float] | None) -> Tensor:
+    return _upsample_nearest(input, output_size, scale_factors, 0.0)
+
+
+# _upsample_nearest_exact{1,2,3}d.vec(x, L | s) = x[..., int((arange(L_d) + 0.5) · in_d/L_d), ...]
+@register_decomposition([aten._upsample_nearest_exact1d.vec, aten._upsample_nearest_exact2d.vec,
+                         aten._upsample_nearest_exact3d.vec])
+def upsample_nearest_exact_vec(input: Tensor, output_size: list[Any] | None,  # noqa: A002
+                               scale_factors: list[float] | None) -> Tensor:
+    return _upsample_nearest(input, output_size, scale_factors, 0.5)
+
+
+def _upsample_nearest(x: Tensor, output_size: list[Any] | None, scale_factors: list[float] | None,
+                      offset: float) -> Tensor:
+    sizes = list(x.shape)[2:]
+    n = len(sizes)
+    outs = _output_sizes(sizes, output_size, scale_factors)
+    indices: list[Any] = [None, None]
+    for d, (size, out) in enumerate(zip(sizes, outs)):
+        scale = None if scale_factors is None else scale_factors[d]
+        if scale is not None and scale > 0:  # torch's in/(in·scale), 1/scale for a symbolic size
+            ratio = size / (size * scale) if type(size) is int else 1.0 / scale
+        else:
+            ratio = size / out
+        positions = aten.arange.start_step(0, out, 1, dtype=DType.float32)
+        source = aten._to_copy.default(aten.mul.Tensor(aten.add.Tensor(positions, offset), ratio),
+                                       dtype=DType.int64)
+        for _ in range(n - 1 - d):
+            source = aten.unsqueeze.default(source, -1)
+        indices.append(source)
+    return aten.index.Tensor(x, indices)
+
+
+def _output_sizes(sizes: list[Any], output_size: list[Any] | None, scale_factors: list[float] | None) -> list[Any]:
+    """torch's upsample_compute_output_size: the sizes given, or floor(in · scale)."""
     if output_size is not None:
-        out, ratio = output_size[0], size / output_size[0]
-    else:
-        out = _scaled_size(size, scale_factors[0])
-        ratio = size / (size * scale_factors[0])
-    positions = aten.arange.start_step(0, out, 1, dtype=DType.float32)
-    source = aten.mul.Tensor(aten.add.Tensor(positions, 0.0), ratio)
-    return aten.index.Tensor(input, [None, None, aten._to_copy.default(source, dtype=DType.int64)])
+        return list(output_size)
+    return [_scaled_size(size, scale) for size, scale in zip(sizes, scale_factors)]
 
 
 def _scaled_size(size: Any, scale: float) -> Any:
-    """floor(size · scale), as torch's upsample_compute_output_size."""
-    return int(size * scale) if type(size) is int else (size * scale) // 1
+    """floor(size · scale), as torch's upsample_compute_output_size: an integral scale multiplies exactly;
+    a symbolic size times a short binary fraction p/q is (p·size) // q, as the shape rule has it (a longer
+    fraction's double product can round across an integer, so that size is read concretely)."""
+    if float(scale).is_integer():
+        return size * int(scale)
+    p, q = float(scale).as_integer_ratio()
+    if type(size) is int or q > 1 << 16:
+        return int(size * scale)
+    return (size * p) // q
 
 
 # upsample_bilinear2d(x, size, ac, sh, sw) = upsample_bilinear2d.vec(x, size, ac) (or the scales)
@@ -252,28 +327,55 @@ def upsample_bilinear2d(self: Tensor, output_size: list[Any], align_corners: boo
     return aten.upsample_bilinear2d.vec(self, None, align_corners, [scales_h, scales_w])
 
 
-# upsample_linear1d(x, L) = x[i0] + (x[i0 + 1] - x[i0])·frac, i0 = floor(source index) (torch._decomp's
-# _upsample_linear)
-@register_decomposition(aten.upsample_linear1d.vec)
-def upsample_linear1d_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
-                          scale_factors: list[float] | None) -> Tensor:
-    size = input.shape[-1]
-    scale = None if scale_factors is None else scale_factors[0]
-    out = output_size[0] if output_size is not None else _scaled_size(size, scale)
-    dtype = input.dtype if input.dtype.is_floating_point else DType.float32
+# upsample_{linear1d,trilinear3d}(x, L) = per axis (W first) v0 + (v1 - v0)·frac, v0/v1 the input at
+# i0 = floor(source index) and min(i0 + 1, in - 1), read at every corner of the box (torch._decomp's
+# _upsample_linear; torch keeps upsample_bilinear2d.vec and upsample_trilinear3d.default)
+@register_decomposition([aten.upsample_linear1d.vec, aten.upsample_trilinear3d.vec])
+def upsample_linear_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
+                        scale_factors: list[float] | None) -> Tensor:
+    outs = _output_sizes(list(input.shape)[2:], output_size, scale_factors)
+    return _upsample_linear(input, outs, align_corners, scale_factors or [None] * len(outs))
+
+
+# upsample_linear1d(x, L, ac, s) = the same interpolation at the sized form's scale
+@register_decomposition(aten.upsample_linear1d.default)
+def upsample_linear1d(self: Tensor, output_size: list[Any], align_corners: bool,
+                      scales: float | None = None) -> Tensor:
+    return _upsample_linear(self, list(output_size), align_corners, [scales])
+
+
+def _upsample_linear(x: Tensor, outs: list[Any], align_corners: bool, scales: list[float | None]) -> Tensor:
+    sizes = list(x.shape)[2:]
+    n = len(sizes)
+    dtype = x.dtype if x.dtype.is_floating_point else DType.float32
+    axes = [_linear_sources(size, out, align_corners, scale, dtype, n - 1 - d)
+            for d, (size, out, scale) in enumerate(zip(sizes, outs, scales))]
+    values = []
+    for corner in itertools.product((0, 1), repeat=n):
+        value = aten.index.Tensor(x, [None, None, *(axes[d][1 + corner[d]] for d in range(n))])
+        values.append(value if value.dtype == dtype else aten._to_copy.default(value, dtype=dtype))
+    for d in reversed(range(n)):
+        source, low = axes[d][0], axes[d][1]
+        weight = aten.clamp.default(aten.sub.Tensor(source, low), 0.0, 1.0)
+        values = [aten.add.Tensor(v0, aten.mul.Tensor(aten.sub.Tensor(v1, v0), weight))
+                  for v0, v1 in zip(values[::2], values[1::2])]
+    result = values[0]
+    return result if x.dtype.is_floating_point else aten.round.default(result)
+
+
+def _linear_sources(size: Any, out: Any, align_corners: bool, scale: float | None, dtype: DType,
+                    trailing: int) -> tuple[Tensor, Tensor, Tensor]:
+    """(source index, its floor, the next index clamped to the input), shaped [out, 1 × trailing]."""
     ratio = _linear_scale(size, out, align_corners, scale)
     positions = aten._to_copy.default(aten.arange.start_step(0, out, 1), dtype=dtype)
     if align_corners:
         source = aten.mul.Tensor(positions, ratio)
     else:
         source = aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(positions, 0.5), ratio), 0.5)
-    source = aten.view.default(aten.clamp.default(source, 0.0), [out])
+    source = aten.view.default(aten.clamp.default(source, 0.0), [out, *[1] * trailing])
     low = aten._to_copy.default(source, dtype=DType.int64)
     high = aten.clamp.default(aten.add.Tensor(low, 1), None, size - 1)
-    left = aten.index.Tensor(input, [None, None, low])
-    right = aten.index.Tensor(input, [None, None, high])
-    weight = aten.clamp.default(aten.sub.Tensor(source, low), 0.0, 1.0)
-    return aten.add.Tensor(left, aten.mul.Tensor(aten.sub.Tensor(right, left), weight))
+    return source, low, high
 
 
 def _linear_scale(size: Any, out: Any, align_corners: bool, scale: float | None) -> Any:
@@ -281,6 +383,56 @@ def _linear_scale(size: Any, out: Any, align_corners: bool, scale: float | None)
     if align_corners:
         return (size - 1) / (out - 1) if out > 1 else 0
     return 1.0 / scale if scale is not None and scale > 0 else size / out
+
+
+# grid_sampler(x, g, ...) = grid_sampler_2d or grid_sampler_3d by the input's rank
+@register_decomposition(aten.grid_sampler.default)
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,  # noqa: A002
+                 align_corners: bool) -> Tensor:
+    sampler = aten.grid_sampler_3d.default if input.dim() == 5 else aten.grid_sampler_2d.default
+    return sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+# affine_grid_generator(θ, [N, C, *sizes]) = Σ_j base[..., j, None]·θᵀ[n, j, :] over the base grid
+# (x, y[, z], 1) of pixel centres in [-1, 1], each coordinate padded into place and summed (torch._decomp's
+# affine_grid_generator)
+@register_decomposition(aten.affine_grid_generator.default)
+def affine_grid_generator(theta: Tensor, size: list[Any], align_corners: bool) -> Tensor:
+    n, spatial = size[0], list(size)[2:]
+    k = len(spatial)
+    parts = []
+    for axis, steps in enumerate(spatial):  # depth/height/width carry z/y/x, the last coordinates first
+        shape = [1] * k + [1]
+        shape[axis] = steps
+        line = aten.view.default(_linspace_from_neg_one(steps, align_corners, theta.dtype), shape)
+        slot = k - 1 - axis
+        parts.append(aten.constant_pad_nd.default(line, [slot, k - slot], 0))
+    one = aten.ones.default([1] * (k + 1), dtype=theta.dtype)
+    base = aten.add.Tensor(_sum_in_order(list(reversed(parts))), aten.constant_pad_nd.default(one, [k, 0], 0))
+    products = aten.mul.Tensor(aten.view.default(base, [-1, k + 1, 1]),
+                               aten.unsqueeze.default(aten.transpose.int(theta, -2, -1), 1))
+    return aten.view.default(aten.sum.dim_IntList(products, [-2]), [n, *spatial, k])
+
+
+def _sum_in_order(values: list[Tensor]) -> Tensor:
+    total = values[0]
+    for value in values[1:]:
+        total = aten.add.Tensor(total, value)
+    return total
+
+
+def _linspace_from_neg_one(steps: Any, align_corners: bool, dtype: DType) -> Tensor:
+    """linspace(-e, e, steps) as torch's reference decomposes it inside affine_grid_generator: an int64
+    arange cast to the dtype, start + i·step for the first half, end - (steps-1-i)·step for the rest."""
+    if steps <= 1:
+        return aten.full.default([], 0, dtype=dtype)
+    end = 1 if align_corners else (steps - 1) / steps
+    step = 2 * end / (steps - 1)
+    index = aten.arange.start_step(0, steps, 1)
+    low = aten.add.Tensor(aten.mul.Tensor(aten._to_copy.default(index, dtype=dtype), step), -end)
+    high = aten.rsub.Scalar(aten.mul.Tensor(aten._to_copy.default(aten.rsub.Scalar(index, steps - 1), dtype=dtype),
+                                            step), end)
+    return aten.where.self(aten.lt.Scalar(index, steps / 2), low, high)
 
 
 # pixel_shuffle(x, r): [N, C·r², H, W] -> [N, C, r, r, H, W] -> [N, C, H, r, W, r] -> [N, C, H·r, W·r]
@@ -363,56 +515,86 @@ def _block_indices(size: Any, kernel: int, dilation: int, padding: int, stride: 
 # ---------------------------------------------------------------- attention
 
 
-# bicubic(x): along W then H, out[o] = Σ_t x[clamp(⌊s_o⌋ + t, 0, n-1)]·cubic_t(s_o - ⌊s_o⌋), t = -1..2,
-# s_o = torch's source index of output o
+# bicubic(x) = Σ_{ty, tx} x[clamp(⌊sy⌋ + ty), clamp(⌊sx⌋ + tx)]·cubic_tx(fx)·cubic_ty(fy), t = -1..2, over the
+# source index s = ⌊s⌋ + f of each output, the x sums first (torch._decomp's upsample_bicubic2d_default,
+# its CPU weights as stack/unbind pairs)
 @register_decomposition(aten.upsample_bicubic2d.vec)
 def upsample_bicubic2d_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
                            scale_factors: list[float] | None) -> Tensor:
-    sizes = list(input.shape)[-2:]
-    if output_size is not None:
-        outs = list(output_size)
-    else:
-        outs = [int(s * f) for s, f in zip(sizes, scale_factors)]
-    out = input
-    for j in (1, 0):
-        scale = None if scale_factors is None else scale_factors[j]
-        out = _cubic_axis(out, input.dim() - 2 + j, sizes[j], outs[j], align_corners, scale)
-    return out
+    outs = _output_sizes(list(input.shape)[-2:], output_size, scale_factors)
+    return _upsample_bicubic(input, outs, align_corners, scale_factors or [None, None])
 
 
-def _cubic_axis(x: Tensor, axis: int, size: int, out: int, align_corners: bool, scale: float | None) -> Tensor:
-    dtype = x.dtype
+# upsample_bicubic2d(x, size, ac, sh, sw) = the same interpolation at the sized form's scales
+@register_decomposition(aten.upsample_bicubic2d.default)
+def upsample_bicubic2d(self: Tensor, output_size: list[Any], align_corners: bool,
+                       scales_h: float | None = None, scales_w: float | None = None) -> Tensor:
+    return _upsample_bicubic(self, list(output_size), align_corners, [scales_h, scales_w])
+
+
+def _upsample_bicubic(x: Tensor, outs: list[Any], align_corners: bool, scales: list[float | None]) -> Tensor:
+    in_h, in_w = list(x.shape)[-2:]
+    dtype = x.dtype if x.dtype.is_floating_point else DType.float32
+    rows = aten._to_copy.default(aten.arange.start_step(0, outs[0], 1), dtype=dtype)
+    cols = aten._to_copy.default(aten.arange.start_step(0, outs[1], 1), dtype=dtype)
+    x_src = _source_index(cols, _linear_scale(in_w, outs[1], align_corners, scales[1]), align_corners)
+    y_src = aten.unsqueeze.default(
+        _source_index(rows, _linear_scale(in_h, outs[0], align_corners, scales[0]), align_corners), -1)
+    x_floor, y_floor = aten.floor.default(x_src), aten.floor.default(y_src)
+    y_frac = aten.clamp.default(aten.sub.Tensor(y_src, y_floor), 0.0, 1.0)
+    x_frac = aten.clamp.default(aten.sub.Tensor(x_src, x_floor), 0.0, 1.0)
+    x0 = aten._to_copy.default(x_floor, dtype=DType.int64)
+    y0 = aten._to_copy.default(y_floor, dtype=DType.int64)
+    ys = [aten.sub.Tensor(y0, 1), y0, aten.add.Tensor(y0, 1), aten.add.Tensor(y0, 2)]
+    xs = [aten.sub.Tensor(x0, 1), x0, aten.add.Tensor(x0, 1), aten.add.Tensor(x0, 2)]
+    weights_x, weights_y = _cubic_weights(x_frac), _cubic_weights(y_frac)
+
+    def row(y: Tensor) -> Tensor:  # each tap clamps both indices, as torch's load_bounded
+        taps = [aten.index.Tensor(x, [None, None, aten.clamp.default(y, 0, in_h - 1),
+                                      aten.clamp.default(xi, 0, in_w - 1)]) for xi in xs]
+        return _weighted_sum(taps, weights_x)
+
+    return _weighted_sum([row(y) for y in ys], weights_y)
+
+
+def _source_index(positions: Tensor, ratio: Any, align_corners: bool) -> Tensor:
     if align_corners:
-        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
-    else:
-        ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
-    dst = aten.arange.start_step(0, out, 1, dtype=dtype)
-    src = aten.mul.Tensor(dst, ratio) if align_corners else aten.sub.Tensor(
-        aten.mul.Tensor(aten.add.Tensor(dst, 0.5), ratio), 0.5)
-    floor = aten.floor.default(src)
-    index = aten.clamp.default(aten._to_copy.default(floor, dtype=DType.int64), None, size - 1)
-    lam = aten.clamp.default(aten.sub.Tensor(src, aten._to_copy.default(index, dtype=dtype)), 0, 1)
-    weights = _cubic_weights(lam)
-    shape = [1] * x.dim()
-    shape[axis] = out
-    total = None
-    for tap, weight in zip(range(-1, 3), weights):
-        taps = aten.clamp.default(aten.add.Tensor(index, tap), 0, size - 1)
-        term = aten.mul.Tensor(aten.index_select.default(x, axis, taps), aten.view.default(weight, shape))
-        total = term if total is None else aten.add.Tensor(total, term)
+        return aten.mul.Tensor(positions, ratio)
+    return aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(positions, 0.5), ratio), 0.5)
+
+
+def _weighted_sum(values: list[Tensor], weights: list[Tensor]) -> Tensor:
+    total = aten.mul.Tensor(values[0], weights[0])
+    for value, weight in zip(values[1:], weights[1:]):
+        total = aten.add.Tensor(total, aten.mul.Tensor(value, weight))
     return total
 
 
 def _cubic_weights(t: Tensor) -> list[Tensor]:
-    """torch's cubic convolution coefficients (A = -0.75) for taps -1, 0, 1, 2 at offset t."""
+    """torch's cubic convolution coefficients (A = -0.75) for taps -1, 0, 1, 2 at offset t, computed as
+    torch's CPU decomposition does: the near pair (t, 1 - t) and far pair (t + 1, 2 - t) stacked."""
     a = -0.75
+    near = aten.stack.default([t, aten.rsub.Scalar(t, 1.0)])
+    far = aten.stack.default([aten.add.Tensor(t, 1.0), aten.rsub.Scalar(t, 2.0)])
+    # ((a·x - 5a)·x + 8a)·x - 4a
+    far = aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(aten.mul.Tensor(
+        aten.sub.Tensor(aten.mul.Tensor(far, a), 5 * a), far), 8 * a), far), 4 * a)
+    # ((a + 2)·x - (a + 3))·x² + 1
+    near = aten.add.Tensor(aten.mul.Tensor(aten.mul.Tensor(
+        aten.sub.Tensor(aten.mul.Tensor(near, a + 2), a + 3), near), near), 1)
+    w0, w3 = aten.unbind.int(far, 0)
+    w1, w2 = aten.unbind.int(near, 0)
+    return [w0, w1, w2, w3]
 
-    def near(x: Tensor) -> Tensor:  # ((a + 2)·x - (a + 3))·x² + 1
-        return aten.add.Tensor(aten.mul.Tensor(aten.mul.Tensor(
-            aten.sub.Tensor(aten.mul.Tensor(x, a + 2), a + 3), x), x), 1)
 
-    def far(x: Tensor) -> Tensor:  # ((a·x - 5a)·x + 8a)·x - 4a
-        return aten.sub.Tensor(aten.mul.Tensor(aten.add.Tensor(aten.mul.Tensor(
-            aten.sub.Tensor(aten.mul.Tensor(x, a), 5 * a), x), 8 * a), x), 4 * a)
-
-    return [far(aten.add.Tensor(t, 1)), near(t), near(aten.rsub.Scalar(t, 1)), far(aten.rsub.Scalar(t, 2))]
+# channel_shuffle(x, g): [N, g·k, *] -> [N, g, k, *] -> [N, k, g, *] -> [N, k·g, *] (torch._refs': reshape,
+# transpose, reshape back, contiguous; an empty input is a view)
+@register_decomposition(aten.channel_shuffle.default)
+def channel_shuffle(self: Tensor, groups: Any) -> Tensor:
+    shape = list(self.shape)
+    if self.numel() == 0:
+        return aten.view.default(self, shape)
+    n, c, *rest = shape
+    split = aten.view.default(self, [n, groups, c // groups, *rest])
+    moved = aten.permute.default(split, [0, 2, 1, *range(3, len(shape) + 1)])
+    return aten.view.default(aten.clone.default(moved, memory_format="contiguous_format"), shape)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from texport.dialects.shape_rules.strides import memory_format_name, physical_layout
+from texport.tracer.tracing import layout_of
+
 from ._common import DType, Tensor, aten, register_decomposition
 
 _DEFAULT_FLOAT = DType.float32
@@ -38,11 +41,14 @@ def ones_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, d
     return aten.full_like.default(self, 1, dtype=dtype)
 
 
-# empty_like(x) = empty(shape(x))
+# empty_like(x) = empty_permuted(shape(x), x's dims from slowest to fastest) under preserve_format
+# (torch's ref), else empty(shape(x), memory_format)
 @register_decomposition(aten.empty_like.default)
 def empty_like(self: Tensor, *, dtype: DType | None = None, layout: Any = None, device: Any = None,
                pin_memory: Any = None, memory_format: Any = None) -> Tensor:
-    return aten.empty.memory_format(list(self.shape), dtype=dtype or self.dtype)
+    if memory_format_name(memory_format) != "preserve_format":
+        return aten.empty.memory_format(list(self.shape), dtype=dtype or self.dtype, memory_format=memory_format)
+    return aten.empty_permuted.default(list(self.shape), physical_layout(*layout_of(self)), dtype=dtype or self.dtype)
 
 
 # new_zeros(x, size) = full(size, 0, dtype(x))
@@ -92,13 +98,14 @@ def arange_start(start: Any, end: Any, *, dtype: DType | None = None, layout: An
 def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, layout: Any = None,
              device: Any = None, pin_memory: Any = None) -> Tensor:
     dtype = dtype or _DEFAULT_FLOAT
+    if dtype.is_integral:  # the bounds in the integer dtype first, as torch's kernel (4.3 -> 4)
+        start, end = (int(v) if isinstance(v, float) else v for v in (start, end))
     if steps == 1:
         return aten.full.default([1], start, dtype=dtype)
     index = aten.arange.start_step(0, steps, 1, dtype=DType.float64 if dtype is DType.float64 else _DEFAULT_FLOAT)
     step = (end - start) / (steps - 1)
     low = aten.add.Tensor(aten.mul.Tensor(index, step), start)
-    high = aten.sub.Tensor(aten.full_like.default(index, end),
-                           aten.mul.Tensor(aten.rsub.Scalar(index, steps - 1), step))
+    high = aten.sub.Tensor(end, aten.mul.Tensor(aten.sub.Tensor(steps - 1, index), step))
     values = aten.where.self(aten.lt.Scalar(index, steps // 2), low, high)
     return aten._to_copy.default(values, dtype=dtype) if values.dtype is not dtype else values
 
@@ -178,7 +185,21 @@ def bernoulli(self: Tensor, *, generator: Any = None) -> Tensor:
     return aten._to_copy.default(aten.lt.Tensor(rand_like(self), self), dtype=self.dtype)
 
 
-# bernoulli(x, p) = (rand_like(x) < p).to(dtype(x))
-@register_decomposition(aten.bernoulli.p)
-def bernoulli_p(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
-    return aten._to_copy.default(aten.lt.Scalar(rand_like(self), p), dtype=self.dtype)
+# logspace(a, b, n, base) = base ** linspace(a, b, n) in double, to dtype (torch._refs; integer
+# dtypes over the truncated bounds); linspace as torch's ref traces it: from an int64 arange
+@register_decomposition(aten.logspace.default)
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+             layout: Any = None, device: Any = None, pin_memory: Any = None) -> Tensor:
+    dtype = dtype or _DEFAULT_FLOAT
+    if dtype.is_integral:
+        start, end = (int(v) if isinstance(v, float) else v for v in (start, end))
+    if steps == 1:
+        exponents = aten.full.default([1], start, dtype=DType.float64)
+    else:
+        index = aten.arange.start_step(0, steps, 1)
+        step = (end - start) / (steps - 1)
+        low = aten.add.Tensor(aten.mul.Tensor(aten._to_copy.default(index, dtype=DType.float64), step), start)
+        back = aten._to_copy.default(aten.sub.Tensor(steps - 1, index), dtype=DType.float64)
+        high = aten.sub.Tensor(end, aten.mul.Tensor(back, step))
+        exponents = aten.where.self(aten.lt.Scalar(index, steps / 2), low, high)
+    return aten._to_copy.default(aten.pow.Scalar(base, exponents), dtype=dtype)

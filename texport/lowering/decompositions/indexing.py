@@ -128,3 +128,32 @@ def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_b
     return aten._embedding_bag.default(weight, indices, offsets, scale_grad_by_freq, mode, sparse,
                                        per_sample_weights, include_last_offset,
                                        -1 if padding_idx is None else padding_idx)
+
+
+# take(x, i) = view(x, [-1])[i]
+@register_decomposition(aten.take.default)
+def take(self: Tensor, index: Tensor) -> Tensor:
+    return aten.index.Tensor(reshape_to(self, [self.numel()]), [index])
+
+
+# index_fill(x, d, i, v) = index_copy(x, d, i, expand(v, x's shape with len(i) at d)) (torch._refs)
+def _index_fill(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        value = aten.scalar_tensor.default(value, dtype=self.dtype)
+    target = aten.unsqueeze.default(self, 0) if self.dim() == 0 else self
+    shape = list(target.shape)
+    shape[canonical_dim(dim, target.dim())] = index.numel()
+    out = aten.index_copy.default(target, dim, index, aten.expand.default(value, shape))
+    return aten.squeeze.dims(out, [0]) if self.dim() == 0 else out
+
+
+# index_fill(x, d, i, s) = index_copy(x, d, i, expand(scalar_tensor(s), ...))
+@register_decomposition(aten.index_fill.int_Scalar)
+def index_fill_scalar(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    return _index_fill(self, dim, index, value)
+
+
+# index_fill(x, d, i, v) = index_copy(x, d, i, expand(v, ...)) (v 0-d)
+@register_decomposition(aten.index_fill.int_Tensor)
+def index_fill_tensor(self: Tensor, dim: int, index: Tensor, value: Tensor) -> Tensor:
+    return _index_fill(self, dim, index, value)

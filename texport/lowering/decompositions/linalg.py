@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, fft_dtype, irfft_last_size
 from texport.dialects.shape_rules.strides import contiguous_strides, known_eq
 from texport.tracer.tracing import layout_of
 
@@ -14,6 +15,8 @@ from ._common import (
     DType,
     Tensor,
     aten,
+    canonical_dim,
+    cast_to,
     contiguous,
     is_contiguous,
     numel,
@@ -487,7 +490,640 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return aten.linalg_vector_norm.default(diff, p, [max(x1.dim(), x2.dim()) - 1], keepdim)
 
 
+# pdist(x, p) = _pdist_forward(x, p) (ATen's: of x made contiguous)
+@register_decomposition(aten.pdist.default)
+def pdist(self: Tensor, p: float = 2.0) -> Tensor:
+    return aten._pdist_forward.default(contiguous(self), p)
+
+
+# bilinear(x1, x2, W, b) = _trilinear(x1 as [n, in1], W, x2 as [n, in2]) viewed to [*batch, out], + b
+@register_decomposition(aten.bilinear.default)
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    sizes = list(input1.shape)
+    flat1 = reshape_to(input1, [numel(sizes[:-1]), sizes[-1]])
+    flat2 = reshape_to(input2, [numel(list(input2.shape)[:-1]), input2.shape[-1]])
+    product = aten._trilinear.default(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3])
+    output = reshape_to(product, [*sizes[:-1], weight.shape[0]])
+    return output if bias is None else aten.add.Tensor(output, bias)
+
+
 # cdist(a, b, p) = _cdist_forward(a, b, p)
 @register_decomposition(aten.cdist.default)
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: int | None = None) -> Tensor:
     return aten._cdist_forward.default(x1, x2, p, compute_mode)
+
+
+# ---------------------------------------------------------------- FFTs (ATen's SpectralOps.cpp)
+
+# torch's fft_norm_mode: 0 no scale, 1 by 1/sqrt(n), 2 by 1/n
+_NORM_MODES = {(None, True): 0, ("backward", True): 0, ("forward", True): 2, ("ortho", True): 1,
+               (None, False): 2, ("backward", False): 2, ("forward", False): 0, ("ortho", False): 1}
+
+
+def _norm_mode(norm: str | None, forward: bool) -> int:
+    if (norm, forward) not in _NORM_MODES:
+        raise ValueError(f"Invalid normalization mode: {norm}")
+    return _NORM_MODES[norm, forward]
+
+
+def _promoted(x: Tensor, complex_input: bool) -> Tensor:
+    """promote_tensor_fft: an integer input as float32; a complex one wanted: its complex dtype."""
+    return cast_to(x, fft_dtype(x.dtype, complex_input))
+
+
+def _resized_input(x: Tensor, dims: list[int], sizes: list[Any]) -> Tensor:
+    """resize_fft_input: each of dims sliced or zero-padded at its end to its size."""
+    pad = [0] * (2 * x.dim())
+    padded = False
+    for d, n in zip(dims, sizes):
+        have = x.shape[d]
+        if known_eq(have, n):
+            continue
+        if _known_less(have, n):
+            pad[len(pad) - 2 * d - 1] = n - have
+            padded = True
+        else:
+            x = aten.slice.Tensor(x, d, 0, n)
+    return aten.constant_pad_nd.default(x, pad) if padded else x
+
+
+def _known_less(a: Any, b: Any) -> bool:
+    return bool(getattr(a, "expr", a) < getattr(b, "expr", b))
+
+
+def _fft_r2c(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool, onesided: bool) -> Tensor:
+    x = _promoted(x, complex_input=False)
+    axis = canonical_dim(dim, x.dim())
+    if n is not None:
+        x = _resized_input(x, [axis], [n])
+    out = aten._fft_r2c.default(x, [axis], _norm_mode(norm, forward), onesided)
+    return out if forward else aten._conj.default(out)
+
+
+def _fft_c2r(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool) -> Tensor:
+    x = _promoted(x, complex_input=True)
+    axis = canonical_dim(dim, x.dim())
+    size = n if n is not None else 2 * (x.shape[axis] - 1)
+    if n is not None:
+        x = _resized_input(x, [axis], [size // 2 + 1])
+    if forward:  # the conjugate, materialised before c2r reads it (as torch's functionalization does)
+        x = aten.clone.default(aten._conj.default(x))
+    return aten._fft_c2r.default(x, [axis], _norm_mode(norm, forward), size)
+
+
+def _fft_c2c(x: Tensor, n: Any, dim: int, norm: str | None, forward: bool) -> Tensor:
+    axis = canonical_dim(dim, x.dim())
+    if n is not None:
+        x = _resized_input(x, [axis], [n])
+    return aten._fft_c2c.default(x, [axis], _norm_mode(norm, forward), forward)
+
+
+# fft(x) = _fft_c2c(x) of a complex x, _fft_r2c(x, onesided=False) of a real one
+@register_decomposition(aten.fft_fft.default)
+def fft_fft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    if self.dtype.is_complex:
+        return _fft_c2c(self, n, dim, norm, True)
+    return _fft_r2c(self, n, dim, norm, True, False)
+
+
+# ifft(x) = _fft_c2c(x, forward=False), or the conjugate of a real x's _fft_r2c
+@register_decomposition(aten.fft_ifft.default)
+def fft_ifft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    if self.dtype.is_complex:
+        return _fft_c2c(self, n, dim, norm, False)
+    return _fft_r2c(self, n, dim, norm, False, False)
+
+
+# rfft(x) = _fft_r2c(x, onesided=True)
+@register_decomposition(aten.fft_rfft.default)
+def fft_rfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_r2c(self, n, dim, norm, True, True)
+
+
+# ihfft(x) = conj(_fft_r2c(x, onesided=True)), normalised as an inverse
+@register_decomposition(aten.fft_ihfft.default)
+def fft_ihfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_r2c(self, n, dim, norm, False, True)
+
+
+# irfft(z) = _fft_c2r(z) to n = 2 (len - 1) points unless given
+@register_decomposition(aten.fft_irfft.default)
+def fft_irfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_c2r(self, n, dim, norm, False)
+
+
+# hfft(z) = _fft_c2r(conj(z)), normalised as a forward transform
+@register_decomposition(aten.fft_hfft.default)
+def fft_hfft(self: Tensor, n: Any = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    return _fft_c2r(self, n, dim, norm, True)
+
+
+def _fftn_c2c(self: Tensor, s: Any, dim: Any, norm: str | None, forward: bool) -> Tensor:
+    dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
+    x = _resized_input(_promoted(self, complex_input=True), dims, sizes)
+    return aten._fft_c2c.default(x, dims, _norm_mode(norm, forward), forward)
+
+
+# fftn(x) = _fft_c2c over torch's canonical dims of x promoted to complex, resized to s
+@register_decomposition(aten.fft_fftn.default)
+def fft_fftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, True)
+
+
+# ifftn(x) = _fft_c2c(forward=False) over the same dims
+@register_decomposition(aten.fft_ifftn.default)
+def fft_ifftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, False)
+
+
+# fft2(x) = fftn(x) over the last two dims
+@register_decomposition(aten.fft_fft2.default)
+def fft_fft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, True)
+
+
+# ifft2(x) = ifftn(x) over the last two dims
+@register_decomposition(aten.fft_ifft2.default)
+def fft_ifft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return _fftn_c2c(self, s, dim, norm, False)
+
+
+# rfft2(x) = rfftn(x) over the last two dims
+@register_decomposition(aten.fft_rfft2.default)
+def fft_rfft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return fft_rfftn(self, s, dim, norm)
+
+
+# irfft2(z) = irfftn(z) over the last two dims
+@register_decomposition(aten.fft_irfft2.default)
+def fft_irfft2(self: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    return fft_irfftn(self, s, dim, norm)
+
+
+# rfftn(x) = _fft_r2c(onesided=True) over the canonical dims, resized to s
+@register_decomposition(aten.fft_rfftn.default)
+def fft_rfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
+    x = _resized_input(_promoted(self, complex_input=False), dims, sizes)
+    return aten._fft_r2c.default(x, dims, _norm_mode(norm, True), True)
+
+
+# irfftn(z) = _fft_c2r over the canonical dims, the last one's input cut to n // 2 + 1
+@register_decomposition(aten.fft_irfftn.default)
+def fft_irfftn(self: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    dims, sizes = fft_dims_and_sizes(list(self.shape), s, dim)
+    last = irfft_last_size(list(self.shape), s, dims, sizes)
+    sizes[-1] = last // 2 + 1
+    x = _resized_input(_promoted(self, complex_input=True), dims, sizes)
+    return aten._fft_c2r.default(x, dims, _norm_mode(norm, False), last)
+
+
+# fftshift rolls each dim by half its size (ifftshift: by half rounded up)
+@register_decomposition(aten.fft_fftshift.default)
+def fft_fftshift(self: Tensor, dim: Any = None) -> Tensor:
+    dims = list(range(self.dim())) if dim is None else list(dim)
+    return aten.roll.default(self, [self.shape[d] // 2 for d in dims], dims)
+
+
+# ifftshift(x) = roll(x, ceil(size / 2)) over each dim
+@register_decomposition(aten.fft_ifftshift.default)
+def fft_ifftshift(self: Tensor, dim: Any = None) -> Tensor:
+    dims = list(range(self.dim())) if dim is None else list(dim)
+    return aten.roll.default(self, [(self.shape[d] + 1) // 2 for d in dims], dims)
+
+
+# ---------------------------------------------------------------- complex numbers
+
+
+# real(z) = view_as_real(z)[..., 0], imag(z) = view_as_real(z)[..., 1]
+@register_decomposition(aten.real.default)
+def real(self: Tensor) -> Tensor:
+    return aten.select.int(aten.view_as_real.default(self), -1, 0) if self.dtype.is_complex else self
+
+
+# imag(z) = view_as_real(z)[..., 1]
+@register_decomposition(aten.imag.default)
+def imag(self: Tensor) -> Tensor:
+    return aten.select.int(aten.view_as_real.default(self), -1, 1)
+
+
+# a conjugate's resolution is its copy (only recorded for a conjugate: tracer/linalg.py)
+@register_decomposition(aten.resolve_conj.default)
+def resolve_conj(self: Tensor) -> Tensor:
+    return aten.clone.default(self)
+
+
+# conj_physical(z) = _conj_physical(z)
+@register_decomposition(aten.conj_physical.default)
+def conj_physical(self: Tensor) -> Tensor:
+    return aten._conj_physical.default(self)
+
+
+# ---------------------------------------------------------------- torch.linalg (ATen's BatchLinearAlgebra.cpp,
+# LinearAlgebra.cpp): each function onto the factorisation torch keeps in core programs
+
+
+# linalg_det(A) = _linalg_det(A).result
+@register_decomposition(aten.linalg_det.default)
+def linalg_det(A: Tensor) -> Tensor:
+    return aten._linalg_det.default(A)[0]
+
+
+# det(A) = linalg_det(A)
+@register_decomposition(aten.det.default)
+def det(self: Tensor) -> Tensor:
+    return aten.linalg_det.default(self)
+
+
+# linalg_slogdet(A) = _linalg_slogdet(A)[:2]
+@register_decomposition(aten.linalg_slogdet.default)
+def linalg_slogdet(A: Tensor) -> tuple[Tensor, Tensor]:
+    sign, logabsdet, _, _ = aten._linalg_slogdet.default(A)
+    return sign, logabsdet
+
+
+# inv, solve and cholesky: torch also checks the info output through an effectful
+# _linalg_check_errors (a token in its signature); texport's kernels raise instead
+@register_decomposition(aten.linalg_inv.default)
+def linalg_inv(A: Tensor) -> Tensor:
+    return aten.linalg_inv_ex.default(A)[0]
+
+
+# inverse(A) = linalg_inv(A)
+@register_decomposition(aten.inverse.default)
+def inverse(self: Tensor) -> Tensor:
+    return aten.linalg_inv.default(self)
+
+
+# linalg_solve(A, B) = _linalg_solve_ex(A, B).result
+@register_decomposition(aten.linalg_solve.default)
+def linalg_solve(A: Tensor, B: Tensor, left: bool = True) -> Tensor:
+    return aten._linalg_solve_ex.default(A, B, left=left)[0]
+
+
+# linalg_solve_ex(A, B) = _linalg_solve_ex(A, B)'s result and info
+@register_decomposition(aten.linalg_solve_ex.default)
+def linalg_solve_ex(A: Tensor, B: Tensor, left: bool = True, check_errors: bool = False) -> tuple[Tensor, Tensor]:
+    result, _, _, info = aten._linalg_solve_ex.default(A, B, left=left, check_errors=check_errors)
+    return result, info
+
+
+# linalg_cholesky(A) = linalg_cholesky_ex(A).L
+@register_decomposition(aten.linalg_cholesky.default)
+def linalg_cholesky(self: Tensor, upper: bool = False) -> Tensor:
+    return aten.linalg_cholesky_ex.default(self, upper=upper)[0]
+
+
+# linalg_svd(A) = _linalg_svd(A, full_matrices, compute_uv=True)
+@register_decomposition(aten.linalg_svd.default)
+def linalg_svd(A: Tensor, full_matrices: bool = True, driver: str | None = None) -> tuple[Tensor, ...]:
+    return tuple(aten._linalg_svd.default(A, full_matrices, True, driver=driver))
+
+
+# the singular values alone: torch's export still asks for the vectors (compute_uv is
+# whether A may need a gradient, which tracing assumes)
+@register_decomposition(aten.linalg_svdvals.default)
+def linalg_svdvals(A: Tensor, driver: str | None = None) -> Tensor:
+    return aten._linalg_svd.default(A, driver=driver)[1]
+
+
+# linalg_eigh(A) = _linalg_eigh(A, UPLO, compute_v=True)
+@register_decomposition(aten.linalg_eigh.default)
+def linalg_eigh(self: Tensor, UPLO: str = "L") -> tuple[Tensor, Tensor]:  # noqa: N803
+    values, vectors = aten._linalg_eigh.default(self, UPLO)
+    return values, vectors
+
+
+# linalg_eigvalsh(A) = _linalg_eigh(A, UPLO).eigenvalues
+@register_decomposition(aten.linalg_eigvalsh.default)
+def linalg_eigvalsh(self: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803
+    return aten._linalg_eigh.default(self, UPLO)[0]
+
+
+# pinverse(A, rcond) = linalg_pinv(A, atol=0, rtol=rcond), the tolerances as float64 0-d tensors
+@register_decomposition(aten.pinverse.default)
+def pinverse(self: Tensor, rcond: float = 1e-15) -> Tensor:
+    atol = aten.full.default([], 0.0, dtype=DType.float64)
+    rtol = aten.full.default([], rcond, dtype=DType.float64)
+    return aten.linalg_pinv.atol_rtol_tensor(self, atol=atol, rtol=rtol)
+
+
+# linalg_norm(A, ord, dim) = matrix_norm over two dims given an ord, else vector_norm
+@register_decomposition(aten.linalg_norm.default)
+def linalg_norm(self: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    """A matrix norm when an ord is given over two dims (or a whole matrix), else a vector norm."""
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and self.dim() == 2)):
+        return aten.linalg_matrix_norm.default(self, ord, list(dim or [0, 1]), keepdim, dtype=dtype)
+    return aten.linalg_vector_norm.default(self, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# linalg_norm(A, 'fro' | 'nuc', dim) = matrix_norm(A, ord, dim or (0, 1))
+@register_decomposition(aten.linalg_norm.ord_str)
+def linalg_norm_ord_str(self: Tensor, ord: str, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                        dtype: Any = None) -> Tensor:
+    return aten.linalg_matrix_norm.str_ord(self, ord, list(dim or [0, 1]), keepdim, dtype=dtype)
+
+
+def _backshift(dim0: int, dim1: int, ndim: int) -> list[int]:
+    """create_dim_backshift_permutation: every other dim, then dim0 and dim1."""
+    return [d for d in range(ndim) if d not in (dim0, dim1)] + [dim0, dim1]
+
+
+def _svdvals_reduced(A: Tensor, dims: list[int], keepdim: bool, dtype: Any, reduce: Any) -> Tensor:
+    """The singular values over `dims` (moved to the end), reduced over their last dim."""
+    A = cast_to(A, dtype)
+    perm = _backshift(canonical_dim(dims[0], A.dim()), canonical_dim(dims[1], A.dim()), A.dim())
+    out = reduce(aten.linalg_svdvals.default(aten.permute.default(A, perm)))
+    if keepdim:
+        back = [perm.index(i) for i in range(len(perm))]
+        out = aten.permute.default(aten.unsqueeze.default(out, -1), back)
+    return out
+
+
+# matrix_norm(A, ±2) = max / min singular value; ±1, ±inf: max / min of column / row |sums|
+@register_decomposition(aten.linalg_matrix_norm.default)
+def linalg_matrix_norm(self: Tensor, ord: Any, dim: Any = (-2, -1), keepdim: bool = False,  # noqa: A002
+                       dtype: Any = None) -> Tensor:
+    """2: the largest singular value (-2 the smallest); 1 / inf: the largest column / row
+    sum of |a| (-1 / -inf the smallest)."""
+    dims = list(dim)
+    if abs(ord) == 2:
+        pick = aten.amax.default if ord > 0 else aten.amin.default
+        return _svdvals_reduced(self, dims, keepdim, dtype, lambda s: pick(s, [-1], keepdim))
+    if abs(ord) != 1 and abs(ord) != math.inf:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == math.inf:
+        dims = [dims[1], dims[0]]
+    first, second = canonical_dim(dims[0], self.dim()), canonical_dim(dims[1], self.dim())
+    if not keepdim and first < second:
+        second -= 1
+    sums = aten.linalg_vector_norm.default(self, 1.0, [first], keepdim, dtype=dtype)
+    pick = aten.amax.default if ord > 0 else aten.amin.default
+    return pick(sums, [second], keepdim)
+
+
+# matrix_norm(A, 'fro') = vector_norm(A, 2, dim); 'nuc': the singular values' sum
+@register_decomposition(aten.linalg_matrix_norm.str_ord)
+def linalg_matrix_norm_str_ord(self: Tensor, ord: str = "fro", dim: Any = (-2, -1),  # noqa: A002
+                               keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if ord == "fro":
+        return aten.linalg_vector_norm.default(self, 2, list(dim), keepdim, dtype=dtype)
+    if ord != "nuc":
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return _svdvals_reduced(self, list(dim), keepdim, dtype, lambda s: aten.sum.dim_IntList(s, [-1], keepdim))
+
+
+# vecdot(x, y) = sum(conj(x) * y, dim); vdot the same of two vectors
+@register_decomposition(aten.linalg_vecdot.default)
+def linalg_vecdot(x: Tensor, y: Tensor, dim: int = -1) -> Tensor:
+    x = aten._conj.default(x) if x.dtype.is_complex else x
+    return aten.sum.dim_IntList(aten.mul.Tensor(x, y), [dim])
+
+
+# vdot(a, b) = sum(conj(a) * b)
+@register_decomposition(aten.vdot.default)
+def vdot(self: Tensor, other: Tensor) -> Tensor:
+    self = aten._conj_physical.default(self) if self.dtype.is_complex else self
+    return aten.sum.dim_IntList(aten.mul.Tensor(self, other), [])
+
+
+# trace(a) = sum(diag(a)) (torch's ref: the diagonal copied, then summed)
+@register_decomposition(aten.trace.default)
+def trace(self: Tensor) -> Tensor:
+    diagonal = aten.clone.default(aten.diagonal.default(self), memory_format="contiguous_format")
+    return aten.sum.dim_IntList(diagonal, [])
+
+
+# linalg_diagonal(A) = diagonal(A, offset, -2, -1)
+@register_decomposition(aten.linalg_diagonal.default)
+def linalg_diagonal(A: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    return aten.diagonal.default(A, offset, dim1, dim2)
+
+
+def _chain_order(sizes: list[Any]) -> Any:
+    """The bracketing of a matrix chain with the fewest multiplications (ATen's
+    multi_dot: the classic dynamic programme; a pair as (i, j) nests)."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(tensors: list[Tensor], split: Any, i: int, j: int) -> Tensor:
+    if i == j:
+        return tensors[i]
+    k = split[i][j]
+    return aten.mm.default(_chain(tensors, split, i, k), _chain(tensors, split, k + 1, j))
+
+
+# multi_dot(A, B, ...) = mm chain in the cheapest order (chain_matmul the same)
+@register_decomposition([aten.linalg_multi_dot.default, aten.chain_matmul.default])
+def linalg_multi_dot(tensors: list[Tensor]) -> Tensor:
+    """The chain multiplied in its cheapest order (a 1-D first / last operand as a
+    row / column), viewed to the result's shape."""
+    if len(tensors) == 1:
+        return aten.clone.default(tensors[0])
+    first, last = tensors[0], tensors[-1]
+    matrices = list(tensors)
+    if first.dim() == 1:
+        matrices[0] = aten.unsqueeze.default(first, 0)
+    if last.dim() == 1:
+        matrices[-1] = aten.unsqueeze.default(last, 1)
+    if len(matrices) == 2:
+        product = aten.mm.default(*matrices)
+    elif len(matrices) == 3:
+        a, b, c = matrices[0].shape[0], matrices[1].shape[0], matrices[2].shape[0]
+        d = matrices[2].shape[1]
+        cost_first, cost_last = a * c * (b + d), b * d * (a + c)
+        product = (aten.mm.default(matrices[0], aten.mm.default(matrices[1], matrices[2]))
+                   if cost_first > cost_last else
+                   aten.mm.default(aten.mm.default(matrices[0], matrices[1]), matrices[2]))
+    else:
+        sizes = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+        product = _chain(matrices, _chain_order(sizes), 0, len(matrices) - 1)
+    shape = ([first.shape[0]] if first.dim() == 2 else []) + ([last.shape[1]] if last.dim() == 2 else [])
+    return aten.view.default(product, shape)
+
+
+# tensordot: the contracted dims of each operand permuted together and folded, one mm
+@register_decomposition(aten.tensordot.default)
+def tensordot(self: Tensor, other: Tensor, dims_self: list[int], dims_other: list[int]) -> Tensor:
+    t1, t2 = self, other
+    contracted: Any = 1
+    for a, b in zip(dims_self, dims_other):
+        s1, s2 = self.shape[a], other.shape[b]
+        if known_eq(s2, 1):  # a broadcast dim sums right away
+            t1 = aten.sum.dim_IntList(t1, [a], True)
+        elif known_eq(s1, 1):
+            t2 = aten.sum.dim_IntList(t2, [b], True)
+        else:
+            contracted = contracted * s1
+    mine = {canonical_dim(d, self.dim()) for d in dims_self}
+    theirs = {canonical_dim(d, other.dim()) for d in dims_other}
+    kept1 = [i for i in range(self.dim()) if i not in mine]
+    kept2 = [i for i in range(other.dim()) if i not in theirs]
+    sizes = [t1.shape[i] for i in kept1] + [t2.shape[i] for i in kept2]
+    left = reshape_to(aten.permute.default(t1, kept1 + list(dims_self)),
+                      [numel([t1.shape[i] for i in kept1]), contracted])
+    right = reshape_to(aten.permute.default(t2, list(dims_other) + kept2),
+                       [contracted, numel([t2.shape[i] for i in kept2])])
+    return reshape_to(aten.mm.default(left, right), sizes)
+
+
+# inner(a, b) = tensordot(a, b, [-1], [-1]) (a 0-d operand: a * b)
+@register_decomposition(aten.inner.default)
+def inner(self: Tensor, other: Tensor) -> Tensor:
+    if self.dim() == 0 or other.dim() == 0:
+        return aten.mul.Tensor(self, other)
+    return aten.tensordot.default(self, other, [-1], [-1])
+
+
+# kron(a, b): a's dims interleaved with ones, b's the other way, multiplied, folded
+@register_decomposition(aten.kron.default)
+def kron(self: Tensor, other: Tensor) -> Tensor:
+    ndim = max(self.dim(), other.dim())
+    a = [1] * (ndim - self.dim()) + list(self.shape)
+    b = [1] * (ndim - other.dim()) + list(other.shape)
+    a_shape = [size for s in a for size in (s, 1)]
+    b_shape = [size for s in b for size in (1, s)]
+    product = aten.mul.Tensor(reshape_to(self, a_shape), reshape_to(other, b_shape))
+    return aten.view.default(product, [x * y for x, y in zip(a, b)])
+
+
+# addr(s, u, v) = beta * s + alpha * outer(u, v) (s dropped when beta is 0)
+@register_decomposition(aten.addr.default)
+def addr(self: Tensor, vec1: Tensor, vec2: Tensor, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    expanded = aten.expand.default(self, [vec1.shape[0], vec2.shape[0]])
+    product = aten.mul.Tensor(aten.outer.default(vec1, vec2), alpha)
+    if beta == 0:
+        return product
+    return aten.add.Tensor(aten.mul.Tensor(expanded, beta), product)
+
+
+# pinv(A, atol=a, rtol=r) of floats = pinv(A, atol=full(a), rtol=full(r)), the tolerances as float64
+@register_decomposition(aten.linalg_pinv.atol_rtol_float)
+def linalg_pinv_float(self: Tensor, atol: float | None = None, rtol: float | None = None,
+                      hermitian: bool = False) -> Tensor:
+    tolerances = _float_tolerances(self, atol, rtol)
+    return aten.linalg_pinv.atol_rtol_tensor(self, atol=tolerances[0], rtol=tolerances[1], hermitian=hermitian)
+
+
+def _default_rtol(A: Tensor) -> float:
+    real = {DType.complex64: DType.float32, DType.complex128: DType.float64}.get(A.dtype, A.dtype)
+    eps = {DType.float64: 2.220446049250313e-16, DType.float32: 1.1920928955078125e-07}.get(real, 1.1920928955078125e-07)
+    return eps * max(A.shape[-1], A.shape[-2])
+
+
+def _float_tolerances(A: Tensor, atol: float | None, rtol: float | None) -> tuple[Tensor, Tensor]:
+    """get_atol_rtol: atol 0 by default; rtol eps * max(m, n), or 0 given a positive atol."""
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else _default_rtol(A)
+    atol = 0.0 if atol is None else atol
+    return (aten.full.default([], atol, dtype=DType.float64), aten.full.default([], rtol, dtype=DType.float64))
+
+
+# matrix_rank(A) = sum(S > max(atol, rtol * S_max)), S the singular values (|eigenvalues| if hermitian)
+@register_decomposition(aten.linalg_matrix_rank.atol_rtol_tensor)
+def linalg_matrix_rank(input: Tensor, atol: Tensor | None = None, rtol: Tensor | None = None,  # noqa: A002
+                       hermitian: bool = False) -> Tensor:
+    if rtol is None:
+        rtol = aten.full.default([], _default_rtol(input), dtype=DType.float64)
+        if atol is not None:  # a positive atol alone means rtol = 0
+            rtol = aten.where.self(aten.gt.Scalar(atol, 0), aten.full.default([], 0, dtype=DType.float64), rtol)
+    if atol is None:
+        atol = aten.full.default([], 0, dtype=DType.float64)
+    return _rank(input, atol, rtol, hermitian)
+
+
+# matrix_rank of float tolerances: as of the tensor ones, each a 0-d float64 full
+@register_decomposition(aten.linalg_matrix_rank.atol_rtol_float)
+def linalg_matrix_rank_float(self: Tensor, atol: float | None = None, rtol: float | None = None,
+                             hermitian: bool = False) -> Tensor:
+    return _rank(self, *_float_tolerances(self, atol, rtol), hermitian)
+
+
+def _rank(A: Tensor, atol: Tensor, rtol: Tensor, hermitian: bool) -> Tensor:
+    if hermitian:
+        values = aten.abs.default(aten.linalg_eigvalsh.default(A))
+        largest = aten.amax.default(values, [-1], True)
+    else:
+        values = aten.linalg_svdvals.default(A)
+        largest = aten.slice.Tensor(values, -1, 0, 1)
+    cutoff = aten.maximum.default(aten.unsqueeze.default(atol, -1),
+                                  aten.mul.Tensor(aten.unsqueeze.default(rtol, -1), largest))
+    return aten.sum.dim_IntList(aten.gt.Tensor(values, cutoff), [-1], dtype=DType.int64)
+
+
+# cross(a, b) = a[i+1] b[i+2] - a[i+2] b[i+1] over dim, the rolled indices from one arange
+@register_decomposition(aten.linalg_cross.default)
+def linalg_cross(self: Tensor, other: Tensor, dim: int = -1) -> Tensor:
+    if list(self.shape) != list(other.shape):
+        sizes = _broadcast_shape(list(self.shape), list(other.shape))
+        self, other = aten.expand.default(self, sizes), aten.expand.default(other, sizes)
+    dim = canonical_dim(dim, self.dim())
+    index = aten.arange.start_step(0, 3, dtype=DType.int64)
+
+    def rolled(shift: int) -> Tensor:
+        return aten.remainder.Scalar(aten.add.Tensor(index, shift), 3)
+
+    first = aten.mul.Tensor(aten.index_select.default(self, dim, rolled(1)),
+                            aten.index_select.default(other, dim, rolled(2)))
+    second = aten.mul.Tensor(aten.index_select.default(self, dim, rolled(2)),
+                             aten.index_select.default(other, dim, rolled(1)))
+    return aten.sub.Tensor(first, second)
+
+
+# cross(a, b) = linalg_cross(a, b, dim), dim by default the first of size 3
+@register_decomposition(aten.cross.default)
+def cross(self: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    if dim is None:
+        dim = next(d for d, size in enumerate(self.shape) if known_eq(size, 3))
+    return aten.linalg_cross.default(self, other, dim=dim)
+
+
+# logdet(A) = log|det A| where the sign is not -1, else NaN
+@register_decomposition(aten.logdet.default)
+def logdet(self: Tensor) -> Tensor:
+    sign, logabsdet, _, _ = aten._linalg_slogdet.default(self)
+    nan = aten.scalar_tensor.default(math.nan, dtype=logabsdet.dtype)
+    return aten.where.self(aten.eq.Scalar(sign, -1), nan, logabsdet)
+
+
+# matrix_power(A, n) = A·A·…·A by binary powering (A⁻¹ for n < 0; n = 0: the identity in a copy of A)
+@register_decomposition(aten.linalg_matrix_power.default)
+def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
+    if n == 0:
+        eye = aten.eye.default(self.shape[-1], dtype=self.dtype)
+        return aten.copy.default(aten.clone.default(self, memory_format="contiguous_format"), eye)
+    if n == 1:
+        return aten.clone.default(self, memory_format="contiguous_format")
+    if n == -1:
+        return aten.linalg_inv.default(self)
+    a = aten.linalg_inv.default(self) if n < 0 else self
+    n = abs(n)
+    if n == 2:
+        return aten.matmul.default(a, a)
+    if n == 3:
+        return aten.matmul.default(aten.matmul.default(a, a), a)
+    square, result = None, None
+    while n > 0:  # the bits of n from the least significant: square a once per bit
+        bit, n = n % 2, n // 2
+        square = a if square is None else aten.matmul.default(square, square)
+        if bit:
+            result = square if result is None else aten.matmul.default(result, square)
+    return result
+
+
+# matrix_power(A, n) = linalg_matrix_power(A, n)
+@register_decomposition(aten.matrix_power.default)
+def matrix_power(self: Tensor, n: int) -> Tensor:
+    return aten.linalg_matrix_power.default(self, n)

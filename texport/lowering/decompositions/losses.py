@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._common import Tensor, aten, register_decomposition
+from ._common import DType, Tensor, aten, register_decomposition
 
 _NONE, _MEAN, _SUM = 0, 1, 2
 
@@ -252,3 +252,145 @@ def _soft_cross_entropy(logp: Tensor, target: Tensor, weight: Tensor | None, red
     if reduction == _MEAN:
         return aten.div.Scalar(total, logp.numel() // classes)
     return total
+
+
+def _scalar_minus(value: Any, x: Tensor) -> Tensor:
+    """ATen's ``value - x`` (operator-(Scalar, Tensor)): empty_like(x).fill_(value).sub_(x)."""
+    return aten.sub.Tensor(aten.full_like.default(aten.empty_like.default(x), value), x)
+
+
+# hinge_embedding_loss(x, y, m) = reduce(where(y != 1, max(m - x, 0), 0) + where(y != -1, x, 0))
+# (ATen's composite, which spells m - x as empty_like(x).fill_(m).sub_(x))
+@register_decomposition(aten.hinge_embedding_loss.default)
+def hinge_embedding_loss(self: Tensor, target: Tensor, margin: float = 1.0, reduction: int = _MEAN) -> Tensor:
+    zeros = aten.full_like.default(self, 0)
+    margin_clamp = aten.clamp.default(_scalar_minus(margin, self), 0)
+    output_margin = aten.where.self(aten.ne.Scalar(target, 1), margin_clamp, zeros)
+    output_self = aten.where.self(aten.ne.Scalar(target, -1), self, zeros)
+    return _reduce(aten.add.Tensor(output_margin, output_self), reduction)
+
+
+_COSINE_EPS = 1e-12  # ATen's EPSILON, added to each squared norm
+
+
+# cosine_embedding_loss(a, b, y, m) = reduce(where(y == 1, 1 - cos, 0) + where(y == -1, max(cos - m, 0), 0)),
+# cos = Σab / sqrt((Σa² + ε)(Σb² + ε)) along the last dim (ATen's composite)
+@register_decomposition(aten.cosine_embedding_loss.default)
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = _MEAN) -> Tensor:
+    dim = [target.dim()]
+    prod_sum = aten.sum.dim_IntList(aten.mul.Tensor(input1, input2), dim)
+    mag_square1 = aten.add.Scalar(aten.sum.dim_IntList(aten.mul.Tensor(input1, input1), dim), _COSINE_EPS)
+    mag_square2 = aten.add.Scalar(aten.sum.dim_IntList(aten.mul.Tensor(input2, input2), dim), _COSINE_EPS)
+    cos = aten.div.Tensor(prod_sum, aten.sqrt.default(aten.mul.Tensor(mag_square1, mag_square2)))
+    zeros = aten.full_like.default(cos, 0)
+    pos = _scalar_minus(1, cos)
+    neg = aten.clamp.default(aten.sub.Scalar(cos, margin), 0)
+    output_pos = aten.where.self(aten.eq.Scalar(target, 1), pos, zeros)
+    output_neg = aten.where.self(aten.eq.Scalar(target, -1), neg, zeros)
+    return _reduce(aten.add.Tensor(output_pos, output_neg), reduction)
+
+
+# triplet_margin_loss(a, p, n) = reduce(max(m + d(a, p) - d(a, n), 0)), d = pairwise_distance;
+# swap: d(a, n) = min(d(a, n), d(p, n))
+@register_decomposition(aten.triplet_margin_loss.default)
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-6, swap: bool = False, reduction: int = _MEAN) -> Tensor:
+    dist_pos = aten.pairwise_distance.default(anchor, positive, p, eps)
+    dist_neg = aten.pairwise_distance.default(anchor, negative, p, eps)
+    if swap:
+        dist_neg = aten.minimum.default(dist_neg, aten.pairwise_distance.default(positive, negative, p, eps))
+    return _reduce(aten.clamp.default(aten.sub.Tensor(aten.add.Scalar(dist_pos, margin), dist_neg), 0), reduction)
+
+
+def _atleast_2d(x: Tensor) -> Tensor:
+    """torch.atleast_2d: a vector gains a leading dim (unsqueeze), a scalar becomes [1, 1]."""
+    if x.dim() >= 2:
+        return x
+    return aten.unsqueeze.default(x, 0) if x.dim() == 1 else aten.view.default(x, [1, 1])
+
+
+# multi_margin_loss(x, y) = Σ_{i≠y} w[y]·max(m - x[y] + x[i], 0)^p / C per frame (torch._decomp's)
+@register_decomposition(aten.multi_margin_loss.default)
+def multi_margin_loss(self: Tensor, target: Tensor, p: Any = 1, margin: Any = 1, weight: Tensor | None = None,
+                      reduction: int = _MEAN) -> Tensor:
+    x = _atleast_2d(self)
+    target = aten.unsqueeze.default(target if target.dim() else aten.view.default(target, [1]), 1)
+    classes = x.shape[1]
+    z = aten.clamp.default(aten.add.Tensor(aten.sub.Tensor(margin, aten.gather.default(x, 1, target)), x), 0)
+    z = z if p == 1 else aten.mul.Tensor(z, z)
+    if weight is not None:
+        z = aten.mul.Tensor(z, aten.index.Tensor(weight, [target]))
+    others = aten.ne.Tensor(aten.arange.start_step(0, classes), target)
+    z = aten.where.self(others, z, aten.scalar_tensor.default(0, dtype=z.dtype))
+    if reduction == _MEAN:
+        return aten.mean.default(z)
+    if reduction == _SUM:
+        return aten.div.Tensor(aten.sum.dim_IntList(z, []), classes)
+    per_frame = aten.mean.dim(z, [1])
+    return per_frame if self.dim() == 2 else aten.view.default(per_frame, [])
+
+
+# multilabel_margin_loss(x, y) = multilabel_margin_loss_forward(x, y)[0]
+@register_decomposition(aten.multilabel_margin_loss.default)
+def multilabel_margin_loss(self: Tensor, target: Tensor, reduction: int = _MEAN) -> Tensor:
+    return aten.multilabel_margin_loss_forward.default(self, target, reduction)[0]
+
+
+# multilabel_margin_loss_forward(x, y): per frame Σ_{labels j} Σ_{classes i not labels} max(1 - x[j] + x[i], 0) / C,
+# the labels those before the first -1 (torch._decomp's, which also sums the positions past the first -1:
+# here masked out, as ATen's kernel does), and the labels' 0/1 mask
+@register_decomposition(aten.multilabel_margin_loss_forward.default)
+def multilabel_margin_loss_forward(self: Tensor, target: Tensor, reduction: int) -> tuple[Tensor, Tensor]:
+    x, labels = _atleast_2d(self), _atleast_2d(target)
+    classes = x.shape[1]
+    positions = aten.arange.start_step(0, classes)
+    ends = aten.where.self(aten.eq.Scalar(labels, -1), positions,
+                           aten.scalar_tensor.default(classes, dtype=labels.dtype))
+    labelled = aten.lt.Tensor(positions, aten.amin.default(ends, [-1], True))
+    u = aten.gather.default(x, -1, aten.where.self(labelled, labels, aten.scalar_tensor.default(0, dtype=labels.dtype)))
+    kept = aten.where.self(labelled, labels, aten.scalar_tensor.default(-1, dtype=labels.dtype))
+    is_target = aten.any.dim(aten.eq.Tensor(positions, aten.unsqueeze.default(kept, -1)), 1)
+    z = aten.add.Tensor(aten.sub.Tensor(1.0, aten.unsqueeze.default(aten.permute.default(u, [1, 0]), -1)), x)
+    z = aten.div.Tensor(aten.clamp.default(z, 0), classes)
+    zero = aten.scalar_tensor.default(0, dtype=x.dtype)
+    z = aten.where.self(is_target, zero, z)
+    z = aten.where.self(aten.unsqueeze.default(aten.permute.default(labelled, [1, 0]), -1), z, zero)
+    if reduction == _MEAN:
+        output = aten.mean.default(aten.sum.dim_IntList(z, [0, -1]))
+    elif reduction == _SUM:
+        output = aten.sum.dim_IntList(z, [])
+    else:
+        output = aten.sum.dim_IntList(z, [0, -1])
+        output = output if self.dim() == 2 else aten.view.default(output, [])
+    mask = aten._to_copy.default(is_target, dtype=self.dtype)
+    return output, mask if self.dim() == 2 else aten.view.default(mask, list(self.shape))
+
+
+# ctc_loss(lp, y, Ti, Ty) = reduce(nll), nll = _ctc_loss(lp, y.long(), Ti, Ty)[0] (inf -> 0 with zero_infinity);
+# mean: mean(nll / max(Ty, 1)) (ATen's ctc_loss_impl; a 2-d lp is one unbatched sequence)
+@register_decomposition([aten.ctc_loss.IntList, aten.ctc_loss.Tensor])
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = _MEAN, zero_infinity: bool = False) -> Tensor:
+    batched = log_probs.dim() == 3
+    log_probs = log_probs if batched else aten.unsqueeze.default(log_probs, 1)
+    if targets.dtype is not DType.int64:
+        targets = aten._to_copy.default(targets, dtype=DType.int64)
+    forward = aten._ctc_loss.Tensor if isinstance(input_lengths, Tensor) else aten._ctc_loss.default
+    res = forward(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)[0]
+    if zero_infinity:
+        infinite = aten.eq.Scalar(res, math.inf)
+        res = aten.where.self(infinite, aten.full.default([], 0, dtype=res.dtype), res)
+    if reduction == _MEAN:
+        return aten.mean.default(aten.div.Tensor(res, _clamped_lengths(target_lengths, res.dtype)))
+    if reduction == _SUM:
+        return aten.sum.dim_IntList(res, [])
+    return res if batched else aten.squeeze.dims(res, [0])
+
+
+def _clamped_lengths(lengths: Any, dtype: DType) -> Tensor:
+    """max(target_lengths, 1) as a tensor of dtype (ATen's get_clamped_target_length; a list
+    becomes one full() per sequence, joined)."""
+    if isinstance(lengths, Tensor):
+        return aten.clamp_min.default(aten._to_copy.default(lengths, dtype=dtype), 1)
+    return aten.cat.default([aten.full.default([1], max(int(n), 1), dtype=dtype) for n in lengths])

@@ -83,26 +83,22 @@ def _mean(self: Tensor, dim: list[int] | None, keepdim: bool) -> Tensor:
     return aten.mean.dim(self, dim if dim is not None else [], keepdim)
 
 
-# var_mean(x) = (var(x), mean(x))
+# var_mean(x) = var_mean(x, correction=unbiased) (torch keeps var_mean.correction in core programs)
 @register_decomposition(aten.var_mean.default)
 def var_mean_all(self: Tensor, unbiased: bool = True) -> tuple[Tensor, Tensor]:
-    return var_all(self, unbiased), _mean(self, None, False)
+    return var_mean_correction(self, None, correction=int(unbiased))
 
 
-# var_mean(x, d) = (var(x, d), mean(x, d))
+# var_mean(x, d) = var_mean(x, d, correction=unbiased)
 @register_decomposition(aten.var_mean.dim)
 def var_mean_dim(self: Tensor, dim: list[int] | None, unbiased: bool = True,
                  keepdim: bool = False) -> tuple[Tensor, Tensor]:
-    return (aten.var.correction(self, dim, correction=int(unbiased), keepdim=keepdim),
-            _mean(self, dim, keepdim))
+    return var_mean_correction(self, dim, correction=int(unbiased), keepdim=keepdim)
 
 
-# var_mean(x, d, correction=c) = (var(x, d, correction=c), mean(x, d))
-@register_decomposition(aten.var_mean.correction)
 def var_mean_correction(self: Tensor, dim: list[int] | None = None, *, correction: Any = None,
                         keepdim: bool = False) -> tuple[Tensor, Tensor]:
-    return (aten.var.correction(self, dim, correction=correction, keepdim=keepdim),
-            _mean(self, dim, keepdim))
+    return tuple(aten.var_mean.correction(self, dim, correction=correction, keepdim=keepdim))
 
 
 # std_mean(x) = (sqrt(var(x)), mean(x))
@@ -193,64 +189,16 @@ def logcumsumexp(self: Tensor, dim: int) -> Tensor:
     return aten.add.Tensor(aten.log.default(aten.cumsum.default(shifted, dim)), top)
 
 
-def _cum_extreme(self: Tensor, dim: int, greater: bool) -> tuple[Tensor, Tensor]:
-    """(running max/min, index of the last position reaching it) by a doubling scan of pairs."""
-    if self.dim() == 0:
-        return aten.clone.default(self), aten.full.default([], 0, dtype=DType.int64)
-    dim = canonical_dim(dim, self.dim())
-    size = self.shape[dim]
-    shape = [1] * self.dim()
-    shape[dim] = size
-    index = aten.expand.default(aten.view.default(aten.arange.start_step(0, size, 1), shape), list(self.shape))
-    values, indices = self, index
-    shift = 1
-    fill = float("-inf") if greater else float("inf")
-    if not self.dtype.is_floating_point:
-        fill = -(2 ** 62) if greater else 2 ** 62
-    while shift < size:
-        pad = [0, 0] * (self.dim() - 1 - dim) + [shift, 0]
-        prev_v = aten.constant_pad_nd.default(aten.slice.Tensor(values, dim, 0, size - shift), pad, fill)
-        prev_i = aten.constant_pad_nd.default(aten.slice.Tensor(indices, dim, 0, size - shift), pad, -1)
-        nan = aten.isnan.default(values) if self.dtype.is_floating_point else None
-        better = aten.gt.Tensor(prev_v, values) if greater else aten.lt.Tensor(prev_v, values)
-        if self.dtype.is_floating_point:
-            better = aten.logical_or.default(
-                aten.logical_and.default(better, aten.logical_not.default(nan)),
-                aten.logical_and.default(aten.isnan.default(prev_v), aten.logical_not.default(nan)))
-        values = aten.where.self(better, prev_v, values)
-        indices = aten.where.self(better, prev_i, indices)
-        shift *= 2
-    return values, indices
-
-
-# cummax(x, d) = (running max, index of its last occurrence)
-@register_decomposition(aten.cummax.default)
-def cummax(self: Tensor, dim: int) -> tuple[Tensor, Tensor]:
-    return _cum_extreme(self, dim, greater=True)
-
-
-# cummin(x, d) = (running min, index of its last occurrence)
-@register_decomposition(aten.cummin.default)
-def cummin(self: Tensor, dim: int) -> tuple[Tensor, Tensor]:
-    return _cum_extreme(self, dim, greater=False)
-
-
 # argsort(x, d, desc) = sort(x, d, desc)[1]
 @register_decomposition(aten.argsort.default)
 def argsort(self: Tensor, dim: int = -1, descending: bool = False) -> Tensor:
     return aten.sort.default(self, dim, descending)[1]
 
 
-# argsort(x, stable=True) = sort(x)[1] (the core sort is stable)
+# argsort(x, stable=s) = sort(x, stable=s)[1] (torch keeps sort.stable in core programs)
 @register_decomposition(aten.argsort.stable)
 def argsort_stable(self: Tensor, *, stable: bool, dim: int = -1, descending: bool = False) -> Tensor:
-    return aten.sort.default(self, dim, descending)[1]
-
-
-# sort(x, stable=s) = sort(x) (the core sort is stable)
-@register_decomposition(aten.sort.stable)
-def sort_stable(self: Tensor, *, stable: bool | None, dim: int = -1, descending: bool = False) -> Any:
-    return aten.sort.default(self, dim, descending)
+    return aten.sort.stable(self, stable=stable, dim=dim, descending=descending)[1]
 
 
 # nansum(x, d) = sum(where(isnan(x), 0, x), d)
@@ -284,45 +232,6 @@ def aminmax(self: Tensor, *, dim: int | None = None, keepdim: bool = False) -> t
     return aten.amin.default(self, dims, keepdim), aten.amax.default(self, dims, keepdim)
 
 
-# median(x) = sort(flatten(x))[(n - 1) // 2] (the lower median; a NaN sorts last and wins)
-@register_decomposition(aten.median.default)
-def median(self: Tensor) -> Tensor:
-    flat = reshape_to(self, [self.numel()])
-    values = aten.sort.default(flat, 0, False)[0]
-    count = flat.shape[0]
-    picked = aten.select.int(values, 0, (count - 1) // 2)
-    if self.dtype.is_floating_point:
-        nan = aten.any.default(aten.isnan.default(flat))
-        picked = aten.where.self(nan, aten.scalar_tensor.default(float("nan"), dtype=self.dtype), picked)
-    return picked
-
-
-# nanmedian(x) = sorted non-NaN values at (k - 1) // 2, k their count
-@register_decomposition(aten.nanmedian.default)
-def nanmedian(self: Tensor) -> Tensor:
-    flat = reshape_to(self, [self.numel()])
-    values = aten.sort.default(flat, 0, False)[0]
-    if not self.dtype.is_floating_point:
-        return aten.select.int(values, 0, (flat.shape[0] - 1) // 2)
-    kept = aten.sum.dim_IntList(aten.logical_not.default(aten.isnan.default(flat)), [])
-    index = aten.div.Scalar_mode(aten.sub.Tensor(kept, 1), 2, rounding_mode="floor")
-    index = aten.clamp.default(index, 0, None)
-    return aten.squeeze.dims(aten.gather.default(values, 0, aten.unsqueeze.default(index, 0)), [0])
-
-
-# kthvalue(x, k, d) = sort(x, d) at k - 1
-@register_decomposition(aten.kthvalue.default)
-def kthvalue(self: Tensor, k: Any, dim: int = -1, keepdim: bool = False) -> tuple[Tensor, Tensor]:
-    if self.dim() == 0:
-        return aten.clone.default(self), aten.full.default([], 0, dtype=DType.int64)
-    values, indices = aten.sort.default(self, dim, False)
-    dim = canonical_dim(dim, self.dim())
-    value, index = aten.select.int(values, dim, k - 1), aten.select.int(indices, dim, k - 1)
-    if keepdim:
-        return aten.unsqueeze.default(value, dim), aten.unsqueeze.default(index, dim)
-    return value, index
-
-
 # ---------------------------------------------------------------- softmax
 
 
@@ -348,6 +257,24 @@ def log_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
     return aten._log_softmax.default(cast_to(self, dtype), dim, False)
 
 
+# special.softmax(x, d, dtype) = softmax(x, d, dtype)
+@register_decomposition(aten.special_softmax.default)
+def special_softmax(self: Tensor, dim: int, dtype: DType | None = None) -> Tensor:
+    return softmax(self, dim, dtype)
+
+
+# special.log_softmax(x, d, dtype) = log_softmax(x, d, dtype)
+@register_decomposition(aten.special_log_softmax.default)
+def special_log_softmax(self: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:
+    return log_softmax(self, dim, dtype)
+
+
+# special.logsumexp(x, d, k) = logsumexp(x, d, k)
+@register_decomposition(aten.special_logsumexp.default)
+def special_logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:
+    return logsumexp(self, dim, keepdim)
+
+
 # _softmax_backward_data(g, y, d) = y · (g - sum(g·y, d))
 @register_decomposition(aten._softmax_backward_data.default)
 def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
@@ -361,3 +288,49 @@ def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_d
 def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype: DType) -> Tensor:
     total = aten.sum.dim_IntList(grad_output, [dim], True)
     return cast_to(aten.sub.Tensor(grad_output, aten.mul.Tensor(aten.exp.default(output), total)), input_dtype)
+
+
+# ---------------------------------------------------------------- sets
+
+
+def _few_tests(tests: Any, elements: Any) -> bool:
+    """torch's branch: numel(t) < 10 * numel(e) ** 0.145; a symbolic count takes the comparison."""
+    if type(tests) is not int or type(elements) is not int:
+        return True
+    return tests < 10.0 * pow(elements, 0.145)
+
+
+# isin(e, t) = any(e[..., None...] == t, over t's dims) for a small t, else a search in sorted(t)
+# (torch._decomp's isin: the comparison while numel(t) < 10 * numel(e) ** 0.145)
+def _isin(elements: Tensor, test_elements: Tensor, invert: bool) -> Tensor:
+    if _few_tests(test_elements.numel(), elements.numel()):
+        grid = aten.view.default(elements, [*elements.shape] + [1] * test_elements.dim())
+        dims = list(range(-1, -test_elements.dim() - 1, -1))
+        found = aten.any.dims(aten.eq.Tensor(grid, test_elements), dims)
+    else:
+        flat = reshape_to(elements, [elements.numel()])
+        ordered = aten.sort.default(reshape_to(test_elements, [test_elements.numel()]))[0]
+        position = aten.searchsorted.Tensor(ordered, flat)
+        position = aten.where.self(aten.lt.Scalar(position, ordered.numel()), position,
+                                   aten.scalar_tensor.default(0, dtype=DType.int64))
+        found = aten.view.default(aten.eq.Tensor(aten.index.Tensor(ordered, [position]), flat), list(elements.shape))
+    return aten.bitwise_not.default(found) if invert else found  # torch's ~res
+
+
+# isin(e, t) = any(e[..., None...] == t) or a search in sorted(t), as above
+@register_decomposition(aten.isin.Tensor_Tensor)
+def isin(elements: Tensor, test_elements: Tensor, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    return _isin(elements, test_elements, invert)
+
+
+# isin(e, s) = e == s (e != s inverted)
+@register_decomposition(aten.isin.Tensor_Scalar)
+def isin_scalar(elements: Tensor, test_element: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    return aten.ne.Scalar(elements, test_element) if invert else aten.eq.Scalar(elements, test_element)
+
+
+# isin(s, t) = isin(tensor(s), t)
+@register_decomposition(aten.isin.Scalar_Tensor)
+def isin_scalar_tensor(element: Any, test_elements: Tensor, *, assume_unique: bool = False,
+                       invert: bool = False) -> Tensor:
+    return _isin(aten.scalar_tensor.default(element, dtype=test_elements.dtype), test_elements, invert)

@@ -224,15 +224,10 @@ def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
     return aten.cat.default([aten.unsqueeze.default(x, dim) for x in tensors], dim)
 
 
-# unfold(x, d, size, step) = stack of slices x[..., i*step : i*step + size] along a new last dim
-@register_decomposition([aten.unfold.default, aten.unfold_copy.default])
-def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
-    dim = canonical_dim(dimension, self.dim()) if self.dim() else 0
-    length = self.shape[dim] if self.dim() else 1
-    count = (length - size) // step + 1
-    pieces = [aten.slice.Tensor(self, dim, i * step, i * step + size) for i in range(count)]
-    moved = [aten.unsqueeze.default(movedim_int(p, dim, -1), dim) for p in pieces]
-    return aten.cat.default(moved, dim)
+# unfold_copy(x, d, size, step) = unfold(x, d, size, step) (torch keeps the unfold view in core programs)
+@register_decomposition(aten.unfold_copy.default)
+def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    return aten.unfold.default(self, dimension, size, step)
 
 
 # expand_copy(x, s) = expand(x, s) (a *_copy op is its view op: nothing aliases in a functional program)
@@ -379,29 +374,6 @@ def _known_empty(x: Tensor) -> bool:
     return any(type(size) is int and size == 0 for size in x.shape)
 
 
-# diag_embed(t, o, d1, d2) = where(i == j - o over the (d1, d2) plane, t moved there, 0), t padded
-# with |o| zeros (torch's reference)
-@register_decomposition(aten.diag_embed.default)
-def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    rank = self.dim() + 1
-    a, b = canonical_dim(dim1, rank), canonical_dim(dim2, rank)
-    if a > b:  # exchanging the dims is negating the offset
-        a, b, offset = b, a, -offset
-    side, t = self.shape[-1], self
-    if offset != 0:
-        zeros = aten.full.default([*self.shape[:-1], abs(offset)], 0, dtype=self.dtype)
-        t = aten.cat.default([zeros, t] if offset > 0 else [t, zeros], -1)
-        side = side + abs(offset)
-    order = [d for d in range(rank) if d != rank - 1]
-    order.insert(b, rank - 1)  # movedim(-1, b)
-    t = aten.permute.default(aten.unsqueeze.default(t, a), order)
-    rows = aten.arange.start_step(0, side, dtype=DType.int64)
-    cols = aten.arange.start_step(offset, side + offset, dtype=DType.int64)
-    on_diagonal = aten.eq.Tensor(rows, aten.unsqueeze.default(cols, -1))
-    on_diagonal = aten.view.default(on_diagonal, [side if d in (a, b) else 1 for d in range(rank)])
-    return _contiguous(aten.where.self(on_diagonal, t, aten.scalar_tensor.default(0, dtype=self.dtype)))
-
-
 # block_diag(ts) = cat of rows, each cat([zeros, t, zeros], 1) with t as 2-D (torch's reference)
 @register_decomposition(aten.block_diag.default)
 def block_diag(tensors: list[Tensor]) -> Tensor:
@@ -417,7 +389,7 @@ def block_diag(tensors: list[Tensor]) -> Tensor:
     return aten.cat.default(rows)
 
 
-# rot90(x, k, [a, b]) = flips and a transpose, by k mod 4
+# rot90(x, k, [a, b]) = a flip and then a transpose, by k mod 4 (ATen's rot90)
 @register_decomposition(aten.rot90.default)
 def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
     a, b = (canonical_dim(d, self.dim()) for d in dims)
@@ -429,7 +401,7 @@ def rot90(self: Tensor, k: int = 1, dims: list[int] = (0, 1)) -> Tensor:
     if turns == 2:
         return aten.flip.default(self, [a, b])
     if turns == 3:
-        return aten.flip.default(aten.permute.default(self, perm), [b])
+        return aten.permute.default(aten.flip.default(self, [a]), perm)
     return aten.clone.default(self)
 
 
@@ -468,3 +440,30 @@ def repeat_interleave_self_tensor(self: Tensor, repeats: Tensor, dim: int | None
         repeats = aten.expand.default(aten.view.default(repeats, [1]), [x.shape[dim]])
     index = repeat_interleave_tensor(repeats, output_size=output_size)
     return aten.index_select.default(x, dim, index)
+
+
+# diag_embed(x, o, d1, d2) = where(arange(n) == arange(o, n + o)[:, None] in dims d1, d2,
+#                                  movedim(unsqueeze(x padded by |o| zeros, d1), -1, d2), 0) (torch._refs)
+@register_decomposition(aten.diag_embed.default)
+def diag_embed(self: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    rank = self.dim() + 1
+    a, b = canonical_dim(dim1, rank), canonical_dim(dim2, rank)
+    if a > b:
+        a, b, offset = b, a, -offset
+    size = self.shape[-1]
+    x = self
+    if offset != 0:
+        zeros = aten.full.default([*self.shape[:-1], abs(offset)], 0, dtype=self.dtype)
+        x = aten.cat.default([zeros, x] if offset > 0 else [x, zeros], -1)
+        size = size + abs(offset)
+    x = aten.unsqueeze.default(x, a)
+    order = [d for d in range(rank) if d != rank - 1]
+    order.insert(b, rank - 1)
+    x = aten.permute.default(x, order)
+    rows = aten.arange.start_step(0, size, 1, dtype=DType.int64)
+    cols = aten.arange.start_step(offset, size + offset, 1, dtype=DType.int64)
+    mask = aten.eq.Tensor(rows, aten.unsqueeze.default(cols, -1))
+    mask = aten.view.default(mask, [size if d in (a, b) else 1 for d in range(rank)])
+    if self.dtype is DType.bool:
+        return aten.logical_and.default(mask, x)
+    return aten.where.self(mask, x, aten.scalar_tensor.default(0, dtype=self.dtype))

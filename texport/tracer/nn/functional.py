@@ -9,40 +9,68 @@ normalize) are spelled as torch spells them in Python.
 
 from __future__ import annotations
 
+import enum
 import math
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Optional  # noqa: F401 - torch.nn.functional re-exports both (F.Callable, F.Optional)
 
 from texport.dialects.dtypes import DType
 
 from ..dispatcher import call
 from ..factories import arange as _arange
 from ..factories import ones_like, zeros, zeros_like
+from ..factories import rand as _rand
 from ..functions import cat
 from ..grad import no_grad
 from ..handles import op
 from ..tensor import Tensor
+from .overrides import (  # noqa: F401 - torch.nn.functional's helpers
+    assert_int_or_pair,
+    boolean_dispatch,
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
+from .utils import _pair
 
 # torch passes ``torch.backends.cudnn.enabled`` to batch_norm / layer_norm /
 # group_norm; torch.export records False (the seed: ``batch_norm.default(...,
 # True, 0.1, 1e-05, False)``), so texport records False for all three.
 CUDNN_ENABLED = False
 
+# torch.legacy_contiguous_format, which torch.export records as contiguous_format
+_CONTIGUOUS = "contiguous_format"
+
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "avg_pool1d",
-    "avg_pool2d", "batch_norm", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
+    "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d",
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_similarity",
     "cross_entropy", "dropout", "elu", "elu_", "embedding", "embedding_bag", "gaussian_nll_loss", "gelu", "glu", "group_norm",
     "hardsigmoid", "hardswish", "hardtanh", "hardtanh_", "instance_norm", "interpolate", "kl_div", "l1_loss", "layer_norm",
     "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid", "margin_ranking_loss", "max_pool1d",
     "max_pool2d",
     "huber_loss", "smooth_l1_loss",
+    "Callable", "Optional", "assert_int_or_pair", "boolean_dispatch", "handle_torch_function", "has_torch_function",
+    "has_torch_function_unary", "has_torch_function_variadic",
+    "ScalingType", "SwizzleType", "grouped_mm", "scaled_grouped_mm", "scaled_mm",
+    "channel_shuffle", "conv_tbc", "gumbel_softmax", "fold", "local_response_norm", "native_channel_shuffle", "unfold",
+    "alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout",
+    "cosine_embedding_loss", "ctc_loss", "hinge_embedding_loss", "linear_cross_entropy", "multi_margin_loss",
+    "multilabel_margin_loss", "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
     "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
+    "pairwise_distance", "pdist",
     "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "relu", "relu6", "relu_", "rms_norm",
     "scaled_dot_product_attention", "sigmoid",
     "silu", "soft_margin_loss", "softmax", "softplus", "tanh", "selu", "selu_", "celu", "celu_", "threshold",
     "threshold_", "softshrink", "hardshrink", "softsign", "tanhshrink", "softmin", "rrelu", "rrelu_",
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices",
+    "upsample", "upsample_bilinear", "upsample_nearest", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "affine_grid", "grid_sample", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices",
 ]
 
 
@@ -172,6 +200,96 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     return call(op("dropout_" if inplace else "dropout"), input, p, training)
+
+
+def _check_dropout_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    return call(op("feature_dropout_" if inplace else "feature_dropout"), input, p, training)
+
+
+def _unbatched_feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> Tensor:  # noqa: A002
+    """feature_dropout on input with a batch dim of 1 put in front, then taken away. In
+    place, torch unsqueeze_s the input itself; texport drops out through an unsqueezed
+    view of it (functionalization has no in-place shape changes): the same values land
+    in the input."""
+    if not inplace:
+        return _feature_dropout(input.unsqueeze(0), p, training, inplace).squeeze(0)
+    _feature_dropout(input.unsqueeze(0), p, training, inplace)
+    return input
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, L] or [C, L] input."""
+    _check_dropout_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if input.dim() == 3:
+        return _feature_dropout(input, p, training, inplace)
+    return _unbatched_feature_dropout(input, p, training, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, H, W] input; a 3-D input is read as [N, C, L], as torch does."""
+    _check_dropout_p(p)
+    rank = input.dim()
+    if rank not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {rank}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout2d "
+            "exists to provide channel-wise dropout on inputs with 2 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if rank == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+            "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C "
+            "is the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """One draw per channel of an [N, C, D, H, W] or [C, D, H, W] input."""
+    _check_dropout_p(p)
+    rank = input.dim()
+    if rank not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {rank}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior "
+            "and silence this warning, please use dropout instead. Note that dropout3d "
+            "exists to provide channel-wise dropout on inputs with 3 spatial dimensions, "
+            "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if rank == 5:
+        return _feature_dropout(input, p, training, inplace)
+    return _unbatched_feature_dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                  inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return call(op("alpha_dropout_" if inplace else "alpha_dropout"), input, p, training)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,  # noqa: A002
+                          inplace: bool = False) -> Tensor:
+    _check_dropout_p(p)
+    return call(op("feature_alpha_dropout_" if inplace else "feature_alpha_dropout"), input, p, training)
 
 
 # --------------------------------------------------------------------------
@@ -339,6 +457,24 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa
     return call(op("softmax.int"), -input, dim, dtype)
 
 
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """torch's Python composite: softmax((logits + g) / tau) with g ~ Gumbel(0, 1) drawn
+    as -log(Exp(1)) from the seeded generator; hard: the one-hot of its argmax, with
+    the soft sample's gradient (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # torch.empty_like(logits, memory_format=torch.legacy_contiguous_format).exponential_()
+    noise = call(op("empty_like"), logits, memory_format=_CONTIGUOUS)
+    gumbels = -call(op("exponential_"), noise).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = call(op("zeros_like"), logits, memory_format=_CONTIGUOUS).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,  # noqa: A002
                 dtype: DType | None = None) -> Tensor:
     if dim is None:
@@ -356,17 +492,40 @@ def _stride(stride: Any) -> Any:
     return [] if stride is None else stride
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool1d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     if return_indices:
-        raise NotImplementedError("max_pool1d(return_indices=True) is not supported by texport")
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return call(op("max_pool1d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool2d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    name = "max_pool2d_with_indices" if return_indices else "max_pool2d"
-    return call(op(name), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return call(op("max_pool2d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    return call(op("max_pool3d_with_indices"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return call(op("max_pool3d"), input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
@@ -379,6 +538,143 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                divisor_override: int | None = None) -> Tensor:
     return call(op("avg_pool2d"), input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                 divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    return call(op("avg_pool3d"), input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                divisor_override)
+
+
+def _lp_pool(rank: int, input: Tensor, norm_type: float, kernel_size: Any, stride: Any,  # noqa: A002
+             ceil_mode: bool) -> Tensor:
+    """torch's lp_pool{1,2,3}d: (window mean of x^p, times the window size)^(1/p);
+    p = ±inf is a max pool of |x|."""
+    max_pool = (max_pool1d, max_pool2d, max_pool3d)[rank - 1]
+    if norm_type == math.inf:
+        return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -math.inf:
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    avg_pool = (avg_pool1d, avg_pool2d, avg_pool3d)[rank - 1]
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    window = math.prod(_expand(kernel_size, rank))
+    return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def _expand(value: Any, rank: int) -> list[Any]:
+    """torch's _single/_pair/_triple: an int repeated, a sequence as given."""
+    return list(value) if isinstance(value, (list, tuple)) else [value] * rank
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,  # noqa: A002
+              ceil_mode: bool = False) -> Tensor:
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _fractional_max_pool(rank: int, input: Tensor, kernel_size: Any, output_size: Any,  # noqa: A002
+                         output_ratio: Any, random_samples: Tensor | None) -> Any:
+    """torch's fractional_max_pool{2,3}d_with_indices: a ratio scales the input's size; without given samples,
+    one uniform sample per (batch, plane, axis) from the seeded generator."""
+    name = f"fractional_max_pool{rank}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if rank == 2 and len(output_ratio) > 2:  # torch's own check, which a bare float fails too
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        ratios = _expand(output_ratio, rank)
+        output_size = [int(input.size(d - rank) * ratios[d]) for d in range(rank)]
+    if random_samples is None:
+        n_batch = 1 if input.dim() == rank + 1 else input.size(0)
+        random_samples = _rand(n_batch, input.size(-rank - 1), rank, dtype=input.dtype)
+    return call(op(name), input, kernel_size, output_size, random_samples)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> Any:
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    pooled = _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
+    return pooled if return_indices else pooled[0]
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None,  # noqa: A002
+                          output_ratio: Any = None, return_indices: bool = False,
+                          _random_samples: Tensor | None = None) -> Any:
+    pooled = _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+    return pooled if return_indices else pooled[0]
+
+
+def _unpool_output_size(input: Tensor, kernel_size: list[int], stride: list[int],  # noqa: A002
+                        padding: list[int], output_size: Any) -> list[Any]:
+    """torch's _unpool_output_size: (in - 1)·stride + kernel - 2·padding, or a given size within a stride."""
+    rank = len(kernel_size)
+    spatial = list(input.size())[-rank:]
+    default = [(spatial[d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(rank)]
+    if output_size is None:
+        sizes = default
+    else:
+        sizes = list(output_size)
+        if len(sizes) == rank + 2:
+            sizes = sizes[2:]
+        if len(sizes) != rank:
+            raise ValueError(f"output_size should be a sequence containing {rank} or {rank + 2} elements, but it "
+                             f"has a length of '{len(sizes)}'")
+        for d in range(rank):
+            low, high = default[d] - stride[d], default[d] + stride[d]
+            if not low < sizes[d] < high:
+                raise ValueError(f'invalid output_size "{sizes}" (dim {d} must be between {low} and {high})')
+    for d in range(rank):
+        if sizes[d] < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={sizes[d]}")
+    return sizes
+
+
+def _unpool_geometry(rank: int, kernel_size: Any, stride: Any, padding: Any) -> tuple[list[int], ...]:
+    kernel = _expand(kernel_size, rank)
+    return kernel, (_expand(stride, rank) if stride is not None else kernel), _expand(padding, rank)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(1, kernel_size, stride, padding)
+    sizes = _unpool_output_size(input, kernel, strides, pads, output_size) + [1]
+    return call(op("max_unpool2d"), input.unsqueeze(-1), indices.unsqueeze(-1), sizes).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(2, kernel_size, stride, padding)
+    return call(op("max_unpool2d"), input, indices, _unpool_output_size(input, kernel, strides, pads, output_size))
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,  # noqa: A002
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    kernel, strides, pads = _unpool_geometry(3, kernel_size, stride, padding)
+    sizes = _unpool_output_size(input, kernel, strides, pads, output_size)
+    return call(op("max_unpool3d"), input, indices, sizes, strides, pads)
 
 
 def _list_with_default(out_size: Any, defaults: Sequence[Any]) -> Any:
@@ -398,8 +694,37 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A00
     return call(op("adaptive_avg_pool2d"), input, _list_with_default(output_size, input.size()))
 
 
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
+    return call(op("adaptive_avg_pool3d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool1d"), input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool2d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,  # noqa: A002
+                                     return_indices: bool = False) -> Any:
+    return call(op("adaptive_max_pool3d"), input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    output, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
-    output, indices = call(op("adaptive_max_pool2d"), input, _list_with_default(output_size, input.size()))
+    output, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (output, indices) if return_indices else output
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
+    output, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (output, indices) if return_indices else output
 
 
@@ -501,8 +826,13 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A0
 _UPSAMPLE_OPS = {
     ("nearest", 1): ("upsample_nearest1d.vec", False),
     ("nearest", 2): ("upsample_nearest2d.vec", False),
+    ("nearest", 3): ("upsample_nearest3d.vec", False),
+    ("nearest-exact", 1): ("_upsample_nearest_exact1d.vec", False),
+    ("nearest-exact", 2): ("_upsample_nearest_exact2d.vec", False),
+    ("nearest-exact", 3): ("_upsample_nearest_exact3d.vec", False),
     ("linear", 1): ("upsample_linear1d.vec", True),
     ("bilinear", 2): ("upsample_bilinear2d.vec", True),
+    ("trilinear", 3): ("upsample_trilinear3d.vec", True),
     ("bicubic", 2): ("upsample_bicubic2d.vec", True),
 }
 _NEEDS_RANK = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
@@ -555,14 +885,17 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
             )
     elif align_corners is None:
         align_corners = False
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
     rank = input.dim() - 2
     if mode == "area" and scale_factor is not None:
         recompute_scale_factor = True  # area always pools to an explicit size
     output_size, factors = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
-    if mode == "area" and rank in (1, 2):
-        pool = adaptive_avg_pool1d if rank == 1 else adaptive_avg_pool2d
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
+    if mode == "area" and rank in (1, 2, 3):
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[rank - 1]
         return pool(input, output_size)
     entry = _UPSAMPLE_OPS.get((mode, rank))
     if entry is None:
@@ -577,6 +910,192 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
     if takes_align_corners:
         return call(op(name), input, output_size, align_corners, factors)
     return call(op(name), input, output_size, factors)
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",  # noqa: A002
+             align_corners: bool | None = None) -> Tensor:
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:  # noqa: A002
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",  # noqa: A002
+                align_corners: bool | None = None) -> Tensor:
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    return call(op("grid_sampler"), input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode], align_corners)
+
+
+def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = None) -> Tensor:
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if len(size) not in (4, 5):
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    k = len(size) - 2
+    if theta.dim() != 3 or theta.shape[-2] != k or theta.shape[-1] != k + 1:
+        raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} for size {size}. "
+                         f"Got {theta.shape}.")
+    spatial = list(size)[-k:]
+    if align_corners and any(s == 1 for s in spatial):
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the "
+                      "documentation of affine_grid for details.", stacklevel=2)
+    elif any(s <= 0 for s in size):  # min(size) <= 0 without ordering symbolic sizes
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return call(op("affine_grid_generator"), theta, size, align_corners)
+
+
+# --------------------------------------------------------------------------
+# Grouped and scaled matmuls
+# --------------------------------------------------------------------------
+
+
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None,
+               out_dtype: DType | None = None) -> Tensor:
+    """A matmul per group (torch._grouped_mm): offs, int32, ends the groups of a 2-d operand."""
+    return call(op("_grouped_mm"), mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
+
+
+class _ScalingType(enum.Enum):
+    """Supported Tensor scaling types (torch's pybind enum: an int under int())."""
+
+    TensorWise = 0
+    RowWise = 1
+    BlockWise1x16 = 2
+    BlockWise1x32 = 3
+    BlockWise1x128 = 4
+    BlockWise128x128 = 5
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+
+class _SwizzleType(enum.Enum):
+    """Supported scale swizzle types."""
+
+    NO_SWIZZLE = 0
+    SWIZZLE_32_4_4 = 1
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+
+ScalingType = _ScalingType
+SwizzleType = _SwizzleType
+
+
+def scaled_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Any, scale_recipe_a: Any, scale_b: Any, scale_recipe_b: Any,
+              swizzle_a: Any = None, swizzle_b: Any = None, bias: Tensor | None = None,
+              output_dtype: DType | None = DType.bfloat16, contraction_dim: Sequence[int] = (),
+              use_fast_accum: bool = False) -> Tensor:
+    """torch's float8 matmul. Every recipe wants float8 operands, a dtype texport does not
+    have: it refuses as torch refuses non-float8 operands on CPU."""
+    first = scale_a[0] if isinstance(scale_a, list) else scale_a
+    raise ValueError(
+        "Invalid scaling configuration.\n"
+        "- For TensorWise scaling, a and b should be float8, scales should be float and singletons.\n"
+        f"- For RowWise scaling, a and b should be float8, scales should be float, scale_a should be "
+        f"({mat_a.shape[0]}, 1) and scale_b should be (1, {mat_b.shape[-1]}), and both should be contiguous.\n"
+        f"Got mat_a.dtype()={mat_a.dtype}, scale_a.dtype()={first.dtype}, mat_b.dtype()={mat_b.dtype} "
+        "(texport has no float8 dtypes)"
+    )
+
+
+def scaled_grouped_mm(mat_a: Tensor, mat_b: Tensor, scale_a: Any, scale_recipe_a: Any, scale_b: Any,
+                      scale_recipe_b: Any, swizzle_a: Any = None, swizzle_b: Any = None, bias: Tensor | None = None,
+                      offs: Tensor | None = None, output_dtype: DType | None = DType.bfloat16,
+                      contraction_dim: Sequence[int] = (), use_fast_accum: bool = False) -> Tensor:
+    """CUDA only in torch: on CPU it has no kernel."""
+    raise NotImplementedError("Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the 'CPU' backend. "
+                              "This could be because the operator doesn't exist for this backend.")
+
+
+# --------------------------------------------------------------------------
+# Sliding blocks, local response norm, channel shuffle, conv_tbc
+# --------------------------------------------------------------------------
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+           stride: Any = 1) -> Tensor:
+    """The sliding blocks of an [N, C, H, W] (or [C, H, W]) input as columns: aten.im2col."""
+    return call(op("im2col"), input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,  # noqa: A002
+         stride: Any = 1) -> Tensor:
+    """Columns of sliding blocks summed back into an image: aten.col2im."""
+    return call(op("col2im"), input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                _pair(stride))
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,  # noqa: A002
+                        k: float = 1.0) -> Tensor:
+    """torch's Python composite: x / (k + alpha · mean of x² over the size channels
+    around each one)^beta, the mean an average pool over the channel dim."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = call(op("avg_pool3d"), div, [size, 1, 1], [1, 1, 1]).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    return call(op("channel_shuffle"), input, groups)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:  # noqa: A002
+    return call(op("native_channel_shuffle"), input, groups)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+    """A 1-d convolution over time of a [time, batch, channel] input; weight [K, C_in, C_out]."""
+    return call(op("conv_tbc"), input, weight, bias, pad)
 
 
 # --------------------------------------------------------------------------
@@ -613,6 +1132,41 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,  
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     enum = _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
     return call(op("cross_entropy_loss"), input, target, weight, enum, ignore_index, label_smoothing)
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *,  # noqa: A002
+                         linear_bias: Tensor | None = None, weight: Tensor | None = None, reduction: str = "mean",
+                         ignore_index: int | None = None, label_smoothing: float = 0.0,
+                         options: Any = None) -> Tensor:
+    """cross_entropy(linear(input, W, b), target), W [C, *out_features, in_features] as
+    torch's plain path records it (reshape, linear, reshape, cross_entropy_loss). torch's
+    ``options`` pick a chunked custom op computing the same numbers; texport takes the
+    plain path whatever they say."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), "
+                           f"got {input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got {tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires"
+                           f" batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    if out_features:
+        linear_weight = linear_weight.reshape((math.prod(out_features, start=classes), in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(math.prod(out_features, start=classes))
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
@@ -794,8 +1348,123 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return call(op("margin_ranking_loss"), input1, input2, target, margin, enum)
 
 
+def _reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
+    return _reduction_enum(_legacy_reduction(size_average, reduce, reduction))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification: log_probs [T, N, C] (or [T, C]), targets
+    padded [N, S] or concatenated; lengths as tensors (ctc_loss.Tensor) or int lists."""
+    overload = "ctc_loss.Tensor" if isinstance(input_lengths, Tensor) else "ctc_loss.IntList"
+    return call(op(overload), log_probs, targets, input_lengths, target_lengths, blank,
+                _reduction_enum(reduction), zero_infinity)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("hinge_embedding_loss"), input, target, margin, enum)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("cosine_embedding_loss"), input1, input2, target, margin, enum)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,  # noqa: A002
+                      weight: Tensor | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return call(op("multi_margin_loss"), input, target, p, margin, weight, enum)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
+                           reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    return call(op("multilabel_margin_loss"), input, target, enum)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """torch's Python composite: -(y log σ(x) + (1 - y) log σ(-x)), weighted, averaged
+    over the classes (the last dim), then reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    enum = _reduction_of(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return call(op("triplet_margin_loss"), anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """torch's Python composite: max(margin + d(a, p) - d(a, n), 0), d pairwise_distance
+    unless given; with swap d(a, n) is min(d(a, n), d(p, n))."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+            f"but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance(positive, negative))
+    loss = (margin + dist_pos - dist_neg).clamp_min(0)
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss
+
+
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     return call(op("cosine_similarity"), x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    return call(op("pairwise_distance"), x1, x2, p, eps, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
+    # the p-norm distance of each pair of rows i < j
+    return call(op("pdist"), input, p)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    # y[..., o] = x1[..., :] @ W[o] @ x2[..., :] + b[o]
+    return call(op("bilinear"), input1, input2, weight, bias)
 
 
 # --------------------------------------------------------------------------
@@ -1046,7 +1715,7 @@ def _mha_with_weights(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
     if dropout_p > 0.0:
         weights = dropout(weights, p=dropout_p)
     output = weights.bmm(v)
-    output = output.transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
+    output = output.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
     output = linear(output, out_proj_weight, out_proj_bias)
     output = output.view(tgt_len, bsz, output.size(1))
     weights = weights.view(bsz, num_heads, tgt_len, src_len)

@@ -1,4 +1,4 @@
-"""Identity and Linear."""
+"""Identity, Linear and Bilinear."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Bilinear", "Identity", "Linear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -58,3 +58,36 @@ class Linear(Module):
 
 class NonDynamicallyQuantizableLinear(Linear):
     """MultiheadAttention's out_proj (torch's class name, kept for its repr)."""
+
+
+class Bilinear(Module):
+    """y = x1ᵀ A x2 + b, A: [out_features, in1_features, in2_features]."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: DType | None = None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features))
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

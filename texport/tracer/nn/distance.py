@@ -1,0 +1,38 @@
+"""PairwiseDistance and CosineSimilarity (torch's distance.py)."""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+__all__ = ["CosineSimilarity", "PairwiseDistance"]
+
+
+class PairwiseDistance(Module):
+    """The p-norm of x1 - x2 + eps over the last dim (``p`` is kept as ``norm``, as torch does)."""
+
+    __constants__ = ["norm", "eps", "keepdim"]
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class CosineSimilarity(Module):
+    """x1 · x2 / (max(‖x1‖, eps) max(‖x2‖, eps)) along ``dim``."""
+
+    __constants__ = ["dim", "eps"]
+
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
