@@ -44,39 +44,22 @@ def _tensors(args: Sequence[Any]) -> list[Tensor]:
 
 
 def atleast_1d(*tensors: Any) -> Any:
-    return _each(tensors, _atleast_1d)
+    return _at_least("atleast_1d", tensors)
 
 
 def atleast_2d(*tensors: Any) -> Any:
-    return _each(tensors, _atleast_2d)
+    return _at_least("atleast_2d", tensors)
 
 
 def atleast_3d(*tensors: Any) -> Any:
-    return _each(tensors, _atleast_3d)
+    return _at_least("atleast_3d", tensors)
 
 
-def _each(tensors: tuple[Any, ...], fn: Any) -> Any:
+def _at_least(name: str, tensors: tuple[Any, ...]) -> Any:
+    """One tensor: the op on it; several or a list: its Sequence overload, as a tuple."""
     if len(tensors) == 1 and _is_tensor(tensors[0]):
-        return fn(tensors[0])
-    return tuple(fn(t) for t in _tensors(tensors))
-
-
-def _atleast_1d(t: Tensor) -> Tensor:
-    return t.reshape(1) if t.dim() == 0 else t
-
-
-def _atleast_2d(t: Tensor) -> Tensor:
-    if t.dim() == 0:
-        return t.reshape(1, 1)
-    return t.unsqueeze(0) if t.dim() == 1 else t
-
-
-def _atleast_3d(t: Tensor) -> Tensor:
-    if t.dim() == 0:
-        return t.reshape(1, 1, 1)
-    if t.dim() == 1:
-        return t.unsqueeze(0).unsqueeze(-1)
-    return t.unsqueeze(-1) if t.dim() == 2 else t
+        return call(op(name), tensors[0])
+    return tuple(call(op(f"{name}.Sequence"), _tensors(tensors)))
 
 
 def _cat(tensors: list[Tensor], dim: int) -> Tensor:
@@ -84,29 +67,27 @@ def _cat(tensors: list[Tensor], dim: int) -> Tensor:
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    tensors = [_atleast_1d(t) for t in tensors]
-    return _cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+    return call(op("hstack"), list(tensors))
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    return _cat([_atleast_2d(t) for t in tensors], 0)
+    return call(op("vstack"), list(tensors))
 
 
-row_stack = vstack
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    return call(op("row_stack"), list(tensors))
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    return _cat([_atleast_3d(t) for t in tensors], 2)
+    return call(op("dstack"), list(tensors))
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
-    return hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
+    return call(op("column_stack"), list(tensors))
 
 
 def tile(input: Tensor, dims: Any) -> Tensor:  # noqa: A002 - torch's name
-    """repeat, with ones before ``dims`` when the tensor has more dims than it."""
-    dims = list(dims) if isinstance(dims, (list, tuple)) else [dims]
-    return input.repeat([1] * (input.dim() - len(dims)) + dims)
+    return call(op("tile"), input, list(dims) if isinstance(dims, (list, tuple)) else [dims])
 
 
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
@@ -164,10 +145,7 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
 
 
 def cartesian_prod(*tensors: Any) -> Tensor:
-    tensors = _tensors(tensors)
-    if len(tensors) == 1:
-        return tensors[0]
-    return call(op("stack"), [g.flatten() for g in meshgrid(tensors, indexing="ij")], 1)
+    return call(op("cartesian_prod"), _tensors(tensors))
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
@@ -188,15 +166,11 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def fliplr(input: Tensor) -> Tensor:  # noqa: A002
-    if input.dim() < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return input.flip(1)
+    return call(op("fliplr"), input)
 
 
 def flipud(input: Tensor) -> Tensor:  # noqa: A002
-    if input.dim() < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return input.flip(0)
+    return call(op("flipud"), input)
 
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  # noqa: A002

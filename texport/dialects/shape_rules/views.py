@@ -835,6 +835,109 @@ def _repeat(self: TensorMeta, repeats: Sequence[Dim]) -> TensorMeta:
     return meta(shape, self.dtype)
 
 
+# ---------------------------------------------------------------------------- composites torch keeps whole
+
+
+@shape_rule("tile")
+def _tile(self: TensorMeta, dims: Sequence[Dim]) -> TensorMeta:
+    """repeat, with ones before ``dims`` when the tensor has more dims than it."""
+    return _repeat(self, [1] * (self.ndim - len(dims)) + list(dims))
+
+
+@shape_rule("fliplr")
+def _fliplr(self: TensorMeta) -> TensorMeta:
+    check(self.ndim >= 2, "Input must be >= 2-d.")
+    return self
+
+
+@shape_rule("flipud")
+def _flipud(self: TensorMeta) -> TensorMeta:
+    check(self.ndim >= 1, "Input must be >= 1-d.")
+    return self
+
+
+def at_least(t: TensorMeta, rank: int) -> TensorMeta:
+    """atleast_{rank}d: a 0-d tensor becomes all ones; a 1-d one gains a leading 1,
+    and (rank 3) a 2-d one a trailing 1."""
+    shape = list(t.shape)
+    if not shape:
+        shape = [1] * rank
+    elif len(shape) == 1 and rank >= 2:
+        shape = [1, *shape, *([1] if rank == 3 else [])]
+    elif len(shape) == 2 and rank == 3:
+        shape = [*shape, 1]
+    return t if len(shape) == t.ndim else meta(shape, t.dtype)
+
+
+@shape_rule("atleast_1d")
+def _atleast_1d(self: TensorMeta) -> TensorMeta:
+    return at_least(self, 1)
+
+
+@shape_rule("atleast_2d")
+def _atleast_2d(self: TensorMeta) -> TensorMeta:
+    return at_least(self, 2)
+
+
+@shape_rule("atleast_3d")
+def _atleast_3d(self: TensorMeta) -> TensorMeta:
+    return at_least(self, 3)
+
+
+@shape_rule("atleast_1d.Sequence")
+def _atleast_1d_all(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return [at_least(t, 1) for t in tensors]
+
+
+@shape_rule("atleast_2d.Sequence")
+def _atleast_2d_all(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return [at_least(t, 2) for t in tensors]
+
+
+@shape_rule("atleast_3d.Sequence")
+def _atleast_3d_all(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return [at_least(t, 3) for t in tensors]
+
+
+@shape_rule("hstack")
+def _hstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """cat of the atleast_1d tensors: along dim 0 when the first is 1-d, else dim 1."""
+    check(len(tensors) > 0, "hstack expects a non-empty TensorList")
+    joined = [at_least(t, 1) for t in tensors]
+    return _cat(joined, 0 if joined[0].ndim == 1 else 1)
+
+
+@shape_rule("vstack", "row_stack")
+def _vstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    check(len(tensors) > 0, "vstack expects a non-empty TensorList")
+    return _cat([at_least(t, 2) for t in tensors], 0)
+
+
+@shape_rule("dstack")
+def _dstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    check(len(tensors) > 0, "dstack expects a non-empty TensorList")
+    return _cat([at_least(t, 3) for t in tensors], 2)
+
+
+@shape_rule("column_stack")
+def _column_stack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """hstack, with each 0-/1-d tensor made a column first."""
+    check(len(tensors) > 0, "column_stack expects a non-empty TensorList")
+    columns = [meta([product(t.shape), 1], t.dtype) if t.ndim <= 1 else t for t in tensors]
+    return _hstack(columns)
+
+
+@shape_rule("cartesian_prod")
+def _cartesian_prod(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """[n1 * n2 * ..., count] rows of the 1-d inputs; one input is itself."""
+    check(len(tensors) > 0, "cartesian_prod expects a non-empty TensorList")
+    for t in tensors:
+        check(t.ndim == 1, f"Expect a 1D vector, but got shape {shape_text(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return meta([product([t.shape[0] for t in tensors]), len(tensors)], result_type(*tensors))
+
+
 @shape_rule("repeat_interleave.self_int")
 def _repeat_interleave_int(
     self: TensorMeta, repeats: Dim, dim: int | None = None, output_size: Dim | None = None

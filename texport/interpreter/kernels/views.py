@@ -836,6 +836,103 @@ def _stack(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     return np.stack([t.astype(dtype, copy=False) for t in tensors], axis=d)
 
 
+# ---------------------------------------------------------------------------- composites torch keeps whole
+
+
+@kernel("tile")
+def _tile(self: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    return _repeat(self, [1] * (self.ndim - len(dims)) + [int(d) for d in dims])
+
+
+@kernel("fliplr")
+def _fliplr(self: np.ndarray) -> np.ndarray:
+    if self.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return _flip(self, [1])
+
+
+@kernel("flipud")
+def _flipud(self: np.ndarray) -> np.ndarray:
+    if self.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return _flip(self, [0])
+
+
+# numpy's atleast_Nd shape as torch's do (a 1-d tensor is [1, n, 1] at rank 3), as views
+@kernel("atleast_1d")
+def _atleast_1d(self: np.ndarray) -> np.ndarray:
+    return np.atleast_1d(self)
+
+
+@kernel("atleast_2d")
+def _atleast_2d(self: np.ndarray) -> np.ndarray:
+    return np.atleast_2d(self)
+
+
+@kernel("atleast_3d")
+def _atleast_3d(self: np.ndarray) -> np.ndarray:
+    return np.atleast_3d(self)
+
+
+@kernel("atleast_1d.Sequence")
+def _atleast_1d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.atleast_1d(t) for t in tensors]
+
+
+@kernel("atleast_2d.Sequence")
+def _atleast_2d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.atleast_2d(t) for t in tensors]
+
+
+@kernel("atleast_3d.Sequence")
+def _atleast_3d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.atleast_3d(t) for t in tensors]
+
+
+def _nonempty(tensors: Sequence[np.ndarray], name: str) -> None:
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
+@kernel("hstack")
+def _hstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "hstack")
+    joined = [np.atleast_1d(t) for t in tensors]
+    return _cat(joined, 0 if joined[0].ndim == 1 else 1)
+
+
+@kernel("vstack", "row_stack")
+def _vstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "vstack")
+    return _cat([np.atleast_2d(t) for t in tensors], 0)
+
+
+@kernel("dstack")
+def _dstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "dstack")
+    return _cat([np.atleast_3d(t) for t in tensors], 2)
+
+
+@kernel("column_stack")
+def _column_stack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "column_stack")
+    return _hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors])
+
+
+@kernel("cartesian_prod")
+def _cartesian_prod(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    """Rows of every combination, the last input varying fastest; one input is itself."""
+    _nonempty(tensors, "cartesian_prod")
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0].view()
+    dtype = torch_result_dtype(*tensors)
+    grids = np.meshgrid(*[t.astype(dtype, copy=False) for t in tensors], indexing="ij")
+    return np.stack([g.reshape(-1) for g in grids], axis=1)
+
+
 # ---------------------------------------------------------------------------- in-place metadata
 
 
