@@ -62,10 +62,6 @@ def _at_least(name: str, tensors: tuple[Any, ...]) -> Any:
     return tuple(call(op(f"{name}.Sequence"), _tensors(tensors)))
 
 
-def _cat(tensors: list[Tensor], dim: int) -> Tensor:
-    return call(op("cat"), tensors, dim)
-
-
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     return call(op("hstack"), list(tensors))
 
@@ -178,17 +174,11 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  #
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
-    """A 1-d tensor's diagonal matrix (diag_embed), a matrix's diagonal (ATen's diagonal_copy,
-    which torch's core programs spell diagonal + clone; texport's lowers *_copy to the bare view)."""
-    if input.dim() == 1:
-        return call(op("diag_embed"), input, diagonal)
-    if input.dim() == 2:
-        return call(op("clone"), input.diagonal(diagonal))
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    return call(op("diag"), input, diagonal)
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
-    return diag(input.contiguous().view(-1), offset)
+    return call(op("diagflat"), input, offset)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
@@ -221,7 +211,7 @@ def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 
 def argwhere(input: Tensor) -> Tensor:  # noqa: A002
-    return call(op("nonzero"), input)
+    return call(op("argwhere"), input)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
@@ -300,13 +290,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: DTyp
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
-    """nansum over the count of non-NaN elements (ATen's nanmean, which counts with
-    native::isnan, ``self != self``, over an alias of self)."""
-    if not (input.is_floating_point() or input.is_complex()):
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}")
-    alias = call(op("alias"), input)
-    factor = call(op("sum.dim_IntList"), call(op("logical_not"), alias.ne(alias)), _dims(dim), keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype).div(factor)
+    return call(op("nanmean"), input, _dims(dim), keepdim, dtype=dtype)
 
 
 def _std_var_mean(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Any:  # noqa: A002
@@ -333,87 +317,26 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     return _std_var_mean("var_mean", input, dim, unbiased, keepdim, correction)
 
 
-_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
              interpolation: str = "linear") -> Tensor:
-    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation)
 
 
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
                 interpolation: str = "linear") -> Tensor:
-    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation)
 
 
-def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str,  # noqa: A002
-              ignore_nan: bool) -> Tensor:
-    """ATen's quantile_compute: sort the reduced dim last, rank each q among the n values
-    (a NaN ranks last for quantile; nanquantile ranks among the non-NaN), gather below
-    and above, interpolate."""
-    name = "nanquantile" if ignore_nan else "quantile"
-    if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
-    if input.dtype not in (DType.float32, DType.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if not _is_tensor(q):
-        if not 0 <= q <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-        q = call(op("scalar_tensor"), q, dtype=input.dtype)
-    if q.dim() > 1 or q.dtype is not input.dtype:
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor of the input's dtype")
-    if dim is None:
-        values = call(op("sort"), input.view(-1))[0]
-        out_shape = [1] * input.dim() if keepdim else []
-    else:
-        d = dim % input.dim() if input.dim() else 0
-        moved = input if d == input.dim() - 1 else input.unsqueeze(-1).transpose(d, -1)
-        values = call(op("sort"), moved)[0]
-        out_shape = list(input.shape)
-        if keepdim:
-            out_shape[d] = 1
-        else:
-            del out_shape[d]
-    n = values.shape[-1]
-    values = values.view([*out_shape, n])
-    if ignore_nan:
-        kept = call(op("sum.dim_IntList"), call(op("logical_not"), values.isnan()), [-1], True)
-        ranks = q * call(op("sub.Scalar"), kept, 1)  # C++'s Tensor - int64_t: the Scalar overloads
-        ranks = ranks.masked_fill(ranks < 0, 0)
-    else:
-        ranks, has_nan = broadcast_tensors(call(op("mul.Scalar"), q, n - 1), values.isnan().any(-1, True))
-        ranks = ranks.masked_fill(has_nan, n - 1)
-    rounding = {"lower": "floor", "higher": "ceil", "nearest": "round"}.get(interpolation)
-    if rounding is not None:
-        ranks = getattr(ranks, rounding)()
-    below = ranks.long()
-    result = values.gather(-1, below)
-    if interpolation in ("linear", "midpoint"):
-        weights = call(op("full_like"), ranks, 0.5) if interpolation == "midpoint" else ranks - below
-        result = result.lerp(values.gather(-1, ranks.ceil().long()), weights)
-    if q.dim() == 0:
-        return result.squeeze(-1)
-    return result.unsqueeze(0).transpose(0, -1).squeeze(-1)
+def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,  # noqa: A002
+              interpolation: str) -> Tensor:
+    """The Tensor overload for a tensor q, .scalar for a number (as torch's binding picks)."""
+    overload = name if _is_tensor(q) else f"{name}.scalar"
+    return call(op(overload), input, q, dim, keepdim, interpolation=interpolation)
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
          append: Tensor | None = None) -> Tensor:
-    """n-th forward difference along dim (ATen's diff: prepend/append joined first;
-    bool tensors differ by logical_xor)."""
-    if input.dim() == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
-    if prepend is not None or append is not None:
-        parts = [t for t in (prepend, input, append) if t is not None]
-        input = _cat(parts, dim)
-    for _ in range(n):
-        length = input.shape[dim]
-        after = input.narrow(dim, 1, length - 1)
-        before = input.narrow(dim, 0, length - 1)
-        input = after.logical_xor(before) if input.dtype is DType.bool else after - before
-    return input
+    return call(op("diff"), input, n, dim, prepend, append)
 
 
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002

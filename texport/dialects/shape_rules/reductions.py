@@ -25,6 +25,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, sym_le
+from .views import cat_meta
 
 Rule = Callable[..., Any]
 Pair = tuple[TensorMeta, TensorMeta]
@@ -444,3 +445,52 @@ def _isin(elements: TensorMeta, test_elements: Any, assume_unique: bool = False,
 def _isin_scalar(element: Any, test_elements: TensorMeta, assume_unique: bool = False,
                  invert: bool = False) -> TensorMeta:
     return TensorMeta((), DType.bool)
+
+
+# ---------------------------------------------------------------- composites torch keeps whole: diff, nanmean, quantile
+
+
+@shape_rule("diff")
+def _diff(self: TensorMeta, n: int = 1, dim: int = -1, prepend: TensorMeta | None = None,
+          append: TensorMeta | None = None) -> TensorMeta:
+    """prepend, self and append joined along dim, which n differences shorten by n (ATen stops at 0)."""
+    check(self.ndim >= 1, "diff expects input to be at least one-dimensional")
+    check(n >= 0, f"order must be non-negative but got {n}")
+    joined = cat_meta([t for t in (prepend, self, append) if t is not None], dim)
+    d = normalize_dim(dim, joined.ndim)
+    length = to_dim(joined.shape[d] - n)
+    if type(length) is int:
+        length = max(length, 0)
+    return TensorMeta(tuple(length if i == d else s for i, s in enumerate(joined.shape)), joined.dtype)
+
+
+@shape_rule("nanmean")
+def _nanmean(self: TensorMeta, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> TensorMeta:
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          f"nanmean(): expected input to have floating point or complex dtype but got {scalar_type_name(self.dtype)}")
+    return _reduce(self, dim, keepdim, _accumulate_dtype(self, dtype))
+
+
+@shape_rule("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar")
+def _quantile(self: TensorMeta, q: Any, dim: int | None = None, keepdim: bool = False,
+              interpolation: str = "linear") -> TensorMeta:
+    """The reduced shape of self, after q's length when q is a 1-d tensor."""
+    check(interpolation in _INTERPOLATIONS, "quantile() interpolation must be one of linear, lower, higher, "
+          f"midpoint or nearest. Got {interpolation}")
+    check(self.dtype in (DType.float32, DType.float64), "quantile() input tensor must be either float or double dtype")
+    if isinstance(q, TensorMeta):
+        check(q.ndim <= 1, f"quantile() q must be a scalar or 1D tensor, but got {q.ndim}D")
+        check(q.dtype is self.dtype, "quantile() q tensor must be same dtype as the input tensor")
+        lead = list(q.shape)
+    else:
+        check(0 <= q <= 1, f"quantile() q must be in the range [0, 1] but got {q}")
+        lead = []
+    if dim is None:
+        rest = [1] * self.ndim if keepdim else []
+    else:
+        d = normalize_dim(dim, self.ndim)
+        rest = [1 if i == d else s for i, s in enumerate(self.shape) if keepdim or i != d]
+    return TensorMeta(tuple(lead + rest), self.dtype)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

@@ -511,7 +511,7 @@ def _cat_skipped(t: TensorMeta) -> bool:
 
 
 @shape_rule("cat")
-def _cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
+def cat_meta(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     check(len(tensors) > 0, "torch.cat(): expected a non-empty list of Tensors")
     dtype = result_type(*tensors)
     for i, t in enumerate(tensors):
@@ -904,19 +904,19 @@ def _hstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
     """cat of the atleast_1d tensors: along dim 0 when the first is 1-d, else dim 1."""
     check(len(tensors) > 0, "hstack expects a non-empty TensorList")
     joined = [at_least(t, 1) for t in tensors]
-    return _cat(joined, 0 if joined[0].ndim == 1 else 1)
+    return cat_meta(joined, 0 if joined[0].ndim == 1 else 1)
 
 
 @shape_rule("vstack", "row_stack")
 def _vstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
     check(len(tensors) > 0, "vstack expects a non-empty TensorList")
-    return _cat([at_least(t, 2) for t in tensors], 0)
+    return cat_meta([at_least(t, 2) for t in tensors], 0)
 
 
 @shape_rule("dstack")
 def _dstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
     check(len(tensors) > 0, "dstack expects a non-empty TensorList")
-    return _cat([at_least(t, 3) for t in tensors], 2)
+    return cat_meta([at_least(t, 3) for t in tensors], 2)
 
 
 @shape_rule("column_stack")
@@ -936,6 +936,20 @@ def _cartesian_prod(tensors: Sequence[TensorMeta]) -> TensorMeta:
     if len(tensors) == 1:
         return tensors[0]
     return meta([product([t.shape[0] for t in tensors]), len(tensors)], result_type(*tensors))
+
+
+@shape_rule("diag")
+def _diag(self: TensorMeta, diagonal: int = 0) -> TensorMeta:
+    """A vector's diagonal matrix (diag_embed), or a matrix's diagonal (a copy of diagonal)."""
+    check(self.ndim in (1, 2), f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+    if self.ndim == 1:
+        return _diag_embed(self, diagonal)
+    return diagonal_meta(self, diagonal)
+
+
+@shape_rule("diagflat")
+def _diagflat(self: TensorMeta, offset: int = 0) -> TensorMeta:
+    return _diag(meta([product(self.shape)], self.dtype), offset)
 
 
 @shape_rule("repeat_interleave.self_int")

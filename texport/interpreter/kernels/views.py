@@ -732,6 +732,21 @@ def _repeat(self: np.ndarray, repeats: Sequence[int]) -> np.ndarray:
     return np.tile(self, times) if times else self.copy()
 
 
+@kernel("diag")
+def _diag(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+    """A vector's diagonal matrix (diag_embed), or a copy of a matrix's diagonal."""
+    if self.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+    if self.ndim == 1:
+        return _diag_embed(self, diagonal)
+    return _diagonal(self, diagonal).copy()
+
+
+@kernel("diagflat")
+def _diagflat(self: np.ndarray, offset: int = 0) -> np.ndarray:
+    return _diag(self.reshape(-1), offset)
+
+
 @kernel("repeat_interleave.self_int")
 def _repeat_interleave_int(
     self: np.ndarray, repeats: int, dim: int | None = None, output_size: int | None = None
@@ -811,7 +826,7 @@ def _rot90(self: np.ndarray, k: int = 1, dims: Sequence[int] = (0, 1)) -> np.nda
 
 
 @kernel("cat")
-def _cat(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
+def join_tensors(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     """Promotes dtypes; skips legacy empty 1-D tensors (torch.Tensor() was shape [0])."""
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -898,19 +913,19 @@ def _nonempty(tensors: Sequence[np.ndarray], name: str) -> None:
 def _hstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
     _nonempty(tensors, "hstack")
     joined = [np.atleast_1d(t) for t in tensors]
-    return _cat(joined, 0 if joined[0].ndim == 1 else 1)
+    return join_tensors(joined, 0 if joined[0].ndim == 1 else 1)
 
 
 @kernel("vstack", "row_stack")
 def _vstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
     _nonempty(tensors, "vstack")
-    return _cat([np.atleast_2d(t) for t in tensors], 0)
+    return join_tensors([np.atleast_2d(t) for t in tensors], 0)
 
 
 @kernel("dstack")
 def _dstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
     _nonempty(tensors, "dstack")
-    return _cat([np.atleast_3d(t) for t in tensors], 2)
+    return join_tensors([np.atleast_3d(t) for t in tensors], 2)
 
 
 @kernel("column_stack")

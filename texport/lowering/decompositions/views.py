@@ -332,6 +332,23 @@ def meshgrid_ij(tensors: list[Tensor]) -> list[Tensor]:
     return grids
 
 
+# diag(v, k) = diag_embed(v, k) for a vector; diag(m, k) = clone(diagonal(m, k)) for a matrix
+# (ATen's diagonal_copy, which torch's core programs spell diagonal + clone)
+@register_decomposition(aten.diag.default)
+def diag(self: Tensor, diagonal: int = 0) -> Tensor:
+    if self.dim() == 1:
+        return aten.diag_embed.default(self, diagonal)
+    if self.dim() == 2:
+        return aten.clone.default(aten.diagonal.default(self, diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.dim()}D")
+
+
+# diagflat(x, k) = diag(view(contiguous(x), [-1]), k)
+@register_decomposition(aten.diagflat.default)
+def diagflat(self: Tensor, offset: int = 0) -> Tensor:
+    return diag(aten.view.default(_contiguous(self), [-1]), offset)
+
+
 # unfold_copy(x, d, size, step) = unfold(x, d, size, step) (torch keeps the unfold view in core programs)
 @register_decomposition(aten.unfold_copy.default)
 def unfold_copy(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
