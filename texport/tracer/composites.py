@@ -1,9 +1,10 @@
 """Shape, indexing, reduction, sorting and random parts of the Tensor API.
 
-Where torch's function is CompositeImplicitAutograd (``tile``, ``hstack``,
-``meshgrid``, ``diff`` ...) it is written here as the ops torch's C++ calls, so a
-program traces to those ops; the rest pick their ATen overload from the
-arguments as torch's Python bindings do. ``FUNCTIONS`` joins ``texport.*``;
+Each function picks its ATen overload from the arguments as torch's Python
+bindings do. A CompositeImplicitAutograd op that torch's export keeps as one
+node (``tile``, ``hstack``, ``meshgrid``, ``diff``, ``quantile`` ...) is called
+as that op, whose decomposition is the composite; the few torch cannot export
+whole (``combinations``) are written here as the ops its C++ calls. ``FUNCTIONS`` joins ``texport.*``;
 ``METHODS`` are installed on Tensor.
 """
 
@@ -109,35 +110,14 @@ def broadcast_shapes(*shapes: Any) -> Size:
 
 
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
-    """Each tensor expanded to the common shape; one already of that shape is kept (ATen's expand_outplace)."""
-    tensors = _tensors(tensors)
-    shape = list(broadcast_shapes(*(t.shape for t in tensors)))
-    return tuple(t if list(t.shape) == shape else t.expand(shape) for t in tensors)
+    return tuple(call(op("broadcast_tensors"), _tensors(tensors)))
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
-    """Each 0-/1-d tensor viewed along its own dim and expanded to every size;
-    ``xy`` swaps the first two inputs and outputs (ATen's meshgrid)."""
-    tensors = _tensors(tensors)
+    """The overload torch's binding picks: meshgrid.indexing when indexing is given."""
     if indexing is None:
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise ValueError(f"torch.meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
-    for t in tensors:
-        if t.dim() > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.dim()}-d")
-    swap = indexing == "xy" and len(tensors) >= 2
-    if swap:
-        tensors = [tensors[1], tensors[0], *tensors[2:]]
-    sizes = [t.numel() for t in tensors]
-    grids = []
-    for i, t in enumerate(tensors):
-        shape = [1] * len(tensors)
-        shape[i] = -1
-        grids.append(t.view(shape).expand(sizes))
-    if swap:
-        grids[0], grids[1] = grids[1], grids[0]
-    return tuple(grids)
+        return tuple(call(op("meshgrid"), _tensors(tensors)))
+    return tuple(call(op("meshgrid.indexing"), _tensors(tensors), indexing=indexing))
 
 
 def cartesian_prod(*tensors: Any) -> Tensor:

@@ -38,6 +38,13 @@ def _broadcasts(x, v):
     return a + 1, b * 2, c - 1, torch.zeros(torch.broadcast_shapes(x.shape, (1, 3)))
 
 
+def _grids_returned(x, v):
+    # the grids themselves: torch's training and functional IR return getitems of the whole op
+    a, b = torch.meshgrid(v, x[0], indexing="xy")
+    c, d = torch.broadcast_tensors(x, x[0])
+    return a, b, c, d, torch.cartesian_prod(v, x[0]).reshape(-1)
+
+
 def _cartesian(x, v):
     return torch.cartesian_prod(v, x[0]), torch.cartesian_prod(v)
 
@@ -204,7 +211,7 @@ def cases():
         "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
         "api_draws": _draws, "api_quantiles": _quantiles, "api_unique": _uniques, "api_data_sized": _data_sized,
         "api_views_and_scatters": _views_and_scatters, "api_cdist": _cdists,
-        "api_scatter_reduce": _scatter_reduces,
+        "api_scatter_reduce": _scatter_reduces, "api_grids_returned": _grids_returned,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
@@ -213,7 +220,7 @@ def cases():
                "api_views_and_scatters": _views_and_scatters, "api_unique": _uniques, "api_stacks": _stacks,
                "api_broadcast": _broadcasts, "api_atleast": _atleast, "api_flips": _flips, "api_sets": _sets,
                "api_histograms": _histograms, "api_counts_and_extremes": _counts_and_extremes, "api_modes": _modes,
-               "api_argsort": _argsorts, "api_data_sized": _data_sized}
+               "api_argsort": _argsorts, "api_data_sized": _data_sized, "api_grids_returned": _grids_returned}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),

@@ -23,7 +23,7 @@ from ..dtypes import BY_SCALAR_TYPE, DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule, stride_rule
-from .common import normalize_dim, product, scalar_type_name, shape_text
+from .common import broadcast_shapes, normalize_dim, product, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le
 from .strides import (
     Strides,
@@ -936,6 +936,57 @@ def _cartesian_prod(tensors: Sequence[TensorMeta]) -> TensorMeta:
     if len(tensors) == 1:
         return tensors[0]
     return meta([product([t.shape[0] for t in tensors]), len(tensors)], result_type(*tensors))
+
+
+@shape_rule("meshgrid")
+def _meshgrid(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return _meshgrid_indexing(tensors, "ij")
+
+
+@shape_rule("meshgrid.indexing")
+def _meshgrid_indexing(tensors: Sequence[TensorMeta], indexing: str) -> list[TensorMeta]:
+    """Every 0-/1-d input expanded to [n0, n1, ...] ('xy': [n1, n0, ...])."""
+    check(len(tensors) > 0, "torch.meshgrid: Expected at least one tensor")
+    check(indexing in ("ij", "xy"), f"torch.meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
+    for t in tensors:
+        check(t.ndim <= 1, f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}-d")
+        check(t.dtype is tensors[0].dtype, "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype")
+    sizes = [product(t.shape) for t in tensors]
+    if indexing == "xy" and len(sizes) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    return [meta(sizes, t.dtype) for t in tensors]
+
+
+@stride_rule("meshgrid")
+def _meshgrid_strides(out: list[TensorMeta], tensors: Sequence[TensorMeta]) -> list[Strides]:
+    return _meshgrid_indexing_strides(out, tensors, "ij")
+
+
+@stride_rule("meshgrid.indexing")
+def _meshgrid_indexing_strides(out: list[TensorMeta], tensors: Sequence[TensorMeta], indexing: str) -> list[Strides]:
+    """Each input viewed along its own dim (the first two swapped for 'xy'), then expanded."""
+    dims = list(range(len(tensors)))
+    if indexing == "xy" and len(dims) >= 2:
+        dims[0], dims[1] = 1, 0
+    strides = []
+    for t, d, grid in zip(tensors, dims, out, strict=True):
+        shape = [grid.shape[d] if i == d else 1 for i in range(grid.ndim)]
+        viewed = view_strides(t.shape, strides_of(t), shape)
+        strides.append(_expand_strides(grid, TensorMeta(tuple(shape), t.dtype, viewed)))
+    return strides
+
+
+@shape_rule("broadcast_tensors")
+def _broadcast_tensors(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    check(len(tensors) > 0, "broadcast_tensors expects a non-empty TensorList")
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return [meta(shape, t.dtype) for t in tensors]
+
+
+@stride_rule("broadcast_tensors")
+def _broadcast_tensors_strides(out: list[TensorMeta], tensors: Sequence[TensorMeta]) -> list[Strides]:
+    """An input of the common shape is itself; the others are expanded (ATen's expand_outplace)."""
+    return [_expand_strides(result, t) for result, t in zip(out, tensors, strict=True)]
 
 
 @shape_rule("diag")

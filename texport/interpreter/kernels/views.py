@@ -732,6 +732,36 @@ def _repeat(self: np.ndarray, repeats: Sequence[int]) -> np.ndarray:
     return np.tile(self, times) if times else self.copy()
 
 
+@kernel("meshgrid")
+def _meshgrid(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return _meshgrid_indexing(tensors, "ij")
+
+
+@kernel("meshgrid.indexing")
+def _meshgrid_indexing(tensors: Sequence[np.ndarray], indexing: str) -> list[np.ndarray]:
+    """Each 0-/1-d input viewed along its own dim and expanded (stride-0 views, as torch's)."""
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}-d")
+    dims = list(range(len(tensors)))
+    if indexing == "xy" and len(dims) >= 2:
+        dims[0], dims[1] = 1, 0
+    sizes = [0] * len(tensors)
+    for t, d in zip(tensors, dims):
+        sizes[d] = t.size
+    return [_expand(t.reshape([t.size if i == d else 1 for i in range(len(sizes))]), sizes)
+            for t, d in zip(tensors, dims)]
+
+
+@kernel("broadcast_tensors")
+def _broadcast_tensors(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each input expanded to the common shape (one of that shape: a view of itself)."""
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    return [_expand(t, shape) for t in tensors]
+
+
 @kernel("diag")
 def _diag(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
     """A vector's diagonal matrix (diag_embed), or a copy of a matrix's diagonal."""

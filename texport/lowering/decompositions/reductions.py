@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from texport.tracer.composites import broadcast_shapes
-
 from ._common import DType, Tensor, aten, canonical_dim, cast_to, register_decomposition, reshape_to
 
 
@@ -381,7 +379,7 @@ def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolatio
         ranks = aten.mul.Tensor(q, aten.sub.Scalar(kept, 1))  # C++'s Tensor - int64_t: the Scalar overloads
         ranks = aten.masked_fill.Scalar(ranks, aten.lt.Scalar(ranks, 0), 0)
     else:
-        ranks, has_nan = _broadcast_pair(aten.mul.Scalar(q, n - 1), aten.any.dim(isnan, -1, True))
+        ranks, has_nan = aten.broadcast_tensors.default([aten.mul.Scalar(q, n - 1), aten.any.dim(isnan, -1, True)])
         ranks = aten.masked_fill.Scalar(ranks, has_nan, n - 1)
     rounding = {"lower": aten.floor, "higher": aten.ceil, "nearest": aten.round}.get(interpolation)
     if rounding is not None:
@@ -411,9 +409,3 @@ def _sorted_last(self: Tensor, dim: int | None, keepdim: bool) -> tuple[Tensor, 
     else:
         del out_shape[d]
     return aten.sort.default(moved)[0], out_shape
-
-
-def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """broadcast_tensors: each expanded to the common shape unless it has it (ATen's expand_outplace)."""
-    shape = list(broadcast_shapes(a.shape, b.shape))
-    return tuple(t if list(t.shape) == shape else aten.expand.default(t, shape) for t in (a, b))  # type: ignore[return-value]

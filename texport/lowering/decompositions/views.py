@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from texport.dialects.shape_rules.strides import memory_format_name
+from texport.tracer.composites import broadcast_shapes
 
 from ._common import DType, Tensor, aten, canonical_dim, numel, register_decomposition, reshape_to
 from ._common import contiguous as _contiguous
@@ -318,18 +319,38 @@ def column_stack(tensors: list[Tensor]) -> Tensor:
 def cartesian_prod(tensors: list[Tensor]) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
-    return aten.stack.default([flatten(g) for g in meshgrid_ij(tensors)], 1)
+    return aten.stack.default([flatten(g) for g in aten.meshgrid.indexing(tensors, indexing="ij")], 1)
 
 
-def meshgrid_ij(tensors: list[Tensor]) -> list[Tensor]:
-    """Each 0-/1-d tensor viewed along its own dim and expanded to every size."""
+# meshgrid(ts) = meshgrid(ts, indexing="ij")
+@register_decomposition(aten.meshgrid.default)
+def meshgrid(tensors: list[Tensor]) -> list[Tensor]:
+    return meshgrid_indexing(tensors, indexing="ij")
+
+
+# meshgrid(ts, "ij")[i] = expand(view(ts[i], [1, .., n_i, .., 1]), [n_0, n_1, ...]); "xy" swaps ts[0] and ts[1]
+# in and out (ATen's meshgrid)
+@register_decomposition(aten.meshgrid.indexing)
+def meshgrid_indexing(tensors: list[Tensor], *, indexing: str) -> list[Tensor]:
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors = [tensors[1], tensors[0], *tensors[2:]]
     sizes = [numel(list(t.shape)) for t in tensors]
     grids = []
     for i, t in enumerate(tensors):
         shape = [1] * len(tensors)
         shape[i] = sizes[i]
         grids.append(aten.expand.default(aten.view.default(t, shape), sizes))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
     return grids
+
+
+# broadcast_tensors(ts) = [t if shape(t) == s else expand(t, s)], s = the broadcast shape (ATen's expand_outplace)
+@register_decomposition(aten.broadcast_tensors.default)
+def broadcast_tensors(tensors: list[Tensor]) -> list[Tensor]:
+    shape = list(broadcast_shapes(*(t.shape for t in tensors)))
+    return [t if list(t.shape) == shape else aten.expand.default(t, shape) for t in tensors]
 
 
 # diag(v, k) = diag_embed(v, k) for a vector; diag(m, k) = clone(diagonal(m, k)) for a matrix
