@@ -83,6 +83,8 @@ def test_composite_op_kernels_on_hand_computed_cases() -> None:
     assert torch.nanmean(t(np.array([1.0, np.nan, 3.0], np.float32))).item() == 2.0
     assert torch.quantile(t(np.array([1.0, 2.0, 3.0, 4.0], np.float32)), 0.5).item() == 2.5
     assert torch.nanquantile(t(np.array([1.0, np.nan, 3.0], np.float32)), 0.5).item() == 2.0
+    q = t(np.array([0.2, 0.9], np.float32))
+    assert torch.quantile(t(f32(4, 3)), q, dim=1, keepdim=True).stride() == (1, 2, 2)  # torch's: q's dim moved first
     assert torch.diag(t(np.array([[1, 2], [3, 4]])), 1).tolist() == [2]
     assert torch.diagflat(t(np.array([[1, 2]])), -1).tolist() == [[0, 0, 0], [1, 0, 0], [0, 2, 0]]
     assert torch.argwhere(t(np.array([[0, 5], [7, 0]]))).tolist() == [[0, 1], [1, 0]]

@@ -161,6 +161,12 @@ def _quantiles(x, v):
             torch.quantile(x, 0.4, dim=1, interpolation="higher"))
 
 
+def _quantile_layout(x, v):
+    # a 1-d q's dim is transposed first (stride 1): flattening the result copies it
+    q = torch.tensor([0.25, 0.5, 0.75])
+    return torch.quantile(x, q, dim=1).reshape(-1), torch.nanquantile(x, q, dim=0, keepdim=True).flatten() * 2
+
+
 def _uniques(x, v):
     votes = (x * 2).round()
     values, inverse, counts = torch.unique(votes, return_inverse=True, return_counts=True)
@@ -212,6 +218,7 @@ def cases():
         "api_draws": _draws, "api_quantiles": _quantiles, "api_unique": _uniques, "api_data_sized": _data_sized,
         "api_views_and_scatters": _views_and_scatters, "api_cdist": _cdists,
         "api_scatter_reduce": _scatter_reduces, "api_grids_returned": _grids_returned,
+        "api_quantile_layout": _quantile_layout,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
@@ -220,7 +227,8 @@ def cases():
                "api_views_and_scatters": _views_and_scatters, "api_unique": _uniques, "api_stacks": _stacks,
                "api_broadcast": _broadcasts, "api_atleast": _atleast, "api_flips": _flips, "api_sets": _sets,
                "api_histograms": _histograms, "api_counts_and_extremes": _counts_and_extremes, "api_modes": _modes,
-               "api_argsort": _argsorts, "api_data_sized": _data_sized, "api_grids_returned": _grids_returned}
+               "api_argsort": _argsorts, "api_data_sized": _data_sized, "api_grids_returned": _grids_returned,
+               "api_quantile_layout": _quantile_layout}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),

@@ -14,7 +14,7 @@ from typing import Any
 from ..dtypes import DType
 from ..meta import TensorMeta
 from ..symbolic import Dim, to_dim
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import (
     broadcast_shapes,
     check_inplace,
@@ -25,6 +25,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, sym_le
+from .strides import Strides, contiguous_strides
 from .views import cat_meta
 
 Rule = Callable[..., Any]
@@ -491,6 +492,16 @@ def _quantile(self: TensorMeta, q: Any, dim: int | None = None, keepdim: bool = 
         d = normalize_dim(dim, self.ndim)
         rest = [1 if i == d else s for i, s in enumerate(self.shape) if keepdim or i != d]
     return TensorMeta(tuple(lead + rest), self.dtype)
+
+
+@stride_rule("quantile", "nanquantile")
+def _quantile_strides(out: TensorMeta, self: TensorMeta, q: TensorMeta, *args: Any, **kwargs: Any) -> Strides | None:
+    """A 1-d q's quantiles are computed last ([*shape, k], row-major) and moved first by a
+    transpose (ATen's quantile), so q's dim has stride 1 and the rest keep theirs."""
+    if q.ndim == 0:
+        return None
+    rest = list(out.shape[1:])
+    return (1, *contiguous_strides([*rest, out.shape[0]])[:-1])
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

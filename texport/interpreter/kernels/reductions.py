@@ -901,5 +901,8 @@ def _quantile_of(numpy_quantile: Callable[..., Any], self: Array, q: Any, dim: i
     axis = None if dim is None else normalize_dim(dim, self.ndim)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice: NaN, as torch's
-        result = numpy_quantile(self, q, axis=axis, keepdims=keepdim, method=interpolation)
-    return np.asarray(result, self.dtype)
+        result = np.asarray(numpy_quantile(self, q, axis=axis, keepdims=keepdim, method=interpolation), self.dtype)
+    if q.ndim == 0:
+        return result
+    # torch computes q's dim last and transposes it first: laid out as its stride rule says
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(result, 0, -1)), -1, 0)

@@ -903,35 +903,36 @@ def _flipud(self: np.ndarray) -> np.ndarray:
     return _flip(self, [0])
 
 
-# numpy's atleast_Nd shape as torch's do (a 1-d tensor is [1, n, 1] at rank 3), as views
+# numpy's atleast_Nd shape as torch's do (a 1-d tensor is [1, n, 1] at rank 3); the result is a view
+# of the input, as torch's (numpy returns a tensor of enough dims itself: .view() makes it a new array)
 @kernel("atleast_1d")
 def _atleast_1d(self: np.ndarray) -> np.ndarray:
-    return np.atleast_1d(self)
+    return np.atleast_1d(self).view()
 
 
 @kernel("atleast_2d")
 def _atleast_2d(self: np.ndarray) -> np.ndarray:
-    return np.atleast_2d(self)
+    return np.atleast_2d(self).view()
 
 
 @kernel("atleast_3d")
 def _atleast_3d(self: np.ndarray) -> np.ndarray:
-    return np.atleast_3d(self)
+    return np.atleast_3d(self).view()
 
 
 @kernel("atleast_1d.Sequence")
 def _atleast_1d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
-    return [np.atleast_1d(t) for t in tensors]
+    return [np.atleast_1d(t).view() for t in tensors]
 
 
 @kernel("atleast_2d.Sequence")
 def _atleast_2d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
-    return [np.atleast_2d(t) for t in tensors]
+    return [np.atleast_2d(t).view() for t in tensors]
 
 
 @kernel("atleast_3d.Sequence")
 def _atleast_3d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
-    return [np.atleast_3d(t) for t in tensors]
+    return [np.atleast_3d(t).view() for t in tensors]
 
 
 def _nonempty(tensors: Sequence[np.ndarray], name: str) -> None:
