@@ -167,6 +167,12 @@ def _quantile_layout(x, v):
     return torch.quantile(x, q, dim=1).reshape(-1), torch.nanquantile(x, q, dim=0, keepdim=True).flatten() * 2
 
 
+def _diff_layout(x, v):
+    # the difference of a transposed input is laid out as it: flattening it copies (static only: on a
+    # dynamic size, torch's contiguity check guards rows >= 3)
+    return torch.diff(x.t(), dim=1).reshape(-1), torch.diff(x.t(), 2, 0).flatten() + 1
+
+
 def _uniques(x, v):
     votes = (x * 2).round()
     values, inverse, counts = torch.unique(votes, return_inverse=True, return_counts=True)
@@ -218,7 +224,7 @@ def cases():
         "api_draws": _draws, "api_quantiles": _quantiles, "api_unique": _uniques, "api_data_sized": _data_sized,
         "api_views_and_scatters": _views_and_scatters, "api_cdist": _cdists,
         "api_scatter_reduce": _scatter_reduces, "api_grids_returned": _grids_returned,
-        "api_quantile_layout": _quantile_layout,
+        "api_quantile_layout": _quantile_layout, "api_diff_layout": _diff_layout,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,

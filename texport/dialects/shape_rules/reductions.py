@@ -25,7 +25,7 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, sym_le
-from .strides import Strides, contiguous_strides
+from .strides import Strides, contiguous_strides, elementwise_strides, strides_of
 from .views import cat_meta
 
 Rule = Callable[..., Any]
@@ -463,6 +463,16 @@ def _diff(self: TensorMeta, n: int = 1, dim: int = -1, prepend: TensorMeta | Non
     if type(length) is int:
         length = max(length, 0)
     return TensorMeta(tuple(length if i == d else s for i, s in enumerate(joined.shape)), joined.dtype)
+
+
+@stride_rule("diff")
+def _diff_strides(out: TensorMeta, self: TensorMeta, n: int = 1, dim: int = -1, prepend: TensorMeta | None = None,
+                  append: TensorMeta | None = None) -> Strides | None:
+    """The difference of two narrowed views of self is laid out as self (TensorIterator);
+    a joined (cat) input is row-major, and so is its difference."""
+    if prepend is not None or append is not None or n == 0:
+        return None
+    return elementwise_strides(out.shape, [TensorMeta(out.shape, self.dtype, strides_of(self))])
 
 
 @shape_rule("nanmean")
