@@ -3,9 +3,9 @@
 Each function picks its ATen overload from the arguments as torch's Python
 bindings do. A CompositeImplicitAutograd op that torch's export keeps as one
 node (``tile``, ``hstack``, ``meshgrid``, ``diff``, ``quantile`` ...) is called
-as that op, whose decomposition is the composite; the few torch cannot export
-whole (``combinations``) are written here as the ops its C++ calls. ``FUNCTIONS`` joins ``texport.*``;
-``METHODS`` are installed on Tensor.
+as that op, whose decomposition is the composite; ``combinations``, which
+torch cannot export, is written here as the ops its C++ calls. ``FUNCTIONS``
+joins ``texport.*``; ``METHODS`` are installed on Tensor.
 """
 
 from __future__ import annotations

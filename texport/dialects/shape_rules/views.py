@@ -947,7 +947,7 @@ def _meshgrid(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
 def _meshgrid_indexing(tensors: Sequence[TensorMeta], indexing: str) -> list[TensorMeta]:
     """Every 0-/1-d input expanded to [n0, n1, ...] ('xy': [n1, n0, ...])."""
     check(len(tensors) > 0, "torch.meshgrid: Expected at least one tensor")
-    check(indexing in ("ij", "xy"), f"torch.meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
+    check(indexing in ("ij", "xy"), f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         check(t.ndim <= 1, f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}-d")
         check(t.dtype is tensors[0].dtype, "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype")

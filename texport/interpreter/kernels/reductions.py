@@ -889,6 +889,9 @@ def _nanquantile(self: Array, q: Any, dim: int | None = None, keepdim: bool = Fa
 
 def _quantile_of(numpy_quantile: Callable[..., Any], self: Array, q: Any, dim: int | None, keepdim: bool,
                  interpolation: str) -> Array:
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
     if self.dtype not in (np.float32, np.float64):
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if not isinstance(q, np.ndarray) and not 0 <= q <= 1:

@@ -741,7 +741,7 @@ def _meshgrid(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
 def _meshgrid_indexing(tensors: Sequence[np.ndarray], indexing: str) -> list[np.ndarray]:
     """Each 0-/1-d input viewed along its own dim and expanded (stride-0 views, as torch's)."""
     if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}-d")
