@@ -49,14 +49,6 @@ VECTOR_LOSS_SHAPE = ("torch's decomposition of a vector input's unreduced margin
 LINALG_CHECK_ERRORS = ("torch's core program checks linalg info through an effectful _linalg_check_errors (a TOKEN "
                        "in its signature); texport's kernels raise instead and its programs carry no effect tokens")
 
-# torch 2.13's export keeps a CompositeImplicitAutograd op (tile, hstack, fliplr,
-# diff, nanmean, quantile, argwhere, atleast_3d, cartesian_prod) as one node of its training and
-# functional IR, decomposed only at core; texport's Python API traces the ops
-# its C++ calls (repeat, cat, flip, sub ...), as issue 16's brief asks. Numbers
-# and the core op multiset agree; an output named after the op differs.
-COMPOSITE_NAMES = ("torch's training/functional IR keeps the CompositeImplicitAutograd op; texport traces "
-                   "the ops it calls, so an output is named after the last of them")
-
 # torch reads the data-dependent size of a multi-output op's first result (_unique2,
 # unique_dim, unique_consecutive) through that result's getitem node, and then
 # names the getitem it returns a fresh one after every other getitem of the graph
@@ -82,41 +74,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_graph_signature_equals_torchs[linalg_fft.linalg_cholesky-core]": LINALG_CHECK_ERRORS,
     "test_graph_signature_equals_torchs[linalg_fft.linalg_top_det_inverse-core]": LINALG_CHECK_ERRORS,
     "test_graph_signature_equals_torchs[linalg_fft.linalg_dynamic_batch-core]": LINALG_CHECK_ERRORS,
-    "test_graph_signature_equals_torchs[tensor_api.api_atleast-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_atleast-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_cartesian_prod-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_cartesian_prod_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_diff-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_diff-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_diff_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_diff_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_flips-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_flips-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_nan_reductions_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_stacks-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_stacks-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_tile-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_tile-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_tile_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_tile_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_diag_embed_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_quantiles-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_quantiles-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_quantiles_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_quantiles_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_data_sized-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_data_sized-functional]": COMPOSITE_NAMES,
     "test_graph_signature_equals_torchs[tensor_api.api_unique-training]": UNBACKED_GETITEM,
     "test_graph_signature_equals_torchs[tensor_api.api_unique_dynamic-training]": UNBACKED_GETITEM,
-    "test_graph_signature_equals_torchs[tensor_api.api_atleast_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_atleast_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_data_sized_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_data_sized_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_flips_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_flips_dynamic-training]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_stacks_dynamic-functional]": COMPOSITE_NAMES,
-    "test_graph_signature_equals_torchs[tensor_api.api_stacks_dynamic-training]": COMPOSITE_NAMES,
 }

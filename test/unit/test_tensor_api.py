@@ -75,6 +75,25 @@ def test_flips_and_diff() -> None:
     np.testing.assert_array_equal(torch.diff(t(b)).numpy(), b[1:] ^ b[:-1])
 
 
+def test_composite_op_kernels_on_hand_computed_cases() -> None:
+    """The kernels of the CompositeImplicitAutograd ops torch's export keeps whole."""
+    assert torch.diff(t(np.array([1.0, 4.0, 9.0], np.float32)), 5).shape == (0,)  # ATen stops at an empty dim
+    joined = torch.diff(t(np.array([1, 4], np.int32)), prepend=t(np.array([0.5], np.float32)))
+    assert joined.dtype == torch.float32 and joined.tolist() == [0.5, 3.0]
+    assert torch.nanmean(t(np.array([1.0, np.nan, 3.0], np.float32))).item() == 2.0
+    assert torch.quantile(t(np.array([1.0, 2.0, 3.0, 4.0], np.float32)), 0.5).item() == 2.5
+    assert torch.nanquantile(t(np.array([1.0, np.nan, 3.0], np.float32)), 0.5).item() == 2.0
+    q = t(np.array([0.2, 0.9], np.float32))
+    assert torch.quantile(t(f32(4, 3)), q, dim=1, keepdim=True).stride() == (1, 2, 2)  # torch's: q's dim moved first
+    assert torch.diag(t(np.array([[1, 2], [3, 4]])), 1).tolist() == [2]
+    assert torch.diagflat(t(np.array([[1, 2]])), -1).tolist() == [[0, 0, 0], [1, 0, 0], [0, 2, 0]]
+    assert torch.argwhere(t(np.array([[0, 5], [7, 0]]))).tolist() == [[0, 1], [1, 0]]
+    assert torch.tile(t(np.array([[1, 2]])), (2,)).tolist() == [[1, 2, 1, 2]]
+    assert torch.column_stack([t(np.array([1, 2])), t(np.array([[3], [4]]))]).tolist() == [[1, 3], [2, 4]]
+    assert torch.cartesian_prod(t(np.array([1, 2])), t(np.array([3]))).tolist() == [[1, 3], [2, 3]]
+    assert torch.atleast_3d(t(np.array([1, 2]))).shape == (1, 2, 1)
+
+
 def test_nan_reductions_and_moments() -> None:
     a = f32(4, 5)
     a[1, 2] = a[3, 0] = np.nan

@@ -1,10 +1,11 @@
 """Shape, indexing, reduction, sorting and random parts of the Tensor API.
 
-Where torch's function is CompositeImplicitAutograd (``tile``, ``hstack``,
-``meshgrid``, ``diff`` ...) it is written here as the ops torch's C++ calls, so a
-program traces to those ops; the rest pick their ATen overload from the
-arguments as torch's Python bindings do. ``FUNCTIONS`` joins ``texport.*``;
-``METHODS`` are installed on Tensor.
+Each function picks its ATen overload from the arguments as torch's Python
+bindings do. A CompositeImplicitAutograd op that torch's export keeps as one
+node (``tile``, ``hstack``, ``meshgrid``, ``diff``, ``quantile`` ...) is called
+as that op, whose decomposition is the composite; ``combinations``, which
+torch cannot export, is written here as the ops its C++ calls. ``FUNCTIONS``
+joins ``texport.*``; ``METHODS`` are installed on Tensor.
 """
 
 from __future__ import annotations
@@ -44,69 +45,46 @@ def _tensors(args: Sequence[Any]) -> list[Tensor]:
 
 
 def atleast_1d(*tensors: Any) -> Any:
-    return _each(tensors, _atleast_1d)
+    return _at_least("atleast_1d", tensors)
 
 
 def atleast_2d(*tensors: Any) -> Any:
-    return _each(tensors, _atleast_2d)
+    return _at_least("atleast_2d", tensors)
 
 
 def atleast_3d(*tensors: Any) -> Any:
-    return _each(tensors, _atleast_3d)
+    return _at_least("atleast_3d", tensors)
 
 
-def _each(tensors: tuple[Any, ...], fn: Any) -> Any:
+def _at_least(name: str, tensors: tuple[Any, ...]) -> Any:
+    """One tensor: the op on it; several or a list: its Sequence overload, as a tuple."""
     if len(tensors) == 1 and _is_tensor(tensors[0]):
-        return fn(tensors[0])
-    return tuple(fn(t) for t in _tensors(tensors))
-
-
-def _atleast_1d(t: Tensor) -> Tensor:
-    return t.reshape(1) if t.dim() == 0 else t
-
-
-def _atleast_2d(t: Tensor) -> Tensor:
-    if t.dim() == 0:
-        return t.reshape(1, 1)
-    return t.unsqueeze(0) if t.dim() == 1 else t
-
-
-def _atleast_3d(t: Tensor) -> Tensor:
-    if t.dim() == 0:
-        return t.reshape(1, 1, 1)
-    if t.dim() == 1:
-        return t.unsqueeze(0).unsqueeze(-1)
-    return t.unsqueeze(-1) if t.dim() == 2 else t
-
-
-def _cat(tensors: list[Tensor], dim: int) -> Tensor:
-    return call(op("cat"), tensors, dim)
+        return call(op(name), tensors[0])
+    return tuple(call(op(f"{name}.Sequence"), _tensors(tensors)))
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    tensors = [_atleast_1d(t) for t in tensors]
-    return _cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+    return call(op("hstack"), list(tensors))
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    return _cat([_atleast_2d(t) for t in tensors], 0)
+    return call(op("vstack"), list(tensors))
 
 
-row_stack = vstack
+def row_stack(tensors: Sequence[Tensor]) -> Tensor:
+    return call(op("row_stack"), list(tensors))
 
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    return _cat([_atleast_3d(t) for t in tensors], 2)
+    return call(op("dstack"), list(tensors))
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
-    return hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
+    return call(op("column_stack"), list(tensors))
 
 
 def tile(input: Tensor, dims: Any) -> Tensor:  # noqa: A002 - torch's name
-    """repeat, with ones before ``dims`` when the tensor has more dims than it."""
-    dims = list(dims) if isinstance(dims, (list, tuple)) else [dims]
-    return input.repeat([1] * (input.dim() - len(dims)) + dims)
+    return call(op("tile"), input, list(dims) if isinstance(dims, (list, tuple)) else [dims])
 
 
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
@@ -132,42 +110,18 @@ def broadcast_shapes(*shapes: Any) -> Size:
 
 
 def broadcast_tensors(*tensors: Any) -> tuple[Tensor, ...]:
-    """Each tensor expanded to the common shape; one already of that shape is kept (ATen's expand_outplace)."""
-    tensors = _tensors(tensors)
-    shape = list(broadcast_shapes(*(t.shape for t in tensors)))
-    return tuple(t if list(t.shape) == shape else t.expand(shape) for t in tensors)
+    return tuple(call(op("broadcast_tensors"), _tensors(tensors)))
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
-    """Each 0-/1-d tensor viewed along its own dim and expanded to every size;
-    ``xy`` swaps the first two inputs and outputs (ATen's meshgrid)."""
-    tensors = _tensors(tensors)
+    """The overload torch's binding picks: meshgrid.indexing when indexing is given."""
     if indexing is None:
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise ValueError(f"torch.meshgrid: indexing must be one of 'xy' or 'ij', but received: {indexing}")
-    for t in tensors:
-        if t.dim() > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.dim()}-d")
-    swap = indexing == "xy" and len(tensors) >= 2
-    if swap:
-        tensors = [tensors[1], tensors[0], *tensors[2:]]
-    sizes = [t.numel() for t in tensors]
-    grids = []
-    for i, t in enumerate(tensors):
-        shape = [1] * len(tensors)
-        shape[i] = -1
-        grids.append(t.view(shape).expand(sizes))
-    if swap:
-        grids[0], grids[1] = grids[1], grids[0]
-    return tuple(grids)
+        return tuple(call(op("meshgrid"), _tensors(tensors)))
+    return tuple(call(op("meshgrid.indexing"), _tensors(tensors), indexing=indexing))
 
 
 def cartesian_prod(*tensors: Any) -> Tensor:
-    tensors = _tensors(tensors)
-    if len(tensors) == 1:
-        return tensors[0]
-    return call(op("stack"), [g.flatten() for g in meshgrid(tensors, indexing="ij")], 1)
+    return call(op("cartesian_prod"), _tensors(tensors))
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
@@ -188,15 +142,11 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def fliplr(input: Tensor) -> Tensor:  # noqa: A002
-    if input.dim() < 2:
-        raise RuntimeError("Input must be >= 2-d.")
-    return input.flip(1)
+    return call(op("fliplr"), input)
 
 
 def flipud(input: Tensor) -> Tensor:  # noqa: A002
-    if input.dim() < 1:
-        raise RuntimeError("Input must be >= 1-d.")
-    return input.flip(0)
+    return call(op("flipud"), input)
 
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  # noqa: A002
@@ -204,17 +154,11 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:  #
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
-    """A 1-d tensor's diagonal matrix (diag_embed), a matrix's diagonal (ATen's diagonal_copy,
-    which torch's core programs spell diagonal + clone; texport's lowers *_copy to the bare view)."""
-    if input.dim() == 1:
-        return call(op("diag_embed"), input, diagonal)
-    if input.dim() == 2:
-        return call(op("clone"), input.diagonal(diagonal))
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    return call(op("diag"), input, diagonal)
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
-    return diag(input.contiguous().view(-1), offset)
+    return call(op("diagflat"), input, offset)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
@@ -247,7 +191,7 @@ def _unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 
 def argwhere(input: Tensor) -> Tensor:  # noqa: A002
-    return call(op("nonzero"), input)
+    return call(op("argwhere"), input)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
@@ -326,13 +270,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: DTyp
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
-    """nansum over the count of non-NaN elements (ATen's nanmean, which counts with
-    native::isnan, ``self != self``, over an alias of self)."""
-    if not (input.is_floating_point() or input.is_complex()):
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype}")
-    alias = call(op("alias"), input)
-    factor = call(op("sum.dim_IntList"), call(op("logical_not"), alias.ne(alias)), _dims(dim), keepdim)
-    return nansum(input, dim, keepdim, dtype=dtype).div(factor)
+    return call(op("nanmean"), input, _dims(dim), keepdim, dtype=dtype)
 
 
 def _std_var_mean(name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any) -> Any:  # noqa: A002
@@ -359,87 +297,26 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
     return _std_var_mean("var_mean", input, dim, unbiased, keepdim, correction)
 
 
-_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
-
-
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
              interpolation: str = "linear") -> Tensor:
-    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+    return _quantile("quantile", input, q, dim, keepdim, interpolation)
 
 
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,  # noqa: A002
                 interpolation: str = "linear") -> Tensor:
-    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation)
 
 
-def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str,  # noqa: A002
-              ignore_nan: bool) -> Tensor:
-    """ATen's quantile_compute: sort the reduced dim last, rank each q among the n values
-    (a NaN ranks last for quantile; nanquantile ranks among the non-NaN), gather below
-    and above, interpolate."""
-    name = "nanquantile" if ignore_nan else "quantile"
-    if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
-    if input.dtype not in (DType.float32, DType.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if not _is_tensor(q):
-        if not 0 <= q <= 1:
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-        q = call(op("scalar_tensor"), q, dtype=input.dtype)
-    if q.dim() > 1 or q.dtype is not input.dtype:
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor of the input's dtype")
-    if dim is None:
-        values = call(op("sort"), input.view(-1))[0]
-        out_shape = [1] * input.dim() if keepdim else []
-    else:
-        d = dim % input.dim() if input.dim() else 0
-        moved = input if d == input.dim() - 1 else input.unsqueeze(-1).transpose(d, -1)
-        values = call(op("sort"), moved)[0]
-        out_shape = list(input.shape)
-        if keepdim:
-            out_shape[d] = 1
-        else:
-            del out_shape[d]
-    n = values.shape[-1]
-    values = values.view([*out_shape, n])
-    if ignore_nan:
-        kept = call(op("sum.dim_IntList"), call(op("logical_not"), values.isnan()), [-1], True)
-        ranks = q * call(op("sub.Scalar"), kept, 1)  # C++'s Tensor - int64_t: the Scalar overloads
-        ranks = ranks.masked_fill(ranks < 0, 0)
-    else:
-        ranks, has_nan = broadcast_tensors(call(op("mul.Scalar"), q, n - 1), values.isnan().any(-1, True))
-        ranks = ranks.masked_fill(has_nan, n - 1)
-    rounding = {"lower": "floor", "higher": "ceil", "nearest": "round"}.get(interpolation)
-    if rounding is not None:
-        ranks = getattr(ranks, rounding)()
-    below = ranks.long()
-    result = values.gather(-1, below)
-    if interpolation in ("linear", "midpoint"):
-        weights = call(op("full_like"), ranks, 0.5) if interpolation == "midpoint" else ranks - below
-        result = result.lerp(values.gather(-1, ranks.ceil().long()), weights)
-    if q.dim() == 0:
-        return result.squeeze(-1)
-    return result.unsqueeze(0).transpose(0, -1).squeeze(-1)
+def _quantile(name: str, input: Tensor, q: Any, dim: int | None, keepdim: bool,  # noqa: A002
+              interpolation: str) -> Tensor:
+    """The Tensor overload for a tensor q, .scalar for a number (as torch's binding picks)."""
+    overload = name if _is_tensor(q) else f"{name}.scalar"
+    return call(op(overload), input, q, dim, keepdim, interpolation=interpolation)
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,  # noqa: A002
          append: Tensor | None = None) -> Tensor:
-    """n-th forward difference along dim (ATen's diff: prepend/append joined first;
-    bool tensors differ by logical_xor)."""
-    if input.dim() == 0:
-        raise RuntimeError("diff expects input to be at least one-dimensional")
-    if n < 0:
-        raise RuntimeError(f"order must be non-negative but got {n}")
-    if prepend is not None or append is not None:
-        parts = [t for t in (prepend, input, append) if t is not None]
-        input = _cat(parts, dim)
-    for _ in range(n):
-        length = input.shape[dim]
-        after = input.narrow(dim, 1, length - 1)
-        before = input.narrow(dim, 0, length - 1)
-        input = after.logical_xor(before) if input.dtype is DType.bool else after - before
-    return input
+    return call(op("diff"), input, n, dim, prepend, append)
 
 
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:  # noqa: A002

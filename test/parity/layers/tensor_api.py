@@ -38,6 +38,13 @@ def _broadcasts(x, v):
     return a + 1, b * 2, c - 1, torch.zeros(torch.broadcast_shapes(x.shape, (1, 3)))
 
 
+def _grids_returned(x, v):
+    # the grids themselves: torch's training and functional IR return getitems of the whole op
+    a, b = torch.meshgrid(v, x[0], indexing="xy")
+    c, d = torch.broadcast_tensors(x, x[0])
+    return a, b, c, d, torch.cartesian_prod(v, x[0]).reshape(-1)
+
+
 def _cartesian(x, v):
     return torch.cartesian_prod(v, x[0]), torch.cartesian_prod(v)
 
@@ -154,6 +161,18 @@ def _quantiles(x, v):
             torch.quantile(x, 0.4, dim=1, interpolation="higher"))
 
 
+def _quantile_layout(x, v):
+    # a 1-d q's dim is transposed first (stride 1): flattening the result copies it
+    q = torch.tensor([0.25, 0.5, 0.75])
+    return torch.quantile(x, q, dim=1).reshape(-1), torch.nanquantile(x, q, dim=0, keepdim=True).flatten() * 2
+
+
+def _diff_layout(x, v):
+    # the difference of a transposed input is laid out as it: flattening it copies (static only: on a
+    # dynamic size, torch's contiguity check guards rows >= 3)
+    return torch.diff(x.t(), dim=1).reshape(-1), torch.diff(x.t(), 2, 0).flatten() + 1
+
+
 def _uniques(x, v):
     votes = (x * 2).round()
     values, inverse, counts = torch.unique(votes, return_inverse=True, return_counts=True)
@@ -204,7 +223,8 @@ def cases():
         "api_sets": _sets, "api_takes_and_puts": _takes_and_puts, "api_diagonals": _diagonals,
         "api_draws": _draws, "api_quantiles": _quantiles, "api_unique": _uniques, "api_data_sized": _data_sized,
         "api_views_and_scatters": _views_and_scatters, "api_cdist": _cdists,
-        "api_scatter_reduce": _scatter_reduces,
+        "api_scatter_reduce": _scatter_reduces, "api_grids_returned": _grids_returned,
+        "api_quantile_layout": _quantile_layout, "api_diff_layout": _diff_layout,
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_xv) for name, fn in programs.items()]
     dynamic = {"api_tile": _tiles, "api_meshgrid": _meshgrids, "api_cartesian_prod": _cartesian, "api_diff": _diffs,
@@ -213,7 +233,8 @@ def cases():
                "api_views_and_scatters": _views_and_scatters, "api_unique": _uniques, "api_stacks": _stacks,
                "api_broadcast": _broadcasts, "api_atleast": _atleast, "api_flips": _flips, "api_sets": _sets,
                "api_histograms": _histograms, "api_counts_and_extremes": _counts_and_extremes, "api_modes": _modes,
-               "api_argsort": _argsorts, "api_data_sized": _data_sized}
+               "api_argsort": _argsorts, "api_data_sized": _data_sized, "api_grids_returned": _grids_returned,
+               "api_quantile_layout": _quantile_layout}
     for name, fn in dynamic.items():
         cases.append(Case(f"{name}_dynamic", (lambda fn=fn: Fn(fn)), inputs=_xv,
                           dynamic_shapes=({0: Dim("rows", min=2, max=32)}, {0: Dim("n", min=3, max=32)}),

@@ -301,6 +301,11 @@ def _nonzero(self: TensorMeta) -> TensorMeta:
     return meta([None, self.ndim], DType.int64)
 
 
+@shape_rule("argwhere")
+def _argwhere(self: TensorMeta) -> TensorMeta:
+    return _nonzero(self)
+
+
 @shape_rule("where")
 def _where_nonzero(condition: TensorMeta) -> list[TensorMeta]:
     """where(condition) is nonzero(condition, as_tuple=True): one index vector per dim, all of

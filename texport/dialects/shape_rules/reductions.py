@@ -14,7 +14,7 @@ from typing import Any
 from ..dtypes import DType
 from ..meta import TensorMeta
 from ..symbolic import Dim, to_dim
-from . import shape_rule
+from . import shape_rule, stride_rule
 from .common import (
     broadcast_shapes,
     check_inplace,
@@ -25,6 +25,8 @@ from .common import (
     to_float_dtype,
 )
 from .guards import ShapeGuardError, check, sym_le
+from .strides import Strides, contiguous_strides, elementwise_strides, strides_of
+from .views import cat_meta
 
 Rule = Callable[..., Any]
 Pair = tuple[TensorMeta, TensorMeta]
@@ -447,3 +449,72 @@ def _isin(elements: TensorMeta, test_elements: Any, assume_unique: bool = False,
 def _isin_scalar(element: Any, test_elements: TensorMeta, assume_unique: bool = False,
                  invert: bool = False) -> TensorMeta:
     return TensorMeta((), DType.bool)
+
+
+# ---------------------------------------------------------------- composites torch keeps whole: diff, nanmean, quantile
+
+
+@shape_rule("diff")
+def _diff(self: TensorMeta, n: int = 1, dim: int = -1, prepend: TensorMeta | None = None,
+          append: TensorMeta | None = None) -> TensorMeta:
+    """prepend, self and append joined along dim, which n differences shorten by n (ATen stops at 0)."""
+    check(self.ndim >= 1, "diff expects input to be at least one-dimensional")
+    check(n >= 0, f"order must be non-negative but got {n}")
+    joined = cat_meta([t for t in (prepend, self, append) if t is not None], dim)
+    d = normalize_dim(dim, joined.ndim)
+    length = to_dim(joined.shape[d] - n)
+    if type(length) is int:
+        length = max(length, 0)
+    return TensorMeta(tuple(length if i == d else s for i, s in enumerate(joined.shape)), joined.dtype)
+
+
+@stride_rule("diff")
+def _diff_strides(out: TensorMeta, self: TensorMeta, n: int = 1, dim: int = -1, prepend: TensorMeta | None = None,
+                  append: TensorMeta | None = None) -> Strides | None:
+    """The difference of two narrowed views of self is laid out as self (TensorIterator);
+    a joined (cat) input is row-major, and so is its difference."""
+    if prepend is not None or append is not None or n == 0:
+        return None
+    return elementwise_strides(out.shape, [TensorMeta(out.shape, self.dtype, strides_of(self))])
+
+
+@shape_rule("nanmean")
+def _nanmean(self: TensorMeta, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> TensorMeta:
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          f"nanmean(): expected input to have floating point or complex dtype but got {scalar_type_name(self.dtype)}")
+    return _reduce(self, dim, keepdim, _accumulate_dtype(self, dtype))
+
+
+@shape_rule("quantile", "quantile.scalar", "nanquantile", "nanquantile.scalar")
+def _quantile(self: TensorMeta, q: Any, dim: int | None = None, keepdim: bool = False,
+              interpolation: str = "linear") -> TensorMeta:
+    """The reduced shape of self, after q's length when q is a 1-d tensor."""
+    check(interpolation in _INTERPOLATIONS, "quantile() interpolation must be one of linear, lower, higher, "
+          f"midpoint or nearest. Got {interpolation}")
+    check(self.dtype in (DType.float32, DType.float64), "quantile() input tensor must be either float or double dtype")
+    if isinstance(q, TensorMeta):
+        check(q.ndim <= 1, f"quantile() q must be a scalar or 1D tensor, but got {q.ndim}D")
+        check(q.dtype is self.dtype, "quantile() q tensor must be same dtype as the input tensor")
+        lead = list(q.shape)
+    else:
+        check(0 <= q <= 1, f"quantile() q must be in the range [0, 1] but got {q}")
+        lead = []
+    if dim is None:
+        rest = [1] * self.ndim if keepdim else []
+    else:
+        d = normalize_dim(dim, self.ndim)
+        rest = [1 if i == d else s for i, s in enumerate(self.shape) if keepdim or i != d]
+    return TensorMeta(tuple(lead + rest), self.dtype)
+
+
+@stride_rule("quantile", "nanquantile")
+def _quantile_strides(out: TensorMeta, self: TensorMeta, q: TensorMeta, *args: Any, **kwargs: Any) -> Strides | None:
+    """A 1-d q's quantiles are computed last ([*shape, k], row-major) and moved first by a
+    transpose (ATen's quantile), so q's dim has stride 1 and the rest keep theirs."""
+    if q.ndim == 0:
+        return None
+    rest = list(out.shape[1:])
+    return (1, *contiguous_strides([*rest, out.shape[0]])[:-1])
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

@@ -23,7 +23,7 @@ from ..dtypes import BY_SCALAR_TYPE, DType, result_type
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str, to_dim
 from . import shape_rule, stride_rule
-from .common import normalize_dim, product, scalar_type_name, shape_text
+from .common import broadcast_shapes, normalize_dim, product, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, guard_bool, sym_eq, sym_le
 from .strides import (
     Strides,
@@ -524,7 +524,7 @@ def _block_diag(tensors: Sequence[TensorMeta]) -> TensorMeta:
 
 
 @shape_rule("cat")
-def _cat(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
+def cat_meta(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     check(len(tensors) > 0, "torch.cat(): expected a non-empty list of Tensors")
     dtype = result_type(*tensors)
     for i, t in enumerate(tensors):
@@ -846,6 +846,174 @@ def _repeat(self: TensorMeta, repeats: Sequence[Dim]) -> TensorMeta:
         check(not (type(s) is int and s < 0),
               f"Trying to create tensor with negative dimension {s}: {shape_text(shape)}")
     return meta(shape, self.dtype)
+
+
+# ---------------------------------------------------------------------------- composites torch keeps whole
+
+
+@shape_rule("tile")
+def _tile(self: TensorMeta, dims: Sequence[Dim]) -> TensorMeta:
+    """repeat, with ones before ``dims`` when the tensor has more dims than it."""
+    return _repeat(self, [1] * (self.ndim - len(dims)) + list(dims))
+
+
+@shape_rule("fliplr")
+def _fliplr(self: TensorMeta) -> TensorMeta:
+    check(self.ndim >= 2, "Input must be >= 2-d.")
+    return self
+
+
+@shape_rule("flipud")
+def _flipud(self: TensorMeta) -> TensorMeta:
+    check(self.ndim >= 1, "Input must be >= 1-d.")
+    return self
+
+
+def at_least(t: TensorMeta, rank: int) -> TensorMeta:
+    """atleast_{rank}d: a 0-d tensor becomes all ones; a 1-d one gains a leading 1,
+    and (rank 3) a 2-d one a trailing 1."""
+    shape = list(t.shape)
+    if not shape:
+        shape = [1] * rank
+    elif len(shape) == 1 and rank >= 2:
+        shape = [1, *shape, *([1] if rank == 3 else [])]
+    elif len(shape) == 2 and rank == 3:
+        shape = [*shape, 1]
+    return t if len(shape) == t.ndim else meta(shape, t.dtype)
+
+
+@shape_rule("atleast_1d")
+def _atleast_1d(self: TensorMeta) -> TensorMeta:
+    return at_least(self, 1)
+
+
+@shape_rule("atleast_2d")
+def _atleast_2d(self: TensorMeta) -> TensorMeta:
+    return at_least(self, 2)
+
+
+@shape_rule("atleast_3d")
+def _atleast_3d(self: TensorMeta) -> TensorMeta:
+    return at_least(self, 3)
+
+
+@shape_rule("atleast_1d.Sequence")
+def _atleast_1d_all(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return [at_least(t, 1) for t in tensors]
+
+
+@shape_rule("atleast_2d.Sequence")
+def _atleast_2d_all(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return [at_least(t, 2) for t in tensors]
+
+
+@shape_rule("atleast_3d.Sequence")
+def _atleast_3d_all(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return [at_least(t, 3) for t in tensors]
+
+
+@shape_rule("hstack")
+def _hstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """cat of the atleast_1d tensors: along dim 0 when the first is 1-d, else dim 1."""
+    check(len(tensors) > 0, "hstack expects a non-empty TensorList")
+    joined = [at_least(t, 1) for t in tensors]
+    return cat_meta(joined, 0 if joined[0].ndim == 1 else 1)
+
+
+@shape_rule("vstack", "row_stack")
+def _vstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    check(len(tensors) > 0, "vstack expects a non-empty TensorList")
+    return cat_meta([at_least(t, 2) for t in tensors], 0)
+
+
+@shape_rule("dstack")
+def _dstack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    check(len(tensors) > 0, "dstack expects a non-empty TensorList")
+    return cat_meta([at_least(t, 3) for t in tensors], 2)
+
+
+@shape_rule("column_stack")
+def _column_stack(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """hstack, with each 0-/1-d tensor made a column first."""
+    check(len(tensors) > 0, "column_stack expects a non-empty TensorList")
+    columns = [meta([product(t.shape), 1], t.dtype) if t.ndim <= 1 else t for t in tensors]
+    return _hstack(columns)
+
+
+@shape_rule("cartesian_prod")
+def _cartesian_prod(tensors: Sequence[TensorMeta]) -> TensorMeta:
+    """[n1 * n2 * ..., count] rows of the 1-d inputs; one input is itself."""
+    check(len(tensors) > 0, "cartesian_prod expects a non-empty TensorList")
+    for t in tensors:
+        check(t.ndim == 1, f"Expect a 1D vector, but got shape {shape_text(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return meta([product([t.shape[0] for t in tensors]), len(tensors)], result_type(*tensors))
+
+
+@shape_rule("meshgrid")
+def _meshgrid(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    return _meshgrid_indexing(tensors, "ij")
+
+
+@shape_rule("meshgrid.indexing")
+def _meshgrid_indexing(tensors: Sequence[TensorMeta], indexing: str) -> list[TensorMeta]:
+    """Every 0-/1-d input expanded to [n0, n1, ...] ('xy': [n1, n0, ...])."""
+    check(len(tensors) > 0, "torch.meshgrid: Expected at least one tensor")
+    check(indexing in ("ij", "xy"), f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        check(t.ndim <= 1, f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}-d")
+        check(t.dtype is tensors[0].dtype, "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype")
+    sizes = [product(t.shape) for t in tensors]
+    if indexing == "xy" and len(sizes) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    return [meta(sizes, t.dtype) for t in tensors]
+
+
+@stride_rule("meshgrid")
+def _meshgrid_strides(out: list[TensorMeta], tensors: Sequence[TensorMeta]) -> list[Strides]:
+    return _meshgrid_indexing_strides(out, tensors, "ij")
+
+
+@stride_rule("meshgrid.indexing")
+def _meshgrid_indexing_strides(out: list[TensorMeta], tensors: Sequence[TensorMeta], indexing: str) -> list[Strides]:
+    """Each input viewed along its own dim (the first two swapped for 'xy'), then expanded."""
+    dims = list(range(len(tensors)))
+    if indexing == "xy" and len(dims) >= 2:
+        dims[0], dims[1] = 1, 0
+    strides = []
+    for t, d, grid in zip(tensors, dims, out, strict=True):
+        shape = [grid.shape[d] if i == d else 1 for i in range(grid.ndim)]
+        viewed = view_strides(t.shape, strides_of(t), shape)
+        strides.append(_expand_strides(grid, TensorMeta(tuple(shape), t.dtype, viewed)))
+    return strides
+
+
+@shape_rule("broadcast_tensors")
+def _broadcast_tensors(tensors: Sequence[TensorMeta]) -> list[TensorMeta]:
+    check(len(tensors) > 0, "broadcast_tensors expects a non-empty TensorList")
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return [meta(shape, t.dtype) for t in tensors]
+
+
+@stride_rule("broadcast_tensors")
+def _broadcast_tensors_strides(out: list[TensorMeta], tensors: Sequence[TensorMeta]) -> list[Strides]:
+    """An input of the common shape is itself; the others are expanded (ATen's expand_outplace)."""
+    return [_expand_strides(result, t) for result, t in zip(out, tensors, strict=True)]
+
+
+@shape_rule("diag")
+def _diag(self: TensorMeta, diagonal: int = 0) -> TensorMeta:
+    """A vector's diagonal matrix (diag_embed), or a matrix's diagonal (a copy of diagonal)."""
+    check(self.ndim in (1, 2), f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+    if self.ndim == 1:
+        return _diag_embed(self, diagonal)
+    return diagonal_meta(self, diagonal)
+
+
+@shape_rule("diagflat")
+def _diagflat(self: TensorMeta, offset: int = 0) -> TensorMeta:
+    return _diag(meta([product(self.shape)], self.dtype), offset)
 
 
 @shape_rule("repeat_interleave.self_int")

@@ -449,6 +449,11 @@ def _nonzero(self: np.ndarray) -> np.ndarray:
     return np.argwhere(self).astype(np.int64, copy=False)
 
 
+@kernel("argwhere")
+def _argwhere(self: np.ndarray) -> np.ndarray:
+    return _nonzero(self)
+
+
 @kernel("nonzero_static")
 def _nonzero_static(self: np.ndarray, size: int, fill_value: int = -1) -> np.ndarray:
     """Exactly `size` rows: truncated, or padded with rows of fill_value."""

@@ -13,6 +13,7 @@ the largest value and wins max and argmax.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
 from .variants import write_into
+from .views import join_tensors
 
 Array = np.ndarray
 Pair = tuple[Array, Array]
@@ -848,3 +850,71 @@ def _searchsorted(sorted_sequence: Array, self: Any, out_int32: bool = False, ri
 @kernel("isin.Tensor_Tensor", "isin.Tensor_Scalar", "isin.Scalar_Tensor")
 def _isin(elements: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False) -> Array:
     return np.asarray(np.isin(elements, test_elements, invert=invert), np.bool_)
+
+
+# ---------------------------------------------------------------- composites torch keeps whole: diff, nanmean, quantile
+
+
+@kernel("diff")
+def _diff(self: Array, n: int = 1, dim: int = -1, prepend: Array | None = None,
+          append: Array | None = None) -> Array:
+    """n forward differences along dim of prepend, self and append joined (bools differ by xor,
+    numpy's not_equal); more differences than elements leave an empty dim, as ATen's."""
+    if self.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    joined = join_tensors([t for t in (prepend, self, append) if t is not None], dim)
+    axis = normalize_dim(dim, joined.ndim)
+    return np.diff(joined, min(n, joined.shape[axis]), axis=axis)
+
+
+@kernel("nanmean")
+def _nanmean(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Array:
+    """nansum over the count of non-NaN elements (all NaN: 0/0 = nan)."""
+    if not is_inexact(self.dtype):
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{scalar_type_name(from_numpy(self.dtype))}")
+    total = _nansum(self, dim, keepdim, dtype)
+    count = np.sum(~np.isnan(self), axis=_axes(dim, self.ndim), keepdims=keepdim)
+    compute = _compute_dtype(total.dtype)
+    with np.errstate(all="ignore"):
+        return _result(np.true_divide(total, count, dtype=compute), total.dtype)
+
+
+@kernel("quantile", "quantile.scalar")
+def _quantile(self: Array, q: Any, dim: int | None = None, keepdim: bool = False,
+              interpolation: str = "linear") -> Array:
+    """numpy's quantile: its methods are torch's interpolations; a NaN makes its slice's quantile NaN."""
+    return _quantile_of(np.quantile, self, q, dim, keepdim, interpolation)
+
+
+@kernel("nanquantile", "nanquantile.scalar")
+def _nanquantile(self: Array, q: Any, dim: int | None = None, keepdim: bool = False,
+                 interpolation: str = "linear") -> Array:
+    """numpy's nanquantile: the quantile of each slice's non-NaN values (all NaN: NaN)."""
+    return _quantile_of(np.nanquantile, self, q, dim, keepdim, interpolation)
+
+
+def _quantile_of(numpy_quantile: Callable[..., Any], self: Array, q: Any, dim: int | None, keepdim: bool,
+                 interpolation: str) -> Array:
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    if self.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if not isinstance(q, np.ndarray) and not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    q = np.asarray(q, self.dtype)
+    if q.ndim > 1:
+        raise RuntimeError(f"quantile() q must be a scalar or 1D tensor, but got {q.ndim}D")
+    if q.size and not ((q >= 0).all() and (q <= 1).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    axis = None if dim is None else normalize_dim(dim, self.ndim)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice: NaN, as torch's
+        result = np.asarray(numpy_quantile(self, q, axis=axis, keepdims=keepdim, method=interpolation), self.dtype)
+    if q.ndim == 0:
+        return result
+    # torch computes q's dim last and transposes it first: laid out as its stride rule says
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(result, 0, -1)), -1, 0)

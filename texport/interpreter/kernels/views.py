@@ -733,6 +733,51 @@ def _repeat(self: np.ndarray, repeats: Sequence[int]) -> np.ndarray:
     return np.tile(self, times) if times else self.copy()
 
 
+@kernel("meshgrid")
+def _meshgrid(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return _meshgrid_indexing(tensors, "ij")
+
+
+@kernel("meshgrid.indexing")
+def _meshgrid_indexing(tensors: Sequence[np.ndarray], indexing: str) -> list[np.ndarray]:
+    """Each 0-/1-d input viewed along its own dim and expanded (stride-0 views, as torch's)."""
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}-d")
+    dims = list(range(len(tensors)))
+    if indexing == "xy" and len(dims) >= 2:
+        dims[0], dims[1] = 1, 0
+    sizes = [0] * len(tensors)
+    for t, d in zip(tensors, dims):
+        sizes[d] = t.size
+    return [_expand(t.reshape([t.size if i == d else 1 for i in range(len(sizes))]), sizes)
+            for t, d in zip(tensors, dims)]
+
+
+@kernel("broadcast_tensors")
+def _broadcast_tensors(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each input expanded to the common shape (one of that shape: a view of itself)."""
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    return [_expand(t, shape) for t in tensors]
+
+
+@kernel("diag")
+def _diag(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+    """A vector's diagonal matrix (diag_embed), or a copy of a matrix's diagonal."""
+    if self.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
+    if self.ndim == 1:
+        return _diag_embed(self, diagonal)
+    return _diagonal(self, diagonal).copy()
+
+
+@kernel("diagflat")
+def _diagflat(self: np.ndarray, offset: int = 0) -> np.ndarray:
+    return _diag(self.reshape(-1), offset)
+
+
 @kernel("repeat_interleave.self_int")
 def _repeat_interleave_int(
     self: np.ndarray, repeats: int, dim: int | None = None, output_size: int | None = None
@@ -829,7 +874,7 @@ def _block_diag(tensors: Sequence[np.ndarray]) -> np.ndarray:
 
 
 @kernel("cat")
-def _cat(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
+def join_tensors(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     """Promotes dtypes; skips legacy empty 1-D tensors (torch.Tensor() was shape [0])."""
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -852,6 +897,104 @@ def _stack(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     dtype = torch_result_dtype(*tensors)
     d = wrap_dim(dim, tensors[0].ndim + 1)
     return np.stack([t.astype(dtype, copy=False) for t in tensors], axis=d)
+
+
+# ---------------------------------------------------------------------------- composites torch keeps whole
+
+
+@kernel("tile")
+def _tile(self: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    return _repeat(self, [1] * (self.ndim - len(dims)) + [int(d) for d in dims])
+
+
+@kernel("fliplr")
+def _fliplr(self: np.ndarray) -> np.ndarray:
+    if self.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return _flip(self, [1])
+
+
+@kernel("flipud")
+def _flipud(self: np.ndarray) -> np.ndarray:
+    if self.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return _flip(self, [0])
+
+
+# numpy's atleast_Nd shape as torch's do (a 1-d tensor is [1, n, 1] at rank 3); the result is a view
+# of the input, as torch's (numpy returns a tensor of enough dims itself: .view() makes it a new array)
+@kernel("atleast_1d")
+def _atleast_1d(self: np.ndarray) -> np.ndarray:
+    return np.atleast_1d(self).view()
+
+
+@kernel("atleast_2d")
+def _atleast_2d(self: np.ndarray) -> np.ndarray:
+    return np.atleast_2d(self).view()
+
+
+@kernel("atleast_3d")
+def _atleast_3d(self: np.ndarray) -> np.ndarray:
+    return np.atleast_3d(self).view()
+
+
+@kernel("atleast_1d.Sequence")
+def _atleast_1d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.atleast_1d(t).view() for t in tensors]
+
+
+@kernel("atleast_2d.Sequence")
+def _atleast_2d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.atleast_2d(t).view() for t in tensors]
+
+
+@kernel("atleast_3d.Sequence")
+def _atleast_3d_all(tensors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    return [np.atleast_3d(t).view() for t in tensors]
+
+
+def _nonempty(tensors: Sequence[np.ndarray], name: str) -> None:
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
+@kernel("hstack")
+def _hstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "hstack")
+    joined = [np.atleast_1d(t) for t in tensors]
+    return join_tensors(joined, 0 if joined[0].ndim == 1 else 1)
+
+
+@kernel("vstack", "row_stack")
+def _vstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "vstack")
+    return join_tensors([np.atleast_2d(t) for t in tensors], 0)
+
+
+@kernel("dstack")
+def _dstack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "dstack")
+    return join_tensors([np.atleast_3d(t) for t in tensors], 2)
+
+
+@kernel("column_stack")
+def _column_stack(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    _nonempty(tensors, "column_stack")
+    return _hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors])
+
+
+@kernel("cartesian_prod")
+def _cartesian_prod(tensors: Sequence[np.ndarray]) -> np.ndarray:
+    """Rows of every combination, the last input varying fastest; one input is itself."""
+    _nonempty(tensors, "cartesian_prod")
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0].view()
+    dtype = torch_result_dtype(*tensors)
+    grids = np.meshgrid(*[t.astype(dtype, copy=False) for t in tensors], indexing="ij")
+    return np.stack([g.reshape(-1) for g in grids], axis=1)
 
 
 # ---------------------------------------------------------------------------- in-place metadata

@@ -88,6 +88,12 @@ def take_along_dim(self: Tensor, indices: Tensor, dim: int | None = None) -> Ten
     return aten.gather.default(x, dim, idx)
 
 
+# argwhere(x) = nonzero(x)
+@register_decomposition(aten.argwhere.default)
+def argwhere(self: Tensor) -> Tensor:
+    return aten.nonzero.default(self)
+
+
 # where(c) = [nonzero(c)[:, d] for each dim d] (one nonzero per result: each result has its own
 # data-dependent length symbol)
 @register_decomposition(aten.where.default)

@@ -334,3 +334,88 @@ def isin_scalar(elements: Tensor, test_element: Any, *, assume_unique: bool = Fa
 def isin_scalar_tensor(element: Any, test_elements: Tensor, *, assume_unique: bool = False,
                        invert: bool = False) -> Tensor:
     return _isin(aten.scalar_tensor.default(element, dtype=test_elements.dtype), test_elements, invert)
+
+
+# diff(x, n, d, pre, app) = n times: y = narrow(y, d, 1, len - 1) - narrow(y, d, 0, len - 1), y = cat([pre, x, app], d)
+# (bools: logical_xor; ATen's diff stops at an empty dim)
+@register_decomposition(aten.diff.default)
+def diff(self: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    y = self
+    if prepend is not None or append is not None:
+        y = aten.cat.default([t for t in (prepend, self, append) if t is not None], dim)
+    length = y.shape[dim]
+    for _ in range(min(n, length) if type(length) is int else n):
+        length = y.shape[dim]
+        after = aten.narrow.default(y, dim, 1, length - 1)
+        before = aten.narrow.default(y, dim, 0, length - 1)
+        y = aten.logical_xor.default(after, before) if y.dtype is DType.bool else aten.sub.Tensor(after, before)
+    return y
+
+
+# nanmean(x, d) = nansum(x, d) / sum(!(x != x), d) (ATen counts with isnan = self != self, over an alias)
+@register_decomposition(aten.nanmean.default)
+def nanmean(self: Tensor, dim: list[int] | None = None, keepdim: bool = False, *,
+            dtype: DType | None = None) -> Tensor:
+    alias = aten.alias.default(self)
+    count = aten.sum.dim_IntList(aten.logical_not.default(aten.ne.Tensor(alias, alias)), dim, keepdim)
+    return aten.div.Tensor(aten.nansum.default(self, dim, keepdim, dtype=dtype), count)
+
+
+# quantile(x, q, d) = lerp(v[rank floor], v[rank ceil], rank - floor), v = sort(x moved so d is last),
+# rank = q (n - 1), n - 1 where the slice has a NaN (ATen's quantile_compute)
+@register_decomposition([aten.quantile.default, aten.quantile.scalar])
+def quantile(self: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    return _quantile(self, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+# nanquantile(x, q, d) = quantile's lerp, rank = max(q (count of non-NaN - 1), 0) (the NaNs sort last)
+@register_decomposition([aten.nanquantile.default, aten.nanquantile.scalar])
+def nanquantile(self: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    return _quantile(self, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+def _quantile(self: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    if not isinstance(q, Tensor):
+        q = aten.scalar_tensor.default(q, dtype=self.dtype)
+    values, out_shape = _sorted_last(self, dim, keepdim)
+    n = values.shape[-1]
+    values = aten.view.default(values, [*out_shape, n])
+    isnan = aten.isnan.default(values)
+    if ignore_nan:
+        kept = aten.sum.dim_IntList(aten.logical_not.default(isnan), [-1], True)
+        ranks = aten.mul.Tensor(q, aten.sub.Scalar(kept, 1))  # C++'s Tensor - int64_t: the Scalar overloads
+        ranks = aten.masked_fill.Scalar(ranks, aten.lt.Scalar(ranks, 0), 0)
+    else:
+        ranks, has_nan = aten.broadcast_tensors.default([aten.mul.Scalar(q, n - 1), aten.any.dim(isnan, -1, True)])
+        ranks = aten.masked_fill.Scalar(ranks, has_nan, n - 1)
+    rounding = {"lower": aten.floor, "higher": aten.ceil, "nearest": aten.round}.get(interpolation)
+    if rounding is not None:
+        ranks = rounding.default(ranks)
+    below = cast_to(ranks, DType.int64)
+    result = aten.gather.default(values, -1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = (aten.full_like.default(ranks, 0.5) if interpolation == "midpoint"
+                   else aten.sub.Tensor(ranks, below))
+        above = aten.gather.default(values, -1, cast_to(aten.ceil.default(ranks), DType.int64))
+        result = aten.lerp.Tensor(result, above, weights)
+    if q.dim() == 0:
+        return aten.squeeze.dim(result, -1)
+    return aten.squeeze.dim(aten.transpose.int(aten.unsqueeze.default(result, 0), 0, -1), -1)
+
+
+def _sorted_last(self: Tensor, dim: int | None, keepdim: bool) -> tuple[Tensor, list[Any]]:
+    """self sorted along dim moved last (every element: flattened), and the result's shape."""
+    if dim is None:
+        values = aten.sort.default(aten.view.default(self, [-1]))[0]
+        return values, [1] * self.dim() if keepdim else []
+    d = canonical_dim(dim, self.dim())
+    moved = self if d == self.dim() - 1 else aten.transpose.int(aten.unsqueeze.default(self, -1), d, -1)
+    out_shape = list(self.shape)
+    if keepdim:
+        out_shape[d] = 1
+    else:
+        del out_shape[d]
+    return aten.sort.default(moved)[0], out_shape

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from texport.dialects.shape_rules.strides import memory_format_name
+from texport.tracer.composites import broadcast_shapes
 
 from ._common import DType, Tensor, aten, canonical_dim, numel, register_decomposition, reshape_to
 from ._common import contiguous as _contiguous
@@ -222,6 +223,151 @@ def stack(tensors: list[Tensor], dim: int = 0) -> Tensor:
         sizes = list(tensors[0].shape)
         return aten.view.default(aten.cat.default(list(tensors), dim), [*sizes[:dim], len(tensors), *sizes[dim:]])
     return aten.cat.default([aten.unsqueeze.default(x, dim) for x in tensors], dim)
+
+
+# tile(x, dims) = repeat(x, [1, ...] + dims), padded to x's rank
+@register_decomposition(aten.tile.default)
+def tile(self: Tensor, dims: list[Any]) -> Tensor:
+    return aten.repeat.default(self, [1] * (self.dim() - len(dims)) + list(dims))
+
+
+# fliplr(x) = flip(x, [1])
+@register_decomposition(aten.fliplr.default)
+def fliplr(self: Tensor) -> Tensor:
+    if self.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return aten.flip.default(self, [1])
+
+
+# flipud(x) = flip(x, [0])
+@register_decomposition(aten.flipud.default)
+def flipud(self: Tensor) -> Tensor:
+    if self.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return aten.flip.default(self, [0])
+
+
+# atleast_1d(x) = x, or view(x, [1]) for a 0-d x
+@register_decomposition(aten.atleast_1d.default)
+def atleast_1d(self: Tensor) -> Tensor:
+    return reshape_to(self, [1]) if self.dim() == 0 else self
+
+
+# atleast_2d(x) = x, view(x, [1, 1]) for a 0-d x, unsqueeze(x, 0) for a 1-d one
+@register_decomposition(aten.atleast_2d.default)
+def atleast_2d(self: Tensor) -> Tensor:
+    if self.dim() == 0:
+        return reshape_to(self, [1, 1])
+    return aten.unsqueeze.default(self, 0) if self.dim() == 1 else self
+
+
+# atleast_3d(x) = x, view(x, [1, 1, 1]) for a 0-d x, [1, n, 1] for a 1-d one, unsqueeze(x, -1) for a matrix
+@register_decomposition(aten.atleast_3d.default)
+def atleast_3d(self: Tensor) -> Tensor:
+    if self.dim() == 0:
+        return reshape_to(self, [1, 1, 1])
+    if self.dim() == 1:
+        return aten.unsqueeze.default(aten.unsqueeze.default(self, 0), -1)
+    return aten.unsqueeze.default(self, -1) if self.dim() == 2 else self
+
+
+# atleast_1d([a, b, ...]) = [atleast_1d(a), atleast_1d(b), ...]
+@register_decomposition(aten.atleast_1d.Sequence)
+def atleast_1d_all(tensors: list[Tensor]) -> list[Tensor]:
+    return [atleast_1d(t) for t in tensors]
+
+
+# atleast_2d([a, b, ...]) = [atleast_2d(a), atleast_2d(b), ...]
+@register_decomposition(aten.atleast_2d.Sequence)
+def atleast_2d_all(tensors: list[Tensor]) -> list[Tensor]:
+    return [atleast_2d(t) for t in tensors]
+
+
+# atleast_3d([a, b, ...]) = [atleast_3d(a), atleast_3d(b), ...]
+@register_decomposition(aten.atleast_3d.Sequence)
+def atleast_3d_all(tensors: list[Tensor]) -> list[Tensor]:
+    return [atleast_3d(t) for t in tensors]
+
+
+# hstack(ts) = cat(atleast_1d(ts), 0 if the first is 1-d else 1)
+@register_decomposition(aten.hstack.default)
+def hstack(tensors: list[Tensor]) -> Tensor:
+    joined = atleast_1d_all(tensors)
+    return aten.cat.default(joined, 0 if joined[0].dim() == 1 else 1)
+
+
+# vstack(ts) = row_stack(ts) = cat(atleast_2d(ts), 0)
+@register_decomposition([aten.vstack.default, aten.row_stack.default])
+def vstack(tensors: list[Tensor]) -> Tensor:
+    return aten.cat.default(atleast_2d_all(tensors), 0)
+
+
+# dstack(ts) = cat(atleast_3d(ts), 2)
+@register_decomposition(aten.dstack.default)
+def dstack(tensors: list[Tensor]) -> Tensor:
+    return aten.cat.default(atleast_3d_all(tensors), 2)
+
+
+# column_stack(ts) = hstack(each 0-/1-d t as a column: reshape(t, [numel, 1]))
+@register_decomposition(aten.column_stack.default)
+def column_stack(tensors: list[Tensor]) -> Tensor:
+    return hstack([reshape_to(t, [numel(list(t.shape)), 1]) if t.dim() <= 1 else t for t in tensors])
+
+
+# cartesian_prod(ts) = stack([flatten(g) for g in meshgrid(ts, "ij")], 1); one tensor is itself
+@register_decomposition(aten.cartesian_prod.default)
+def cartesian_prod(tensors: list[Tensor]) -> Tensor:
+    if len(tensors) == 1:
+        return tensors[0]
+    return aten.stack.default([flatten(g) for g in aten.meshgrid.indexing(tensors, indexing="ij")], 1)
+
+
+# meshgrid(ts) = meshgrid(ts, indexing="ij")
+@register_decomposition(aten.meshgrid.default)
+def meshgrid(tensors: list[Tensor]) -> list[Tensor]:
+    return meshgrid_indexing(tensors, indexing="ij")
+
+
+# meshgrid(ts, "ij")[i] = expand(view(ts[i], [1, .., n_i, .., 1]), [n_0, n_1, ...]); "xy" swaps ts[0] and ts[1]
+# in and out (ATen's meshgrid)
+@register_decomposition(aten.meshgrid.indexing)
+def meshgrid_indexing(tensors: list[Tensor], *, indexing: str) -> list[Tensor]:
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors = [tensors[1], tensors[0], *tensors[2:]]
+    sizes = [numel(list(t.shape)) for t in tensors]
+    grids = []
+    for i, t in enumerate(tensors):
+        shape = [1] * len(tensors)
+        shape[i] = sizes[i]
+        grids.append(aten.expand.default(aten.view.default(t, shape), sizes))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return grids
+
+
+# broadcast_tensors(ts) = [t if shape(t) == s else expand(t, s)], s = the broadcast shape (ATen's expand_outplace)
+@register_decomposition(aten.broadcast_tensors.default)
+def broadcast_tensors(tensors: list[Tensor]) -> list[Tensor]:
+    shape = list(broadcast_shapes(*(t.shape for t in tensors)))
+    return [t if list(t.shape) == shape else aten.expand.default(t, shape) for t in tensors]
+
+
+# diag(v, k) = diag_embed(v, k) for a vector; diag(m, k) = clone(diagonal(m, k)) for a matrix
+# (ATen's diagonal_copy, which torch's core programs spell diagonal + clone)
+@register_decomposition(aten.diag.default)
+def diag(self: Tensor, diagonal: int = 0) -> Tensor:
+    if self.dim() == 1:
+        return aten.diag_embed.default(self, diagonal)
+    if self.dim() == 2:
+        return aten.clone.default(aten.diagonal.default(self, diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.dim()}D")
+
+
+# diagflat(x, k) = diag(view(contiguous(x), [-1]), k)
+@register_decomposition(aten.diagflat.default)
+def diagflat(self: Tensor, offset: int = 0) -> Tensor:
+    return diag(aten.view.default(_contiguous(self), [-1]), offset)
 
 
 # unfold_copy(x, d, size, step) = unfold(x, d, size, step) (torch keeps the unfold view in core programs)

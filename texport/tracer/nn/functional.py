@@ -1177,30 +1177,17 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noq
 
 
 def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:  # noqa: A002
-    """torch.broadcast_tensors for two: expands only the operands whose size differs."""
-    if tuple(input.shape) == tuple(target.shape):
-        return input, target
-    warnings.warn(
-        f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
-        "This will likely lead to incorrect results due to broadcasting. "
-        "Please ensure they have the same size.",
-        stacklevel=3,
-    )
-    shape = _broadcast_shape(tuple(input.shape), tuple(target.shape))
-    expand = [t if tuple(t.shape) == shape else t.expand(list(shape)) for t in (input, target)]
-    return expand[0], expand[1]
-
-
-def _broadcast_shape(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
-    rank = max(len(a), len(b))
-    a = (1,) * (rank - len(a)) + a
-    b = (1,) * (rank - len(b)) + b
-    shape = []
-    for x, y in zip(a, b):
-        if x != 1 and y != 1 and x != y:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y})")
-        shape.append(y if x == 1 else x)
-    return tuple(shape)
+    """torch.broadcast_tensors(input, target), which torch's regression losses call whatever the
+    sizes (one op of the program), warning first when they differ."""
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+            "This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=3,
+        )
+    expanded = call(op("broadcast_tensors"), [input, target])
+    return expanded[0], expanded[1]
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,  # noqa: A002
