@@ -770,7 +770,7 @@ def _diag(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.ndim}D")
     if self.ndim == 1:
         return _diag_embed(self, diagonal)
-    return _diagonal(self, diagonal).copy()
+    return diagonal_view(self, diagonal).copy()
 
 
 @kernel("diagflat")
