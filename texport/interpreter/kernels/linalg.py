@@ -19,7 +19,7 @@ from texport.dialects.dtypes import DType
 from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, irfft_last_size
 
 from .. import rng
-from ..dtypes import cast, is_floating, to_numpy
+from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from . import kernel
 from .common import check_arguments, opmath, result_as, torch_result_dtype
 from .reductions import _vector_norm
@@ -615,21 +615,10 @@ def angle(self: np.ndarray) -> np.ndarray:
 
 
 def _lu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Partial-pivoting LU of a batch of square matrices, as LAPACK's getrf packs it:
+    """Partial-pivoting LU of a batch of square matrices by LAPACK's getrf, as torch's:
     L's unit diagonal left out, and 1-based pivots (row k swapped with pivots[k])."""
-    n = a.shape[-1]
-    lu = a.reshape(-1, n, n).copy()
-    pivots = np.zeros(lu.shape[:-1], np.int32)
-    rows = np.arange(lu.shape[0])
-    for k in range(n):  # one column at a time, every matrix of the batch at once
-        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
-        pivots[:, k] = p + 1
-        lu[rows, k], lu[rows, p] = lu[rows, p], lu[rows, k].copy()
-        pivot = lu[:, k, k]
-        safe = np.where(pivot == 0, 1, pivot)
-        lu[:, k + 1:, k] /= safe[:, None]
-        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
-    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1])
+    lu, pivots, _ = _each_matrix(_getrf, a)
+    return lu, pivots
 
 
 def _info(batch: tuple[int, ...]) -> np.ndarray:
@@ -678,10 +667,16 @@ def _first_failure(A: np.ndarray, what: str) -> int:
     return int(np.argmax(zero.any(axis=0))) + 1
 
 
+def _det_lu(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """The LU torch's det and slogdet return: of a real row-major A's transpose (same
+    determinant; LAPACK reads it column-major without a copy), else of A."""
+    return _lu(np.swapaxes(A, -1, -2) if A.dtype.kind != "c" and A.flags.c_contiguous else A)
+
+
 @kernel("_linalg_det")
 def _linalg_det(A: np.ndarray) -> tuple[np.ndarray, ...]:
     _square(A, "linalg.det")
-    lu, pivots = _lu(A)
+    lu, pivots = _det_lu(A)
     return result_as(np.linalg.det(A), A.dtype), lu, pivots
 
 
@@ -695,7 +690,7 @@ def linalg_det(A: np.ndarray) -> np.ndarray:
 def _linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
     _square(A, "linalg.slogdet")
     sign, logabsdet = np.linalg.slogdet(A)
-    lu, pivots = _lu(A)
+    lu, pivots = _det_lu(A)
     return result_as(sign, A.dtype), result_as(logabsdet, np.abs(A[..., :0, :0]).dtype), lu, pivots
 
 
@@ -847,7 +842,18 @@ def addbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float
            alpha: float = 1) -> np.ndarray:
     """beta * self + alpha * the sum of the batch's products (self ignored when beta is 0)."""
     _same_dtype(batch1, batch2, "batch1 and batch2")
-    total = (opmath(batch1) @ opmath(batch2)).sum(axis=0)
+    if batch1.dtype.kind in "iu":  # torch casts beta and alpha to the integer dtype: 0.6 is 0
+        beta, alpha = int(beta), int(alpha)
+    products = opmath(batch1) @ opmath(batch2)
+    if is_reduced_float(batch1.dtype):  # torch adds one product at a time, each sum rounded to float16
+        out = np.broadcast_to(self, products.shape[1:])
+        for index, product in enumerate(products):
+            scale = beta if index == 0 else 1
+            out = result_as(alpha * product if scale == 0 else scale * opmath(out) + alpha * product, batch1.dtype)
+        if len(products) == 0:
+            out = np.zeros_like(out) if beta == 0 else result_as(beta * opmath(out), batch1.dtype)
+        return out.copy()
+    total = products.sum(axis=0)
     out = alpha * total if beta == 0 else beta * opmath(self) + alpha * total
     return result_as(np.broadcast_to(out, total.shape), batch1.dtype)
 
@@ -930,7 +936,15 @@ def kron(self: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 @kernel("addr")
 def addr(self: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, beta: float = 1, alpha: float = 1) -> np.ndarray:
+    """torch's CPU kernel: beta and alpha in the result's dtype (an integer one truncates
+    them), each product rounded to it (float16: per operation)."""
     dtype = torch_result_dtype(self, vec1, vec2)
+    if dtype.kind in "iuf" or is_floating(dtype):
+        beta, alpha = result_as(beta, dtype), result_as(alpha, dtype)
+        vec1, vec2, self = result_as(vec1, dtype), result_as(vec2, dtype), result_as(self, dtype)
+        product = (alpha * vec1)[:, None] * vec2[None, :]
+        out = product if beta == 0 else beta * self + product
+        return result_as(np.broadcast_to(out, product.shape), dtype)
     product = np.multiply.outer(vec1, vec2)
     out = alpha * product if beta == 0 else beta * self + alpha * product
     return result_as(np.broadcast_to(out, product.shape), dtype)
