@@ -64,10 +64,13 @@ TIES_UNSPECIFIED = frozenset({"aten.sort.default", "aten.sort.stable", "aten.top
                               "aten.kthvalue.default", "aten.median.dim", "aten.nanmedian.dim",
                               "aten.mode.default"})
 
-# (eigenvalues, eigenvectors) results: an eigenvector is unique up to a unit factor
-# (a sign, a complex phase) LAPACK builds differ on; torch's own OpInfo samples
-# (sample_inputs_linalg_eig, _eigh) compare eigenvectors by modulus, so does this.
-EIGENVECTORS = frozenset({"aten.linalg_eig.default", "aten._linalg_eigh.default", "aten.linalg_eigh.default"})
+# Results holding eigenvectors or singular vectors (overload -> their indices): each
+# is unique up to a unit factor (a sign, a complex phase) LAPACK builds differ on;
+# torch's own OpInfo samples (sample_inputs_linalg_eig, _eigh, _svd) compare them by
+# modulus, so does this.
+UP_TO_PHASE = {"aten.linalg_eig.default": (1,), "aten._linalg_eigh.default": (1,),
+               "aten.linalg_eigh.default": (1,), "aten._linalg_svd.default": (0, 2),
+               "aten.linalg_svd.default": (0, 2)}
 
 
 @dataclass
@@ -421,10 +424,8 @@ def _difference(call: Call, out: Any, args: Any, kwargs: dict) -> str | None:
         difference = (compare(call.outputs[0], out[0], where="result[0]", tolerance=call.tolerance)
                       or compare(call.outputs[1], out[1], values=False, where="result[1]")
                       or _pick_difference(call, out[1]))
-    elif call.overload in EIGENVECTORS:
-        difference = (compare(call.outputs[0], out[0], values, "result[0]", call.tolerance)
-                      or compare(call.outputs[1], out[1], False, "result[1]")
-                      or _modulus_difference(call.outputs[1], out[1], call.tolerance))
+    elif call.overload in UP_TO_PHASE:
+        difference = _phase_free_difference(call, out, values)
     else:
         difference = compare(call.outputs, out, values, tolerance=call.tolerance)
     for where, after in call.written.items():
@@ -435,11 +436,21 @@ def _difference(call: Call, out: Any, args: Any, kwargs: dict) -> str | None:
     return difference
 
 
-def _modulus_difference(expected: Stored, actual: Any, tolerance: tuple[float, float] | None) -> str | None:
-    """Whether texport's eigenvectors differ from torch's by more than a unit factor each."""
-    want, got = np.abs(_as_numpy(expected)), np.abs(_as_numpy(actual))
-    real = _dtype_name(want.dtype) if want.dtype.name in TOLERANCES else expected.dtype
-    return None if _close(want, got, real, tolerance) else "result[1]: eigenvector moduli differ"
+def _phase_free_difference(call: Call, out: Any, values: bool) -> str | None:
+    """The results compared as usual, but the vectors' by their moduli."""
+    vectors = UP_TO_PHASE[call.overload]
+    if not isinstance(out, (list, tuple)) or len(out) != len(call.outputs):
+        return f"result: expected {len(call.outputs)} results, got {out!r:.60}"
+    for index, (want, got) in enumerate(zip(call.outputs, out)):
+        where = f"result[{index}]"
+        phase_free = index in vectors and values
+        difference = compare(want, got, values and not phase_free, where, call.tolerance)
+        if difference:
+            return difference
+        if phase_free and want.shape and not _close(np.abs(_as_numpy(want)), np.abs(_as_numpy(got)),
+                                                    _dtype_name(np.abs(_as_numpy(want)).dtype), call.tolerance):
+            return f"{where}: moduli differ ({want.dtype}{list(want.shape)})"
+    return None
 
 
 def _argument(call: Call, name: str, default: Any) -> Any:

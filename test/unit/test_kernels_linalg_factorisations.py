@@ -162,3 +162,15 @@ def test_addr_in_place_float16_rounds_each_operation() -> None:
     expected = half(half(0.6) * s[0, 0]) + half(half(half(0.2) * v1[0]) * v2[0])
     out = run("addr_", s, v1, v2, beta=0.6, alpha=0.2)
     assert out is s and s[0, 0] == expected
+
+
+def test_trilinear_float16_rounds_the_first_contraction() -> None:
+    """bilinear's call: torch contracts x1 with the weight first (rounded to float16), then with x2."""
+    x1, w, x2 = rand(2, 3, dtype=np.float16), rand(4, 3, 5, dtype=np.float16), rand(2, 5, dtype=np.float16)
+    got = run("_trilinear", x1, w, x2, [1, 3], [0], [1, 2], [2, 3])
+    first = np.zeros((2, 4, 5), np.float32)
+    for b, o, i, j in np.ndindex(2, 4, 3, 5):
+        first[b, o, j] += np.float32(x1[b, i]) * np.float32(w[o, i, j])
+    expected = (first.astype(np.float16).astype(np.float32) * x2[:, None, :].astype(np.float32)).sum(-1)
+    np.testing.assert_allclose(got.astype(np.float32), expected.astype(np.float16).astype(np.float32), rtol=1e-3)
+    assert got.dtype == np.float16

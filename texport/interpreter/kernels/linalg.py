@@ -348,6 +348,10 @@ def _trilinear(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray, expand1: Sequence
         terms.append("".join(letters[d] for d in kept))
     summed = {d % rank for d in sumdim}
     out = "".join(letters[d] for d in range(rank) if d not in summed)
+    if is_reduced_float(i1.dtype):  # torch contracts i1 with i2 first, rounding that to float16
+        first = "".join(sorted(set(terms[0] + terms[1]) - {letters[d] for d in summed & {e % rank for e in expand3}}))
+        pair = result_as(np.einsum(f"{terms[0]},{terms[1]}->{first}", *operands[:2], optimize=True), i1.dtype)
+        operands, terms = [opmath(pair), operands[2]], [first, terms[2]]
     result = np.einsum(f"{','.join(terms)}->{out}", *operands, optimize=True)
     return result_as(np.asarray(result), i1.dtype)
 
