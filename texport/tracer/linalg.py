@@ -251,6 +251,22 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -
     return linalg_lu_factor_ex_result(*call(op("linalg_lu_factor_ex"), A, pivot=pivot, check_errors=check_errors))
 
 
+linalg_lu_factor_result = _named("linalg_lu_factor", "LU pivots")
+linalg_ldl_factor_result = _named("linalg_ldl_factor", "LD pivots")
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:  # noqa: N803
+    return linalg_lu_factor_result(*call(op("linalg_lu_factor"), A, pivot=pivot))
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> Any:  # noqa: N803
+    return linalg_ldl_factor_result(*call(op("linalg_ldl_factor"), A, hermitian=hermitian))
+
+
+def eigvals(A: Tensor) -> Tensor:  # noqa: N803
+    return call(op("linalg_eigvals"), A)
+
+
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
     return call(op("linalg_lu_solve"), LU, pivots, B, left=left, adjoint=adjoint)
 
@@ -281,7 +297,7 @@ def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
     return call(op("linalg_matrix_exp"), A)
 
 
-__all__ += ["lu", "lu_factor_ex", "lu_solve", "solve_triangular", "ldl_factor_ex", "ldl_solve",
+__all__ += ["lu", "lu_factor", "ldl_factor", "eigvals", "lu_factor_ex", "lu_solve", "solve_triangular", "ldl_factor_ex", "ldl_solve",
             "householder_product", "eig", "matrix_exp"]
 
 __all__ += ["norm", "vector_norm", "matrix_norm", "solve", "solve_ex", "lstsq", "inv", "inv_ex", "det", "slogdet", "cholesky",
@@ -389,6 +405,10 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
     return triangular_solve_result(*call(op("triangular_solve"), input, A, upper, transpose, unitriangular))
 
 
+def _matrix_exp(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("matrix_exp"), input)
+
+
 def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
     return call(op("addr_"), input, vec1, vec2, beta=beta, alpha=alpha)
 
@@ -413,14 +433,14 @@ LINALG_FUNCTIONS = {
     "kron": kron, "tensordot": tensordot, "cross": _cross, "cdist": cdist, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "logdet": logdet,
     "matrix_power": _matrix_power, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
-    "geqrf": geqrf, "ormqr": ormqr, "lu_unpack": lu_unpack, "triangular_solve": triangular_solve,
+    "matrix_exp": _matrix_exp, "geqrf": geqrf, "ormqr": ormqr, "lu_unpack": lu_unpack, "triangular_solve": triangular_solve,
 }
 _IN_PLACE_METHODS = {"addr_": addr_, "addbmm_": addbmm_}
 
 
 def _install_linalg_methods() -> None:
     for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm", "cross",
-                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet", "matrix_power", "geqrf", "ormqr",
+                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet", "matrix_power", "matrix_exp", "geqrf", "ormqr",
                  "triangular_solve"):
         setattr(Tensor, name, LINALG_FUNCTIONS[name])
     for name, method in _IN_PLACE_METHODS.items():

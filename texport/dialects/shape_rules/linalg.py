@@ -1101,6 +1101,11 @@ def _lu_factor_ex(A: TensorMeta, pivot: bool = True, check_errors: bool = False)
     return meta([*batch, m, n], A.dtype), meta([*batch, _min_dim(m, n)], DType.int32), meta(batch, DType.int32)
 
 
+@shape_rule("linalg_lu_factor")
+def _lu_factor(A: TensorMeta, pivot: bool = True) -> tuple[TensorMeta, ...]:  # noqa: N803
+    return _lu_factor_ex(A, pivot)[:2]
+
+
 @shape_rule("linalg_lu")
 def _lu(A: TensorMeta, pivot: bool = True) -> tuple[TensorMeta, ...]:
     batch, m, n = _matrices(A, "linalg.lu")
@@ -1168,6 +1173,11 @@ def _ldl_factor_ex(self: TensorMeta, hermitian: bool = False, check_errors: bool
     return meta([*batch, n, n], self.dtype), meta([*batch, n], DType.int32), meta(batch, DType.int32)
 
 
+@shape_rule("linalg_ldl_factor")
+def _ldl_factor(self: TensorMeta, hermitian: bool = False) -> tuple[TensorMeta, ...]:
+    return _ldl_factor_ex(self, hermitian)[:2]
+
+
 @shape_rule("linalg_ldl_solve")
 def _ldl_solve(LD: TensorMeta, pivots: TensorMeta, B: TensorMeta, hermitian: bool = False) -> TensorMeta:  # noqa: N803
     _, n = _square_batch(LD, "torch.linalg.ldl_solve")
@@ -1208,7 +1218,12 @@ def _eig(self: TensorMeta) -> tuple[TensorMeta, ...]:
     return meta([*batch, n], dtype), meta([*batch, n, n], dtype)
 
 
-@shape_rule("linalg_matrix_exp")
+@shape_rule("linalg_eigvals")
+def _eigvals(self: TensorMeta) -> TensorMeta:
+    return _eig(self)[0]
+
+
+@shape_rule("linalg_matrix_exp", "matrix_exp")
 def _matrix_exp(self: TensorMeta) -> TensorMeta:
     batch, n = _square_batch(self, "linalg.matrix_exp")
     return meta([*batch, n, n], self.dtype)

@@ -1102,6 +1102,13 @@ def linalg_lu_factor_ex(A: np.ndarray, pivot: bool = True, check_errors: bool = 
     return lu, pivots, info
 
 
+@kernel("linalg_lu_factor")
+def linalg_lu_factor(A: np.ndarray, pivot: bool = True) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    lu, pivots, info = linalg_lu_factor_ex(A, pivot)
+    _linalg_check_errors(info, "torch.linalg.lu_factor", A.ndim == 2)
+    return lu, pivots
+
+
 @kernel("lu_unpack")
 def lu_unpack(LU_data: np.ndarray, LU_pivots: np.ndarray, unpack_data: bool = True,  # noqa: N803 - torch's names
               unpack_pivots: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1198,6 +1205,13 @@ def linalg_ldl_factor_ex(self: np.ndarray, hermitian: bool = False,
     return ld, pivots, info
 
 
+@kernel("linalg_ldl_factor")
+def linalg_ldl_factor(self: np.ndarray, hermitian: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    ld, pivots, info = linalg_ldl_factor_ex(self, hermitian)
+    _linalg_check_errors(info, "torch.linalg.ldl_factor", self.ndim == 2)
+    return ld, pivots
+
+
 @kernel("linalg_ldl_solve")
 def linalg_ldl_solve(LD: np.ndarray, pivots: np.ndarray, B: np.ndarray, hermitian: bool = False) -> np.ndarray:  # noqa: N803
     name = "hetrs" if hermitian and LD.dtype.kind == "c" else "sytrs"
@@ -1263,7 +1277,12 @@ def linalg_eig(self: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values.astype(complex_dtype), vectors.astype(complex_dtype)
 
 
-@kernel("linalg_matrix_exp")
+@kernel("linalg_eigvals")
+def linalg_eigvals(self: np.ndarray) -> np.ndarray:
+    return linalg_eig(self)[0]
+
+
+@kernel("linalg_matrix_exp", "matrix_exp")
 def linalg_matrix_exp(self: np.ndarray) -> np.ndarray:
     _square(self, "linalg.matrix_exp")
     if self.shape[-1] == 0:
@@ -1303,5 +1322,5 @@ def _linalg_check_errors(info: np.ndarray, api_name: str, is_matrix: bool) -> tu
     if code < 0:
         raise RuntimeError(f"{prefix}Argument {-code} has illegal value. Most certainly there is a bug in the "
                            "implementation calling the backend library.")
-    words = next((text for key, text in _CHECK_MESSAGES if key in api_name), "error code {info}")
+    words = next((text for key, text in _CHECK_MESSAGES if key in api_name), "Unknown error code: {info}.")
     raise RuntimeError(prefix + words.format(info=code))
