@@ -64,6 +64,14 @@ TIES_UNSPECIFIED = frozenset({"aten.sort.default", "aten.sort.stable", "aten.top
                               "aten.kthvalue.default", "aten.median.dim", "aten.nanmedian.dim",
                               "aten.mode.default"})
 
+# Results holding eigenvectors or singular vectors (overload -> their indices): each
+# is unique up to a unit factor (a sign, a complex phase) LAPACK builds differ on;
+# torch's own OpInfo samples (sample_inputs_linalg_eig, _eigh, _svd) compare them by
+# modulus, so does this.
+UP_TO_PHASE = {"aten.linalg_eig.default": (1,), "aten._linalg_eigh.default": (1,),
+               "aten.linalg_eigh.default": (1,), "aten._linalg_svd.default": (0, 2),
+               "aten.linalg_svd.default": (0, 2)}
+
 
 @dataclass
 class Call:
@@ -416,6 +424,8 @@ def _difference(call: Call, out: Any, args: Any, kwargs: dict) -> str | None:
         difference = (compare(call.outputs[0], out[0], where="result[0]", tolerance=call.tolerance)
                       or compare(call.outputs[1], out[1], values=False, where="result[1]")
                       or _pick_difference(call, out[1]))
+    elif call.overload in UP_TO_PHASE:
+        difference = _phase_free_difference(call, out, values)
     else:
         difference = compare(call.outputs, out, values, tolerance=call.tolerance)
     for where, after in call.written.items():
@@ -424,6 +434,23 @@ def _difference(call: Call, out: Any, args: Any, kwargs: dict) -> str | None:
         written = args[where] if isinstance(where, int) else kwargs[where]
         difference = compare(after, written, values, f"argument {where}", call.tolerance)
     return difference
+
+
+def _phase_free_difference(call: Call, out: Any, values: bool) -> str | None:
+    """The results compared as usual, but the vectors' by their moduli."""
+    vectors = UP_TO_PHASE[call.overload]
+    if not isinstance(out, (list, tuple)) or len(out) != len(call.outputs):
+        return f"result: expected {len(call.outputs)} results, got {out!r:.60}"
+    for index, (want, got) in enumerate(zip(call.outputs, out)):
+        where = f"result[{index}]"
+        phase_free = index in vectors and values
+        difference = compare(want, got, values and not phase_free, where, call.tolerance)
+        if difference:
+            return difference
+        if phase_free and want.shape and not _close(np.abs(_as_numpy(want)), np.abs(_as_numpy(got)),
+                                                    _dtype_name(np.abs(_as_numpy(want)).dtype), call.tolerance):
+            return f"{where}: moduli differ ({want.dtype}{list(want.shape)})"
+    return None
 
 
 def _argument(call: Call, name: str, default: Any) -> Any:

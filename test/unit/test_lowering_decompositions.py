@@ -461,6 +461,8 @@ SAMPLES.update({
     "linalg_svd.default": [S(f(2, 3, 5), False)], "linalg_svdvals.default": [S(f(2, 3, 5))],
     "linalg_eigh.default": [S(spd(4, 2))], "linalg_eigvalsh.default": [S(spd(4, 2), "U")],
     "pinverse.default": [S(f(3, 5))],
+    "linalg_lu_factor.default": [S(f(2, 4, 4))], "linalg_ldl_factor.default": [S(spd(4, 2))],
+    "linalg_eigvals.default": [S(spd(3))], "matrix_exp.default": [S(f(2, 3, 3))],
     "linalg_norm.default": [S(f(3, 4)), S(f(3, 4), 1), S(f(2, 3, 4), 3, [2], True)],
     "linalg_norm.ord_str": [S(f(3, 4), "fro"), S(f(2, 3, 4), "nuc", [0, 2])],
     "linalg_matrix_norm.default": [S(f(2, 3, 4), 2), S(f(2, 3, 4), -1, [0, 2], True), S(f(3, 4), float("inf"))],

@@ -237,6 +237,69 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return call(op("linalg_diagonal"), A, offset=offset, dim1=dim1, dim2=dim2)
 
 
+linalg_lu_result = _named("linalg_lu", "P L U")
+linalg_lu_factor_ex_result = _named("linalg_lu_factor_ex", "LU pivots info")
+linalg_ldl_factor_ex_result = _named("linalg_ldl_factor_ex", "LD pivots info")
+linalg_eig_result = _named("linalg_eig", "eigenvalues eigenvectors")
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> Any:  # noqa: N803 - torch's names
+    return linalg_lu_result(*call(op("linalg_lu"), A, pivot=pivot))
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:  # noqa: N803
+    return linalg_lu_factor_ex_result(*call(op("linalg_lu_factor_ex"), A, pivot=pivot, check_errors=check_errors))
+
+
+linalg_lu_factor_result = _named("linalg_lu_factor", "LU pivots")
+linalg_ldl_factor_result = _named("linalg_ldl_factor", "LD pivots")
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:  # noqa: N803
+    return linalg_lu_factor_result(*call(op("linalg_lu_factor"), A, pivot=pivot))
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> Any:  # noqa: N803
+    return linalg_ldl_factor_result(*call(op("linalg_ldl_factor"), A, hermitian=hermitian))
+
+
+def eigvals(A: Tensor) -> Tensor:  # noqa: N803
+    return call(op("linalg_eigvals"), A)
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
+    return call(op("linalg_lu_solve"), LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,  # noqa: N803
+                     unitriangular: bool = False) -> Tensor:
+    return call(op("linalg_solve_triangular"), A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:  # noqa: N803
+    return linalg_ldl_factor_ex_result(*call(op("linalg_ldl_factor_ex"), A, hermitian=hermitian,
+                                             check_errors=check_errors))
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:  # noqa: N803
+    return call(op("linalg_ldl_solve"), LD, pivots, B, hermitian=hermitian)
+
+
+def householder_product(A: Tensor, tau: Tensor) -> Tensor:  # noqa: N803
+    return call(op("linalg_householder_product"), A, tau)
+
+
+def eig(A: Tensor) -> Any:  # noqa: N803
+    return linalg_eig_result(*call(op("linalg_eig"), A))
+
+
+def matrix_exp(A: Tensor) -> Tensor:  # noqa: N803
+    return call(op("linalg_matrix_exp"), A)
+
+
+__all__ += ["lu", "lu_factor", "ldl_factor", "eigvals", "lu_factor_ex", "lu_solve", "solve_triangular", "ldl_factor_ex", "ldl_solve",
+            "householder_product", "eig", "matrix_exp"]
+
 __all__ += ["norm", "vector_norm", "matrix_norm", "solve", "solve_ex", "lstsq", "inv", "inv_ex", "det", "slogdet", "cholesky",
             "cholesky_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "matrix_power", "cross", "vecdot", "matmul",
             "multi_dot", "diagonal"]
@@ -319,6 +382,41 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     return call(op("addbmm"), input, batch1, batch2, beta=beta, alpha=alpha)
 
 
+geqrf_result = _named("geqrf", "a tau")
+lu_unpack_result = _named("lu_unpack", "P L U")
+triangular_solve_result = _named("triangular_solve", "solution cloned_coefficient")
+
+
+def geqrf(input: Tensor) -> Any:  # noqa: A002
+    return geqrf_result(*call(op("geqrf"), input))
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False) -> Tensor:  # noqa: A002
+    return call(op("ormqr"), input, input2, input3, left, transpose)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803 - torch's names
+              unpack_pivots: bool = True) -> Any:
+    return lu_unpack_result(*call(op("lu_unpack"), LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,  # noqa: A002, N803
+                     unitriangular: bool = False) -> Any:
+    return triangular_solve_result(*call(op("triangular_solve"), input, A, upper, transpose, unitriangular))
+
+
+def _matrix_exp(input: Tensor) -> Tensor:  # noqa: A002
+    return call(op("matrix_exp"), input)
+
+
+def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return call(op("addr_"), input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:  # noqa: A002
+    return call(op("addbmm_"), input, batch1, batch2, beta=beta, alpha=alpha)
+
+
 _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
                 "donot_use_mm_for_euclid_dist": 2}
 
@@ -335,13 +433,18 @@ LINALG_FUNCTIONS = {
     "kron": kron, "tensordot": tensordot, "cross": _cross, "cdist": cdist, "cholesky": _cholesky,
     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "logdet": logdet,
     "matrix_power": _matrix_power, "chain_matmul": chain_matmul, "addr": addr, "addbmm": addbmm,
+    "matrix_exp": _matrix_exp, "geqrf": geqrf, "ormqr": ormqr, "lu_unpack": lu_unpack, "triangular_solve": triangular_solve,
 }
+_IN_PLACE_METHODS = {"addr_": addr_, "addbmm_": addbmm_}
 
 
 def _install_linalg_methods() -> None:
     for name in ("det", "inverse", "pinverse", "trace", "vdot", "inner", "kron", "addr", "addbmm", "cross",
-                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet", "matrix_power"):
+                 "cholesky", "cholesky_solve", "cholesky_inverse", "logdet", "matrix_power", "matrix_exp", "geqrf", "ormqr",
+                 "triangular_solve"):
         setattr(Tensor, name, LINALG_FUNCTIONS[name])
+    for name, method in _IN_PLACE_METHODS.items():
+        setattr(Tensor, name, method)
     Tensor.slogdet = slogdet
 
 

@@ -1089,3 +1089,146 @@ def _matrix_power(self: TensorMeta, n: int) -> TensorMeta:
           f"linalg.matrix_power: A must be batches of square matrices, but they are {shape_text(self.shape[-2:])} "
           "matrices")
     return meta([*batch, size, size], self.dtype)
+
+
+# ---------------------------------------------------------------- LU, LDL, Householder QR, eig, exp
+
+
+@shape_rule("linalg_lu_factor_ex")
+def _lu_factor_ex(A: TensorMeta, pivot: bool = True, check_errors: bool = False) -> tuple[TensorMeta, ...]:
+    batch, m, n = _matrices(A, "torch.lu_factor")
+    check(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    return meta([*batch, m, n], A.dtype), meta([*batch, _min_dim(m, n)], DType.int32), meta(batch, DType.int32)
+
+
+@shape_rule("linalg_lu_factor")
+def _lu_factor(A: TensorMeta, pivot: bool = True) -> tuple[TensorMeta, ...]:  # noqa: N803
+    return _lu_factor_ex(A, pivot)[:2]
+
+
+@shape_rule("linalg_lu")
+def _lu(A: TensorMeta, pivot: bool = True) -> tuple[TensorMeta, ...]:
+    batch, m, n = _matrices(A, "linalg.lu")
+    k = _min_dim(m, n)
+    permutation = [*batch, m, m] if pivot else [0]
+    return meta(permutation, A.dtype), meta([*batch, m, k], A.dtype), meta([*batch, k, n], A.dtype)
+
+
+@shape_rule("lu_unpack")
+def _lu_unpack(LU_data: TensorMeta, LU_pivots: TensorMeta, unpack_data: bool = True,  # noqa: N803 - torch's names
+               unpack_pivots: bool = True) -> tuple[TensorMeta, ...]:
+    check(LU_data.ndim >= 2, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+          f"{shape_text(LU_data.shape)} instead")
+    check(LU_pivots.dtype is DType.int32, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+          "torch.int32 dtype. Note: this function is intended to be used with the output produced by "
+          "torch.linalg.lu_factor")
+    batch, m, n = list(LU_data.shape[:-2]), LU_data.shape[-2], LU_data.shape[-1]
+    k = _min_dim(m, n)
+    L = meta([*batch, m, k], LU_data.dtype) if unpack_data else meta([0], LU_data.dtype)  # noqa: N806
+    U = meta([*batch, k, n], LU_data.dtype) if unpack_data else meta([0], LU_data.dtype)  # noqa: N806
+    P = meta([*batch, m, m], LU_data.dtype) if unpack_pivots else meta([0], LU_data.dtype)  # noqa: N806
+    return P, L, U
+
+
+def _solve_shape(A: TensorMeta, B: TensorMeta, what: str) -> list[Dim]:
+    """B's matrices with the batch dims of A and B broadcast."""
+    check(B.ndim >= 2, f"{what}: The input tensor B must have at least 2 dimensions.")
+    check(A.dtype is B.dtype, f"{what}: Expected A and B to have the same dtype, but found A of type "
+          f"{scalar_type_name(A.dtype)} and B of type {scalar_type_name(B.dtype)} instead")
+    return [*broadcast_shapes(A.shape[:-2], B.shape[:-2]), *B.shape[-2:]]
+
+
+@shape_rule("linalg_lu_solve")
+def _lu_solve(LU: TensorMeta, pivots: TensorMeta, B: TensorMeta, left: bool = True,  # noqa: N803
+              adjoint: bool = False) -> TensorMeta:
+    _, n = _square_batch(LU, "linalg.lu_solve")
+    check(sym_eq(B.shape[-2] if left else B.shape[-1], n), "linalg.lu_solve: Incompatible shapes of A and B for "
+          f"the equation {'AX = B' if left else 'XA = B'} ({dim_str(n)}x{dim_str(n)} and {shape_text(B.shape)})")
+    return meta(_solve_shape(LU, B, "linalg.lu_solve"), LU.dtype)
+
+
+@shape_rule("linalg_solve_triangular")
+def _solve_triangular(self: TensorMeta, B: TensorMeta, upper: bool, left: bool = True,
+                      unitriangular: bool = False) -> TensorMeta:
+    _, n = _square_batch(self, "linalg.solve_triangular")
+    check(sym_eq(B.shape[-2] if left else B.shape[-1], n), "linalg.solve_triangular: Incompatible shapes of A "
+          f"and B for the equation {'AX = B' if left else 'XA = B'} ({dim_str(n)}x{dim_str(n)} and "
+          f"{shape_text(B.shape)})")
+    return meta(_solve_shape(self, B, "linalg.solve_triangular"), self.dtype)
+
+
+@shape_rule("triangular_solve")
+def _triangular_solve(self: TensorMeta, A: TensorMeta, upper: bool = True, transpose: bool = False,
+                      unitriangular: bool = False) -> tuple[TensorMeta, ...]:
+    _, n = _square_batch(A, "triangular_solve")
+    check(sym_eq(self.shape[-2], n), f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+          f"{dim_str(n)} by {dim_str(n)} but each b matrix is {dim_str(self.shape[-2])} by {dim_str(self.shape[-1])}")
+    shape = _solve_shape(A, self, "triangular_solve")
+    return meta(shape, self.dtype), meta([*shape[:-2], n, n], A.dtype)
+
+
+@shape_rule("linalg_ldl_factor_ex")
+def _ldl_factor_ex(self: TensorMeta, hermitian: bool = False, check_errors: bool = False) -> tuple[TensorMeta, ...]:
+    batch, n = _square_batch(self, "torch.linalg.ldl_factor_ex")
+    return meta([*batch, n, n], self.dtype), meta([*batch, n], DType.int32), meta(batch, DType.int32)
+
+
+@shape_rule("linalg_ldl_factor")
+def _ldl_factor(self: TensorMeta, hermitian: bool = False) -> tuple[TensorMeta, ...]:
+    return _ldl_factor_ex(self, hermitian)[:2]
+
+
+@shape_rule("linalg_ldl_solve")
+def _ldl_solve(LD: TensorMeta, pivots: TensorMeta, B: TensorMeta, hermitian: bool = False) -> TensorMeta:  # noqa: N803
+    _, n = _square_batch(LD, "torch.linalg.ldl_solve")
+    check(pivots.dtype is DType.int32, "torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+          f"{scalar_type_name(pivots.dtype)}")
+    check(sym_eq(B.shape[-2], n), "torch.linalg.ldl_solve: Incompatible shapes of A and B for the equation "
+          f"AX = B ({dim_str(n)}x{dim_str(n)} and {shape_text(B.shape)})")
+    return meta(_solve_shape(LD, B, "torch.linalg.ldl_solve"), B.dtype)
+
+
+@shape_rule("geqrf")
+def _geqrf(self: TensorMeta) -> tuple[TensorMeta, ...]:
+    batch, m, n = _matrices(self, "geqrf")
+    return meta([*batch, m, n], self.dtype), meta([*batch, _min_dim(m, n)], self.dtype)
+
+
+@shape_rule("ormqr")
+def _ormqr(self: TensorMeta, input2: TensorMeta, input3: TensorMeta, left: bool = True,
+           transpose: bool = False) -> TensorMeta:
+    """Q (from self's reflectors and input2's scales) times input3."""
+    check(self.ndim >= 2, "torch.ormqr: input must have at least 2 dimensions.")
+    check(input3.ndim >= 2, "torch.ormqr: other must have at least 2 dimensions.")
+    return meta(list(input3.shape), input3.dtype)
+
+
+@shape_rule("linalg_householder_product")
+def _householder_product(input: TensorMeta, tau: TensorMeta) -> TensorMeta:  # noqa: A002 - torch's name
+    batch, m, n = _matrices(input, "torch.linalg.householder_product")
+    check(input.dtype is tau.dtype, "torch.linalg.householder_product: tau dtype "
+          f"{scalar_type_name(tau.dtype)} does not match input dtype {scalar_type_name(input.dtype)}")
+    return meta([*batch, m, n], input.dtype)
+
+
+@shape_rule("linalg_eig")
+def _eig(self: TensorMeta) -> tuple[TensorMeta, ...]:
+    batch, n = _square_batch(self, "linalg.eig")
+    dtype = _TO_COMPLEX.get(self.dtype, self.dtype)
+    return meta([*batch, n], dtype), meta([*batch, n, n], dtype)
+
+
+@shape_rule("linalg_eigvals")
+def _eigvals(self: TensorMeta) -> TensorMeta:
+    return _eig(self)[0]
+
+
+@shape_rule("linalg_matrix_exp", "matrix_exp")
+def _matrix_exp(self: TensorMeta) -> TensorMeta:
+    batch, n = _square_batch(self, "linalg.matrix_exp")
+    return meta([*batch, n, n], self.dtype)
+
+
+@shape_rule("_linalg_check_errors")
+def _check_errors(info: TensorMeta, api_name: str, is_matrix: bool) -> tuple[()]:
+    return ()

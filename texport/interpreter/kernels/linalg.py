@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from texport.dialects._lazy import LazyModule
 from texport.dialects.dtypes import DType
 from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, irfft_last_size
 
 from .. import rng
-from ..dtypes import cast, is_floating, to_numpy
+from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from . import kernel
 from .common import check_arguments, opmath, result_as, torch_result_dtype
 from .reductions import _vector_norm
@@ -346,6 +348,10 @@ def _trilinear(i1: np.ndarray, i2: np.ndarray, i3: np.ndarray, expand1: Sequence
         terms.append("".join(letters[d] for d in kept))
     summed = {d % rank for d in sumdim}
     out = "".join(letters[d] for d in range(rank) if d not in summed)
+    if is_reduced_float(i1.dtype):  # torch contracts i1 with i2 first, rounding that to float16
+        first = "".join(sorted(set(terms[0] + terms[1]) - {letters[d] for d in summed & {e % rank for e in expand3}}))
+        pair = result_as(np.einsum(f"{terms[0]},{terms[1]}->{first}", *operands[:2], optimize=True), i1.dtype)
+        operands, terms = [opmath(pair), operands[2]], [first, terms[2]]
     result = np.einsum(f"{','.join(terms)}->{out}", *operands, optimize=True)
     return result_as(np.asarray(result), i1.dtype)
 
@@ -613,21 +619,10 @@ def angle(self: np.ndarray) -> np.ndarray:
 
 
 def _lu(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Partial-pivoting LU of a batch of square matrices, as LAPACK's getrf packs it:
+    """Partial-pivoting LU of a batch of square matrices by LAPACK's getrf, as torch's:
     L's unit diagonal left out, and 1-based pivots (row k swapped with pivots[k])."""
-    n = a.shape[-1]
-    lu = a.reshape(-1, n, n).copy()
-    pivots = np.zeros(lu.shape[:-1], np.int32)
-    rows = np.arange(lu.shape[0])
-    for k in range(n):  # one column at a time, every matrix of the batch at once
-        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
-        pivots[:, k] = p + 1
-        lu[rows, k], lu[rows, p] = lu[rows, p], lu[rows, k].copy()
-        pivot = lu[:, k, k]
-        safe = np.where(pivot == 0, 1, pivot)
-        lu[:, k + 1:, k] /= safe[:, None]
-        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
-    return lu.reshape(a.shape), pivots.reshape(a.shape[:-1])
+    lu, pivots, _ = _each_matrix(_getrf, a)
+    return lu, pivots
 
 
 def _info(batch: tuple[int, ...]) -> np.ndarray:
@@ -676,10 +671,16 @@ def _first_failure(A: np.ndarray, what: str) -> int:
     return int(np.argmax(zero.any(axis=0))) + 1
 
 
+def _det_lu(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    """The LU torch's det and slogdet return: of a real row-major A's transpose (same
+    determinant; LAPACK reads it column-major without a copy), else of A."""
+    return _lu(np.swapaxes(A, -1, -2) if A.dtype.kind != "c" and A.flags.c_contiguous else A)
+
+
 @kernel("_linalg_det")
 def _linalg_det(A: np.ndarray) -> tuple[np.ndarray, ...]:
     _square(A, "linalg.det")
-    lu, pivots = _lu(A)
+    lu, pivots = _det_lu(A)
     return result_as(np.linalg.det(A), A.dtype), lu, pivots
 
 
@@ -693,7 +694,7 @@ def linalg_det(A: np.ndarray) -> np.ndarray:
 def _linalg_slogdet(A: np.ndarray) -> tuple[np.ndarray, ...]:
     _square(A, "linalg.slogdet")
     sign, logabsdet = np.linalg.slogdet(A)
-    lu, pivots = _lu(A)
+    lu, pivots = _det_lu(A)
     return result_as(sign, A.dtype), result_as(logabsdet, np.abs(A[..., :0, :0]).dtype), lu, pivots
 
 
@@ -845,7 +846,18 @@ def addbmm(self: np.ndarray, batch1: np.ndarray, batch2: np.ndarray, beta: float
            alpha: float = 1) -> np.ndarray:
     """beta * self + alpha * the sum of the batch's products (self ignored when beta is 0)."""
     _same_dtype(batch1, batch2, "batch1 and batch2")
-    total = (opmath(batch1) @ opmath(batch2)).sum(axis=0)
+    if batch1.dtype.kind in "iu":  # torch casts beta and alpha to the integer dtype: 0.6 is 0
+        beta, alpha = int(beta), int(alpha)
+    products = opmath(batch1) @ opmath(batch2)
+    if is_reduced_float(batch1.dtype):  # torch adds one product at a time, each sum rounded to float16
+        out = np.broadcast_to(self, products.shape[1:])
+        for index, product in enumerate(products):
+            scale = beta if index == 0 else 1
+            out = result_as(alpha * product if scale == 0 else scale * opmath(out) + alpha * product, batch1.dtype)
+        if len(products) == 0:
+            out = np.zeros_like(out) if beta == 0 else result_as(beta * opmath(out), batch1.dtype)
+        return out.copy()
+    total = products.sum(axis=0)
     out = alpha * total if beta == 0 else beta * opmath(self) + alpha * total
     return result_as(np.broadcast_to(out, total.shape), batch1.dtype)
 
@@ -928,7 +940,15 @@ def kron(self: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 @kernel("addr")
 def addr(self: np.ndarray, vec1: np.ndarray, vec2: np.ndarray, beta: float = 1, alpha: float = 1) -> np.ndarray:
+    """torch's CPU kernel: beta and alpha in the result's dtype (an integer one truncates
+    them), each product rounded to it (float16: per operation)."""
     dtype = torch_result_dtype(self, vec1, vec2)
+    if dtype.kind in "iuf" or is_floating(dtype):
+        beta, alpha = result_as(beta, dtype), result_as(alpha, dtype)
+        vec1, vec2, self = result_as(vec1, dtype), result_as(vec2, dtype), result_as(self, dtype)
+        product = (alpha * vec1)[:, None] * vec2[None, :]
+        out = product if beta == 0 else beta * self + product
+        return result_as(np.broadcast_to(out, product.shape), dtype)
     product = np.multiply.outer(vec1, vec2)
     out = alpha * product if beta == 0 else beta * self + alpha * product
     return result_as(np.broadcast_to(out, product.shape), dtype)
@@ -1032,3 +1052,275 @@ def linalg_matrix_power(self: np.ndarray, n: int) -> np.ndarray:
     _square(self, "linalg.matrix_power")
     base = _lapack("linalg.inv", np.linalg.inv, self) if n < 0 else opmath(self)
     return result_as(np.linalg.matrix_power(base, abs(n)), self.dtype)
+
+
+# ---------------------------------------------------------------- LU, LDL, Householder QR, eig, exp
+# LAPACK's routines through scipy, one matrix at a time as torch's CPU kernels call
+# them (scipy's wrappers take no batch); their packed results are torch's.
+
+_scipy_linalg: Any = LazyModule("scipy.linalg", "scipy.linalg, imported when a factorisation first runs")
+
+
+def _routine(name: str, a: np.ndarray) -> Callable[..., Any]:
+    """LAPACK's (or BLAS's) ``name`` for a's dtype: sgetrf, zgetrf..."""
+    lapack = _scipy_linalg.get_blas_funcs if name == "trsm" else _scipy_linalg.get_lapack_funcs
+    return lapack(name, (a,))
+
+
+def _each_matrix(fn: Callable[..., tuple[np.ndarray, ...]], *arrays: np.ndarray,
+                 own: Sequence[int] = ()) -> tuple[np.ndarray, ...]:
+    """fn on the matrices of arrays (own: how many trailing dims each one's item has,
+    2 unless given: 1 for pivots and tau) whose batch dims broadcast; each of fn's
+    results stacked back into the batch."""
+    own = tuple(own) or (2,) * len(arrays)
+    batch = np.broadcast_shapes(*(a.shape[:a.ndim - k] for a, k in zip(arrays, own)))
+    arrays = tuple(np.broadcast_to(a, (*batch, *a.shape[a.ndim - k:])) for a, k in zip(arrays, own))
+    results = [fn(*(a[index] for a in arrays)) for index in np.ndindex(*batch)]
+    if not results:  # an empty batch: fn on a stand-in gives the results' trailing shapes
+        sample = fn(*(np.ones(a.shape[len(batch):], a.dtype) for a in arrays))  # ones: valid 1-based pivots
+        return tuple(np.zeros((*batch, *r.shape), r.dtype) for r in sample)
+    return tuple(np.stack([r[i] for r in results]).reshape((*batch, *results[0][i].shape))
+                 for i in range(len(results[0])))
+
+
+def _getrf(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if a.size == 0:
+        return a.copy(), np.zeros(min(a.shape), np.int32), np.zeros((), np.int32)
+    lu, pivots, info = _routine("getrf", a)(a)
+    return lu, (pivots + 1).astype(np.int32), np.asarray(max(info, 0), np.int32)
+
+
+@kernel("linalg_lu_factor_ex")
+def linalg_lu_factor_ex(A: np.ndarray, pivot: bool = True, check_errors: bool = False) -> tuple[np.ndarray, ...]:
+    """getrf: L (unit diagonal left out) and U in one matrix, 1-based row swaps; info k > 0:
+    U[k-1, k-1] is zero."""
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    lu, pivots, info = _each_matrix(_getrf, A)
+    if check_errors:
+        _linalg_check_errors(info, "torch.linalg.lu_factor_ex", A.ndim == 2)
+    return lu, pivots, info
+
+
+@kernel("linalg_lu_factor")
+def linalg_lu_factor(A: np.ndarray, pivot: bool = True) -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+    lu, pivots, info = linalg_lu_factor_ex(A, pivot)
+    _linalg_check_errors(info, "torch.linalg.lu_factor", A.ndim == 2)
+    return lu, pivots
+
+
+@kernel("lu_unpack")
+def lu_unpack(LU_data: np.ndarray, LU_pivots: np.ndarray, unpack_data: bool = True,  # noqa: N803 - torch's names
+              unpack_pivots: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A = P L U: L and U out of getrf's packed factors; P from its row swaps, applied
+    in order to the rows' order (one swap per column, every matrix of the batch at once)."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    empty = _empty(LU_data.dtype)
+    L, U = empty, empty  # noqa: N806
+    if unpack_data:
+        L = np.tril(LU_data[..., :, :k], -1) + np.eye(m, k, dtype=LU_data.dtype)  # noqa: N806
+        U = np.triu(LU_data[..., :k, :])  # noqa: N806
+    if not unpack_pivots:
+        return empty, L, U
+    swaps = LU_pivots.astype(np.int64) - 1
+    order = np.broadcast_to(np.arange(m), (*swaps.shape[:-1], m)).copy()
+    for i in range(swaps.shape[-1]):
+        target = swaps[..., i:i + 1]
+        here, there = order[..., i:i + 1].copy(), np.take_along_axis(order, target, -1)
+        np.put_along_axis(order, target, here, -1)
+        order[..., i:i + 1] = there
+    P = (np.arange(m)[:, None] == order[..., None, :]).astype(LU_data.dtype)  # noqa: N806 - P[order[j], j] = 1
+    return P, L, U
+
+
+@kernel("linalg_lu")
+def linalg_lu(A: np.ndarray, pivot: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lu, pivots, _ = linalg_lu_factor_ex(A, pivot)
+    return lu_unpack(lu, pivots)
+
+
+@kernel("linalg_lu_solve")
+def linalg_lu_solve(LU: np.ndarray, pivots: np.ndarray, B: np.ndarray, left: bool = True,  # noqa: N803
+                    adjoint: bool = False) -> np.ndarray:
+    """getrs: A X = B (or A^H X = B). X A = B is A^T X^T = B^T, and X A^H = B is
+    conj(A) X^T = B^T, solved as the conjugate of A X^H = B^H."""
+    if not left:
+        transposed = np.swapaxes(B, -1, -2)
+        if adjoint:
+            return np.conj(np.swapaxes(linalg_lu_solve(LU, pivots, np.conj(transposed)), -1, -2))
+        return np.swapaxes(_lu_solve(LU, pivots, transposed, 1), -1, -2)
+    return _lu_solve(LU, pivots, B, 2 if adjoint else 0)
+
+
+def _lu_solve(LU: np.ndarray, pivots: np.ndarray, B: np.ndarray, trans: int) -> np.ndarray:  # noqa: N803
+    """getrs with trans 0 (A), 1 (A^T) or 2 (A^H)."""
+    def solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray) -> tuple[np.ndarray]:
+        if b.size == 0:
+            return (b.copy(),)
+        return (_routine("getrs", lu)(lu, piv - 1, b, trans=trans)[0],)
+    return _each_matrix(solve, LU, pivots, B, own=(2, 1, 2))[0]
+
+
+def _trsm(A: np.ndarray, B: np.ndarray, upper: bool, left: bool, transpose: bool,  # noqa: N803
+          unitriangular: bool) -> np.ndarray:
+    """BLAS trsm: op(A) X = B (left) or X op(A) = B; a zero on the diagonal gives inf or nan, as torch's."""
+    def solve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray]:
+        if b.size == 0:
+            return (b.copy(),)
+        return (_routine("trsm", a)(1.0, a, b, side=0 if left else 1, lower=0 if upper else 1,
+                                      trans_a=1 if transpose else 0, diag=1 if unitriangular else 0),)
+    return _each_matrix(solve, A, B)[0]
+
+
+@kernel("linalg_solve_triangular")
+def linalg_solve_triangular(self: np.ndarray, B: np.ndarray, upper: bool, left: bool = True,  # noqa: N803
+                            unitriangular: bool = False) -> np.ndarray:
+    return _trsm(self, B, upper, left, False, unitriangular)
+
+
+@kernel("triangular_solve")
+def triangular_solve(self: np.ndarray, A: np.ndarray, upper: bool = True, transpose: bool = False,  # noqa: N803
+                     unitriangular: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """A X = self (A^T X = self): the solution and A broadcast to the solution's batch."""
+    solution = _trsm(A, self, upper, True, transpose, unitriangular)
+    return solution, np.broadcast_to(A, (*solution.shape[:-2], *A.shape[-2:])).copy()
+
+
+@kernel("linalg_ldl_factor_ex")
+def linalg_ldl_factor_ex(self: np.ndarray, hermitian: bool = False,
+                         check_errors: bool = False) -> tuple[np.ndarray, ...]:
+    """sytrf (hetrf) on the lower triangle: Bunch-Kaufman's D and L in one matrix whose
+    strict upper triangle torch zeroes; pivots as LAPACK's (negative: a 2x2 block)."""
+    name = "hetrf" if hermitian and self.dtype.kind == "c" else "sytrf"
+
+    def factor(a: np.ndarray) -> tuple[np.ndarray, ...]:
+        if a.size == 0:
+            return a.copy(), np.zeros(0, np.int32), np.zeros((), np.int32)
+        ld, pivots, info = _routine(name, a)(a, lower=1)
+        return np.tril(ld), pivots.astype(np.int32), np.asarray(max(info, 0), np.int32)
+    ld, pivots, info = _each_matrix(factor, self)
+    if check_errors:
+        _linalg_check_errors(info, "torch.linalg.ldl_factor_ex", self.ndim == 2)
+    return ld, pivots, info
+
+
+@kernel("linalg_ldl_factor")
+def linalg_ldl_factor(self: np.ndarray, hermitian: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    ld, pivots, info = linalg_ldl_factor_ex(self, hermitian)
+    _linalg_check_errors(info, "torch.linalg.ldl_factor", self.ndim == 2)
+    return ld, pivots
+
+
+@kernel("linalg_ldl_solve")
+def linalg_ldl_solve(LD: np.ndarray, pivots: np.ndarray, B: np.ndarray, hermitian: bool = False) -> np.ndarray:  # noqa: N803
+    name = "hetrs" if hermitian and LD.dtype.kind == "c" else "sytrs"
+
+    def solve(ld: np.ndarray, piv: np.ndarray, b: np.ndarray) -> tuple[np.ndarray]:
+        if b.size == 0:
+            return (b.copy(),)
+        return (_routine(name, ld)(ld, piv, b, lower=1)[0],)
+    return _each_matrix(solve, LD, pivots, B, own=(2, 1, 2))[0]
+
+
+@kernel("geqrf")
+def geqrf(self: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R above the diagonal, the Householder vectors below it, and their scales tau."""
+    def factor(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if a.size == 0:
+            return a.copy(), np.zeros(min(a.shape), a.dtype)
+        qr, tau, _, _ = _routine("geqrf", a)(a)
+        return qr, tau
+    return _each_matrix(factor, self)
+
+
+def _lwork(m: int, n: int) -> int:
+    return max(1, 64 * max(m, n))
+
+
+@kernel("ormqr")
+def ormqr(self: np.ndarray, input2: np.ndarray, input3: np.ndarray, left: bool = True,
+          transpose: bool = False) -> np.ndarray:
+    """Q input3 (input3 Q when not left; Q^H when transpose), Q the product of self's
+    Householder reflectors scaled by input2, as geqrf packs them."""
+    complex_ = self.dtype.kind == "c"
+
+    def apply(a: np.ndarray, tau: np.ndarray, c: np.ndarray) -> tuple[np.ndarray]:
+        if c.size == 0 or tau.size == 0:
+            return (c.copy(),)
+        name = "unmqr" if complex_ else "ormqr"
+        trans = ("C" if complex_ else "T") if transpose else "N"
+        return (_routine(name, a)("L" if left else "R", trans, a, tau, c, _lwork(*c.shape))[0],)
+    return _each_matrix(apply, self, input2, input3, own=(2, 1, 2))[0]
+
+
+@kernel("linalg_householder_product")
+def linalg_householder_product(input: np.ndarray, tau: np.ndarray) -> np.ndarray:  # noqa: A002 - torch's name
+    """orgqr (ungqr): the first n columns of the product of input's reflectors."""
+    name = "ungqr" if input.dtype.kind == "c" else "orgqr"
+
+    def product(a: np.ndarray, t: np.ndarray) -> tuple[np.ndarray]:
+        if a.size == 0:
+            return (a.copy(),)
+        if t.size == 0:
+            return (np.eye(*a.shape, dtype=a.dtype),)
+        return (_routine(name, a)(a, t, lwork=_lwork(*a.shape))[0],)
+    return _each_matrix(product, input, tau, own=(2, 1))[0]
+
+
+@kernel("linalg_eig")
+def linalg_eig(self: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """geev: complex eigenvalues and unit eigenvectors, also for a real matrix."""
+    _square(self, "linalg.eig")
+    complex_dtype = np.result_type(self.dtype, np.complex64)
+    values, vectors = np.linalg.eig(self)
+    return values.astype(complex_dtype), vectors.astype(complex_dtype)
+
+
+@kernel("linalg_eigvals")
+def linalg_eigvals(self: np.ndarray) -> np.ndarray:
+    return linalg_eig(self)[0]
+
+
+@kernel("linalg_matrix_exp", "matrix_exp")
+def linalg_matrix_exp(self: np.ndarray) -> np.ndarray:
+    _square(self, "linalg.matrix_exp")
+    if self.shape[-1] == 0:
+        return self.copy()
+    # in double, then rounded: scipy's float32 Pade sums drift past torch's float32 result
+    return result_as(_scipy_linalg.expm(self.astype(np.result_type(self.dtype, np.float64))), self.dtype)
+
+
+# torch's words for a nonzero info, by the API that failed (_linalg_check_errors)
+_CHECK_MESSAGES = (
+    ("inv", "The diagonal element {info} is zero, the inversion could not be completed because the input matrix "
+            "is singular."),
+    ("solve", "The solver failed because the input matrix is singular."),
+    ("cholesky", "The factorization could not be completed because the input is not positive-definite (the "
+                 "leading minor of order {info} is not positive-definite)."),
+    ("svd", "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            "repeated singular values (error code: {info})."),
+    ("eig", "The algorithm failed to converge because the input matrix is ill-conditioned or has too many "
+            "repeated eigenvalues (error code: {info})."),
+    ("lstsq", "The least squares solution could not be computed because the input matrix does not have full "
+              "rank (error code: {info})."),
+    ("lu_factor", "U[{info},{info}] is zero and using it on lu_solve would result in a division by zero. If you "
+                  "still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                  "linalg.lu_factor_ex(A, pivot)"),
+)
+
+
+@kernel("_linalg_check_errors")
+def _linalg_check_errors(info: np.ndarray, api_name: str, is_matrix: bool) -> tuple[()]:
+    """Raise torch's error for the first nonzero info (a LAPACK argument error when negative)."""
+    flat = np.asarray(info).reshape(-1)
+    failed = np.flatnonzero(flat)
+    if failed.size == 0:
+        return ()
+    code = int(flat[failed[0]])
+    prefix = f"{api_name}: " if is_matrix else f"{api_name}: (Batch element {int(failed[0])}): "
+    if code < 0:
+        raise RuntimeError(f"{prefix}Argument {-code} has illegal value. Most certainly there is a bug in the "
+                           "implementation calling the backend library.")
+    words = next((text for key, text in _CHECK_MESSAGES if key in api_name), "Unknown error code: {info}.")
+    raise RuntimeError(prefix + words.format(info=code))

@@ -1127,3 +1127,30 @@ def linalg_matrix_power(self: Tensor, n: int) -> Tensor:
 @register_decomposition(aten.matrix_power.default)
 def matrix_power(self: Tensor, n: int) -> Tensor:
     return aten.linalg_matrix_power.default(self, n)
+
+
+# lu_factor(A) = lu_factor_ex(A)'s LU and pivots (torch also checks info through an
+# effectful _linalg_check_errors, a token in its signature; texport's kernels raise)
+@register_decomposition(aten.linalg_lu_factor.default)
+def linalg_lu_factor(A: Tensor, pivot: bool = True) -> tuple[Tensor, Tensor]:
+    LU, pivots, _ = aten.linalg_lu_factor_ex.default(A, pivot=pivot)  # noqa: N806
+    return LU, pivots
+
+
+# ldl_factor(A) = ldl_factor_ex(A)'s LD and pivots (info checked as lu_factor's)
+@register_decomposition(aten.linalg_ldl_factor.default)
+def linalg_ldl_factor(self: Tensor, hermitian: bool = False) -> tuple[Tensor, Tensor]:
+    LD, pivots, _ = aten.linalg_ldl_factor_ex.default(self, hermitian=hermitian)  # noqa: N806
+    return LD, pivots
+
+
+# eigvals(A) = eig(A).eigenvalues
+@register_decomposition(aten.linalg_eigvals.default)
+def linalg_eigvals(self: Tensor) -> Tensor:
+    return aten.linalg_eig.default(self)[0]
+
+
+# matrix_exp(A) = linalg_matrix_exp(A)
+@register_decomposition(aten.matrix_exp.default)
+def matrix_exp(self: Tensor) -> Tensor:
+    return aten.linalg_matrix_exp.default(self)
