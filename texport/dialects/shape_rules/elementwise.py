@@ -538,6 +538,26 @@ def _zeta(self: Any, other: Any) -> TensorMeta:
 
 
 _register(_zeta, "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
+
+
+def _polynomial(kernel: str) -> Callable[..., TensorMeta]:
+    """P_n(x): float-valued over the promoted dtype, no float16/bfloat16 kernel in torch."""
+
+    def rule(x: Any, n: Any) -> TensorMeta:
+        out = _float_binary(x, n)
+        check(out.dtype not in _REDUCED_FLOATS, _not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+for _name in _POLYNOMIALS:
+    _register(_polynomial(f"{_name}_cpu"), f"special_{_name} special_{_name}.x_scalar special_{_name}.n_scalar")
+del _name
 # Float-valued: integral and bool inputs give float32 (torch.special's unary functions too).
 _register(
     _unary(to_float_dtype),
