@@ -1236,6 +1236,15 @@ def _rounded(fn: Fn) -> Fn:
 _acos, _cos, _sin = _rounded(np.arccos), _rounded(np.cos), _rounded(np.sin)
 
 
+def _fms(a: Any, b: Array, c: Any) -> Array:
+    """a * b - c rounded once, as the fused multiply-add torch's compiled recurrences use
+    (float32 through float64, whose product of two float32 is exact; float64 plainly)."""
+    if b.dtype != np.float32:
+        return a * b - c
+    wide = np.asarray(a, np.float64) * b.astype(np.float64) - np.asarray(c, np.float64)
+    return wide.astype(np.float32)
+
+
 def _parity(n: Array, even: Any, odd: Any) -> Array:
     return np.where(n % 2 == 0, even, odd)
 
@@ -1264,7 +1273,7 @@ def _chebyshev(kind: str, threshold: int, shifted: bool) -> Fn:
             ends = _parity(n, one, -one) if shifted else np.where(x > 0, odd_sum, _parity(n, one, -one))
             inside = np.where(_cos(theta / c(2)) != 1, _sin((fn + c(0.5)) * theta) / _sin(theta / c(2)), ends)
         second = {"t": y, "u": y + y, "v": y + y - one, "w": y + y + one}[kind]
-        chain = _recurrence(one, second, n, lambda j, p, q: (y + y) * q - p)
+        chain = _recurrence(one, second, n, lambda j, p, q: _fms(y + y, q, p))
         return np.select([n < 0, at_top, at_bottom, (n > threshold) & (np.abs(y) < 1), n == 0, n == 1],
                          [c(0), top, bottom, inside, one, second], chain)
 
@@ -1279,9 +1288,9 @@ def _hermite(physicists: bool) -> Fn:
         limit = 128 if x.dtype == np.float32 else 512
         second = x + x if physicists else x
         if physicists:
-            chain = _recurrence(c(1), second, np.minimum(n, limit + 1), lambda j, p, q: (x + x) * q - (j + j) * p)
+            chain = _recurrence(c(1), second, np.minimum(n, limit + 1), lambda j, p, q: _fms(x + x, q, (j + j) * p))
         else:
-            chain = _recurrence(c(1), second, np.minimum(n, limit + 1), lambda j, p, q: x * q - j * p)
+            chain = _recurrence(c(1), second, np.minimum(n, limit + 1), lambda j, p, q: _fms(x, q, j * p))
         return np.select([n < 0, n == 0, n == 1, n > limit], [c(0), c(1), second, c(np.nan)], chain)
 
     return run
@@ -1290,13 +1299,13 @@ def _hermite(physicists: bool) -> Fn:
 def _laguerre(x: Array, n_value: Array) -> Array:
     c, n = x.dtype.type, _degree(n_value)
     second = c(1) - x
-    chain = _recurrence(c(1), second, n, lambda j, p, q: ((j + j + (c(1) - x)) * q - j * p) / c(j + 1))
+    chain = _recurrence(c(1), second, n, lambda j, p, q: _fms(j + j + (c(1) - x), q, j * p) / c(j + 1))
     return np.select([n < 0, x == 0, n == 0, n == 1], [c(0), c(1), c(1), second], chain)
 
 
 def _legendre(x: Array, n_value: Array) -> Array:
     c, n = x.dtype.type, _degree(n_value)
-    chain = _recurrence(c(1), x, n, lambda j, p, q: (c(j + j + 1) * x * q - j * p) / c(j + 1))
+    chain = _recurrence(c(1), x, n, lambda j, p, q: _fms(c(j + j + 1) * x, q, j * p) / c(j + 1))
     ends = np.where((x > 0) | (n % 2 == 0), c(1), c(-1))
     return np.select([n < 0, np.abs(x) == 1, n == 0, n == 1], [c(0), ends, c(1), x], chain)
 

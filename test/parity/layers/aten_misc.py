@@ -1,0 +1,36 @@
+"""ATen overloads issue 16's OpInfo harness found missing (item 6), one small
+program each: the orthogonal polynomials of torch.special (kept in core)."""
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _chebyshev(x, n):
+    s = torch.special
+    return (s.chebyshev_polynomial_t(x, n), s.chebyshev_polynomial_u(x, 3), s.chebyshev_polynomial_v(0.25, n),
+            s.chebyshev_polynomial_w(x, n), s.shifted_chebyshev_polynomial_t(x, n),
+            s.shifted_chebyshev_polynomial_u(x, 9), s.shifted_chebyshev_polynomial_v(x, n),
+            s.shifted_chebyshev_polynomial_w(x, n))
+
+
+def _other_polynomials(x, n):
+    s = torch.special
+    return (s.hermite_polynomial_h(x, n), s.hermite_polynomial_he(x, 4), s.laguerre_polynomial_l(x, n),
+            s.legendre_polynomial_p(-0.5, n))
+
+
+def _polynomial_inputs(rng):
+    return rng.uniform(-1.5, 1.5, (4, 6)).astype(np.float32), rng.integers(-1, 12, (4, 6))
+
+
+def cases():
+    return [
+        Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
+        Case("hermite_laguerre_legendre_polynomials", lambda: Fn(_other_polynomials), inputs=_polynomial_inputs),
+    ]
