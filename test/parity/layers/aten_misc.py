@@ -1,5 +1,6 @@
 """ATen overloads issue 16's OpInfo harness found missing (item 6), one small
-program each: the orthogonal polynomials of torch.special (kept in core)."""
+program each: the orthogonal polynomials of torch.special (kept in core),
+linspace and logspace with 0-d tensor bounds."""
 
 
 class Fn(torch.nn.Module):
@@ -29,8 +30,19 @@ def _polynomial_inputs(rng):
     return rng.uniform(-1.5, 1.5, (4, 6)).astype(np.float32), rng.integers(-1, 12, (4, 6))
 
 
+def _spaces(a, b):
+    return (torch.linspace(a, b, 5), torch.linspace(0.5, b, 4), torch.linspace(a, 2.0, 7, dtype=torch.float64),
+            torch.logspace(a, 3.0, 6, base=2.0), torch.logspace(a, b, 3), torch.logspace(-1.0, b, 4, dtype=torch.int64),
+            torch.linspace(a, b, 1))  # an integer linspace: torch's core program truncates other bounds than its eager
+
+
+def _bounds(rng):
+    return np.array(rng.uniform(-2, 0), np.float32), np.array(rng.uniform(1, 3), np.float32)
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
         Case("hermite_laguerre_legendre_polynomials", lambda: Fn(_other_polynomials), inputs=_polynomial_inputs),
+        Case("linspace_logspace_tensor_bounds", lambda: Fn(_spaces), inputs=_bounds),
     ]

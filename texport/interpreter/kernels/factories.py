@@ -225,6 +225,27 @@ def _logspace(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any =
         return cast(np.power(np.float64(base), exponents), out)
 
 
+def _item(name: str, op: str, value: Any) -> Any:
+    """torch's kernel reads a 0-d tensor bound with item() and calls the Scalar overload."""
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.ndim:
+        raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, "
+                           f"but got {name} with {value.ndim} dimension(s).")
+    return value.item()
+
+
+@kernel("linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor")
+def _linspace_tensor(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
+    return _linspace(_item("start", "linspace", start), _item("end", "linspace", end), steps, dtype)
+
+
+@kernel("logspace.Tensor_Tensor", "logspace.Tensor_Scalar", "logspace.Scalar_Tensor")
+def _logspace_tensor(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any = None,
+                     *_: Any) -> np.ndarray:
+    return _logspace(_item("start", "logspace", start), _item("end", "logspace", end), steps, base, dtype)
+
+
 # ---------------------------------------------------------------------------- random
 
 
