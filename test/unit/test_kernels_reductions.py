@@ -650,3 +650,17 @@ def test_dist_is_the_p_norm_of_the_broadcast_difference() -> None:
     assert wide.dtype == np.float32 and wide.shape == ()
     with pytest.raises(RuntimeError, match="floating point or complex"):
         KERNELS["dist"](np.array([1, 2]), np.array([1, 1]), 2)
+
+
+def test_renorm_scales_slices_above_maxnorm() -> None:
+    """Each slice along dim whose p-norm over the other dims exceeds maxnorm is scaled
+    by maxnorm / (norm + 1e-7); the others are kept (torch.renorm's definition)."""
+    x = np.array([[3.0, 4.0], [0.3, 0.4], [-6.0, 8.0]], np.float64)  # row norms 5, 0.5, 10
+    out = run("renorm", x, 2, 0, 1.0)
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.3, 0.4], [-0.6, 0.8]], rtol=1e-6)
+    columns = run("renorm", x, 1, 1, 4.0)  # column 1-norms 9.3, 12.4
+    np.testing.assert_allclose(columns, x * (4.0 / (np.abs(x).sum(0) + 1e-7)), rtol=1e-12)
+    np.testing.assert_allclose(run("renorm", x.astype(np.float32), np.inf, -1, 1.0),
+                               x / np.maximum(np.abs(x).max(1, keepdims=True), 1.0), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="renorm: input needs at least 2 dimensions, got 1 dimensions"):
+        KERNELS["renorm"](np.ones(3, np.float32), 2, 0, 1.0)

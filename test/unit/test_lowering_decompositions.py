@@ -310,6 +310,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "var_mean.default": [UNARY], "var_mean.dim": [S(f(3, 4), [0], False)],
     "var_mean.correction": [S(f(3, 4), [1], correction=1)],
     "norm.Scalar": [UNARY, S(f(3, 4), 3)], "norm.ScalarOpt_dim": [S(f(3, 4), 1, [1], True)],
+    "renorm.default": [S(f(3, 4, 2), 2, 1, 1.5), S(f(4, 3), 1, 0, 0.5), S(f(3, 3).astype(np.float16), 3, -1, 0.1)],
     "logsumexp.default": [S(f(3, 4), [1], sym={0: (0,)}), S(f(3, 4), [0, 1], True)],
     "cumprod.default": [S(f(3, 5), 1), S(i(4, 6), 0)],
     "logcumsumexp.default": [S(f(3, 5), 1)],

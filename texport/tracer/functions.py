@@ -33,7 +33,7 @@ METHOD_FUNCTIONS = (
     "diagonal", "repeat_interleave", "tril", "triu", "t", "gather", "index_select",
     "masked_select", "take_along_dim", "scatter", "scatter_add", "scatter_reduce", "index_add",
     "lerp", "addcmul", "addcdiv", "addmm", "baddbmm", "detach", "clone", "tensor_split",
-    "clamp_min", "clamp_max", "square", "nan_to_num", "addmv", "index_copy", "swapdims", "dist",
+    "clamp_min", "clamp_max", "square", "nan_to_num", "addmv", "index_copy", "swapdims", "dist", "renorm",
     "diagonal_scatter", "as_strided_scatter", "diag_embed", "bitwise_left_shift", "bitwise_right_shift",
 )
 

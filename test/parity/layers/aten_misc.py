@@ -1,6 +1,6 @@
 """ATen overloads issue 16's OpInfo harness found missing (item 6), one small
 program each: the orthogonal polynomials of torch.special (kept in core),
-linspace and logspace with 0-d tensor bounds."""
+linspace and logspace with 0-d tensor bounds, renorm."""
 
 
 class Fn(torch.nn.Module):
@@ -40,9 +40,16 @@ def _bounds(rng):
     return np.array(rng.uniform(-2, 0), np.float32), np.array(rng.uniform(1, 3), np.float32)
 
 
+def _renorm(x):
+    y = x.clone()
+    y.renorm_(1, 0, 2.0)
+    return torch.renorm(x, 2, 1, 1.5), y, x.renorm(float("inf"), -1, 0.5)
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
         Case("hermite_laguerre_legendre_polynomials", lambda: Fn(_other_polynomials), inputs=_polynomial_inputs),
         Case("linspace_logspace_tensor_bounds", lambda: Fn(_spaces), inputs=_bounds),
+        Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]

@@ -358,6 +358,20 @@ def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) ->
     return linalg_vector_norm(self, p, dim, keepdim)
 
 
+# each slice along dim scaled down to p-norm maxnorm: x's shape and dtype
+@shape_rule("renorm")
+def renorm(self: TensorMeta, p: object, dim: int, maxnorm: object) -> TensorMeta:
+    check(not isinstance(p, complex), "renorm: p must be real-valued")
+    check(p > 0, "renorm: non-positive norm not supported")
+    check(not isinstance(maxnorm, complex), "renorm: maxnorm must be real-valued")
+    check(maxnorm >= 0, f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    check(self.ndim > 1, f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(self.dtype)}")
+    normalize_dims([dim], self.ndim)
+    return TensorMeta(self.shape, self.dtype)
+
+
 # ---------------------------------------------------------------- medians, modes, histograms, distances
 
 

@@ -704,6 +704,24 @@ def _norm_dim(self: Array, p: Any, dim: Sequence[int], keepdim: bool = False) ->
     return _vector_norm(self, 2 if p is None else p, dim, keepdim, None)
 
 
+@kernel("renorm")
+def _renorm(self: Array, p: Any, dim: int, maxnorm: Any) -> Array:
+    """x scaled by maxnorm / (norm + 1e-7) where a slice's p-norm over the other dims
+    exceeds maxnorm (torch's renorm_scale); reduced floats take the norm in float32."""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if self.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    axes = [d for d in range(self.ndim) if d != normalize_dim(dim, self.ndim)]
+    norm = _vector_norm(self, p, axes, True, DType.float32 if is_reduced_float(self.dtype) else None)
+    c = norm.dtype.type
+    with np.errstate(all="ignore"):
+        factor = np.where(norm > c(maxnorm), c(maxnorm) / (norm + c(1e-7)), c(1))
+    return cast(self * cast(factor, self.dtype), self.dtype)
+
+
 # ---------------------------------------------------------------- medians, modes
 
 
