@@ -661,6 +661,6 @@ def test_renorm_scales_slices_above_maxnorm() -> None:
     columns = run("renorm", x, 1, 1, 4.0)  # column 1-norms 9.3, 12.4
     np.testing.assert_allclose(columns, x * (4.0 / (np.abs(x).sum(0) + 1e-7)), rtol=1e-12)
     np.testing.assert_allclose(run("renorm", x.astype(np.float32), np.inf, -1, 1.0),
-                               x / np.maximum(np.abs(x).max(1, keepdims=True), 1.0), rtol=1e-6)
+                               x / np.maximum(np.abs(x).max(0, keepdims=True), 1.0), rtol=1e-6)  # per column
     with pytest.raises(RuntimeError, match="renorm: input needs at least 2 dimensions, got 1 dimensions"):
         KERNELS["renorm"](np.ones(3, np.float32), 2, 0, 1.0)
