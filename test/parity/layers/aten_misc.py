@@ -1,6 +1,7 @@
 """ATen overloads issue 16's OpInfo harness found missing (item 6), one small
 program each: the orthogonal polynomials of torch.special (kept in core),
-linspace and logspace with 0-d tensor bounds, renorm."""
+linspace and logspace with 0-d tensor bounds, renorm,
+_chunk_cat."""
 
 
 class Fn(torch.nn.Module):
@@ -46,10 +47,17 @@ def _renorm(x):
     return torch.renorm(x, 2, 1, 1.5), y, x.renorm(float("inf"), -1, 0.5)
 
 
+def _chunk_cat(a, b):
+    return torch.ops.aten._chunk_cat.default([a, b], 1, 3), torch.ops.aten._chunk_cat.default([a * 2], -1, 2)
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
         Case("hermite_laguerre_legendre_polynomials", lambda: Fn(_other_polynomials), inputs=_polynomial_inputs),
         Case("linspace_logspace_tensor_bounds", lambda: Fn(_spaces), inputs=_bounds),
+        Case("chunk_cat", lambda: Fn(_chunk_cat),
+             inputs=lambda rng: (rng.standard_normal((2, 5, 4), dtype=np.float32),
+                                 rng.standard_normal((2, 3), dtype=np.float32))),
         Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]

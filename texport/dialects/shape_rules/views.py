@@ -549,6 +549,31 @@ def cat_meta(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     return meta(_replace(ref.shape, d, [total]), dtype)
 
 
+def chunk_cat_dim(ndims: Sequence[int], dim: int) -> int:
+    """_chunk_cat's dim: wrapped when the tensors agree on rank, else it must be non-negative."""
+    if len(set(ndims)) == 1:
+        return normalize_dim(dim, ndims[0])
+    check(dim >= 0, "_chunk_cat expects non-negative dim when input tensors have different ndims")
+    check(all(dim < n for n in ndims), "_chunk_cat expects dim < ndim for all input tensors")
+    return dim
+
+
+# each tensor padded along dim to a multiple of num_chunks, split into num_chunks rows, the rows concatenated
+@shape_rule("_chunk_cat")
+def _chunk_cat(tensors: Sequence[TensorMeta], dim: int, num_chunks: int) -> TensorMeta:
+    check(num_chunks >= 1, "_chunk_cat expects positive num_chunks")
+    check(len(tensors) > 0, "_chunk_cat expects a non-empty input tensor list")
+    check(all(t.dtype == tensors[0].dtype for t in tensors), "_chunk_cat expects all input tensors with the same dtype")
+    d = chunk_cat_dim([t.ndim for t in tensors], dim)
+    lead = tensors[0].shape[:d]
+    check(all(len(t.shape[:d]) == len(lead) and all(sym_eq(a, b) for a, b in zip(t.shape[:d], lead)) for t in tensors),
+          "_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors")
+    width: Dim = 0
+    for t in tensors:
+        width = width + ceil_div(t.shape[d], num_chunks) * product(t.shape[d + 1:])
+    return meta([*lead, num_chunks, width], tensors[0].dtype)
+
+
 @shape_rule("stack")
 def _stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     check(len(tensors) > 0, "stack expects a non-empty TensorList")

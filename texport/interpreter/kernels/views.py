@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
-from texport.dialects.shape_rules.views import scalar_type
+from texport.dialects.shape_rules.views import chunk_cat_dim, scalar_type
 
 from ..dtypes import FLOAT32, is_reduced_float, to_numpy
 from . import kernel
@@ -888,6 +888,21 @@ def join_tensors(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
         return np.empty((0,), dtype)
     d = wrap_dim(dim, kept[0].ndim)
     return np.concatenate([t.astype(dtype, copy=False) for t in kept], axis=d)
+
+
+@kernel("_chunk_cat")
+def _chunk_cat(tensors: Sequence[np.ndarray], dim: int, num_chunks: int) -> np.ndarray:
+    """Each tensor zero-padded along dim to a multiple of num_chunks, viewed as
+    (leading dims, num_chunks, -1), the views concatenated after the chunk axis."""
+    if num_chunks < 1:
+        raise RuntimeError("_chunk_cat expects positive num_chunks")
+    d = chunk_cat_dim([t.ndim for t in tensors], dim)
+    rows = []
+    for t in tensors:
+        widths = [(0, 0)] * t.ndim
+        widths[d] = (0, -t.shape[d] % num_chunks)
+        rows.append(np.pad(t, widths).reshape(t.shape[:d] + (num_chunks, -1)))
+    return np.concatenate(rows, axis=d + 1)
 
 
 @kernel("stack")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from texport.dialects.shape_rules.strides import memory_format_name
+from texport.dialects.shape_rules.views import chunk_cat_dim
 from texport.tracer.composites import broadcast_shapes
 
 from ._common import DType, Tensor, aten, canonical_dim, numel, register_decomposition, reshape_to
@@ -213,6 +214,20 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     if type(size) is not int:
         raise ValueError(f"unbinding a symbolic size {size} gives a data-dependent number of pieces")
     return [aten.squeeze.dims(aten.slice.Tensor(self, dim, i, i + 1), [dim]) for i in range(size)]
+
+
+# _chunk_cat(ts, d, n) = cat([pad(t, along d to a multiple of n).view(t.shape[:d] + [n, -1])], d + 1),
+# as torch's decomposition (constant_pad_nd only where a tensor needs padding)
+@register_decomposition(aten._chunk_cat.default)
+def _chunk_cat(tensors: list[Tensor], dim: int, num_chunks: int) -> Tensor:
+    d = chunk_cat_dim([t.dim() for t in tensors], dim)
+    rows = []
+    for t in tensors:
+        missing = -t.shape[d] % num_chunks
+        if missing:
+            t = aten.constant_pad_nd.default(t, [0, 0] * (t.dim() - d - 1) + [0, missing], 0)
+        rows.append(reshape_to(t, [*t.shape[:d], num_chunks, t.shape[d] // num_chunks * numel(t.shape[d + 1:])]))
+    return aten.cat.default(rows, d + 1)
 
 
 # stack(xs, d) = view(cat(xs, d), sizes with n at d); at d = rank: cat([unsqueeze(x, d) for x in xs], d)
