@@ -243,6 +243,9 @@ SAMPLES: dict[str, list[Sample]] = {
                                          S(f(2, 3, 4), np.array([[1, 2, 2], [0, 2, 6]]), 7, -1, True),
                                          S(f(5, 4), np.array([4, 0, 4, 1, 3]), 6, 0, True, sym={0: (0,), 1: (0,)})],
     "index_copy.default": [S(f(3, 5), 1, np.array([4, 0]), f(3, 2))],
+    # indices past the end clamp (a negative one: torch's kernel wraps it, its decomposition reads 0)
+    "_unsafe_masked_index.default": [S(f(3, 4), b(3, 5), [None, i(7, 5)], 0.5), S(f(4, 3), b(2, 1, 3), [i(6, 2, 1)], -1)],
+    "_unsafe_masked_index_put_accumulate.default": [S(f(3, 4), b(3, 5), [None, i(7, 5)], f(3, 5))],
     "select_scatter.default": [S(f(4, 3), f(3), 0, -1), S(f(4, 3), f(4), 1, 2, sym={0: (0,), 1: (0,)}),
                                S(f(3, 4), f(4), 0, 1), S(f(2, 3, 4), f(2, 4), 1, 2)],
     "take_along_dim.default": [S(f(3, 4), i(4, 3, 2), 1), S(f(3, 4), i(12, 5))],

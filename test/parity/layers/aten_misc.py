@@ -1,7 +1,7 @@
 """ATen overloads issue 16's OpInfo harness found missing (item 6), one small
 program each: the orthogonal polynomials of torch.special (kept in core),
 linspace and logspace with 0-d tensor bounds, renorm,
-_chunk_cat."""
+_chunk_cat, _unsafe_masked_index and its accumulating put."""
 
 
 class Fn(torch.nn.Module):
@@ -51,6 +51,17 @@ def _chunk_cat(a, b):
     return torch.ops.aten._chunk_cat.default([a, b], 1, 3), torch.ops.aten._chunk_cat.default([a * 2], -1, 2)
 
 
+def _masked_index(x, mask, index, values):
+    return (torch.ops.aten._unsafe_masked_index.default(x, mask, [None, index], 0.5),
+            torch.ops.aten._unsafe_masked_index_put_accumulate.default(x, mask, [None, index], values))
+
+
+def _masked_index_inputs(rng):
+    # indices past the end, masked or clamped (negative ones: torch's kernel and decomposition disagree)
+    return (rng.standard_normal((3, 4), dtype=np.float32), rng.random((3, 6)) < 0.6, rng.integers(0, 7, 6),
+            rng.standard_normal((3, 6), dtype=np.float32))
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
@@ -59,5 +70,6 @@ def cases():
         Case("chunk_cat", lambda: Fn(_chunk_cat),
              inputs=lambda rng: (rng.standard_normal((2, 5, 4), dtype=np.float32),
                                  rng.standard_normal((2, 3), dtype=np.float32))),
+        Case("unsafe_masked_index", lambda: Fn(_masked_index), inputs=_masked_index_inputs),
         Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]
