@@ -886,3 +886,13 @@ def test_chunk_cat_pads_each_tensor_to_whole_chunks() -> None:
     np.testing.assert_array_equal(out[1], [[5, 6, 103], [7, 8, 104], [9, 0, 105]])
     trailing = run("_chunk_cat", [np.ones((3, 2))], 0, 2)  # a chunk's trailing dims flatten into its row
     np.testing.assert_array_equal(trailing, [[1, 1, 1, 1], [1, 1, 0, 0]])
+
+
+def test_unfold_backward_sums_overlapping_windows() -> None:
+    """Windows of 3 every 2 over 7 positions read 0-2, 2-4, 4-6: positions 2 and 4 get two
+    windows' gradients (hand-worked)."""
+    grad = np.arange(1.0, 10.0).reshape(3, 3)  # window w, offset k
+    out = run("unfold_backward", grad, [7], 0, 3, 2)
+    np.testing.assert_array_equal(out, [1, 2, 3 + 4, 5, 6 + 7, 8, 9])
+    apart = run("unfold_backward", np.ones((2, 2, 2)), [2, 7], 1, 2, 3)  # windows 0-1, 3-4; 2, 5, 6 unread
+    np.testing.assert_array_equal(apart, [[1, 1, 0, 1, 1, 0, 0]] * 2)

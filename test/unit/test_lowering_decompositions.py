@@ -380,6 +380,8 @@ SAMPLES: dict[str, list[Sample]] = {
     "unbind.int": [S(f(3, 4), 1)], "unbind_copy.int": [S(f(3, 4))],
     "stack.default": [S([f(3, 4), f(3, 4)], 1), S([f(3), f(3), f(3)])],
     "_chunk_cat.default": [S([f(2, 5, 3), f(2, 3)], 1, 3), S([f(4, 6)], -1, 2), S([f(3, 2), f(5)], 0, 2)],
+    "unfold_backward.default": [S(f(3, 3, 3), [3, 7], 1, 3, 2), S(f(3, 2, 2), [3, 7], -1, 2, 3),
+                                S(f(4, 4, 2, 2), [5, 4, 2], 0, 2, 1)],
     "unfold.default": [S(f(3, 8), 1, 3, 2)], "unfold_copy.default": [S(f(7), 0, 2, 2)],
     "expand_copy.default": [S(f(3, 1), [3, 4])], "permute_copy.default": [S(f(2, 3, 4), [2, 0, 1])],
     "unsqueeze_copy.default": [S(f(2, 3), 1)], "squeeze_copy.default": [S(f(2, 1))],

@@ -1,7 +1,7 @@
 """ATen overloads issue 16's OpInfo harness found missing (item 6), one small
 program each: the orthogonal polynomials of torch.special (kept in core),
 linspace and logspace with 0-d tensor bounds, renorm,
-_chunk_cat, _unsafe_masked_index and its accumulating put."""
+_chunk_cat, _unsafe_masked_index and its accumulating put, unfold_backward."""
 
 
 class Fn(torch.nn.Module):
@@ -62,6 +62,11 @@ def _masked_index_inputs(rng):
             rng.standard_normal((3, 6), dtype=np.float32))
 
 
+def _unfold_backward(overlapping, apart):
+    return (torch.ops.aten.unfold_backward.default(overlapping, [3, 7], 1, 3, 2),
+            torch.ops.aten.unfold_backward.default(apart, [2, 7, 3], -2, 2, 3))
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
@@ -71,5 +76,8 @@ def cases():
              inputs=lambda rng: (rng.standard_normal((2, 5, 4), dtype=np.float32),
                                  rng.standard_normal((2, 3), dtype=np.float32))),
         Case("unsafe_masked_index", lambda: Fn(_masked_index), inputs=_masked_index_inputs),
+        Case("unfold_backward", lambda: Fn(_unfold_backward),
+             inputs=lambda rng: (rng.standard_normal((3, 3, 3), dtype=np.float32),
+                                 rng.standard_normal((2, 2, 3, 2), dtype=np.float32))),
         Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]

@@ -808,6 +808,15 @@ def _unfold_strides(out: TensorMeta, self: TensorMeta, dimension: int, size: Dim
     return (*_replace(strides, d, [strides[d] * to_dim(step)]), strides[d])
 
 
+# the gradient of unfold: each window's values summed back into a zero input
+@shape_rule("unfold_backward")
+def _unfold_backward(grad_in: TensorMeta, input_sizes: Sequence[Dim], dim: int, size: int, step: int) -> TensorMeta:
+    check(step > 0, f"step is {step} but must be > 0")
+    if input_sizes:
+        normalize_dim(dim, len(input_sizes))
+    return meta(list(input_sizes), grad_in.dtype)
+
+
 # ---------------------------------------------------------------------------- same shape
 
 

@@ -466,6 +466,28 @@ def _unfold(self: np.ndarray, dimension: int, size: int, step: int) -> np.ndarra
     return _np_as_strided(self, shape, strides, writeable=self.flags.writeable)
 
 
+def unfold_positions(length: int, size: int, step: int) -> np.ndarray:
+    """The input positions unfold's windows read, window after window."""
+    windows = (length - size) // step + 1
+    return (np.arange(windows)[:, None] * step + np.arange(size)[None, :]).ravel()
+
+
+@kernel("unfold_backward")
+def _unfold_backward(grad_in: np.ndarray, input_sizes: Sequence[int], dim: int, size: int, step: int) -> np.ndarray:
+    """A zero input of input_sizes with each window's gradient added where the window read
+    (overlapping windows add up); grad_in has unfold's output shape."""
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if not input_sizes:
+        return grad_in.reshape(()).copy()
+    d = wrap_dim(dim, len(input_sizes))
+    out = np.zeros(tuple(input_sizes), grad_in.dtype)
+    source = np.moveaxis(grad_in, -1, d + 1)
+    source = source.reshape(source.shape[:d] + (-1,) + source.shape[d + 2:])
+    np.add.at(out, (slice(None),) * d + (unfold_positions(input_sizes[d], size, step),), source)
+    return out
+
+
 # ---------------------------------------------------------------------------- splitting
 
 
