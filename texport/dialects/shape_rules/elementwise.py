@@ -28,7 +28,7 @@ from .common import (
     shape_of,
     to_float_dtype,
 )
-from .guards import ShapeGuardError, check, guard_bool, sym_eq
+from .guards import DataDependentOutputException, ShapeGuardError, check, guard_bool, sym_eq
 from .strides import Strides, elementwise_strides, preserved_strides
 from .variants import in_place
 
@@ -672,6 +672,19 @@ def _float_power_(self: TensorMeta, exponent: Any) -> TensorMeta:
 _register(_float_power_, "float_power_.Tensor float_power_.Scalar")
 _register(_frexp, "frexp.Tensor")
 _register(_isclose, "isclose")
+
+
+def _data_dependent_output(op: str) -> Callable[..., Any]:
+    """allclose, equal: a Python bool of the values, which tracing has not got (torch's fake tensors raise too)."""
+
+    def rule(*_: Any) -> Any:
+        raise DataDependentOutputException(f"aten.{op}.default")
+
+    return rule
+
+
+_register(_data_dependent_output("allclose"), "allclose")
+_register(_data_dependent_output("equal"), "equal")
 _register(in_place(_float_binary), "ldexp_")
 
 

@@ -1477,6 +1477,20 @@ _register(_isreal, "isreal")
 _register(_isclose, "isclose")
 
 
+def _allclose(self: Array, other: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """isclose(...).all(), a Python bool (the shapes broadcast, the dtypes must match)."""
+    return bool(np.all(_isclose(self, other, rtol, atol, equal_nan)))
+
+
+def _equal(self: Array, other: Array) -> bool:
+    """Same shape and equal values after type promotion (nan is never equal)."""
+    return self.shape == other.shape and bool(np.all(np.equal(self, other)))
+
+
+_register(_allclose, "allclose")
+_register(_equal, "equal")
+
+
 def _positive(self: Array) -> Array:
     """+x: x itself (an alias); torch refuses bool."""
     if self.dtype == np.bool_:
