@@ -978,3 +978,12 @@ def test_allclose_and_equal_give_python_bools() -> None:
     assert KERNELS["equal"](np.array([np.nan]), np.array([np.nan])) is False
     with pytest.raises(DataDependentOutputException, match="aten.equal.default"):
         SHAPE_RULES["equal"](None, None)
+
+
+def test_conj_physical_in_place_negates_imaginary_parts() -> None:
+    z = np.array([1 + 2j, -3 - 1j], np.complex64)
+    out = KERNELS["conj_physical_"](z)
+    assert out is z
+    np.testing.assert_array_equal(z, [1 - 2j, -3 + 1j])
+    real = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(KERNELS["conj_physical_"](real), [1.5, -2.0])

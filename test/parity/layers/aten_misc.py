@@ -1,7 +1,8 @@
 """ATen overloads issue 16's OpInfo harness found missing (item 6), one small
 program each: the orthogonal polynomials of torch.special (kept in core),
 linspace and logspace with 0-d tensor bounds, renorm,
-_chunk_cat, _unsafe_masked_index and its accumulating put, unfold_backward."""
+_chunk_cat, _unsafe_masked_index and its accumulating put, unfold_backward,
+conj_physical_."""
 
 
 class Fn(torch.nn.Module):
@@ -67,6 +68,12 @@ def _unfold_backward(overlapping, apart):
             torch.ops.aten.unfold_backward.default(apart, [2, 7, 3], -2, 2, 3))
 
 
+def _conj_physical_in_place(z):
+    y = z.clone()
+    y.conj_physical_()
+    return y * 2
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
@@ -79,5 +86,7 @@ def cases():
         Case("unfold_backward", lambda: Fn(_unfold_backward),
              inputs=lambda rng: (rng.standard_normal((3, 3, 3), dtype=np.float32),
                                  rng.standard_normal((2, 2, 3, 2), dtype=np.float32))),
+        Case("conj_physical_inplace", lambda: Fn(_conj_physical_in_place),
+             inputs=lambda rng: ((rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64),)),
         Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]
