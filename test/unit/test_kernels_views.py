@@ -896,3 +896,11 @@ def test_unfold_backward_sums_overlapping_windows() -> None:
     np.testing.assert_array_equal(out, [1, 2, 3 + 4, 5, 6 + 7, 8, 9])
     apart = run("unfold_backward", np.ones((2, 2, 2)), [2, 7], 1, 2, 3)  # windows 0-1, 3-4; 2, 5, 6 unread
     np.testing.assert_array_equal(apart, [[1, 1, 0, 1, 1, 0, 0]] * 2)
+
+
+def test_resize_as_takes_the_templates_sizes() -> None:
+    base = np.arange(6.0).reshape(3, 2)
+    assert run("resize_as_", base, np.zeros((2, 3))) is base and base.shape == (2, 3)  # same count: reshaped
+    np.testing.assert_array_equal(base, [[0, 1, 2], [3, 4, 5]])
+    smaller = run("resize_as_", np.arange(4.0), np.zeros((1, 2)))  # fewer: the storage's first elements
+    np.testing.assert_array_equal(smaller, [[0, 1]])

@@ -307,6 +307,12 @@ def _resize(self: TensorMeta, size: Sequence[Dim], *_: Any) -> TensorMeta:
     return meta(sizes, self.dtype)
 
 
+# resize_ to the template's sizes
+@shape_rule("resize_as_")
+def _resize_as(self: TensorMeta, the_template: TensorMeta, *_: Any) -> TensorMeta:
+    return meta(the_template.shape, self.dtype)
+
+
 # ---------------------------------------------------------------------------- dim reordering
 
 

@@ -1144,6 +1144,12 @@ def _resize_(self: np.ndarray, size: Sequence[int], memory_format: Any = None) -
     return out.reshape(shape)
 
 
+@kernel("resize_as_")
+def _resize_as_(self: np.ndarray, the_template: np.ndarray, memory_format: Any = None) -> np.ndarray:
+    """resize_ to the template's sizes (its values are not read)."""
+    return _resize_(self, the_template.shape, memory_format)
+
+
 @kernel("diag_embed")
 def _diag_embed(self: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
     """out[..., i, i + offset] = self[..., i] in dims (dim1, dim2), zeros elsewhere."""
