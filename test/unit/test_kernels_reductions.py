@@ -664,3 +664,27 @@ def test_renorm_scales_slices_above_maxnorm() -> None:
                                x / np.maximum(np.abs(x).max(0, keepdims=True), 1.0), rtol=1e-6)  # per column
     with pytest.raises(RuntimeError, match="renorm: input needs at least 2 dimensions, got 1 dimensions"):
         KERNELS["renorm"](np.ones(3, np.float32), 2, 0, 1.0)
+
+
+def test_histograms_against_numpy() -> None:
+    """histogram / histogramdd: numpy's histogram and histogramdd are the reference (same
+    edges rule: min/max of the data, an empty range widened by 0.5; last bin closed)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(40).astype(np.float32)
+    w = rng.random(40).astype(np.float32)
+    hist, edges = run("histogram.bin_ct", x, 7, weight=w, density=True)
+    want, want_edges = np.histogram(x.astype(np.float64), 7, weights=w, density=True)
+    np.testing.assert_allclose(edges, want_edges, rtol=1e-6)
+    np.testing.assert_allclose(hist, want, rtol=1e-5)
+    given = np.array([-3.0, -1.0, 0.0, 0.5, 3.0], np.float32)
+    np.testing.assert_array_equal(run("histogram.bins_tensor", x, given)[0], np.histogram(x, given)[0])
+    np.testing.assert_array_equal(run("histogram.bin_ct", np.ones(3, np.float32), 2)[1], [0.5, 1.0, 1.5])
+    points = rng.standard_normal((30, 2)).astype(np.float32)
+    want_dd, want_dd_edges = np.histogramdd(points.astype(np.float64), [3, 4], range=[(-1, 1), (-2, 2)])
+    np.testing.assert_array_equal(run("_histogramdd_from_bin_cts", points, [3, 4], range=[-1.0, 1.0, -2.0, 2.0]), want_dd)
+    for got, want_edge in zip(run("_histogramdd_bin_edges", points, [3, 4], range=[-1.0, 1.0, -2.0, 2.0]), want_dd_edges):
+        np.testing.assert_allclose(got, want_edge, rtol=1e-6)
+    np.testing.assert_array_equal(run("_histogramdd_from_bin_tensors", points, [given, given]),
+                                  np.histogramdd(points, [given, given])[0])
+    with pytest.raises(RuntimeError, match="\"histogramdd\" not implemented for 'Long'"):
+        KERNELS["histogram.bin_ct"](np.arange(3), 2)

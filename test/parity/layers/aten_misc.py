@@ -2,7 +2,7 @@
 program each: the orthogonal polynomials of torch.special (kept in core),
 linspace and logspace with 0-d tensor bounds, renorm,
 _chunk_cat, _unsafe_masked_index and its accumulating put, unfold_backward,
-conj_physical_."""
+conj_physical_, histogram and the histogramdd parts (kept in core)."""
 
 
 class Fn(torch.nn.Module):
@@ -74,6 +74,16 @@ def _conj_physical_in_place(z):
     return y * 2
 
 
+def _histograms(x, w, edges):
+    counts, bin_edges = torch.histogram(x, 6, weight=w)
+    dense = torch.histogram(x, 4, range=(-1.0, 1.0), density=True)
+    by_edges = torch.histogram(x, edges, weight=w)
+    points = x.reshape(-1, 2)
+    return (counts, bin_edges, dense.hist, by_edges.hist, torch.ops.aten._histogramdd_bin_edges.default(points, [2, 3]),
+            torch.ops.aten._histogramdd_from_bin_cts.default(points, [2, 3], density=True),
+            torch.ops.aten._histogramdd_from_bin_tensors.default(points, [edges, edges]))
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
@@ -88,5 +98,8 @@ def cases():
                                  rng.standard_normal((2, 2, 3, 2), dtype=np.float32))),
         Case("conj_physical_inplace", lambda: Fn(_conj_physical_in_place),
              inputs=lambda rng: ((rng.standard_normal((3, 2)) + 1j * rng.standard_normal((3, 2))).astype(np.complex64),)),
+        Case("histograms", lambda: Fn(_histograms),
+             inputs=lambda rng: (rng.standard_normal((4, 6), dtype=np.float32), rng.random((4, 6), dtype=np.float32),
+                                 np.array([-2.0, -0.5, 0.0, 0.4, 2.0], np.float32))),
         Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]

@@ -391,6 +391,51 @@ def _histc(self: TensorMeta, bins: int = 100, min: Any = 0, max: Any = 0) -> Ten
     return TensorMeta((bins,), self.dtype)
 
 
+def _check_histogram(self: TensorMeta, weight: TensorMeta | None, dims: int) -> None:
+    check(self.dtype.is_floating_point,
+          f'"histogramdd" not implemented for \'{scalar_type_name(self.dtype)}\'')
+    check(self.ndim >= 1, "torch.histogramdd: input tensor should have at least 1 dimension")
+    check(weight is None or tuple(weight.shape) == tuple(self.shape[:-1] if dims > 1 else self.shape),
+          "torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+          "tensor excluding its innermost dimension")
+
+
+# counts of the flattened input in bins equal-width bins (edges from range or the data), and the edges
+@shape_rule("histogram.bin_ct")
+def _histogram_bin_ct(self: TensorMeta, bins: int = 100, range: Any = None, weight: TensorMeta | None = None,  # noqa: A002
+                      density: bool = False) -> tuple[TensorMeta, TensorMeta]:
+    _check_histogram(self, weight, 1)
+    check(bins > 0, f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")
+    return TensorMeta((bins,), self.dtype), TensorMeta((bins + 1,), self.dtype)
+
+
+@shape_rule("histogram.bins_tensor")
+def _histogram_bins_tensor(self: TensorMeta, bins: TensorMeta, weight: TensorMeta | None = None,
+                           density: bool = False) -> tuple[TensorMeta, TensorMeta]:
+    _check_histogram(self, weight, 1)
+    check(bins.ndim == 1, f"torch.histogramdd(): bins tensor should have one dimension, but got {bins.ndim} dimensions in the bins tensor for dimension 0")
+    return TensorMeta((bins.shape[0] - 1,), self.dtype), bins
+
+
+@shape_rule("_histogramdd_bin_edges")
+def _histogramdd_bin_edges(self: TensorMeta, bins: Sequence[int], *_: Any) -> list[TensorMeta]:
+    return [TensorMeta((count + 1,), self.dtype) for count in bins]
+
+
+@shape_rule("_histogramdd_from_bin_cts")
+def _histogramdd_from_bin_cts(self: TensorMeta, bins: Sequence[int], range: Any = None,  # noqa: A002
+                              weight: TensorMeta | None = None, density: bool = False) -> TensorMeta:
+    _check_histogram(self, weight, len(bins))
+    return TensorMeta(tuple(bins), self.dtype)
+
+
+@shape_rule("_histogramdd_from_bin_tensors")
+def _histogramdd_from_bin_tensors(self: TensorMeta, bins: Sequence[TensorMeta], weight: TensorMeta | None = None,
+                                  density: bool = False) -> TensorMeta:
+    _check_histogram(self, weight, len(bins))
+    return TensorMeta(tuple(edges.shape[0] - 1 for edges in bins), self.dtype)
+
+
 @shape_rule("dist")
 def _dist(self: TensorMeta, other: TensorMeta, p: Any = 2) -> TensorMeta:
     broadcast_shapes(self.shape, other.shape)

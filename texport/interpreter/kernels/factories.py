@@ -192,7 +192,7 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
 
 
 @kernel("linspace")
-def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
+def linspace_values(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
     """torch's symmetric formula: the first half counts up from start, the second half down
     from end, so both ends are exact. Floats compute in the output dtype, as torch does;
     integer dtypes in double from the bounds converted to the dtype, truncated."""
@@ -220,7 +220,7 @@ def _logspace(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any =
     out = np_dtype(dtype, _FLOAT)
     if not is_floating(out):
         start, end = int(start), int(end)
-    exponents = _linspace(start, end, steps, DType.float64)
+    exponents = linspace_values(start, end, steps, DType.float64)
     with np.errstate(all="ignore"):
         return cast(np.power(np.float64(base), exponents), out)
 
@@ -237,7 +237,7 @@ def _item(name: str, op: str, value: Any) -> Any:
 
 @kernel("linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor")
 def _linspace_tensor(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
-    return _linspace(_item("start", "linspace", start), _item("end", "linspace", end), steps, dtype)
+    return linspace_values(_item("start", "linspace", start), _item("end", "linspace", end), steps, dtype)
 
 
 @kernel("logspace.Tensor_Tensor", "logspace.Tensor_Scalar", "logspace.Scalar_Tensor")
