@@ -688,3 +688,20 @@ def test_histograms_against_numpy() -> None:
                                   np.histogramdd(points, [given, given])[0])
     with pytest.raises(RuntimeError, match="\"histogramdd\" not implemented for 'Long'"):
         KERNELS["histogram.bin_ct"](np.arange(3), 2)
+
+
+def test_segment_reduce_by_lengths_and_offsets() -> None:
+    """Runs [1, 2], [], [3, 4, 5] (hand-worked): an empty segment is the identity (mean: nan),
+    or initial, which every segment starts from."""
+    data = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+    lengths = np.array([2, 0, 3])
+    np.testing.assert_array_equal(run("segment_reduce", data, "sum", lengths=lengths), [3, 0, 12])
+    np.testing.assert_array_equal(run("segment_reduce", data, "mean", lengths=lengths), [1.5, np.nan, 4])
+    np.testing.assert_array_equal(run("segment_reduce", data, "max", lengths=lengths), [2, -np.inf, 5])
+    np.testing.assert_array_equal(run("segment_reduce", data, "prod", lengths=lengths, initial=10.0), [20, 10, 600])
+    np.testing.assert_allclose(run("segment_reduce", data, "mean", lengths=lengths, initial=10.0), [6.5, 10, 22 / 3])
+    rows = np.arange(12.0, dtype=np.float32).reshape(2, 6)  # per-row lengths along axis 1
+    np.testing.assert_array_equal(run("segment_reduce", rows, "sum", lengths=np.array([[1, 5], [3, 3]]), axis=1),
+                                  [[0, 15], [21, 30]])
+    pairs = np.arange(10.0, dtype=np.float32).reshape(5, 2)
+    np.testing.assert_array_equal(run("segment_reduce", pairs, "min", offsets=np.array([0, 2, 5])), [[0, 1], [4, 5]])

@@ -385,6 +385,12 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: Any = 0) -
     return call(op("bincount"), input, weights, minlength)
 
 
+def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices: Tensor | None = None,
+                   offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False, initial: Any = None) -> Tensor:
+    return call(op("segment_reduce"), data, reduce, lengths=lengths, indices=indices, offsets=offsets, axis=axis,
+                unsafe=unsafe, initial=initial)
+
+
 def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
               density: bool = False) -> histogram_result:
     """A bin count picks histogram.bin_ct, a tensor of edges histogram.bins_tensor (as torch)."""
@@ -567,7 +573,7 @@ FUNCTIONS = {
     "unique": unique, "unique_consecutive": unique_consecutive, "get_default_dtype": get_default_dtype,
     "set_default_dtype": set_default_dtype, "promote_types": promote_types, "result_type": result_type,
     "can_cast": can_cast, "is_nonzero": is_nonzero, "histc": histc, "bincount": bincount,
-    "histogram": histogram, "histogramdd": histogramdd, "bucketize": bucketize, "searchsorted": searchsorted, "isin": isin, "tril_indices": tril_indices,
+    "histogram": histogram, "histogramdd": histogramdd, "segment_reduce": segment_reduce, "bucketize": bucketize, "searchsorted": searchsorted, "isin": isin, "tril_indices": tril_indices,
     "triu_indices": triu_indices, "normal": normal, "bernoulli": bernoulli, "multinomial": multinomial,
 }
 

@@ -2,7 +2,7 @@
 program each: the orthogonal polynomials of torch.special (kept in core),
 linspace and logspace with 0-d tensor bounds, renorm,
 _chunk_cat, _unsafe_masked_index and its accumulating put, unfold_backward,
-conj_physical_, histogram and the histogramdd parts (kept in core)."""
+conj_physical_, histogram and the histogramdd parts, segment_reduce (kept in core)."""
 
 
 class Fn(torch.nn.Module):
@@ -84,6 +84,11 @@ def _histograms(x, w, edges):
             torch.ops.aten._histogramdd_from_bin_tensors.default(points, [edges, edges]))
 
 
+def _segment_reduce(data, lengths):
+    return (torch.segment_reduce(data, "sum", lengths=lengths), torch.segment_reduce(data, "max", lengths=lengths),
+            torch.segment_reduce(data, "mean", lengths=lengths, initial=1.5))
+
+
 def cases():
     return [
         Case("chebyshev_polynomials", lambda: Fn(_chebyshev), inputs=_polynomial_inputs),
@@ -101,5 +106,7 @@ def cases():
         Case("histograms", lambda: Fn(_histograms),
              inputs=lambda rng: (rng.standard_normal((4, 6), dtype=np.float32), rng.random((4, 6), dtype=np.float32),
                                  np.array([-2.0, -0.5, 0.0, 0.4, 2.0], np.float32))),
+        Case("segment_reduce", lambda: Fn(_segment_reduce),
+             inputs=lambda rng: (rng.standard_normal((6, 3), dtype=np.float32), np.array([2, 0, 3, 1]))),
         Case("renorm", lambda: Fn(_renorm), inputs=lambda rng: (2 * rng.standard_normal((3, 4, 2), dtype=np.float32),)),
     ]

@@ -436,6 +436,21 @@ def _histogramdd_from_bin_tensors(self: TensorMeta, bins: Sequence[TensorMeta], 
     return TensorMeta(tuple(edges.shape[0] - 1 for edges in bins), self.dtype)
 
 
+_SEGMENT_REDUCTIONS = ("sum", "mean", "max", "min", "prod")
+
+
+# consecutive segments along axis (their lengths, or offsets into it) each reduced to one element
+@shape_rule("segment_reduce")
+def _segment_reduce(data: TensorMeta, reduce: str, lengths: TensorMeta | None = None,
+                    indices: TensorMeta | None = None, offsets: TensorMeta | None = None, axis: int = 0,
+                    unsafe: bool = False, initial: Any = None) -> TensorMeta:
+    check(reduce in _SEGMENT_REDUCTIONS, f"reduce argument must be either sum, max, min, mean or prod, got {reduce}")
+    check(lengths is not None or offsets is not None, "segment_reduce(): Either lengths or offsets must be defined")
+    axis = normalize_dim(axis, data.ndim)
+    segments = lengths.shape[-1] if lengths is not None else offsets.shape[-1] - 1
+    return TensorMeta((*data.shape[:axis], segments, *data.shape[axis + 1:]), data.dtype)
+
+
 @shape_rule("dist")
 def _dist(self: TensorMeta, other: TensorMeta, p: Any = 2) -> TensorMeta:
     broadcast_shapes(self.shape, other.shape)

@@ -895,6 +895,42 @@ def _histogramdd_from_bin_tensors(self: Array, bins: Sequence[Array], weight: Ar
     return _bin_counts(_samples(self, len(bins)), bins, weight, density)
 
 
+_SEGMENT_UFUNCS = {"sum": (np.add, 0.0), "mean": (np.add, 0.0), "max": (np.maximum, -math.inf),
+                   "min": (np.minimum, math.inf), "prod": (np.multiply, 1.0)}
+
+
+@kernel("segment_reduce")
+def _segment_reduce(data: Array, reduce: str, lengths: Array | None = None, indices: Array | None = None,
+                    offsets: Array | None = None, axis: int = 0, unsafe: bool = False, initial: Any = None) -> Array:
+    """Each run of lengths[..., s] elements along axis reduced from initial (else the reduction's
+    identity); an empty segment's mean is initial, else nan. lengths (or offsets' differences)
+    carry data's leading dims before the segment dim."""
+    if reduce not in _SEGMENT_UFUNCS:
+        raise RuntimeError(f"reduce argument must be either sum, max, min, mean or prod, got {reduce}")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    axis = normalize_dim(axis, data.ndim)
+    counts = np.diff(offsets, axis=-1) if lengths is None else lengths
+    leading, size = math.prod(data.shape[:axis]), data.shape[axis]
+    counts = np.broadcast_to(counts, (*data.shape[:axis], counts.shape[-1])).reshape(leading, -1).astype(np.int64)
+    segments = counts.shape[1]
+    ends = np.cumsum(counts, axis=1)
+    if np.any(ends[:, -1] != size):
+        raise RuntimeError(f"segment_reduce(): Expected all rows of lengths along axis to sum to data.size({axis}).")
+    # segment of each position: the number of segment ends at or before it, offset by its leading row
+    owner = (np.arange(size)[None, None, :] >= ends[:, :, None]).sum(axis=1) + np.arange(leading)[:, None] * segments
+    ufunc, identity = _SEGMENT_UFUNCS[reduce]
+    start = identity if initial is None else initial
+    flat = data.reshape(leading * size, -1)
+    out = np.full((leading * segments, flat.shape[1]), start, data.dtype)
+    with np.errstate(all="ignore"):
+        ufunc.at(out, owner.ravel(), flat)
+        if reduce == "mean":
+            count = counts.reshape(-1, 1).astype(data.dtype)
+            out = np.where(count > 0, out / count, data.dtype.type(math.nan if initial is None else initial))
+    return out.reshape(*data.shape[:axis], segments, *data.shape[axis + 1:]).astype(data.dtype, copy=False)
+
+
 @kernel("dist")
 def _dist(self: Array, other: Array, p: Any = 2) -> Array:
     """The p-norm of self - other (0: the count of nonzeros, inf / -inf: the largest / smallest)."""
