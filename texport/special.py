@@ -98,6 +98,32 @@ xlog1py = _binary("special_xlog1py")
 zeta = _binary("special_zeta")
 
 
+def _polynomial(name: str) -> Any:
+    """P_n(x): a Python number as x or n picks the ``x_scalar`` or ``n_scalar`` overload."""
+
+    def function(input: Any, n: Any) -> Tensor:  # noqa: A002 - torch's name
+        if not isinstance(input, Tensor):
+            return call(op(f"special_{name}.x_scalar"), input, n)
+        return call(op(f"special_{name}" if isinstance(n, Tensor) else f"special_{name}.n_scalar"), input, n)
+
+    function.__name__ = name
+    return function
+
+
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t")
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u")
+chebyshev_polynomial_v = _polynomial("chebyshev_polynomial_v")
+chebyshev_polynomial_w = _polynomial("chebyshev_polynomial_w")
+shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t")
+shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u")
+shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v")
+shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w")
+hermite_polynomial_h = _polynomial("hermite_polynomial_h")
+hermite_polynomial_he = _polynomial("hermite_polynomial_he")
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l")
+legendre_polynomial_p = _polynomial("legendre_polynomial_p")
+
+
 def softmax(input: Tensor, dim: int, *, dtype: DType | None = None) -> Tensor:  # noqa: A002
     return call(op("special_softmax"), input, dim, dtype)
 

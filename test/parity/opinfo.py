@@ -306,6 +306,8 @@ def to_texport(value: Any) -> Any:
         return getattr(texport, str(value).split(".")[-1])
     if isinstance(value, torch.device):
         return texport.device(value.type)
+    if isinstance(value, torch.Tensor):  # a keyword argument the recording kept as torch's tensor (weight=)
+        return to_texport(Stored.of(torch, value))
     return value
 
 

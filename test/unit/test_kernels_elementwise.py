@@ -961,3 +961,29 @@ def test_bit_shifts_saturate_outside_the_dtypes_width() -> None:
     assert run("bitwise_left_shift.Scalar_Tensor", 3, np.array([1, 2])).tolist() == [6, 12]
     with pytest.raises(NotImplementedError, match='"lshift_cpu" not implemented for \'Float\''):
         KERNELS["bitwise_left_shift.Tensor_Scalar"](np.array([1.5], np.float32), 1)
+
+
+def test_allclose_and_equal_give_python_bools() -> None:
+    """allclose: |a - b| <= atol + rtol |b| everywhere (broadcast); equal: same shape, same values
+    (nan never equal); tracing either is a data-dependent output, as torch's fake tensors say."""
+    from texport.dialects.shape_rules.guards import DataDependentOutputException
+
+    a, b = np.array([1.0, 100.0], np.float32), np.array([1.0, 100.001], np.float32)
+    assert KERNELS["allclose"](a, b) is True  # 0.001 <= 1e-8 + 1e-5 * 100
+    assert KERNELS["allclose"](a, b, 0.0, 0.0) is False
+    assert KERNELS["allclose"](np.array([np.nan]), np.array([np.nan]), 1e-5, 1e-8, True) is True
+    assert KERNELS["allclose"](np.ones(2, np.float32), np.ones((3, 2), np.float32)) is True
+    assert KERNELS["equal"](np.array([1, 2]), np.array([1.0, 2.0])) is True
+    assert KERNELS["equal"](np.ones(2), np.ones(3)) is False
+    assert KERNELS["equal"](np.array([np.nan]), np.array([np.nan])) is False
+    with pytest.raises(DataDependentOutputException, match="aten.equal.default"):
+        SHAPE_RULES["equal"](None, None)
+
+
+def test_conj_physical_in_place_negates_imaginary_parts() -> None:
+    z = np.array([1 + 2j, -3 - 1j], np.complex64)
+    out = KERNELS["conj_physical_"](z)
+    assert out is z
+    np.testing.assert_array_equal(z, [1 - 2j, -3 + 1j])
+    real = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(KERNELS["conj_physical_"](real), [1.5, -2.0])

@@ -184,6 +184,22 @@ def test_linspace() -> None:
     assert tenths[0] == 0.0 and tenths[-1] == np.float32(0.3)  # both ends exact
 
 
+def test_linspace_logspace_with_tensor_bounds() -> None:
+    """A 0-d tensor bound is read as its value (float32 0.1 stays float32's 0.1...)."""
+    tenth = np.array(0.1, np.float32)
+    out = run("linspace.Tensor_Scalar", tenth, 1.0, 4)
+    assert out.dtype == np.float32 and out[0] == tenth and out[-1] == 1.0
+    np.testing.assert_allclose(out, [float(tenth) + i * (1 - float(tenth)) / 3 for i in range(4)], rtol=1e-6)
+    both = run("linspace.Tensor_Tensor", np.array(1.0), np.array(3.0), 5, dtype=DType.float64)
+    assert both.dtype == np.float64 and both.tolist() == [1.0, 1.5, 2.0, 2.5, 3.0]
+    assert run("linspace.Scalar_Tensor", 1, np.array(2, np.int64), 3).tolist() == [1.0, 1.5, 2.0]
+    np.testing.assert_allclose(run("logspace.Tensor_Tensor", np.array(0.0), np.array(2.0, np.float32), 3, 2.0),
+                               [1.0, 2.0, 4.0])
+    assert run("logspace.Scalar_Tensor", 1.2, np.array(3), 3, dtype=DType.int64).tolist() == [10, 100, 1000]
+    with raises(RuntimeError, "linspace only supports 0-dimensional start and end tensors, but got start with 1"):
+        KERNELS["linspace.Tensor_Scalar"](np.ones(2, np.float32), 1.0, 3)
+
+
 # ---------------------------------------------------------------------------- random: shape, dtype, seed
 
 

@@ -635,3 +635,19 @@ def test_index_reduce_accumulates_float16_in_float16() -> None:
 def test_index_reduce_rejects_sum() -> None:
     with pytest.raises(RuntimeError, match="prod, mean, amax or amin but got sum"):
         KERNELS["index_reduce"](np.zeros(2), 0, np.array([0]), np.ones(1), "sum", True)
+
+
+def test_unsafe_masked_index_clamps_and_fills() -> None:
+    """x[clamp(i, -size, size - 1)] where mask, else fill; the put adds values where mask (hand-worked)."""
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    index = np.array([0, 7, -2, -9])  # 7 clamps to 2, -2 wraps to 1, -9 clamps to -3 = 0
+    mask = np.array([[True, True, True, False], [False, True, True, True]])
+    out = run("_unsafe_masked_index", x, mask, [None, index], -1.0)
+    np.testing.assert_array_equal(out, [[1, 3, 2, -1], [-1, 6, 5, 4]])
+    put = run("_unsafe_masked_index_put_accumulate", x, mask, [None, index], np.full((2, 4), 10.0))
+    np.testing.assert_array_equal(put, [[11, 12, 13], [14, 15, 16]])
+    doubled = run("_unsafe_masked_index_put_accumulate", x, np.ones((2, 2), bool), [None, np.array([1, 1])],
+                  np.ones((2, 2)))  # a repeated index accumulates
+    np.testing.assert_array_equal(doubled, [[1, 4, 3], [4, 7, 6]])
+    with pytest.raises(Exception, match="tensors used as masks must be bool tensors"):
+        run("_unsafe_masked_index", x, mask.astype(np.int64), [None, index], 0.0)

@@ -650,3 +650,58 @@ def test_dist_is_the_p_norm_of_the_broadcast_difference() -> None:
     assert wide.dtype == np.float32 and wide.shape == ()
     with pytest.raises(RuntimeError, match="floating point or complex"):
         KERNELS["dist"](np.array([1, 2]), np.array([1, 1]), 2)
+
+
+def test_renorm_scales_slices_above_maxnorm() -> None:
+    """Each slice along dim whose p-norm over the other dims exceeds maxnorm is scaled
+    by maxnorm / (norm + 1e-7); the others are kept (torch.renorm's definition)."""
+    x = np.array([[3.0, 4.0], [0.3, 0.4], [-6.0, 8.0]], np.float64)  # row norms 5, 0.5, 10
+    out = run("renorm", x, 2, 0, 1.0)
+    np.testing.assert_allclose(out, [[0.6, 0.8], [0.3, 0.4], [-0.6, 0.8]], rtol=1e-6)
+    columns = run("renorm", x, 1, 1, 4.0)  # column 1-norms 9.3, 12.4
+    np.testing.assert_allclose(columns, x * (4.0 / (np.abs(x).sum(0) + 1e-7)), rtol=1e-12)
+    np.testing.assert_allclose(run("renorm", x.astype(np.float32), np.inf, -1, 1.0),
+                               x / np.maximum(np.abs(x).max(0, keepdims=True), 1.0), rtol=1e-6)  # per column
+    with pytest.raises(RuntimeError, match="renorm: input needs at least 2 dimensions, got 1 dimensions"):
+        KERNELS["renorm"](np.ones(3, np.float32), 2, 0, 1.0)
+
+
+def test_histograms_against_numpy() -> None:
+    """histogram / histogramdd: numpy's histogram and histogramdd are the reference (same
+    edges rule: min/max of the data, an empty range widened by 0.5; last bin closed)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(40).astype(np.float32)
+    w = rng.random(40).astype(np.float32)
+    hist, edges = run("histogram.bin_ct", x, 7, weight=w, density=True)
+    want, want_edges = np.histogram(x.astype(np.float64), 7, weights=w, density=True)
+    np.testing.assert_allclose(edges, want_edges, rtol=1e-6)
+    np.testing.assert_allclose(hist, want, rtol=1e-5)
+    given = np.array([-3.0, -1.0, 0.0, 0.5, 3.0], np.float32)
+    np.testing.assert_array_equal(run("histogram.bins_tensor", x, given)[0], np.histogram(x, given)[0])
+    np.testing.assert_array_equal(run("histogram.bin_ct", np.ones(3, np.float32), 2)[1], [0.5, 1.0, 1.5])
+    points = rng.standard_normal((30, 2)).astype(np.float32)
+    want_dd, want_dd_edges = np.histogramdd(points.astype(np.float64), [3, 4], range=[(-1, 1), (-2, 2)])
+    np.testing.assert_array_equal(run("_histogramdd_from_bin_cts", points, [3, 4], range=[-1.0, 1.0, -2.0, 2.0]), want_dd)
+    for got, want_edge in zip(run("_histogramdd_bin_edges", points, [3, 4], range=[-1.0, 1.0, -2.0, 2.0]), want_dd_edges):
+        np.testing.assert_allclose(got, want_edge, rtol=1e-6)
+    np.testing.assert_array_equal(run("_histogramdd_from_bin_tensors", points, [given, given]),
+                                  np.histogramdd(points, [given, given])[0])
+    with pytest.raises(RuntimeError, match="\"histogramdd\" not implemented for 'Long'"):
+        KERNELS["histogram.bin_ct"](np.arange(3), 2)
+
+
+def test_segment_reduce_by_lengths_and_offsets() -> None:
+    """Runs [1, 2], [], [3, 4, 5] (hand-worked): an empty segment is the identity (mean: nan),
+    or initial, which every segment starts from."""
+    data = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
+    lengths = np.array([2, 0, 3])
+    np.testing.assert_array_equal(run("segment_reduce", data, "sum", lengths=lengths), [3, 0, 12])
+    np.testing.assert_array_equal(run("segment_reduce", data, "mean", lengths=lengths), [1.5, np.nan, 4])
+    np.testing.assert_array_equal(run("segment_reduce", data, "max", lengths=lengths), [2, -np.inf, 5])
+    np.testing.assert_array_equal(run("segment_reduce", data, "prod", lengths=lengths, initial=10.0), [20, 10, 600])
+    np.testing.assert_allclose(run("segment_reduce", data, "mean", lengths=lengths, initial=10.0), [6.5, 10, 22 / 3])
+    rows = np.arange(12.0, dtype=np.float32).reshape(2, 6)  # per-row lengths along axis 1
+    np.testing.assert_array_equal(run("segment_reduce", rows, "sum", lengths=np.array([[1, 5], [3, 3]]), axis=1),
+                                  [[0, 15], [21, 30]])
+    pairs = np.arange(10.0, dtype=np.float32).reshape(5, 2)
+    np.testing.assert_array_equal(run("segment_reduce", pairs, "min", offsets=np.array([0, 2, 5])), [[0, 1], [4, 5]])

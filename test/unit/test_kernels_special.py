@@ -369,3 +369,63 @@ def test_special_softmax_and_logsumexp_are_the_formulas() -> None:
     assert run("special_log_softmax", x.astype(f32), 0, dtype=None).dtype == f32
     np.testing.assert_allclose(run("special_logsumexp", x, [1]), [math.log(sum(math.exp(v) for v in row)) for row in x],
                                rtol=1e-14)
+
+
+# ---------------------------------------------------------------- orthogonal polynomials P_n(x)
+def _shifted(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda n, x: fn(n, 2 * x - 1)
+
+
+def _chebyshev_v(n: Any, x: Any) -> Any:  # V_n = U_n - U_{n-1}, W_n = U_n + U_{n-1}
+    return _scipy_special().eval_chebyu(n, x) - _scipy_special().eval_chebyu(n - 1, x)
+
+
+def _chebyshev_w(n: Any, x: Any) -> Any:
+    return _scipy_special().eval_chebyu(n, x) + _scipy_special().eval_chebyu(n - 1, x)
+
+
+def _scipy_special() -> Any:
+    import scipy.special
+
+    return scipy.special
+
+
+def _polynomial_references() -> list[tuple[str, Callable[..., Any]]]:
+    s = _scipy_special()
+    return [("chebyshev_polynomial_t", s.eval_chebyt), ("chebyshev_polynomial_u", s.eval_chebyu),
+            ("chebyshev_polynomial_v", _chebyshev_v), ("chebyshev_polynomial_w", _chebyshev_w),
+            ("shifted_chebyshev_polynomial_t", _shifted(s.eval_chebyt)),
+            ("shifted_chebyshev_polynomial_u", _shifted(s.eval_chebyu)),
+            ("shifted_chebyshev_polynomial_v", _shifted(_chebyshev_v)),
+            ("shifted_chebyshev_polynomial_w", _shifted(_chebyshev_w)),
+            ("hermite_polynomial_h", s.eval_hermite), ("hermite_polynomial_he", s.eval_hermitenorm),
+            ("laguerre_polynomial_l", s.eval_laguerre), ("legendre_polynomial_p", s.eval_legendre)]
+
+
+@pytest.mark.parametrize("name, reference", _polynomial_references(), ids=lambda v: v if isinstance(v, str) else "")
+def test_orthogonal_polynomials_against_scipy(name: str, reference: Callable[..., Any]) -> None:
+    x = arr([-1.7, -0.8, -0.25, 0.1, 0.45, 0.9, 2.3], f64)[:, None]
+    n = arr([0, 1, 2, 3, 5, 7, 9, 12], f64)[None, :]  # both sides of the closed forms' thresholds
+    want = reference(n.astype(np.int64), x)
+    np.testing.assert_allclose(run(f"special_{name}", x, n), want, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(run(f"special_{name}", x.astype(f32), n.astype(f32)), want, rtol=2e-5, atol=2e-5)
+
+
+def test_orthogonal_polynomials_edge_cases() -> None:
+    # n < 0, nan and inf degrees give 0; a fractional degree truncates; integers give float32
+    same(run("special_chebyshev_polynomial_t", arr([0.3, 0.3, 0.3, 0.3], f32), arr([-1, nan, inf, 2.7], f32)),
+         [0, 0, 0, 2 * 0.3 * 0.3 - 1], f32)
+    same(run("special_legendre_polynomial_p", arr([1, -1, -1], np.int64), arr([5, 5, 4], np.int64)), [1, -1, 1], f32)
+    # at the ends of [-1, 1]: U_n(-1) = (-1)^n (n + 1), V_n(-1) = (-1)^n (2n + 1), W_n(1) = 2n + 1
+    same(run("special_chebyshev_polynomial_u", arr([-1.0, -1.0], f64), arr([3, 4], f64)), [-4, 5], f64)
+    same(run("special_chebyshev_polynomial_v", arr([-1.0], f64), arr([3], f64)), [-7], f64)
+    same(run("special_chebyshev_polynomial_w", arr([1.0], f64), arr([3], f64)), [7], f64)
+    same(run("special_shifted_chebyshev_polynomial_u", arr([0.0], f64), arr([3], f64)), [-4], f64)
+    # Hermite beyond degree 128 (float32) / 512 (float64) is nan; Laguerre is 1 at x = 0
+    same(run("special_hermite_polynomial_h", arr([0.5, 0.5], f32), arr([129, 3], f32)), [nan, 8 * 0.125 - 12 * 0.5], f32)
+    same(run("special_hermite_polynomial_he", arr([0.5], f64), arr([513], f64)), [nan], f64)
+    same(run("special_laguerre_polynomial_l", arr([0.0], f64), arr([40], f64)), [1], f64)
+    np.testing.assert_allclose(run("special_hermite_polynomial_h.x_scalar", 2.0, arr([3], np.int64)), [40.0])
+    np.testing.assert_allclose(run("special_legendre_polynomial_p.n_scalar", arr([0.5], f32), 2), [-0.125])
+    with pytest.raises(ShapeGuardError, match="chebyshev_polynomial_t_cpu\" not implemented for 'Half'"):
+        run("special_chebyshev_polynomial_t", arr([0.5], f16), arr([2], f16))

@@ -873,3 +873,34 @@ def test_diag_embed_puts_the_last_dim_on_a_diagonal() -> None:
     swapped = run("diag_embed", x, -1, 2, 0)  # planes (dim2=0, dim1=2): below the diagonal of [:, b, :]
     assert swapped.shape == (3, 2, 3)
     np.testing.assert_array_equal(swapped[:, 0, :], np.diag([1.0, 2.0], 1))
+
+
+def test_chunk_cat_pads_each_tensor_to_whole_chunks() -> None:
+    """_chunk_cat([a, b], 1, 3): a (2, 5) padded to (2, 6) gives rows of 2, b (2, 3) rows of 1; row
+    k of the result is chunk k of each tensor, side by side (hand-worked)."""
+    a = np.arange(10.0).reshape(2, 5)
+    b = 100 + np.arange(6.0).reshape(2, 3)
+    out = run("_chunk_cat", [a, b], 1, 3)
+    assert out.shape == (2, 3, 3)
+    np.testing.assert_array_equal(out[0], [[0, 1, 100], [2, 3, 101], [4, 0, 102]])
+    np.testing.assert_array_equal(out[1], [[5, 6, 103], [7, 8, 104], [9, 0, 105]])
+    trailing = run("_chunk_cat", [np.ones((3, 2))], 0, 2)  # a chunk's trailing dims flatten into its row
+    np.testing.assert_array_equal(trailing, [[1, 1, 1, 1], [1, 1, 0, 0]])
+
+
+def test_unfold_backward_sums_overlapping_windows() -> None:
+    """Windows of 3 every 2 over 7 positions read 0-2, 2-4, 4-6: positions 2 and 4 get two
+    windows' gradients (hand-worked)."""
+    grad = np.arange(1.0, 10.0).reshape(3, 3)  # window w, offset k
+    out = run("unfold_backward", grad, [7], 0, 3, 2)
+    np.testing.assert_array_equal(out, [1, 2, 3 + 4, 5, 6 + 7, 8, 9])
+    apart = run("unfold_backward", np.ones((2, 2, 2)), [2, 7], 1, 2, 3)  # windows 0-1, 3-4; 2, 5, 6 unread
+    np.testing.assert_array_equal(apart, [[1, 1, 0, 1, 1, 0, 0]] * 2)
+
+
+def test_resize_as_takes_the_templates_sizes() -> None:
+    base = np.arange(6.0).reshape(3, 2)
+    assert run("resize_as_", base, np.zeros((2, 3))) is base and base.shape == (2, 3)  # same count: reshaped
+    np.testing.assert_array_equal(base, [[0, 1, 2], [3, 4, 5]])
+    smaller = run("resize_as_", np.arange(4.0), np.zeros((1, 2)))  # fewer: the storage's first elements
+    np.testing.assert_array_equal(smaller, [[0, 1]])

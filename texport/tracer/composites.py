@@ -30,6 +30,16 @@ class aminmax_result(NamedTuple):  # noqa: N801 - torch.return_types spelling
     max: Any
 
 
+class histogram_result(NamedTuple):  # noqa: N801 - torch.return_types spelling
+    hist: Any
+    bin_edges: Any
+
+
+class histogramdd_result(NamedTuple):  # noqa: N801 - torch.return_types spelling
+    hist: Any
+    bin_edges: Any
+
+
 def _is_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
 
@@ -375,6 +385,33 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: Any = 0) -
     return call(op("bincount"), input, weights, minlength)
 
 
+def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices: Tensor | None = None,
+                   offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False, initial: Any = None) -> Tensor:
+    return call(op("segment_reduce"), data, reduce, lengths=lengths, indices=indices, offsets=offsets, axis=axis,
+                unsafe=unsafe, initial=initial)
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+              density: bool = False) -> histogram_result:
+    """A bin count picks histogram.bin_ct, a tensor of edges histogram.bins_tensor (as torch)."""
+    if _is_tensor(bins):
+        return histogram_result(*call(op("histogram.bins_tensor"), input, bins, weight=weight, density=density))
+    return histogram_result(*call(op("histogram.bin_ct"), input, bins, range=range, weight=weight, density=density))
+
+
+def histogramdd(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False) -> histogramdd_result:
+    """torch.functional.histogramdd: the edges, then the counts (from bin counts or edge tensors);
+    one int applies to every dim of the (..., D) points."""
+    if isinstance(bins, (list, tuple)) and bins and _is_tensor(bins[0]):
+        hist = call(op("_histogramdd_from_bin_tensors"), input, list(bins), weight=weight, density=density)
+        return histogramdd_result(hist, list(bins))
+    counts = [bins] * input.shape[-1] if isinstance(bins, int) else list(bins)
+    edges = call(op("_histogramdd_bin_edges"), input, counts, range=range, weight=weight, density=density)
+    hist = call(op("_histogramdd_from_bin_cts"), input, counts, range=range, weight=weight, density=density)
+    return histogramdd_result(hist, list(edges))
+
+
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:  # noqa: A002
     name = "bucketize.Tensor" if _is_tensor(input) else "bucketize.Scalar"
     return call(op(name), input, boundaries, out_int32=out_int32, right=right)
@@ -536,7 +573,7 @@ FUNCTIONS = {
     "unique": unique, "unique_consecutive": unique_consecutive, "get_default_dtype": get_default_dtype,
     "set_default_dtype": set_default_dtype, "promote_types": promote_types, "result_type": result_type,
     "can_cast": can_cast, "is_nonzero": is_nonzero, "histc": histc, "bincount": bincount,
-    "bucketize": bucketize, "searchsorted": searchsorted, "isin": isin, "tril_indices": tril_indices,
+    "histogram": histogram, "histogramdd": histogramdd, "segment_reduce": segment_reduce, "bucketize": bucketize, "searchsorted": searchsorted, "isin": isin, "tril_indices": tril_indices,
     "triu_indices": triu_indices, "normal": normal, "bernoulli": bernoulli, "multinomial": multinomial,
 }
 
@@ -551,7 +588,7 @@ METHODS = {
     "nanmean": nanmean, "quantile": quantile, "nanquantile": nanquantile, "diff": diff, "dist": dist,
     "argsort": argsort, "unique": _unique_method,
     "unique_consecutive": unique_consecutive, "is_nonzero": is_nonzero, "apply_": _apply_, "map_": _map_,
-    "histc": histc, "bincount": bincount, "bernoulli": bernoulli, "multinomial": multinomial,
+    "histc": histc, "bincount": bincount, "histogram": histogram, "bernoulli": bernoulli, "multinomial": multinomial,
     "exponential_": _exponential_, "cauchy_": _cauchy_, "geometric_": _geometric_, "log_normal_": _log_normal_,
     "random_": _random_,
 }

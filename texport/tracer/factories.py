@@ -121,13 +121,19 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: DType | None = 
     return call(op("arange.start_step"), start, end, step, dtype=dtype)
 
 
+def _bounds_overload(name: str, start: Any, end: Any) -> str:
+    """linspace/logspace: a tensor start or end picks the Tensor_Tensor, Tensor_Scalar or Scalar_Tensor overload."""
+    kinds = ["Tensor" if isinstance(v, TensorBase) else "Scalar" for v in (start, end)]
+    return name if kinds == ["Scalar", "Scalar"] else f"{name}.{kinds[0]}_{kinds[1]}"
+
+
 def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, **_: Any) -> TensorBase:
-    return call(op("linspace"), start, end, steps, dtype=dtype)
+    return call(op(_bounds_overload("linspace", start, end)), start, end, steps, dtype=dtype)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: DType | None = None,
              **_: Any) -> TensorBase:
-    return call(op("logspace"), start, end, steps, base, dtype=dtype)
+    return call(op(_bounds_overload("logspace", start, end)), start, end, steps, base, dtype=dtype)
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None, **_: Any) -> TensorBase:

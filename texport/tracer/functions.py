@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from . import composites, maths
 from .dispatcher import call
 from .handles import op
@@ -33,7 +31,7 @@ METHOD_FUNCTIONS = (
     "diagonal", "repeat_interleave", "tril", "triu", "t", "gather", "index_select",
     "masked_select", "take_along_dim", "scatter", "scatter_add", "scatter_reduce", "index_add",
     "lerp", "addcmul", "addcdiv", "addmm", "baddbmm", "detach", "clone", "tensor_split",
-    "clamp_min", "clamp_max", "square", "nan_to_num", "addmv", "index_copy", "swapdims", "dist",
+    "clamp_min", "clamp_max", "square", "nan_to_num", "addmv", "index_copy", "swapdims", "dist", "renorm",
     "diagonal_scatter", "as_strided_scatter", "diag_embed", "bitwise_left_shift", "bitwise_right_shift",
 )
 
@@ -117,9 +115,9 @@ def is_floating_point(input: Tensor) -> bool:  # noqa: A002
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
-    """Eager comparison helper (reads values; not an op)."""
-    return bool(np.allclose(input.numpy(), other.numpy(), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """A Python bool in eager; traced, a data-dependent output error (torch's aten.allclose)."""
+    return call(op("allclose"), input, other, rtol, atol, equal_nan)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
-    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
+    return call(op("equal"), input, other)

@@ -602,7 +602,7 @@ TENSOR_OTHER_METHODS = {
     "swapdims_": "swapdims_", "nan_to_num": "nan_to_num", "nan_to_num_": "nan_to_num_",
     "square": "square", "uniform_": "uniform_", "normal_": "normal_", "detach_": "detach_",
     "as_strided_": "as_strided_", "atan2_": "atan2_", "new_empty_strided": "new_empty_strided",
-    "dist": "dist", "logical_and_": "logical_and_", "logical_or_": "logical_or_",
+    "dist": "dist", "renorm": "renorm", "renorm_": "renorm_", "conj_physical_": "conj_physical_", "resize_as_": "resize_as_", "logical_and_": "logical_and_", "logical_or_": "logical_or_",
     "logical_xor_": "logical_xor_", "diagonal_scatter": "diagonal_scatter",
     "as_strided_scatter": "as_strided_scatter", "diag_embed": "diag_embed",
 }

@@ -28,7 +28,7 @@ from .common import (
     shape_of,
     to_float_dtype,
 )
-from .guards import ShapeGuardError, check, guard_bool, sym_eq
+from .guards import DataDependentOutputException, ShapeGuardError, check, guard_bool, sym_eq
 from .strides import Strides, elementwise_strides, preserved_strides
 from .variants import in_place
 
@@ -538,6 +538,26 @@ def _zeta(self: Any, other: Any) -> TensorMeta:
 
 
 _register(_zeta, "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
+
+
+def _polynomial(kernel: str) -> Callable[..., TensorMeta]:
+    """P_n(x): float-valued over the promoted dtype, no float16/bfloat16 kernel in torch."""
+
+    def rule(x: Any, n: Any) -> TensorMeta:
+        out = _float_binary(x, n)
+        check(out.dtype not in _REDUCED_FLOATS, _not_implemented(kernel)(out.dtype))
+        return out
+
+    return rule
+
+
+_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+for _name in _POLYNOMIALS:
+    _register(_polynomial(f"{_name}_cpu"), f"special_{_name} special_{_name}.x_scalar special_{_name}.n_scalar")
+del _name
 # Float-valued: integral and bool inputs give float32 (torch.special's unary functions too).
 _register(
     _unary(to_float_dtype),
@@ -652,6 +672,19 @@ def _float_power_(self: TensorMeta, exponent: Any) -> TensorMeta:
 _register(_float_power_, "float_power_.Tensor float_power_.Scalar")
 _register(_frexp, "frexp.Tensor")
 _register(_isclose, "isclose")
+
+
+def _data_dependent_output(op: str) -> Callable[..., Any]:
+    """allclose, equal: a Python bool of the values, which tracing has not got (torch's fake tensors raise too)."""
+
+    def rule(*_: Any) -> Any:
+        raise DataDependentOutputException(f"aten.{op}.default")
+
+    return rule
+
+
+_register(_data_dependent_output("allclose"), "allclose")
+_register(_data_dependent_output("equal"), "equal")
 _register(in_place(_float_binary), "ldexp_")
 
 

@@ -222,6 +222,25 @@ def _linspace(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> T
     return meta([steps], scalar_type(dtype) or default)
 
 
+def _bound(name: str, op: str, value: Any) -> Any:
+    """A 0-d tensor bound of linspace/logspace as the Scalar torch reads off it (its kind only)."""
+    if not isinstance(value, TensorMeta):
+        return value
+    check(len(value.shape) == 0, f"{op} only supports 0-dimensional start and end tensors, "
+          f"but got {name} with {len(value.shape)} dimension(s).")
+    return 0j if value.dtype.is_complex else 0.0
+
+
+@shape_rule("linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor")
+def _linspace_tensor(start: Any, end: Any, steps: Dim, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _linspace(_bound("start", "linspace", start), _bound("end", "linspace", end), steps, dtype)
+
+
+@shape_rule("logspace.Tensor_Tensor", "logspace.Tensor_Scalar", "logspace.Scalar_Tensor")
+def _logspace_tensor(start: Any, end: Any, steps: Dim, base: float = 10.0, dtype: Any = None, *_: Any) -> TensorMeta:
+    return _linspace(_bound("start", "logspace", start), _bound("end", "logspace", end), steps, dtype)
+
+
 # ---------------------------------------------------------------------------- random fills
 
 

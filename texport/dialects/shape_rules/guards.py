@@ -25,6 +25,10 @@ class ShapeGuardError(ValueError):
     """A shape rule found its inputs invalid (wrong rank, mismatched sizes)."""
 
 
+class DataDependentOutputException(RuntimeError):
+    """The op's result is a Python value read off tensor data (allclose, equal): it cannot be traced."""
+
+
 class Oracle(Protocol):
     def decide(self, condition: sympy.Basic) -> bool:
         """Answer a condition that sympy could not decide statically."""

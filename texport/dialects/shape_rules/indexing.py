@@ -109,6 +109,28 @@ def _index_put(
     return self
 
 
+def _check_masked_index(mask: TensorMeta, indices: Sequence[TensorMeta | None]) -> None:
+    check(all(i is None or i.dtype in (DType.int64, DType.int32) for i in indices),
+          "tensors used as indices must be long or int tensors")
+    check(mask.dtype is DType.bool, "tensors used as masks must be bool tensors")
+
+
+# x[clamped indices] where mask, else fill: the indexing result's shape
+@shape_rule("_unsafe_masked_index")
+def _unsafe_masked_index(self: TensorMeta, mask: TensorMeta, indices: Sequence[TensorMeta | None],
+                         fill: Any) -> TensorMeta:
+    _check_masked_index(mask, indices)
+    return meta(index_shape(self, indices), self.dtype)
+
+
+# x with values (0 where not mask) added at the clamped indices: x's shape
+@shape_rule("_unsafe_masked_index_put_accumulate")
+def _unsafe_masked_index_put_accumulate(self: TensorMeta, mask: TensorMeta, indices: Sequence[TensorMeta | None],
+                                        values: TensorMeta) -> TensorMeta:
+    _check_masked_index(mask, indices)
+    return _index_put(self, indices, values)
+
+
 def _broadcasts_to(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
     if len(shape) > len(target):
         return False

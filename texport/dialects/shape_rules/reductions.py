@@ -358,6 +358,20 @@ def norm_dim(self: TensorMeta, p: object, dim: object, keepdim: bool = False) ->
     return linalg_vector_norm(self, p, dim, keepdim)
 
 
+# each slice along dim scaled down to p-norm maxnorm: x's shape and dtype
+@shape_rule("renorm")
+def renorm(self: TensorMeta, p: object, dim: int, maxnorm: object) -> TensorMeta:
+    check(not isinstance(p, complex), "renorm: p must be real-valued")
+    check(p > 0, "renorm: non-positive norm not supported")
+    check(not isinstance(maxnorm, complex), "renorm: maxnorm must be real-valued")
+    check(maxnorm >= 0, f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    check(self.ndim > 1, f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    check(self.dtype.is_floating_point or self.dtype.is_complex,
+          f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {scalar_type_name(self.dtype)}")
+    normalize_dims([dim], self.ndim)
+    return TensorMeta(self.shape, self.dtype)
+
+
 # ---------------------------------------------------------------- medians, modes, histograms, distances
 
 
@@ -375,6 +389,66 @@ def _histc(self: TensorMeta, bins: int = 100, min: Any = 0, max: Any = 0) -> Ten
           f'"histogram_cpu" not implemented for \'{scalar_type_name(self.dtype)}\'')
     check(bins > 0, f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
     return TensorMeta((bins,), self.dtype)
+
+
+def _check_histogram(self: TensorMeta, weight: TensorMeta | None, dims: int) -> None:
+    check(self.dtype.is_floating_point,
+          f'"histogramdd" not implemented for \'{scalar_type_name(self.dtype)}\'')
+    check(self.ndim >= 1, "torch.histogramdd: input tensor should have at least 1 dimension")
+    check(weight is None or tuple(weight.shape) == tuple(self.shape[:-1] if dims > 1 else self.shape),
+          "torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+          "tensor excluding its innermost dimension")
+
+
+# counts of the flattened input in bins equal-width bins (edges from range or the data), and the edges
+@shape_rule("histogram.bin_ct")
+def _histogram_bin_ct(self: TensorMeta, bins: int = 100, range: Any = None, weight: TensorMeta | None = None,  # noqa: A002
+                      density: bool = False) -> tuple[TensorMeta, TensorMeta]:
+    _check_histogram(self, weight, 1)
+    check(bins > 0, f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")
+    return TensorMeta((bins,), self.dtype), TensorMeta((bins + 1,), self.dtype)
+
+
+@shape_rule("histogram.bins_tensor")
+def _histogram_bins_tensor(self: TensorMeta, bins: TensorMeta, weight: TensorMeta | None = None,
+                           density: bool = False) -> tuple[TensorMeta, TensorMeta]:
+    _check_histogram(self, weight, 1)
+    check(bins.ndim == 1, f"torch.histogramdd(): bins tensor should have one dimension, but got {bins.ndim} dimensions in the bins tensor for dimension 0")
+    return TensorMeta((bins.shape[0] - 1,), self.dtype), bins
+
+
+@shape_rule("_histogramdd_bin_edges")
+def _histogramdd_bin_edges(self: TensorMeta, bins: Sequence[int], *_: Any) -> list[TensorMeta]:
+    return [TensorMeta((count + 1,), self.dtype) for count in bins]
+
+
+@shape_rule("_histogramdd_from_bin_cts")
+def _histogramdd_from_bin_cts(self: TensorMeta, bins: Sequence[int], range: Any = None,  # noqa: A002
+                              weight: TensorMeta | None = None, density: bool = False) -> TensorMeta:
+    _check_histogram(self, weight, len(bins))
+    return TensorMeta(tuple(bins), self.dtype)
+
+
+@shape_rule("_histogramdd_from_bin_tensors")
+def _histogramdd_from_bin_tensors(self: TensorMeta, bins: Sequence[TensorMeta], weight: TensorMeta | None = None,
+                                  density: bool = False) -> TensorMeta:
+    _check_histogram(self, weight, len(bins))
+    return TensorMeta(tuple(edges.shape[0] - 1 for edges in bins), self.dtype)
+
+
+_SEGMENT_REDUCTIONS = ("sum", "mean", "max", "min", "prod")
+
+
+# consecutive segments along axis (their lengths, or offsets into it) each reduced to one element
+@shape_rule("segment_reduce")
+def _segment_reduce(data: TensorMeta, reduce: str, lengths: TensorMeta | None = None,
+                    indices: TensorMeta | None = None, offsets: TensorMeta | None = None, axis: int = 0,
+                    unsafe: bool = False, initial: Any = None) -> TensorMeta:
+    check(reduce in _SEGMENT_REDUCTIONS, f"reduce argument must be either sum, max, min, mean or prod, got {reduce}")
+    check(lengths is not None or offsets is not None, "segment_reduce(): Either lengths or offsets must be defined")
+    axis = normalize_dim(axis, data.ndim)
+    segments = lengths.shape[-1] if lengths is not None else offsets.shape[-1] - 1
+    return TensorMeta((*data.shape[:axis], segments, *data.shape[axis + 1:]), data.dtype)
 
 
 @shape_rule("dist")

@@ -307,6 +307,12 @@ def _resize(self: TensorMeta, size: Sequence[Dim], *_: Any) -> TensorMeta:
     return meta(sizes, self.dtype)
 
 
+# resize_ to the template's sizes
+@shape_rule("resize_as_")
+def _resize_as(self: TensorMeta, the_template: TensorMeta, *_: Any) -> TensorMeta:
+    return meta(the_template.shape, self.dtype)
+
+
 # ---------------------------------------------------------------------------- dim reordering
 
 
@@ -549,6 +555,31 @@ def cat_meta(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     return meta(_replace(ref.shape, d, [total]), dtype)
 
 
+def chunk_cat_dim(ndims: Sequence[int], dim: int) -> int:
+    """_chunk_cat's dim: wrapped when the tensors agree on rank, else it must be non-negative."""
+    if len(set(ndims)) == 1:
+        return normalize_dim(dim, ndims[0])
+    check(dim >= 0, "_chunk_cat expects non-negative dim when input tensors have different ndims")
+    check(all(dim < n for n in ndims), "_chunk_cat expects dim < ndim for all input tensors")
+    return dim
+
+
+# each tensor padded along dim to a multiple of num_chunks, split into num_chunks rows, the rows concatenated
+@shape_rule("_chunk_cat")
+def _chunk_cat(tensors: Sequence[TensorMeta], dim: int, num_chunks: int) -> TensorMeta:
+    check(num_chunks >= 1, "_chunk_cat expects positive num_chunks")
+    check(len(tensors) > 0, "_chunk_cat expects a non-empty input tensor list")
+    check(all(t.dtype == tensors[0].dtype for t in tensors), "_chunk_cat expects all input tensors with the same dtype")
+    d = chunk_cat_dim([t.ndim for t in tensors], dim)
+    lead = tensors[0].shape[:d]
+    check(all(len(t.shape[:d]) == len(lead) and all(sym_eq(a, b) for a, b in zip(t.shape[:d], lead)) for t in tensors),
+          "_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors")
+    width: Dim = 0
+    for t in tensors:
+        width = width + ceil_div(t.shape[d], num_chunks) * product(t.shape[d + 1:])
+    return meta([*lead, num_chunks, width], tensors[0].dtype)
+
+
 @shape_rule("stack")
 def _stack(tensors: Sequence[TensorMeta], dim: int = 0) -> TensorMeta:
     check(len(tensors) > 0, "stack expects a non-empty TensorList")
@@ -781,6 +812,15 @@ def _unfold_strides(out: TensorMeta, self: TensorMeta, dimension: int, size: Dim
     d = normalize_dim(dimension, self.ndim)
     strides = strides_of(self)
     return (*_replace(strides, d, [strides[d] * to_dim(step)]), strides[d])
+
+
+# the gradient of unfold: each window's values summed back into a zero input
+@shape_rule("unfold_backward")
+def _unfold_backward(grad_in: TensorMeta, input_sizes: Sequence[Dim], dim: int, size: int, step: int) -> TensorMeta:
+    check(step > 0, f"step is {step} but must be > 0")
+    if input_sizes:
+        normalize_dim(dim, len(input_sizes))
+    return meta(list(input_sizes), grad_in.dtype)
 
 
 # ---------------------------------------------------------------------------- same shape

@@ -1202,6 +1202,128 @@ _register(_x_log(np.log1p, wide=False),
 _register(_float_binary(_zeta, in_double=True, refuse=("zeta_cpu", "reduced")),
           "special_zeta special_zeta.other_scalar special_zeta.self_scalar")
 _register(_float_binary(np.copysign), "copysign.Tensor copysign.Scalar")
+
+
+# ---------------------------------------------------------------- orthogonal polynomials P_n(x)
+# torch (aten/src/ATen/native/Math.h) evaluates each element in the result dtype:
+# special cases first (n < 0, the interval's ends, a closed form inside it for
+# high degree), else the three-term recurrence up to degree n.
+
+
+def _degree(n: Array) -> Array:
+    """torch's static_cast<int64_t>(n): truncation; nan and inf give a negative degree."""
+    finite = np.isfinite(n)
+    return np.trunc(np.clip(np.where(finite, n, -1), -(2.0**62), 2.0**62)).astype(np.int64)
+
+
+def _recurrence(first: Array, second: Array, degree: Array, step: Callable[[int, Array, Array], Array]) -> Array:
+    """P_degree from P_0 = first, P_1 = second and P_{j+1} = step(j, P_{j-1}, P_j);
+    an element stops at its degree or once it is nan (as torch's loop)."""
+    p, q = (np.array(v) for v in np.broadcast_arrays(first, second, degree)[:2])
+    for j in range(1, int(degree.max(initial=1))):
+        active = (degree > j) & ~np.isnan(q)
+        if not active.any():
+            break
+        p, q = np.where(active, q, p), np.where(active, step(j, p, q), q)
+    return q
+
+
+def _rounded(fn: Fn) -> Fn:
+    """fn in float64 rounded to the dtype: libm's float functions are correctly rounded, numpy's are not."""
+    return lambda v: fn(np.asarray(v, np.float64)).astype(v.dtype)
+
+
+_acos, _cos, _sin = _rounded(np.arccos), _rounded(np.cos), _rounded(np.sin)
+
+
+def _fms(a: Any, b: Array, c: Any) -> Array:
+    """a * b - c rounded once, as the fused multiply-add torch's compiled recurrences use
+    (float32 through float64, whose product of two float32 is exact; float64 plainly)."""
+    if b.dtype != np.float32:
+        return a * b - c
+    wide = np.asarray(a, np.float64) * b.astype(np.float64) - np.asarray(c, np.float64)
+    return wide.astype(np.float32)
+
+
+def _parity(n: Array, even: Any, odd: Any) -> Array:
+    return np.where(n % 2 == 0, even, odd)
+
+
+def _chebyshev(kind: str, threshold: int, shifted: bool) -> Fn:
+    """T, U, V, W and their shifted forms (of y = 2x - 1 on [0, 1])."""
+
+    def run(x: Array, n_value: Array) -> Array:
+        c, n = x.dtype.type, _degree(n_value)
+        y = x + x - c(1) if shifted else x
+        at_top, at_bottom = (x == c(1), x == c(0)) if shifted else (x == c(1), x == c(-1))
+        fn, one = n.astype(x.dtype), c(1)
+        odd_sum = fn + fn + one
+        top, bottom = {"t": (one, _parity(n, one, -one)), "u": (fn + one, _parity(n, fn + one, -(fn + one))),
+                       "v": (one, _parity(n, odd_sum, -odd_sum)), "w": (odd_sum, _parity(n, one, -one))}[kind]
+        theta = _acos(y)
+        if kind == "t":
+            inside = _cos(fn * theta)
+        elif kind == "u":
+            inside = np.where(_sin(theta) != 0, _sin((fn + one) * theta) / _sin(theta),
+                              (fn + one) * _cos((fn + one) * theta) / y)
+        elif kind == "v":
+            inside = np.where(_sin(theta / c(2)) != 1, _cos((fn + c(0.5)) * theta) / _cos(theta / c(2)),
+                              _parity(n, odd_sum, -odd_sum))
+        else:
+            ends = _parity(n, one, -one) if shifted else np.where(x > 0, odd_sum, _parity(n, one, -one))
+            inside = np.where(_cos(theta / c(2)) != 1, _sin((fn + c(0.5)) * theta) / _sin(theta / c(2)), ends)
+        second = {"t": y, "u": y + y, "v": y + y - one, "w": y + y + one}[kind]
+        chain = _recurrence(one, second, n, lambda j, p, q: _fms(y + y, q, p))
+        return np.select([n < 0, at_top, at_bottom, (n > threshold) & (np.abs(y) < 1), n == 0, n == 1],
+                         [c(0), top, bottom, inside, one, second], chain)
+
+    return run
+
+
+def _hermite(physicists: bool) -> Fn:
+    """H_n (physicists') or He_n (probabilists'); nan beyond degree 128 (float32) or 512."""
+
+    def run(x: Array, n_value: Array) -> Array:
+        c, n = x.dtype.type, _degree(n_value)
+        limit = 128 if x.dtype == np.float32 else 512
+        second = x + x if physicists else x
+        if physicists:
+            chain = _recurrence(c(1), second, np.minimum(n, limit + 1), lambda j, p, q: _fms(x + x, q, (j + j) * p))
+        else:
+            chain = _recurrence(c(1), second, np.minimum(n, limit + 1), lambda j, p, q: _fms(x, q, j * p))
+        return np.select([n < 0, n == 0, n == 1, n > limit], [c(0), c(1), second, c(np.nan)], chain)
+
+    return run
+
+
+def _laguerre(x: Array, n_value: Array) -> Array:
+    c, n = x.dtype.type, _degree(n_value)
+    second = c(1) - x
+    chain = _recurrence(c(1), second, n, lambda j, p, q: _fms(j + j + (c(1) - x), q, j * p) / c(j + 1))
+    return np.select([n < 0, x == 0, n == 0, n == 1], [c(0), c(1), c(1), second], chain)
+
+
+def _legendre(x: Array, n_value: Array) -> Array:
+    c, n = x.dtype.type, _degree(n_value)
+    chain = _recurrence(c(1), x, n, lambda j, p, q: _fms(c(j + j + 1) * x, q, j * p) / c(j + 1))
+    ends = np.where((x > 0) | (n % 2 == 0), c(1), c(-1))
+    return np.select([n < 0, np.abs(x) == 1, n == 0, n == 1], [c(0), ends, c(1), x], chain)
+
+
+_POLYNOMIALS: dict[str, Fn] = {
+    **{f"chebyshev_polynomial_{kind}": _chebyshev(kind, threshold, shifted=False)
+       for kind, threshold in (("t", 6), ("u", 8), ("v", 8), ("w", 8))},
+    **{f"shifted_chebyshev_polynomial_{kind}": _chebyshev(kind, threshold, shifted=True)
+       for kind, threshold in (("t", 6), ("u", 6), ("v", 6), ("w", 4))},
+    "hermite_polynomial_h": _hermite(physicists=True),
+    "hermite_polynomial_he": _hermite(physicists=False),
+    "laguerre_polynomial_l": _laguerre,
+    "legendre_polynomial_p": _legendre,
+}
+for _name, _fn in _POLYNOMIALS.items():
+    _register(_float_binary(_fn, refuse=(f"{_name}_cpu", "reduced")),
+              f"special_{_name} special_{_name}.x_scalar special_{_name}.n_scalar")
+del _name, _fn
 _register(_ldexp, "ldexp.Tensor", "ldexp_")
 _register(_float_binary(np.hypot, refuse=("hypot_cpu", "integral")), "hypot")
 # the regularized lower / upper incomplete gamma functions P(a, x), Q(a, x)
@@ -1353,6 +1475,20 @@ _register(_infinity_test(1.0), "isposinf")
 _register(_infinity_test(-1.0), "isneginf")
 _register(_isreal, "isreal")
 _register(_isclose, "isclose")
+
+
+def _allclose(self: Array, other: Array, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """isclose(...).all(), a Python bool (the shapes broadcast, the dtypes must match)."""
+    return bool(np.all(_isclose(self, other, rtol, atol, equal_nan)))
+
+
+def _equal(self: Array, other: Array) -> bool:
+    """Same shape and equal values after type promotion (nan is never equal)."""
+    return self.shape == other.shape and bool(np.all(np.equal(self, other)))
+
+
+_register(_allclose, "allclose")
+_register(_equal, "equal")
 
 
 def _positive(self: Array) -> Array:

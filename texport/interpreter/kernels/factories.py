@@ -192,7 +192,7 @@ def _arange_step(start: Any, end: Any, step: Any = 1, dtype: Any = None, *_: Any
 
 
 @kernel("linspace")
-def _linspace(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
+def linspace_values(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
     """torch's symmetric formula: the first half counts up from start, the second half down
     from end, so both ends are exact. Floats compute in the output dtype, as torch does;
     integer dtypes in double from the bounds converted to the dtype, truncated."""
@@ -220,9 +220,30 @@ def _logspace(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any =
     out = np_dtype(dtype, _FLOAT)
     if not is_floating(out):
         start, end = int(start), int(end)
-    exponents = _linspace(start, end, steps, DType.float64)
+    exponents = linspace_values(start, end, steps, DType.float64)
     with np.errstate(all="ignore"):
         return cast(np.power(np.float64(base), exponents), out)
+
+
+def _item(name: str, op: str, value: Any) -> Any:
+    """torch's kernel reads a 0-d tensor bound with item() and calls the Scalar overload."""
+    if not isinstance(value, np.ndarray):
+        return value
+    if value.ndim:
+        raise RuntimeError(f"{op} only supports 0-dimensional start and end tensors, "
+                           f"but got {name} with {value.ndim} dimension(s).")
+    return value.item()
+
+
+@kernel("linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor")
+def _linspace_tensor(start: Any, end: Any, steps: int, dtype: Any = None, *_: Any) -> np.ndarray:
+    return linspace_values(_item("start", "linspace", start), _item("end", "linspace", end), steps, dtype)
+
+
+@kernel("logspace.Tensor_Tensor", "logspace.Tensor_Scalar", "logspace.Scalar_Tensor")
+def _logspace_tensor(start: Any, end: Any, steps: int, base: float = 10.0, dtype: Any = None,
+                     *_: Any) -> np.ndarray:
+    return _logspace(_item("start", "logspace", start), _item("end", "logspace", end), steps, base, dtype)
 
 
 # ---------------------------------------------------------------------------- random

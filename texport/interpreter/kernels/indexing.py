@@ -105,6 +105,32 @@ def _index_put_into(
     return self
 
 
+def _clamped(self: np.ndarray, indices: Sequence[np.ndarray | None]) -> list[np.ndarray | None]:
+    """Each index clamped into [-size, size) of its dim, as torch's kernels (its decomposition of
+    _unsafe_masked_index clamps into [0, size) instead: a negative index reads element 0 there)."""
+    return [None if index is None else np.clip(index, -size, size - 1) for index, size in zip(indices, self.shape)]
+
+
+@kernel("_unsafe_masked_index")
+def _unsafe_masked_index(self: np.ndarray, mask: np.ndarray, indices: Sequence[np.ndarray | None],
+                         fill: Any) -> np.ndarray:
+    """x[indices clamped into [-size, size)] where mask, else fill (an empty x gives all fill)."""
+    fill_value = np.asarray(fill).astype(self.dtype)
+    if self.size == 0:
+        return np.full(mask.shape, fill_value)
+    return np.where(mask, _index(self, _clamped(self, indices)), fill_value)
+
+
+@kernel("_unsafe_masked_index_put_accumulate")
+def _unsafe_masked_index_put_accumulate(self: np.ndarray, mask: np.ndarray, indices: Sequence[np.ndarray | None],
+                                        values: np.ndarray) -> np.ndarray:
+    """x with values (0 where not mask) added at indices clamped into [-size, size)."""
+    if self.size == 0:
+        return self.copy()
+    masked = np.where(mask, values, np.zeros((), values.dtype))
+    return _index_put(self, _clamped(self, indices), masked, accumulate=True)
+
+
 # ---------------------------------------------------------------------------- index_* along a dim
 
 

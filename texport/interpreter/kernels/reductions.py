@@ -24,6 +24,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
+from .factories import linspace_values
 from .variants import write_into
 from .views import join_tensors
 
@@ -704,6 +705,24 @@ def _norm_dim(self: Array, p: Any, dim: Sequence[int], keepdim: bool = False) ->
     return _vector_norm(self, 2 if p is None else p, dim, keepdim, None)
 
 
+@kernel("renorm")
+def _renorm(self: Array, p: Any, dim: int, maxnorm: Any) -> Array:
+    """x scaled by maxnorm / (norm + 1e-7) where a slice's p-norm over the other dims
+    exceeds maxnorm (torch's renorm_scale); reduced floats take the norm in float32."""
+    if not p > 0:
+        raise RuntimeError("renorm: non-positive norm not supported")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if self.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    axes = [d for d in range(self.ndim) if d != normalize_dim(dim, self.ndim)]
+    norm = _vector_norm(self, p, axes, True, DType.float32 if is_reduced_float(self.dtype) else None)
+    c = norm.dtype.type
+    with np.errstate(all="ignore"):
+        factor = np.where(norm > c(maxnorm), c(maxnorm) / (norm + c(1e-7)), c(1))
+    return cast(self * cast(factor, self.dtype), self.dtype)
+
+
 # ---------------------------------------------------------------- medians, modes
 
 
@@ -789,6 +808,127 @@ def _histc(self: Array, bins: int = 100, min: Any = 0, max: Any = 0) -> Array:  
         position = ((inside - low) * work.type(bins) / (high - low)).astype(np.int64)
     counts = np.bincount(np.minimum(position, bins - 1), minlength=bins)
     return _result(counts, self.dtype)
+
+
+def _samples(self: Array, dims: int) -> Array:
+    """The input as (N, dims) points (histogram: every element one 1-d point)."""
+    if not is_inexact(self.dtype):
+        raise RuntimeError(f'"histogramdd" not implemented for \'{_type_name(self.dtype)}\'')
+    return self.reshape(-1, dims)
+
+
+def _bin_edges(samples: Array, bins: Sequence[int], range: Sequence[float] | None) -> list[Array]:  # noqa: A002
+    """bins[d] + 1 equal-width edges per dim, torch's linspace in the input dtype over range (or
+    the data's min and max; an empty range widened by 0.5 each way, as numpy)."""
+    edges = []
+    for d, count in enumerate(bins):
+        if count <= 0:
+            raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {count} for dimension {d}")
+        if range is not None:
+            low, high = float(range[2 * d]), float(range[2 * d + 1])
+        elif samples.shape[0]:
+            low, high = float(samples[:, d].min()), float(samples[:, d].max())
+        else:
+            low = high = 0.0
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{low}, {high}] is not finite")
+        if low > high:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low} max {high} "
+                               f"for dimension {d}")
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges.append(linspace_values(low, high, count + 1, from_numpy(samples.dtype)))
+    return edges
+
+
+def _bin_counts(samples: Array, edges: Sequence[Array], weight: Array | None, density: bool) -> Array:
+    """The (weighted) count of points per bin: a point in [edges[0], edges[-1]] falls in the bin
+    whose left edge is the last <= it (the last bin closed); NaN and points outside fall in none."""
+    inside = np.ones(samples.shape[0], bool)
+    flat = np.zeros(samples.shape[0], np.int64)
+    for d, edge in enumerate(edges):
+        column = samples[:, d]
+        inside &= (column >= edge[0]) & (column <= edge[-1])
+        position = np.minimum(np.searchsorted(edge, column, side="right") - 1, len(edge) - 2)
+        flat = flat * (len(edge) - 1) + np.clip(position, 0, None)
+    shape = tuple(len(edge) - 1 for edge in edges)
+    weights = None if weight is None else weight.reshape(-1)[inside].astype(np.float64)
+    hist = np.bincount(flat[inside], weights, math.prod(shape)).astype(samples.dtype).reshape(shape)
+    if density:
+        hist = hist / hist.sum(dtype=samples.dtype)
+        for d, edge in enumerate(edges):
+            hist = hist / np.diff(edge).reshape([-1 if k == d else 1 for k in range(len(edges))])
+    return hist
+
+
+@kernel("histogram.bin_ct")
+def _histogram_bin_ct(self: Array, bins: int = 100, range: Any = None, weight: Array | None = None,  # noqa: A002
+                      density: bool = False) -> tuple[Array, Array]:
+    samples = _samples(self, 1)
+    edges = _bin_edges(samples, [bins], range)
+    return _bin_counts(samples, edges, weight, density), edges[0]
+
+
+@kernel("histogram.bins_tensor")
+def _histogram_bins_tensor(self: Array, bins: Array, weight: Array | None = None,
+                           density: bool = False) -> tuple[Array, Array]:
+    samples = _samples(self, 1)
+    return _bin_counts(samples, [bins], weight, density), bins.copy()
+
+
+@kernel("_histogramdd_bin_edges")
+def _histogramdd_bin_edges(self: Array, bins: Sequence[int], range: Any = None, weight: Array | None = None,  # noqa: A002
+                           density: bool = False) -> list[Array]:
+    return _bin_edges(_samples(self, len(bins)), bins, range)
+
+
+@kernel("_histogramdd_from_bin_cts")
+def _histogramdd_from_bin_cts(self: Array, bins: Sequence[int], range: Any = None,  # noqa: A002
+                              weight: Array | None = None, density: bool = False) -> Array:
+    samples = _samples(self, len(bins))
+    return _bin_counts(samples, _bin_edges(samples, bins, range), weight, density)
+
+
+@kernel("_histogramdd_from_bin_tensors")
+def _histogramdd_from_bin_tensors(self: Array, bins: Sequence[Array], weight: Array | None = None,
+                                  density: bool = False) -> Array:
+    return _bin_counts(_samples(self, len(bins)), bins, weight, density)
+
+
+_SEGMENT_UFUNCS = {"sum": (np.add, 0.0), "mean": (np.add, 0.0), "max": (np.maximum, -math.inf),
+                   "min": (np.minimum, math.inf), "prod": (np.multiply, 1.0)}
+
+
+@kernel("segment_reduce")
+def _segment_reduce(data: Array, reduce: str, lengths: Array | None = None, indices: Array | None = None,
+                    offsets: Array | None = None, axis: int = 0, unsafe: bool = False, initial: Any = None) -> Array:
+    """Each run of lengths[..., s] elements along axis reduced from initial (else the reduction's
+    identity); an empty segment's mean is initial, else nan. lengths (or offsets' differences)
+    carry data's leading dims before the segment dim."""
+    if reduce not in _SEGMENT_UFUNCS:
+        raise RuntimeError(f"reduce argument must be either sum, max, min, mean or prod, got {reduce}")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    axis = normalize_dim(axis, data.ndim)
+    counts = np.diff(offsets, axis=-1) if lengths is None else lengths
+    leading, size = math.prod(data.shape[:axis]), data.shape[axis]
+    counts = np.broadcast_to(counts, (*data.shape[:axis], counts.shape[-1])).reshape(leading, -1).astype(np.int64)
+    segments = counts.shape[1]
+    ends = np.cumsum(counts, axis=1)
+    if np.any(ends[:, -1] != size):
+        raise RuntimeError(f"segment_reduce(): Expected all rows of lengths along axis to sum to data.size({axis}).")
+    # segment of each position: the number of segment ends at or before it, offset by its leading row
+    owner = (np.arange(size)[None, None, :] >= ends[:, :, None]).sum(axis=1) + np.arange(leading)[:, None] * segments
+    ufunc, identity = _SEGMENT_UFUNCS[reduce]
+    start = identity if initial is None else initial
+    flat = data.reshape(leading * size, -1)
+    out = np.full((leading * segments, flat.shape[1]), start, data.dtype)
+    with np.errstate(all="ignore"):
+        ufunc.at(out, owner.ravel(), flat)
+        if reduce == "mean":
+            count = counts.reshape(-1, 1).astype(data.dtype)
+            out = np.where(count > 0, out / count, data.dtype.type(math.nan if initial is None else initial))
+    return out.reshape(*data.shape[:axis], segments, *data.shape[axis + 1:]).astype(data.dtype, copy=False)
 
 
 @kernel("dist")

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
-from texport.dialects.shape_rules.views import scalar_type
+from texport.dialects.shape_rules.views import chunk_cat_dim, scalar_type
 
 from ..dtypes import FLOAT32, is_reduced_float, to_numpy
 from . import kernel
@@ -466,6 +466,28 @@ def _unfold(self: np.ndarray, dimension: int, size: int, step: int) -> np.ndarra
     return _np_as_strided(self, shape, strides, writeable=self.flags.writeable)
 
 
+def unfold_positions(length: int, size: int, step: int) -> np.ndarray:
+    """The input positions unfold's windows read, window after window."""
+    windows = (length - size) // step + 1
+    return (np.arange(windows)[:, None] * step + np.arange(size)[None, :]).ravel()
+
+
+@kernel("unfold_backward")
+def _unfold_backward(grad_in: np.ndarray, input_sizes: Sequence[int], dim: int, size: int, step: int) -> np.ndarray:
+    """A zero input of input_sizes with each window's gradient added where the window read
+    (overlapping windows add up); grad_in has unfold's output shape."""
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if not input_sizes:
+        return grad_in.reshape(()).copy()
+    d = wrap_dim(dim, len(input_sizes))
+    out = np.zeros(tuple(input_sizes), grad_in.dtype)
+    source = np.moveaxis(grad_in, -1, d + 1)
+    source = source.reshape(source.shape[:d] + (-1,) + source.shape[d + 2:])
+    np.add.at(out, (slice(None),) * d + (unfold_positions(input_sizes[d], size, step),), source)
+    return out
+
+
 # ---------------------------------------------------------------------------- splitting
 
 
@@ -890,6 +912,21 @@ def join_tensors(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     return np.concatenate([t.astype(dtype, copy=False) for t in kept], axis=d)
 
 
+@kernel("_chunk_cat")
+def _chunk_cat(tensors: Sequence[np.ndarray], dim: int, num_chunks: int) -> np.ndarray:
+    """Each tensor zero-padded along dim to a multiple of num_chunks, viewed as
+    (leading dims, num_chunks, -1), the views concatenated after the chunk axis."""
+    if num_chunks < 1:
+        raise RuntimeError("_chunk_cat expects positive num_chunks")
+    d = chunk_cat_dim([t.ndim for t in tensors], dim)
+    rows = []
+    for t in tensors:
+        widths = [(0, 0)] * t.ndim
+        widths[d] = (0, -t.shape[d] % num_chunks)
+        rows.append(np.pad(t, widths).reshape(t.shape[:d] + (num_chunks, -1)))
+    return np.concatenate(rows, axis=d + 1)
+
+
 @kernel("stack")
 def _stack(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     if not tensors:
@@ -1105,6 +1142,12 @@ def _resize_(self: np.ndarray, size: Sequence[int], memory_format: Any = None) -
     out = np.zeros(numel, self.dtype)
     out[:capacity] = old
     return out.reshape(shape)
+
+
+@kernel("resize_as_")
+def _resize_as_(self: np.ndarray, the_template: np.ndarray, memory_format: Any = None) -> np.ndarray:
+    """resize_ to the template's sizes (its values are not read)."""
+    return _resize_(self, the_template.shape, memory_format)
 
 
 @kernel("diag_embed")

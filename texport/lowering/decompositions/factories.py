@@ -8,7 +8,7 @@ from typing import Any
 from texport.dialects.shape_rules.strides import memory_format_name, physical_layout
 from texport.tracer.tracing import layout_of
 
-from ._common import DType, Tensor, aten, register_decomposition
+from ._common import DType, Tensor, aten, cast_to, register_decomposition
 
 _DEFAULT_FLOAT = DType.float32
 
@@ -108,6 +108,43 @@ def linspace(start: Any, end: Any, steps: int, *, dtype: DType | None = None, la
     high = aten.sub.Tensor(end, aten.mul.Tensor(aten.sub.Tensor(steps - 1, index), step))
     values = aten.where.self(aten.lt.Scalar(index, steps // 2), low, high)
     return aten._to_copy.default(values, dtype=dtype) if values.dtype is not dtype else values
+
+
+# linspace with 0-d tensor bounds, as torch's reference: the bounds in float64, step = (end - start)/(n-1),
+# an int64 arange cast to the computation dtype (float32 for reduced floats, int64 for integers)
+@register_decomposition([aten.linspace.Tensor_Tensor, aten.linspace.Tensor_Scalar, aten.linspace.Scalar_Tensor])
+def linspace_tensor(start: Any, end: Any, steps: int, *, dtype: DType | None = None, layout: Any = None,
+                    device: Any = None, pin_memory: Any = None) -> Tensor:
+    start, end = (cast_to(v, DType.float64) if isinstance(v, Tensor) else v for v in (start, end))
+    dtype = dtype or (DType.complex64 if isinstance(start, complex) or isinstance(end, complex) else _DEFAULT_FLOAT)
+    if steps == 0:
+        return aten.full.default([0], 0, dtype=dtype)
+    if steps == 1:
+        if isinstance(start, Tensor):
+            return aten.copy.default(aten.empty.memory_format([1], dtype=dtype), start)
+        return aten.full.default([1], start, dtype=dtype)
+    index = aten.arange.start_step(0, steps, 1)
+    compute = dtype if dtype.is_floating_point or dtype.is_complex else DType.int64
+    compute = DType.float32 if compute in (DType.float16, DType.bfloat16) else compute
+    step = aten.div.Tensor(aten.sub.Tensor(end, start), steps - 1)
+    rise = aten.mul.Tensor(step, cast_to(index, compute))
+    low = aten.add.Tensor(start, rise) if isinstance(start, Tensor) else aten.add.Tensor(rise, start)
+    fall = aten.mul.Tensor(step, cast_to(aten.sub.Tensor(steps - 1, index), compute))
+    high = aten.sub.Tensor(end, fall)
+    return cast_to(aten.where.self(aten.lt.Scalar(index, steps / 2), low, high), dtype)
+
+
+# logspace with 0-d tensor bounds = base ** linspace(start, end, n) in float64, to dtype (torch's
+# reference; integer dtypes take the bounds in the dtype first)
+@register_decomposition([aten.logspace.Tensor_Tensor, aten.logspace.Tensor_Scalar, aten.logspace.Scalar_Tensor])
+def logspace_tensor(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: DType | None = None,
+                    layout: Any = None, device: Any = None, pin_memory: Any = None) -> Tensor:
+    dtype = dtype or _DEFAULT_FLOAT
+    if dtype.is_integral:
+        start, end = (cast_to(v, dtype) if isinstance(v, Tensor) else int(v) if isinstance(v, float) else v
+                      for v in (start, end))
+    exponents = linspace_tensor(start, end, steps, dtype=DType.float64)
+    return aten._to_copy.default(aten.pow.Scalar(base, exponents), dtype=dtype)
 
 
 # eye(n, m) = (arange(n)[:, None] == arange(m)[None, :]).to(dtype)

@@ -23,6 +23,34 @@ def index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     return aten.index_put.default(self, [None] * dim + [index], source, False)
 
 
+# _unsafe_masked_index(x, m, idx, f) = masked_fill(index(x, clamp(idx, 0, size - 1)), ~m, f) (torch's
+# decomposition; an empty x gives all fill)
+@register_decomposition(aten._unsafe_masked_index.default)
+def _unsafe_masked_index(self: Tensor, mask: Tensor, indices: list[Any], fill: Any) -> Tensor:
+    if _known_empty(self):
+        return aten.full.default(list(mask.shape), fill, dtype=self.dtype)
+    clamped = [None if index is None else aten.clamp.default(index, 0, size - 1)
+               for index, size in zip(indices, self.shape)]
+    return aten.masked_fill.Scalar(aten.index.Tensor(self, clamped), aten.bitwise_not.default(mask), fill)
+
+
+# _unsafe_masked_index_put_accumulate(x, m, idx, v) = index_put(x, clamp(idx, -size, size - 1),
+# masked_fill(v, ~m, 0), accumulate=True) (torch's decomposition; an empty x is copied)
+@register_decomposition(aten._unsafe_masked_index_put_accumulate.default)
+def _unsafe_masked_index_put_accumulate(self: Tensor, mask: Tensor, indices: list[Any], values: Tensor) -> Tensor:
+    if _known_empty(self):
+        return aten.clone.default(self)
+    clamped = [None if index is None else aten.clamp.default(index, -size, size - 1)
+               for index, size in zip(indices, self.shape)]
+    masked = aten.masked_fill.Scalar(values, aten.bitwise_not.default(mask), 0)
+    return aten.index_put.default(self, clamped, masked, True)
+
+
+def _known_empty(x: Tensor) -> bool:
+    """torch's guard_or_false(numel == 0): only a statically empty tensor counts."""
+    return any(isinstance(size, int) and size == 0 for size in x.shape)
+
+
 # select_scatter(x, s, d, i) = where(arange(n) == i along d, unsqueeze(s, d), x)
 # (torch._refs: torch's default table takes this core op to a mask)
 @register_decomposition(aten.select_scatter.default)

@@ -140,6 +140,18 @@ def norm_dim(self: Tensor, p: Any, dim: list[int], keepdim: bool = False) -> Ten
     return aten.linalg_vector_norm.default(self, 2 if p is None else p, dim, keepdim)
 
 
+# renorm(x, p, d, m) = x · where(n > m, m / (n + 1e-7), 1), n = ||x||_p over the dims but d (keepdim;
+# float32 for reduced floats), as torch's reference
+@register_decomposition(aten.renorm.default)
+def renorm(self: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    reduced = [d for d in range(self.dim()) if d != canonical_dim(dim, self.dim())]
+    accumulate = DType.float32 if self.dtype in (DType.float16, DType.bfloat16) else None
+    norm = aten.linalg_vector_norm.default(self, p, reduced, True, dtype=accumulate)
+    scaled = aten.mul.Tensor(aten.reciprocal.default(aten.add.Tensor(norm, 1e-7)), maxnorm)
+    factor = aten.where.self(aten.gt.Scalar(norm, maxnorm), scaled, aten.scalar_tensor.default(1.0, dtype=norm.dtype))
+    return aten.mul.Tensor(self, cast_to(factor, self.dtype))
+
+
 # logsumexp(x, d) = log(sum(exp(x - m), d)) + m with m = amax(x, d) (0 where |m| = inf)
 @register_decomposition(aten.logsumexp.default)
 def logsumexp(self: Tensor, dim: list[int], keepdim: bool = False) -> Tensor:

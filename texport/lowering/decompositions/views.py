@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from texport.dialects.shape_rules.strides import memory_format_name
+from texport.dialects.shape_rules.views import chunk_cat_dim
 from texport.tracer.composites import broadcast_shapes
 
 from ._common import DType, Tensor, aten, canonical_dim, numel, register_decomposition, reshape_to
@@ -213,6 +214,41 @@ def unbind(self: Tensor, dim: int = 0) -> list[Tensor]:
     if type(size) is not int:
         raise ValueError(f"unbinding a symbolic size {size} gives a data-dependent number of pieces")
     return [aten.squeeze.dims(aten.slice.Tensor(self, dim, i, i + 1), [dim]) for i in range(size)]
+
+
+# unfold_backward(g, sizes, d, k, s) = index_put(zeros(sizes), [:, ..., flatten(unfold(arange(n), k, s))],
+# flatten(movedim(g, -1, d + 1), d, d + 1), accumulate=True): torch's vectorised path, for a grad of
+# unfold's output shape
+@register_decomposition(aten.unfold_backward.default)
+def unfold_backward(grad: Tensor, input_sizes: list[Any], dim: int, size: int, step: int) -> Tensor:
+    if not input_sizes:
+        return aten.clone.default(aten.squeeze.dim(grad, 0))
+    d = canonical_dim(dim, len(input_sizes))
+    length = input_sizes[d]
+    windows = (length - size) // step + 1
+    if list(grad.shape) != [*input_sizes[:d], windows, *input_sizes[d + 1:], size]:
+        raise NotImplementedError(f"unfold_backward: texport decomposes a grad of unfold's output shape only, "
+                                  f"got {list(grad.shape)} for input sizes {list(input_sizes)}")
+    zeros = aten.full.default(list(input_sizes), 0, dtype=grad.dtype)
+    positions = aten.unfold.default(aten.arange.start_step(0, length, 1, dtype=DType.int32), 0, size, step)
+    positions = reshape_to(positions, [windows * size])
+    order = [*range(d + 1), grad.dim() - 1, *range(d + 1, grad.dim() - 1)]
+    source = reshape_to(aten.permute.default(grad, order), [*input_sizes[:d], windows * size, *input_sizes[d + 1:]])
+    return aten.index_put.default(zeros, [None] * d + [positions], source, True)
+
+
+# _chunk_cat(ts, d, n) = cat([pad(t, along d to a multiple of n).view(t.shape[:d] + [n, -1])], d + 1),
+# as torch's decomposition (constant_pad_nd only where a tensor needs padding)
+@register_decomposition(aten._chunk_cat.default)
+def _chunk_cat(tensors: list[Tensor], dim: int, num_chunks: int) -> Tensor:
+    d = chunk_cat_dim([t.dim() for t in tensors], dim)
+    rows = []
+    for t in tensors:
+        missing = -t.shape[d] % num_chunks
+        if missing:
+            t = aten.constant_pad_nd.default(t, [0, 0] * (t.dim() - d - 1) + [0, missing], 0)
+        rows.append(reshape_to(t, [*t.shape[:d], num_chunks, t.shape[d] // num_chunks * numel(t.shape[d + 1:])]))
+    return aten.cat.default(rows, d + 1)
 
 
 # stack(xs, d) = view(cat(xs, d), sizes with n at d); at d = rank: cat([unsqueeze(x, d) for x in xs], d)
