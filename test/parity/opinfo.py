@@ -108,6 +108,8 @@ def _recorder(torch: Any, calls: list[Call], context: dict[str, str]) -> Any:
             return Stored.of(torch, value)
         if isinstance(value, (list, tuple)):
             return type(value)(copy(v) for v in value)
+        if isinstance(value, dict):  # the kwargs
+            return {k: copy(v) for k, v in value.items()}
         if isinstance(value, torch.Generator):
             return None
         return value
@@ -292,6 +294,8 @@ def to_texport(value: Any) -> Any:
 
     if isinstance(value, Stored):
         return texport.from_numpy(value.array())
+    if isinstance(value, torch.Tensor):  # a keyword tensor of a recording made before kwargs were copied
+        return to_texport(Stored.of(torch, value))
     if isinstance(value, (list, tuple)):  # torch.Size too
         return (list if isinstance(value, list) else tuple)(to_texport(v) for v in value)
     if isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):

@@ -260,6 +260,15 @@ def test_gather_edge_cases() -> None:
         KERNELS["gather"](grid(1, 3), 1, longs([0], [1]))
 
 
+def test_gather_and_scatter_check_the_dtype_of_a_non_empty_index_only() -> None:
+    """torch gathers nothing through an empty uint8 index, and rejects a non-empty one."""
+    assert run("gather", np.arange(5.0, dtype=np.float32), 0, np.zeros(0, np.uint8)).shape == (0,)
+    x = np.arange(5.0, dtype=np.float32)
+    np.testing.assert_array_equal(run("scatter.src", x, 0, np.zeros(0, np.uint8), x[:0]), x)
+    with raises(RuntimeError, "Expected dtype int32/int64 for index"):
+        KERNELS["gather"](x, 0, np.zeros(1, np.uint8))
+
+
 @pytest.mark.parametrize("dim", [0, 1])
 def test_scatter_src_matches_a_loop(dim: int) -> None:
     x = np.zeros((3, 4), np.float32)

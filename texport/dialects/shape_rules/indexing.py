@@ -201,10 +201,15 @@ def _check_index_fits(
           f"{shape_text(src.shape)}")
 
 
+def _index_dtype_ok(index: TensorMeta) -> bool:
+    """gather/scatter take an int64 or int32 index; torch checks only a non-empty one."""
+    return index.dtype in _INDEX_DTYPES or any(type(s) is int and s == 0 for s in index.shape)
+
+
 @shape_rule("gather")
 def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = False) -> TensorMeta:
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype in _INDEX_DTYPES, "gather(): Expected dtype int32/int64 for index")
+    check(_index_dtype_ok(index), "gather(): Expected dtype int32/int64 for index")
     _check_index_fits(self, d, index, None, "input")
     return meta(index.shape, self.dtype)
 
@@ -213,7 +218,7 @@ def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = F
 def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
     """src is a tensor (.src, add, reduce) or a Python scalar (.value, .value_reduce)."""
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype in _INDEX_DTYPES, "scatter(): Expected dtype int32/int64 for index")
+    check(_index_dtype_ok(index), "scatter(): Expected dtype int32/int64 for index")
     src_meta = src if isinstance(src, TensorMeta) else None
     if src_meta is not None:
         check(src_meta.dtype is self.dtype,

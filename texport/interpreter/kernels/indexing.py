@@ -211,10 +211,10 @@ def _scatter_coords(index: np.ndarray, d: int) -> tuple[np.ndarray, ...]:
 def _gather_scatter_dims(self: np.ndarray, dim: int, index: np.ndarray) -> tuple[int, bool]:
     """(normalised dim, whether there is work): gather/scatter need an int64 or int32 index of self's rank."""
     d = wrap_dim(dim, self.ndim)
+    if index.size == 0:  # torch checks the dtype of a non-empty index only
+        return d, False
     if index.dtype not in (np.int64, np.int32):
         raise RuntimeError("gather/scatter(): Expected dtype int32/int64 for index")
-    if index.size == 0:
-        return d, False
     if max(index.ndim, 1) != max(self.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if any(k != d and i > s for k, (i, s) in enumerate(zip(index.shape, self.shape))):
