@@ -595,6 +595,29 @@ def test_upsample_linear1d_vec() -> None:
           apply_rows(x, 2, linear_weights(5, 8, False, 1.7)))
 
 
+def half_rows(rows: list[list[tuple[int, float]]], linear: bool) -> list[list[tuple[int, float]]]:
+    """torch's float16 weights: each rounded to float16; a linear pair is (1 - half(lambda), half(lambda))."""
+    def rounded(row: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        if linear:
+            lam = float(np.float16(row[1][1]))
+            return [(row[0][0], float(np.float16(1 - lam))), (row[1][0], lam)]
+        return [(i, float(np.float16(w))) for i, w in row]
+
+    return [rounded(row) for row in rows]
+
+
+def test_upsample_float16_rounds_the_weights_then_sums_in_float32() -> None:
+    x = (rand(2, 3, 5) * 5).astype(np.float16)
+    wide = x.astype(np.float64)
+    for align, size in ((False, 8), (True, 7)):
+        expect = apply_rows(wide, 2, half_rows(linear_weights(5, size, align, None), True)).astype(np.float16)
+        np.testing.assert_array_equal(run("upsample_linear1d", x, [size], align), expect)
+    x2 = (rand(1, 2, 4, 5) * 5).astype(np.float16)
+    expect = apply_rows(apply_rows(x2.astype(np.float64), 2, half_rows(cubic_rows(4, 7, False), False)), 3,
+                        half_rows(cubic_rows(5, 3, False), False))
+    close(run("upsample_bicubic2d", x2, [7, 3], False), expect.astype(np.float16), 2e-3)
+
+
 def cubic_rows(size: int, out: int, align_corners: bool) -> list[list[tuple[int, float]]]:
     a = -0.75
 

@@ -695,10 +695,13 @@ def _index_and_lambda(src: Array, size: int) -> tuple[Array, Array]:
 
 
 def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None,
-                 dtype: np.dtype) -> tuple[Array, Array]:
+                 dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
+    """torch stores lambda in the input's dtype and takes 1 - lambda there (a float16
+    weight pair is rounded, then used in float32)."""
     index, lam = _index_and_lambda(_source(size, out, align_corners, scale, dtype, False), size)
     upper = index + (index < size - 1)
-    return np.stack([index, upper], 1), np.stack([1 - lam, lam], 1)
+    lam = lam.astype(storage)
+    return np.stack([index, upper], 1), np.stack([1 - lam, lam], 1).astype(dtype)
 
 
 def _cubic_weights(t: Array) -> Array:
@@ -715,10 +718,11 @@ def _cubic_weights(t: Array) -> Array:
 
 
 def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None,
-                dtype: np.dtype) -> tuple[Array, Array]:
+                dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
+    """torch computes the weights in the opmath dtype and stores them in the input's."""
     index, lam = _index_and_lambda(_source(size, out, align_corners, scale, dtype, True), size)
     taps = np.clip(index[:, None] + np.arange(-1, 3), 0, size - 1)  # upsample_get_value_bounded
-    return taps, _cubic_weights(lam)
+    return taps, _cubic_weights(lam).astype(storage).astype(dtype)
 
 
 def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
@@ -727,7 +731,7 @@ def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
     return np.moveaxis(np.einsum("...ot,ot->...o", gathered, weights), -1, axis)
 
 
-TapMaker = Callable[[int, int, bool, float | None, np.dtype], tuple[Array, Array]]
+TapMaker = Callable[[int, int, bool, float | None, np.dtype, np.dtype], tuple[Array, Array]]
 
 
 def _uint8_weights(size: int, out: int, align_corners: bool, scale: float | None,
@@ -735,7 +739,7 @@ def _uint8_weights(size: int, out: int, align_corners: bool, scale: float | None
     """torch's uint8 resampling weights along one axis: the float taps merged per input
     index into a dense [out, size] matrix, rounded to int16 fixed point at the largest
     precision (< 22 bits) its biggest weight allows; returns (weights, precision)."""
-    index, weights = taps(size, out, align_corners, scale, np.dtype(np.float64))
+    index, weights = taps(size, out, align_corners, scale, np.dtype(np.float64), np.dtype(np.float64))
     dense = np.zeros((out, size))
     np.add.at(dense, (np.arange(out)[:, None], index), weights)
     fits = 0.5 + dense.max() * (1 << (np.arange(22) + 1)) < 1 << 15
@@ -768,7 +772,7 @@ def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
     n = len(sizes)
     for j in reversed(range(n)):
         axis = x.ndim - n + j
-        index, weights = taps(x.shape[axis], sizes[j], align_corners, scales[j], dtype)
+        index, weights = taps(x.shape[axis], sizes[j], align_corners, scales[j], dtype, x.dtype)
         out = _resample_axis(out, axis, index, weights)
     return out.astype(x.dtype, copy=False)
 
@@ -840,7 +844,13 @@ def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
     return upsample
 
 
-for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps),
+def _linear_taps_opmath(size: int, out: int, align_corners: bool, scale: float | None,
+                        dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
+    """bilinear2d's kernel keeps its float16 weights in float32."""
+    return _linear_taps(size, out, align_corners, scale, dtype, dtype)
+
+
+for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps_opmath),
                          ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps)):
     kernel(_name)(_interpolate_sized(_n, _taps))
     kernel(f"{_name}.vec")(_interpolate_vec(_n, _taps))
