@@ -236,6 +236,8 @@ def test_sign() -> None:
 def test_abs_and_neg_wrap_like_torch() -> None:
     same(run("abs", arr([-3, 0, 5, -128], np.int8)), arr([3, 0, 5, -128], np.int8), np.int8)
     same(run("abs", arr([-1.5, -0.0, np.nan])), [1.5, 0.0, np.nan])
+    modulus = run("abs", np.array(3 - 4j, np.complex64))  # 0-d complex: a real 0-d modulus
+    assert modulus.dtype == np.float32 and modulus.shape == () and modulus == 5
     same(run("neg", arr([1, 0, 255], np.uint8)), arr([255, 0, 1], np.uint8), np.uint8)
     same(run("neg", arr([-128, 5], np.int8)), arr([-128, -5], np.int8), np.int8)
 

@@ -560,12 +560,12 @@ _register(
 _register(_minmax("fmax"), "fmax fmin")
 
 
-def _floating_binary(kernel: str) -> Rule:
-    """hypot, logaddexp, nextafter: floating kernels only, no integer promotion."""
+def _floating_binary(kernel: str, complex_too: bool = False) -> Rule:
+    """hypot, logaddexp, nextafter: floating (logaddexp: and complex) kernels only, no integer promotion."""
 
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
-        if not out.dtype.is_floating_point:
+        if not (out.dtype.is_floating_point or (complex_too and out.dtype.is_complex)):
             raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
         return out
 
@@ -573,7 +573,7 @@ def _floating_binary(kernel: str) -> Rule:
 
 
 _register(_floating_binary("hypot_cpu"), "hypot")
-_register(_floating_binary("logaddexp_cpu"), "logaddexp")
+_register(_floating_binary("logaddexp_cpu", complex_too=True), "logaddexp")
 _register(_floating_binary("logaddexp2_cpu"), "logaddexp2")
 _register(_floating_binary("nextafter_cpu"), "nextafter")
 _register(_floating_binary("igamma_cpu"), "igamma special_gammainc")

@@ -37,7 +37,7 @@ from ..dtypes import (
     opmath_dtype,
 )
 from . import kernel
-from .common import torch_result_dtype
+from .common import logaddexp, torch_result_dtype
 from .variants import in_place, write_into
 
 Array = np.ndarray
@@ -304,7 +304,7 @@ _register(_frac, "frac")
 
 def _abs(self: Array) -> Array:
     """|x|; a complex number's modulus is real (complex64 -> float32)."""
-    return _result(np.abs(self), np.abs(self[..., :0]).dtype if self.dtype.kind == "c" else self.dtype)
+    return _result(np.abs(self), self.real.dtype)
 
 
 def _neg(self: Array) -> Array:
@@ -1209,7 +1209,7 @@ _register(_float_binary(lambda a, x: special.gammainc(a, x), in_double=True, ref
           "igamma special_gammainc")
 _register(_float_binary(lambda a, x: special.gammaincc(a, x), in_double=True, refuse=("igammac_cpu", "integral")),
           "igammac special_gammaincc")
-_register(_float_binary(np.logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
+_register(_float_binary(logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
 _register(_float_binary(np.logaddexp2, refuse=("logaddexp2_cpu", "integral")), "logaddexp2")
 _register(_promoted_binary(np.fmax), "fmax")  # nan only when both are nan
 _register(_promoted_binary(np.fmin), "fmin")
