@@ -24,7 +24,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
-from .common import logaddexp
+from .common import logaddexp, opmath
 from .variants import write_into
 from .views import join_tensors
 
@@ -563,18 +563,18 @@ kernel("_log_softmax")(_softmax_half_kernel(True))
 
 @kernel("_softmax_backward_data")
 def _softmax_backward(grad_output: Array, output: Array, dim: int, input_dtype: DType) -> Array:
-    """dx = y * (dy - sum(dy * y))."""
-    grad, axis = _as_1d(grad_output, dim)
-    y = output.reshape(grad.shape)
+    """dx = y * (dy - sum(dy * y)), in opmath, rounded once as torch's kernel."""
+    grad, axis = _as_1d(opmath(grad_output), dim)
+    y = opmath(output).reshape(grad.shape)
     value = y * (grad - np.sum(grad * y, axis=axis, keepdims=True))
     return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))
 
 
 @kernel("_log_softmax_backward_data")
 def _log_softmax_backward(grad_output: Array, output: Array, dim: int, input_dtype: DType) -> Array:
-    """dx = dy - exp(y) * sum(dy)."""
-    grad, axis = _as_1d(grad_output, dim)
-    y = output.reshape(grad.shape)
+    """dx = dy - exp(y) * sum(dy), in opmath, rounded once as torch's kernel."""
+    grad, axis = _as_1d(opmath(grad_output), dim)
+    y = opmath(output).reshape(grad.shape)
     with np.errstate(all="ignore"):
         value = grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True)
     return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))

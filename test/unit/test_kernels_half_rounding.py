@@ -1,0 +1,50 @@
+"""Where torch rounds float16 intermediates and where it computes in float32 and
+rounds once, against float64 formulas rounded as torch does (issue 16, item 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+from kernel_checks import run
+
+import texport.dialects.op_table  # noqa: F401  (registers the schemas run() binds against)
+from texport.dialects.dtypes import DType
+
+HALF = np.float16
+NONE, MEAN = 0, 1
+
+
+def halves(*shape: int, scale: float = 1.0, seed: int = 0) -> np.ndarray:
+    return (np.random.default_rng(seed).normal(size=shape) * scale).astype(HALF)
+
+
+def test_huber_loss_takes_the_difference_unrounded_and_rounds_each_element_once() -> None:
+    a, b, delta = halves(64, scale=20), halves(64, scale=20, seed=1), 8.698115367693557
+    z = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(HALF)
+    np.testing.assert_array_equal(run("huber_loss", a, b, NONE, delta), loss)
+    mean = run("huber_loss", a, b, MEAN, delta)
+    assert mean.dtype == HALF and mean == HALF(loss.astype(np.float64).mean())
+
+
+def test_soft_margin_loss_rounds_each_step_so_a_half_exp_overflows() -> None:
+    x, y = np.array([-12.0, 0.5], HALF), np.array([1.0, 1.0], HALF)  # exp(12) > 65504
+    assert run("soft_margin_loss", x, y, MEAN) == np.inf
+    small = run("soft_margin_loss", x[1:], y[1:], NONE)
+    assert small.dtype == HALF and small[0] == HALF(np.log1p(float(HALF(np.exp(-0.5)))))
+    np.testing.assert_allclose(run("soft_margin_loss", np.array([-12.0], np.float32), np.ones(1, np.float32), MEAN),
+                               np.log1p(np.exp(12.0)), rtol=1e-6)
+
+
+def test_softmax_backward_in_float16_computes_in_float32_and_rounds_once() -> None:
+    for dim in (0, 1):
+        logits = np.random.default_rng(dim).normal(size=(5, 7))
+        y = (np.exp(logits) / np.exp(logits).sum(dim, keepdims=True)).astype(HALF)
+        g = halves(5, 7, seed=3)
+        wide_y, wide_g = y.astype(np.float64), g.astype(np.float64)
+        want = (wide_y * (wide_g - (wide_g * wide_y).sum(dim, keepdims=True))).astype(HALF)
+        got = run("_softmax_backward_data", g, y, dim, DType.float16)
+        assert got.dtype == HALF
+        np.testing.assert_array_equal(got, want)
+        log_y = np.log(wide_y).astype(HALF)
+        want = (wide_g - np.exp(log_y.astype(np.float64)) * wide_g.sum(dim, keepdims=True)).astype(HALF)
+        np.testing.assert_array_equal(run("_log_softmax_backward_data", g, log_y, dim, DType.float16), want)
