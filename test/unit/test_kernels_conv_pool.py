@@ -803,6 +803,7 @@ def test_constant_pad_nd_pads_crops_and_fills() -> None:
 def test_reflection_and_replication_pads() -> None:
     x = np.arange(4.0).reshape(1, 4)
     close(run("reflection_pad1d", x, [3, 2]), [[3, 2, 1, 0, 1, 2, 3, 2, 1]])
+    close(run("replication_pad1d", x, [3, 2]), [[0, 0, 0, 0, 1, 2, 3, 3, 3]])
     x2 = np.arange(6.0).reshape(1, 2, 3)
     close(run("reflection_pad2d", x2, [2, 1, 1, 0]),
           np.pad(x2, [(0, 0), (1, 0), (2, 1)], "reflect"))

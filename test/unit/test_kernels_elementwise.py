@@ -409,6 +409,9 @@ def test_glu_and_prelu() -> None:
     x = arr([[[-1.0, 2.0]], [[-3.0, 4.0]]]).reshape(1, 2, 2)  # N=1, C=2, L=2
     close(run("prelu", x, arr([0.1, 0.5])), [[[-0.1, 2.0], [-1.5, 4.0]]])
     close(run("prelu", arr([-2.0, 3.0]), arr([0.25])), [-0.5, 3.0])
+    # _prelu_kernel: the slopes come shaped [1, C, 1] and broadcast; no channel logic
+    close(run("_prelu_kernel", x, arr([0.1, 0.5]).reshape(1, 2, 1)), [[[-0.1, 2.0], [-1.5, 4.0]]])
+    close(run("_prelu_kernel", x, arr([0.1, 0.5])), [[[-0.1, 2.0], [-3.0 * 0.1, 4.0]]])
 
 
 def test_activation_inplace_on_view() -> None:

@@ -1023,7 +1023,7 @@ def _edge_pad(n: int, reflect: bool) -> Rule:
 
 for _n in (1, 2, 3):
     _registered([f"reflection_pad{_n}d"], _edge_pad, _n, True)
-for _n in (2, 3):
+for _n in (1, 2, 3):
     _registered([f"replication_pad{_n}d"], _edge_pad, _n, False)
 
 

@@ -220,6 +220,16 @@ _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
 _register(_prelu, "prelu")
 
+
+def _prelu_kernel(self: TensorMeta, weight: TensorMeta) -> TensorMeta:
+    """prelu's kernel: the slopes arrive already shaped, and broadcast as any operand."""
+    check(self.dtype is weight.dtype, f"prelu: Type promoting not supported. Got {scalar_type_name(self.dtype)} "
+          f"and {scalar_type_name(weight.dtype)}")
+    return _broadcast(self.dtype, self, weight)
+
+
+_register(_prelu_kernel, "_prelu_kernel")
+
 # ---------------------------------------------------------------- binary
 
 

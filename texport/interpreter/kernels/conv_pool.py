@@ -1051,7 +1051,7 @@ def _edge_pad_op(n: int, mode: str) -> Callable[[Array, Sequence[int]], Array]:
 
 for _n in (1, 2, 3):
     kernel(f"reflection_pad{_n}d")(_edge_pad_op(_n, "reflect"))
-for _n in (2, 3):
+for _n in (1, 2, 3):
     kernel(f"replication_pad{_n}d")(_edge_pad_op(_n, "replicate"))
 
 

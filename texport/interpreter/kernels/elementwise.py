@@ -584,6 +584,12 @@ def _prelu(self: Array, weight: Array) -> Array:
     return np.where(self > 0, self, w * self)
 
 
+@_float_activation("prelu_cpu")
+def _prelu_kernel(self: Array, weight: Array) -> Array:
+    """prelu's kernel: the slopes arrive already shaped, and broadcast as any operand."""
+    return np.where(self > 0, self, weight * self)
+
+
 _register(_gelu_kernel, "gelu")
 _register(_silu, "silu")
 _register(_mish, "mish")
@@ -602,6 +608,7 @@ _register(_rrelu, "rrelu")
 _register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
 _register(_hardshrink, "hardshrink")
 _register(_prelu, "prelu")
+_register(_prelu_kernel, "_prelu_kernel")
 
 # ---------------------------------------------------------------- binary arithmetic
 

@@ -1,0 +1,37 @@
+"""nn ops issue 16's OpInfo harness found missing (item 6), one small program
+each: prelu's kernel with shaped slopes, replication_pad1d."""
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+class PreluKernel(torch.nn.Module):
+    """prelu's kernel called as nn.PReLU's composite does: slopes viewed [1, C, 1]."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.tensor([0.1, 0.25, 0.5]))
+
+    def forward(self, x):
+        return torch.ops.aten._prelu_kernel.default(x, self.weight.view(1, 3, 1))
+
+
+def _x(*shape):
+    return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
+
+
+def cases():
+    batch = {"x": {0: torch.export.Dim("batch", min=1, max=16)}}
+    functions = {
+        "replication_pad1d": (lambda x: torch.ops.aten.replication_pad1d.default(x, [2, 3]), (2, 3, 6)),
+    }
+    cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
+                  second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]
+    cases.append(Case("prelu_kernel", PreluKernel, inputs=_x(2, 3, 4), dynamic_shapes=batch, second=_x(5, 3, 4)))
+    return cases
