@@ -543,16 +543,17 @@ def naive_embedding_bag(weight, indices, offsets, mode, psw, last, padding_idx):
 @pytest.mark.parametrize("mode", [0, 1, 2])
 @pytest.mark.parametrize("last", [False, True])
 @pytest.mark.parametrize("padding_idx", [-1, 2])
-def test_embedding_bag_matches_a_loop(mode: int, last: bool, padding_idx: int) -> None:
+@pytest.mark.parametrize("op", ["_embedding_bag", "_embedding_bag_forward_only"])
+def test_embedding_bag_matches_a_loop(mode: int, last: bool, padding_idx: int, op: str) -> None:
     weight = np.array([[1, -1], [4, 0], [2, 2], [3, 5], [0, 9]], np.float32)
     indices = longs(1, 2, 4, 2, 0, 3, 3)
     offsets = longs(0, 2, 2, 5) if not last else longs(0, 2, 2, 5, 7)
     output, offset2bag, bag_size, max_indices = run(
-        "_embedding_bag", weight, indices, offsets, False, mode, False, None, last, padding_idx)
+        op, weight, indices, offsets, False, mode, False, None, last, padding_idx)
     expected, sizes, argmax = naive_embedding_bag(weight, indices, offsets, mode, None, last,
                                                   padding_idx)
     np.testing.assert_allclose(output, expected)
-    assert bag_size.tolist() == sizes
+    assert bag_size.tolist() == (sizes if mode != 0 or op == "_embedding_bag" else [0] * len(sizes))
     if mode == 2:
         np.testing.assert_array_equal(max_indices, argmax)
     if offset2bag.size:
@@ -593,6 +594,17 @@ def test_embedding_bag_fast_sum_path_has_no_offset2bag() -> None:
     outputs = run("_embedding_bag", weight, longs(0, 1), longs(0))
     assert outputs[1].shape == (0,)
     np.testing.assert_array_equal(outputs[0], [[2, 2]])
+
+
+def test_embedding_bag_weighs_float16_rows_in_float32_and_rounds_once() -> None:
+    rng = np.random.default_rng(0)
+    weight = (rng.normal(size=(10, 5)) * 5).astype(np.float16)
+    psw = (rng.normal(size=5) * 5).astype(np.float16)
+    indices, offsets = longs(1, 5, 4, 5, 9), longs(0, 3)
+    wide = weight.astype(np.float64)[indices] * psw.astype(np.float64)[:, None]
+    expected = np.stack([wide[:3].sum(0), wide[3:].sum(0)]).astype(np.float16)
+    for op in ("_embedding_bag", "_embedding_bag_forward_only"):
+        np.testing.assert_array_equal(run(op, weight, indices, offsets, False, 0, False, psw)[0], expected)
 
 
 def test_diagonal_scatter_writes_the_chosen_diagonal_of_a_copy() -> None:

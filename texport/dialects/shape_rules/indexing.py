@@ -389,7 +389,7 @@ def _embedding_dense_backward(
     return meta([num_weights, grad_output.shape[-1]], grad_output.dtype)
 
 
-@shape_rule("_embedding_bag")
+@shape_rule("_embedding_bag", "_embedding_bag_forward_only")
 def _embedding_bag(
     weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta,
     scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,

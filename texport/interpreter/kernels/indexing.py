@@ -600,9 +600,9 @@ def _embedding_bag(
     if mode == _MAX:
         output, max_indices = _bag_max(weight, indices, rows, bag_of, valid, bags, offsets.dtype)
     else:
-        if per_sample_weights is not None:
-            rows = rows * per_sample_weights[:, None]
         wide = opmath_dtype(weight.dtype)
+        if per_sample_weights is not None:  # weighted in the accumulation dtype, rounded once with the sum
+            rows = rows.astype(wide) * per_sample_weights[:, None].astype(wide)
         total = np.zeros((bags, weight.shape[1]), wide)
         np.add.at(total, bag_of[valid], rows[valid].astype(wide, copy=False))
         output = cast(total, weight.dtype)
@@ -613,6 +613,21 @@ def _embedding_bag(
     fast_sum = mode == _SUM and from_numpy(weight.dtype) in _FAST_SUM_DTYPES and padding_idx < 0
     offset2bag = np.empty((0,), offsets.dtype) if fast_sum else bag_of
     return output, offset2bag, bag_size, max_indices
+
+
+@kernel("_embedding_bag_forward_only")
+def _embedding_bag_forward_only(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray,
+    scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+    per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """_embedding_bag for no backward: a sum's bag_size, kept only for the backward, is
+    not computed (torch leaves it unwritten; zeros here)."""
+    output, offset2bag, bag_size, max_indices = _embedding_bag(
+        weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+        include_last_offset, padding_idx)
+    return output, offset2bag, np.zeros_like(bag_size) if mode == _SUM else bag_size, max_indices
 
 
 @kernel("embedding_bag", "embedding_bag.padding_idx")
