@@ -342,6 +342,15 @@ def test_rrelu() -> None:
     rng.manual_seed(3)
     again = run("rrelu", big, 0.1, 0.5, True)
     same(again, out)  # seeded: the same draws
+    # rrelu_with_noise(_) write the slopes into noise when training, leave it alone otherwise
+    noise = arr([7.0] * 5, f32)
+    same(run("rrelu_with_noise", x, noise, 0.1, 0.5, False), mean, f32)
+    same(noise, arr([7.0] * 5, f32), f32)
+    written, rng_noise = big.copy(), np.zeros_like(big)
+    assert run("rrelu_with_noise_", written, rng_noise, 0.1, 0.5, True) is written
+    same(rng_noise[~negative], np.ones((~negative).sum()))
+    assert 0.1 <= rng_noise[negative].min() and rng_noise[negative].max() <= 0.5
+    close(written, big * rng_noise)
     base = arr(values, f32)
     assert run("rrelu_", base, 0.1, 0.5) is base
     same(base, mean, f32)

@@ -1,5 +1,5 @@
 """nn ops issue 16's OpInfo harness found missing (item 6), one small program
-each: prelu's kernel with shaped slopes, replication_pad1d."""
+each: prelu's kernel with shaped slopes, replication_pad1d, rrelu_with_noise(_)."""
 
 
 class Fn(torch.nn.Module):
@@ -22,6 +22,22 @@ class PreluKernel(torch.nn.Module):
         return torch.ops.aten._prelu_kernel.default(x, self.weight.view(1, 3, 1))
 
 
+class RreluWithNoise(torch.nn.Module):
+    """rrelu's op with its slopes buffer (written only in training: eval here, deterministic)."""
+
+    def __init__(self, inplace: bool) -> None:
+        super().__init__()
+        self.inplace = inplace
+        self.register_buffer("noise", torch.zeros(2, 3, 4))
+
+    def forward(self, x):
+        if self.inplace:
+            y = x.clone()
+            torch.ops.aten.rrelu_with_noise_.default(y, self.noise, 0.1, 0.3, False)
+            return y
+        return torch.ops.aten.rrelu_with_noise.default(x, self.noise, 0.1, 0.3, False)
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -34,4 +50,6 @@ def cases():
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
                   second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]
     cases.append(Case("prelu_kernel", PreluKernel, inputs=_x(2, 3, 4), dynamic_shapes=batch, second=_x(5, 3, 4)))
+    cases += [Case(f"rrelu_with_noise{suffix}", (lambda inplace=inplace: RreluWithNoise(inplace)), inputs=_x(2, 3, 4))
+              for suffix, inplace in (("", False), ("_inplace", True))]
     return cases

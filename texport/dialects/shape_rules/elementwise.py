@@ -218,6 +218,14 @@ _register(_square, "square")
 _register(_glu, "glu")
 _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
+
+
+def _rrelu_with_noise(self: TensorMeta, noise: TensorMeta, *_: object) -> TensorMeta:
+    return TensorMeta(self.shape, self.dtype)  # noise, the slopes, is written in place
+
+
+_register(_rrelu_with_noise, "rrelu_with_noise")
+_register(in_place(_rrelu_with_noise), "rrelu_with_noise_")  # writes noise too: no derived twin
 _register(_prelu, "prelu")
 
 

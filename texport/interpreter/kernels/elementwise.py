@@ -561,6 +561,21 @@ def _rrelu_with_noise_functional(self: Array, noise: Array, lower: Any = 0.125, 
     return out, (slopes if training else noise.astype(self.dtype, copy=True))
 
 
+def _rrelu_with_noise(self: Array, noise: Array, lower: Any = 0.125, upper: Any = 1 / 3,
+                      training: bool = False, generator: Any = None) -> Array:
+    """rrelu writing the slopes it draws into ``noise`` (only when training, as torch)."""
+    out, slopes = _rrelu_with_noise_functional(self, noise, lower, upper, training)
+    if training:
+        noise[...] = slopes
+    return out
+
+
+def _rrelu_with_noise_(self: Array, noise: Array, lower: Any = 0.125, upper: Any = 1 / 3,
+                       training: bool = False, generator: Any = None) -> Array:
+    self[...] = _rrelu_with_noise(self, noise, lower, upper, training)
+    return self
+
+
 def _rrelu(self: Array, lower: Any = 0.125, upper: Any = 1 / 3, training: bool = False,
            generator: Any = None) -> Array:
     return _rrelu_with_noise_functional(self, np.empty_like(self), lower, upper, training)[0]
@@ -606,6 +621,8 @@ _register(_glu, "glu")
 _register(_softshrink, "softshrink")
 _register(_rrelu, "rrelu")
 _register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
+_register(_rrelu_with_noise, "rrelu_with_noise")
+_register(_rrelu_with_noise_, "rrelu_with_noise_")
 _register(_hardshrink, "hardshrink")
 _register(_prelu, "prelu")
 _register(_prelu_kernel, "_prelu_kernel")
