@@ -596,6 +596,21 @@ def test_embedding_bag_fast_sum_path_has_no_offset2bag() -> None:
     np.testing.assert_array_equal(outputs[0], [[2, 2]])
 
 
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, float("inf")])
+def test_embedding_renorm_scales_each_named_row_over_max_norm_once(norm_type: float) -> None:
+    table = np.array([[3.0, 4.0], [0.3, 0.4], [-6.0, 8.0], [1.0, 1.0]], np.float32)
+    norms = {1.0: [7, 0.7, 14, 2], 2.0: [5, 0.5, 10, 2 ** 0.5], float("inf"): [4, 0.4, 8, 1]}[norm_type]
+    expected = table.astype(np.float64).copy()
+    for row in (0, 1, 2):  # named (row 2 twice: scaled once); row 3 is not named
+        if norms[row] > 1.5:
+            expected[row] *= 1.5 / (norms[row] + 1e-7)
+    out = run("embedding_renorm", table, longs(2, 0, 2, 1), 1.5, norm_type)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    written = table.copy()
+    assert run("embedding_renorm_", written, longs(2, 0, 2, 1), 1.5, norm_type) is written
+    np.testing.assert_array_equal(written, out)
+
+
 def test_embedding_bag_weighs_float16_rows_in_float32_and_rounds_once() -> None:
     rng = np.random.default_rng(0)
     weight = (rng.normal(size=(10, 5)) * 5).astype(np.float16)

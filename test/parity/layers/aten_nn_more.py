@@ -1,5 +1,6 @@
 """nn ops issue 16's OpInfo harness found missing (item 6), one small program
-each: prelu's kernel with shaped slopes, replication_pad1d, rrelu_with_noise(_)."""
+each: prelu's kernel with shaped slopes, replication_pad1d, rrelu_with_noise(_),
+embedding_renorm_."""
 
 
 class Fn(torch.nn.Module):
@@ -38,6 +39,20 @@ class RreluWithNoise(torch.nn.Module):
         return torch.ops.aten.rrelu_with_noise.default(x, self.noise, 0.1, 0.3, False)
 
 
+class EmbeddingRenorm(torch.nn.Module):
+    """F.embedding(max_norm=...)'s renormalisation, on a copy of the table."""
+
+    def __init__(self, norm_type: float) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.register_buffer("table", torch.arange(30, dtype=torch.float32).reshape(10, 3) / 7 - 2)
+
+    def forward(self, indices):
+        table = self.table.clone()
+        torch.ops.aten.embedding_renorm_.default(table, indices, 1.5, self.norm_type)
+        return table
+
+
 def _x(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 
@@ -52,4 +67,6 @@ def cases():
     cases.append(Case("prelu_kernel", PreluKernel, inputs=_x(2, 3, 4), dynamic_shapes=batch, second=_x(5, 3, 4)))
     cases += [Case(f"rrelu_with_noise{suffix}", (lambda inplace=inplace: RreluWithNoise(inplace)), inputs=_x(2, 3, 4))
               for suffix, inplace in (("", False), ("_inplace", True))]
+    cases += [Case(f"embedding_renorm_p{p}", (lambda p=p: EmbeddingRenorm(p)),
+                   inputs=lambda rng: (rng.integers(0, 10, (6,)),)) for p in (1.0, 2.0)]
     return cases

@@ -382,6 +382,16 @@ def _embedding(weight: TensorMeta, indices: TensorMeta, *_: Any) -> TensorMeta:
     return meta([*indices.shape, weight.shape[1]], weight.dtype)
 
 
+@shape_rule("embedding_renorm")
+def _embedding_renorm(self: TensorMeta, indices: TensorMeta, max_norm: float, norm_type: float) -> TensorMeta:
+    check(self.ndim == 2, f"embedding_renorm_(): Expected 2-dimensional tensor, but got {self.ndim}-dimensional "
+          "tensor for argument #1 'self'")
+    check(indices.dtype in _INDEX_DTYPES, "Expected tensor for argument #2 'indices' to have one of the following "
+          f"scalar types: Long, Int; but got {scalar_type_name(indices.dtype)} instead (while checking arguments "
+          "for embedding_renorm_)")
+    return meta(self.shape, self.dtype)
+
+
 @shape_rule("embedding_dense_backward")
 def _embedding_dense_backward(
     grad_output: TensorMeta, indices: TensorMeta, num_weights: Dim, *_: Any

@@ -536,6 +536,20 @@ def _check_embedding_indices(indices: np.ndarray, rows: int) -> None:
         raise IndexError("index out of range in self")
 
 
+@kernel("embedding_renorm")
+def _embedding_renorm(self: np.ndarray, indices: np.ndarray, max_norm: float, norm_type: float) -> np.ndarray:
+    """Each row indices name whose norm_type-norm exceeds max_norm scaled by
+    max_norm / (norm + 1e-7), as torch's kernel (each row once, however often named)."""
+    _check_embedding_indices(indices, self.shape[0])
+    out = self.copy()
+    rows = np.unique(indices)
+    norms = np.linalg.norm(self[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    scale = max_norm / (norms[big] + 1e-7)
+    out[rows[big]] = cast(self[rows[big]] * scale[:, None].astype(opmath_dtype(self.dtype)), self.dtype)
+    return out
+
+
 @kernel("embedding")
 def _embedding(
     weight: np.ndarray, indices: np.ndarray, padding_idx: int = -1,
