@@ -48,3 +48,33 @@ def test_softmax_backward_in_float16_computes_in_float32_and_rounds_once() -> No
         log_y = np.log(wide_y).astype(HALF)
         want = (wide_g - np.exp(log_y.astype(np.float64)) * wide_g.sum(dim, keepdims=True)).astype(HALF)
         np.testing.assert_array_equal(run("_log_softmax_backward_data", g, log_y, dim, DType.float16), want)
+
+
+def naive_adaptive_avg_pool3d_half(x: np.ndarray, sizes: tuple[int, int, int]) -> np.ndarray:
+    """torch's scalar loop: sum in float16 over t, h, w, then / kT / kH / kW, each rounded."""
+    def bounds(i: int, size: int, out: int) -> tuple[int, int]:
+        return i * size // out, -(-(i + 1) * size // out)
+
+    out = np.zeros((*x.shape[:-3], *sizes), HALF)
+    for d in range(sizes[0]):
+        t0, t1 = bounds(d, x.shape[-3], sizes[0])
+        for r in range(sizes[1]):
+            h0, h1 = bounds(r, x.shape[-2], sizes[1])
+            for c in range(sizes[2]):
+                w0, w1 = bounds(c, x.shape[-1], sizes[2])
+                total = np.zeros(x.shape[:-3], HALF)
+                for t in range(t0, t1):
+                    for h in range(h0, h1):
+                        for w in range(w0, w1):
+                            total = (total + x[..., t, h, w]).astype(HALF)
+                for k in (t1 - t0, h1 - h0, w1 - w0):
+                    total = (total / HALF(k)).astype(HALF)
+                out[..., d, r, c] = total
+    return out
+
+
+def test_adaptive_avg_pool3d_in_float16_sums_and_divides_in_float16() -> None:
+    x = halves(2, 3, 9, 7, 10, scale=5)
+    for sizes in ((4, 3, 5), (2, 5, 3), (1, 1, 1)):
+        np.testing.assert_array_equal(run("_adaptive_avg_pool3d", x, list(sizes)),
+                                      naive_adaptive_avg_pool3d_half(x, sizes))

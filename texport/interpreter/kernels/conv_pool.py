@@ -19,6 +19,7 @@ float16 and bfloat16 inputs are computed in float32 and rounded back once
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -498,8 +499,33 @@ def _adaptive_avg(x: Array, sizes: Sequence[int]) -> Array:
     return out.astype(x.dtype)
 
 
+def _adaptive_avg_3d_in_dtype(x: Array, sizes: Sequence[int]) -> Array:
+    """torch's 3-d CPU kernel in float16/bfloat16: each box summed in the dtype, element by
+    element in (t, h, w) order, then divided by kT, kH and kW in turn, each step rounded.
+    Vectorised over boxes: one step per offset of the largest box (an offset past a box's
+    end adds an exact 0)."""
+    bounds = [_adaptive_bounds(x.shape[-3 + j], sizes[j]) for j in range(3)]
+    starts = [start for start, _ in bounds]
+    kernels = [end - start for start, end in bounds]
+    grids = np.ix_(*[np.arange(size) for size in sizes])
+    total = np.zeros((*x.shape[:-3], *sizes), x.dtype)
+    zero = x.dtype.type(0)
+    for offset in itertools.product(*[range(int(k.max())) for k in kernels]):
+        inside = np.ones(sizes, bool)
+        index = []
+        for j, step in enumerate(offset):
+            inside = inside & (kernels[j] > step)[grids[j]]
+            index.append(np.minimum(starts[j] + step, x.shape[-3 + j] - 1)[grids[j]])
+        total = (total + np.where(inside, x[..., index[0], index[1], index[2]], zero)).astype(x.dtype)
+    for j in range(3):
+        total = (total / kernels[j][grids[j]].astype(x.dtype)).astype(x.dtype)
+    return total
+
+
 def _adaptive_avg_nd(n: int) -> Callable[..., Array]:
     def pool(self: Array, output_size: IntArg) -> Array:
+        if n == 3 and is_reduced_float(self.dtype):
+            return _adaptive_avg_3d_in_dtype(self, _ints(output_size, n))
         return _adaptive_avg(self, _ints(output_size, n))
 
     return pool
