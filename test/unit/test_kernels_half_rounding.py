@@ -78,3 +78,31 @@ def test_adaptive_avg_pool3d_in_float16_sums_and_divides_in_float16() -> None:
     for sizes in ((4, 3, 5), (2, 5, 3), (1, 1, 1)):
         np.testing.assert_array_equal(run("_adaptive_avg_pool3d", x, list(sizes)),
                                       naive_adaptive_avg_pool3d_half(x, sizes))
+
+
+def naive_grid_sample_bilinear_half(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """torch's scalar float16 loop (zeros padding, align_corners=False): every step rounded."""
+    n_batch, channels, height, width = x.shape
+    out = np.zeros((n_batch, channels, *grid.shape[1:3]), HALF)
+    for n in range(n_batch):
+        for h in range(grid.shape[1]):
+            for w in range(grid.shape[2]):
+                ix = HALF(HALF(HALF(grid[n, h, w, 0] + HALF(1)) * HALF(width)) - HALF(1)) / HALF(2)
+                iy = HALF(HALF(HALF(grid[n, h, w, 1] + HALF(1)) * HALF(height)) - HALF(1)) / HALF(2)
+                x0, y0 = int(np.floor(ix)), int(np.floor(iy))
+                taps = [(y0, x0, HALF(HALF(x0 + 1) - ix) * HALF(HALF(y0 + 1) - iy)),
+                        (y0, x0 + 1, HALF(ix - HALF(x0)) * HALF(HALF(y0 + 1) - iy)),
+                        (y0 + 1, x0, HALF(HALF(x0 + 1) - ix) * HALF(iy - HALF(y0))),
+                        (y0 + 1, x0 + 1, HALF(ix - HALF(x0)) * HALF(iy - HALF(y0)))]
+                total = np.zeros(channels, HALF)
+                for yy, xx, weight in taps:
+                    if 0 <= yy < height and 0 <= xx < width:
+                        total = (total + (x[n, :, yy, xx] * HALF(weight)).astype(HALF)).astype(HALF)
+                out[n, :, h, w] = total
+    return out
+
+
+def test_grid_sampler_2d_bilinear_in_float16_weighs_and_sums_tap_by_tap_in_float16() -> None:
+    x = halves(2, 3, 5, 5, scale=3)
+    grid = (np.random.default_rng(4).random((2, 4, 4, 2)) * 2.4 - 1.2).astype(HALF)
+    np.testing.assert_array_equal(run("grid_sampler_2d", x, grid, 0, 0, False), naive_grid_sample_bilinear_half(x, grid))

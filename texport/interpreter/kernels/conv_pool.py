@@ -929,9 +929,8 @@ def _grid_taps(coord: Array, size: int, mode: int, padding_mode: int,
     if mode == _NEAREST:
         return np.rint(pixel).astype(np.int64)[..., None], np.ones_like(pixel)[..., None]
     base = np.floor(pixel)
-    t = pixel - base
     taps = base.astype(np.int64)[..., None] + np.arange(2)
-    return taps, np.stack([1 - t, t], -1)
+    return taps, np.stack([(base + 1) - pixel, pixel - base], -1)  # torch's (ix_se - ix), (ix - ix_nw)
 
 
 @kernel("grid_sampler", "grid_sampler_2d", "grid_sampler_3d")
@@ -939,25 +938,46 @@ def grid_sampler(input: Array, grid: Array, interpolation_mode: int,  # noqa: A0
                  padding_mode: int, align_corners: bool) -> Array:
     """Sample input [N, C, *in] at grid [N, *out, k] whose last axis lists (x, y[, z]), the innermost
     input axis first; every tap outside the input reads 0."""
-    # torch's half kernels locate taps in half precision (each step rounded), then sum in float32
-    x, g = opmath(input), grid if grid.dtype == np.float16 else opmath(grid)
+    # torch's half kernels locate taps in half precision (each step rounded); its scalar
+    # bilinear kernel also weighs and sums in half, tap by tap; the others sum in float32
+    in_half = grid.dtype == np.float16
+    half_sum = in_half and interpolation_mode == _BILINEAR
+    x, g = opmath(input), grid if in_half else opmath(grid)
     n, c, *sizes = x.shape
     k, out = len(sizes), g.shape[1:-1]
     flat: Any = 0
     valid: Any = True
-    weight: Any = 1
+    axis_weights = []
     for axis, size in enumerate(sizes):
         taps, weights = _grid_taps(g[..., k - 1 - axis], size, interpolation_mode, padding_mode, align_corners)
         spread = [n, *out, *[1] * k]
         spread[1 + len(out) + axis] = -1  # this axis's taps on their own trailing dim
-        taps, weights = taps.reshape(spread), weights.astype(x.dtype).reshape(spread)
+        taps = taps.reshape(spread)
+        axis_weights.append(weights.astype(g.dtype if half_sum else x.dtype).reshape(spread))
         valid = valid & (taps >= 0) & (taps < size)
         flat = flat * size + np.clip(taps, 0, size - 1)
+    weight: Any = 1
+    for weights in reversed(axis_weights):  # x's weight first, as torch's (ix_se - ix) * (iy_se - iy) * ...
         weight = weight * weights
     flat = np.broadcast_to(flat, np.broadcast_shapes(np.shape(flat), np.shape(weight)))
     values = np.take_along_axis(x.reshape(n, c, -1), flat.reshape(n, 1, -1), axis=2)
-    values = values.reshape(n, c, *flat.shape[1:]) * (valid * weight)[:, None]
+    values = values.reshape(n, c, *flat.shape[1:])
+    if half_sum:
+        return _sum_taps_in_half(values.astype(np.float16), weight, valid, k).astype(input.dtype, copy=False)
+    values = values * (valid * weight)[:, None]
     return values.sum(axis=tuple(range(-k, 0))).astype(input.dtype, copy=False)
+
+
+def _sum_taps_in_half(values: Array, weight: Array, valid: Array, k: int) -> Array:
+    """torch's scalar loop: out = 0, then out += value * weight for each tap inside the
+    input (taps in row-major order: nw, ne, sw, se), every product and sum rounded."""
+    values = values.reshape(*values.shape[:-k], -1)
+    weight, valid = weight.reshape(*weight.shape[:-k], -1)[:, None], valid.reshape(*valid.shape[:-k], -1)[:, None]
+    total = np.zeros(values.shape[:-1], np.float16)
+    for tap in range(values.shape[-1]):
+        term = np.where(valid[..., tap], values[..., tap] * weight[..., tap], np.float16(0))
+        total = (total + term).astype(np.float16)
+    return total
 
 
 def _linspace_from_neg_one(steps: int, align_corners: bool, dtype: np.dtype) -> Array:
