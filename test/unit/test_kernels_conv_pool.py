@@ -618,6 +618,31 @@ def test_upsample_float16_rounds_the_weights_then_sums_in_float32() -> None:
     close(run("upsample_bicubic2d", x2, [7, 3], False), expect.astype(np.float16), 2e-3)
 
 
+def test_upsample_antialias_hand_computed() -> None:
+    """4 -> 2 along W (scale 2, support 2): output 0 centred at 1 reads inputs 0..2 with the
+    triangle at distances 0.25, 0.25, 0.75 (halved): 3/4, 3/4, 1/4, normalised to 3/7, 3/7, 1/7;
+    output 1 centred at 3 reads 1..3: 1/4, 3/4, 3/4 -> 1/7, 3/7, 3/7. Upscaling (support 1)
+    is plain bilinear; the same size is the identity."""
+    x = np.array([[[[1.0, 2.0, 4.0, 8.0]]]])
+    close(run("_upsample_bilinear2d_aa", x, [1, 2], False), [[[[(3 + 6 + 4) / 7, (2 + 12 + 24) / 7]]]], 1e-6)
+    close(run("_upsample_bilinear2d_aa.vec", x, [1, 4], False, None), x, 1e-6)
+    up = rand(1, 2, 3, 4)
+    close(run("_upsample_bilinear2d_aa", up, [5, 7], False), run("upsample_bilinear2d", up, [5, 7], False), 1e-6)
+    # bicubic: PIL's filter (a = -0.5) at distances 0.25 and 0.75 (1 -> 1 per side when upscaling 2x)
+    a = -0.5
+
+    def cubic(d: float) -> float:
+        d = abs(d)
+        return ((a + 2) * d - (a + 3)) * d * d + 1 if d < 1 else (((d - 5) * d + 8) * d - 4) * a if d < 2 else 0.0
+
+    row = np.array([[[[1.0, 2.0, 4.0, 8.0]]]])
+    out = run("_upsample_bicubic2d_aa", row, [1, 8], False)
+    centre = 0.5 * (3 + 0.5)  # output 3 of 8 from 4: centre 1.75, support 2 (upscaling: no widening)
+    taps = [j for j in range(4) if int(centre - 2 + 0.5) <= j < min(int(centre + 2 + 0.5), 4)]
+    weights = np.array([cubic(j - centre + 0.5) for j in taps])
+    close(out[0, 0, 0, 3], (weights / weights.sum()) @ row[0, 0, 0, taps], 1e-6)
+
+
 def cubic_rows(size: int, out: int, align_corners: bool) -> list[list[tuple[int, float]]]:
     a = -0.75
 

@@ -134,6 +134,8 @@ SAMPLES: dict[str, list[Sample]] = {
                               S(f(2, 3, 5), None, False, [2.0]), S(f(1, 2, 5), None, True, [1.5])],
     "upsample_bicubic2d.vec": [S(f(1, 2, 4, 5), [7, 9], False, None), S(f(1, 1, 3, 3), [5, 6], True, None),
                                S(f(1, 1, 4, 4), None, False, [2.0, 1.5])],
+    "_upsample_bilinear2d_aa.vec": [S(f(1, 2, 8, 9), [3, 5], False, None), S(f(1, 2, 4, 5), None, True, [2.0, 0.5])],
+    "_upsample_bicubic2d_aa.vec": [S(f(1, 2, 8, 9), [3, 5], False, None), S(f(1, 2, 4, 5), None, False, [1.5, 0.5])],
     "upsample_bicubic2d.default": [S(f(1, 2, 4, 5), [7, 9], False), S(f(1, 1, 4, 4), [8, 6], False, 2.0, 1.5)],
     "upsample_linear1d.default": [S(f(1, 2, 4), [7], False), S(f(2, 3, 5), [10], True)],
     "upsample_trilinear3d.vec": [S(f(1, 2, 3, 4, 5), [5, 6, 7], False, None), S(f(2, 2, 3, 4, 5), None, False, [2.0, 2.0, 1.0], sym={0: (0, 2, 3)}),

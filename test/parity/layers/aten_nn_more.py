@@ -1,6 +1,6 @@
 """nn ops issue 16's OpInfo harness found missing (item 6), one small program
 each: prelu's kernel with shaped slopes, replication_pad1d, rrelu_with_noise(_),
-embedding_renorm_."""
+embedding_renorm_, F.interpolate(antialias=True) (_upsample_{bilinear,bicubic}2d_aa)."""
 
 
 class Fn(torch.nn.Module):
@@ -61,6 +61,13 @@ def cases():
     batch = {"x": {0: torch.export.Dim("batch", min=1, max=16)}}
     functions = {
         "replication_pad1d": (lambda x: torch.ops.aten.replication_pad1d.default(x, [2, 3]), (2, 3, 6)),
+        "interpolate_bilinear_antialias_down": (
+            lambda x: F.interpolate(x, size=(3, 5), mode="bilinear", antialias=True), (2, 3, 8, 11)),
+        "interpolate_bilinear_antialias_scale": (
+            lambda x: F.interpolate(x, scale_factor=(0.4, 1.5), mode="bilinear", antialias=True, align_corners=True),
+            (2, 3, 8, 6)),
+        "interpolate_bicubic_antialias_down": (
+            lambda x: F.interpolate(x, size=(4, 3), mode="bicubic", antialias=True), (2, 3, 9, 10)),
     }
     cases = [Case(name, (lambda fn=fn: Fn(fn)), inputs=_x(*shape), dynamic_shapes=batch,
                   second=_x(5, *shape[1:])) for name, (fn, shape) in functions.items()]

@@ -870,6 +870,43 @@ def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
     return upsample
 
 
+def _aa_taps(interp_size: int, filter_fn: Callable[[Array], Array]) -> TapMaker:
+    """torch's antialiased taps (PIL's): output i centred at scale·(i + 0.5) reads the
+    inputs within support = interp_size/2 (times scale when downscaling) of it, weighed
+    by the filter at the distance (divided by scale when downscaling), normalised to sum 1."""
+    def taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype,
+             storage: np.dtype) -> tuple[Array, Array]:
+        ratio = _scale(size, out, align_corners, scale, dtype)  # all in the opmath dtype, as torch
+        one, half = dtype.type(1), dtype.type(0.5)
+        support = dtype.type(interp_size / 2) * (ratio if ratio >= 1 else one)
+        inverse = one / ratio if ratio >= 1 else one
+        center = ratio * (np.arange(out, dtype=dtype) + half)
+        low = np.maximum((center - support + half).astype(np.int64), 0)  # C++ casts truncate
+        count = np.minimum((center + support + half).astype(np.int64), size) - low
+        offsets = np.arange(max(int(count.max()), 1))
+        inside = offsets < count[:, None]
+        distance = ((low[:, None] + offsets).astype(dtype) - center[:, None] + half) * inverse
+        weights = np.where(inside, filter_fn(distance), 0).astype(dtype)
+        total = weights.sum(1, keepdims=True)
+        weights = np.where(total != 0, weights / np.where(total != 0, total, 1), weights)
+        index = np.where(inside, low[:, None] + offsets, 0)
+        return index, weights.astype(dtype)
+
+    return taps
+
+
+def _triangle(x: Array) -> Array:
+    return np.maximum(1 - np.abs(x), 0)
+
+
+def _pil_cubic(x: Array) -> Array:
+    """PIL's bicubic filter (a = -0.5)."""
+    a, x = -0.5, np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0))
+
+
 def _linear_taps_opmath(size: int, out: int, align_corners: bool, scale: float | None,
                         dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
     """bilinear2d's kernel keeps its float16 weights in float32."""
@@ -877,7 +914,9 @@ def _linear_taps_opmath(size: int, out: int, align_corners: bool, scale: float |
 
 
 for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps_opmath),
-                         ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps)):
+                         ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps),
+                         ("_upsample_bilinear2d_aa", 2, _aa_taps(2, _triangle)),
+                         ("_upsample_bicubic2d_aa", 2, _aa_taps(4, _pil_cubic))):
     kernel(_name)(_interpolate_sized(_n, _taps))
     kernel(f"{_name}.vec")(_interpolate_vec(_n, _taps))
 

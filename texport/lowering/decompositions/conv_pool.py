@@ -525,6 +525,25 @@ def upsample_bicubic2d_vec(input: Tensor, output_size: list[Any] | None, align_c
     return _upsample_bicubic(input, outs, align_corners, scale_factors or [None, None])
 
 
+# _upsample_{bilinear,bicubic}2d_aa.vec(x, size | scales) = the sized form (ATen's composite; torch keeps it in core)
+@register_decomposition(aten._upsample_bilinear2d_aa.vec)
+def upsample_bilinear2d_aa_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
+                               scale_factors: list[float] | None) -> Tensor:
+    return _sized_aa(aten._upsample_bilinear2d_aa.default, input, output_size, align_corners, scale_factors)
+
+
+@register_decomposition(aten._upsample_bicubic2d_aa.vec)
+def upsample_bicubic2d_aa_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
+                              scale_factors: list[float] | None) -> Tensor:
+    return _sized_aa(aten._upsample_bicubic2d_aa.default, input, output_size, align_corners, scale_factors)
+
+
+def _sized_aa(sized: Any, x: Tensor, output_size: list[Any] | None, align_corners: bool,
+              scale_factors: list[float] | None) -> Tensor:
+    scales = scale_factors or [None, None]
+    return sized(x, _output_sizes(list(x.shape)[-2:], output_size, scale_factors), align_corners, *scales)
+
+
 # upsample_bicubic2d(x, size, ac, sh, sw) = the same interpolation at the sized form's scales
 @register_decomposition(aten.upsample_bicubic2d.default)
 def upsample_bicubic2d(self: Tensor, output_size: list[Any], align_corners: bool,

@@ -893,7 +893,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
     if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
+        if mode == "lanczos":
+            raise NotImplementedError("interpolate(mode='lanczos', antialias=True) is not supported by texport")
+        return call(op(f"_upsample_{mode}2d_aa.vec"), input, output_size, align_corners, factors)
     if mode == "area" and rank in (1, 2, 3):
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[rank - 1]
         return pool(input, output_size)
