@@ -525,13 +525,15 @@ def upsample_bicubic2d_vec(input: Tensor, output_size: list[Any] | None, align_c
     return _upsample_bicubic(input, outs, align_corners, scale_factors or [None, None])
 
 
-# _upsample_{bilinear,bicubic}2d_aa.vec(x, size | scales) = the sized form (ATen's composite; torch keeps it in core)
+# _upsample_bilinear2d_aa.vec(x, size | scales) = _upsample_bilinear2d_aa(x, size, ac, *scales) (ATen's
+# composite; torch keeps the sized form in core)
 @register_decomposition(aten._upsample_bilinear2d_aa.vec)
 def upsample_bilinear2d_aa_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
                                scale_factors: list[float] | None) -> Tensor:
     return _sized_aa(aten._upsample_bilinear2d_aa.default, input, output_size, align_corners, scale_factors)
 
 
+# _upsample_bicubic2d_aa.vec(x, size | scales) = _upsample_bicubic2d_aa(x, size, ac, *scales)
 @register_decomposition(aten._upsample_bicubic2d_aa.vec)
 def upsample_bicubic2d_aa_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
                               scale_factors: list[float] | None) -> Tensor:
