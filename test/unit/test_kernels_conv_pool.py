@@ -595,6 +595,54 @@ def test_upsample_linear1d_vec() -> None:
           apply_rows(x, 2, linear_weights(5, 8, False, 1.7)))
 
 
+def half_rows(rows: list[list[tuple[int, float]]], linear: bool) -> list[list[tuple[int, float]]]:
+    """torch's float16 weights: each rounded to float16; a linear pair is (1 - half(lambda), half(lambda))."""
+    def rounded(row: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        if linear:
+            lam = float(np.float16(row[1][1]))
+            return [(row[0][0], float(np.float16(1 - lam))), (row[1][0], lam)]
+        return [(i, float(np.float16(w))) for i, w in row]
+
+    return [rounded(row) for row in rows]
+
+
+def test_upsample_float16_rounds_the_weights_then_sums_in_float32() -> None:
+    x = (rand(2, 3, 5) * 5).astype(np.float16)
+    wide = x.astype(np.float64)
+    for align, size in ((False, 8), (True, 7)):
+        expect = apply_rows(wide, 2, half_rows(linear_weights(5, size, align, None), True)).astype(np.float16)
+        np.testing.assert_array_equal(run("upsample_linear1d", x, [size], align), expect)
+    x2 = (rand(1, 2, 4, 5) * 5).astype(np.float16)
+    expect = apply_rows(apply_rows(x2.astype(np.float64), 2, half_rows(cubic_rows(4, 7, False), False)), 3,
+                        half_rows(cubic_rows(5, 3, False), False))
+    close(run("upsample_bicubic2d", x2, [7, 3], False), expect.astype(np.float16), 2e-3)
+
+
+def test_upsample_antialias_hand_computed() -> None:
+    """4 -> 2 along W (scale 2, support 2): output 0 centred at 1 reads inputs 0..2 with the
+    triangle at distances 0.25, 0.25, 0.75 (halved): 3/4, 3/4, 1/4, normalised to 3/7, 3/7, 1/7;
+    output 1 centred at 3 reads 1..3: 1/4, 3/4, 3/4 -> 1/7, 3/7, 3/7. Upscaling (support 1)
+    is plain bilinear; the same size is the identity."""
+    x = np.array([[[[1.0, 2.0, 4.0, 8.0]]]])
+    close(run("_upsample_bilinear2d_aa", x, [1, 2], False), [[[[(3 + 6 + 4) / 7, (2 + 12 + 24) / 7]]]], 1e-6)
+    close(run("_upsample_bilinear2d_aa.vec", x, [1, 4], False, None), x, 1e-6)
+    up = rand(1, 2, 3, 4)
+    close(run("_upsample_bilinear2d_aa", up, [5, 7], False), run("upsample_bilinear2d", up, [5, 7], False), 1e-6)
+    # bicubic: PIL's filter (a = -0.5) at distances 0.25 and 0.75 (1 -> 1 per side when upscaling 2x)
+    a = -0.5
+
+    def cubic(d: float) -> float:
+        d = abs(d)
+        return ((a + 2) * d - (a + 3)) * d * d + 1 if d < 1 else (((d - 5) * d + 8) * d - 4) * a if d < 2 else 0.0
+
+    row = np.array([[[[1.0, 2.0, 4.0, 8.0]]]])
+    out = run("_upsample_bicubic2d_aa", row, [1, 8], False)
+    centre = 0.5 * (3 + 0.5)  # output 3 of 8 from 4: centre 1.75, support 2 (upscaling: no widening)
+    taps = [j for j in range(4) if int(centre - 2 + 0.5) <= j < min(int(centre + 2 + 0.5), 4)]
+    weights = np.array([cubic(j - centre + 0.5) for j in taps])
+    close(out[0, 0, 0, 3], (weights / weights.sum()) @ row[0, 0, 0, taps], 1e-6)
+
+
 def cubic_rows(size: int, out: int, align_corners: bool) -> list[list[tuple[int, float]]]:
     a = -0.75
 
@@ -780,6 +828,7 @@ def test_constant_pad_nd_pads_crops_and_fills() -> None:
 def test_reflection_and_replication_pads() -> None:
     x = np.arange(4.0).reshape(1, 4)
     close(run("reflection_pad1d", x, [3, 2]), [[3, 2, 1, 0, 1, 2, 3, 2, 1]])
+    close(run("replication_pad1d", x, [3, 2]), [[0, 0, 0, 0, 1, 2, 3, 3, 3]])
     x2 = np.arange(6.0).reshape(1, 2, 3)
     close(run("reflection_pad2d", x2, [2, 1, 1, 0]),
           np.pad(x2, [(0, 0), (1, 0), (2, 1)], "reflect"))

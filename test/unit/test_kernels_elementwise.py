@@ -236,6 +236,8 @@ def test_sign() -> None:
 def test_abs_and_neg_wrap_like_torch() -> None:
     same(run("abs", arr([-3, 0, 5, -128], np.int8)), arr([3, 0, 5, -128], np.int8), np.int8)
     same(run("abs", arr([-1.5, -0.0, np.nan])), [1.5, 0.0, np.nan])
+    modulus = run("abs", np.array(3 - 4j, np.complex64))  # 0-d complex: a real 0-d modulus
+    assert modulus.dtype == np.float32 and modulus.shape == () and modulus == 5
     same(run("neg", arr([1, 0, 255], np.uint8)), arr([255, 0, 1], np.uint8), np.uint8)
     same(run("neg", arr([-128, 5], np.int8)), arr([-128, -5], np.int8), np.int8)
 
@@ -340,6 +342,15 @@ def test_rrelu() -> None:
     rng.manual_seed(3)
     again = run("rrelu", big, 0.1, 0.5, True)
     same(again, out)  # seeded: the same draws
+    # rrelu_with_noise(_) write the slopes into noise when training, leave it alone otherwise
+    noise = arr([7.0] * 5, f32)
+    same(run("rrelu_with_noise", x, noise, 0.1, 0.5, False), mean, f32)
+    same(noise, arr([7.0] * 5, f32), f32)
+    written, rng_noise = big.copy(), np.zeros_like(big)
+    assert run("rrelu_with_noise_", written, rng_noise, 0.1, 0.5, True) is written
+    same(rng_noise[~negative], np.ones((~negative).sum()))
+    assert 0.1 <= rng_noise[negative].min() and rng_noise[negative].max() <= 0.5
+    close(written, big * rng_noise)
     base = arr(values, f32)
     assert run("rrelu_", base, 0.1, 0.5) is base
     same(base, mean, f32)
@@ -407,6 +418,9 @@ def test_glu_and_prelu() -> None:
     x = arr([[[-1.0, 2.0]], [[-3.0, 4.0]]]).reshape(1, 2, 2)  # N=1, C=2, L=2
     close(run("prelu", x, arr([0.1, 0.5])), [[[-0.1, 2.0], [-1.5, 4.0]]])
     close(run("prelu", arr([-2.0, 3.0]), arr([0.25])), [-0.5, 3.0])
+    # _prelu_kernel: the slopes come shaped [1, C, 1] and broadcast; no channel logic
+    close(run("_prelu_kernel", x, arr([0.1, 0.5]).reshape(1, 2, 1)), [[[-0.1, 2.0], [-1.5, 4.0]]])
+    close(run("_prelu_kernel", x, arr([0.1, 0.5])), [[[-0.1, 2.0], [-3.0 * 0.1, 4.0]]])
 
 
 def test_activation_inplace_on_view() -> None:

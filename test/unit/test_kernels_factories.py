@@ -290,6 +290,24 @@ def test_uniform_and_normal_in_place_statistics() -> None:
     assert abs(g.mean() - 5.0) < 0.03 and abs(g.var() - 4.0) < 0.08
 
 
+def test_complex_draws_fill_both_parts_as_torch() -> None:
+    """randn: each part normal of variance 1/2; normal_(m, s): each part normal(m, s / sqrt 2);
+    uniform_(a, b): each part uniform in [a, b)."""
+    rng.manual_seed(8)
+    z = run("randn", [N], dtype=DType.complex64)
+    assert z.dtype == np.complex64
+    for part in (z.real.astype(np.float64), z.imag.astype(np.float64)):
+        assert abs(part.mean()) < 0.01 and abs(part.var() - 0.5) < 0.02
+    assert abs(np.corrcoef(z.real, z.imag)[0, 1]) < 0.02
+    assert run("randn_like", np.zeros(3, np.complex64)).dtype == np.complex64
+    g = run("normal_", np.empty(N, np.complex64), 3.0, 2.0)
+    for part in (g.real.astype(np.float64), g.imag.astype(np.float64)):
+        assert abs(part.mean() - 3.0) < 0.03 and abs(part.var() - 2.0) < 0.05
+    u = run("uniform_", np.empty(N, np.complex64), 2.0, 5.0)
+    for part in (u.real, u.imag):
+        assert part.min() >= 2.0 and part.max() <= 5.0 and abs(part.mean() - 3.5) < 0.03  # float32 rounding may reach 5
+
+
 def test_randint_covers_its_range_uniformly() -> None:
     rng.manual_seed(4)
     x = run("randint.low", -2, 3, [N])

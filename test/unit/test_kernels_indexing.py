@@ -260,6 +260,15 @@ def test_gather_edge_cases() -> None:
         KERNELS["gather"](grid(1, 3), 1, longs([0], [1]))
 
 
+def test_gather_and_scatter_check_the_dtype_of_a_non_empty_index_only() -> None:
+    """torch gathers nothing through an empty uint8 index, and rejects a non-empty one."""
+    assert run("gather", np.arange(5.0, dtype=np.float32), 0, np.zeros(0, np.uint8)).shape == (0,)
+    x = np.arange(5.0, dtype=np.float32)
+    np.testing.assert_array_equal(run("scatter.src", x, 0, np.zeros(0, np.uint8), x[:0]), x)
+    with raises(RuntimeError, "Expected dtype int32/int64 for index"):
+        KERNELS["gather"](x, 0, np.zeros(1, np.uint8))
+
+
 @pytest.mark.parametrize("dim", [0, 1])
 def test_scatter_src_matches_a_loop(dim: int) -> None:
     x = np.zeros((3, 4), np.float32)
@@ -534,16 +543,17 @@ def naive_embedding_bag(weight, indices, offsets, mode, psw, last, padding_idx):
 @pytest.mark.parametrize("mode", [0, 1, 2])
 @pytest.mark.parametrize("last", [False, True])
 @pytest.mark.parametrize("padding_idx", [-1, 2])
-def test_embedding_bag_matches_a_loop(mode: int, last: bool, padding_idx: int) -> None:
+@pytest.mark.parametrize("op", ["_embedding_bag", "_embedding_bag_forward_only"])
+def test_embedding_bag_matches_a_loop(mode: int, last: bool, padding_idx: int, op: str) -> None:
     weight = np.array([[1, -1], [4, 0], [2, 2], [3, 5], [0, 9]], np.float32)
     indices = longs(1, 2, 4, 2, 0, 3, 3)
     offsets = longs(0, 2, 2, 5) if not last else longs(0, 2, 2, 5, 7)
     output, offset2bag, bag_size, max_indices = run(
-        "_embedding_bag", weight, indices, offsets, False, mode, False, None, last, padding_idx)
+        op, weight, indices, offsets, False, mode, False, None, last, padding_idx)
     expected, sizes, argmax = naive_embedding_bag(weight, indices, offsets, mode, None, last,
                                                   padding_idx)
     np.testing.assert_allclose(output, expected)
-    assert bag_size.tolist() == sizes
+    assert bag_size.tolist() == (sizes if mode != 0 or op == "_embedding_bag" else [0] * len(sizes))
     if mode == 2:
         np.testing.assert_array_equal(max_indices, argmax)
     if offset2bag.size:
@@ -584,6 +594,32 @@ def test_embedding_bag_fast_sum_path_has_no_offset2bag() -> None:
     outputs = run("_embedding_bag", weight, longs(0, 1), longs(0))
     assert outputs[1].shape == (0,)
     np.testing.assert_array_equal(outputs[0], [[2, 2]])
+
+
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, float("inf")])
+def test_embedding_renorm_scales_each_named_row_over_max_norm_once(norm_type: float) -> None:
+    table = np.array([[3.0, 4.0], [0.3, 0.4], [-6.0, 8.0], [1.0, 1.0]], np.float32)
+    norms = {1.0: [7, 0.7, 14, 2], 2.0: [5, 0.5, 10, 2 ** 0.5], float("inf"): [4, 0.4, 8, 1]}[norm_type]
+    expected = table.astype(np.float64).copy()
+    for row in (0, 1, 2):  # named (row 2 twice: scaled once); row 3 is not named
+        if norms[row] > 1.5:
+            expected[row] *= 1.5 / (norms[row] + 1e-7)
+    out = run("embedding_renorm", table, longs(2, 0, 2, 1), 1.5, norm_type)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    written = table.copy()
+    assert run("embedding_renorm_", written, longs(2, 0, 2, 1), 1.5, norm_type) is written
+    np.testing.assert_array_equal(written, out)
+
+
+def test_embedding_bag_weighs_float16_rows_in_float32_and_rounds_once() -> None:
+    rng = np.random.default_rng(0)
+    weight = (rng.normal(size=(10, 5)) * 5).astype(np.float16)
+    psw = (rng.normal(size=5) * 5).astype(np.float16)
+    indices, offsets = longs(1, 5, 4, 5, 9), longs(0, 3)
+    wide = weight.astype(np.float64)[indices] * psw.astype(np.float64)[:, None]
+    expected = np.stack([wide[:3].sum(0), wide[3:].sum(0)]).astype(np.float16)
+    for op in ("_embedding_bag", "_embedding_bag_forward_only"):
+        np.testing.assert_array_equal(run(op, weight, indices, offsets, False, 0, False, psw)[0], expected)
 
 
 def test_diagonal_scatter_writes_the_chosen_diagonal_of_a_copy() -> None:

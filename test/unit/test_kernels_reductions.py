@@ -444,6 +444,32 @@ def test_logcumsumexp() -> None:
     )
 
 
+def test_complex_logaddexp_logsumexp_logcumsumexp_keep_the_imaginary_part_unwrapped() -> None:
+    """torch: log1p(exp(lo - hi)) + hi, lo and hi ordered by real part; so equal
+    terms z give z + log(n) with z's own imaginary part, past pi included;
+    logsumexp shifts by the largest real part only, so its log wraps."""
+    z = np.complex64(5 + 10j)
+    log2, log3 = math.log(2), math.log(3)
+
+    def near(out: np.ndarray, want: list[complex]) -> None:
+        assert out.dtype == np.complex64
+        np.testing.assert_allclose(out, np.array(want), rtol=1e-6)
+
+    near(run("logaddexp", np.array([z]), np.array([z])), [5 + log2 + 10j])
+    near(run("logsumexp", np.array([[z, z]]), [1]), [5 + log2 + (10 - 4 * math.pi) * 1j])
+    near(run("logcumsumexp", np.array([z, z, z]), 0), [z, 5 + log2 + 10j, 5 + log3 + 10j])
+    lows = run("logaddexp", np.array([complex(-INF, 1)], np.complex64), np.array([complex(-INF, 2)], np.complex64))
+    assert lows.real[0] == -INF and lows.imag[0] == 2  # the second one on a tie
+    assert np.isnan(run("logaddexp", np.array([complex(NAN, 0)], np.complex64), np.array([z])).imag).all()
+    # in general: the real part and the angle (mod 2 pi) of log(exp(a) + exp(b))
+    rng = np.random.default_rng(0)
+    a, b = (rng.normal(size=6) + 1j * rng.normal(size=6) * 3 for _ in range(2))
+    out = run("logaddexp", a, b)
+    total = np.exp(a) + np.exp(b)
+    np.testing.assert_allclose(out.real, np.log(np.abs(total)), rtol=1e-12)
+    np.testing.assert_allclose(np.exp(1j * out.imag), np.exp(1j * np.angle(total)), rtol=1e-12)
+
+
 def reference_cummax(values: list[float], better: Any) -> tuple[list[float], list[int]]:
     """torch's loop: x takes over when nan or when better-or-equal than a non-nan best."""
     best, where, out, idx = values[0], 0, [], []

@@ -115,6 +115,25 @@ def rrelu_(self: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3, training: boo
     return self
 
 
+# rrelu_with_noise(x, noise, ...) = rrelu_with_noise_functional(x, noise, ...)[0], noise <- [1]
+@register_functionalization(aten.rrelu_with_noise.default)
+def rrelu_with_noise(self: Tensor, noise: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3,
+                     training: bool = False, generator: Any = None) -> Tensor:
+    out, slopes = aten.rrelu_with_noise_functional.default(self, noise, lower, upper, training)
+    write(noise, slopes)
+    return out
+
+
+# rrelu_with_noise_(x, noise, ...): x <- [0] and noise <- [1] of rrelu_with_noise_functional
+@register_functionalization(aten.rrelu_with_noise_.default)
+def rrelu_with_noise_(self: Tensor, noise: Tensor, lower: Any = 0.125, upper: Any = 1.0 / 3,
+                      training: bool = False, generator: Any = None) -> Tensor:
+    out, slopes = aten.rrelu_with_noise_functional.default(self, noise, lower, upper, training)
+    write(noise, slopes)
+    write(self, out)
+    return self
+
+
 # feature_dropout_(x, p, train) = x when not training (no write), else x <- feature_dropout(x):
 # ATen's _dropout_impl<inplace>, a CompositeImplicitAutograd kernel that functionalization
 # decomposes (its last in-place op, mul_ or add_, writes x)

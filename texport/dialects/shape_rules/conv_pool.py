@@ -763,7 +763,7 @@ def _upsample_sized(n: int) -> Rule:
 for _name, _n in (("upsample_nearest1d", 1), ("upsample_linear1d", 1), ("_upsample_nearest_exact1d", 1),
                   ("upsample_nearest2d", 2), ("upsample_bilinear2d", 2), ("upsample_bicubic2d", 2),
                   ("_upsample_nearest_exact2d", 2), ("upsample_nearest3d", 3), ("upsample_trilinear3d", 3),
-                  ("_upsample_nearest_exact3d", 3)):
+                  ("_upsample_nearest_exact3d", 3), ("_upsample_bilinear2d_aa", 2), ("_upsample_bicubic2d_aa", 2)):
     _registered([f"{_name}.vec"], _upsample_vec, _n)
     _registered([_name], _upsample_sized, _n)
 
@@ -1023,7 +1023,7 @@ def _edge_pad(n: int, reflect: bool) -> Rule:
 
 for _n in (1, 2, 3):
     _registered([f"reflection_pad{_n}d"], _edge_pad, _n, True)
-for _n in (2, 3):
+for _n in (1, 2, 3):
     _registered([f"replication_pad{_n}d"], _edge_pad, _n, False)
 
 

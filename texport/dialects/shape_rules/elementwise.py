@@ -218,7 +218,25 @@ _register(_square, "square")
 _register(_glu, "glu")
 _register(_log_sigmoid_forward, "log_sigmoid_forward")
 _register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
+
+
+def _rrelu_with_noise(self: TensorMeta, noise: TensorMeta, *_: object) -> TensorMeta:
+    return TensorMeta(self.shape, self.dtype)  # noise, the slopes, is written in place
+
+
+_register(_rrelu_with_noise, "rrelu_with_noise")
+_register(in_place(_rrelu_with_noise), "rrelu_with_noise_")  # writes noise too: no derived twin
 _register(_prelu, "prelu")
+
+
+def _prelu_kernel(self: TensorMeta, weight: TensorMeta) -> TensorMeta:
+    """prelu's kernel: the slopes arrive already shaped, and broadcast as any operand."""
+    check(self.dtype is weight.dtype, f"prelu: Type promoting not supported. Got {scalar_type_name(self.dtype)} "
+          f"and {scalar_type_name(weight.dtype)}")
+    return _broadcast(self.dtype, self, weight)
+
+
+_register(_prelu_kernel, "_prelu_kernel")
 
 # ---------------------------------------------------------------- binary
 
@@ -580,12 +598,12 @@ _register(
 _register(_minmax("fmax"), "fmax fmin")
 
 
-def _floating_binary(kernel: str) -> Rule:
-    """hypot, logaddexp, nextafter: floating kernels only, no integer promotion."""
+def _floating_binary(kernel: str, complex_too: bool = False) -> Rule:
+    """hypot, logaddexp, nextafter: floating (logaddexp: and complex) kernels only, no integer promotion."""
 
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
-        if not out.dtype.is_floating_point:
+        if not (out.dtype.is_floating_point or (complex_too and out.dtype.is_complex)):
             raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
         return out
 
@@ -593,7 +611,7 @@ def _floating_binary(kernel: str) -> Rule:
 
 
 _register(_floating_binary("hypot_cpu"), "hypot")
-_register(_floating_binary("logaddexp_cpu"), "logaddexp")
+_register(_floating_binary("logaddexp_cpu", complex_too=True), "logaddexp")
 _register(_floating_binary("logaddexp2_cpu"), "logaddexp2")
 _register(_floating_binary("nextafter_cpu"), "nextafter")
 _register(_floating_binary("igamma_cpu"), "igamma special_gammainc")

@@ -223,10 +223,15 @@ def _check_index_fits(
           f"{shape_text(src.shape)}")
 
 
+def _index_dtype_ok(index: TensorMeta) -> bool:
+    """gather/scatter take an int64 or int32 index; torch checks only a non-empty one."""
+    return index.dtype in _INDEX_DTYPES or any(type(s) is int and s == 0 for s in index.shape)
+
+
 @shape_rule("gather")
 def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = False) -> TensorMeta:
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype in _INDEX_DTYPES, "gather(): Expected dtype int32/int64 for index")
+    check(_index_dtype_ok(index), "gather(): Expected dtype int32/int64 for index")
     _check_index_fits(self, d, index, None, "input")
     return meta(index.shape, self.dtype)
 
@@ -235,7 +240,7 @@ def _gather(self: TensorMeta, dim: int, index: TensorMeta, sparse_grad: bool = F
 def _scatter(self: TensorMeta, dim: int, index: TensorMeta, src: Any, *_: Any) -> TensorMeta:
     """src is a tensor (.src, add, reduce) or a Python scalar (.value, .value_reduce)."""
     d = normalize_dim(dim, self.ndim)
-    check(index.dtype in _INDEX_DTYPES, "scatter(): Expected dtype int32/int64 for index")
+    check(_index_dtype_ok(index), "scatter(): Expected dtype int32/int64 for index")
     src_meta = src if isinstance(src, TensorMeta) else None
     if src_meta is not None:
         check(src_meta.dtype is self.dtype,
@@ -399,6 +404,16 @@ def _embedding(weight: TensorMeta, indices: TensorMeta, *_: Any) -> TensorMeta:
     return meta([*indices.shape, weight.shape[1]], weight.dtype)
 
 
+@shape_rule("embedding_renorm")
+def _embedding_renorm(self: TensorMeta, indices: TensorMeta, max_norm: float, norm_type: float) -> TensorMeta:
+    check(self.ndim == 2, f"embedding_renorm_(): Expected 2-dimensional tensor, but got {self.ndim}-dimensional "
+          "tensor for argument #1 'self'")
+    check(indices.dtype in _INDEX_DTYPES, "Expected tensor for argument #2 'indices' to have one of the following "
+          f"scalar types: Long, Int; but got {scalar_type_name(indices.dtype)} instead (while checking arguments "
+          "for embedding_renorm_)")
+    return meta(self.shape, self.dtype)
+
+
 @shape_rule("embedding_dense_backward")
 def _embedding_dense_backward(
     grad_output: TensorMeta, indices: TensorMeta, num_weights: Dim, *_: Any
@@ -406,7 +421,7 @@ def _embedding_dense_backward(
     return meta([num_weights, grad_output.shape[-1]], grad_output.dtype)
 
 
-@shape_rule("_embedding_bag")
+@shape_rule("_embedding_bag", "_embedding_bag_forward_only")
 def _embedding_bag(
     weight: TensorMeta, indices: TensorMeta, offsets: TensorMeta,
     scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,

@@ -63,3 +63,21 @@ def _strided_meta(value: Any) -> Any:
         strides = tuple(s // value.itemsize for s in value.strides) if value.itemsize else None
         return TensorMeta(value.shape, from_numpy(value.dtype), strides)
     return value
+
+
+def logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log(exp(a) + exp(b)); for complex numbers torch's formula: with lo, hi ordered by
+    real part (b is lo on a tie), log1p(exp(lo - hi)) + hi (so the imaginary part is
+    not wrapped into (-pi, pi]); a nan anywhere gives nan + nan j, two -inf real parts give lo, two
+    +inf real parts give log(exp(lo) + exp(hi))."""
+    if a.dtype.kind != "c" and b.dtype.kind != "c":
+        return np.logaddexp(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    swap = b.real <= a.real  # a tie takes b as lo
+    lo, hi = np.where(swap, b, a), np.where(swap, a, b)
+    with np.errstate(all="ignore"):
+        value = np.log1p(np.exp(lo - hi)) + hi
+        both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        value = np.where(both_inf, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))), value)
+    nan = np.isnan(lo.real) | np.isnan(lo.imag)
+    return np.where(nan, np.asarray(complex(np.nan, np.nan), value.dtype), value).astype(value.dtype)

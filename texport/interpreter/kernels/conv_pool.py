@@ -19,6 +19,7 @@ float16 and bfloat16 inputs are computed in float32 and rounded back once
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -498,8 +499,33 @@ def _adaptive_avg(x: Array, sizes: Sequence[int]) -> Array:
     return out.astype(x.dtype)
 
 
+def _adaptive_avg_3d_in_dtype(x: Array, sizes: Sequence[int]) -> Array:
+    """torch's 3-d CPU kernel in float16/bfloat16: each box summed in the dtype, element by
+    element in (t, h, w) order, then divided by kT, kH and kW in turn, each step rounded.
+    Vectorised over boxes: one step per offset of the largest box (an offset past a box's
+    end adds an exact 0)."""
+    bounds = [_adaptive_bounds(x.shape[-3 + j], sizes[j]) for j in range(3)]
+    starts = [start for start, _ in bounds]
+    kernels = [end - start for start, end in bounds]
+    grids = np.ix_(*[np.arange(size) for size in sizes])
+    total = np.zeros((*x.shape[:-3], *sizes), x.dtype)
+    zero = x.dtype.type(0)
+    for offset in itertools.product(*[range(int(k.max())) for k in kernels]):
+        inside = np.ones(sizes, bool)
+        index = []
+        for j, step in enumerate(offset):
+            inside = inside & (kernels[j] > step)[grids[j]]
+            index.append(np.minimum(starts[j] + step, x.shape[-3 + j] - 1)[grids[j]])
+        total = (total + np.where(inside, x[..., index[0], index[1], index[2]], zero)).astype(x.dtype)
+    for j in range(3):
+        total = (total / kernels[j][grids[j]].astype(x.dtype)).astype(x.dtype)
+    return total
+
+
 def _adaptive_avg_nd(n: int) -> Callable[..., Array]:
     def pool(self: Array, output_size: IntArg) -> Array:
+        if n == 3 and is_reduced_float(self.dtype):
+            return _adaptive_avg_3d_in_dtype(self, _ints(output_size, n))
         return _adaptive_avg(self, _ints(output_size, n))
 
     return pool
@@ -695,10 +721,13 @@ def _index_and_lambda(src: Array, size: int) -> tuple[Array, Array]:
 
 
 def _linear_taps(size: int, out: int, align_corners: bool, scale: float | None,
-                 dtype: np.dtype) -> tuple[Array, Array]:
+                 dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
+    """torch stores lambda in the input's dtype and takes 1 - lambda there (a float16
+    weight pair is rounded, then used in float32)."""
     index, lam = _index_and_lambda(_source(size, out, align_corners, scale, dtype, False), size)
     upper = index + (index < size - 1)
-    return np.stack([index, upper], 1), np.stack([1 - lam, lam], 1)
+    lam = lam.astype(storage)
+    return np.stack([index, upper], 1), np.stack([1 - lam, lam], 1).astype(dtype)
 
 
 def _cubic_weights(t: Array) -> Array:
@@ -715,10 +744,11 @@ def _cubic_weights(t: Array) -> Array:
 
 
 def _cubic_taps(size: int, out: int, align_corners: bool, scale: float | None,
-                dtype: np.dtype) -> tuple[Array, Array]:
+                dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
+    """torch computes the weights in the opmath dtype and stores them in the input's."""
     index, lam = _index_and_lambda(_source(size, out, align_corners, scale, dtype, True), size)
     taps = np.clip(index[:, None] + np.arange(-1, 3), 0, size - 1)  # upsample_get_value_bounded
-    return taps, _cubic_weights(lam)
+    return taps, _cubic_weights(lam).astype(storage).astype(dtype)
 
 
 def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
@@ -727,7 +757,7 @@ def _resample_axis(x: Array, axis: int, taps: Array, weights: Array) -> Array:
     return np.moveaxis(np.einsum("...ot,ot->...o", gathered, weights), -1, axis)
 
 
-TapMaker = Callable[[int, int, bool, float | None, np.dtype], tuple[Array, Array]]
+TapMaker = Callable[[int, int, bool, float | None, np.dtype, np.dtype], tuple[Array, Array]]
 
 
 def _uint8_weights(size: int, out: int, align_corners: bool, scale: float | None,
@@ -735,7 +765,7 @@ def _uint8_weights(size: int, out: int, align_corners: bool, scale: float | None
     """torch's uint8 resampling weights along one axis: the float taps merged per input
     index into a dense [out, size] matrix, rounded to int16 fixed point at the largest
     precision (< 22 bits) its biggest weight allows; returns (weights, precision)."""
-    index, weights = taps(size, out, align_corners, scale, np.dtype(np.float64))
+    index, weights = taps(size, out, align_corners, scale, np.dtype(np.float64), np.dtype(np.float64))
     dense = np.zeros((out, size))
     np.add.at(dense, (np.arange(out)[:, None], index), weights)
     fits = 0.5 + dense.max() * (1 << (np.arange(22) + 1)) < 1 << 15
@@ -768,7 +798,7 @@ def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
     n = len(sizes)
     for j in reversed(range(n)):
         axis = x.ndim - n + j
-        index, weights = taps(x.shape[axis], sizes[j], align_corners, scales[j], dtype)
+        index, weights = taps(x.shape[axis], sizes[j], align_corners, scales[j], dtype, x.dtype)
         out = _resample_axis(out, axis, index, weights)
     return out.astype(x.dtype, copy=False)
 
@@ -840,8 +870,53 @@ def _interpolate_vec(n: int, taps: TapMaker) -> Callable[..., Array]:
     return upsample
 
 
-for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps),
-                         ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps)):
+def _aa_taps(interp_size: int, filter_fn: Callable[[Array], Array]) -> TapMaker:
+    """torch's antialiased taps (PIL's): output i centred at scale·(i + 0.5) reads the
+    inputs within support = interp_size/2 (times scale when downscaling) of it, weighed
+    by the filter at the distance (divided by scale when downscaling), normalised to sum 1."""
+    def taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype,
+             storage: np.dtype) -> tuple[Array, Array]:
+        ratio = _scale(size, out, align_corners, scale, dtype)  # all in the opmath dtype, as torch
+        one, half = dtype.type(1), dtype.type(0.5)
+        support = dtype.type(interp_size / 2) * (ratio if ratio >= 1 else one)
+        inverse = one / ratio if ratio >= 1 else one
+        center = ratio * (np.arange(out, dtype=dtype) + half)
+        low = np.maximum((center - support + half).astype(np.int64), 0)  # C++ casts truncate
+        count = np.minimum((center + support + half).astype(np.int64), size) - low
+        offsets = np.arange(max(int(count.max()), 1))
+        inside = offsets < count[:, None]
+        distance = ((low[:, None] + offsets).astype(dtype) - center[:, None] + half) * inverse
+        weights = np.where(inside, filter_fn(distance), 0).astype(dtype)
+        total = weights.sum(1, keepdims=True)
+        weights = np.where(total != 0, weights / np.where(total != 0, total, 1), weights)
+        index = np.where(inside, low[:, None] + offsets, 0)
+        return index, weights.astype(dtype)
+
+    return taps
+
+
+def _triangle(x: Array) -> Array:
+    return np.maximum(1 - np.abs(x), 0)
+
+
+def _pil_cubic(x: Array) -> Array:
+    """PIL's bicubic filter (a = -0.5)."""
+    a, x = -0.5, np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0))
+
+
+def _linear_taps_opmath(size: int, out: int, align_corners: bool, scale: float | None,
+                        dtype: np.dtype, storage: np.dtype) -> tuple[Array, Array]:
+    """bilinear2d's kernel keeps its float16 weights in float32."""
+    return _linear_taps(size, out, align_corners, scale, dtype, dtype)
+
+
+for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps_opmath),
+                         ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps),
+                         ("_upsample_bilinear2d_aa", 2, _aa_taps(2, _triangle)),
+                         ("_upsample_bicubic2d_aa", 2, _aa_taps(4, _pil_cubic))):
     kernel(_name)(_interpolate_sized(_n, _taps))
     kernel(f"{_name}.vec")(_interpolate_vec(_n, _taps))
 
@@ -893,9 +968,8 @@ def _grid_taps(coord: Array, size: int, mode: int, padding_mode: int,
     if mode == _NEAREST:
         return np.rint(pixel).astype(np.int64)[..., None], np.ones_like(pixel)[..., None]
     base = np.floor(pixel)
-    t = pixel - base
     taps = base.astype(np.int64)[..., None] + np.arange(2)
-    return taps, np.stack([1 - t, t], -1)
+    return taps, np.stack([(base + 1) - pixel, pixel - base], -1)  # torch's (ix_se - ix), (ix - ix_nw)
 
 
 @kernel("grid_sampler", "grid_sampler_2d", "grid_sampler_3d")
@@ -903,25 +977,46 @@ def grid_sampler(input: Array, grid: Array, interpolation_mode: int,  # noqa: A0
                  padding_mode: int, align_corners: bool) -> Array:
     """Sample input [N, C, *in] at grid [N, *out, k] whose last axis lists (x, y[, z]), the innermost
     input axis first; every tap outside the input reads 0."""
-    # torch's half kernels locate taps in half precision (each step rounded), then sum in float32
-    x, g = opmath(input), grid if grid.dtype == np.float16 else opmath(grid)
+    # torch's half kernels locate taps in half precision (each step rounded); its scalar
+    # bilinear kernel also weighs and sums in half, tap by tap; the others sum in float32
+    in_half = grid.dtype == np.float16
+    half_sum = in_half and interpolation_mode == _BILINEAR
+    x, g = opmath(input), grid if in_half else opmath(grid)
     n, c, *sizes = x.shape
     k, out = len(sizes), g.shape[1:-1]
     flat: Any = 0
     valid: Any = True
-    weight: Any = 1
+    axis_weights = []
     for axis, size in enumerate(sizes):
         taps, weights = _grid_taps(g[..., k - 1 - axis], size, interpolation_mode, padding_mode, align_corners)
         spread = [n, *out, *[1] * k]
         spread[1 + len(out) + axis] = -1  # this axis's taps on their own trailing dim
-        taps, weights = taps.reshape(spread), weights.astype(x.dtype).reshape(spread)
+        taps = taps.reshape(spread)
+        axis_weights.append(weights.astype(g.dtype if half_sum else x.dtype).reshape(spread))
         valid = valid & (taps >= 0) & (taps < size)
         flat = flat * size + np.clip(taps, 0, size - 1)
+    weight: Any = 1
+    for weights in reversed(axis_weights):  # x's weight first, as torch's (ix_se - ix) * (iy_se - iy) * ...
         weight = weight * weights
     flat = np.broadcast_to(flat, np.broadcast_shapes(np.shape(flat), np.shape(weight)))
     values = np.take_along_axis(x.reshape(n, c, -1), flat.reshape(n, 1, -1), axis=2)
-    values = values.reshape(n, c, *flat.shape[1:]) * (valid * weight)[:, None]
+    values = values.reshape(n, c, *flat.shape[1:])
+    if half_sum:
+        return _sum_taps_in_half(values.astype(np.float16), weight, valid, k).astype(input.dtype, copy=False)
+    values = values * (valid * weight)[:, None]
     return values.sum(axis=tuple(range(-k, 0))).astype(input.dtype, copy=False)
+
+
+def _sum_taps_in_half(values: Array, weight: Array, valid: Array, k: int) -> Array:
+    """torch's scalar loop: out = 0, then out += value * weight for each tap inside the
+    input (taps in row-major order: nw, ne, sw, se), every product and sum rounded."""
+    values = values.reshape(*values.shape[:-k], -1)
+    weight, valid = weight.reshape(*weight.shape[:-k], -1)[:, None], valid.reshape(*valid.shape[:-k], -1)[:, None]
+    total = np.zeros(values.shape[:-1], np.float16)
+    for tap in range(values.shape[-1]):
+        term = np.where(valid[..., tap], values[..., tap] * weight[..., tap], np.float16(0))
+        total = (total + term).astype(np.float16)
+    return total
 
 
 def _linspace_from_neg_one(steps: int, align_corners: bool, dtype: np.dtype) -> Array:
@@ -1041,7 +1136,7 @@ def _edge_pad_op(n: int, mode: str) -> Callable[[Array, Sequence[int]], Array]:
 
 for _n in (1, 2, 3):
     kernel(f"reflection_pad{_n}d")(_edge_pad_op(_n, "reflect"))
-for _n in (2, 3):
+for _n in (1, 2, 3):
     kernel(f"replication_pad{_n}d")(_edge_pad_op(_n, "replicate"))
 
 

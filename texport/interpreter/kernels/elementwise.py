@@ -37,7 +37,7 @@ from ..dtypes import (
     opmath_dtype,
 )
 from . import kernel
-from .common import torch_result_dtype
+from .common import logaddexp, torch_result_dtype
 from .variants import in_place, write_into
 
 Array = np.ndarray
@@ -304,7 +304,7 @@ _register(_frac, "frac")
 
 def _abs(self: Array) -> Array:
     """|x|; a complex number's modulus is real (complex64 -> float32)."""
-    return _result(np.abs(self), np.abs(self[..., :0]).dtype if self.dtype.kind == "c" else self.dtype)
+    return _result(np.abs(self), self.real.dtype)
 
 
 def _neg(self: Array) -> Array:
@@ -561,6 +561,21 @@ def _rrelu_with_noise_functional(self: Array, noise: Array, lower: Any = 0.125, 
     return out, (slopes if training else noise.astype(self.dtype, copy=True))
 
 
+def _rrelu_with_noise(self: Array, noise: Array, lower: Any = 0.125, upper: Any = 1 / 3,
+                      training: bool = False, generator: Any = None) -> Array:
+    """rrelu writing the slopes it draws into ``noise`` (only when training, as torch)."""
+    out, slopes = _rrelu_with_noise_functional(self, noise, lower, upper, training)
+    if training:
+        noise[...] = slopes
+    return out
+
+
+def _rrelu_with_noise_(self: Array, noise: Array, lower: Any = 0.125, upper: Any = 1 / 3,
+                       training: bool = False, generator: Any = None) -> Array:
+    self[...] = _rrelu_with_noise(self, noise, lower, upper, training)
+    return self
+
+
 def _rrelu(self: Array, lower: Any = 0.125, upper: Any = 1 / 3, training: bool = False,
            generator: Any = None) -> Array:
     return _rrelu_with_noise_functional(self, np.empty_like(self), lower, upper, training)[0]
@@ -584,6 +599,12 @@ def _prelu(self: Array, weight: Array) -> Array:
     return np.where(self > 0, self, w * self)
 
 
+@_float_activation("prelu_cpu")
+def _prelu_kernel(self: Array, weight: Array) -> Array:
+    """prelu's kernel: the slopes arrive already shaped, and broadcast as any operand."""
+    return np.where(self > 0, self, weight * self)
+
+
 _register(_gelu_kernel, "gelu")
 _register(_silu, "silu")
 _register(_mish, "mish")
@@ -600,8 +621,11 @@ _register(_glu, "glu")
 _register(_softshrink, "softshrink")
 _register(_rrelu, "rrelu")
 _register(_rrelu_with_noise_functional, "rrelu_with_noise_functional")
+_register(_rrelu_with_noise, "rrelu_with_noise")
+_register(_rrelu_with_noise_, "rrelu_with_noise_")
 _register(_hardshrink, "hardshrink")
 _register(_prelu, "prelu")
+_register(_prelu_kernel, "_prelu_kernel")
 
 # ---------------------------------------------------------------- binary arithmetic
 
@@ -1331,7 +1355,7 @@ _register(_float_binary(lambda a, x: special.gammainc(a, x), in_double=True, ref
           "igamma special_gammainc")
 _register(_float_binary(lambda a, x: special.gammaincc(a, x), in_double=True, refuse=("igammac_cpu", "integral")),
           "igammac special_gammaincc")
-_register(_float_binary(np.logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
+_register(_float_binary(logaddexp, refuse=("logaddexp_cpu", "integral")), "logaddexp")
 _register(_float_binary(np.logaddexp2, refuse=("logaddexp2_cpu", "integral")), "logaddexp2")
 _register(_promoted_binary(np.fmax), "fmax")  # nan only when both are nan
 _register(_promoted_binary(np.fmin), "fmin")

@@ -250,7 +250,13 @@ def _logspace_tensor(start: Any, end: Any, steps: int, base: float = 10.0, dtype
 
 
 def _float_draw(shape: tuple[int, ...], dtype: np.dtype, normal: bool, op: str) -> np.ndarray:
-    """Uniform [0, 1) or standard normal samples of a float dtype (reduced floats drawn as float32)."""
+    """Uniform [0, 1) or standard normal samples of a float dtype (reduced floats drawn as float32).
+    A complex sample draws its real and imaginary parts so, as torch: uniform each, or
+    normal of variance 1/2 each (so E|z|^2 = 1)."""
+    if dtype.kind == "c":
+        part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+        pairs = _float_draw((*shape, 2), part, normal, op) * part.type(np.sqrt(0.5) if normal else 1)
+        return (pairs[..., 0] + 1j * pairs[..., 1]).astype(dtype)
     if not is_floating(dtype):
         raise RuntimeError(f'"{op}" not implemented for \'{dtype.name}\'')
     work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
@@ -363,7 +369,8 @@ def _uniform_(
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} "
                            f"> to={high}")
     draw = _float_draw(self.shape, self.dtype, False, "check_uniform_bounds")
-    self[...] = low + (high - low) * draw
+    start = complex(low, low) if self.dtype.kind == "c" else low  # torch draws both parts in [from, to)
+    self[...] = start + (high - low) * draw
     return self
 
 
@@ -373,6 +380,8 @@ def _normal_(
 ) -> np.ndarray:
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if self.dtype.kind == "c":  # torch draws both parts: normal(mean, std / sqrt(2)) each
+        mean = complex(mean, mean)
     self[...] = mean + std * _float_draw(self.shape, self.dtype, True, "normal_kernel_cpu")
     return self
 

@@ -237,10 +237,10 @@ def _scatter_coords(index: np.ndarray, d: int) -> tuple[np.ndarray, ...]:
 def _gather_scatter_dims(self: np.ndarray, dim: int, index: np.ndarray) -> tuple[int, bool]:
     """(normalised dim, whether there is work): gather/scatter need an int64 or int32 index of self's rank."""
     d = wrap_dim(dim, self.ndim)
+    if index.size == 0:  # torch checks the dtype of a non-empty index only
+        return d, False
     if index.dtype not in (np.int64, np.int32):
         raise RuntimeError("gather/scatter(): Expected dtype int32/int64 for index")
-    if index.size == 0:
-        return d, False
     if max(index.ndim, 1) != max(self.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     if any(k != d and i > s for k, (i, s) in enumerate(zip(index.shape, self.shape))):
@@ -562,6 +562,20 @@ def _check_embedding_indices(indices: np.ndarray, rows: int) -> None:
         raise IndexError("index out of range in self")
 
 
+@kernel("embedding_renorm")
+def _embedding_renorm(self: np.ndarray, indices: np.ndarray, max_norm: float, norm_type: float) -> np.ndarray:
+    """Each row indices name whose norm_type-norm exceeds max_norm scaled by
+    max_norm / (norm + 1e-7), as torch's kernel (each row once, however often named)."""
+    _check_embedding_indices(indices, self.shape[0])
+    out = self.copy()
+    rows = np.unique(indices)
+    norms = np.linalg.norm(self[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    scale = max_norm / (norms[big] + 1e-7)
+    out[rows[big]] = cast(self[rows[big]] * scale[:, None].astype(opmath_dtype(self.dtype)), self.dtype)
+    return out
+
+
 @kernel("embedding")
 def _embedding(
     weight: np.ndarray, indices: np.ndarray, padding_idx: int = -1,
@@ -626,9 +640,9 @@ def _embedding_bag(
     if mode == _MAX:
         output, max_indices = _bag_max(weight, indices, rows, bag_of, valid, bags, offsets.dtype)
     else:
-        if per_sample_weights is not None:
-            rows = rows * per_sample_weights[:, None]
         wide = opmath_dtype(weight.dtype)
+        if per_sample_weights is not None:  # weighted in the accumulation dtype, rounded once with the sum
+            rows = rows.astype(wide) * per_sample_weights[:, None].astype(wide)
         total = np.zeros((bags, weight.shape[1]), wide)
         np.add.at(total, bag_of[valid], rows[valid].astype(wide, copy=False))
         output = cast(total, weight.dtype)
@@ -639,6 +653,21 @@ def _embedding_bag(
     fast_sum = mode == _SUM and from_numpy(weight.dtype) in _FAST_SUM_DTYPES and padding_idx < 0
     offset2bag = np.empty((0,), offsets.dtype) if fast_sum else bag_of
     return output, offset2bag, bag_size, max_indices
+
+
+@kernel("_embedding_bag_forward_only")
+def _embedding_bag_forward_only(
+    weight: np.ndarray, indices: np.ndarray, offsets: np.ndarray,
+    scale_grad_by_freq: bool = False, mode: int = 0, sparse: bool = False,
+    per_sample_weights: np.ndarray | None = None, include_last_offset: bool = False,
+    padding_idx: int = -1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """_embedding_bag for no backward: a sum's bag_size, kept only for the backward, is
+    not computed (torch leaves it unwritten; zeros here)."""
+    output, offset2bag, bag_size, max_indices = _embedding_bag(
+        weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+        include_last_offset, padding_idx)
+    return output, offset2bag, np.zeros_like(bag_size) if mode == _SUM else bag_size, max_indices
 
 
 @kernel("embedding_bag", "embedding_bag.padding_idx")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import is_floating
+from ..dtypes import cast, is_floating
 from . import kernel
 from .common import check_arguments, opmath, result_as, torch_result_dtype
 
@@ -53,18 +53,27 @@ def smooth_l1_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN,
 @kernel("huber_loss")
 def huber_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN,
                delta: float = 1.0) -> np.ndarray:
-    """0.5 z^2 below delta, delta (z - delta / 2) above (z = |self - target|)."""
-    diff, dtype = _difference(self, target)
-    z = np.abs(diff)
+    """0.5 z^2 below delta, delta (z - delta / 2) above (z = |self - target|): torch's
+    kernel computes each element in opmath (the difference unrounded) and rounds it
+    to the dtype before reducing."""
+    dtype = torch_result_dtype(self, target)
+    z = np.abs(opmath(cast(self, dtype)) - opmath(cast(target, dtype)))
     loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta))
-    return _reduce(loss, reduction, dtype)
+    return _reduce(opmath(loss.astype(dtype)), reduction, dtype)
 
 
 @kernel("soft_margin_loss")
 def soft_margin_loss(self: np.ndarray, target: np.ndarray, reduction: int = _MEAN) -> np.ndarray:
-    """log(1 + exp(-y x))."""
+    """log(1 + exp(-y x)), torch's composite of ops: each step rounds to the dtype
+    (a float16 exp overflows to inf)."""
     dtype = torch_result_dtype(self, target)
-    return _reduce(np.log1p(np.exp(-opmath(self) * opmath(target))), reduction, dtype)
+
+    def step(value: np.ndarray) -> np.ndarray:
+        return opmath(value.astype(dtype))
+
+    with np.errstate(over="ignore"):
+        loss = step(np.log1p(step(np.exp(-step(opmath(cast(self, dtype)) * opmath(cast(target, dtype)))))))
+    return _reduce(loss, reduction, dtype)
 
 
 @kernel("kl_div")

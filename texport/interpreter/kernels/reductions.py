@@ -24,6 +24,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
+from .common import logaddexp, opmath
 from .factories import linspace_values
 from .variants import write_into
 from .views import join_tensors
@@ -184,13 +185,14 @@ def _mean_all(self: Array, dtype: DType | None = None) -> Array:
 
 @kernel("logsumexp", "special_logsumexp")
 def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
-    """m + log(sum(exp(x - m))) with m the max, taken as 0 where it is infinite
-    (so all -inf gives -inf, an inf gives inf); integers give float32."""
+    """m + log(sum(exp(x - m))) with m the max (of the real parts for complex), taken
+    as 0 where it is infinite (so all -inf gives -inf, an inf gives inf); integers
+    give float32."""
     out = self.dtype if is_inexact(self.dtype) else np.dtype(np.float32)
     x = self.astype(_compute_dtype(out), copy=False)
     axes = _axes(dim, self.ndim)
     with np.errstate(all="ignore"):
-        shift = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+        shift = np.max(x.real, axis=axes, keepdims=True, initial=-np.inf)
         shift = np.where(np.isinf(shift), 0, shift).astype(x.dtype)
         total = np.sum(np.exp(x - shift), axis=axes, keepdims=True)
         value = np.log(total) + shift
@@ -473,6 +475,11 @@ def _logcumsumexp(self: Array, dim: int) -> Array:
         )
     x, axis = _as_1d(self.astype(_compute_dtype(self.dtype), copy=False), dim)
     with np.errstate(all="ignore"):
+        if x.dtype.kind == "c":  # no complex ufunc to accumulate: one step per position along dim
+            steps = np.moveaxis(x, axis, 0).copy()
+            for i in range(1, steps.shape[0]):
+                steps[i] = logaddexp(steps[i - 1], steps[i])
+            return _result(np.moveaxis(steps, 0, axis).reshape(self.shape), self.dtype)
         return _result(np.logaddexp.accumulate(x, axis=axis).reshape(self.shape), self.dtype)
 
 
@@ -557,18 +564,18 @@ kernel("_log_softmax")(_softmax_half_kernel(True))
 
 @kernel("_softmax_backward_data")
 def _softmax_backward(grad_output: Array, output: Array, dim: int, input_dtype: DType) -> Array:
-    """dx = y * (dy - sum(dy * y))."""
-    grad, axis = _as_1d(grad_output, dim)
-    y = output.reshape(grad.shape)
+    """dx = y * (dy - sum(dy * y)), in opmath, rounded once as torch's kernel."""
+    grad, axis = _as_1d(opmath(grad_output), dim)
+    y = opmath(output).reshape(grad.shape)
     value = y * (grad - np.sum(grad * y, axis=axis, keepdims=True))
     return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))
 
 
 @kernel("_log_softmax_backward_data")
 def _log_softmax_backward(grad_output: Array, output: Array, dim: int, input_dtype: DType) -> Array:
-    """dx = dy - exp(y) * sum(dy)."""
-    grad, axis = _as_1d(grad_output, dim)
-    y = output.reshape(grad.shape)
+    """dx = dy - exp(y) * sum(dy), in opmath, rounded once as torch's kernel."""
+    grad, axis = _as_1d(opmath(grad_output), dim)
+    y = opmath(output).reshape(grad.shape)
     with np.errstate(all="ignore"):
         value = grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True)
     return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))

@@ -170,10 +170,9 @@ def pad(self: Tensor, pad: list[Any], mode: str = "constant", value: float | Non
     if mode == "constant":
         return aten.constant_pad_nd.default(self, pad, 0 if value is None else value)
     sides = len(pad) // 2
-    if mode == "reflect":
-        return getattr(aten, f"reflection_pad{sides}d").default(self, pad)
-    if mode == "replicate":
-        return _index_pad(self, pad, _replicated)  # (texport has no replication_pad1d op)
+    if mode in ("reflect", "replicate"):
+        kind = "reflection" if mode == "reflect" else "replication"
+        return getattr(aten, f"{kind}_pad{sides}d").default(self, pad)
     if mode == "circular":
         return _circular_pad(self, pad)
     raise ValueError(f"pad: unknown mode {mode!r}")
@@ -233,8 +232,9 @@ def reflection_pad(self: Tensor, padding: list[Any]) -> Tensor:
     return _index_pad(self, padding, _reflected)
 
 
-# replication_pad{2,3}d(x, p) = x indexed along each padded dim d of size m by clamp(arange(-l, m+r), 0, m-1)
-@register_decomposition([aten.replication_pad2d.default, aten.replication_pad3d.default])
+# replication_pad{1,2,3}d(x, p) = x indexed along each padded dim d of size m by clamp(arange(-l, m+r), 0, m-1)
+@register_decomposition([aten.replication_pad1d.default, aten.replication_pad2d.default,
+                         aten.replication_pad3d.default])
 def replication_pad(self: Tensor, padding: list[Any]) -> Tensor:
     return _index_pad(self, padding, _replicated)
 
@@ -523,6 +523,27 @@ def upsample_bicubic2d_vec(input: Tensor, output_size: list[Any] | None, align_c
                            scale_factors: list[float] | None) -> Tensor:
     outs = _output_sizes(list(input.shape)[-2:], output_size, scale_factors)
     return _upsample_bicubic(input, outs, align_corners, scale_factors or [None, None])
+
+
+# _upsample_bilinear2d_aa.vec(x, size | scales) = _upsample_bilinear2d_aa(x, size, ac, *scales) (ATen's
+# composite; torch keeps the sized form in core)
+@register_decomposition(aten._upsample_bilinear2d_aa.vec)
+def upsample_bilinear2d_aa_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
+                               scale_factors: list[float] | None) -> Tensor:
+    return _sized_aa(aten._upsample_bilinear2d_aa.default, input, output_size, align_corners, scale_factors)
+
+
+# _upsample_bicubic2d_aa.vec(x, size | scales) = _upsample_bicubic2d_aa(x, size, ac, *scales)
+@register_decomposition(aten._upsample_bicubic2d_aa.vec)
+def upsample_bicubic2d_aa_vec(input: Tensor, output_size: list[Any] | None, align_corners: bool,  # noqa: A002
+                              scale_factors: list[float] | None) -> Tensor:
+    return _sized_aa(aten._upsample_bicubic2d_aa.default, input, output_size, align_corners, scale_factors)
+
+
+def _sized_aa(sized: Any, x: Tensor, output_size: list[Any] | None, align_corners: bool,
+              scale_factors: list[float] | None) -> Tensor:
+    scales = scale_factors or [None, None]
+    return sized(x, _output_sizes(list(x.shape)[-2:], output_size, scale_factors), align_corners, *scales)
 
 
 # upsample_bicubic2d(x, size, ac, sh, sw) = the same interpolation at the sized form's scales

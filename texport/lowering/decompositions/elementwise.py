@@ -733,6 +733,12 @@ def prelu(self: Tensor, weight: Tensor) -> Tensor:
     return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
 
 
+# _prelu_kernel(x, w) = where(x > 0, x, w·x), w broadcast as it comes (torch's decomposition)
+@register_decomposition(aten._prelu_kernel.default)
+def _prelu_kernel(self: Tensor, weight: Tensor) -> Tensor:
+    return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
+
+
 # fill(x, v) = full_like(x, v): torch's default table takes this core op to full_like
 @register_decomposition(aten.fill.Scalar)
 def fill_scalar(self: Tensor, value: Any) -> Tensor:

@@ -746,7 +746,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # 
     else:
         padding_idx = -1
     if max_norm is not None:
-        raise NotImplementedError("embedding(max_norm=...) needs embedding_renorm_, which texport lacks")
+        # torch renormalises weight's rows in place (embedding_renorm_), a parameter write
+        # texport's functionalization refuses
+        raise NotImplementedError("embedding(max_norm=...) writes the weight in place, which texport does not export")
     return call(op("embedding"), weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
@@ -767,7 +769,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         input, offsets, per_sample_weights, include_last_offset)
     mode_enum = _bag_mode(mode, scale_grad_by_freq, sparse)
     if max_norm is not None:
-        raise NotImplementedError("embedding_bag(max_norm=...) needs embedding_renorm_, which texport lacks")
+        raise NotImplementedError("embedding_bag(max_norm=...) writes the weight in place, which texport does not export")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
@@ -893,7 +895,9 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,  # no
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
     if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by texport")
+        if mode == "lanczos":
+            raise NotImplementedError("interpolate(mode='lanczos', antialias=True) is not supported by texport")
+        return call(op(f"_upsample_{mode}2d_aa.vec"), input, output_size, align_corners, factors)
     if mode == "area" and rank in (1, 2, 3):
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[rank - 1]
         return pool(input, output_size)
