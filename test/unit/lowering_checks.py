@@ -114,10 +114,15 @@ def check_decomposition(key: str, sample: Sample, *, rtol: float = 1e-4, atol: f
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype, f"{key}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
         if values:
-            np.testing.assert_allclose(g.astype(np.float64) if g.dtype != bool else g,
-                                       w.astype(np.float64) if w.dtype != bool else w,
-                                       rtol=rtol, atol=atol, equal_nan=True, err_msg=key)
+            np.testing.assert_allclose(_widened(g), _widened(w), rtol=rtol, atol=atol, equal_nan=True, err_msg=key)
     return lowered
+
+
+def _widened(values: np.ndarray) -> np.ndarray:
+    """float64 (complex128 for complex values, so no imaginary part is dropped); bools as they are."""
+    if values.dtype == bool:
+        return values
+    return values.astype(np.complex128 if np.iscomplexobj(values) else np.float64)
 
 
 def random_array(rng: np.random.Generator, shape: Sequence[int], kind: str = "f") -> np.ndarray:

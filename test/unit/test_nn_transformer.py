@@ -60,7 +60,8 @@ def test_state_dict_keys_and_attributes_are_torchs() -> None:
         "self_attn.in_proj_weight", "self_attn.out_proj.weight", "multihead_attn.in_proj_weight",
         "multihead_attn.out_proj.weight", "linear1.weight", "linear2.weight", "norm1.weight", "norm2.weight",
         "norm3.weight"]
-    model = nn.Transformer(8, 2, 1, 2, 16)
+    with pytest.warns(UserWarning, match="enable_nested_tensor is True"):  # as torch warns (batch_first=False)
+        model = nn.Transformer(8, 2, 1, 2, 16)
     keys = list(model.state_dict())
     assert keys[0] == "encoder.layers.0.self_attn.in_proj_weight"
     assert "encoder.norm.weight" in keys and "decoder.layers.1.multihead_attn.in_proj_bias" in keys
@@ -95,5 +96,7 @@ def test_causal_mask_is_detected_and_batch_sizes_checked() -> None:
     mask = nn.Transformer.generate_square_subsequent_mask(4)
     np.testing.assert_allclose(encoder(x, mask=mask).numpy(), encoder(x, mask=mask, is_causal=True).numpy(),
                                rtol=1e-5, atol=1e-6)
+    with pytest.warns(UserWarning, match="enable_nested_tensor is True"):
+        model = nn.Transformer(8, 2, 1, 1, 16)
     with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
-        nn.Transformer(8, 2, 1, 1, 16)(texport.randn(3, 2, 8), texport.randn(3, 4, 8))
+        model(texport.randn(3, 2, 8), texport.randn(3, 4, 8))
