@@ -316,24 +316,12 @@ def _compare(self: Any, other: Any) -> TensorMeta:
     return _broadcast(DType.bool, self, other)
 
 
-def _bitwise(kernel: str) -> Rule:
-    """Bitwise ops accept integral and bool dtypes only."""
+def _integral_only(kernel: str, kinds: str = "uib") -> Rule:
+    """Bitwise ops accept integral and bool dtypes; bit shifts (kinds "ui") refuse bool after promotion."""
 
     def rule(self: Any, other: Any) -> TensorMeta:
         out = _arith(self, other)
-        if out.dtype.kind not in "uib":
-            raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
-        return out
-
-    return rule
-
-
-def _shift(kernel: str) -> Rule:
-    """Bit shifts accept integral dtypes only (bool is refused after promotion)."""
-
-    def rule(self: Any, other: Any) -> TensorMeta:
-        out = _arith(self, other)
-        if out.dtype.kind not in "ui":
+        if out.dtype.kind not in kinds:
             raise ShapeGuardError(_not_implemented(kernel)(out.dtype))
         return out
 
@@ -376,9 +364,9 @@ _register(_pow, "pow.Tensor_Tensor", inplace="pow_.Tensor")
 _register(_pow, "pow.Scalar")
 _register(_minmax("maximum"), "maximum minimum max.other min.other")
 for _op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    _register(_bitwise(f"{_op}_cpu"), f"{_op}.Tensor {_op}.Scalar")
+    _register(_integral_only(f"{_op}_cpu"), f"{_op}.Tensor {_op}.Scalar")
 for _op, _kernel in (("left", "lshift_cpu"), ("right", "rshift_cpu")):
-    _register(_shift(_kernel), f"bitwise_{_op}_shift.Tensor bitwise_{_op}_shift.Tensor_Scalar "
+    _register(_integral_only(_kernel, "ui"), f"bitwise_{_op}_shift.Tensor bitwise_{_op}_shift.Tensor_Scalar "
               f"bitwise_{_op}_shift.Scalar_Tensor __{_op[0]}shift__.Tensor __{_op[0]}shift__.Scalar")
 del _op, _kernel
 _register(

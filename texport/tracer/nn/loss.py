@@ -47,10 +47,6 @@ class _WeightedLoss(_Loss):
 class L1Loss(_Loss):
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.l1_loss(input, target, reduction=self.reduction)
 
@@ -72,20 +68,12 @@ class NLLLoss(_WeightedLoss):
 class MSELoss(_Loss):
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
     __constants__ = ["reduction"]
-
-    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
-                 reduce: bool | None = None, reduction: str = "mean") -> None:
-        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
@@ -148,10 +136,6 @@ class HuberLoss(_Loss):
 
 class SoftMarginLoss(_Loss):
     __constants__ = ["reduction"]
-
-    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.soft_margin_loss(input, target, reduction=self.reduction)
