@@ -9,6 +9,11 @@ while_loop bodies) compile to sub-plans called by small runtime helpers.
 On entry every input is checked against its declared type: rank, dtype, each
 dim (symbols bind at their first occurrence, expressions are evaluated), and
 the range constraints, with torch-like messages naming the input and dim.
+
+Every identifier in the generated source is one texport made (``v3``, ``k7``,
+``d0``): names from the IR (SSA names, size symbols, the function's name) can
+be anything the IR grammar allows — ``lambda``, ``v1``, ``GuardError`` — so they
+appear only inside string literals (messages) and in the side tables.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import ast
 
 import numpy as np
 from xdsl.dialects.func import FuncOp, ReturnOp
@@ -110,7 +117,7 @@ class _Codegen:
         if isinstance(op, AtenOp):
             self.emit_aten(op, outputs)
         elif isinstance(op, tx.ConstantOp):
-            self.assign(op, outputs, repr(op.value.value.data), "constant")
+            self.assign(op, outputs, self.constant(op.value.value.data), "constant")
         elif op.name in tx.PYTHON_OPERATORS:
             lhs, rhs = (self.name(v) for v in op.operands)
             self.assign(op, outputs, f"{lhs} {tx.PYTHON_OPERATORS[op.name]} {rhs}", op.name)
@@ -180,6 +187,12 @@ class _Codegen:
         exec(compile(source, f"<texport plan {name}>", "exec"), self.namespace)  # noqa: S102 - our own codegen
         return Plan(name, self.steps, source, self.namespace[name], params)
 
+    def finish_function(self, func: FuncOp, checks: list[str]) -> Plan:
+        """The entry plan: defined under a generated name, reported under the IR's."""
+        plan = self.finish(func.body.block, self.bind("plan", None), checks)
+        plan.name = func.sym_name.data
+        return plan
+
 
 def _tuple_result(op: AtenOp) -> bool:
     schema = op.op_def.schema
@@ -208,89 +221,139 @@ def _located(kernel: Callable[..., Any], op: AtenOp) -> Callable[..., Any]:
 # Input checks
 # --------------------------------------------------------------------------
 
+# the only names a dim's Python may use besides the generated size locals
+_DIM_FUNCTIONS = frozenset({"Max", "Min"})
+
+
+class _InputChecks:
+    """The Python lines that check a plan's inputs.
+
+    A size symbol binds, at its first occurrence, to a generated local (``d0``,
+    ``d1``, ...); dims print with those locals in place of the IR's symbol
+    names. ``labels`` keeps, per IR symbol name, the user's text for it
+    (``x.size()[0]``) for the messages."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+        self.locals: dict[str, Any] = {}  # IR symbol name -> generated sympy Symbol
+        self.labels: dict[str, str] = {}  # IR symbol name -> where it was bound
+        self.binds: list[str] = []
+        self.checks: list[str] = []
+        self.sized: list[tuple[str, str, Any]] = []  # (value, label, dim) checked once all symbols bind
+
+    def lines(self) -> list[str]:
+        return self.binds + self.checks
+
+    def check_sizes(self) -> None:
+        """Each dim against its expected value; after binding, so that a dim may
+        use a symbol a later input binds (``[2*s1]`` before ``!tx.symint<s1>``)."""
+        for value, label, dim in self.sized:
+            expr = self.py(dim)
+            if expr is not None:
+                message = _q(f"Guard failed: {label} == {self.user_text(dim)}")
+                self.checks.append(f"if {value} != {expr}: raise GuardError({message} + f' (got {{{value}}})')")
+
+    def argument(self, param: str, label: str, arg_type: Any) -> None:
+        if isinstance(arg_type, TensorType):
+            self.tensor(param, label, arg_type)
+        elif isinstance(arg_type, tx.SymIntType) and arg_type.value is not None:
+            message = _q(f"Guard failed: {label} must be an int")
+            self.binds.append(f"if type({param}) is not int: raise GuardError({message} + _got({param}))")
+            self.dim(param, label, arg_type.value)
+
+    def tensor(self, param: str, label: str, arg_type: TensorType) -> None:
+        rank = len(arg_type.shape)
+        dtype = self.bind_value("dt", to_numpy(arg_type.dtype))
+        is_array = _q(f"Guard failed: {label} must be a tensor")
+        rank_text = _q(f"Guard failed: {label}.dim() == {rank}")
+        dtype_text = _q(f"Guard failed: {label}.dtype == {arg_type.dtype}")
+        self.binds += [
+            f"if not isinstance({param}, ndarray): raise GuardError({is_array} + _got({param}))",
+            f"if {param}.ndim != {rank}: raise GuardError({rank_text} + f' (got {{{param}.ndim}})')",
+            # numpy dtypes compare exactly (bfloat16 is ml_dtypes' own dtype, not a 2-byte 'V')
+            f"if {param}.dtype != {dtype}: raise GuardError({dtype_text} + f' (got {{{param}.dtype}})')",
+        ]
+        for axis, dim in enumerate(arg_type.shape):
+            self.dim(f"{param}.shape[{axis}]", f"{label}.size()[{axis}]", dim)
+
+    def dim(self, value: str, label: str, dim: Any) -> None:
+        if isinstance(dim, sympy.Symbol) and dim.name not in self.locals:
+            local = self.locals[dim.name] = sympy.Symbol(f"d{len(self.locals)}", **dim.assumptions0)
+            self.labels[dim.name] = label
+            self.binds.append(f"{local.name} = {value}")
+        else:
+            self.sized.append((value, label, dim))
+
+    def range(self, symbol: Any, low: Any, high: Any) -> None:
+        expr = self.py(symbol)
+        if expr is None:
+            return
+        text = self.user_text(symbol)
+        if low is not None and low != -sympy.oo:
+            message = _q(f"Guard failed: {text} >= {low}")
+            self.checks.append(f"if not ({expr}) >= {int(low)}: raise GuardError({message})")
+        if high is not None and high != sympy.oo:
+            message = _q(f"Guard failed: {text} <= {high}")
+            self.checks.append(f"if not ({expr}) <= {int(high)}: raise GuardError({message})")
+
+    def guard(self, condition: Any) -> None:
+        """A guard export recorded (divisibility, relations) checked on every call."""
+        name = relation_name(condition)
+        if name is None:
+            return
+        op = tx.PREDICATES[name]
+        lhs, rhs = (self.py(side) for side in condition.args)
+        if lhs is None or rhs is None:
+            return
+        text = _q(f"Guard failed: {self.user_text(condition.lhs)} {op} {self.user_text(condition.rhs)}")
+        self.checks.append(f"if not (({lhs}) {op} ({rhs})): raise GuardError({text})")
+
+    def bind_value(self, key: str, value: Any) -> str:
+        name = f"{key}{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def py(self, dim: Any) -> str | None:
+        """Python for ``dim`` over the generated locals; None while a symbol is
+        unbound (an unbacked size: checked by the program's own asserts)."""
+        if type(dim) is int or getattr(dim, "is_Integer", False):
+            return str(int(dim))
+        if not all(s.name in self.locals for s in dim.free_symbols):
+            return None
+        code = dim_str(dim.xreplace({s: self.locals[s.name] for s in dim.free_symbols}))
+        allowed = _DIM_FUNCTIONS | {local.name for local in self.locals.values()}
+        stray = sorted({n.id for n in ast.walk(ast.parse(code, mode="eval"))
+                        if isinstance(n, ast.Name)} - allowed)
+        if stray:  # a sympy function the plan has no definition for
+            raise ExecutionError(f"cannot check the dim {dim_str(dim)}: {', '.join(stray)} is not supported")
+        return code
+
+    def user_text(self, dim: Any) -> str:
+        """``dim`` as the user sees it: bound symbols as the input dims they came from."""
+        if type(dim) is int:
+            return str(dim)
+        labels = {s: sympy.Symbol(self.labels[s.name]) for s in dim.free_symbols if s.name in self.labels}
+        return dim_str(dim.xreplace(labels))
+
+
+def _got(value: Any) -> str:
+    return f" (got {type(value).__name__} {value!r})"
+
 
 def _input_checks(
     func: FuncOp, params: list[str], names: Sequence[str], ranges: dict[Any, tuple[Any, Any]],
     namespace: dict[str, Any], guards: Sequence[Any] = (),
 ) -> list[str]:
     """Python lines that bind size symbols from the inputs and check every dim."""
-    bound: dict[str, str] = {}
-    binds: list[str] = []
-    checks: list[str] = []
-    for index, (param, arg_type) in enumerate(zip(params, func.function_type.inputs.data)):
-        label = names[index]
-        if isinstance(arg_type, TensorType):
-            _tensor_checks(param, label, arg_type, bound, binds, checks, namespace)
-        elif isinstance(arg_type, tx.SymIntType) and arg_type.value is not None:
-            _dim_check(param, label, arg_type.value, bound, binds, checks, namespace)
+    checks = _InputChecks(namespace)
+    for param, label, arg_type in zip(params, names, func.function_type.inputs.data):
+        checks.argument(param, label, arg_type)
+    checks.check_sizes()
     for symbol, (low, high) in ranges.items():
-        expr = _py(symbol, bound)
-        if expr is None:
-            continue
-        text = _user_text(symbol, bound)
-        if low is not None and low != -sympy.oo:
-            checks.append(f"if not ({expr}) >= {int(low)}: raise GuardError({_q(f'Guard failed: {text} >= {low}')})")
-        if high is not None and high not in (sympy.oo, None):
-            checks.append(f"if not ({expr}) <= {int(high)}: raise GuardError({_q(f'Guard failed: {text} <= {high}')})")
+        checks.range(symbol, low, high)
     for condition in guards:  # after the ranges: a size out of range is the clearer error
-        checks.extend(_guard_check(condition, bound))
-    return binds + checks
-
-
-def _guard_check(condition: Any, bound: dict[str, str]) -> list[str]:
-    """A guard export recorded (divisibility, relations) checked on every call."""
-    name = relation_name(condition)
-    if name is None:
-        return []
-    op = tx.PREDICATES[name]
-    lhs, rhs = (_py(side, bound) for side in condition.args)
-    if lhs is None or rhs is None:
-        return []
-    text = f"{_user_text(condition.lhs, bound)} {op} {_user_text(condition.rhs, bound)}"
-    return [f"if not (({lhs}) {op} ({rhs})): raise GuardError({_q('Guard failed: ' + text)})"]
-
-
-def _tensor_checks(param: str, label: str, arg_type: TensorType, bound: dict[str, str],
-                   binds: list[str], checks: list[str], namespace: dict[str, Any]) -> None:
-    rank = len(arg_type.shape)
-    dtype = f"dt{len(namespace)}"
-    namespace[dtype] = to_numpy(arg_type.dtype)
-    binds.append(
-        f"if {param}.ndim != {rank}: raise GuardError({_q(f'Guard failed: {label}.dim() == {rank}')} + f' (got {{{param}.ndim}})')"
-    )
-    binds.append(
-        f"if {param}.dtype != {dtype}: raise GuardError({_q(f'Guard failed: {label}.dtype == {arg_type.dtype}')} + f' (got {{{param}.dtype}})')"
-    )
-    for axis, dim in enumerate(arg_type.shape):
-        _dim_check(f"{param}.shape[{axis}]", f"{label}.size()[{axis}]", dim, bound, binds, checks, namespace)
-
-
-def _dim_check(value: str, label: str, dim: Any, bound: dict[str, str], binds: list[str],
-               checks: list[str], namespace: dict[str, Any]) -> None:
-    if isinstance(dim, sympy.Symbol) and dim.name not in bound:
-        bound[dim.name] = label
-        binds.append(f"{dim.name} = {value}")
-        return
-    expr = _py(dim, bound)
-    if expr is None:
-        return
-    expected = _user_text(dim, bound)
-    message = _q(f"Guard failed: {label} == {expected}")
-    checks.append(f"if {value} != {expr}: raise GuardError({message} + f' (got {{{value}}})')")
-
-
-def _py(dim: Any, bound: dict[str, str]) -> str | None:
-    if type(dim) is int or getattr(dim, "is_Integer", False):
-        return str(dim)
-    if not all(s.name in bound for s in dim.free_symbols):
-        return None  # an unbacked size: checked by the program's own asserts
-    return dim_str(dim)
-
-
-def _user_text(dim: Any, bound: dict[str, str]) -> str:
-    if type(dim) is int:
-        return str(dim)
-    return dim_str(dim.xreplace({sympy.Symbol(n, **s.assumptions0): sympy.Symbol(bound[n]) for s in dim.free_symbols for n in [s.name] if n in bound}))
+        checks.guard(condition)
+    return checks.lines()
 
 
 def _q(text: str) -> str:
@@ -309,7 +372,7 @@ def compile_function(
     """Compile ``func`` into a Plan that checks its inputs and runs its ops."""
     namespace: dict[str, Any] = {
         **RUNTIME_HELPERS, "GuardError": GuardError, "RuntimeAssertError": RuntimeAssertError,
-        "Max": max, "Min": min,
+        "Max": max, "Min": min, "ndarray": np.ndarray, "_got": _got,
     }
     gen = _Codegen(namespace)
     block = func.body.block
@@ -318,14 +381,9 @@ def compile_function(
         arg.name_hint or f"arg{i}" for i, arg in enumerate(block.args)
     ]
     checks = _input_checks(func, params, names, ranges or {}, namespace, guards)
-    plan = gen.finish(block, _identifier(func.sym_name.data), checks)
+    plan = gen.finish_function(func, checks)
     plan.arg_names = names
     return plan
-
-
-def _identifier(name: str) -> str:
-    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)
-    return cleaned if cleaned and not cleaned[0].isdigit() else f"f_{cleaned}"
 
 
 def find_function(module: Operation, entry: str | None = None) -> FuncOp:
