@@ -18,11 +18,10 @@ appear only inside string literals (messages) and in the side tables.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import ast
 
 import numpy as np
 from xdsl.dialects.func import FuncOp, ReturnOp
