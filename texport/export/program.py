@@ -4,6 +4,7 @@ calling convention."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple
@@ -364,12 +365,33 @@ def _check_inputs(program: ExportedProgram, args: tuple[Any, ...], kwargs: dict[
         for path, leaf in pytree.tree_flatten_with_path(value)[0]:
             leaves_with_paths.append((name + pytree.keystr(path), leaf))
     for path, leaf in leaves_with_paths:
-        if path in traced.input_constants and leaf != traced.input_constants[path]:
-            raise GuardError(f"Guard failed: {path} == {traced.input_constants[path]!r} (got {leaf!r})")
-        wanted = int if path in traced.int_input_paths else Tensor
-        if path not in traced.input_constants and not isinstance(leaf, wanted):
-            raise GuardError(f"Guard failed: {path} must be a {wanted.__name__} (got {type(leaf).__name__})")
+        if path in traced.input_constants:
+            _check_constant(path, leaf, traced.input_constants[path])
+        elif path in traced.int_input_paths:
+            if type(leaf) is not int:  # bool is an int subclass, but not an int input
+                raise GuardError(f"Guard failed: {path} must be an int (got {_describe(leaf)})")
+        elif not isinstance(leaf, Tensor):
+            raise GuardError(f"Guard failed: {path} must be a Tensor (got {_describe(leaf)})")
     return [leaf for _, leaf in leaves_with_paths]
+
+
+def _check_constant(path: str, leaf: Any, expected: Any) -> None:
+    """A specialised input takes only its exported value, of its exported type
+    (torch's check: ``2.0``, ``True`` and ``tensor(2)`` are not the int ``2``);
+    nan matches nan."""
+    if type(leaf) is not type(expected):
+        raise GuardError(f"Guard failed: {path} == {expected!r} "
+                         f"(got {_describe(leaf)}, not {type(expected).__name__})")
+    if leaf != expected and not (isinstance(leaf, float) and math.isnan(leaf) and math.isnan(expected)):
+        raise GuardError(f"Guard failed: {path} == {expected!r} (got {leaf!r})")
+
+
+def _describe(leaf: Any) -> str:
+    """Type and value of a wrong input, short even for a tensor."""
+    if isinstance(leaf, Tensor):
+        return f"Tensor of dtype {leaf.dtype} and shape {list(leaf.shape)}"
+    text = repr(leaf)
+    return f"{type(leaf).__name__} {text if len(text) <= 80 else text[:77] + '...'}"
 
 
 def _forward_signature(program: ExportedProgram) -> Any:
