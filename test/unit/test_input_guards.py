@@ -154,3 +154,13 @@ def test_tensor_input_takes_only_a_tensor() -> None:
             assert str(caught.value) == f"Guard failed: x must be a Tensor (got {shown})"
         else:  # a long value is cut short
             assert str(caught.value).endswith("...)") and len(str(caught.value)) < 150
+
+
+def test_plan_refuses_a_non_int_for_a_symint_of_unknown_value() -> None:
+    plan = compile_function(find_function(parse_module("""
+    func.func @f(%n: !tx.symint) -> !tx.symint {
+      func.return %n : !tx.symint
+    }""")))
+    assert plan(7) == (7,)
+    with _guard("Guard failed: n must be an int (got float 7.0)"):
+        plan(7.0)

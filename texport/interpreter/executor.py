@@ -255,10 +255,11 @@ class _InputChecks:
     def argument(self, param: str, label: str, arg_type: Any) -> None:
         if isinstance(arg_type, TensorType):
             self.tensor(param, label, arg_type)
-        elif isinstance(arg_type, tx.SymIntType) and arg_type.value is not None:
-            message = _q(f"Guard failed: {label} must be an int")
+        elif isinstance(arg_type, tx.SymIntType):
+            message = _q(f"Guard failed: {label} must be an int")  # bool, float, a 0-d array: not an int
             self.binds.append(f"if type({param}) is not int: raise GuardError({message} + _got({param}))")
-            self.dim(param, label, arg_type.value)
+            if arg_type.value is not None:
+                self.dim(param, label, arg_type.value)
 
     def tensor(self, param: str, label: str, arg_type: TensorType) -> None:
         rank = len(arg_type.shape)
