@@ -218,7 +218,10 @@ def _user_inputs(ep: Any) -> list[tuple[str, str, Any]]:
 def _user_value(value: Any, arg_type: Any) -> Any:
     if isinstance(arg_type, TensorType):
         return Tensor._make(np.asarray(value), arg_type.dtype)
-    return int(value)  # a symbolic int input
+    array = np.asarray(value)
+    if array.ndim == 0 and array.dtype.kind in "iu":
+        return array.item()  # a symbolic int input
+    return value  # not an int: ep.module()'s guard names the input, expected and found
 
 
 def call_from_leaves(ep: Any, given: list[Any], constants: dict[str, Any] | None = None,
