@@ -139,3 +139,18 @@ def test_export_with_hostile_dim_and_input_names(dim_name: str) -> None:
     with pytest.raises(GuardError, match=r"^Guard failed: v1.size\(\)\[0\] <= 10$"):
         big = texport.ones(11, 2)
         module(big, big, big, dict.fromkeys(keys, big))
+
+
+def test_quoted_function_name_and_punctuated_ssa_names() -> None:
+    """What MLIR allows beyond identifiers: a quoted symbol name, and '.', '$'
+    and '-' in SSA names."""
+    plan = compile_function(find_function(parse_module("""
+    func.func @"import os; ß\\n"(%a.b: !tx.tensor<[s0], f32>, %$c-1: !tx.tensor<[s0], f32>) -> !tx.tensor<[s0], f32> {
+      %x.y = core.sub.Tensor(%a.b, %$c-1) : !tx.tensor<[s0], f32>
+      func.return %x.y : !tx.tensor<[s0], f32>
+    }""")))
+    (r,) = plan(np.full(2, 3.0, np.float32), np.ones(2, np.float32))
+    np.testing.assert_array_equal(r, np.full(2, 2.0))
+    assert plan.name == "import os; ß\n"
+    with pytest.raises(GuardError, match=r"^Guard failed: \$c-1.size\(\)\[0\] == a.b.size\(\)\[0\] \(got 3\)$"):
+        plan(np.ones(2, np.float32), np.ones(3, np.float32))
