@@ -178,19 +178,18 @@ class _Codegen:
 
     # ---- whole function ---------------------------------------------------
 
-    def finish(self, block: Block, name: str, checks: list[str] | None) -> Plan:
+    def finish(self, block: Block, name: str, checks: list[str] | None, label: str | None = None) -> Plan:
         params = [self.name(arg) for arg in block.args]
         results = self.emit_block(block)
         body = (checks or []) + self.lines + [f"return ({', '.join(results)}{',' if len(results) == 1 else ''})"]
         source = f"def {name}({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
-        exec(compile(source, f"<texport plan {name}>", "exec"), self.namespace)  # noqa: S102 - our own codegen
-        return Plan(name, self.steps, source, self.namespace[name], params)
+        filename = f"<texport plan {label if label is not None else name}>"  # tracebacks name the IR function
+        exec(compile(source, filename, "exec"), self.namespace)  # noqa: S102 - our own codegen
+        return Plan(label if label is not None else name, self.steps, source, self.namespace[name], params)
 
     def finish_function(self, func: FuncOp, checks: list[str]) -> Plan:
         """The entry plan: defined under a generated name, reported under the IR's."""
-        plan = self.finish(func.body.block, self.bind("plan", None), checks)
-        plan.name = func.sym_name.data
-        return plan
+        return self.finish(func.body.block, self.bind("plan", None), checks, label=func.sym_name.data)
 
 
 def _tuple_result(op: AtenOp) -> bool:
