@@ -233,11 +233,12 @@ def _worker_main(conn: Any, targets: dict[str, Target], memory: int, stacks: str
 
 def _hang_frame(dump: str) -> str:
     """The innermost texport/xDSL frame of a faulthandler dump (innermost first)."""
-    for line in dump.splitlines():
-        match = re.search(r'File "(.*/(texport|xdsl)/([^"]*))", line \d+ in (\S+)', line)
+    frames = re.findall(r'File "([^"]*)", line \d+ in (\S+)', dump)
+    for path, function in frames:
+        match = re.search(r"/(texport|xdsl)/(.*)$", path)
         if match:
-            return f"{match.group(2)}/{match.group(3)}:{match.group(4)}"
-    return "?"
+            return f"{match.group(1)}/{match.group(2)}:{function}"
+    return f"{Path(frames[0][0]).name}:{frames[0][1]}" if frames else "?"
 
 
 class _Worker:
@@ -284,8 +285,8 @@ class Pool:
     def run(self, kind: str, data: bytes) -> Result:
         return next(iter(self.map(((0, kind, data),))))[1]
 
-    def map(self, jobs: Iterable[tuple[int, str, bytes]]) -> Iterator[tuple[int, Result]]:
-        """(index, result) for each (index, kind, data), in completion order."""
+    def map(self, jobs: Iterable[tuple[int, str, bytes]]) -> Iterator[tuple[int, Result, float]]:
+        """(index, result, seconds) for each (index, kind, data), in completion order."""
         pending = iter(jobs)
         exhausted = False
         while True:
@@ -308,11 +309,12 @@ class Pool:
                     continue
                 index, started = worker.job
                 if worker.conn in ready:
-                    yield index, self._receive(slot)
+                    result = self._receive(slot)
+                    yield index, result, time.monotonic() - started
                 elif time.monotonic() - started >= self.timeout:
                     where = worker.hang_frame()
                     self._restart(slot)
-                    yield index, Result(HANG, f"hang at {where}", f"no result within {self.timeout} s")
+                    yield index, Result(HANG, f"hang at {where}", f"no result within {self.timeout} s"), self.timeout
 
     def _receive(self, slot: int) -> Result:
         worker = self.workers[slot]
@@ -954,10 +956,12 @@ class Report:
     clean_kinds: Counter = dataclasses.field(default_factory=Counter)  # (kind, key)
     findings: dict[tuple[str, str, str], Finding] = dataclasses.field(default_factory=dict)
     seconds: dict[str, float] = dataclasses.field(default_factory=dict)
+    busy: Counter = dataclasses.field(default_factory=Counter)  # (kind, mutator): worker seconds
 
-    def add(self, item: Input, result: Result) -> None:
+    def add(self, item: Input, result: Result, seconds: float = 0.0) -> None:
         group = "lit" if item.corpus.startswith("test/") else "/".join(item.corpus.split("/")[:2])
         self.tried[item.kind, group, item.mutator] += 1
+        self.busy[item.kind, item.mutator] += seconds
         self.outcomes[item.kind, result.outcome] += 1
         if result.outcome == CLEAN:
             self.clean_kinds[item.kind, result.key] += 1
@@ -977,7 +981,8 @@ class Report:
         return self.outcomes[kind, outcome]
 
 
-def campaign(pool: Pool, inputs: Iterable[Input], report: Report) -> None:
+def campaign(pool: Pool, inputs: Iterable[Input], report: Report, progress: int = 0) -> None:
+    """Run every input; every ``progress`` inputs, a line on stderr."""
     staged: dict[int, Input] = {}
 
     def jobs() -> Iterator[tuple[int, str, bytes]]:
@@ -985,8 +990,12 @@ def campaign(pool: Pool, inputs: Iterable[Input], report: Report) -> None:
             staged[index] = item
             yield index, item.kind, item.data
 
-    for index, result in pool.map(jobs()):
-        report.add(staged.pop(index), result)
+    for done, (index, result, seconds) in enumerate(pool.map(jobs()), 1):
+        item = staged.pop(index)
+        report.add(item, result, seconds)
+        if progress and done % progress == 0:
+            found = sum(report.count(item.kind, outcome) for outcome in FINDINGS)
+            print(f"fuzz: {item.kind} {done} inputs, {found} findings", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------
@@ -1069,7 +1078,8 @@ def format_report(report: Report) -> str:
             if k == kind:
                 by_mutator[mutator] += n
                 by_corpus[corpus] += n
-        lines.append("  per mutator: " + ", ".join(f"{m} {n}" for m, n in sorted(by_mutator.items())))
+        lines.append("  per mutator (inputs, mean ms): " + ", ".join(
+            f"{m} {n} {1000 * report.busy[kind, m] / n:.0f}" for m, n in sorted(by_mutator.items())))
         lines.append("  per corpus:  " + ", ".join(f"{c} {n}" for c, n in sorted(by_corpus.items())))
         lines.append("  clean errors: " + ", ".join(
             f"{key} {n}" for (k, key), n in sorted(report.clean_kinds.items()) if k == kind))
@@ -1090,6 +1100,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "outcomes": {f"{k}.{o}": n for (k, o), n in sorted(report.outcomes.items())},
         "clean": {f"{k}: {key}": n for (k, key), n in sorted(report.clean_kinds.items())},
         "seconds": report.seconds,
+        "busy_seconds": {f"{k}.{m}": round(s, 3) for (k, m), s in sorted(report.busy.items())},
         "findings": [{"kind": k, "outcome": o, "key": key, "count": f.count, "message": f.message,
                       "corpus": f.corpus, "mutator": f.mutator,
                       "repro": _show(f.repro if f.repro is not None else f.data, 4000) if k == "ir" else None}
@@ -1112,7 +1123,7 @@ def save_findings(report: Report, folder: Path) -> None:
 
 def run(seed: int = 0, ir: int = 1000, archives: int = 100, workers: int = 2, timeout: float = 2.0,
         memory: int = 2 << 30, minimize_budget: float = 0.0, models: Iterable[str] | None = None,
-        targets: dict[str, Target] | None = None) -> Report:
+        targets: dict[str, Target] | None = None, progress: int = 0) -> Report:
     """Build the corpora, run the campaign, minimize the findings; the Report."""
     programs = exported_programs(models)
     ir_corpus = lit_texts() + program_texts(programs)
@@ -1123,7 +1134,7 @@ def run(seed: int = 0, ir: int = 1000, archives: int = 100, workers: int = 2, ti
         for kind, count, corpus, mutators in (("ir", ir, ir_corpus, IR_MUTATORS),
                                               ("archive", archives, archive_corpus, ARCHIVE_MUTATORS)):
             start = time.monotonic()
-            campaign(pool, generate(seed, kind, count, corpus, mutators), report)
+            campaign(pool, generate(seed, kind, count, corpus, mutators), report, progress)
             report.seconds[kind] = time.monotonic() - start
         if minimize_budget:
             minimize_findings(pool, report, minimize_budget)
@@ -1143,9 +1154,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", nargs="*", help="zoo models for the corpora (default: all)")
     parser.add_argument("--save-findings", type=Path, help="write each finding's repro here")
     parser.add_argument("--json", type=Path, help="write the report as JSON here")
+    parser.add_argument("--progress", type=int, default=1000, help="a stderr line every N inputs (0: none)")
     args = parser.parse_args(argv)
     report = run(args.seed, args.ir, args.archives, args.workers, args.timeout, args.memory_mb << 20,
-                 args.minimize_budget if args.minimize else 0.0, args.models)
+                 args.minimize_budget if args.minimize else 0.0, args.models, progress=args.progress)
     print(format_report(report))
     if args.json:
         args.json.write_text(json.dumps(report_json(report), indent=1), encoding="utf-8")

@@ -76,7 +76,7 @@ def test_planted_crash_hang_death_memory_and_mismatch_are_findings(pool: fuzz.Po
     assert outcomes[b"bad"] == fuzz.Result(fuzz.CLEAN, "planted: ValueError")
     assert outcomes[b"boom"].outcome == fuzz.CRASH
     assert outcomes[b"boom"].key.startswith("planted: TypeError at ")
-    assert outcomes[b"sleep"].outcome == fuzz.HANG
+    assert outcomes[b"sleep"] == fuzz.Result(fuzz.HANG, "hang at test_fuzz.py:_planted", "no result within 1.0 s")
     assert outcomes[b"die"].outcome == fuzz.CRASH and "worker died" in outcomes[b"die"].key
     assert outcomes[b"mem"].outcome == fuzz.MEMORY
     assert outcomes[b"twice"].outcome == fuzz.MISMATCH
