@@ -249,7 +249,9 @@ class _Worker:
         os.close(handle)
         self.process = ctx.Process(target=_worker_main, args=(child, targets, memory, self.stacks, timeout),
                                    daemon=True)
-        self.process.start()
+        with warnings.catch_warnings():  # (3.12+ warns when numpy's BLAS threads exist: the child uses none)
+            warnings.filterwarnings("ignore", r"This process .* is multi-threaded", DeprecationWarning)
+            self.process.start()
         child.close()
         self.job: tuple[int, float] | None = None  # (input index, start time)
 
