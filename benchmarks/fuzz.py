@@ -420,6 +420,18 @@ def program_archives(programs: list[tuple[str, Any]]) -> list[tuple[str, bytes]]
 # IR mutators: each takes (rng, text) and returns the mutated text or bytes
 # ==========================================================================
 
+class Mutation(random.Random):
+    """The random source of one mutation; a mutator notes what it did (an archive's
+    repro is the archive, so the report says what was changed in it)."""
+
+    def __init__(self, seed: str) -> None:
+        super().__init__(seed)
+        self.notes: list[str] = []
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
 TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[%^@#!]?[A-Za-z_][\w.$]*|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\s+|.', re.S)
 NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 IDENT = re.compile(r"[%^@#!]?[A-Za-z_][\w.$]*")
@@ -440,7 +452,7 @@ def _solid(pieces: list[str]) -> list[int]:
     return [i for i, piece in enumerate(pieces) if not piece.isspace()]
 
 
-def _bytes_flip(rng: random.Random, text: str) -> bytes:
+def _bytes_flip(rng: Mutation, text: str) -> bytes:
     data = bytearray(text.encode("utf-8"))
     for _ in range(rng.randint(1, 4)):
         if data:
@@ -448,7 +460,7 @@ def _bytes_flip(rng: random.Random, text: str) -> bytes:
     return bytes(data)
 
 
-def _bytes_insert(rng: random.Random, text: str) -> bytes:
+def _bytes_insert(rng: Mutation, text: str) -> bytes:
     data = bytearray(text.encode("utf-8"))
     at = rng.randint(0, len(data))
     if rng.random() < 0.5:
@@ -459,19 +471,19 @@ def _bytes_insert(rng: random.Random, text: str) -> bytes:
     return bytes(data[:at] + piece + data[at:])
 
 
-def _bytes_delete(rng: random.Random, text: str) -> bytes:
+def _bytes_delete(rng: Mutation, text: str) -> bytes:
     data = text.encode("utf-8")
     at = rng.randrange(max(1, len(data)))
     return data[:at] + data[at + rng.randint(1, 16):]
 
 
-def _bytes_duplicate(rng: random.Random, text: str) -> bytes:
+def _bytes_duplicate(rng: Mutation, text: str) -> bytes:
     data = text.encode("utf-8")
     at = rng.randrange(max(1, len(data)))
     return data[:at] + data[at:at + rng.randint(1, 64)] * rng.randint(2, 5) + data[at:]
 
 
-def _tokens_delete(rng: random.Random, text: str) -> str:
+def _tokens_delete(rng: Mutation, text: str) -> str:
     pieces = tokens(text)
     solid = _solid(pieces)
     for _ in range(rng.randint(1, 3)):
@@ -480,7 +492,7 @@ def _tokens_delete(rng: random.Random, text: str) -> str:
     return "".join(pieces)
 
 
-def _tokens_duplicate(rng: random.Random, text: str) -> str:
+def _tokens_duplicate(rng: Mutation, text: str) -> str:
     pieces = tokens(text)
     solid = _solid(pieces)
     if solid:
@@ -489,7 +501,7 @@ def _tokens_duplicate(rng: random.Random, text: str) -> str:
     return "".join(pieces)
 
 
-def _tokens_swap(rng: random.Random, text: str) -> str:
+def _tokens_swap(rng: Mutation, text: str) -> str:
     pieces = tokens(text)
     solid = _solid(pieces)
     if len(solid) >= 2:
@@ -498,7 +510,7 @@ def _tokens_swap(rng: random.Random, text: str) -> str:
     return "".join(pieces)
 
 
-def _replace_matching(rng: random.Random, text: str, pattern: re.Pattern[str], values: list[str]) -> str:
+def _replace_matching(rng: Mutation, text: str, pattern: re.Pattern[str], values: list[str]) -> str:
     pieces = tokens(text)
     where = [i for i, piece in enumerate(pieces) if pattern.fullmatch(piece)]
     for _ in range(rng.randint(1, 2)):
@@ -509,21 +521,21 @@ def _replace_matching(rng: random.Random, text: str, pattern: re.Pattern[str], v
     return "".join(pieces)
 
 
-def _tokens_number(rng: random.Random, text: str) -> str:
+def _tokens_number(rng: Mutation, text: str) -> str:
     return _replace_matching(rng, text, NUMBER, BOUNDARY_NUMBERS)
 
 
-def _tokens_identifier(rng: random.Random, text: str) -> str:
+def _tokens_identifier(rng: Mutation, text: str) -> str:
     plain = re.compile(r"[%^]?[A-Za-z_]\w*")  # SSA names, block labels and dim symbols, not op names
     return _replace_matching(rng, text, plain, HOSTILE_NAMES)
 
 
-def _nest_modules(rng: random.Random, text: str) -> str:
+def _nest_modules(rng: Mutation, text: str) -> str:
     depth = rng.choice(NESTING)
     return "builtin.module {\n" * depth + text + "\n}" * depth
 
 
-def _nest_brackets(rng: random.Random, text: str) -> str:
+def _nest_brackets(rng: Mutation, text: str) -> str:
     opens = [m.start() for m in re.finditer(r"\[", text)]
     if not opens:
         return "[" * rng.choice(NESTING) + text
@@ -536,7 +548,7 @@ def _nest_brackets(rng: random.Random, text: str) -> str:
 DIMS = re.compile(r"(!tx\.tensor<\[)([^\]]*)(\])|(!tx\.symint<)([^>]*)(>)")
 
 
-def _hostile_dim(rng: random.Random, text: str) -> str:
+def _hostile_dim(rng: Mutation, text: str) -> str:
     matches = list(DIMS.finditer(text))
     if not matches:
         return "func.func @f(%x: !tx.tensor<[" + rng.choice(HOSTILE_DIMS) + "], f32>) {\n  func.return\n}\n"
@@ -550,7 +562,7 @@ def _hostile_dim(rng: random.Random, text: str) -> str:
     return text[:match.start()] + new + text[match.end():]
 
 
-def _unterminated_string(rng: random.Random, text: str) -> str:
+def _unterminated_string(rng: Mutation, text: str) -> str:
     strings = [m for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"', text)]
     if strings and rng.random() < 0.5:
         match = rng.choice(strings)
@@ -564,7 +576,7 @@ def _unterminated_string(rng: random.Random, text: str) -> str:
 TYPE = re.compile(r"!tx\.(?:tensor|symint)<(?:[^<>]|<[^<>]*>)*>|\b[if](?:1|8|16|32|64)\b")
 
 
-def _swap_types(rng: random.Random, text: str) -> str:
+def _swap_types(rng: Mutation, text: str) -> str:
     matches = list(TYPE.finditer(text))
     if len(matches) < 2:
         return text
@@ -585,7 +597,7 @@ def op_names() -> dict[str, list[str]]:
     return _OP_NAMES
 
 
-def _rename_op(rng: random.Random, text: str) -> str:
+def _rename_op(rng: Mutation, text: str) -> str:
     names = op_names()
     pattern = re.compile(r"\b(" + "|".join(names) + r")\.[\w.]+")
     matches = list(pattern.finditer(text))
@@ -599,7 +611,7 @@ def _rename_op(rng: random.Random, text: str) -> str:
 OPERAND = re.compile(r"%[\w.$-]+")
 
 
-def _operands(rng: random.Random, text: str) -> str:
+def _operands(rng: Mutation, text: str) -> str:
     lines = text.split("\n")
     uses = [i for i, line in enumerate(lines) if "=" in line and OPERAND.search(line.split("=", 1)[1])]
     if not uses:
@@ -618,7 +630,7 @@ def _operands(rng: random.Random, text: str) -> str:
     return "\n".join(lines)
 
 
-IR_MUTATORS: dict[str, Callable[[random.Random, str], str | bytes]] = {
+IR_MUTATORS: dict[str, Callable[[Mutation, str], str | bytes]] = {
     "bytes.flip": _bytes_flip,
     "bytes.insert": _bytes_insert,
     "bytes.delete": _bytes_delete,
@@ -683,35 +695,39 @@ def _data_members(members: list[tuple[str, bytes]]) -> list[str]:
     return [name for name, _ in members if name != MANIFEST]
 
 
-def _member_drop(rng: random.Random, data: bytes) -> bytes:
+def _member_drop(rng: Mutation, data: bytes) -> bytes:
     members = _unzip(data)
-    members.pop(rng.randrange(len(members)))
+    name, _ = members.pop(rng.randrange(len(members)))
+    rng.note(f"dropped member {name}")
     return _zip(members)
 
 
-def _member_duplicate(rng: random.Random, data: bytes) -> bytes:
+def _member_duplicate(rng: Mutation, data: bytes) -> bytes:
     members = _unzip(data)
     name, content = rng.choice(members)
     other = bytes(rng.randrange(256) for _ in range(16)) if rng.random() < 0.5 else content
     members.insert(rng.randint(0, len(members)), (name, other))
+    rng.note(f"member {name} twice ({'other' if other != content else 'same'} bytes)")
     return _zip(members)
 
 
-def _member_rename(rng: random.Random, data: bytes) -> bytes:
+def _member_rename(rng: Mutation, data: bytes) -> bytes:
     members = _unzip(data)
     at = rng.randrange(len(members))
     new = rng.choice(["../../evil", "/abs", "", "data/weights/weight_0", "program.mlir", "x" * 300, "é"])
+    rng.note(f"renamed member {members[at][0]} to {new!r}")
     members[at] = (new, members[at][1])
     return _zip(members)
 
 
-def _member_unlisted(rng: random.Random, data: bytes) -> bytes:
+def _member_unlisted(rng: Mutation, data: bytes) -> bytes:
     members = _unzip(data)
     members.append((rng.choice(["extra/9", "evil.py", "../x", "data/weights/weight_99"]), b"print('hi')"))
+    rng.note(f"added unlisted member {members[-1][0]}")
     return _zip(members)
 
 
-def _member_bytes(rng: random.Random, data: bytes) -> bytes:
+def _member_bytes(rng: Mutation, data: bytes) -> bytes:
     members = _unzip(data)
     name = rng.choice(_data_members(members))
     content = bytearray(dict(members)[name])
@@ -725,7 +741,10 @@ def _member_bytes(rng: random.Random, data: bytes) -> bytes:
     else:
         content += bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
     members = [(n, bytes(content) if n == name else c) for n, c in members]
-    return _zip(_with_manifest(members, _manifest_of(members), refresh=rng.random() < 0.8))
+    refresh = rng.random() < 0.8
+    rng.note(f"member {name}: {('truncated', 'bytes replaced', 'bytes appended')[choice]}"
+             f"{', member table refreshed' if refresh else ''}")
+    return _zip(_with_manifest(members, _manifest_of(members), refresh=refresh))
 
 
 _BOMBS: dict[int, bytes] = {}
@@ -763,35 +782,43 @@ def _replace_member_raw(data: bytes, name: str, raw: bytes, size: int, method: i
     return out.getvalue()
 
 
-def _member_deflate_bomb(rng: random.Random, data: bytes) -> bytes:
+def _member_deflate_bomb(rng: Mutation, data: bytes) -> bytes:
     """A member (often the manifest) that inflates to far more than the archive holds;
     the sizes are told truthfully or as a lie."""
     members = _unzip(data)
     name = MANIFEST if rng.random() < 0.5 else rng.choice(_data_members(members))
     size = rng.choice([64 << 20, 256 << 20, 1 << 30])
     declared = size if rng.random() < 0.5 else rng.choice([10, len(dict(members)[name])])
+    rng.note(f"member {name} deflated to inflate to {size} bytes, declaring {declared}")
     return _replace_member_raw(data, name, _deflated_bomb(size), declared)
 
 
-def _member_deflated_lie(rng: random.Random, data: bytes) -> bytes:
+def _member_deflated_lie(rng: Mutation, data: bytes) -> bytes:
     """A member deflated honestly but declaring a different uncompressed size."""
     members = _unzip(data)
     name, content = rng.choice(members)
     compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
     raw = compressor.compress(content) + compressor.flush()
-    return _replace_member_raw(data, name, raw, rng.choice([0, 1, len(content) + 1, 2**32 - 1]))
+    declared = rng.choice([0, 1, len(content) + 1, 2**32 - 1])
+    rng.note(f"member {name} deflated ({len(content)} bytes), declaring {declared}")
+    return _replace_member_raw(data, name, raw, declared)
 
 
-def _patch_headers(data: bytes, rng: random.Random, signature: bytes, field: int, fmt: str,
+_HEADER_NAMES = {b"PK\x03\x04": "local", b"PK\x01\x02": "central"}
+
+
+def _patch_headers(data: bytes, rng: Mutation, signature: bytes, field: int, fmt: str,
                    values: list[int]) -> bytes:
     out = bytearray(data)
     spots = [m.start() for m in re.finditer(re.escape(signature), data)]
     for at in rng.sample(spots, rng.randint(1, len(spots))) if spots else ():
-        struct.pack_into(fmt, out, at + field, rng.choice(values))
+        value = rng.choice(values)
+        struct.pack_into(fmt, out, at + field, value)
+        rng.note(f"{_HEADER_NAMES[signature]} header at byte {at}: field +{field} = {value}")
     return bytes(out)
 
 
-def _zip_method(rng: random.Random, data: bytes) -> bytes:
+def _zip_method(rng: Mutation, data: bytes) -> bytes:
     """Flip the compression-method field of some local and/or central headers."""
     methods = [1, 6, 8, 9, 12, 14, 93, 98, 99, 0xFFFF]
     if rng.random() < 0.5:
@@ -799,7 +826,7 @@ def _zip_method(rng: random.Random, data: bytes) -> bytes:
     return _patch_headers(data, rng, b"PK\x01\x02", 10, "<H", methods)
 
 
-def _zip_sizes(rng: random.Random, data: bytes) -> bytes:
+def _zip_sizes(rng: Mutation, data: bytes) -> bytes:
     """Lie about compressed / uncompressed sizes in the central directory."""
     values = [0, 1, 2**31 - 1, 2**32 - 1, 1 << 30]
     return _patch_headers(data, rng, b"PK\x01\x02", rng.choice([20, 24]), "<L", values)
@@ -821,7 +848,7 @@ NPY_HEADERS = [
 ]
 
 
-def _npy_header(rng: random.Random, data: bytes) -> bytes:
+def _npy_header(rng: Mutation, data: bytes) -> bytes:
     """Replace the header of one .npy member (the member table kept consistent)."""
     members = _unzip(data)
     arrays = [name for name, content in members if content.startswith(b"\x93NUMPY")]
@@ -833,6 +860,7 @@ def _npy_header(rng: random.Random, data: bytes) -> bytes:
     body = content[(10 if content[6] == 1 else 12) + header_length:]
     header = rng.choice(NPY_HEADERS).encode("latin1")
     header += b" " * (-(len(header) + 11) % 64) + b"\n"
+    rng.note(f"member {name}: .npy header {header.strip().decode('latin1')}")
     new = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + body
     members = [(n, new if n == name else c) for n, c in members]
     return _zip(_with_manifest(members, _manifest_of(members)))
@@ -851,7 +879,7 @@ def _json_paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, .
 _RAW = "\x00raw:{}\x00"  # a placeholder replaced by raw JSON text after dumping
 
 
-def _hostile_json(rng: random.Random) -> Any:
+def _hostile_json(rng: Mutation) -> Any:
     """A hostile manifest value: another type, an odd string, or raw JSON text."""
     choices: list[Any] = [
         0, -1, 1.5, True, None, "", [], {}, "3//0", "1.5", "../../evil", "s0**999999999",
@@ -876,7 +904,7 @@ def _get_path(data: Any, path: tuple[Any, ...]) -> Any:
     return data
 
 
-def _manifest_field(rng: random.Random, data: bytes) -> bytes:
+def _manifest_field(rng: Mutation, data: bytes) -> bytes:
     """Replace, delete or add one field anywhere in the manifest (or rename a dict key)."""
     members = _unzip(data)
     manifest = _manifest_of(members)
@@ -884,6 +912,9 @@ def _manifest_field(rng: random.Random, data: bytes) -> bytes:
     parent, key = _get_path(manifest, path[:-1]), path[-1]
     value = _hostile_json(rng)
     action = rng.randrange(4)
+    where = "manifest" + "".join(f"[{k!r}]" for k in path)
+    rng.note(f"{('set', 'deleted', 'added a key beside', 'renamed the key of')[action]} {where} "
+             f"({_show(repr(value).encode(), 80)})")
     if action == 0 or not isinstance(parent, dict):
         parent[key] = value
     elif action == 1:
@@ -899,7 +930,7 @@ def _manifest_field(rng: random.Random, data: bytes) -> bytes:
     return _zip(_with_manifest(members, _dump_manifest(manifest, raw)))
 
 
-ARCHIVE_MUTATORS: dict[str, Callable[[random.Random, bytes], bytes]] = {
+ARCHIVE_MUTATORS: dict[str, Callable[[Mutation, bytes], bytes]] = {
     "member.drop": _member_drop,
     "member.duplicate_name": _member_duplicate,
     "member.rename": _member_rename,
@@ -924,19 +955,20 @@ class Input:
     corpus: str
     mutator: str
     data: bytes
+    note: str = ""
 
 
 def generate(seed: int, kind: str, count: int, corpus: list[tuple[str, Any]],
-             mutators: dict[str, Callable[[random.Random, Any], Any]]) -> Iterator[Input]:
+             mutators: dict[str, Callable[[Mutation, Any], Any]]) -> Iterator[Input]:
     """``count`` inputs, each a function of (seed, kind, its index) alone."""
     names = sorted(mutators)
     for index in range(count):
-        rng = random.Random(f"{seed}:{kind}:{index}")
+        rng = Mutation(f"{seed}:{kind}:{index}")
         corpus_name, original = rng.choice(corpus)
         mutator = rng.choice(names)
         mutated = mutators[mutator](rng, original)
         data = mutated.encode("utf-8", "surrogatepass") if isinstance(mutated, str) else mutated
-        yield Input(kind, corpus_name, mutator, data)
+        yield Input(kind, corpus_name, mutator, data, "; ".join(rng.notes))
 
 
 @dataclasses.dataclass
@@ -947,6 +979,7 @@ class Finding:
     corpus: str
     mutator: str
     data: bytes
+    note: str = ""
     count: int = 1
     repro: bytes | None = None
 
@@ -973,11 +1006,11 @@ class Report:
                 found = self.findings[key]
                 found.count += 1
                 if len(item.data) < len(found.data):  # keep the smallest witness
-                    found.data, found.corpus, found.mutator, found.message = \
-                        item.data, item.corpus, item.mutator, result.message
+                    found.data, found.corpus, found.mutator, found.message, found.note = \
+                        item.data, item.corpus, item.mutator, result.message, item.note
             else:
                 self.findings[key] = Finding(result.outcome, result.key, result.message,
-                                             item.corpus, item.mutator, item.data)
+                                             item.corpus, item.mutator, item.data, item.note)
 
     def count(self, kind: str, outcome: str) -> int:
         return self.outcomes[kind, outcome]
@@ -1093,6 +1126,8 @@ def format_report(report: Report) -> str:
             lines.append(f"    from {finding.corpus} by {finding.mutator}; {finding.message[:300]}")
             if kind == "ir":
                 lines.append(f"    repro ({len(repro)} bytes): {_show(repro)!r}")
+            else:
+                lines.append(f"    mutation: {finding.note}")
     return "\n".join(lines)
 
 
@@ -1104,7 +1139,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "seconds": report.seconds,
         "busy_seconds": {f"{k}.{m}": round(s, 3) for (k, m), s in sorted(report.busy.items())},
         "findings": [{"kind": k, "outcome": o, "key": key, "count": f.count, "message": f.message,
-                      "corpus": f.corpus, "mutator": f.mutator,
+                      "corpus": f.corpus, "mutator": f.mutator, "mutation": f.note,
                       "repro": _show(f.repro if f.repro is not None else f.data, 4000) if k == "ir" else None}
                      for (k, o, key), f in sorted(report.findings.items())],
     }

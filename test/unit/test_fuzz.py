@@ -5,7 +5,6 @@ budget of mutated IR texts and archives ends in no crash and no hang (issue 17).
 from __future__ import annotations
 
 import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -51,8 +50,8 @@ def pool():  # noqa: ANN201
 def test_every_mutator_is_deterministic_for_a_seed() -> None:
     text = VALID_IR.decode()
     for name, mutate in fuzz.IR_MUTATORS.items():
-        first = [mutate(random.Random(f"7:{i}"), text) for i in range(5)]
-        assert first == [mutate(random.Random(f"7:{i}"), text) for i in range(5)], name
+        first = [mutate(fuzz.Mutation(f"7:{i}"), text) for i in range(5)]
+        assert first == [mutate(fuzz.Mutation(f"7:{i}"), text) for i in range(5)], name
     corpus = [("valid", text)]
     inputs = [item.data for item in fuzz.generate(3, "ir", 40, corpus, fuzz.IR_MUTATORS)]
     assert inputs == [item.data for item in fuzz.generate(3, "ir", 40, corpus, fuzz.IR_MUTATORS)]
@@ -65,7 +64,7 @@ def test_archive_mutators_are_deterministic_for_a_seed() -> None:
     for name, mutate in fuzz.ARCHIVE_MUTATORS.items():
         if name == "member.deflate_bomb":
             continue  # (deterministic too, but builds up to 1 GiB of deflate input)
-        runs = [[mutate(random.Random(f"5:{i}"), corpus[0][1]) for i in range(3)] for _ in range(2)]
+        runs = [[mutate(fuzz.Mutation(f"5:{i}"), corpus[0][1]) for i in range(3)] for _ in range(2)]
         assert runs[0] == runs[1], name
 
 
