@@ -97,11 +97,17 @@ def to_attr(value: Any, arg_type: ArgType) -> Attribute:
 def _memo_key(value: Any, base: str) -> tuple[Any, ...] | None:
     if isinstance(value, (list, tuple)):
         if all(type(v) in (int, float, bool) for v in value):
-            return (base, "list", tuple((type(v), v) for v in value))
+            return (base, "list", tuple(_scalar_key(v) for v in value))
         return None
     if type(value) in (int, float, bool, str):
-        return (base, type(value), value)
+        return (base, *_scalar_key(value))
     return None
+
+
+def _scalar_key(value: Any) -> tuple[Any, Any]:
+    # A float by its repr: -0.0 == 0.0 would share one memo entry (the sign lost), and
+    # nan != nan would add one entry per call.
+    return (float, repr(value)) if type(value) is float else (type(value), value)
 
 
 def _to_attr(value: Any, arg_type: ArgType) -> Attribute:
