@@ -65,6 +65,7 @@ import os
 import re
 import struct
 import sys
+import tempfile
 import zipfile
 from collections import Counter, OrderedDict, defaultdict, deque, namedtuple
 from pathlib import Path
@@ -146,13 +147,49 @@ def save(ep: ExportedProgram, f: Where, *, extra_files: dict[str, str | bytes] |
     if not isinstance(f, (str, os.PathLike)):
         _write(f, manifest, text, arrays, extras)
         return
-    path = Path(f)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    _replace_atomically(Path(f), lambda out: _write(out, manifest, text, arrays, extras))
+
+
+def _replace_atomically(path: Path, write: Any) -> None:
+    """Write ``path`` through a temporary file that only this call can have made (an
+    unpredictable name, created exclusively, links not followed: a planted link
+    cannot redirect the write), synced before it replaces ``path``. Any failure,
+    KeyboardInterrupt included, removes it and leaves the old ``path`` as it was."""
+    folder = path.absolute().parent
+    fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
     try:
-        _write(partial, manifest, text, arrays, extras)
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            if hasattr(os, "fchmod"):  # not on Windows, where mode bits mean little
+                os.fchmod(out.fileno(), 0o666 & ~_umask())
+            os.fsync(out.fileno())
         os.replace(partial, path)  # readers never see a half-written archive
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+    _fsync_folder(folder)
+
+
+def _umask() -> int:
+    """The process's umask (only settable to read it): mkstemp's 0o600 becomes what open() gives."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable; some systems cannot open or sync a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
     finally:
-        partial.unlink(missing_ok=True)
+        os.close(fd)
 
 
 def _program_text(module: ModuleOp) -> str:
