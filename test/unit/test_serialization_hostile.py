@@ -473,3 +473,27 @@ def test_saving_to_a_file_object_still_works(program: Any) -> None:
     buffer = io.BytesIO()
     save(program, buffer)
     assert loading(buffer.getvalue()).mlir() == program.mlir()
+
+
+class Wide(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(512, 1024))  # 2 MiB
+
+    def forward(self, x):
+        return x @ self.weight
+
+
+def test_valid_load_peak_is_the_archive_plus_a_small_constant(warmed_up: None) -> None:
+    """Arrays are views of the member bytes read once: nothing is copied or inflated."""
+    buffer = io.BytesIO()
+    save(torch.export.export(Wide(), (torch.ones(2, 512),)), buffer)
+    data = buffer.getvalue()
+    load(io.BytesIO(data))  # this program's first parse
+    tracemalloc.start()
+    try:
+        load(io.BytesIO(data))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(data) + (1 << 20), (peak, len(data))
