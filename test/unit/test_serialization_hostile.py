@@ -287,6 +287,12 @@ def test_npy_header_shape_is_validated(archive: bytes, shape: tuple[int, ...], m
     refused(doctored, rf"member '{WEIGHT}' {message}")
 
 
+def test_unbalanced_npy_header_is_a_clean_error(archive: bytes) -> None:
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,"  # numpy's tokenizer: TokenError
+    doctored = rebuilt(archive, lambda m, members: members.__setitem__(WEIGHT, _npy_with_header(header, bytes(8))))
+    refused(doctored, rf"member '{WEIGHT}' has a bad .npy header")
+
+
 @pytest.mark.parametrize(("descr", "message"), [
     ("'>f4'", r"holds >f4\[2\] where the manifest says float32\[2\]"),
     ("'|O'", r"holds Python objects"),
@@ -325,6 +331,12 @@ def test_flipped_compression_method_is_refused(archive: bytes, method: int) -> N
     members = _zip_members(archive)
     members[0].method = method
     refused(raw_zip(members), rf"member '{PROGRAM}' is compressed \(zip method {method}\)")
+
+
+def test_unreadable_zip_version_is_a_clean_error(archive: bytes) -> None:
+    data = bytearray(raw_zip(_zip_members(archive)))
+    struct.pack_into("<H", data, data.index(b"PK\x01\x02") + 6, 100)  # "needs zip version 10.0"
+    refused(bytes(data), r"not a texport archive \(its zip directory asks for a zip feature texport never writes")
 
 
 def test_duplicate_member_names_are_refused(archive: bytes) -> None:
@@ -497,3 +509,29 @@ def test_valid_load_peak_is_the_archive_plus_a_small_constant(warmed_up: None) -
     finally:
         tracemalloc.stop()
     assert peak < len(data) + (1 << 20), (peak, len(data))
+
+
+def _leaf_paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(node, dict):
+        return [prefix, *(p for k, v in node.items() for p in _leaf_paths(v, (*prefix, k)))]
+    if isinstance(node, list):
+        return [prefix, *(p for i, v in enumerate(node) for p in _leaf_paths(v, (*prefix, i)))]
+    return [prefix]
+
+
+def test_any_manifest_field_replaced_by_a_wrong_value_loads_or_is_a_clean_error(archive: bytes) -> None:
+    """Every field of the manifest, in turn, becomes each of a few wrong values: load
+    either accepts the archive or raises SerializationError, never anything else."""
+    manifest = members_of(archive)[0]
+    paths = [p for p in _leaf_paths(manifest) if p and p[0] != "members"]
+    for path in paths:
+        for value in ([], "", -1):  # wrong type, empty name, negative number
+            def edit(m: dict[str, Any], members: dict[str, bytes], path: Any = path, value: Any = value) -> None:
+                target = m
+                for key in path[:-1]:
+                    target = target[key]
+                target[path[-1]] = value
+            try:
+                loading(rebuilt(archive, edit))
+            except SerializationError:
+                pass

@@ -66,6 +66,7 @@ import re
 import struct
 import sys
 import tempfile
+import tokenize
 import zipfile
 from collections import Counter, OrderedDict, defaultdict, deque, namedtuple
 from pathlib import Path
@@ -575,6 +576,9 @@ def load(f: Where, *, extra_files: dict[str, Any] | None = None) -> ExportedProg
     except (zipfile.BadZipFile, EOFError, ValueError, OverflowError, struct.error) as err:
         raise SerializationError(f"cannot load {where}: not a texport archive (truncated, or "
                                  f"not a zip file: {err})") from err
+    except NotImplementedError as err:  # zipfile's word for a version it cannot read
+        raise SerializationError(f"cannot load {where}: not a texport archive (its zip directory "
+                                 f"asks for a zip feature texport never writes: {err})") from err
     with archive:
         reader = _Reader(archive, where)
         manifest = reader.manifest()
@@ -792,8 +796,26 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
             _call_entry_from_json(data, f"submodule_calls[{index}]")
             for index, data in enumerate(_optional_list(manifest, "submodule_calls")))},
     )
+    _check_user_inputs(traced)
     _read_extra_files(reader, _get(manifest, "extra_files", dict), extra_files)
     return ExportedProgram(traced, dialect=dialect)
+
+
+def _check_user_inputs(traced: TracedProgram) -> None:
+    """The fields a call is bound and flattened with must agree with each other."""
+    user_inputs = sum(1 for spec in traced.signature.input_specs
+                      if spec.kind is InputKind.USER_INPUT and not isinstance(spec.arg, ConstantArgument))
+    if len(traced.user_input_paths) != user_inputs:
+        raise _FieldError("user_input_paths", f"has {len(traced.user_input_paths)} paths for the "
+                          f"{user_inputs} user inputs of signature.inputs")
+    if traced.forward_signature is None:
+        return
+    if traced.in_spec.type is not dict:
+        raise _FieldError("in_spec", "is not a builtins.dict node of forward's arguments")
+    unknown = [key for key in traced.in_spec.context if key not in traced.forward_signature.parameters]
+    if unknown:
+        raise _FieldError("in_spec", f"names {_shown(unknown[0])}, which is not a parameter of "
+                          f"forward_signature ({', '.join(traced.forward_signature.parameters) or 'none'})")
 
 
 def _optional_list(manifest: dict[str, Any], key: str) -> list[Any]:
@@ -1020,7 +1042,7 @@ def _npy_layout(reader: _Reader, member: str) -> tuple[int, tuple[int, ...], boo
     read_header = np.lib.format.read_array_header_1_0 if head[6] == 1 else np.lib.format.read_array_header_2_0
     try:
         shape, fortran, dtype = read_header(io.BytesIO(head[8:start]))
-    except (ValueError, TypeError, SyntaxError, RecursionError) as err:
+    except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as err:  # numpy's literal reader
         raise reader.error(member, f"has a bad .npy header ({err})") from err
     if dtype.hasobject:
         raise reader.error(member, "holds Python objects (loading them needs pickle): refused")
@@ -1099,6 +1121,8 @@ def _forward_signature_from_json(data: Any) -> inspect.Signature | None:
     for index, entry in enumerate(data):
         field = f"forward_signature[{index}]"
         name = _get(entry, "name", str, f"{field}.name")
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise _FieldError(f"{field}.name", f"is {_shown(name)}, not a Python parameter name")
         kind = _PARAMETER_KINDS.get(entry["kind"]) if isinstance(entry.get("kind"), str) else None
         if kind is None:
             raise _FieldError(f"{field}.kind", f"is {_shown(entry.get('kind'))}, not a parameter kind")
@@ -1123,12 +1147,13 @@ def _default_from_json(data: Any, field: str) -> Any:
     raise _FieldError(f"{field}.default", "is neither {value: ...} nor {repr: ...}")
 
 
-def _bound_from_json(data: Any, field: str) -> Any:
+def _bound_from_json(data: Any, infinity: str, field: str) -> Any:
+    """A range bound: an integer, null, or the infinity on its side ("-oo" low, "oo" high)."""
     if data is None or type(data) is int:
         return data
-    if data in ("oo", "-oo"):
-        return sympy.oo if data == "oo" else -sympy.oo
-    raise _FieldError(field, f"has bound {_shown(data)}, not an integer, \"oo\", \"-oo\" or null")
+    if data == infinity:
+        return sympy.oo if infinity == "oo" else -sympy.oo
+    raise _FieldError(field, f"has bound {_shown(data)}, not an integer, \"{infinity}\" or null")
 
 
 def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
@@ -1138,8 +1163,8 @@ def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
         field = f"range_constraints.{text if len(text) <= 80 else _shown(text)}"
         if not isinstance(bounds, list) or len(bounds) != 2:
             raise _FieldError(field, "is not [low, high]")
-        low, high = _bound_from_json(bounds[0], field), _bound_from_json(bounds[1], field)
-        if low is not None and high is not None and low > high:
+        low, high = _bound_from_json(bounds[0], "-oo", field), _bound_from_json(bounds[1], "oo", field)
+        if type(low) is int and type(high) is int and low > high:
             raise _FieldError(field, f"has low bound {low} above high bound {high}")
         ranges[_dim_from_json(text, field)] = ValueRange(low, high)
     return ranges
