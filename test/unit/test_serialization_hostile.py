@@ -345,6 +345,20 @@ def test_duplicate_member_names_are_refused(archive: bytes) -> None:
     refused(raw_zip([*members, Member(WEIGHT, weight.data)]), rf"member '{WEIGHT}' appears 2 times in the zip directory")
 
 
+def test_member_referenced_twice_is_refused(archive: bytes) -> None:
+    """Each reference would read (and hold) the member again: a small archive, a large load."""
+    def twice(manifest: dict[str, Any], members: dict[str, bytes]) -> None:
+        manifest["constants"] = [{**manifest["state_dict"][0], "name": "again", "parameter": False}]
+    refused(rebuilt(archive, twice), rf"member '{WEIGHT}' is referenced twice by the manifest")
+
+
+def test_duplicate_state_dict_name_is_refused(archive: bytes) -> None:
+    def duplicate(manifest: dict[str, Any], members: dict[str, bytes]) -> None:
+        members["data/weights/weight_1.npy"] = members[WEIGHT]
+        manifest["state_dict"].append({**manifest["state_dict"][0], "member": "data/weights/weight_1.npy"})
+    refused(rebuilt(archive, duplicate), r"field 'state_dict\[1\].name' is 'scale': a second entry of that name")
+
+
 def test_unlisted_member_is_refused(archive: bytes) -> None:
     refused(raw_zip([*_zip_members(archive), Member("evil.py", b"print(1)")]),
             r"member 'evil.py' is not listed in the manifest")

@@ -50,6 +50,17 @@ dataclass or custom node, its ``serialized_type_name`` or else
 ``"oo"`` / ``"-oo"``. Dims and guards are text in the IR's dim grammar, parsed by
 ``parse_dim`` (no eval). A reader accepts ``format_version`` up to its own and
 refuses newer archives; add a field -> bump the version.
+
+An archive is untrusted input. ``load`` checks the zip directory before reading
+anything (one entry per name, every member stored and inside the file, no two
+overlapping, sizes as the manifest says), bounds the manifest's size and nesting
+before decoding it, checks every field's type and value (dims through
+``_archive_bounds.check_dim_text`` before ``parse_dim``), reads each member at
+most once and an ``.npy`` member's data only after its header fits the member:
+loading holds at most the archive's bytes plus the parsed program, and any
+fault is a SerializationError naming the member and the manifest field.
+``save`` to a path writes a fresh temporary file (``mkstemp``: exclusive, not
+through links) next to the target, fsyncs it and renames it over the target.
 """
 
 from __future__ import annotations
@@ -599,6 +610,7 @@ class _Reader:
         self.archive, self.where = archive, where
         self.members: dict[str, dict[str, Any]] = {}
         self.spans: dict[str, tuple[int, int]] = {}  # name -> (data offset, size)
+        self.used: set[str] = set()  # members read: each once, so loading holds each once
         self._index()
 
     def error(self, member: str, problem: str) -> SerializationError:
@@ -691,6 +703,10 @@ class _Reader:
             raise self.error(MANIFEST, f"is not valid JSON ({err})") from err
 
     def read(self, name: str) -> bytearray:
+        if name in self.used:
+            raise self.error(name, "is referenced twice by the manifest (save() writes one member "
+                             "per array and file)")
+        self.used.add(name)
         data = self._bytes(self._listed(name))
         if hashlib.sha256(data).hexdigest() != self.members[name]["sha256"]:
             raise self.error(name, "does not match its sha256 in the manifest (corrupt or modified archive)")
@@ -769,7 +785,7 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], field: s
 def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, Any] | None) -> ExportedProgram:
     dialect = _get(manifest, "dialect", str)
     if dialect not in VERIFIERS:
-        raise _FieldError("dialect", f"is {dialect!r}, not one of {', '.join(VERIFIERS)}")
+        raise _FieldError("dialect", f"is {_shown(dialect)}, not one of {', '.join(VERIFIERS)}")
     module, func = _parse_program(reader, _get(manifest, "program", str))
     signature = _signature_from_json(_get(manifest, "signature", dict))
     _check_signature(signature, func, reader)
@@ -996,6 +1012,9 @@ def _tensors_from_json(reader: _Reader, entries: list[Any], what: str,
     for index, entry in enumerate(entries):
         field = f"{what}[{index}]"
         name = _get(entry, "name", str, f"{field}.name")
+        if not 0 < len(name) <= _MAX_NAME or name in tensors:
+            raise _FieldError(f"{field}.name", f"is {_shown(name)}: "
+                              + ("a second entry of that name" if name in tensors else "not a name"))
         tensor = _read_tensor(reader, entry, field)
         if name in types:
             _check_ir_type(reader, entry["member"], tensor, *types[name], name)
