@@ -175,6 +175,19 @@ def test_malformed_field_is_named(archive: bytes, path: str, value: Any, message
     refused(rebuilt(archive, with_field(path, value)), rf"member 'manifest.json' {message}")
 
 
+def test_out_spec_must_hold_the_returned_outputs(archive: bytes) -> None:
+    pair = {"type": "builtins.tuple", "context": None, "children": ["*", "*"]}
+    refused(rebuilt(archive, with_field("out_spec", pair)),
+            r"field 'out_spec' holds 2 leaves for the 1 returned outputs of signature.outputs")
+
+
+def test_buffer_mutation_must_target_a_buffer(archive: bytes) -> None:
+    def mutation(manifest: dict[str, Any], members: dict[str, bytes]) -> None:
+        manifest["signature"]["outputs"][0].update(kind="BUFFER_MUTATION", target="nope")
+        manifest["out_spec"] = {"type": "builtins.tuple", "context": None, "children": []}
+    refused(rebuilt(archive, mutation), r"field 'signature.outputs\[0\].target' is 'nope', not a buffer")
+
+
 def test_member_name_must_be_a_plain_relative_path(archive: bytes) -> None:
     def evil(manifest: dict[str, Any], members: dict[str, bytes]) -> None:
         members["../evil.npy"] = members.pop(WEIGHT)

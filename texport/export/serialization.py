@@ -812,13 +812,14 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
             _call_entry_from_json(data, f"submodule_calls[{index}]")
             for index, data in enumerate(_optional_list(manifest, "submodule_calls")))},
     )
-    _check_user_inputs(traced)
+    _check_calling_convention(traced)
     _read_extra_files(reader, _get(manifest, "extra_files", dict), extra_files)
     return ExportedProgram(traced, dialect=dialect)
 
 
-def _check_user_inputs(traced: TracedProgram) -> None:
-    """The fields a call is bound and flattened with must agree with each other."""
+def _check_calling_convention(traced: TracedProgram) -> None:
+    """The fields a call is bound, flattened and answered with must agree with each other."""
+    _check_outputs(traced)
     user_inputs = sum(1 for spec in traced.signature.input_specs
                       if spec.kind is InputKind.USER_INPUT and not isinstance(spec.arg, ConstantArgument))
     if len(traced.user_input_paths) != user_inputs:
@@ -832,6 +833,23 @@ def _check_user_inputs(traced: TracedProgram) -> None:
     if unknown:
         raise _FieldError("in_spec", f"names {_shown(unknown[0])}, which is not a parameter of "
                           f"forward_signature ({', '.join(traced.forward_signature.parameters) or 'none'})")
+
+
+_WRITE_BACKS = (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION)
+
+
+def _check_outputs(traced: TracedProgram) -> None:
+    """out_spec holds the user's outputs; a buffer mutation writes back into a buffer."""
+    specs = traced.signature.output_specs
+    returned = sum(1 for spec in specs if spec.kind not in _WRITE_BACKS)
+    if traced.out_spec.num_leaves != returned:
+        raise _FieldError("out_spec", f"holds {traced.out_spec.num_leaves} leaves for the {returned} "
+                          "returned outputs of signature.outputs")
+    buffers = {spec.target for spec in traced.signature.input_specs if spec.kind is InputKind.BUFFER}
+    for index, spec in enumerate(specs):
+        if spec.kind is OutputKind.BUFFER_MUTATION and spec.target not in buffers:
+            raise _FieldError(f"signature.outputs[{index}].target", f"is {_shown(spec.target)}, "
+                              "not a buffer among signature.inputs")
 
 
 def _optional_list(manifest: dict[str, Any], key: str) -> list[Any]:
