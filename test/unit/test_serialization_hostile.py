@@ -562,3 +562,21 @@ def test_any_manifest_field_replaced_by_a_wrong_value_loads_or_is_a_clean_error(
                 loading(rebuilt(archive, edit))
             except SerializationError:
                 pass
+
+
+def test_save_syncs_the_file_before_the_rename_and_the_folder_after(program: Any, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append("fsync folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "fsync file")
+        real_fsync(fd)
+
+    def replace(source: Any, target: Any) -> None:
+        events.append("replace")
+        real_replace(source, target)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    save(program, tmp_path / "p.texport")
+    assert events == ["fsync file", "replace", "fsync folder"]
