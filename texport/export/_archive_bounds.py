@@ -24,6 +24,9 @@ MAX_DIM_EXPONENT = 64
 MAX_DIM_TERMS = 512  # terms of a dim once expanded (saved dims are already expanded)
 MAX_DIM_ARGUMENTS = 8  # of Max/Min/FloorDiv/Mod
 MAX_DIM_WORK = 20_000  # term products sympy would form while expanding
+# sympy's Mod and FloorDiv look for common factors: time grows with the square of
+# their arguments' terms (Mod of a 64-term polynomial: 1.5 s; of 484 terms: minutes).
+MAX_DIM_DIVISION_WORK = 1024  # sum over divisions of (dividend + divisor terms) ** 2
 
 # A JSON string, or an unterminated one running to the end: always matches at a '"',
 # each character is consumed once (no backtracking across strings).
@@ -81,7 +84,7 @@ class _DimCost:
     A syntax error is left for parse_dim to report with its column."""
 
     def __init__(self, tokens: list[str]) -> None:
-        self.tokens, self.index, self.work = tokens, 0, 0
+        self.tokens, self.index, self.work, self.division_work = tokens, 0, 0, 0
 
     def check(self) -> None:
         while self.index < len(self.tokens):  # past a syntax error too: cost every token
@@ -118,7 +121,7 @@ class _DimCost:
                 terms = self.bounded(terms * right, terms * right)
             elif self.take("//") or self.take("%"):
                 start = self.index
-                self.unary()
+                self.divided(terms, self.unary())
                 self.refuse_zero_divisor(start)
                 terms = 1  # FloorDiv and Mod stay one opaque term
             else:
@@ -154,15 +157,20 @@ class _DimCost:
                 self.arguments(token)
         return 1
 
+    def divided(self, dividend: int, divisor: int) -> None:
+        self.division_work += (dividend + divisor) ** 2
+        if self.division_work > MAX_DIM_DIVISION_WORK:
+            raise DimTooComplex("divides polynomials with too many terms (too costly to build)")
+
     def arguments(self, function: str) -> None:
-        starts = [self.index]
-        self.expr()
+        starts, terms = [self.index], [self.expr()]
         while self.take(","):
             starts.append(self.index)
-            self.expr()
+            terms.append(self.expr())
         if len(starts) > MAX_DIM_ARGUMENTS:  # sympy's Max/Min compare every pair
             raise DimTooComplex(f"calls {function} with {len(starts)} arguments (at most {MAX_DIM_ARGUMENTS})")
         if function in ("FloorDiv", "Mod") and len(starts) == 2:
+            self.divided(*terms)
             self.refuse_zero_divisor(starts[1])
         self.take(")")
 
