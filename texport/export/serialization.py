@@ -184,7 +184,15 @@ def _replace_atomically(path: Path, write: Any) -> None:
 
 
 def _umask() -> int:
-    """The process's umask (only settable to read it): mkstemp's 0o600 becomes what open() gives."""
+    """The process's umask, so mkstemp's 0o600 becomes what open() gives. Linux shows
+    it in /proc; elsewhere it can only be read by setting it (briefly, process-wide)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
