@@ -961,6 +961,11 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else f"{text[:77]}..."
 
 
+def _keyed(field: str, key: str) -> str:
+    """The field of a JSON object's key (``range_constraints.s0``), a long key cut short."""
+    return f"{field}.{key if len(key) <= 80 else _shown(key)}"
+
+
 def _kind(enum_type: Any, data: dict[str, Any], field: str) -> Any:
     name = data.get("kind") if isinstance(data, dict) else None
     if not isinstance(name, str) or name not in enum_type.__members__:
@@ -1205,7 +1210,7 @@ def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
     """``{"s0": [2, 64]}`` -> ``{s0: VR[2, 64]}``; keys parse as IR dims (one symbol factory)."""
     ranges = {}
     for text, bounds in data.items():
-        field = f"range_constraints.{text if len(text) <= 80 else _shown(text)}"
+        field = _keyed("range_constraints", text)
         if not isinstance(bounds, list) or len(bounds) != 2:
             raise _FieldError(field, "is not [low, high]")
         low, high = _bound_from_json(bounds[0], "-oo", field), _bound_from_json(bounds[1], "oo", field)
@@ -1240,7 +1245,15 @@ def _guard_from_json(data: Any, field: str) -> Any:
 
 
 def _read_extra_files(reader: _Reader, stored: dict[str, Any], wanted: dict[str, Any] | None) -> None:
-    """torch.export.load's extra_files: fill the caller's dict for the names it holds."""
+    """torch.export.load's extra_files: fill the caller's dict for the names it holds.
+    Every listed member must be read by now or be an extra file: nothing rides along."""
+    for name, member in stored.items():
+        if not isinstance(member, str) or member not in reader.members or member in reader.used:
+            raise _FieldError(_keyed("extra_files", name), f"is {_shown(member)}, not a member of "
+                              "its own in members")
+    for member in sorted(set(reader.members) - reader.used - set(stored.values())):
+        raise reader.error(member, "is listed in the manifest's members but nothing refers to it "
+                           "(a modified archive)")
     for name in wanted or {}:
         if name not in stored:
             raise SerializationError(f"cannot load {reader.where}: no extra file {name!r} "
