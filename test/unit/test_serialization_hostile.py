@@ -15,6 +15,7 @@ import stat
 import struct
 import threading
 import tracemalloc
+import warnings
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -306,6 +307,14 @@ def test_unbalanced_npy_header_is_a_clean_error(archive: bytes) -> None:
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,"  # numpy's tokenizer: TokenError
     doctored = rebuilt(archive, lambda m, members: members.__setitem__(WEIGHT, _npy_with_header(header, bytes(8))))
     refused(doctored, rf"member '{WEIGHT}' has a bad .npy header")
+
+
+def test_python2_npy_header_is_refused_not_warned_about(archive: bytes) -> None:
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2L,), }"  # numpy reads it, warning
+    doctored = rebuilt(archive, lambda m, members: members.__setitem__(WEIGHT, _npy_with_header(header, bytes(8))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        refused(doctored, rf"member '{WEIGHT}' has a .npy header save\(\) never writes")
 
 
 @pytest.mark.parametrize(("descr", "message"), [

@@ -78,6 +78,7 @@ import struct
 import sys
 import tempfile
 import tokenize
+import warnings
 import zipfile
 from collections import Counter, OrderedDict, defaultdict, deque, namedtuple
 from pathlib import Path
@@ -1091,9 +1092,13 @@ def _npy_layout(reader: _Reader, member: str) -> tuple[int, tuple[int, ...], boo
                            f"{_bounds.MAX_NPY_HEADER_BYTES}, within the member)")
     read_header = np.lib.format.read_array_header_1_0 if head[6] == 1 else np.lib.format.read_array_header_2_0
     try:
-        shape, fortran, dtype = read_header(io.BytesIO(head[8:start]))
+        with warnings.catch_warnings(record=True) as warned:  # numpy warns on a Python 2 header
+            warnings.simplefilter("always")
+            shape, fortran, dtype = read_header(io.BytesIO(head[8:start]))
     except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as err:  # numpy's literal reader
         raise reader.error(member, f"has a bad .npy header ({err})") from err
+    if warned:
+        raise reader.error(member, f"has a .npy header save() never writes ({warned[0].message})")
     if dtype.hasobject:
         raise reader.error(member, "holds Python objects (loading them needs pickle): refused")
     if len(shape) > _bounds.MAX_NPY_DIMS or not all(type(d) is int and d >= 0 for d in shape):
