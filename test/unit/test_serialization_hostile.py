@@ -216,6 +216,7 @@ def _range_key(key: str) -> Callable[[dict[str, Any], dict[str, bytes]], None]:
     ("Mod((" + "+".join(f"s{i}" for i in range(22)) + ")*(" + "+".join(f"s{i}" for i in range(22, 44)) + "), s0+1)",
      "divides polynomials with too many terms"),  # sympy: minutes
     ("1" * 40, "40-digit integer"),
+    ("s77 // ²", "outside ASCII"),
     ("s77" + "+s77" * 400, "is 1603 characters long"),
     ("(" * 250 + "s77" + ")" * 250, "nests parentheses more than 32 deep"),
     ("Max(" + ", ".join(f"s{i}" for i in range(20)) + ")", "calls Max with 20 arguments"),

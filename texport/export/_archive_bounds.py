@@ -19,6 +19,7 @@ MAX_SPEC_DEPTH = 60
 MAX_NPY_HEADER_BYTES = 10_000  # numpy's own read_array_header limit
 MAX_NPY_DIMS = 32
 MAX_DIM_TEXT = 1000  # characters of one range key or guard side
+MAX_DIM_NESTING = 32  # parentheses
 MAX_DIM_DIGITS = 30  # an integer in a dim (sizes fit in 64 bits; 30 leaves room)
 MAX_DIM_EXPONENT = 64
 MAX_DIM_TERMS = 512  # terms of a dim once expanded (saved dims are already expanded)
@@ -55,6 +56,8 @@ def check_dim_text(text: str) -> None:
     by zero, and at most MAX_DIM_TERMS terms once expanded."""
     if len(text) > MAX_DIM_TEXT:
         raise DimTooComplex(f"is {len(text)} characters long (a dim has at most {MAX_DIM_TEXT})")
+    if not text.isascii():  # the dim grammar is ASCII (and str.isdigit() below is then exact)
+        raise DimTooComplex("holds a character outside ASCII")
     tokens = _DIM_TOKEN.findall(text)
     for token in tokens:
         if token[0].isdigit() and not token.isdigit():
@@ -71,8 +74,8 @@ def _check_nesting(tokens: list[str]) -> None:
     for token in tokens:
         depth += token == "("
         depth -= token == ")"
-        if depth > 32:
-            raise DimTooComplex("nests parentheses more than 32 deep")
+        if depth > MAX_DIM_NESTING:
+            raise DimTooComplex(f"nests parentheses more than {MAX_DIM_NESTING} deep")
     if tokens.count("-") > MAX_DIM_TEXT // 4:
         raise DimTooComplex(f"has {tokens.count('-')} minus signs")
 
