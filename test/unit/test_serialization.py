@@ -439,7 +439,7 @@ BAD_ARCHIVES: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "bad range": (lambda d: _rewrite(d, _set("range_constraints", {"s0 +": [1, 2]})),
                   r"field 'range_constraints.s0 \+' is not a dim expression"),
     "bad guard": (lambda d: _rewrite(d, _set("runtime_guards", [{"lhs": "__import__('os')", "op": "==", "rhs": "0"}])),
-                  r"field 'runtime_guards\[0\]' has a side that is not a dim expression"),
+                  r"field 'runtime_guards\[0\].lhs' is not a dim expression"),
 }
 
 

@@ -50,6 +50,17 @@ dataclass or custom node, its ``serialized_type_name`` or else
 ``"oo"`` / ``"-oo"``. Dims and guards are text in the IR's dim grammar, parsed by
 ``parse_dim`` (no eval). A reader accepts ``format_version`` up to its own and
 refuses newer archives; add a field -> bump the version.
+
+An archive is untrusted input. ``load`` checks the zip directory before reading
+anything (one entry per name, every member stored and inside the file, no two
+overlapping, sizes as the manifest says), bounds the manifest's size and nesting
+before decoding it, checks every field's type and value (dims through
+``_archive_bounds.check_dim_text`` before ``parse_dim``), reads each member at
+most once and an ``.npy`` member's data only after its header fits the member:
+loading holds at most the archive's bytes plus the parsed program, and any
+fault is a SerializationError naming the member and the manifest field.
+``save`` to a path writes a fresh temporary file (``mkstemp``: exclusive, not
+through links) next to the target, fsyncs it and renames it over the target.
 """
 
 from __future__ import annotations
@@ -62,10 +73,14 @@ import json
 import keyword
 import math
 import os
+import re
 import struct
 import sys
+import tempfile
+import tokenize
+import warnings
 import zipfile
-from collections import OrderedDict, defaultdict, deque, namedtuple
+from collections import Counter, OrderedDict, defaultdict, deque, namedtuple
 from pathlib import Path
 from typing import IO, Any
 
@@ -97,7 +112,9 @@ from texport.tracer.signature import (
 )
 from texport.tracer.tensor import Tensor
 
+from . import _archive_bounds as _bounds
 from .program import ExportedProgram
+from .verifier import VERIFIERS
 
 __all__ = ["FORMAT_VERSION", "SerializationError", "load", "save"]
 
@@ -143,13 +160,57 @@ def save(ep: ExportedProgram, f: Where, *, extra_files: dict[str, str | bytes] |
     if not isinstance(f, (str, os.PathLike)):
         _write(f, manifest, text, arrays, extras)
         return
-    path = Path(f)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    _replace_atomically(Path(f), lambda out: _write(out, manifest, text, arrays, extras))
+
+
+def _replace_atomically(path: Path, write: Any) -> None:
+    """Write ``path`` through a temporary file that only this call can have made (an
+    unpredictable name, created exclusively, links not followed: a planted link
+    cannot redirect the write), synced before it replaces ``path``. Any failure,
+    KeyboardInterrupt included, removes it and leaves the old ``path`` as it was."""
+    folder = path.absolute().parent
+    fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
     try:
-        _write(partial, manifest, text, arrays, extras)
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+            out.flush()
+            if hasattr(os, "fchmod"):  # not on Windows, where mode bits mean little
+                os.fchmod(out.fileno(), 0o666 & ~_umask())
+            os.fsync(out.fileno())
         os.replace(partial, path)  # readers never see a half-written archive
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+    _fsync_folder(folder)
+
+
+def _umask() -> int:
+    """The process's umask, so mkstemp's 0o600 becomes what open() gives. Linux shows
+    it in /proc; elsewhere it can only be read by setting it (briefly, process-wide)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable; some systems cannot open or sync a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
     finally:
-        partial.unlink(missing_ok=True)
+        os.close(fd)
 
 
 def _program_text(module: ModuleOp) -> str:
@@ -424,16 +485,33 @@ def _custom_context_to_json(node_type: Any, context: Any, where: str) -> Any:
     return data
 
 
-def _spec_from_json(data: Any, field: str) -> pytree.TreeSpec:
+def _spec_from_json(data: Any, field: str, depth: int = 0) -> pytree.TreeSpec:
     if data == "*":
         return pytree.treespec_leaf()
+    if depth >= _bounds.MAX_SPEC_DEPTH:
+        raise _FieldError(field, f"nests pytree nodes more than {_bounds.MAX_SPEC_DEPTH} deep")
     if not isinstance(data, dict) or set(data) != {"type", "context", "children"} \
             or not isinstance(data["type"], str) or not isinstance(data["children"], list):
         raise _FieldError(field, "is not a pytree spec (\"*\" or {type, context, children})")
     node_type = _node_type_named(data["type"], field)
     context = _context_from_json(node_type, data["context"], field)
-    children = [_spec_from_json(child, field) for child in data["children"]]
+    children = [_spec_from_json(child, field, depth + 1) for child in data["children"]]
+    keys = _context_keys(node_type, context)
+    if keys is not None and len(keys) != len(children):
+        raise _FieldError(field, f"has a {data['type']} node with {len(keys)} keys but "
+                          f"{len(children)} children")
     return pytree.TreeSpec(node_type, context, children)
+
+
+def _context_keys(node_type: Any, context: Any) -> Any:
+    """What a built-in node's children line up with (None: any number of children)."""
+    if node_type in (dict, OrderedDict):
+        return context
+    if node_type is defaultdict:
+        return context[1]
+    if node_type is namedtuple:
+        return context._fields
+    return None
 
 
 def _node_type_named(name: str, field: str) -> Any:
@@ -468,7 +546,13 @@ def _context_from_json(node_type: Any, data: Any, field: str) -> Any:
             raise _FieldError(field, "has a deque node whose maxlen is not an integer")
         return data
     node = pytree.SUPPORTED_NODES[node_type]
-    return node.from_dumpable_context(data) if node.from_dumpable_context else data
+    if node.from_dumpable_context is None:
+        return data
+    try:
+        return node.from_dumpable_context(data)
+    except Exception as err:  # noqa: BLE001 - the registering code decides what it accepts
+        raise _FieldError(field, f"has a context {_shown(data)} that {_type_name(node_type)}'s "
+                          f"from_dumpable_context refuses ({type(err).__name__}: {err})") from err
 
 
 def _namedtuple_from_json(data: Any, field: str) -> type:
@@ -501,91 +585,165 @@ def _namedtuple_class(module: str, qualname: str, name: str, fields: tuple[str, 
 
 def load(f: Where, *, extra_files: dict[str, Any] | None = None) -> ExportedProgram:
     """Read an archive written by save(). Every member is checked (sha256, size, array
-    shape and dtype against the IR) before use; a bad archive raises SerializationError."""
+    shape and dtype against the IR) before use; a bad archive raises SerializationError.
+
+    Nothing is read before its size is checked against the zip directory, the
+    manifest and the file itself: members are stored, never inflated, so loading
+    takes at most the archive's size plus the parsed program."""
     where = str(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<stream>")
     try:
         archive = zipfile.ZipFile(f)
-    except (zipfile.BadZipFile, EOFError) as err:
+    except (zipfile.BadZipFile, EOFError, ValueError, OverflowError, struct.error) as err:
         raise SerializationError(f"cannot load {where}: not a texport archive (truncated, or "
-                                 f"not a zip file: {err})") from None
+                                 f"not a zip file: {err})") from err
+    except NotImplementedError as err:  # zipfile's word for a version it cannot read
+        raise SerializationError(f"cannot load {where}: not a texport archive (its zip directory "
+                                 f"asks for a zip feature texport never writes: {err})") from err
     with archive:
         reader = _Reader(archive, where)
         manifest = reader.manifest()
         try:
             return _rebuild(reader, manifest, extra_files)
         except _FieldError as err:
-            raise reader.error(MANIFEST, str(err)) from None
+            raise reader.error(MANIFEST, str(err)) from err.__cause__
 
 
 class _Reader:
-    """Reads members of one archive, each checked against the manifest's sha256 and size."""
+    """Reads members of one archive, each checked against the manifest's sha256 and size.
+
+    The zip directory is checked whole first: one entry per name, every member
+    stored (not compressed, not encrypted), its bytes inside the file and apart
+    from every other member's, so no member can be read twice or inflated."""
 
     def __init__(self, archive: zipfile.ZipFile, where: str) -> None:
         self.archive, self.where = archive, where
         self.members: dict[str, dict[str, Any]] = {}
+        self.spans: dict[str, tuple[int, int]] = {}  # name -> (data offset, size)
+        self.used: set[str] = set()  # members read: each once, so loading holds each once
+        self._index()
 
     def error(self, member: str, problem: str) -> SerializationError:
         return SerializationError(f"cannot load {self.where}: member '{member}' {problem}")
 
-    def manifest(self) -> dict[str, Any]:
-        names = set(self.archive.namelist())
-        if MANIFEST not in names:
-            raise SerializationError(f"cannot load {self.where}: not a texport archive (no {MANIFEST})")
+    def _index(self) -> None:
+        infos = self.archive.infolist()
+        counts = Counter(info.filename for info in infos)
+        for name, count in counts.items():
+            if count > 1:
+                raise self.error(name, f"appears {count} times in the zip directory (a modified "
+                                 "archive: which copy is meant is ambiguous)")
+        end = self._file_size()
+        for info in infos:
+            self.spans[info.filename] = self._span(info, end)
+        previous_end, previous = 0, None
+        for name, (offset, size) in sorted(self.spans.items(), key=lambda item: item[1]):
+            if offset < previous_end:
+                raise self.error(name, f"overlaps member '{previous}' in the file (a modified archive)")
+            previous_end, previous = offset + size, name
+
+    def _file_size(self) -> int:
         try:
-            manifest = json.loads(self._bytes(self.archive.getinfo(MANIFEST)).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise self.error(MANIFEST, f"is not valid JSON ({err})") from None
+            return self.archive.fp.seek(0, os.SEEK_END)
+        except (OSError, ValueError) as err:
+            raise SerializationError(f"cannot load {self.where}: the file cannot be read ({err})") from err
+
+    def _span(self, info: zipfile.ZipInfo, end: int) -> tuple[int, int]:
+        """Where a member's bytes are, checked against the directory and the file's size."""
+        name = info.filename
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise self.error(name, f"is compressed (zip method {info.compress_type}); texport "
+                             "stores every member uncompressed (a modified archive): refused")
+        if info.flag_bits & 0x1:
+            raise self.error(name, "is encrypted: refused")
+        if info.compress_size != info.file_size:
+            raise self.error(name, f"is stored in {info.compress_size} bytes but says it holds "
+                             f"{info.file_size} (a corrupt or modified archive)")
+        fp = self.archive.fp
+        try:
+            fp.seek(info.header_offset)
+            header = fp.read(_LOCAL_HEADER.size)
+        except (OSError, ValueError) as err:
+            raise self.error(name, f"cannot be read ({err})") from err
+        if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
+            raise self.error(name, "has no local file header where the zip directory says "
+                             "(truncated or corrupt archive)")
+        name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
+        start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+        if start + info.file_size > end:
+            raise self.error(name, f"says it holds {info.file_size} bytes at offset {start}, past "
+                             f"the end of the {end}-byte file (truncated or modified archive)")
+        return start, info.file_size
+
+    def manifest(self) -> dict[str, Any]:
+        if MANIFEST not in self.spans:
+            raise SerializationError(f"cannot load {self.where}: not a texport archive (no {MANIFEST})")
+        size = self.spans[MANIFEST][1]
+        if size > _bounds.MAX_MANIFEST_BYTES:
+            raise self.error(MANIFEST, f"is {size} bytes (at most {_bounds.MAX_MANIFEST_BYTES}): refused")
+        manifest = self._json(self._bytes(MANIFEST))
         try:
             _check_format(manifest, self.where)
             self.members = _members_table(manifest)
         except _FieldError as err:
-            raise self.error(MANIFEST, str(err)) from None
-        for name in sorted((names ^ set(self.members)) - {MANIFEST}):
+            raise self.error(MANIFEST, str(err)) from err.__cause__
+        for name in sorted((set(self.spans) ^ set(self.members)) - {MANIFEST}):
             problem = "is missing (truncated or modified archive)" if name in self.members else \
                 "is not listed in the manifest (modified archive)"
             raise self.error(name, problem)
+        for name, entry in self.members.items():  # sizes are claims: compared before reading
+            if self.spans[name][1] != entry["size"]:
+                raise self.error(name, f"has {self.spans[name][1]} bytes where the manifest says "
+                                 f"{entry['size']} (truncated or modified archive)")
         return manifest
 
+    def _json(self, data: bytearray) -> Any:
+        """The manifest's JSON, its nesting bounded before json's recursive decoder runs."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise self.error(MANIFEST, f"is not UTF-8 text ({err})") from err
+        depth = _bounds.json_depth(text)
+        if depth > _bounds.MAX_JSON_DEPTH:
+            raise self.error(MANIFEST, f"nests arrays and objects {depth} deep (at most "
+                             f"{_bounds.MAX_JSON_DEPTH}): not a texport manifest")
+        try:
+            return json.loads(text)
+        except ValueError as err:  # JSONDecodeError, or an integer past Python's digit limit
+            raise self.error(MANIFEST, f"is not valid JSON ({err})") from err
+
     def read(self, name: str) -> bytearray:
-        if name not in self.members:
-            raise self.error(name, "is referenced by the manifest but not listed in its members")
-        expected = self.members[name]
-        info = self.archive.getinfo(name)
-        if info.file_size != expected["size"]:  # checked before reading: sizes are claims
-            raise self.error(name, f"has {info.file_size} bytes where the manifest says "
-                             f"{expected['size']} (truncated or modified archive)")
-        data = self._bytes(info)
-        if len(data) != expected["size"]:
-            raise self.error(name, f"has {len(data)} bytes where the manifest says "
-                             f"{expected['size']} (truncated or modified archive)")
-        if hashlib.sha256(data).hexdigest() != expected["sha256"]:
+        if name in self.used:
+            raise self.error(name, "is referenced twice by the manifest (save() writes one member "
+                             "per array and file)")
+        self.used.add(name)
+        data = self._bytes(self._listed(name))
+        if hashlib.sha256(data).hexdigest() != self.members[name]["sha256"]:
             raise self.error(name, "does not match its sha256 in the manifest (corrupt or modified archive)")
         return data
 
-    def _bytes(self, info: zipfile.ZipInfo) -> bytearray:
-        """A member's bytes in a writable buffer. Stored members are read straight from
-        the file (one copy; the sha256 check covers what zipfile's CRC would)."""
-        try:
-            if info.compress_type != zipfile.ZIP_STORED:
-                return bytearray(self.archive.read(info))
-            return self._stored_bytes(info)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as err:
-            raise self.error(info.filename, f"cannot be read (truncated or corrupt archive: {err})") from None
+    def head(self, name: str, size: int) -> bytes:
+        """The first ``size`` bytes of a listed member (an .npy header), unverified."""
+        total = self.spans[self._listed(name)][1]
+        return bytes(self._bytes(name, min(size, total)))
 
-    def _stored_bytes(self, info: zipfile.ZipInfo) -> bytearray:
+    def _listed(self, name: str) -> str:
+        if name not in self.members:
+            raise self.error(name, "is referenced by the manifest but not listed in its members")
+        return name
+
+    def _bytes(self, name: str, size: int | None = None) -> bytearray:
+        """A member's bytes (or its first ``size``) in a writable buffer, read straight
+        from the file: one copy; the sha256 check covers what zipfile's CRC would."""
+        offset, total = self.spans[name]
+        data = bytearray(total if size is None else size)
         fp = self.archive.fp
-        fp.seek(info.header_offset)
-        header = fp.read(_LOCAL_HEADER.size)
-        if len(header) != _LOCAL_HEADER.size or header[:4] != b"PK\x03\x04":
-            raise zipfile.BadZipFile("bad local file header")
-        name_length, extra_length = _LOCAL_HEADER.unpack(header)[-2:]
-        start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
-        if start + info.compress_size > fp.seek(0, os.SEEK_END):
-            raise EOFError("member data runs past the end of the file")
-        fp.seek(start)
-        data = bytearray(info.compress_size)
-        if fp.readinto(data) != len(data):
-            raise EOFError("member data ends early")
+        try:
+            fp.seek(offset)
+            count = fp.readinto(data)
+        except (OSError, ValueError) as err:
+            raise self.error(name, f"cannot be read (truncated or corrupt archive: {err})") from err
+        if count != len(data):
+            raise self.error(name, "ends early (truncated archive)")
         return data
 
 
@@ -602,12 +760,21 @@ def _check_format(manifest: Any, where: str) -> None:
         )
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+# A member path as save() writes them: relative, '/'-separated, no '.', '..' or empty parts.
+_MEMBER_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*")
+
+
 def _members_table(manifest: dict[str, Any]) -> dict[str, dict[str, Any]]:
     members = _get(manifest, "members", dict)
     for name, entry in members.items():
-        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str) \
-                or type(entry.get("size")) is not int:
-            raise _FieldError(f"members.{name}", "is not {sha256: str, size: int}")
+        if not _MEMBER_NAME.fullmatch(name) or name == MANIFEST:
+            raise _FieldError(f"members.{name}", "is not a member name save() writes (a relative "
+                              "path of letters, digits, '_', '-' and '.', other than manifest.json)")
+        if not isinstance(entry, dict) or set(entry) != {"sha256", "size"} \
+                or not isinstance(entry["sha256"], str) or not _SHA256.fullmatch(entry["sha256"]) \
+                or type(entry["size"]) is not int or entry["size"] < 0:
+            raise _FieldError(f"members.{name}", "is not {sha256: 64 hex digits, size: int >= 0}")
     return members
 
 
@@ -625,6 +792,9 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], field: s
 
 
 def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, Any] | None) -> ExportedProgram:
+    dialect = _get(manifest, "dialect", str)
+    if dialect not in VERIFIERS:
+        raise _FieldError("dialect", f"is {_shown(dialect)}, not one of {', '.join(VERIFIERS)}")
     module, func = _parse_program(reader, _get(manifest, "program", str))
     signature = _signature_from_json(_get(manifest, "signature", dict))
     _check_signature(signature, func, reader)
@@ -646,13 +816,53 @@ def _rebuild(reader: _Reader, manifest: dict[str, Any], extra_files: dict[str, A
                          for path, v in _get(manifest, "input_constants", dict).items()},
         forward_signature=_forward_signature_from_json(manifest.get("forward_signature")),
         module_call_graph=[_call_entry_from_json(entry, f"module_call_graph[{index}]")
-                           for index, entry in enumerate(manifest.get("module_call_graph", []))],
+                           for index, entry in enumerate(_optional_list(manifest, "module_call_graph"))],
         submodule_calls={entry.fqn: entry.signature for entry in (
             _call_entry_from_json(data, f"submodule_calls[{index}]")
-            for index, data in enumerate(manifest.get("submodule_calls", [])))},
+            for index, data in enumerate(_optional_list(manifest, "submodule_calls")))},
     )
+    _check_calling_convention(traced)
     _read_extra_files(reader, _get(manifest, "extra_files", dict), extra_files)
-    return ExportedProgram(traced, dialect=_get(manifest, "dialect", str))
+    return ExportedProgram(traced, dialect=dialect)
+
+
+def _check_calling_convention(traced: TracedProgram) -> None:
+    """The fields a call is bound, flattened and answered with must agree with each other."""
+    _check_outputs(traced)
+    user_inputs = sum(1 for spec in traced.signature.input_specs
+                      if spec.kind is InputKind.USER_INPUT and not isinstance(spec.arg, ConstantArgument))
+    if len(traced.user_input_paths) != user_inputs:
+        raise _FieldError("user_input_paths", f"has {len(traced.user_input_paths)} paths for the "
+                          f"{user_inputs} user inputs of signature.inputs")
+    if traced.forward_signature is None:
+        return
+    if traced.in_spec.type is not dict:
+        raise _FieldError("in_spec", "is not a builtins.dict node of forward's arguments")
+    unknown = [key for key in traced.in_spec.context if key not in traced.forward_signature.parameters]
+    if unknown:
+        raise _FieldError("in_spec", f"names {_shown(unknown[0])}, which is not a parameter of "
+                          f"forward_signature ({', '.join(traced.forward_signature.parameters) or 'none'})")
+
+
+_WRITE_BACKS = (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION)
+
+
+def _check_outputs(traced: TracedProgram) -> None:
+    """out_spec holds the user's outputs; a buffer mutation writes back into a buffer."""
+    specs = traced.signature.output_specs
+    returned = sum(1 for spec in specs if spec.kind not in _WRITE_BACKS)
+    if traced.out_spec.num_leaves != returned:
+        raise _FieldError("out_spec", f"holds {traced.out_spec.num_leaves} leaves for the {returned} "
+                          "returned outputs of signature.outputs")
+    buffers = {spec.target for spec in traced.signature.input_specs if spec.kind is InputKind.BUFFER}
+    for index, spec in enumerate(specs):
+        if spec.kind is OutputKind.BUFFER_MUTATION and spec.target not in buffers:
+            raise _FieldError(f"signature.outputs[{index}].target", f"is {_shown(spec.target)}, "
+                              "not a buffer among signature.inputs")
+
+
+def _optional_list(manifest: dict[str, Any], key: str) -> list[Any]:
+    return _get(manifest, key, list) if key in manifest else []
 
 
 _CUSTOM_OP_HINT = ("\n(a custom op is defined by the code that registers it: import that "
@@ -660,19 +870,22 @@ _CUSTOM_OP_HINT = ("\n(a custom op is defined by the code that registers it: imp
 
 
 def _parse_program(reader: _Reader, member: str) -> tuple[ModuleOp, FuncOp]:
+    size = reader.members.get(member, {}).get("size", 0)
+    if size > _bounds.MAX_PROGRAM_BYTES:
+        raise reader.error(member, f"is {size} bytes of IR text (at most {_bounds.MAX_PROGRAM_BYTES}): refused")
     try:
         text = reader.read(member).decode("utf-8")
     except UnicodeDecodeError as err:
-        raise reader.error(member, f"is not UTF-8 text ({err})") from None
+        raise reader.error(member, f"is not UTF-8 text ({err})") from err
     try:
         module = parse_module(text, name=member)  # a fresh context knows the custom ops defined so far
     except Exception as err:  # noqa: BLE001 - any failure on untrusted text is "does not parse"
         hint = _CUSTOM_OP_HINT if "is not registered" in str(err) else ""
-        raise reader.error(member, f"does not parse:\n{err}{hint}") from None
+        raise reader.error(member, f"does not parse:\n{err}{hint}") from err
     try:
         module.verify()
     except Exception as err:  # noqa: BLE001 - xDSL raises several verifier exception types
-        raise reader.error(member, f"does not verify:\n{err}") from None
+        raise reader.error(member, f"does not verify:\n{err}") from err
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     if len(funcs) != 1:
         raise reader.error(member, f"holds {len(funcs)} func.func ops; a program has exactly one")
@@ -706,51 +919,87 @@ def _call_entry_from_json(data: Any, field: str) -> ModuleCallEntry:
     if sig is None:
         return ModuleCallEntry(fqn)
     names = sig.get("forward_arg_names") if isinstance(sig, dict) else None
+    if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise _FieldError(f"{field}.signature.forward_arg_names", "is not a list of strings or null")
     return ModuleCallEntry(fqn, ModuleCallSignature(
-        [_arg_from_json(a, f"{field}.inputs") for a in _get(sig, "inputs", list, f"{field}.inputs")],
-        [_arg_from_json(a, f"{field}.outputs") for a in _get(sig, "outputs", list, f"{field}.outputs")],
+        [_arg_from_json(a, f"{field}.inputs[{i}]", unnamed=True)
+         for i, a in enumerate(_get(sig, "inputs", list, f"{field}.inputs"))],
+        [_arg_from_json(a, f"{field}.outputs[{i}]", unnamed=True)
+         for i, a in enumerate(_get(sig, "outputs", list, f"{field}.outputs"))],
         _spec_from_json(sig.get("in_spec"), f"{field}.in_spec"),
         _spec_from_json(sig.get("out_spec"), f"{field}.out_spec"),
-        list(names) if isinstance(names, list) else None))
+        names))
 
 
-def _arg_from_json(data: Any, field: str) -> Any:
+# An IR value name as xDSL accepts it: arguments name IR values, never paths or code.
+_VALUE_NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
+
+
+def _arg_from_json(data: Any, field: str, *, unnamed: bool = False) -> Any:
+    """An argument; ``unnamed`` allows an empty name (a module call's value that the
+    program no longer holds)."""
     if isinstance(data, dict) and len(data) == 1:
         (key, value), = data.items()
+        if key in ("tensor", "symint") and isinstance(value, str) and not _VALUE_NAME.fullmatch(value) \
+                and not (unnamed and value == ""):
+            raise _FieldError(f"{field}.{key}", f"is {_shown(value)}, not an IR value name")
         if key == "tensor" and isinstance(value, str):
             return TensorArgument(value)
         if key == "symint" and isinstance(value, str):
             return SymIntArgument(value)
-        if key == "constant" and isinstance(value, dict) and isinstance(value.get("name"), str):
-            return ConstantArgument(value["name"], _scalar_from_json(value.get("value"), field))
-    raise _FieldError(field, f"is {data!r}, not a {{tensor|symint|constant: ...}} argument")
+        if key == "constant" and isinstance(value, dict) and set(value) == {"name", "value"} \
+                and isinstance(value["name"], str) and len(value["name"]) <= _MAX_NAME:
+            return ConstantArgument(value["name"], _scalar_from_json(value["value"], field))
+    raise _FieldError(field, f"is {_shown(data)}, not a {{tensor|symint|constant: ...}} argument")
+
+
+_MAX_NAME = 4096  # characters of any name in the manifest
+
+
+def _shown(value: Any) -> str:
+    """A manifest value in an error message, cut short (it may be huge)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
+
+
+def _keyed(field: str, key: str) -> str:
+    """The field of a JSON object's key (``range_constraints.s0``), a long key cut short."""
+    return f"{field}.{key if len(key) <= 80 else _shown(key)}"
 
 
 def _kind(enum_type: Any, data: dict[str, Any], field: str) -> Any:
     name = data.get("kind") if isinstance(data, dict) else None
-    if name not in enum_type.__members__:
-        raise _FieldError(f"{field}.kind", f"is {name!r}, not one of {', '.join(enum_type.__members__)}")
+    if not isinstance(name, str) or name not in enum_type.__members__:
+        raise _FieldError(f"{field}.kind", f"is {_shown(name)}, not one of {', '.join(enum_type.__members__)}")
     return enum_type[name]
 
 
 def _optional(data: dict[str, Any], key: str, kind: type, field: str) -> Any:
     value = data.get(key)
     if value is not None and type(value) is not kind:
-        raise _FieldError(f"{field}.{key}", f"is {value!r}, not a {kind.__name__} or null")
+        raise _FieldError(f"{field}.{key}", f"is {_shown(value)}, not a {kind.__name__} or null")
     return value
+
+
+def _target(data: dict[str, Any], field: str) -> str | None:
+    """A state_dict key (``conv.weight``) or a submodule path: non-empty when given."""
+    target = _optional(data, "target", str, field)
+    if target is not None and not 0 < len(target) <= _MAX_NAME:
+        raise _FieldError(f"{field}.target", f"is {_shown(target)}, not a non-empty name")
+    return target
 
 
 def _signature_from_json(data: dict[str, Any]) -> ExportGraphSignature:
     inputs, outputs = [], []
     for i, spec in enumerate(_get(data, "inputs", list, "signature.inputs")):
         field = f"signature.inputs[{i}]"
-        inputs.append(InputSpec(_kind(InputKind, spec, field), _arg_from_json(spec.get("arg"), field),
-                                _optional(spec, "target", str, field),
+        inputs.append(InputSpec(_kind(InputKind, spec, field), _arg_from_json(spec.get("arg"), f"{field}.arg"),
+                                _target(spec, field),
                                 _optional(spec, "persistent", bool, field)))
     for i, spec in enumerate(_get(data, "outputs", list, "signature.outputs")):
         field = f"signature.outputs[{i}]"
-        outputs.append(OutputSpec(_kind(OutputKind, spec, field), _arg_from_json(spec.get("arg"), field),
-                                  _optional(spec, "target", str, field)))
+        outputs.append(OutputSpec(_kind(OutputKind, spec, field), _arg_from_json(spec.get("arg"), f"{field}.arg"),
+                                  _target(spec, field)))
     return ExportGraphSignature(inputs, outputs)
 
 
@@ -795,6 +1044,9 @@ def _tensors_from_json(reader: _Reader, entries: list[Any], what: str,
     for index, entry in enumerate(entries):
         field = f"{what}[{index}]"
         name = _get(entry, "name", str, f"{field}.name")
+        if not 0 < len(name) <= _MAX_NAME or name in tensors:
+            raise _FieldError(f"{field}.name", f"is {_shown(name)}: "
+                              + ("a second entry of that name" if name in tensors else "not a name"))
         tensor = _read_tensor(reader, entry, field)
         if name in types:
             _check_ir_type(reader, entry["member"], tensor, *types[name], name)
@@ -808,39 +1060,57 @@ def _read_tensor(reader: _Reader, entry: Any, field: str) -> Tensor:
     member = _get(entry, "member", str, f"{field}.member")
     dtype_name = _get(entry, "dtype", str, f"{field}.dtype")
     if dtype_name not in DType.__members__:
-        raise _FieldError(f"{field}.dtype", f"is {dtype_name!r}, not a texport dtype")
+        raise _FieldError(f"{field}.dtype", f"is {_shown(dtype_name)}, not a texport dtype")
     dtype = DType[dtype_name]
     shape = tuple(_get(entry, "shape", list, f"{field}.shape"))
-    array = _npy_array(reader, member, reader.read(member))
-    stored = _NPY_STORAGE.get(dtype)
-    if stored is not None and array.dtype == stored:
-        array = array.view(to_numpy(dtype))
-    if array.dtype != to_numpy(dtype) or array.shape != shape:
-        raise reader.error(member, f"holds {array.dtype}{list(array.shape)} where the manifest "
+    if len(shape) > _bounds.MAX_NPY_DIMS or not all(type(d) is int and d >= 0 for d in shape):
+        raise _FieldError(f"{field}.shape", f"is {_shown(list(shape))}, not a list of at most "
+                          f"{_bounds.MAX_NPY_DIMS} sizes >= 0")
+    requires_grad = _get(entry, "requires_grad", bool, f"{field}.requires_grad")
+    start, stored_shape, fortran, stored = _npy_layout(reader, member)
+    expected = _NPY_STORAGE.get(dtype, to_numpy(dtype))
+    if stored != expected or stored_shape != shape:  # checked before the data is read
+        shown = dtype.torch_name if stored == expected else stored
+        raise reader.error(member, f"holds {shown}{list(stored_shape)} where the manifest "
                            f"says {dtype.torch_name}{list(shape)}")
-    return Tensor._make(array, dtype, _get(entry, "requires_grad", bool, f"{field}.requires_grad"))
+    array = np.frombuffer(reader.read(member), stored, math.prod(shape), start)
+    array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+    return Tensor._make(array.view(to_numpy(dtype)), dtype, requires_grad)
 
 
-def _npy_array(reader: _Reader, member: str, data: bytearray) -> np.ndarray:
-    """An .npy member as an array over ``data`` (no copy). Only the header is parsed
-    (numpy's literal-only reader); object arrays, which need pickle, are refused."""
-    if data[:6] != _NPY_MAGIC or data[6] not in (1, 2) or len(data) < 12:
+def _npy_layout(reader: _Reader, member: str) -> tuple[int, tuple[int, ...], bool, np.dtype]:
+    """(data offset, shape, fortran order, dtype) of an .npy member, from its header
+    alone (numpy's literal-only reader), checked against the member's size before any
+    data is read; object arrays, which need pickle, are refused."""
+    head = reader.head(member, 12 + _bounds.MAX_NPY_HEADER_BYTES)
+    if head[:6] != _NPY_MAGIC or len(head) < 12 or head[6] not in (1, 2):
         raise reader.error(member, "is not a .npy array (format 1.0 or 2.0)")
-    width = 2 if data[6] == 1 else 4
-    start = 8 + width + int.from_bytes(data[8:8 + width], "little")
-    read_header = np.lib.format.read_array_header_1_0 if data[6] == 1 else np.lib.format.read_array_header_2_0
+    width = 2 if head[6] == 1 else 4
+    start = 8 + width + int.from_bytes(head[8:8 + width], "little")
+    if start > len(head):
+        raise reader.error(member, f"has a .npy header of {start - 8 - width} bytes (at most "
+                           f"{_bounds.MAX_NPY_HEADER_BYTES}, within the member)")
+    read_header = np.lib.format.read_array_header_1_0 if head[6] == 1 else np.lib.format.read_array_header_2_0
     try:
-        shape, fortran, dtype = read_header(io.BytesIO(bytes(data[8:start])))
-    except ValueError as err:
-        raise reader.error(member, f"has a bad .npy header ({err})") from None
+        with warnings.catch_warnings(record=True) as warned:  # numpy warns on a Python 2 header
+            warnings.simplefilter("always")
+            shape, fortran, dtype = read_header(io.BytesIO(head[8:start]))
+    except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as err:  # numpy's literal reader
+        raise reader.error(member, f"has a bad .npy header ({err})") from err
+    if warned:
+        raise reader.error(member, f"has a .npy header save() never writes ({warned[0].message})")
     if dtype.hasobject:
         raise reader.error(member, "holds Python objects (loading them needs pickle): refused")
-    count = math.prod(shape)
-    if len(data) - start != count * dtype.itemsize:
-        raise reader.error(member, f"has {len(data) - start} data bytes for {dtype}{list(shape)} "
-                           f"({count * dtype.itemsize} expected)")
-    array = np.frombuffer(data, dtype, count, start)
-    return array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+    if len(shape) > _bounds.MAX_NPY_DIMS or not all(type(d) is int and d >= 0 for d in shape):
+        raise reader.error(member, f"has .npy shape {_shown(shape)}: not at most "
+                           f"{_bounds.MAX_NPY_DIMS} sizes >= 0")
+    if dtype.itemsize * math.prod(max(d, 1) for d in shape) > sys.maxsize:  # numpy could not index it
+        raise reader.error(member, f"has .npy shape {_shown(shape)}: too large to address")
+    size = dtype.itemsize * math.prod(shape)
+    payload = reader.members[member]["size"] - start
+    if payload != size:
+        raise reader.error(member, f"has {payload} data bytes for {dtype}{list(shape)} ({size} expected)")
+    return start, tuple(shape), bool(fortran), dtype
 
 
 def _check_ir_type(reader: _Reader, member: str, tensor: Tensor, arg_name: str, arg_type: Any,
@@ -906,18 +1176,20 @@ def _forward_signature_from_json(data: Any) -> inspect.Signature | None:
     for index, entry in enumerate(data):
         field = f"forward_signature[{index}]"
         name = _get(entry, "name", str, f"{field}.name")
-        kind = _PARAMETER_KINDS.get(entry.get("kind"))
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise _FieldError(f"{field}.name", f"is {_shown(name)}, not a Python parameter name")
+        kind = _PARAMETER_KINDS.get(entry["kind"]) if isinstance(entry.get("kind"), str) else None
         if kind is None:
-            raise _FieldError(f"{field}.kind", f"is {entry.get('kind')!r}, not a parameter kind")
+            raise _FieldError(f"{field}.kind", f"is {_shown(entry.get('kind'))}, not a parameter kind")
         default = _default_from_json(entry.get("default", inspect.Parameter.empty), field)
         try:
             params.append(inspect.Parameter(name, kind, default=default))
         except ValueError as err:
-            raise _FieldError(field, str(err)) from None
+            raise _FieldError(field, str(err)) from err
     try:
         return inspect.Signature(params)
     except ValueError as err:
-        raise _FieldError("forward_signature", str(err)) from None
+        raise _FieldError("forward_signature", str(err)) from err
 
 
 def _default_from_json(data: Any, field: str) -> Any:
@@ -930,44 +1202,63 @@ def _default_from_json(data: Any, field: str) -> Any:
     raise _FieldError(f"{field}.default", "is neither {value: ...} nor {repr: ...}")
 
 
-def _bound_from_json(data: Any, field: str) -> Any:
+def _bound_from_json(data: Any, infinity: str, field: str) -> Any:
+    """A range bound: an integer, null, or the infinity on its side ("-oo" low, "oo" high)."""
     if data is None or type(data) is int:
         return data
-    if data in ("oo", "-oo"):
-        return sympy.oo if data == "oo" else -sympy.oo
-    raise _FieldError(field, f"has bound {data!r}, not an integer, \"oo\", \"-oo\" or null")
+    if data == infinity:
+        return sympy.oo if infinity == "oo" else -sympy.oo
+    raise _FieldError(field, f"has bound {_shown(data)}, not an integer, \"{infinity}\" or null")
 
 
 def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
     """``{"s0": [2, 64]}`` -> ``{s0: VR[2, 64]}``; keys parse as IR dims (one symbol factory)."""
     ranges = {}
     for text, bounds in data.items():
-        field = f"range_constraints.{text}"
+        field = _keyed("range_constraints", text)
         if not isinstance(bounds, list) or len(bounds) != 2:
             raise _FieldError(field, "is not [low, high]")
-        try:
-            key = parse_dim(text)
-        except (DimSyntaxError, ValueError) as err:
-            raise _FieldError(field, f"is not a dim expression ({err})") from None
-        ranges[key] = ValueRange(_bound_from_json(bounds[0], field), _bound_from_json(bounds[1], field))
+        low, high = _bound_from_json(bounds[0], "-oo", field), _bound_from_json(bounds[1], "oo", field)
+        if type(low) is int and type(high) is int and low > high:
+            raise _FieldError(field, f"has low bound {low} above high bound {high}")
+        ranges[_dim_from_json(text, field)] = ValueRange(low, high)
     return ranges
+
+
+def _dim_from_json(text: str, field: str) -> Any:
+    """A dim in the IR's grammar: bounded (length, terms, exponents, integers only) before
+    sympy builds it; a zero divisor that only sympy finds is reported here too."""
+    try:
+        _bounds.check_dim_text(text)
+        return parse_dim(text)
+    except (_bounds.DimTooComplex, DimSyntaxError, ValueError, TypeError, ArithmeticError) as err:
+        raise _FieldError(field, f"is not a dim expression: {_shown(text)} {err}") from err
 
 
 def _guard_from_json(data: Any, field: str) -> Any:
     """Sides parse with the IR's dim grammar (names, integers, + - * // % **, Max/Min):
     the executor turns guards into checks, so nothing else may get in."""
-    if not isinstance(data, dict) or data.get("op") not in _PREDICATE_OF_TEXT \
-            or not isinstance(data.get("lhs"), str) or not isinstance(data.get("rhs"), str):
+    if not isinstance(data, dict) or set(data) != {"lhs", "op", "rhs"} \
+            or not isinstance(data["op"], str) or data["op"] not in _PREDICATE_OF_TEXT \
+            or not isinstance(data["lhs"], str) or not isinstance(data["rhs"], str):
         raise _FieldError(field, "is not {lhs, op, rhs} with op one of == != < <= > >=")
+    lhs, rhs = _dim_from_json(data["lhs"], f"{field}.lhs"), _dim_from_json(data["rhs"], f"{field}.rhs")
     try:
-        lhs, rhs = parse_dim(data["lhs"]), parse_dim(data["rhs"])
-    except (DimSyntaxError, ValueError) as err:
-        raise _FieldError(field, f"has a side that is not a dim expression ({err})") from None
-    return relation_of(_PREDICATE_OF_TEXT[data["op"]])(lhs, rhs, evaluate=False)
+        return relation_of(_PREDICATE_OF_TEXT[data["op"]])(lhs, rhs, evaluate=False)
+    except (TypeError, ArithmeticError) as err:
+        raise _FieldError(field, f"is not a relation between dims ({err})") from err
 
 
 def _read_extra_files(reader: _Reader, stored: dict[str, Any], wanted: dict[str, Any] | None) -> None:
-    """torch.export.load's extra_files: fill the caller's dict for the names it holds."""
+    """torch.export.load's extra_files: fill the caller's dict for the names it holds.
+    Every listed member must be read by now or be an extra file: nothing rides along."""
+    for name, member in stored.items():
+        if not isinstance(member, str) or member not in reader.members or member in reader.used:
+            raise _FieldError(_keyed("extra_files", name), f"is {_shown(member)}, not a member of "
+                              "its own in members")
+    for member in sorted(set(reader.members) - reader.used - set(stored.values())):
+        raise reader.error(member, "is listed in the manifest's members but nothing refers to it "
+                           "(a modified archive)")
     for name in wanted or {}:
         if name not in stored:
             raise SerializationError(f"cannot load {reader.where}: no extra file {name!r} "
