@@ -6,7 +6,8 @@
 Inputs come from an .npz (keys are argument names, or arg0, arg1, ...) or are
 drawn at random, with symbolic sizes bound by --bind. Each output is printed
 with its type and values (or a summary when large). Bad input or a failed
-guard exits 1 with one clear message.
+guard exits 1 with one clear message, a bad command line 2 (--debug or
+TEXPORT_DEBUG=1 shows Python's traceback instead).
 """
 
 from __future__ import annotations
@@ -14,15 +15,25 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.func import FuncOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from texport.dialects.context import parse_module
 from texport.interpreter.dtypes import FLOAT32, from_numpy, is_bfloat16, is_inexact
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.executor import compile_function, find_function
-from texport.interpreter.inputs import InputError, load_inputs, random_inputs
+from texport.interpreter.inputs import (
+    InputError,
+    argument_names,
+    describe_input,
+    load_inputs,
+    parse_bindings,
+    random_inputs,
+)
+from texport.tools.diagnostics import ToolError, add_debug_option, debug_wanted, read_text, run_tool
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -36,7 +47,20 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--bind", action="append", default=[], metavar="SYM=N",
                         help="value of a size symbol for --random-inputs, e.g. s0=8")
     parser.add_argument("--outputs", help="write the outputs to this .npz")
-    return parser.parse_args(argv)
+    add_debug_option(parser)
+    args = parser.parse_args(argv)
+    check_bindings(parser, args)
+    return args
+
+
+def check_bindings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--bind's own mistakes (malformed, negative, repeated, with --inputs) are usage errors."""
+    if args.bind and args.inputs:
+        parser.error(f"--bind {args.bind[0]} sizes random inputs: it does not go with --inputs {args.inputs}")
+    try:
+        parse_bindings(args.bind)
+    except InputError as err:
+        parser.error(str(err))
 
 
 def describe(index: int, value: object) -> str:
@@ -57,31 +81,34 @@ def describe(index: int, value: object) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
+    return run_tool("texport-run", lambda: _run(args), debug=debug_wanted(args.debug),
+                    clear=(ParseError, VerifyException, DiagnosticException, GuardError,
+                           RuntimeAssertError, ExecutionError, InputError))
+
+
+def _run(args: argparse.Namespace) -> int:
+    module = parse_module(read_text(args.input_file), name=args.input_file)
+    module.verify()
+    func = find_function(module, args.entry or _default_entry(module))
+    plan = compile_function(func)
+    if args.inputs:
+        inputs = load_inputs(func, args.inputs)
+    else:
+        inputs = random_inputs(func, args.bind, args.seed)
     try:
-        with open(args.input_file, encoding="utf-8") as handle:
-            text = handle.read()
-        module = parse_module(text, name=args.input_file)
-        module.verify()
-        func = find_function(module, args.entry or _default_entry(module))
-        plan = compile_function(func)
-        if args.inputs:
-            inputs = load_inputs(func, args.inputs)
-        else:
-            inputs = random_inputs(func, args.bind, args.seed)
         outputs = plan(*inputs)
-    except (GuardError, RuntimeAssertError, ExecutionError, InputError, OSError) as err:
-        print(f"texport-run: error: {err}", file=sys.stderr)
-        return 1
-    except Exception as err:  # noqa: BLE001 - parse/verify errors carry their own location
-        if type(err).__name__ in ("ParseError", "VerifyException", "DiagnosticException"):
-            print(f"texport-run: error: {err}", file=sys.stderr)
-            return 1
-        raise
+    except GuardError as err:  # it names what it expected; say what it was given, and where from
+        raise ToolError(f"{err}\n{_inputs_summary(func, args, inputs)}") from err
     for index, value in enumerate(outputs):
         print(describe(index, value))
     if args.outputs:
         np.savez(args.outputs, **{f"out{i}": np.asarray(v) for i, v in enumerate(outputs)})
     return 0
+
+
+def _inputs_summary(func: FuncOp, args: argparse.Namespace, inputs: list[Any]) -> str:
+    given = ", ".join(f"{name}: {describe_input(value)}" for name, value in zip(argument_names(func), inputs))
+    return f"(inputs from {args.inputs or 'random draws'}: {given})"
 
 
 def _default_entry(module: object) -> str | None:
