@@ -342,7 +342,7 @@ def _check_target(spec: DynamicSpec, arg: str, value: Any, first: DynamicSpec, b
     """The dim exists, no other spec claims it, and the example size is one the range has."""
     if spec.axis >= value.dim():
         raise CliError(f"--dynamic {spec.text!r}: argument {arg} has {value.dim()} dims, no dim {spec.axis}")
-    if first is not spec and first.name != spec.name:
+    if first is not spec:
         raise UsageError(f"--dynamic {first.text!r} and --dynamic {spec.text!r} both make dim {spec.axis} "
                          f"of {arg} dynamic: keep one")
     size = value.shape[spec.axis]
