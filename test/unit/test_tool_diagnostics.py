@@ -73,7 +73,7 @@ def test_the_debug_variable(value: str | None, wanted: bool, monkeypatch: pytest
 
 def test_a_byte_that_is_not_utf8_is_located_by_character_column(tmp_path: Path) -> None:
     path = tmp_path / "in.mlir"
-    path.write_bytes("a\n  é = \xff;\n".encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    path.write_bytes("a\n  é = ".encode() + b"\xff;\n")
     with pytest.raises(ToolError) as caught:
         read_text(str(path))
     lines = str(caught.value).splitlines()
