@@ -11,6 +11,10 @@
 # RUN: %python -c "open('%t.text.npz', 'w').write('x,y\n1,2\n')"
 # RUN: %python %S/Inputs/exit_status.py texport run %t.texport --inputs %t.text.npz | filecheck %s --check-prefixes=CLEAN,NOTZIP
 # RUN: %python %S/Inputs/exit_status.py texport run %t.texport --inputs %S | filecheck %s --check-prefixes=CLEAN,DIRECTORY
+# RUN: %python %S/Inputs/exit_status.py texport run %t.texport --random-inputs --seed -1 | filecheck %s --check-prefixes=CLEAN,SEED
+# RUN: %python %S/Inputs/exit_status.py texport run %t.texport --outputs %S | filecheck %s --check-prefixes=CLEAN,OUTDIR
+# RUN: %python %S/Inputs/exit_status.py texport lower %t.texport --to core -o %S | filecheck %s --check-prefixes=CLEAN,ODIR
+# RUN: %python %S/Inputs/exit_status.py texport export %S/Inputs/two_inputs.py -o %t.nowhere/out.texport | filecheck %s --check-prefixes=CLEAN,OFOLDER
 # RUN: %python %S/Inputs/exit_status.py texport run %t.texport --random-inputs --bind s17=5 | filecheck %s --check-prefix=RUNS
 
 # CLEAN-NOT: Traceback
@@ -30,5 +34,11 @@
 # NOTZIP-NEXT: exit status 1
 # DIRECTORY: texport: error: Is a directory: {{.*}}tools
 # DIRECTORY-NEXT: exit status 1
+# SEED: texport run: error: argument --seed: expected a non-negative integer, found -1
+# SEED-NEXT: exit status 2
+# OUTDIR: texport: error: --outputs {{.*}}tools: is a directory, not a file name
+# OUTDIR-NEXT: exit status 1
+# ODIR: texport: error: -o {{.*}}tools: is a directory, not a file name
+# OFOLDER: texport: error: -o {{.*}}nowhere/out.texport: there is no folder {{.*}}nowhere
 # RUNS: out: f32[5]
 # RUNS: exit status 0

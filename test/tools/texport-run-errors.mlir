@@ -36,6 +36,10 @@
 // RUN: %python -c "import numpy as np; np.savez('%t.int.npz', x=np.ones((4, 3), np.float32), y=np.ones(2, np.float32), n=np.ones(2))"
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --inputs %t.int.npz | filecheck %s --check-prefixes=CLEAN,INT
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --bogus | filecheck %s --check-prefixes=CLEAN,USAGE
+// RUN: %python %S/Inputs/exit_status.py texport-run %s --bind s0=4 --seed -1 | filecheck %s --check-prefixes=CLEAN,SEED
+// RUN: %python %S/Inputs/exit_status.py texport-run %s --bind s0=4 --outputs %S | filecheck %s --check-prefixes=CLEAN,OUTDIR
+// RUN: %python %S/Inputs/exit_status.py texport-run %s --bind s0=4 --outputs %t.nowhere/out.npz | filecheck %s --check-prefixes=CLEAN,OUTFOLDER
+// RUN: texport-run %s --inputs %t.ok.npz --outputs %t.out && %python -c "import numpy as np; print(sorted(np.load('%t.out')))" | filecheck %s --check-prefix=OUTNAME
 
 // CLEAN-NOT: Traceback
 // UTF8: texport-run: error: {{.*}}utf8.mlir:2:8: not UTF-8 text: byte 0xff cannot be decoded (invalid start byte)
@@ -82,6 +86,13 @@
 // INT-NEXT: exit status 1
 // USAGE: texport-run: error: unrecognized arguments: --bogus
 // USAGE-NEXT: exit status 2
+// SEED: texport-run: error: argument --seed: expected a non-negative integer, found -1
+// SEED-NEXT: exit status 2
+// OUTDIR: texport-run: error: --outputs {{.*}}tools: is a directory, not a file name
+// OUTDIR-NEXT: exit status 1
+// OUTFOLDER: texport-run: error: --outputs {{.*}}nowhere/out.npz: there is no folder {{.*}}nowhere
+// OUTFOLDER-NEXT: exit status 1
+// OUTNAME: ['out0']
 func.func @main(%x: !tx.tensor<[s0, 3], f32>, %y: !tx.tensor<[s0 - 2], f32>, %n: !tx.symint<s0>) -> !tx.tensor<[s0, 3], f32> {
   func.return %x : !tx.tensor<[s0, 3], f32>
 }

@@ -38,6 +38,27 @@ def add_debug_option(parser: argparse.ArgumentParser) -> None:
                         help=f"show Python's traceback of an error (as {DEBUG_VARIABLE}=1 does)")
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type of a count or seed: a usage error, not a crash later, when negative."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, found {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, found {value}")
+    return value
+
+
+def check_output_path(path: str, option: str) -> None:
+    """An output is a file in a folder that exists: said before any work is done, and
+    not left to the writer (numpy's would write DIR.npz next to a directory DIR)."""
+    if os.path.isdir(path):
+        raise ToolError(f"{option} {path}: is a directory, not a file name")
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise ToolError(f"{option} {path}: there is no folder {folder}")
+
+
 def debug_wanted(flag: bool = False) -> bool:
     return flag or os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0")
 

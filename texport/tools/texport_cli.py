@@ -48,7 +48,9 @@ from texport.tools.diagnostics import (
     ToolError,
     UsageError,
     add_debug_option,
+    check_output_path,
     debug_wanted,
+    non_negative_int,
     run_tool,
 )
 from texport.tools.texport_run import describe as describe_value
@@ -486,6 +488,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         return cmd_demo(args)
     for spec in args.dynamic:  # a mistyped option is found before the model runs
         parse_dynamic(spec)
+    if args.output:
+        check_output_path(args.output, "-o")
     model, call_args, kwargs = make_model(args.model, args.factory)
     shapes = dynamic_shapes(args.dynamic, model, call_args, kwargs)
     with model_code(args.model, "exporting it (running its forward)"):
@@ -508,6 +512,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     _check_bindings(args)
+    if args.outputs:
+        check_output_path(args.outputs, "--outputs")
     ep = load(args.file)
     if args.inputs:
         stored = read_npz(args.inputs)
@@ -523,8 +529,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     for label, value in labelled:
         print(describe(label, value))
     if args.outputs:
-        np.savez(args.outputs, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
-                                  for label, v in labelled})
+        with open(args.outputs, "wb") as handle:  # the name as given: np.savez would add .npz
+            np.savez(handle, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
+                                for label, v in labelled})
     return 0
 
 
@@ -539,6 +546,8 @@ def _check_bindings(args: argparse.Namespace) -> None:
 
 
 def cmd_lower(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_path(args.output, "-o")
     _write_or_print(lower(load(args.file), args.to), args.output)
     return 0
 
@@ -638,7 +647,7 @@ def _parser() -> argparse.ArgumentParser:
     source = run.add_mutually_exclusive_group()
     source.add_argument("--inputs", help=".npz with one array per user input")
     source.add_argument("--random-inputs", action="store_true")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=non_negative_int, default=0)
     run.add_argument("--bind", action="append", default=[], metavar="SYM=N")
     run.add_argument("--outputs", help="write the outputs to this .npz")
     lower_ = commands.add_parser("lower", help="lower a saved program")

@@ -33,7 +33,15 @@ from texport.interpreter.inputs import (
     parse_bindings,
     random_inputs,
 )
-from texport.tools.diagnostics import ToolError, add_debug_option, debug_wanted, read_text, run_tool
+from texport.tools.diagnostics import (
+    ToolError,
+    add_debug_option,
+    check_output_path,
+    debug_wanted,
+    non_negative_int,
+    read_text,
+    run_tool,
+)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -43,7 +51,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--inputs", help=".npz with one array per argument")
     source.add_argument("--random-inputs", action="store_true", help="draw inputs at random")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed for --random-inputs")
     parser.add_argument("--bind", action="append", default=[], metavar="SYM=N",
                         help="value of a size symbol for --random-inputs, e.g. s0=8")
     parser.add_argument("--outputs", help="write the outputs to this .npz")
@@ -87,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.outputs:
+        check_output_path(args.outputs, "--outputs")
     module = parse_module(read_text(args.input_file), name=args.input_file)
     module.verify()
     func = find_function(module, args.entry or _default_entry(module))
@@ -102,7 +112,8 @@ def _run(args: argparse.Namespace) -> int:
     for index, value in enumerate(outputs):
         print(describe(index, value))
     if args.outputs:
-        np.savez(args.outputs, **{f"out{i}": np.asarray(v) for i, v in enumerate(outputs)})
+        with open(args.outputs, "wb") as handle:  # the name as given: np.savez would add .npz
+            np.savez(handle, **{f"out{i}": np.asarray(v) for i, v in enumerate(outputs)})
     return 0
 
 
