@@ -66,7 +66,7 @@
 # BELOW2-NEXT: exit status 2
 # OUTSIDE: texport: error: --dynamic 'batch=0:2..3': dim 0 of x is 4 in the example inputs, outside batch's range [2, 3]
 # OUTSIDE-NEXT: exit status 1
-# TWORANGES: texport: error: --dynamic 'batch=x.0:1..64' and --dynamic 'batch=y.0:2..8' give batch two ranges, 1..64 and 2..8: give its range once, or the same in both (torch.export: Found different definitions of the same symbolic dimension batch)
+# TWORANGES: texport: error: --dynamic 'batch=x.0:1..64' and --dynamic 'batch=y.0:2..8' give batch two ranges, 1..64 and 2..8: give its range once, or the same in both (torch.export refuses two different definitions of one Dim too)
 # TWORANGES-NEXT: exit status 2
 # TWOSPECS: texport: error: --dynamic 'batch=0' and --dynamic 'rows=x.0' both make dim 0 of x dynamic: keep one
 # TWOSPECS-NEXT: exit status 2

@@ -41,7 +41,13 @@ import texport
 from texport.dialects.tx import TensorType
 from texport.export.serialization import SerializationError, load, save
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
-from texport.interpreter.inputs import InputError, parse_bindings, random_inputs, read_npz
+from texport.interpreter.inputs import (
+    InputError,
+    describe_input,
+    parse_bindings,
+    random_inputs,
+    read_npz,
+)
 from texport.tools.diagnostics import (
     DEBUG_VARIABLE,
     EXIT_INTERRUPTED,
@@ -187,8 +193,9 @@ def model_code(path: str, doing: str) -> Iterator[None]:
         if isinstance(err, SystemExit):
             raise ModelError(f"the model called sys.exit({err.code!r}) while {doing}: texport "
                              f"needs it to return{frame}") from err
-        if isinstance(err, _TEXPORT_MODEL_ERRORS):
-            raise CliError(str(err) + (frame if frame.strip() not in str(err) else "")) from err
+        if isinstance(err, _TEXPORT_MODEL_ERRORS):  # the tracer's may name the frame already
+            named = frame and frame.strip().splitlines()[0] in str(err)
+            raise CliError(str(err) + ("" if named else frame)) from err
         if not frame or not isinstance(err, Exception):
             raise
         note = " (the model's code recursed without end)" if isinstance(err, RecursionError) else ""
@@ -232,8 +239,10 @@ def _is_users(filename: str, model: str) -> bool:
 
 
 # texport's package and the places Python and installed packages live
-_NOT_USERS = tuple(dict.fromkeys(os.path.realpath(p) for p in (
-    str(Path(texport.__file__).parent), *(sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")))))
+_NOT_USERS = tuple(dict.fromkeys(
+    os.path.realpath(folder) for folder in (
+        str(Path(texport.__file__).parent),
+        *(sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")))))
 
 
 # --------------------------------------------------------------------------
@@ -334,8 +343,8 @@ def _dim_ranges(specs: list[DynamicSpec]) -> dict[str, dict[str, int]]:
             elif (first.min, first.max) != (spec.min, spec.max):
                 raise UsageError(
                     f"--dynamic {first.text!r} and --dynamic {spec.text!r} give {spec.name} two ranges, "
-                    f"{first.range} and {spec.range}: give its range once, or the same in both (torch.export: "
-                    f"Found different definitions of the same symbolic dimension {spec.name})")
+                    f"{first.range} and {spec.range}: give its range once, or the same in both (torch.export "
+                    "refuses two different definitions of one Dim too)")
     return {name: {k: v for k, v in (("min", s.min), ("max", s.max)) if v is not None}
             for name, s in ranged.items()}
 
@@ -444,7 +453,11 @@ def npz_inputs(ep: Any, path: str, stored: dict[str, np.ndarray]) -> list[Any]:
             raise CliError(f"{path} has no array for input {user_path} (key {' or '.join(map(repr, keys))}; "
                            f"found {', '.join(map(repr, sorted(stored))) or 'none'})")
         used.add(key)
-        values.append(_user_value(stored[key], arg_type))
+        value = stored[key]
+        if not isinstance(arg_type, TensorType) and (value.ndim != 0 or value.dtype.kind not in "iu"):
+            raise CliError(f"{path}: array {key!r} for input {user_path} must be a 0-d integer array "
+                           f"(the input is an int); found {describe_input(value)}")
+        values.append(_user_value(value, arg_type))
     unused = sorted(set(stored) - used - set(ep._traced.input_constants))
     if unused:
         raise CliError(f"{path} has arrays for no input: {', '.join(unused)}")
