@@ -11,6 +11,7 @@
 // RUN: %python %S/Inputs/exit_status.py texport-opt %s | filecheck %s --check-prefixes=CLEAN,STATUS1
 // RUN: %python %S/Inputs/exit_status.py texport-opt %S/texport-opt.mlir -p no-such-pass | filecheck %s --check-prefixes=CLEAN,STATUS2
 // RUN: %python %S/Inputs/exit_status.py texport-opt --no-such-option | filecheck %s --check-prefixes=CLEAN,STATUS2
+// RUN: %python %S/Inputs/exit_status.py texport-opt %S/texport-opt.mlir -p 'dce{' | filecheck %s --check-prefixes=CLEAN,PIPELINE
 // RUN: %python %S/Inputs/exit_status.py texport-opt %s.missing --debug | filecheck %s --check-prefix=DEBUG
 // RUN: env TEXPORT_DEBUG=1 %python %S/Inputs/exit_status.py texport-opt %s.missing | filecheck %s --check-prefix=DEBUG
 
@@ -30,6 +31,12 @@ func.func @f(%x: !tx.tensor<[3], f32>) {
 // UTF8-NEXT: func.func @f{{.}}() {}
 // UTF8-NEXT: {{^            \^$}}
 // STATUS1: exit status 1
+// PIPELINE: texport-opt: error: Error parsing pass pipeline specification:
+// PIPELINE-NEXT: pass-pipeline:1:5
+// PIPELINE-NEXT: dce{
+// PIPELINE-NEXT: {{^    \^$}}
+// PIPELINE-NEXT: Expected argument name here
+// PIPELINE-NEXT: exit status 2
 // STATUS2: exit status 2
 // DEBUG: Traceback (most recent call last):
 // DEBUG: FileNotFoundError: [Errno 2] No such file or directory

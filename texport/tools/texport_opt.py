@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from texport.dialects.names import TexportParser
@@ -59,8 +59,8 @@ def main(args: Sequence[str] | None = None) -> None:
 def _run(args: Sequence[str] | None) -> None:
     try:  # the constructor builds the pass pipeline: an unknown pass or option is a usage error
         tool = TexportOptMain("texport modular optimizer driver", args)
-    except ValueError as err:
-        raise UsageError(str(err)) from err
+    except (ValueError, ArgSpecParseError) as err:  # the latter a BaseException, in xDSL 0.74 too
+        raise UsageError(str(err).rstrip()) from err
     try:
         tool.run()
     except UnicodeDecodeError as err:
