@@ -6,6 +6,7 @@
 # RUN: %python %S/Inputs/exit_status.py texport export %S/Inputs/model_errors.py --factory fails_to_make | filecheck %s --check-prefixes=CLEAN,FACTORY
 # RUN: %python %S/Inputs/exit_status.py texport export %S/Inputs/model_errors.py --factory interrupted | filecheck %s --check-prefixes=CLEAN,INTERRUPTED
 # RUN: %python %S/Inputs/exit_status.py texport export %S/Inputs/model_errors.py --factory exits | filecheck %s --check-prefixes=CLEAN,EXITS
+# RUN: %python %S/Inputs/exit_status.py texport export %S/Inputs/model_errors.py --factory branches | filecheck %s --check-prefixes=CLEAN,BRANCHES
 # RUN: %python %S/Inputs/exit_status.py texport export %S/Inputs/exits_at_load.py | filecheck %s --check-prefixes=CLEAN,EXITLOAD
 # RUN: %python -c "open('%t.syntax.py', 'w').write('import texport\n\ndef make_m(:\n    pass\n')"
 # RUN: %python %S/Inputs/exit_status.py texport export %t.syntax.py | filecheck %s --check-prefixes=CLEAN,SYNTAX
@@ -46,6 +47,11 @@
 # EXITS-NEXT: File "{{.*}}model_errors.py", line 30, in forward
 # EXITS-NEXT: sys.exit(3)
 # EXITS-NEXT: exit status 1
+# BRANCHES: texport: error: Could not guard on data-dependent expression
+# BRANCHES: File "{{.*}}model_errors.py", line 55, in forward
+# BRANCHES-NEXT: if x.sum() > 0:
+# BRANCHES-NOT: File "
+# BRANCHES: exit status 1
 # EXITLOAD: texport: error: the model called sys.exit(3) while loading {{.*}}exits_at_load.py: texport needs it to return
 # EXITLOAD-NEXT: File "{{.*}}exits_at_load.py", line 4, in <module>
 # EXITLOAD-NEXT: sys.exit(3)

@@ -36,6 +36,20 @@ def test_an_unexpected_exception_is_one_paragraph_that_asks_for_a_report(capsys:
     assert "--debug or TEXPORT_DEBUG=1 shows the traceback" in err and "Traceback" not in err
 
 
+class OddBaseException(BaseException):
+    """xDSL raises some errors as BaseExceptions (ArgSpecParseError)."""
+
+
+def test_a_base_exception_that_is_an_error_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_tool("tool", raising(OddBaseException("odd")), debug=False) == 1
+    assert capsys.readouterr().err.startswith("tool: error: unexpected OddBaseException: odd\n")
+
+
+def test_sys_exit_passes_through() -> None:
+    with pytest.raises(SystemExit):
+        run_tool("tool", raising(SystemExit(4)), debug=False)
+
+
 @pytest.mark.parametrize(("err", "status", "message"), [
     (ToolError("bad input"), 1, "tool: error: bad input\n"),
     (UsageError("bad option"), 2, "tool: error: bad option\n"),

@@ -77,7 +77,9 @@ def run_tool(tool: str, body: Callable[[], int | None], *, debug: bool,
     except BrokenPipeError:  # the reader went away (`| head`): nothing left to tell it
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
-    except Exception as err:
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as err:  # xDSL raises errors that are BaseExceptions (ArgSpecParseError)
         if debug:
             raise
         message, status = describe(err, clear)
@@ -85,7 +87,7 @@ def run_tool(tool: str, body: Callable[[], int | None], *, debug: bool,
         return status
 
 
-def describe(err: Exception, clear: tuple[type[BaseException], ...] = ()) -> tuple[str, int]:
+def describe(err: BaseException, clear: tuple[type[BaseException], ...] = ()) -> tuple[str, int]:
     """(message, exit status) for an exception that reached a tool's top level."""
     if isinstance(err, ToolError):
         return str(err), err.exit_status
