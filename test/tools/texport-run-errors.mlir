@@ -35,6 +35,10 @@
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --inputs %t.dtype.npz | filecheck %s --check-prefixes=CLEAN,DTYPE
 // RUN: %python -c "import numpy as np; np.savez('%t.int.npz', x=np.ones((4, 3), np.float32), y=np.ones(2, np.float32), n=np.ones(2))"
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --inputs %t.int.npz | filecheck %s --check-prefixes=CLEAN,INT
+// RUN: %python -c "import io, zipfile, numpy as np; b = io.BytesIO(); np.lib.format.write_array_header_1_0(b, {'descr': '<f4', 'fortran_order': False, 'shape': (2**50,)}); zipfile.ZipFile('%t.lying.npz', 'w').writestr('x.npy', b.getvalue() + bytes(16))"
+// RUN: %python %S/Inputs/exit_status.py texport-run %s --inputs %t.lying.npz | filecheck %s --check-prefixes=CLEAN,LYING
+// RUN: %python -c "import io, zipfile, numpy as np; b = io.BytesIO(); np.lib.format.write_array_header_1_0(b, {'descr': '<f4', 'fortran_order': False, 'shape': (-1, 3)}); zipfile.ZipFile('%t.negative.npz', 'w').writestr('x.npy', b.getvalue() + bytes(16))"
+// RUN: %python %S/Inputs/exit_status.py texport-run %s --inputs %t.negative.npz | filecheck %s --check-prefixes=CLEAN,NEGSHAPE
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --bogus | filecheck %s --check-prefixes=CLEAN,USAGE
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --bind s0=4 --seed -1 | filecheck %s --check-prefixes=CLEAN,SEED
 // RUN: %python %S/Inputs/exit_status.py texport-run %s --bind s0=4 --outputs %S | filecheck %s --check-prefixes=CLEAN,OUTDIR
@@ -84,6 +88,10 @@
 // DTYPE-NEXT: (inputs from {{.*}}dtype.npz: x: i32[4, 3], y: f32[2], n: int 4)
 // INT: texport-run: error: {{.*}}int.npz: array 'n' for argument 'n' must be a 0-d integer array (the argument is an int); found f64[2]
 // INT-NEXT: exit status 1
+// LYING: texport-run: error: {{.*}}lying.npz: array 'x' declares more data than fits in memory: Unable to allocate
+// LYING-NEXT: exit status 1
+// NEGSHAPE: texport-run: error: {{.*}}negative.npz: array 'x' cannot be read: ValueError: negative dimensions are not allowed
+// NEGSHAPE-NEXT: exit status 1
 // USAGE: texport-run: error: unrecognized arguments: --bogus
 // USAGE-NEXT: exit status 2
 // SEED: texport-run: error: argument --seed: expected a non-negative integer, found -1

@@ -83,6 +83,8 @@ def _check_npz_magic(path: str) -> None:
 def _read_member(archive: NpzFile, path: str, key: str) -> np.ndarray:
     try:
         return archive[key]
+    except MemoryError as err:  # numpy allocates what the header declares before reading
+        raise InputError(f"{path}: array '{key}' declares more data than fits in memory: {err}") from err
     except _NPZ_ERRORS as err:
         if "Object arrays" in str(err):
             raise InputError(f"{path}: array '{key}' holds Python objects (dtype object), which would "
