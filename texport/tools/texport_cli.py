@@ -44,7 +44,6 @@ from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssert
 from texport.interpreter.inputs import (
     InputError,
     describe_input,
-    parse_bindings,
     random_inputs,
     read_npz,
 )
@@ -59,6 +58,7 @@ from texport.tools.diagnostics import (
     non_negative_int,
     run_tool,
 )
+from texport.tools.texport_run import check_bindings
 from texport.tools.texport_run import describe as describe_value
 from texport.tracer import pytree
 from texport.tracer.errors import (
@@ -524,7 +524,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    _check_bindings(args)
+    check_bindings(args.bind, args.random_inputs, "it goes with --random-inputs")
     if args.outputs:
         check_output_path(args.outputs, "--outputs")
     ep = load(args.file)
@@ -546,16 +546,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             np.savez(handle, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
                                 for label, v in labelled})
     return 0
-
-
-def _check_bindings(args: argparse.Namespace) -> None:
-    """--bind's own mistakes (malformed, negative, repeated, without --random-inputs) are usage errors."""
-    if args.bind and not args.random_inputs:
-        raise UsageError(f"--bind {args.bind[0]} sizes random inputs: it goes with --random-inputs")
-    try:
-        parse_bindings(args.bind)
-    except InputError as err:
-        raise UsageError(str(err)) from None
 
 
 def cmd_lower(args: argparse.Namespace) -> int:

@@ -35,6 +35,7 @@ from texport.interpreter.inputs import (
 )
 from texport.tools.diagnostics import (
     ToolError,
+    UsageError,
     add_debug_option,
     check_output_path,
     debug_wanted,
@@ -56,19 +57,18 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="value of a size symbol for --random-inputs, e.g. s0=8")
     parser.add_argument("--outputs", help="write the outputs to this .npz")
     add_debug_option(parser)
-    args = parser.parse_args(argv)
-    check_bindings(parser, args)
-    return args
+    return parser.parse_args(argv)
 
 
-def check_bindings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """--bind's own mistakes (malformed, negative, repeated, with --inputs) are usage errors."""
-    if args.bind and args.inputs:
-        parser.error(f"--bind {args.bind[0]} sizes random inputs: it does not go with --inputs {args.inputs}")
+def check_bindings(bindings: list[str], draws_random: bool, instead: str) -> None:
+    """--bind's own mistakes (malformed, negative, repeated, or given where the inputs are
+    not drawn at random) are usage errors, found before any work is done."""
+    if bindings and not draws_random:
+        raise UsageError(f"--bind {bindings[0]} sizes random inputs: {instead}")
     try:
-        parse_bindings(args.bind)
+        parse_bindings(bindings)
     except InputError as err:
-        parser.error(str(err))
+        raise UsageError(str(err)) from None
 
 
 def describe(index: int, value: object) -> str:
@@ -95,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    check_bindings(args.bind, not args.inputs, f"it does not go with --inputs {args.inputs}")
     if args.outputs:
         check_output_path(args.outputs, "--outputs")
     module = parse_module(read_text(args.input_file), name=args.input_file)
