@@ -47,7 +47,10 @@ def make_fails():
 # FAILS: texport: error: the example inputs do not fit Double.forward: too many positional arguments
 # DYNSYNTAX: texport: error: --dynamic 'batch:0': expected NAME=[ARG.]AXIS[:MIN..MAX], e.g. batch=0:1..64
 # DYNARG: texport: error: --dynamic 'batch=y.0': 'y' is not a tensor argument of forward (tensor arguments: x)
-# BROKEN: texport: error: {{.*}}broken.py failed to run (line 2): ValueError: boom
+# BROKEN-NOT: Traceback
+# BROKEN: texport: error: error in the model while loading {{.*}}broken.py: ValueError: boom
+# BROKEN-NEXT: File "{{.*}}broken.py", line 2, in <module>
+# BROKEN-NEXT: raise ValueError("boom")
 # NOTZIP: texport: error: cannot load {{.*}}.bad: not a texport archive (truncated, or not a zip file: File is not a zip file)
 # TRUNCATED: texport: error: cannot load {{.*}}.cut: not a texport archive (truncated
 # GUARD-NOT: Traceback

@@ -11,19 +11,26 @@ MODEL.py defines the model and its example inputs: a ``make_*()`` factory
 returning ``(model, args)`` or ``(model, args, kwargs)`` (``--factory`` picks
 one when there are several), or ``MODEL`` and ``EXAMPLE_INPUTS`` (and
 optionally ``EXAMPLE_KWARGS``) globals. Without ``-o`` the IR is printed.
-Errors print as one paragraph and exit 1; ``--traceback`` shows Python's.
+Errors print as one paragraph and exit 1 (2 for a bad command line, 130 when
+interrupted); an error in the model's own code is reported at the model's frame.
+``--debug`` (or ``TEXPORT_DEBUG=1``) shows Python's traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import inspect
 import math
+import os
 import re
 import sys
+import sysconfig
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -34,10 +41,32 @@ import texport
 from texport.dialects.tx import TensorType
 from texport.export.serialization import SerializationError, load, save
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
-from texport.interpreter.inputs import InputError, random_inputs
+from texport.interpreter.inputs import (
+    InputError,
+    describe_input,
+    random_inputs,
+    read_npz,
+)
+from texport.tools.diagnostics import (
+    DEBUG_VARIABLE,
+    EXIT_INTERRUPTED,
+    ToolError,
+    UsageError,
+    add_debug_option,
+    check_output_path,
+    debug_wanted,
+    non_negative_int,
+    run_tool,
+)
+from texport.tools.texport_run import check_bindings
 from texport.tools.texport_run import describe as describe_value
 from texport.tracer import pytree
-from texport.tracer.errors import TracingError, UnsupportedError, UserError
+from texport.tracer.errors import (
+    GuardOnDataDependentSymNode,
+    TracingError,
+    UnsupportedError,
+    UserError,
+)
 from texport.tracer.export import split_arguments
 from texport.tracer.signature import ConstantArgument, InputKind
 from texport.tracer.tensor import Tensor
@@ -47,7 +76,7 @@ BUNDLED_MODELS = Path(texport.__file__).parent / "examples" / "models.py"
 DEMO_FACTORY = "ConvBN"
 
 
-class CliError(Exception):
+class CliError(ToolError):
     """A problem with what was asked on the command line; printed without a traceback."""
 
 
@@ -56,9 +85,8 @@ class LevelUnavailable(CliError):
 
 
 # Errors that already say what is wrong and where: printed as they are.
-_CLEAR_ERRORS = (CliError, SerializationError, UserError, TracingError, UnsupportedError,
-                 GuardError, RuntimeAssertError, ExecutionError, InputError,
-                 pytree.TreeStructureError, OSError)
+_CLEAR_ERRORS = (SerializationError, UserError, TracingError, UnsupportedError, GuardOnDataDependentSymNode,
+                 GuardError, RuntimeAssertError, ExecutionError, InputError, pytree.TreeStructureError)
 
 
 # --------------------------------------------------------------------------
@@ -80,17 +108,12 @@ def import_model_file(path: str) -> ModuleType:
     sys.modules[name] = module
     sys.path.insert(0, str(file.resolve().parent))
     try:
-        spec.loader.exec_module(module)
-    except Exception as err:
+        with model_code(path, f"loading {path}"):
+            spec.loader.exec_module(module)
+    except BaseException:
         del sys.modules[name]
-        raise CliError(f"{path} failed to run{_user_line(err, file)}: {type(err).__name__}: {err}") from err
+        raise
     return module
-
-
-def _user_line(err: BaseException, file: Path) -> str:
-    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__)
-             if Path(f.filename).resolve() == file.resolve()]
-    return f" (line {lines[-1]})" if lines else ""
 
 
 def _factories(module: ModuleType) -> dict[str, Callable[[], Any]]:
@@ -120,7 +143,9 @@ def pick_factory(module: ModuleType, path: str, factory: str | None) -> Callable
 
 
 def make_model(path: str, factory: str | None) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
-    made = pick_factory(import_model_file(path), path, factory)()
+    make = pick_factory(import_model_file(path), path, factory)
+    with model_code(path, f"making the model and its example inputs with {make.__name__}()"):
+        made = make()
     if not isinstance(made, tuple) or len(made) not in (2, 3):
         raise CliError(f"the factory in {path} must return (model, args) or (model, args, kwargs), "
                        f"got {type(made).__name__}")
@@ -134,38 +159,213 @@ def make_model(path: str, factory: str | None) -> tuple[Any, tuple[Any, ...], di
 
 
 # --------------------------------------------------------------------------
+# The model's own code: its errors are the model's, reported at its own frame
+# --------------------------------------------------------------------------
+
+# texport's own errors for what a model does (their text is for the user) and the
+# pytree's for what it is given: raised in the model's code, they keep their text.
+_TEXPORT_MODEL_ERRORS = (UserError, TracingError, UnsupportedError, GuardOnDataDependentSymNode,
+                         pytree.TreeStructureError)
+
+
+class ModelError(CliError):
+    """The user's model failed (raised, exited, recursed without end): not texport's crash."""
+
+
+class ModelInterrupted(ModelError):
+    exit_status = EXIT_INTERRUPTED
+
+
+@contextmanager
+def model_code(path: str, doing: str) -> Iterator[None]:
+    """Run the model's code (its file, its factory, its forward while exported): whatever
+    escapes it is reported as the model's, at the model's innermost frame, never as a
+    texport traceback; sys.exit and KeyboardInterrupt in it are reported too, not obeyed
+    silently. An exception with no frame of the user's is texport's and passes on."""
+    try:
+        yield
+    except CliError:
+        raise
+    except BaseException as err:
+        frame = user_frame(err, path)
+        if isinstance(err, KeyboardInterrupt):
+            raise ModelInterrupted(f"interrupted (KeyboardInterrupt) in the model while {doing}{frame}") from err
+        if isinstance(err, SystemExit):
+            raise ModelError(f"the model called sys.exit({err.code!r}) while {doing}: texport "
+                             f"needs it to return{frame}") from err
+        if isinstance(err, _TEXPORT_MODEL_ERRORS):  # the tracer's may name the frame already
+            named = frame and frame.strip().splitlines()[0] in str(err)
+            raise CliError(str(err) + ("" if named else frame)) from err
+        if not frame or not isinstance(err, Exception):
+            raise
+        note = " (the model's code recursed without end)" if isinstance(err, RecursionError) else ""
+        hidden = "" if isinstance(err, SyntaxError) else (
+            f"\n(texport's own frames are left out: --debug or {DEBUG_VARIABLE}=1 shows them all)")
+        raise ModelError(f"error in the model while {doing}: {type(err).__name__}: {err}{note}{frame}"
+                         f"{hidden}") from err
+
+
+def user_frame(err: BaseException, model: str) -> str:
+    """``File "model.py", line 6, in forward`` and its source line, as Python prints a frame:
+    the innermost frame of the user's code (the model file, or any file outside texport,
+    Python and installed packages); a SyntaxError's own location. "" when there is none."""
+    if isinstance(err, SyntaxError) and err.filename and err.lineno:
+        return _syntax_error_frame(err)
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if _is_users(f.filename, model)]
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f'\n  File "{last.filename}", line {last.lineno}, in {last.name}\n    {(last.line or "").strip()}'
+
+
+def _syntax_error_frame(err: SyntaxError) -> str:
+    line = (err.text or "").rstrip("\n")
+    code = line.lstrip()
+    where = f'\n  File "{err.filename}", line {err.lineno}'
+    if not code:
+        return where
+    column = max((err.offset or 1) - 1 - (len(line) - len(code)), 0)
+    return f"{where}\n    {code}\n    {' ' * column}^"
+
+
+@functools.cache
+def _is_users(filename: str, model: str) -> bool:
+    if filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    if path == os.path.realpath(model):
+        return True
+    return not any(path.startswith(root + os.sep) for root in _NOT_USERS)
+
+
+# texport's package and the places Python and installed packages live
+_NOT_USERS = tuple(dict.fromkeys(
+    os.path.realpath(folder) for folder in (
+        str(Path(texport.__file__).parent),
+        *(sysconfig.get_paths()[kind] for kind in ("stdlib", "platstdlib", "purelib", "platlib")))))
+
+
+# --------------------------------------------------------------------------
 # --dynamic NAME=[ARG.]AXIS[:MIN..MAX]
 # --------------------------------------------------------------------------
 
 _DYNAMIC = re.compile(r"(?P<name>[A-Za-z_]\w*)=(?:(?P<arg>[A-Za-z_]\w*)\.)?(?P<axis>\d+)"
-                      r"(?::(?P<min>\d+)?\.\.(?P<max>\d+)?)?")
+                      r"(?::(?P<min>\d+)?\.\.(?P<max>\d+)?)?", re.ASCII)
+
+
+@dataclass(frozen=True)
+class DynamicSpec:
+    """One ``--dynamic NAME=[ARG.]AXIS[:MIN..MAX]`` option, as written and as parsed."""
+
+    text: str
+    name: str
+    arg: str | None
+    axis: int
+    min: int | None
+    max: int | None
+
+    @property
+    def range(self) -> str:
+        return f"{'' if self.min is None else self.min}..{'' if self.max is None else self.max}"
+
+
+def parse_dynamic(text: str) -> DynamicSpec:
+    """A spec whose range a dynamic dim can take; a bad one is a usage error that says
+    why, in torch.export's words where it has some."""
+    match = _DYNAMIC.fullmatch(text)
+    if match is None:
+        raise UsageError(f"--dynamic {text!r}: expected NAME=[ARG.]AXIS[:MIN..MAX], e.g. batch=0:1..64")
+    low, high = (None if match[k] is None else int(match[k]) for k in ("min", "max"))
+    spec = DynamicSpec(text, match["name"], match["arg"], int(match["axis"]), low, high)
+    torch_says = f"torch.export's Dim refuses it: Cannot create Dim with inconsistent min={low}, max={high}"
+    if low is not None and high is not None and low > high:
+        raise UsageError(f"--dynamic {text!r}: the range {spec.range} is empty (min {low} > max {high}); "
+                         f"{torch_says}")
+    if low is not None and low == high:
+        raise UsageError(f"--dynamic {text!r}: the range {spec.range} holds one size, a constant: leave "
+                         f"the dim out of --dynamic to export it static ({torch_says})")
+    if high is not None and high < 2:
+        raise UsageError(f"--dynamic {text!r}: no dynamic size is in {spec.range}: torch.export "
+                         "specializes sizes 0 and 1 to constants, so a dynamic dim's sizes start at 2 "
+                         "(give a max of 2 or more)")
+    return spec
 
 
 def dynamic_shapes(specs: list[str], model: Any, args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> dict[str, Any] | None:
     """``batch=0:1..64``: dim 0 of every tensor argument is Dim('batch', min=1, max=64);
-    ``batch=x.0:1..64`` names the argument."""
+    ``batch=x.0:1..64`` names the argument. A name given twice is one Dim (the same
+    size) and its range is given once, or the same each time."""
     if not specs:
         return None
+    parsed = [parse_dynamic(text) for text in specs]
     dim_class = getattr(texport.export, "Dim", None)
     if dim_class is None:
         raise CliError("--dynamic is not supported yet: this texport has no texport.export.Dim "
                        "(dynamic shapes are not in); export with the example input's static shapes")
-    named = inspect.signature(model.forward).bind(*args, **kwargs).arguments
+    try:
+        named = inspect.signature(getattr(model, "forward", model)).bind(*args, **kwargs).arguments
+    except TypeError as err:
+        raise CliError(f"the example inputs do not fit {type(model).__name__}.forward: {err}") from None
+    ranges = _dim_ranges(parsed)
+    dims = {name: dim_class(name, **bounds) for name, bounds in ranges.items()}
     shapes: dict[str, Any] = {name: None for name in named}
-    dims: dict[str, Any] = {}
-    for text in specs:
-        match = _DYNAMIC.fullmatch(text)
-        if match is None:
-            raise CliError(f"--dynamic {text!r}: expected NAME=[ARG.]AXIS[:MIN..MAX], e.g. batch=0:1..64")
-        bounds = {k: int(match[k]) for k in ("min", "max") if match[k] is not None}
-        dim = dims.setdefault(match["name"], dim_class(match["name"], **bounds))
-        for arg in _dynamic_targets(match["arg"], named, text):
-            axis = int(match["axis"])
-            if axis >= named[arg].dim():
-                raise CliError(f"--dynamic {text!r}: argument {arg} has {named[arg].dim()} dims, no dim {axis}")
-            shapes[arg] = {**(shapes[arg] or {}), axis: dim}
+    marked: dict[tuple[str, int], DynamicSpec] = {}
+    sized: dict[str, tuple[DynamicSpec, str]] = {}
+    for spec in parsed:
+        for arg in _dynamic_targets(spec.arg, named, spec.text):
+            _check_target(spec, arg, named[arg], marked.setdefault((arg, spec.axis), spec), ranges[spec.name])
+            _check_same_size(spec, arg, named, *sized.setdefault(spec.name, (spec, arg)))
+            shapes[arg] = {**(shapes[arg] or {}), spec.axis: dims[spec.name]}
     return shapes
+
+
+def _check_same_size(spec: DynamicSpec, arg: str, named: dict[str, Any], first: DynamicSpec,
+                     first_arg: str) -> None:
+    """One name is one size: the example inputs must agree on it."""
+    size, first_size = named[arg].shape[spec.axis], named[first_arg].shape[first.axis]
+    if size != first_size:
+        specs = f"--dynamic {first.text!r} makes" if first is spec else \
+            f"--dynamic {first.text!r} and --dynamic {spec.text!r} make"
+        raise CliError(f"{specs} dim {first.axis} of {first_arg} and dim {spec.axis} of {arg} one size, "
+                       f"{spec.name}, but the example inputs have {first_size} and {size} there")
+
+
+def _dim_ranges(specs: list[DynamicSpec]) -> dict[str, dict[str, int]]:
+    """Each name's bounds; two specs giving one name different bounds are refused (one
+    of them would be dropped), in torch.export's words for two such Dims."""
+    ranged: dict[str, DynamicSpec] = {}
+    for spec in specs:
+        first = ranged.setdefault(spec.name, spec)
+        if (spec.min, spec.max) != (None, None) and first is not spec:
+            if (first.min, first.max) == (None, None):
+                ranged[spec.name] = spec
+            elif (first.min, first.max) != (spec.min, spec.max):
+                raise UsageError(
+                    f"--dynamic {first.text!r} and --dynamic {spec.text!r} give {spec.name} two ranges, "
+                    f"{first.range} and {spec.range}: give its range once, or the same in both (torch.export "
+                    "refuses two different definitions of one Dim too)")
+    return {name: {k: v for k, v in (("min", s.min), ("max", s.max)) if v is not None}
+            for name, s in ranged.items()}
+
+
+def _check_target(spec: DynamicSpec, arg: str, value: Any, first: DynamicSpec, bounds: dict[str, int]) -> None:
+    """The dim exists, no other spec claims it, and the example size is one the range has."""
+    if spec.axis >= value.dim():
+        raise CliError(f"--dynamic {spec.text!r}: argument {arg} has {value.dim()} dims, no dim {spec.axis}")
+    if first is not spec:
+        raise UsageError(f"--dynamic {first.text!r} and --dynamic {spec.text!r} both make dim {spec.axis} "
+                         f"of {arg} dynamic: keep one")
+    size = value.shape[spec.axis]
+    if size in (0, 1):
+        raise CliError(f"--dynamic {spec.text!r}: dim {spec.axis} of {arg} is {size} in the example inputs, "
+                       "and torch.export specializes sizes 0 and 1 to constants: give an example of size "
+                       "2 or more there")
+    low, high = max(bounds.get("min", 0), 2), bounds.get("max")
+    if size < low or (high is not None and size > high):
+        note = " (a dynamic dim's sizes start at 2 whatever its min)" if bounds.get("min", 0) < 2 else ""
+        raise CliError(f"--dynamic {spec.text!r}: dim {spec.axis} of {arg} is {size} in the example inputs, "
+                       f"outside {spec.name}'s range [{low}, {'inf' if high is None else high}]{note}")
 
 
 def _dynamic_targets(arg: str | None, named: dict[str, Any], text: str) -> list[str]:
@@ -246,10 +446,8 @@ def split_call(signature: inspect.Signature | None, named: dict[str, Any]) -> tu
     return split_arguments(signature, named)
 
 
-def npz_inputs(ep: Any, path: str) -> list[Any]:
+def npz_inputs(ep: Any, path: str, stored: dict[str, np.ndarray]) -> list[Any]:
     """One array per user input, keyed by its path (``x``, ``inp['a']``), IR name or argN."""
-    with np.load(path, allow_pickle=False) as archive:
-        stored = {key: archive[key] for key in archive.files}
     values, used = [], set()
     for index, (user_path, name, arg_type) in enumerate(_user_inputs(ep)):
         keys = list(dict.fromkeys((user_path, name, f"arg{index}")))
@@ -258,18 +456,21 @@ def npz_inputs(ep: Any, path: str) -> list[Any]:
             raise CliError(f"{path} has no array for input {user_path} (key {' or '.join(map(repr, keys))}; "
                            f"found {', '.join(map(repr, sorted(stored))) or 'none'})")
         used.add(key)
-        values.append(_user_value(stored[key], arg_type))
+        value = stored[key]
+        if not isinstance(arg_type, TensorType) and (value.ndim != 0 or value.dtype.kind not in "iu"):
+            raise CliError(f"{path}: array {key!r} for input {user_path} must be a 0-d integer array "
+                           f"(the input is an int); found {describe_input(value)}")
+        values.append(_user_value(value, arg_type))
     unused = sorted(set(stored) - used - set(ep._traced.input_constants))
     if unused:
         raise CliError(f"{path} has arrays for no input: {', '.join(unused)}")
     return values
 
 
-def npz_constants(ep: Any, path: str) -> dict[str, Any]:
+def npz_constants(ep: Any, stored: dict[str, np.ndarray]) -> dict[str, Any]:
     """Values an .npz gives for inputs the export specialised (``n`` of ``forward(x, n)``)."""
-    with np.load(path, allow_pickle=False) as archive:
-        return {key: archive[key].item() for key in archive.files
-                if key in ep._traced.input_constants and archive[key].ndim == 0}
+    return {key: value.item() for key, value in stored.items()
+            if key in ep._traced.input_constants and value.ndim == 0}
 
 
 def random_user_inputs(ep: Any, bindings: list[str], seed: int) -> list[Any]:
@@ -301,9 +502,14 @@ def _write_or_print(ep: Any, out: str | None) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.model is None:
         return cmd_demo(args)
+    for spec in args.dynamic:  # a mistyped option is found before the model runs
+        parse_dynamic(spec)
+    if args.output:
+        check_output_path(args.output, "-o")
     model, call_args, kwargs = make_model(args.model, args.factory)
     shapes = dynamic_shapes(args.dynamic, model, call_args, kwargs)
-    ep = texport.export.export(model, call_args, kwargs, dynamic_shapes=shapes)
+    with model_code(args.model, "exporting it (running its forward)"):
+        ep = texport.export.export(model, call_args, kwargs, dynamic_shapes=shapes)
     _write_or_print(lower(ep, args.level), args.output)
     return 0
 
@@ -321,9 +527,13 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    check_bindings(args.bind, args.random_inputs, "it goes with --random-inputs")
+    if args.outputs:
+        check_output_path(args.outputs, "--outputs")
     ep = load(args.file)
     if args.inputs:
-        call = call_from_leaves(ep, npz_inputs(ep, args.inputs), npz_constants(ep, args.inputs))
+        stored = read_npz(args.inputs)
+        call = call_from_leaves(ep, npz_inputs(ep, args.inputs, stored), npz_constants(ep, stored))
     elif args.random_inputs:
         call = call_from_leaves(ep, random_user_inputs(ep, args.bind, args.seed))
     elif ep.example_inputs is not None:
@@ -335,12 +545,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     for label, value in labelled:
         print(describe(label, value))
     if args.outputs:
-        np.savez(args.outputs, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
-                                  for label, v in labelled})
+        with open(args.outputs, "wb") as handle:  # the name as given: np.savez would add .npz
+            np.savez(handle, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
+                                for label, v in labelled})
     return 0
 
 
 def cmd_lower(args: argparse.Namespace) -> int:
+    if args.output:
+        check_output_path(args.output, "-o")
     _write_or_print(lower(load(args.file), args.to), args.output)
     return 0
 
@@ -423,7 +636,8 @@ def _demo_summary(programs: dict[str, Any], missing: dict[str, str], failed: boo
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="texport", description=__doc__.splitlines()[0])
-    parser.add_argument("--traceback", action="store_true", help="show Python tracebacks of errors")
+    add_debug_option(parser)
+    parser.add_argument("--traceback", action="store_true", dest="debug", help=argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", required=True)
     export = commands.add_parser("export", help="export a model file (no file: the demo)")
     export.add_argument("model", nargs="?", help="a .py file defining a make_* factory or MODEL")
@@ -439,13 +653,15 @@ def _parser() -> argparse.ArgumentParser:
     source = run.add_mutually_exclusive_group()
     source.add_argument("--inputs", help=".npz with one array per user input")
     source.add_argument("--random-inputs", action="store_true")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=non_negative_int, default=0)
     run.add_argument("--bind", action="append", default=[], metavar="SYM=N")
     run.add_argument("--outputs", help="write the outputs to this .npz")
     lower_ = commands.add_parser("lower", help="lower a saved program")
     lower_.add_argument("file")
     lower_.add_argument("--to", choices=LEVELS[1:], required=True)
     lower_.add_argument("-o", "--output")
+    for command in commands.choices.values():  # --debug after the command too; the main one's default stays
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return parser
 
 
@@ -454,20 +670,8 @@ _COMMANDS = {"export": cmd_export, "demo": cmd_demo, "show": cmd_show, "run": cm
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        return _COMMANDS[args.command](args)
-    except Exception as err:  # noqa: BLE001 - the CLI's promise: one paragraph, not a traceback
-        if args.traceback:
-            raise
-        print(f"texport: error: {_message(err)}", file=sys.stderr)
-        return 1
-
-
-def _message(err: Exception) -> str:
-    if isinstance(err, _CLEAR_ERRORS):
-        return str(err)
-    return (f"{type(err).__name__}: {err}\n(unexpected: run again with --traceback for the Python "
-            "traceback, and report it if texport is at fault)")
+    return run_tool("texport", lambda: _COMMANDS[args.command](args), debug=debug_wanted(args.debug),
+                    clear=_CLEAR_ERRORS)
 
 
 if __name__ == "__main__":

@@ -7,15 +7,24 @@ passes come from texport.universe, next to every xDSL dialect and pass.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from texport.dialects.names import TexportParser
+from texport.tools.diagnostics import (
+    ToolError,
+    UsageError,
+    add_debug_option,
+    debug_wanted,
+    not_utf8,
+    run_tool,
+)
 
 
 class TexportOptMain(xDSLOptMain):
@@ -32,28 +41,41 @@ class TexportOptMain(xDSLOptMain):
 
         self.available_frontends["mlir"] = parse_mlir
 
-
-def _fail(message: str) -> None:
-    print(f"texport-opt: error: {message}", file=sys.stderr)
-    sys.exit(1)
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        add_debug_option(arg_parser)
 
 
 def main(args: Sequence[str] | None = None) -> None:
     # Bad input is the tool's daily fare: each kind gets one message naming what and
-    # where (a parse error's file:line:column and caret), never a traceback.
+    # where, never a traceback. A ParseError's text is already "file:line:col", the line
+    # and a caret; a DiagnosticException is a failing pass; a ValueError is a pass
+    # refusing its input.
+    debug = _debug_flag(sys.argv[1:] if args is None else args)
+    sys.exit(run_tool("texport-opt", lambda: _run(args), debug=debug,
+                      clear=(ParseError, DiagnosticException, ValueError)))
+
+
+def _run(args: Sequence[str] | None) -> None:
+    try:  # the constructor builds the pass pipeline: an unknown pass or option is a usage error
+        tool = TexportOptMain("texport modular optimizer driver", args)
+    except (ValueError, ArgSpecParseError) as err:  # the latter a BaseException, in xDSL 0.74 too
+        raise UsageError(str(err).rstrip()) from err
     try:
-        TexportOptMain("texport modular optimizer driver", args).run()
-    except DiagnosticException as err:  # a failing pass
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(1)
-    except ParseError as err:  # its text is already "file:line:col", the line and a caret
-        _fail(str(err))
-    except OSError as err:  # a missing input, a directory as input or as -o
-        _fail(f"{err.strerror}: {err.filename}" if err.filename else str(err))
+        tool.run()
     except UnicodeDecodeError as err:
-        _fail(f"the input is not UTF-8 text (byte {err.start}: {err.object[err.start:err.start + 1]!r})")
-    except ValueError as err:  # a pipeline xDSL or a texport pass refuses (unknown pass, bad option)
-        _fail(str(err))
+        raise ToolError(not_utf8(tool.get_input_name(), err)) from err
+
+
+def _debug_flag(args: Sequence[str]) -> bool:
+    """--debug must be known before xDSLOptMain parses the rest: building the pass
+    pipeline, which fails on an unknown pass, happens in its constructor."""
+    known, _ = _DEBUG_PARSER.parse_known_args(args)
+    return debug_wanted(known.debug)
+
+
+_DEBUG_PARSER = argparse.ArgumentParser(add_help=False)
+add_debug_option(_DEBUG_PARSER)
 
 
 if __name__ == "__main__":

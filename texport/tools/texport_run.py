@@ -6,7 +6,8 @@
 Inputs come from an .npz (keys are argument names, or arg0, arg1, ...) or are
 drawn at random, with symbolic sizes bound by --bind. Each output is printed
 with its type and values (or a summary when large). Bad input or a failed
-guard exits 1 with one clear message.
+guard exits 1 with one clear message, a bad command line 2 (--debug or
+TEXPORT_DEBUG=1 shows Python's traceback instead).
 """
 
 from __future__ import annotations
@@ -14,15 +15,34 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.func import FuncOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from texport.dialects.context import parse_module
 from texport.interpreter.dtypes import FLOAT32, from_numpy, is_bfloat16, is_inexact
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.executor import compile_function, find_function
-from texport.interpreter.inputs import InputError, load_inputs, random_inputs
+from texport.interpreter.inputs import (
+    InputError,
+    argument_names,
+    describe_input,
+    load_inputs,
+    parse_bindings,
+    random_inputs,
+)
+from texport.tools.diagnostics import (
+    ToolError,
+    UsageError,
+    add_debug_option,
+    check_output_path,
+    debug_wanted,
+    non_negative_int,
+    read_text,
+    run_tool,
+)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -32,11 +52,23 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--inputs", help=".npz with one array per argument")
     source.add_argument("--random-inputs", action="store_true", help="draw inputs at random")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed for --random-inputs")
     parser.add_argument("--bind", action="append", default=[], metavar="SYM=N",
                         help="value of a size symbol for --random-inputs, e.g. s0=8")
     parser.add_argument("--outputs", help="write the outputs to this .npz")
+    add_debug_option(parser)
     return parser.parse_args(argv)
+
+
+def check_bindings(bindings: list[str], draws_random: bool, instead: str) -> None:
+    """--bind's own mistakes (malformed, negative, repeated, or given where the inputs are
+    not drawn at random) are usage errors, found before any work is done."""
+    if bindings and not draws_random:
+        raise UsageError(f"--bind {bindings[0]} sizes random inputs: {instead}")
+    try:
+        parse_bindings(bindings)
+    except InputError as err:
+        raise UsageError(str(err)) from None
 
 
 def describe(index: int, value: object) -> str:
@@ -57,31 +89,38 @@ def describe(index: int, value: object) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
+    return run_tool("texport-run", lambda: _run(args), debug=debug_wanted(args.debug),
+                    clear=(ParseError, VerifyException, DiagnosticException, GuardError,
+                           RuntimeAssertError, ExecutionError, InputError))
+
+
+def _run(args: argparse.Namespace) -> int:
+    check_bindings(args.bind, not args.inputs, f"it does not go with --inputs {args.inputs}")
+    if args.outputs:
+        check_output_path(args.outputs, "--outputs")
+    module = parse_module(read_text(args.input_file), name=args.input_file)
+    module.verify()
+    func = find_function(module, args.entry or _default_entry(module))
+    plan = compile_function(func)
+    if args.inputs:
+        inputs = load_inputs(func, args.inputs)
+    else:
+        inputs = random_inputs(func, args.bind, args.seed)
     try:
-        with open(args.input_file, encoding="utf-8") as handle:
-            text = handle.read()
-        module = parse_module(text, name=args.input_file)
-        module.verify()
-        func = find_function(module, args.entry or _default_entry(module))
-        plan = compile_function(func)
-        if args.inputs:
-            inputs = load_inputs(func, args.inputs)
-        else:
-            inputs = random_inputs(func, args.bind, args.seed)
         outputs = plan(*inputs)
-    except (GuardError, RuntimeAssertError, ExecutionError, InputError, OSError) as err:
-        print(f"texport-run: error: {err}", file=sys.stderr)
-        return 1
-    except Exception as err:  # noqa: BLE001 - parse/verify errors carry their own location
-        if type(err).__name__ in ("ParseError", "VerifyException", "DiagnosticException"):
-            print(f"texport-run: error: {err}", file=sys.stderr)
-            return 1
-        raise
+    except GuardError as err:  # it names what it expected; say what it was given, and where from
+        raise ToolError(f"{err}\n{_inputs_summary(func, args, inputs)}") from err
     for index, value in enumerate(outputs):
         print(describe(index, value))
     if args.outputs:
-        np.savez(args.outputs, **{f"out{i}": np.asarray(v) for i, v in enumerate(outputs)})
+        with open(args.outputs, "wb") as handle:  # the name as given: np.savez would add .npz
+            np.savez(handle, **{f"out{i}": np.asarray(v) for i, v in enumerate(outputs)})
     return 0
+
+
+def _inputs_summary(func: FuncOp, args: argparse.Namespace, inputs: list[Any]) -> str:
+    given = ", ".join(f"{name}: {describe_input(value)}" for name, value in zip(argument_names(func), inputs))
+    return f"(inputs from {args.inputs or 'random draws'}: {given})"
 
 
 def _default_entry(module: object) -> str | None:
