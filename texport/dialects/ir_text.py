@@ -1,0 +1,109 @@
+"""Guards on IR text before and while xDSL's lexer reads it.
+
+Hostile text must end in a located ParseError, never a crash or a hang:
+
+- bytes that are not UTF-8 are reported at the line and column of the bad byte;
+- nesting of ``{ [ ( <`` deeper than MAX_NESTING is refused up front, before
+  xDSL's recursive-descent parser runs out of Python stack (RecursionError);
+- xDSL's string-literal regex nests a ``+`` inside a ``*``, so a string that does
+  not close on its line backtracks in exponential time (26 letters: 8 s).
+  TexportLexer matches the same language with possessive quantifiers (linear),
+  and reads an escaped string whose bytes are UTF-8 as a string, as MLIR does
+  (xDSL reads ``"\\C3\\A9"``, which its printer writes for "é", as bytes only).
+(Uses xDSL internals: the lexer's string regex and its construction in
+Parser.__init__, identical in the xdsl versions pyproject.toml admits.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Input, Position, Span, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
+
+# Deep enough for any program (a module nests a function, a few control regions
+# and a type or two); shallow enough that the parser's ~8 Python frames a level
+# stay well inside the default recursion limit of 1000, wherever it is called from.
+MAX_NESTING = 64
+
+_OPENERS = "{[(<"
+_CLOSERS = "}])>"
+# The next character that may change the depth, open a string or a comment.
+_NESTING_EVENT = re.compile(r'[{\[(<}\])>"/]')
+# Where a string literal ends as far as nesting goes: its closing quote or its line.
+_STRING_REST = re.compile(r'(?:[^"\\\n]++|\\.)*+"?')
+
+
+def decode_ir_bytes(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 text; a ParseError at the first byte that is not."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        text = data.decode("utf-8", errors="replace")
+        offset = len(data[: err.start].decode("utf-8"))
+        bad = data[err.start: err.end]
+        span = Span(offset, offset + 1, Input(text, name))
+        raise ParseError(span, f"the input is not UTF-8 text: invalid byte {bad!r} ({err.reason})") from err
+
+
+def check_nesting(text: str, name: str) -> None:
+    """Refuse text whose brackets nest deeper than MAX_NESTING, at the bracket
+    that crosses the limit (string literals and ``//`` comments are skipped)."""
+    if sum(map(text.count, _OPENERS)) <= MAX_NESTING:
+        return  # cannot nest that deep: the common small input pays one count
+    depth, pos, search = 0, 0, _NESTING_EVENT.search
+    while (match := search(text, pos)) is not None:
+        char, pos = match.group(), match.end()
+        if char in _OPENERS:
+            depth += 1
+            if depth > MAX_NESTING:
+                span = Span(pos - 1, pos, Input(text, name))
+                raise ParseError(span, f"nesting deeper than {MAX_NESTING} levels of {{ [ ( <")
+        elif char in _CLOSERS:
+            if char != ">" or text[pos - 2: pos - 1] != "-":  # '->' closes nothing
+                depth = max(depth - 1, 0)
+        elif char == '"':
+            pos = _STRING_REST.match(text, pos).end()
+        elif text.startswith("/", pos):  # a '//' comment runs to the end of its line
+            newline = text.find("\n", pos)
+            pos = len(text) if newline < 0 else newline
+
+
+class TexportLexer(MLIRLexer):
+    """xDSL's MLIR lexer with a linear-time string-literal regex, and escaped
+    strings whose bytes are UTF-8 read as strings."""
+
+    # The language of xDSL's `"(?:[^"\\\n\v\f]+|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"`,
+    # possessive: each character is read once, whether or not the string closes.
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+    )
+    _string_prefix = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+')
+
+    def _lex_string_literal(self, start_pos: Position) -> MLIRToken:
+        stop = self._string_prefix.match(self.input.content, start_pos).end()
+        if stop >= self.input.len or self.input.content[stop] != '"':
+            raise ParseError(Span(stop, stop + 1, self.input), self._unclosed_reason(stop))
+        token = super()._lex_string_literal(start_pos)
+        if token.kind is MLIRTokenKind.BYTES_LIT and _is_utf8(StringLiteral.from_span(token.span)):
+            return Token(MLIRTokenKind.STRING_LIT, token.span)
+        return token
+
+    def _unclosed_reason(self, stop: Position) -> str:
+        """Why the string literal that reaches ``stop`` does not close there."""
+        if stop >= self.input.len:
+            return "string literal not closed before the end of the input"
+        if self.input.content[stop] == "\\":
+            escape = self.input.content[stop: stop + 2]
+            return (f"invalid escape {escape!r} in string literal "
+                    '(expected \\n, \\t, \\\\, \\" or two hex digits)')
+        return "string literal not closed on its line"
+
+
+def _is_utf8(literal: StringLiteral) -> bool:
+    try:
+        literal.bytes_contents.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
