@@ -45,7 +45,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .aten_syntax import UNSET, parse_arguments, parse_result_types
+from .aten_syntax import UNSET, literal_mismatch, parse_arguments, parse_result_types
 from .canonicalization import RegisteredCanonicalizations
 from .dtypes import DType
 from .layout import value_strides
@@ -54,6 +54,7 @@ from .registry import OPS, OpDef
 from .schema import ArgType, Argument
 from .shape_rules import SHAPE_RULES
 from .shape_rules.guards import ShapeGuardError
+from .symbolic import dim_str
 from .tx import (
     SYM_TYPES,
     NoneAttr,
@@ -448,6 +449,9 @@ def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) 
     arg_type = plan.arg.type
     if value is None and not (arg_type.optional or plan.arg.has_default):
         raise VerifyException(f"'{op.name}' op: required argument '{plan.name}' is missing")
+    mismatch = None if value is None else literal_mismatch(value, arg_type)
+    if mismatch is not None:  # a literal of the wrong kind would crash the shape rule
+        raise VerifyException(f"'{op.name}' op: argument '{plan.name}' {mismatch[1]}")
     for item in (value if isinstance(value, list) else [value]):
         if isinstance(item, SSAValue):
             # a Tensor argument after the first may hold a symbolic scalar (torch's
@@ -546,7 +550,8 @@ def dims_equal(a: Any, b: Any) -> bool:
 
 def _describe(meta: Any) -> str:
     if isinstance(meta, TensorMeta):
-        return str(TensorType.get(tuple(d for d in meta.shape), meta.dtype))
+        dims = ", ".join("?" if d is None else dim_str(d) for d in meta.shape)  # ?: data-dependent
+        return f"!tx.tensor<[{dims}], {meta.dtype.ir_name}>"
     return repr(meta)
 
 
