@@ -45,6 +45,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from .asm import string_literal
 from .aten_syntax import UNSET, literal_mismatch, parse_arguments, parse_result_types
 from .canonicalization import RegisteredCanonicalizations
 from .dtypes import DType
@@ -384,7 +385,7 @@ def _print_literal(printer: Printer, attr: Attribute, own: list[SSAValue]) -> No
     elif isinstance(attr, FloatAttr):
         printer.print_string(format_float(attr.value.data))
     elif isinstance(attr, StringAttr):
-        printer.print_string_literal(attr.data)
+        printer.print_string(string_literal(attr.data))
     elif isinstance(attr, ComplexNumberAttr):
         printer.print_string(f"complex({format_float(attr.real.data)}, {format_float(attr.imag.data)})")
     elif isinstance(attr, ArrayAttr):

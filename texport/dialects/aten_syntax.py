@@ -178,7 +178,8 @@ def literal_mismatch(value: Any, arg_type: ArgType) -> tuple[int, str] | None:
         return None if arg_type.optional else (0, f"expects {arg_type.render()}, found none")
     if isinstance(value, list) and not arg_type.is_list:
         return 0, f"expects {arg_type.render()}, found a list"
-    kinds = _LITERAL_KINDS.get(arg_type.base, ())
+    # a Tensor[] holds values only: a number is wrapped into a tensor one at a time
+    kinds = () if arg_type.is_tensor_like and arg_type.is_list else _LITERAL_KINDS.get(arg_type.base, ())
     for index, item in enumerate(value if isinstance(value, list) else [value]):
         if isinstance(item, SSAValue) or (item is None and arg_type.element_optional):
             continue

@@ -46,7 +46,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from texport.dialects._lazy import sympy  # loaded on first use
 
-from .asm import parse_defined_operand
+from .asm import parse_defined_operand, string_literal
 from .dtypes import BY_IR_NAME, DType
 from .meta import TensorMeta
 from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim, to_dim
@@ -527,7 +527,7 @@ class AssertOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.condition)
         printer.print_string(", ")
-        printer.print_string_literal(self.message.data)
+        printer.print_string(string_literal(self.message.data))
         printer.print_op_attributes(self.attributes)
 
 
