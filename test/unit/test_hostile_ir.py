@@ -266,3 +266,16 @@ def test_an_unforeseen_exception_becomes_a_located_parse_error(monkeypatch: pyte
     assert "KeyError" in str(err)
     assert where(err) == "2:20"  # the token after the op name
     assert isinstance(err.__cause__, KeyError)
+
+
+def test_a_shape_rule_that_fails_unforeseen_fails_to_verify() -> None:
+    """arange to inf: the shape rule's int(inf) becomes a VerifyException naming the op."""
+    text = in_function("%p = core.arange.start_step(0, inf, 1) : !tx.tensor<[3], i64>")
+    with pytest.raises(VerifyException, match="'core.arange.start_step' op: .*OverflowError") as info:
+        parse_module(text).verify()
+    assert isinstance(info.value.__cause__, OverflowError)
+
+
+def test_a_scalar_type_number_torch_does_not_have_is_located() -> None:
+    err = parse_error(in_function("%p = core.cumsum(%x, 0, dtype = 99) : !tx.tensor<[3, 4], f32>"))
+    assert "argument 'dtype' of 'core.cumsum' expects ScalarType?, found int 99" in str(err)

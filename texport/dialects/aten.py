@@ -500,6 +500,10 @@ def _check_results(op: AtenOp, values: list[Any]) -> None:
         return
     except ShapeGuardError as err:
         raise VerifyException(f"'{op.name}' op: {err}") from None
+    except Exception as err:  # noqa: BLE001 - last resort: arguments no shape rule foresaw
+        raise VerifyException(
+            f"'{op.name}' op: its arguments are out of the op's domain ({type(err).__name__}: {err})"
+        ) from err
     expected_list = _as_result_list(expected)
     if len(expected_list) != len(op.results):
         raise VerifyException(

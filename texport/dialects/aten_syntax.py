@@ -18,7 +18,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import StringLiteral
 
-from .dtypes import BY_IR_NAME, DType
+from .dtypes import BY_IR_NAME, BY_SCALAR_TYPE, DType
 from .schema import ArgType, Argument
 from .tx import tensor_type_from_body
 
@@ -170,6 +170,15 @@ _LITERAL_KINDS: dict[str, tuple[type, ...]] = {
 }
 
 
+# Enums whose values texport reads (others, such as Device, pass through as text):
+# their names and the numbers torch's schema defaults use.
+_ENUMS: dict[str, frozenset[Any]] = {
+    "ScalarType": frozenset(BY_SCALAR_TYPE),
+    "MemoryFormat": frozenset({"contiguous_format", "preserve_format", "channels_last",
+                               "channels_last_3d", 0, 1, 2, 3}),
+}
+
+
 def literal_mismatch(value: Any, arg_type: ArgType) -> tuple[int, str] | None:
     """Why ``value`` (a parsed or held literal; SSA values are the verifier's)
     cannot be an ``arg_type`` argument, with the index of the offending list
@@ -178,15 +187,25 @@ def literal_mismatch(value: Any, arg_type: ArgType) -> tuple[int, str] | None:
         return None if arg_type.optional else (0, f"expects {arg_type.render()}, found none")
     if isinstance(value, list) and not arg_type.is_list:
         return 0, f"expects {arg_type.render()}, found a list"
-    # a Tensor[] holds values only: a number is wrapped into a tensor one at a time
-    kinds = () if arg_type.is_tensor_like and arg_type.is_list else _LITERAL_KINDS.get(arg_type.base, ())
     for index, item in enumerate(value if isinstance(value, list) else [value]):
-        if isinstance(item, SSAValue) or (item is None and arg_type.element_optional):
-            continue
-        if item is None or isinstance(item, list) or not isinstance(item, kinds):
+        if not _holds(arg_type, item):
             found = "none" if item is None else f"{_kind_name(item)} {item!r}"
             return index, f"expects {arg_type.render()}, found {found}"
     return None
+
+
+def _holds(arg_type: ArgType, item: Any) -> bool:
+    """Whether one (list item or scalar) value fits the argument's base type."""
+    if isinstance(item, SSAValue):
+        return True
+    if item is None:
+        return arg_type.element_optional
+    if arg_type.is_tensor_like and arg_type.is_list:
+        return False  # a Tensor[] holds values only: numbers are wrapped one at a time
+    if isinstance(item, list) or not isinstance(item, _LITERAL_KINDS.get(arg_type.base, ())):
+        return False
+    enum = _ENUMS.get(arg_type.base)
+    return enum is None or isinstance(item, DType) or item in enum
 
 
 def _kind_name(item: Any) -> str:
