@@ -50,6 +50,12 @@ def test_nested_brackets_in_an_attribute_stop_at_the_limit() -> None:
     assert where(err) == f"1:{len(prefix) + MAX_NESTING}"  # '{' counts as the first level
 
 
+def test_extra_closing_brackets_do_not_hide_deep_nesting_after_them() -> None:
+    err = parse_error(")" * 100 + "\n" + "builtin.module {" * 200)
+    assert f"nesting deeper than {MAX_NESTING}" in str(err)
+    assert where(err) == f"2:{16 * MAX_NESTING + 16}"
+
+
 def test_nesting_within_the_limit_parses() -> None:
     depth = MAX_NESTING - 4
     module = parse_module("builtin.module {\n" * depth + "}\n" * depth)
