@@ -285,3 +285,25 @@ def test_a_shape_rule_that_fails_unforeseen_fails_to_verify() -> None:
 def test_a_scalar_type_number_torch_does_not_have_is_located() -> None:
     err = parse_error(in_function("%p = core.cumsum(%x, 0, dtype = 99) : !tx.tensor<[3, 4], f32>"))
     assert "argument 'dtype' of 'core.cumsum' expects ScalarType?, found int 99" in str(err)
+
+
+# ---------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize(("literal", "message"), [
+    ("99999999999999999999999", "tx.constant 99999999999999999999999 is out of the int64 range"),
+    ("1.0e400", "tx.constant must be a finite number, found inf"),
+    ("-1.0e400", "tx.constant must be a finite number, found -inf"),
+])
+def test_a_constant_that_does_not_print_back_is_located(literal: str, message: str) -> None:
+    err = parse_error(in_function(f"%c = tx.constant {literal} : !tx.symint"))
+    assert message in str(err)
+    assert where(err) == "2:20"
+
+
+@pytest.mark.parametrize("context", ["%c = tx.constant {} : !tx.symint", "%c = tx.constant 1 {{a = {}}} : !tx.symint"])
+def test_an_integer_literal_longer_than_int_reads_is_located(context: str) -> None:
+    """Python's int() refuses more than 4300 digits: a ValueError inside xDSL's lexer."""
+    err = parse_error(in_function(context.format("1" * 5000)))
+    assert "integer literal of 5000 digits (at most 4300)" in str(err)
+    assert where(err) == f"2:{3 + context.index('{') if context.count('{') == 1 else 3 + len('%c = tx.constant 1 {a = ')}"

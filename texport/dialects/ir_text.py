@@ -3,6 +3,7 @@
 Hostile text must end in a located ParseError, never a crash or a hang:
 
 - bytes that are not UTF-8 are reported at the line and column of the bad byte;
+- integer literals longer than int() reads, likewise;
 - nesting of ``{ [ ( <`` deeper than MAX_NESTING is refused up front, before
   xDSL's recursive-descent parser runs out of Python stack (RecursionError);
 - xDSL's string-literal regex nests a ``+`` inside a ``*``, so a string that does
@@ -27,6 +28,9 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLit
 # and a type or two); shallow enough that the parser's ~8 Python frames a level
 # stay well inside the default recursion limit of 1000, wherever it is called from.
 MAX_NESTING = 64
+
+# Python's int() refuses longer decimal literals (a ValueError deep in xDSL).
+MAX_INTEGER_DIGITS = 4300
 
 _OPENERS = "{[(<"
 _CLOSERS = "}])>"
@@ -101,6 +105,15 @@ class TexportLexer(MLIRLexer):
         token = super()._lex_string_literal(start_pos)
         if token.kind is MLIRTokenKind.BYTES_LIT and _is_utf8(StringLiteral.from_span(token.span)):
             return Token(MLIRTokenKind.STRING_LIT, token.span)
+        return token
+
+    def _lex_number(self, start_pos: Position) -> MLIRToken:
+        token = super()._lex_number(start_pos)
+        if token.kind is MLIRTokenKind.INTEGER_LIT and len(token.text) > MAX_INTEGER_DIGITS:
+            raise ParseError(
+                token.span,
+                f"integer literal of {len(token.text)} digits (at most {MAX_INTEGER_DIGITS})",
+            )
         return token
 
     def _unclosed_reason(self, stop: Position) -> str:
