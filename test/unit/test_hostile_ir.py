@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -307,3 +308,34 @@ def test_an_integer_literal_longer_than_int_reads_is_located(context: str) -> No
     err = parse_error(in_function(context.format("1" * 5000)))
     assert "integer literal of 5000 digits (at most 4300)" in str(err)
     assert where(err) == f"2:{3 + context.index('{') if context.count('{') == 1 else 3 + len('%c = tx.constant 1 {a = ')}"
+
+
+# ---------------------------------------------------------------------------- generic form
+
+
+_PERMUTE = '%r = "core.permute"(%x) <{{{}}}> {}: (!tx.tensor<[3, 4], f32>) -> !tx.tensor<[4, 3], f32>'
+
+
+@pytest.mark.parametrize(("properties", "regions", "message"), [
+    ("dims = [#tx.ssa, 0], operandSegmentSizes = array<i32: 1, 0>", "",
+     "more #tx.ssa markers than operands"),
+    ("dims = [1, 0], operandSegmentSizes = array<i32: -1, 2>", "",
+     "operandSegmentSizes [-1, 2] does not fit"),
+    ("dims = [1, 0], operandSegmentSizes = array<i32: 1, 0>", "({}) ",
+     "'core.permute' op takes no regions or successors"),
+])
+def test_generic_form_that_the_custom_form_cannot_hold_fails_to_verify(
+        properties: str, regions: str, message: str) -> None:
+    text = in_function(_PERMUTE.format(properties, regions))
+    with pytest.raises(VerifyException, match=re.escape(message)):
+        parse_module(text).verify()
+
+
+def test_generic_form_without_a_defaulted_argument_fails_to_verify() -> None:
+    """alpha absent means None, which add.Scalar's Scalar alpha cannot be (its default is 1)."""
+    text = in_function(
+        '%r = "core.add.Scalar"(%x) <{other = 1.5, operandSegmentSizes = array<i32: 1, 0, 0>}> '
+        ": (!tx.tensor<[3, 4], f32>) -> !tx.tensor<[3, 4], f32>"
+    )
+    with pytest.raises(VerifyException, match="required argument 'alpha' is missing"):
+        parse_module(text).verify()

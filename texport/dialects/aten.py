@@ -146,6 +146,8 @@ def from_attr(attr: Attribute, operands: list[SSAValue]) -> Any:
     if attr is _NONE or isinstance(attr, NoneAttr):
         return None
     if isinstance(attr, SSAMarkerAttr):
+        if not operands:
+            raise VerifyException("an argument has more #tx.ssa markers than operands")
         return operands.pop(0)
     if isinstance(attr, TypeAttribute):
         return dtype_of(attr)
@@ -251,10 +253,17 @@ class AtenOp(Operation):
                     values.append(None)
                 elif plan.arg.type.is_list:
                     values.append(own)
+                    own = []
                 else:
                     values.append(own[0])
+                    own = own[1:]
             else:
                 values.append(from_attr(attr, own))
+            if own:  # operands no #tx.ssa marker places would be lost in print
+                raise VerifyException(
+                    f"'{self.name}' op: argument '{plan.name}' has {size} operands, "
+                    f"{size - len(own)} of them placed"
+                )
         return values
 
     def argument(self, name: str) -> Any:
@@ -318,11 +327,13 @@ class AtenOp(Operation):
 
     def verify_(self) -> None:
         sizes = self.segment_sizes()
-        if len(sizes) != len(self.plan) or sum(sizes) != len(self.operands):
+        if len(sizes) != len(self.plan) or sum(sizes) != len(self.operands) or min(sizes, default=0) < 0:
             raise VerifyException(
                 f"'{self.name}' op: {SEGMENTS} {list(sizes)} does not fit {len(self.plan)} "
                 f"arguments and {len(self.operands)} operands"
             )
+        if self.regions or self.successors:  # the custom form has no place for them
+            raise VerifyException(f"'{self.name}' op takes no regions or successors")
         values = self.arguments()
         # the first argument may be a wrapped symbolic number too when a later one is
         # a tensor (torch records s - x as sub.Tensor(s, x)); relu(s) is no op
@@ -448,9 +459,9 @@ def _print_type(printer: Printer, attr: Attribute) -> None:
 
 def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) -> None:
     arg_type = plan.arg.type
-    if value is None and not (arg_type.optional or plan.arg.has_default):
+    if value is None and not arg_type.optional:  # a default is filled in when parsed or built
         raise VerifyException(f"'{op.name}' op: required argument '{plan.name}' is missing")
-    mismatch = None if value is None else literal_mismatch(value, arg_type)
+    mismatch = literal_mismatch(value, arg_type)
     if mismatch is not None:  # a literal of the wrong kind would crash the shape rule
         raise VerifyException(f"'{op.name}' op: argument '{plan.name}' {mismatch[1]}")
     for item in (value if isinstance(value, list) else [value]):
