@@ -242,7 +242,7 @@ def _scalar(tokens: _Tokens, arg_type: ArgType) -> Any:
     tokens.index += 1
     parser = tokens.parser
     if kind == "ssa":
-        return _resolve(parser, text[1:], _result_index(parser, match, pos), pos, len(text))
+        return _resolve(parser, text[1:], _result_index(parser, match), pos, len(text))
     if kind == "int":
         return float(text) if arg_type.base == "float" else _int64(parser, text, pos)
     if kind == "float":
@@ -277,7 +277,7 @@ def _int64(parser: Parser, text: str, pos: int) -> int:
     return value
 
 
-def _result_index(parser: Parser, match: re.Match[str], pos: int) -> int:
+def _result_index(parser: Parser, match: re.Match[str]) -> int:
     index = match.group("index")
     if index is None:
         return 0

@@ -107,13 +107,10 @@ class TexportLexer(MLIRLexer):
             return Token(MLIRTokenKind.STRING_LIT, token.span)
         return token
 
-    def _lex_number(self, start_pos: Position) -> MLIRToken:
-        token = super()._lex_number(start_pos)
-        if token.kind is MLIRTokenKind.INTEGER_LIT and len(token.text) > MAX_INTEGER_DIGITS:
-            raise ParseError(
-                token.span,
-                f"integer literal of {len(token.text)} digits (at most {MAX_INTEGER_DIGITS})",
-            )
+    def _form_token(self, kind: MLIRTokenKind, start_pos: Position) -> MLIRToken:
+        token = super()._form_token(kind, start_pos)
+        if self.pos - start_pos > MAX_INTEGER_DIGITS:  # rare: only long tokens pay the check
+            _check_digits(token)
         return token
 
     def _unclosed_reason(self, stop: Position) -> str:
@@ -125,6 +122,18 @@ class TexportLexer(MLIRLexer):
             return (f"invalid escape {escape!r} in string literal "
                     '(expected \\n, \\t, \\\\, \\" or two hex digits)')
         return "string literal not closed on its line"
+
+
+def _check_digits(token: MLIRToken) -> None:
+    """Refuse digits xDSL would read with int(): 123, %x#123 (a result number), i123 (a type)."""
+    if token.kind is MLIRTokenKind.INTEGER_LIT:
+        digits = len(token.text)
+    elif token.kind in (MLIRTokenKind.HASH_IDENT, MLIRTokenKind.BARE_IDENT):
+        digits = max((len(run) for run in re.findall(r"[0-9]+", token.text)), default=0)
+    else:
+        return
+    if digits > MAX_INTEGER_DIGITS:
+        raise ParseError(token.span, f"integer literal of {digits} digits (at most {MAX_INTEGER_DIGITS})")
 
 
 def _is_utf8(literal: StringLiteral) -> bool:
