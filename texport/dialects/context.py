@@ -35,7 +35,9 @@ def make_context() -> Context:
     return ctx
 
 
-def parse_module(text: str, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
+def parse_module(text: str | bytes, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
+    """Parse IR text (bytes must be UTF-8); any malformed input raises a ParseError
+    located at ``name:line:col``."""
     return TexportParser(ctx or make_context(), text, name).parse_module()
 
 
