@@ -344,3 +344,11 @@ def test_generic_form_without_a_defaulted_argument_fails_to_verify() -> None:
     )
     with pytest.raises(VerifyException, match="required argument 'alpha' is missing"):
         parse_module(text).verify()
+
+
+@pytest.mark.parametrize("character", ["²", "½", "٣"])
+def test_a_numeric_character_that_is_not_an_ascii_digit_is_located(character: str) -> None:
+    """xDSL's lexer reads any str.isnumeric() character as a number, then int() fails (or reads ٣ as 3)."""
+    err = parse_error(f"func.func @f() attributes {{a = {character}}} {{\n  func.return\n}}")
+    assert f"unexpected character '{character}'" in str(err)
+    assert where(err) == "1:32"

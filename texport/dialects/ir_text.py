@@ -3,7 +3,8 @@
 Hostile text must end in a located ParseError, never a crash or a hang:
 
 - bytes that are not UTF-8 are reported at the line and column of the bad byte;
-- integer literals longer than int() reads, likewise;
+- integer literals longer than int() reads, and numeric characters that are
+  not ASCII digits ('²'), likewise;
 - nesting of ``{ [ ( <`` deeper than MAX_NESTING is refused up front, before
   xDSL's recursive-descent parser runs out of Python stack (RecursionError);
 - xDSL's string-literal regex nests a ``+`` inside a ``*``, so a string that does
@@ -106,6 +107,12 @@ class TexportLexer(MLIRLexer):
         if token.kind is MLIRTokenKind.BYTES_LIT and _is_utf8(StringLiteral.from_span(token.span)):
             return Token(MLIRTokenKind.STRING_LIT, token.span)
         return token
+
+    def _lex_number(self, start_pos: Position) -> MLIRToken:
+        first = self.input.content[start_pos]
+        if not "0" <= first <= "9":  # xDSL lexes any str.isnumeric() character ('²', '½') as a number
+            raise ParseError(Span(start_pos, start_pos + 1, self.input), f"unexpected character {first!r}")
+        return super()._lex_number(start_pos)
 
     def _form_token(self, kind: MLIRTokenKind, start_pos: Position) -> MLIRToken:
         token = super()._form_token(kind, start_pos)
