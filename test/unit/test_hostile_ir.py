@@ -11,6 +11,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
@@ -150,6 +152,22 @@ def test_strings_print_so_that_they_parse_back(message: str) -> None:
     assert isinstance(check, tx.AssertOp)
     assert check.message.data == message
     assert gelu.argument("approximate") == message
+
+
+def test_a_non_ascii_assert_message_prints_as_written() -> None:
+    """It printed as "\\C3\\A9", which xDSL's lexer reads as bytes, not a string."""
+    text = "func.func @f(%b: !tx.symbool) {\n  tx.assert %b, \"é\"\n  func.return\n}\n"
+    printed = print_module(parse_module(text))
+    assert 'tx.assert %b, "é"' in printed
+    assert print_module(parse_module(printed)) == printed
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"])))  # a lone surrogate is no UTF-8 text
+def test_any_string_prints_so_that_it_parses_back(message: str) -> None:
+    text = f"func.func @f(%b: !tx.symbool) {{\n  tx.assert %b, {string_literal(message)}\n  func.return\n}}"
+    check = parse_module(text).body.block.first_op.body.block.first_op
+    assert check.message.data == message
 
 
 @pytest.mark.parametrize("message", MESSAGES)
