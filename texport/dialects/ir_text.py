@@ -19,7 +19,7 @@ Parser.__init__, identical in the xdsl versions pyproject.toml admits.)
 from __future__ import annotations
 
 import re
-from itertools import accumulate, repeat
+from itertools import accumulate
 
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input, Position, Span, Token
@@ -39,8 +39,8 @@ _CLOSERS = "}])>"
 _NESTING_EVENT = re.compile(r'[{\[(<}\])>"/]')
 # Where a string literal ends as far as nesting goes: its closing quote or its line.
 _STRING_REST = re.compile(r'(?:[^"\\\n]++|\\.)*+"?')
-# The fast path's view of the text: strings, comments and '->' (depth 0), brackets.
-_NESTING_TOKENS = re.compile(r'"(?:[^"\\\n]++|\\.)*+"?|//[^\n]*+|->|[{\[(<}\])>]')
+# Everything but the brackets that nest: strings, comments, '->' and other text.
+_NOT_NESTING = re.compile(r'"(?:[^"\\\n]++|\\.)*+"?|//[^\n]*+|->|[^{}\[\]()<>"/-]++|[/-]')
 _DEPTH_CHANGE = {**dict.fromkeys(_OPENERS, 1), **dict.fromkeys(_CLOSERS, -1)}
 
 
@@ -63,8 +63,7 @@ def check_nesting(text: str, name: str) -> None:
         return  # cannot nest that deep: the common small input pays one count
     # The parser is hot: sum the depth changes in C; only text that nests too deep
     # or closes more than it opened (which the exact scan clamps) is scanned exactly.
-    changes = map(_DEPTH_CHANGE.get, _NESTING_TOKENS.findall(text), repeat(0))
-    depths = list(accumulate(changes))
+    depths = list(accumulate(map(_DEPTH_CHANGE.__getitem__, _NOT_NESTING.sub("", text))))
     if max(depths) > MAX_NESTING or min(depths) < 0:
         _check_nesting_exactly(text, name)
 
