@@ -370,3 +370,9 @@ def test_a_numeric_character_that_is_not_an_ascii_digit_is_located(character: st
     err = parse_error(f"func.func @f() attributes {{a = {character}}} {{\n  func.return\n}}")
     assert f"unexpected character '{character}'" in str(err)
     assert where(err) == "1:32"
+
+
+def test_an_unclosed_result_type_is_located() -> None:
+    err = parse_error(in_function("%p = core.permute(%x, [1, 0]) : !tx.tensor<[4, 3], f32"))
+    assert "Unexpected end of file in dialect symbol body" in str(err)
+    assert where(err) == "2:45"

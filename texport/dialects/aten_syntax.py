@@ -343,6 +343,8 @@ def _result_type(parser: Parser) -> Attribute:
     if not content.startswith(_TENSOR_PREFIX, start):
         return parser.parse_type()
     close = content.find(">", start + len(_TENSOR_PREFIX))
+    if close < 0:
+        return parser.parse_type()  # which reports the unclosed type
     cached = tensor_type_from_body(content[start + len(_TENSOR_PREFIX):close])
     if cached is None:
         return parser.parse_type()
