@@ -374,5 +374,5 @@ def test_a_numeric_character_that_is_not_an_ascii_digit_is_located(character: st
 
 def test_an_unclosed_result_type_is_located() -> None:
     err = parse_error(in_function("%p = core.permute(%x, [1, 0]) : !tx.tensor<[4, 3], f32"))
-    assert "Unexpected end of file in dialect symbol body" in str(err)
-    assert where(err) == "2:45"
+    assert "Unbalanced '}' in dialect symbol body" in str(err)
+    assert where(err) == "4:1"  # the function's '}', where the type's body cannot go on
