@@ -30,8 +30,10 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLit
 # stay well inside the default recursion limit of 1000, wherever it is called from.
 MAX_NESTING = 64
 
-# Python's int() refuses longer decimal literals (a ValueError deep in xDSL).
-MAX_INTEGER_DIGITS = 4300
+# Python's int() and str() refuse numbers of more than 4300 decimal digits (a
+# ValueError deep in xDSL, or in an error message printing the number); 1000
+# digits, hexadecimal ones too, stay well inside and beyond any real program.
+MAX_INTEGER_DIGITS = 1000
 
 _OPENERS = "{[(<"
 _CLOSERS = "}])>"

@@ -367,7 +367,7 @@ def _constant_problem(value: int | float) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return f"must be a finite number, found {value}"
     if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        return f"{value} is out of the int64 range"
+        return f"{value if value.bit_length() < 256 else 'literal'} is out of the int64 range"
     return None
 
 
