@@ -53,6 +53,11 @@ def test_nested_brackets_in_an_attribute_stop_at_the_limit() -> None:
     assert where(err) == f"1:{len(prefix) + MAX_NESTING}"  # '{' counts as the first level
 
 
+def test_brackets_only_in_comments_nest_nothing() -> None:
+    module = parse_module("// " + "[" * 100 + "\nbuiltin.module {\n}\n")
+    assert module is not None
+
+
 def test_extra_closing_brackets_do_not_hide_deep_nesting_after_them() -> None:
     err = parse_error(")" * 100 + "\n" + "builtin.module {" * 200)
     assert f"nesting deeper than {MAX_NESTING}" in str(err)

@@ -66,7 +66,7 @@ def check_nesting(text: str, name: str) -> None:
     # The parser is hot: sum the depth changes in C; only text that nests too deep
     # or closes more than it opened (which the exact scan clamps) is scanned exactly.
     depths = list(accumulate(map(_DEPTH_CHANGE.__getitem__, _NOT_NESTING.sub("", text))))
-    if max(depths) > MAX_NESTING or min(depths) < 0:
+    if max(depths, default=0) > MAX_NESTING or min(depths, default=0) < 0:  # empty: all in comments
         _check_nesting_exactly(text, name)
 
 
