@@ -382,3 +382,15 @@ def test_an_unclosed_result_type_is_located() -> None:
     err = parse_error(in_function("%p = core.permute(%x, [1, 0]) : !tx.tensor<[4, 3], f32"))
     assert "Unbalanced '}' in dialect symbol body" in str(err)
     assert where(err) == "4:1"  # the function's '}', where the type's body cannot go on
+
+
+@pytest.mark.parametrize(("held", "canonical"), [("1 : i32", "1 : i64"), ("2.0 : f16", "2.000000e+00 : f64")])
+def test_generic_form_holding_a_literal_in_another_type_fails_to_verify(held: str, canonical: str) -> None:
+    """The custom form prints the value only: it would come back in texport's type (found by fuzzing)."""
+    text = in_function(
+        f'%r = "core.add.Tensor"(%x, %x) <{{alpha = {held}, operandSegmentSizes = array<i32: 1, 1, 0>}}> '
+        ": (!tx.tensor<[3, 4], f32>, !tx.tensor<[3, 4], f32>) -> !tx.tensor<[3, 4], f32>"
+    )
+    held_shown = held.replace("2.0", "2.000000e+00")
+    with pytest.raises(VerifyException, match=re.escape(f"property 'alpha' is {held_shown}, texport holds this value as {canonical}")):
+        parse_module(text).verify()

@@ -340,6 +340,7 @@ class AtenOp(Operation):
         number_first = bool(values) and _is_symbolic(values[0]) and any(_is_tensor(v) for v in values[1:])
         for index, (plan, value) in enumerate(zip(self.plan, values)):
             _check_argument(self, plan, value, first=index == 0 and not number_first)
+            _check_canonical(self, plan, value)
         _check_results(self, values)
 
 
@@ -477,6 +478,16 @@ def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) 
                 raise VerifyException(
                     f"'{op.name}' op: argument '{plan.name}' must be {kind}, found {item.type}"
                 )
+
+
+def _check_canonical(op: AtenOp, plan: ArgPlan, value: Any) -> None:
+    """A literal is held as texport holds it (an int as i64, a float as f64): the
+    custom form prints the value only, so `1 : i32` would come back as `1 : i64`."""
+    attr = op.properties.get(plan.name)
+    if attr is not None and (canonical := to_attr(value, plan.arg.type)) != attr:
+        raise VerifyException(
+            f"'{op.name}' op: property '{plan.name}' is {attr}, texport holds this value as {canonical}"
+        )
 
 
 def _meta_of(value: Any, strided: bool = False) -> Any:
