@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from texport.dialects import tx
 from texport.dialects.asm import string_literal
-from texport.dialects.context import parse_module, print_module
+from texport.dialects.context import parse_module, print_module, verify_module
 from texport.dialects.ir_text import MAX_INTEGER_DIGITS, MAX_NESTING
 
 
@@ -394,3 +394,25 @@ def test_generic_form_holding_a_literal_in_another_type_fails_to_verify(held: st
     held_shown = held.replace("2.0", "2.000000e+00")
     with pytest.raises(VerifyException, match=re.escape(f"property 'alpha' is {held_shown}, texport holds this value as {canonical}")):
         parse_module(text).verify()
+
+
+def test_verify_module_reports_the_op_an_unforeseen_verifier_error_comes_from() -> None:
+    """xDSL's func.return reads its func.func's function_type before the func.func is
+    verified: a KeyError from module.verify(), a VerifyException from verify_module."""
+    module = parse_module('"func.func"() <{sym_name = "f"}> ({\n  "func.return"() : () -> ()\n}) : () -> ()')
+    with pytest.raises(KeyError):
+        module.verify()
+    with pytest.raises(VerifyException, match="function_type") as info:
+        verify_module(module)
+    assert not isinstance(info.value.__cause__, KeyError)  # the func.func's own error, found first
+
+
+def test_verify_module_names_the_op_whose_verifier_crashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(op: object) -> None:
+        raise IndexError("surprise")
+
+    monkeypatch.setattr(tx.ConstantOp, "verify_", broken)
+    module = parse_module("func.func @f() {\n  %c = tx.constant 2 : !tx.symint<2>\n  func.return\n}")
+    with pytest.raises(VerifyException, match="'tx.constant' op cannot be verified \\(IndexError: surprise\\)") as info:
+        verify_module(module)
+    assert isinstance(info.value.__cause__, IndexError)
