@@ -3,8 +3,8 @@
 Hostile text must end in a located ParseError, never a crash or a hang:
 
 - bytes that are not UTF-8 are reported at the line and column of the bad byte;
-- integer literals longer than int() reads, and numeric characters that are
-  not ASCII digits ('²'), likewise;
+- integer literals of more than MAX_INTEGER_DIGITS digits (int() and str() fail
+  past 4300), and numeric characters that are not ASCII digits ('²'), likewise;
 - nesting of ``{ [ ( <`` deeper than MAX_NESTING is refused up front, before
   xDSL's recursive-descent parser runs out of Python stack (RecursionError);
 - xDSL's string-literal regex nests a ``+`` inside a ``*``, so a string that does
@@ -12,8 +12,8 @@ Hostile text must end in a located ParseError, never a crash or a hang:
   TexportLexer matches the same language with possessive quantifiers (linear),
   and reads an escaped string whose bytes are UTF-8 as a string, as MLIR does
   (xDSL reads ``"\\C3\\A9"``, which its printer writes for "é", as bytes only).
-(Uses xDSL internals: the lexer's string regex and its construction in
-Parser.__init__, identical in the xdsl versions pyproject.toml admits.)
+(Uses xDSL internals: the lexer's string regex, _lex_number, _form_token and
+the lexer's construction in Parser.__init__, identical in xdsl 0.74 and 0.75.)
 """
 
 from __future__ import annotations
