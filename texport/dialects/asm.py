@@ -35,3 +35,27 @@ def resolve_defined(parser: Parser, operand) -> SSAValue:  # noqa: ANN001 - Unre
 def parse_optional_defined_operand(parser: Parser) -> SSAValue | None:
     operand = parser.parse_optional_unresolved_operand()
     return None if operand is None else resolve_defined(parser, operand)
+
+
+# The escapes xDSL's and MLIR's string lexers decode; any other character below
+# a space (and DEL) as two hex digits.
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
+
+
+def string_literal(text: str) -> str:
+    """``text`` as a string literal that parses back to ``text``: printable
+    characters (non-ASCII too) as themselves, so messages stay readable; the
+    rest escaped, a non-ASCII one as its UTF-8 bytes (TexportLexer reads an
+    escaped string whose bytes are UTF-8 as a string; xDSL's own lexer reads
+    only raw non-ASCII text as one)."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'  # the common case: nothing to escape
+    return '"' + "".join(_escaped(char) for char in text) + '"'
+
+
+def _escaped(char: str) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if char.isprintable():
+        return char
+    return "".join(f"\\{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))

@@ -45,7 +45,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .aten_syntax import UNSET, parse_arguments, parse_result_types
+from .asm import string_literal
+from .aten_syntax import UNSET, literal_mismatch, parse_arguments, parse_result_types
 from .canonicalization import RegisteredCanonicalizations
 from .dtypes import DType
 from .layout import value_strides
@@ -54,6 +55,7 @@ from .registry import OPS, OpDef
 from .schema import ArgType, Argument
 from .shape_rules import SHAPE_RULES
 from .shape_rules.guards import ShapeGuardError
+from .symbolic import dim_str
 from .tx import (
     SYM_TYPES,
     NoneAttr,
@@ -150,6 +152,8 @@ def from_attr(attr: Attribute, operands: list[SSAValue]) -> Any:
     if attr is _NONE or isinstance(attr, NoneAttr):
         return None
     if isinstance(attr, SSAMarkerAttr):
+        if not operands:
+            raise VerifyException("an argument has more #tx.ssa markers than operands")
         return operands.pop(0)
     if isinstance(attr, TypeAttribute):
         return dtype_of(attr)
@@ -255,10 +259,17 @@ class AtenOp(Operation):
                     values.append(None)
                 elif plan.arg.type.is_list:
                     values.append(own)
+                    own = []
                 else:
                     values.append(own[0])
+                    own = own[1:]
             else:
                 values.append(from_attr(attr, own))
+            if own:  # operands no #tx.ssa marker places would be lost in print
+                raise VerifyException(
+                    f"'{self.name}' op: argument '{plan.name}' has {size} operands, "
+                    f"{size - len(own)} of them placed"
+                )
         return values
 
     def argument(self, name: str) -> Any:
@@ -322,17 +333,20 @@ class AtenOp(Operation):
 
     def verify_(self) -> None:
         sizes = self.segment_sizes()
-        if len(sizes) != len(self.plan) or sum(sizes) != len(self.operands):
+        if len(sizes) != len(self.plan) or sum(sizes) != len(self.operands) or min(sizes, default=0) < 0:
             raise VerifyException(
                 f"'{self.name}' op: {SEGMENTS} {list(sizes)} does not fit {len(self.plan)} "
                 f"arguments and {len(self.operands)} operands"
             )
+        if self.regions or self.successors:  # the custom form has no place for them
+            raise VerifyException(f"'{self.name}' op takes no regions or successors")
         values = self.arguments()
         # the first argument may be a wrapped symbolic number too when a later one is
         # a tensor (torch records s - x as sub.Tensor(s, x)); relu(s) is no op
         number_first = bool(values) and _is_symbolic(values[0]) and any(_is_tensor(v) for v in values[1:])
         for index, (plan, value) in enumerate(zip(self.plan, values)):
             _check_argument(self, plan, value, first=index == 0 and not number_first)
+            _check_canonical(self, plan, value)
         _check_results(self, values)
 
 
@@ -389,7 +403,7 @@ def _print_literal(printer: Printer, attr: Attribute, own: list[SSAValue]) -> No
     elif isinstance(attr, FloatAttr):
         printer.print_string(format_float(attr.value.data))
     elif isinstance(attr, StringAttr):
-        printer.print_string_literal(attr.data)
+        printer.print_string(string_literal(attr.data))
     elif isinstance(attr, ComplexNumberAttr):
         printer.print_string(f"complex({format_float(attr.real.data)}, {format_float(attr.imag.data)})")
     elif isinstance(attr, ArrayAttr):
@@ -452,8 +466,11 @@ def _print_type(printer: Printer, attr: Attribute) -> None:
 
 def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) -> None:
     arg_type = plan.arg.type
-    if value is None and not (arg_type.optional or plan.arg.has_default):
+    if value is None and not arg_type.optional:  # a default is filled in when parsed or built
         raise VerifyException(f"'{op.name}' op: required argument '{plan.name}' is missing")
+    mismatch = literal_mismatch(value, arg_type)
+    if mismatch is not None:  # a literal of the wrong kind would crash the shape rule
+        raise VerifyException(f"'{op.name}' op: argument '{plan.name}' {mismatch[1]}")
     for item in (value if isinstance(value, list) else [value]):
         if isinstance(item, SSAValue):
             # a Tensor argument after the first may hold a symbolic scalar (torch's
@@ -467,6 +484,16 @@ def _check_argument(op: AtenOp, plan: ArgPlan, value: Any, first: bool = False) 
                 raise VerifyException(
                     f"'{op.name}' op: argument '{plan.name}' must be {kind}, found {item.type}"
                 )
+
+
+def _check_canonical(op: AtenOp, plan: ArgPlan, value: Any) -> None:
+    """A literal is held as texport holds it (an int as i64, a float as f64): the
+    custom form prints the value only, so `1 : i32` would come back as `1 : i64`."""
+    attr = op.properties.get(plan.name)
+    if attr is not None and (canonical := to_attr(value, plan.arg.type)) != attr:
+        raise VerifyException(
+            f"'{op.name}' op: property '{plan.name}' is {attr}, texport holds this value as {canonical}"
+        )
 
 
 def _meta_of(value: Any, strided: bool = False) -> Any:
@@ -501,6 +528,10 @@ def _check_results(op: AtenOp, values: list[Any]) -> None:
         return
     except ShapeGuardError as err:
         raise VerifyException(f"'{op.name}' op: {err}") from None
+    except Exception as err:  # noqa: BLE001 - last resort: arguments no shape rule foresaw
+        raise VerifyException(
+            f"'{op.name}' op: its arguments are out of the op's domain ({type(err).__name__}: {err})"
+        ) from err
     expected_list = _as_result_list(expected)
     if len(expected_list) != len(op.results):
         raise VerifyException(
@@ -552,7 +583,8 @@ def dims_equal(a: Any, b: Any) -> bool:
 
 def _describe(meta: Any) -> str:
     if isinstance(meta, TensorMeta):
-        return str(TensorType.get(tuple(d for d in meta.shape), meta.dtype))
+        dims = ", ".join("?" if d is None else dim_str(d) for d in meta.shape)  # ?: data-dependent
+        return f"!tx.tensor<[{dims}], {meta.dtype.ir_name}>"
     return repr(meta)
 
 

@@ -18,7 +18,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import StringLiteral
 
-from .dtypes import BY_IR_NAME
+from .dtypes import BY_IR_NAME, BY_SCALAR_TYPE, DType
 from .schema import ArgType, Argument
 from .tx import tensor_type_from_body
 
@@ -28,7 +28,7 @@ _TOKEN = re.compile(
     | (?P<complex>complex\((?P<real>[^,()]+),\s*(?P<imag>[^,()]+)\))
     | (?P<float>-?\d+\.\d*(?:[eE][-+]?\d+)?)
     | (?P<int>-?\d+)
-    | (?P<str>"(?:[^"\\]|\\.)*")
+    | (?P<str>"(?:[^"\\\n\v\f]++|\\.)*+")
     | (?P<punct>[\[\],=])
     | (?P<word>-?[A-Za-z_][A-Za-z0-9_.$]*(?:<[A-Za-z0-9_]*>)?)
     )""",
@@ -95,7 +95,7 @@ def scan_argument_list(parser: Parser) -> tuple[int, int]:
         ch = content[pos]
         if ch == '"':
             pos += 1
-            while pos < length and content[pos] != '"':
+            while pos < length and content[pos] not in '"\n':  # a string ends on its line
                 pos += 2 if content[pos] == "\\" else 1
         elif ch in "([":  # complex(re, im) nests a pair of parentheses
             depth += 1
@@ -137,10 +137,81 @@ def parse_arguments(parser: Parser, op_name: str, arguments: Sequence[Argument])
             count += 1
         if values[index] is not _UNSET:
             parser.raise_error(f"argument '{arguments[index].name}' of '{op_name}' given twice", pos)
-        values[index] = _as_declared(_value(tokens, arguments[index].type), arguments[index].type)
+        values[index] = _checked(tokens, op_name, arguments[index])
         if tokens.peek() is not None:
             tokens.expect(",", "between arguments")
     return values
+
+
+def _checked(tokens: _Tokens, op_name: str, argument: Argument) -> Any:
+    """The next value, if it is of the argument's kind (else a ParseError at it)."""
+    first = tokens.index
+    value = _value(tokens, argument.type)
+    mismatch = literal_mismatch(value, argument.type)
+    if mismatch is not None:
+        item, message = mismatch
+        # a list is flat: '[' item ',' item ... so item k is token 2k + 1 after the '['
+        where = first + (2 * item + 1 if isinstance(value, list) else 0)
+        tokens.parser.raise_error(
+            f"argument '{argument.name}' of '{op_name}' {message}", tokens.items[where][2]
+        )
+    return _as_declared(value, argument.type)
+
+
+# The literal values each schema base type holds (bool is an int, as in torch's
+# schemas; enums also as the numbers schema defaults use). Tensor holds numbers:
+# a wrapped scalar (add.Tensor(%x, 1)). Generator, Dimname, ...: SSA or none only.
+_LITERAL_KINDS: dict[str, tuple[type, ...]] = {
+    "int": (int,), "SymInt": (int,), "bool": (int,),
+    "float": (int, float), "SymFloat": (int, float),
+    "Scalar": (int, float, complex), "Tensor": (int, float, complex),
+    "str": (str,), "ScalarType": (DType, int),
+    "Layout": (str, int), "Device": (str, int), "MemoryFormat": (str, int),
+}
+
+
+# Enums whose values texport reads (others, such as Device, pass through as text):
+# their names and the numbers torch's schema defaults use.
+_ENUMS: dict[str, frozenset[Any]] = {
+    "ScalarType": frozenset(BY_SCALAR_TYPE),
+    "MemoryFormat": frozenset({"contiguous_format", "preserve_format", "channels_last",
+                               "channels_last_3d", 0, 1, 2, 3}),
+}
+
+
+def literal_mismatch(value: Any, arg_type: ArgType) -> tuple[int, str] | None:
+    """Why ``value`` (a parsed or held literal; SSA values are the verifier's)
+    cannot be an ``arg_type`` argument, with the index of the offending list
+    item (0 for a scalar): (1, 'expects int[], found float 1.0'); None if it can."""
+    if value is None:
+        return None if arg_type.optional else (0, f"expects {arg_type.render()}, found none")
+    if isinstance(value, list) and not arg_type.is_list:
+        return 0, f"expects {arg_type.render()}, found a list"
+    for index, item in enumerate(value if isinstance(value, list) else [value]):
+        if not _holds(arg_type, item):
+            found = "none" if item is None else f"{_kind_name(item)} {item!r}"
+            return index, f"expects {arg_type.render()}, found {found}"
+    return None
+
+
+def _holds(arg_type: ArgType, item: Any) -> bool:
+    """Whether one (list item or scalar) value fits the argument's base type."""
+    if isinstance(item, SSAValue):
+        return True
+    if item is None:
+        return arg_type.element_optional
+    if arg_type.is_tensor_like and arg_type.is_list:
+        return False  # a Tensor[] holds values only: numbers are wrapped one at a time
+    if isinstance(item, list) or not isinstance(item, _LITERAL_KINDS.get(arg_type.base, ())):
+        return False
+    enum = _ENUMS.get(arg_type.base)
+    return enum is None or isinstance(item, DType) or item in enum
+
+
+def _kind_name(item: Any) -> str:
+    if isinstance(item, DType):
+        return "dtype"
+    return "a list" if isinstance(item, list) else type(item).__name__
 
 
 def _as_declared(value: Any, arg_type: ArgType) -> Any:
@@ -171,15 +242,15 @@ def _scalar(tokens: _Tokens, arg_type: ArgType) -> Any:
     tokens.index += 1
     parser = tokens.parser
     if kind == "ssa":
-        return _resolve(parser, text[1:], int(match.group("index") or 0), pos, len(text))
+        return _resolve(parser, text[1:], _result_index(parser, match), pos, len(text))
     if kind == "int":
-        return float(text) if arg_type.base == "float" else int(text)
+        return float(text) if arg_type.base == "float" else _int64(parser, text, pos)
     if kind == "float":
         return float(text)
     if kind == "complex":  # complex(re, im): a complex scalar, each part a float or inf/nan word
-        return complex(float(match.group("real")), float(match.group("imag")))
+        return complex(_complex_part(parser, match, "real"), _complex_part(parser, match, "imag"))
     if kind == "str":
-        return StringLiteral(pos, pos + len(text), parser.lexer.input).string_contents
+        return _string(parser, pos, len(text))
     if kind == "word":
         if text in _WORDS:
             return _WORDS[text]
@@ -192,6 +263,48 @@ def _scalar(tokens: _Tokens, arg_type: ArgType) -> Any:
         f"expected a value for a {arg_type.render()} argument "
         "(%ssa, number, true/false, none, string, [list])"
     )
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_DIGITS = 20  # a longer literal is out of range: never handed to int() (4300-digit limit)
+
+
+def _int64(parser: Parser, text: str, pos: int) -> int:
+    value = int(text) if len(text) <= _INT64_DIGITS else None
+    if value is None or not _INT64_MIN <= value <= _INT64_MAX:
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        parser.raise_error(f"integer {shown} is out of the int64 range", pos, pos + len(text))
+    return value
+
+
+def _result_index(parser: Parser, match: re.Match[str]) -> int:
+    index = match.group("index")
+    if index is None:
+        return 0
+    if len(index) > 9:  # more results than any op has
+        parser.raise_error(f"result number #{index[:20]} is too large", match.start("index"), match.end())
+    return int(index)
+
+
+def _complex_part(parser: Parser, match: re.Match[str], part: str) -> float:
+    text = match.group(part).strip()
+    if text in _WORDS and isinstance(_WORDS[text], float):
+        return _WORDS[text]
+    try:
+        return float(text)
+    except ValueError:
+        parser.raise_error(f"expected a number or inf/nan as the {part} part of complex(...), found "
+                           f"'{text}'", match.start(part), match.end(part))
+
+
+def _string(parser: Parser, pos: int, length: int) -> str:
+    """A string argument's value: escapes decoded, the bytes UTF-8."""
+    literal = StringLiteral(pos, pos + length, parser.lexer.input)
+    try:
+        return literal.bytes_contents.decode("utf-8")
+    except UnicodeDecodeError as err:
+        parser.raise_error(f"string literal is not UTF-8 once unescaped ({err.reason} at byte "
+                           f"{err.start})", pos, pos + length)
 
 
 def _resolve(parser: Parser, name: str, index: int, pos: int, length: int) -> SSAValue:
@@ -230,6 +343,8 @@ def _result_type(parser: Parser) -> Attribute:
     if not content.startswith(_TENSOR_PREFIX, start):
         return parser.parse_type()
     close = content.find(">", start + len(_TENSOR_PREFIX))
+    if close < 0:
+        return parser.parse_type()  # which reports the unclosed type
     cached = tensor_type_from_body(content[start + len(_TENSOR_PREFIX):close])
     if cached is None:
         return parser.parse_type()

@@ -10,6 +10,7 @@ from xdsl.dialects.complex import Complex
 from xdsl.dialects.func import Func
 from xdsl.ir import Dialect
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from .aten import level_dialect
 from .control import CONTROL
@@ -35,8 +36,32 @@ def make_context() -> Context:
     return ctx
 
 
-def parse_module(text: str, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
+def parse_module(text: str | bytes, ctx: Context | None = None, name: str = "<input>") -> ModuleOp:
+    """Parse IR text (bytes must be UTF-8); any malformed input raises a ParseError
+    located at ``name:line:col``."""
     return TexportParser(ctx or make_context(), text, name).parse_module()
+
+
+def verify_module(module: ModuleOp) -> None:
+    """``module.verify()``, raising only DiagnosticExceptions (VerifyException):
+    a verifier that fails another way (xDSL's func.return reads its func.func's
+    properties before the func.func itself is verified) is reported at the first
+    op, outermost first, that does not verify on its own, with the cause kept."""
+    try:
+        module.verify()
+    except DiagnosticException:
+        raise
+    except Exception as err:  # noqa: BLE001 - last resort: find the op, keep the cause
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except DiagnosticException:
+                raise
+            except Exception as inner:  # noqa: BLE001
+                raise VerifyException(
+                    f"'{op.name}' op cannot be verified ({type(inner).__name__}: {inner})"
+                ) from inner
+        raise VerifyException(f"the module cannot be verified ({type(err).__name__}: {err})") from err
 
 
 def print_module(module: ModuleOp, *, generic: bool = False) -> str:

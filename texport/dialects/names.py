@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.ir import SSAValue
-from xdsl.parser import Parser
-from xdsl.utils.lexer import Span
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, SSAValue
+from xdsl.parser import Parser, ParserState
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from .ir_text import TexportLexer, check_nesting, decode_ir_bytes
 from .schema import OpSchema
 
 # What torch's size reads and runtime asserts return: their nodes are made by
@@ -47,7 +52,48 @@ def copy_name(source: SSAValue, target: SSAValue) -> None:
 
 
 class TexportParser(Parser):
-    """xDSL's parser, keeping SSA names whole."""
+    """xDSL's parser, keeping SSA names whole, guarded against hostile text
+    (see ir_text): every malformed input ends in a located ParseError."""
+
+    def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>") -> None:  # noqa: A002
+        text = decode_ir_bytes(input, name) if isinstance(input, bytes) else input
+        check_nesting(text, name)
+        super().__init__(ctx, "", name)  # xDSL's lexer must not see the text: it hangs on some
+        self._parser_state = ParserState(TexportLexer(Input(text, name)))
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """xDSL's parse_module; an exception other than ParseError (a case the
+        checks above do not know yet) becomes one at the current token."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            raise
+        except VerifyException as err:  # an attribute or op refused while being built
+            raise ParseError(self._current_token.span, str(err)) from err
+        except Exception as err:  # noqa: BLE001 - last resort: keep the cause, add the place
+            raise ParseError(
+                self._current_token.span, f"cannot parse this input ({type(err).__name__}: {err})"
+            ) from err
+
+    def _parse_block(self) -> Block:
+        self._check_block_label()
+        return super()._parse_block()
+
+    def parse_optional_successor(self) -> Block | None:
+        self._check_block_label()
+        return super().parse_optional_successor()
+
+    def _check_block_label(self) -> None:
+        """xDSL refuses (with a ValueError) a block name that starts with a digit."""
+        token = self._current_token
+        if token.kind is MLIRTokenKind.CARET_IDENT:
+            name = token.text[1:]
+            if not Block.is_valid_name(name) and not Block.is_default_block_name(name):
+                self.raise_error(
+                    f"invalid block label '^{name}': expected a letter, '_', '$', '.' or '-' "
+                    "then letters, digits or those (e.g. ^bb0)",
+                    token.span,
+                )
 
     def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         super()._register_ssa_definition(name, values, span)

@@ -10,6 +10,7 @@ ops on symbolic integers (constants, arithmetic, comparisons, runtime asserts).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import ClassVar
@@ -46,7 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from texport.dialects._lazy import sympy  # loaded on first use
 
-from .asm import parse_defined_operand
+from .asm import parse_defined_operand, string_literal
 from .dtypes import BY_IR_NAME, DType
 from .meta import TensorMeta
 from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim, to_dim
@@ -331,7 +332,11 @@ class ConstantOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
+        start = parser.pos
         value = parser.parse_number()
+        problem = _constant_problem(value)
+        if problem is not None:
+            parser.raise_error(f"tx.constant {problem}", start, parser._current_token.span.start)  # noqa: SLF001
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         attr = FloatAttr(value, f64) if isinstance(value, float) else IntegerAttr(value, i64)
@@ -346,11 +351,24 @@ class ConstantOp(IRDLOperation):
 
     def verify_(self) -> None:
         expected = self.value.value.data
+        problem = _constant_problem(expected)
+        if problem is not None:
+            raise VerifyException(f"tx.constant {problem}")
         declared = self.result.type.value
         if declared is not None and declared != expected:
             raise VerifyException(
                 f"tx.constant {expected} declares result type !tx.symint<{declared}>"
             )
+
+
+def _constant_problem(value: int | float) -> str | None:
+    """Why ``value`` cannot be a tx.constant (held as i64 or a finite f64, the
+    only floats a float literal prints and parses back as)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"must be a finite number, found {value}"
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return f"{value if value.bit_length() < 256 else 'literal'} is out of the int64 range"
+    return None
 
 
 class _BinarySymOp(IRDLOperation):
@@ -527,7 +545,7 @@ class AssertOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.condition)
         printer.print_string(", ")
-        printer.print_string_literal(self.message.data)
+        printer.print_string(string_literal(self.message.data))
         printer.print_op_attributes(self.attributes)
 
 
