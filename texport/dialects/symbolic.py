@@ -487,8 +487,32 @@ def _parse_bounded(text: str, *, allow_float: bool) -> Dim:
         if abs(dim) >= INT64_LIMIT:
             raise DimSyntaxError("dim is a constant not below 2**63 (dims are int64)", 0, len(text))
         return dim
+    if not _in_grammar(dim, allow_float):
+        raise DimSyntaxError(f"dim simplifies to {dim_str(dim)[:200]}, which is not an integer "
+                             "polynomial of symbols, Max, Min, // and %", 0, len(text))
     _check_printed_length(dim, value, text)
     return dim
+
+
+def _in_grammar(dim: Any, allow_float: bool) -> bool:
+    """Whether sympy's result is still in the dim grammar (sympy's Mod with a
+    symbolic divisor can answer with a rational function, which would not
+    print back as a dim)."""
+    kinds = (sympy.Add, sympy.Mul, sympy.Symbol, sympy.Integer, sympy.Max, sympy.Min, sympy.Mod,
+             _classes()[0]) + ((sympy.Float,) if allow_float else ())
+    stack = [dim]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, sympy.Pow):
+            exponent = node.args[1]
+            if not (exponent.is_Integer and exponent > 0):
+                return False
+            stack.append(node.args[0])
+        elif isinstance(node, kinds):
+            stack.extend(node.args)
+        else:
+            return False
+    return True
 
 
 def _check_printed_length(dim: Any, value: _Value, text: str) -> None:

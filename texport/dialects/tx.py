@@ -49,7 +49,15 @@ from texport.dialects._lazy import sympy  # loaded on first use
 from .asm import parse_defined_operand
 from .dtypes import BY_IR_NAME, DType
 from .meta import TensorMeta
-from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim, parse_scalar_expr, parse_tensor_dim, to_dim
+from .symbolic import (
+    Dim,
+    DimSyntaxError,
+    dim_str,
+    parse_dim,
+    parse_scalar_expr,
+    parse_tensor_dim,
+    to_dim,
+)
 
 # --------------------------------------------------------------------------
 # Element types: xDSL builtin types <-> DType
