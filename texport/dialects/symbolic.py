@@ -257,7 +257,8 @@ class _DimParser:
 
     def fail(self, what: str) -> DimSyntaxError:
         token = self.peek()
-        where = token[2] if token else len(self.text)
+        last = self.tokens[-1] if self.tokens else ("", "", 0)
+        where = token[2] if token else last[2] + len(last[1])  # just after the last token
         found = repr(token[1]) if token else "end of text"
         return DimSyntaxError(f"expected {what}, found {found}", where, len(token[1]) if token else 1)
 
@@ -538,11 +539,74 @@ def parse_tensor_dim(text: str) -> Dim:
     """parse_dim for a tensor size: also refuses a dim that is provably negative
     (``-3``, ``-s0``: an ``s`` symbol is positive)."""
     dim = parse_dim(text)
-    if (dim < 0) if type(dim) is int else dim.is_negative:
+    upper = dim if type(dim) is int else _bounds(dim)[1]
+    if upper is not None and upper < 0:
         lead = len(text) - len(text.lstrip())
         raise DimSyntaxError(f"a tensor dim must be non-negative, found {dim_str(dim)}",
                              lead, len(text.strip()))
     return dim
+
+
+def _bounds(expr: Any) -> tuple[int | None, int | None]:
+    """Lower and upper bounds of an integer dim (None: unknown), read off its
+    structure with every ``s`` symbol at least 1: enough to prove ``-s0`` or
+    ``1 - 2*s0 - s1`` negative without sympy's costly assumption queries."""
+    if expr.is_Integer:
+        return int(expr), int(expr)
+    if expr.is_Symbol:
+        return (1 if expr.is_positive else None), None
+    if isinstance(expr, sympy.Add):
+        parts = [_bounds(arg) for arg in expr.args]
+        return _total([lo for lo, _ in parts]), _total([hi for _, hi in parts])
+    if isinstance(expr, sympy.Mul):
+        return _product_bounds(expr)
+    if isinstance(expr, sympy.Pow):
+        (lo, hi), exponent = _bounds(expr.args[0]), int(expr.args[1])
+        if lo is None or lo < 0:
+            return (0 if exponent % 2 == 0 else None), None
+        return lo**exponent, (hi**exponent if hi is not None else None)
+    if isinstance(expr, sympy.Max):  # at least any argument, at most the largest
+        los, his = zip(*(_bounds(arg) for arg in expr.args))
+        known = [lo for lo in los if lo is not None]
+        return (max(known) if known else None), (None if None in his else max(his))
+    if isinstance(expr, sympy.Min):
+        los, his = zip(*(_bounds(arg) for arg in expr.args))
+        known = [hi for hi in his if hi is not None]
+        return (None if None in los else min(los)), (min(known) if known else None)
+    return _division_bounds(expr)
+
+
+def _total(values: list[int | None]) -> int | None:
+    return None if None in values else sum(values)
+
+
+def _product_bounds(expr: Any) -> tuple[int | None, int | None]:
+    """A coefficient times factors that are each non-negative (else unknown)."""
+    coeff, rest = expr.as_coeff_Mul()
+    if not coeff.is_Integer:
+        return None, None
+    lo, hi = 1, 1
+    for factor in sympy.Mul.make_args(rest):
+        f_lo, f_hi = _bounds(factor)
+        if f_lo is None or f_lo < 0:
+            return None, None
+        lo *= f_lo
+        hi = hi * f_hi if hi is not None and f_hi is not None else None
+    scaled = (int(coeff) * lo, int(coeff) * hi if hi is not None else None)
+    return scaled if coeff >= 0 else (scaled[1], scaled[0])
+
+
+def _division_bounds(expr: Any) -> tuple[int | None, int | None]:
+    """``a // k`` and ``a % k`` for a positive constant k; anything else unknown."""
+    if not isinstance(expr, (_classes()[0], sympy.Mod)):
+        return None, None
+    base, divisor = expr.args
+    if not (divisor.is_Integer and divisor > 0):
+        return None, None
+    if isinstance(expr, sympy.Mod):
+        return 0, int(divisor) - 1
+    lo, hi = _bounds(base)
+    return (lo // int(divisor) if lo is not None else None), (hi // int(divisor) if hi is not None else None)
 
 
 @functools.lru_cache(maxsize=65536)

@@ -3,9 +3,9 @@
 func.func @bad_dim(%x: !tx.tensor<[s0, 3 +], f32>) {
   func.return
 }
-// CHECK: invalid.mlir:3:40
+// CHECK: invalid.mlir:3:43
 // CHECK-NEXT: func.func @bad_dim(%x: !tx.tensor<[s0, 3 +], f32>) {
-// CHECK-NEXT: {{^ +\^\^\^$}}
+// CHECK-NEXT: {{^ {42}\^$}}
 // CHECK-NEXT: invalid dim '3 +' in !tx.tensor: expected a dim, found end of text
 
 // -----
