@@ -175,6 +175,34 @@ def test_largest_accepted_dims_verify_in_bounded_time(dim: str) -> None:
     assert "must match the size of tensor b" in err or "shape rule gives" in err
 
 
+def _view_ir(dim: str, rank: int) -> str:
+    dims = ", ".join([dim] * rank)
+    return (f"func.func @f(%x: !tx.tensor<[{dims}], f32>) {{\n"
+            f"  %v = core.view(%x, [-1]) : !tx.tensor<[3], f32>\n  func.return\n}}\n")
+
+
+def test_tensor_whose_numel_expands_too_far_is_a_located_parse_error() -> None:
+    """Four dims of 70 terms each: view's numel would expand to 24 million terms."""
+    ir = _view_ir("(s0+s1+s2+s3+1)**4", 4)
+    err = _finishes(lambda: _parse_error(ir))
+    assert "their product expands to 24010000 terms, more than the limit of 128" in str(err)
+    assert str(err).startswith(f"<input>:1:{_DIM_COLUMN}")
+    assert "more than the limit of 32" in str(_parse_error(_view_ir("s0", 33)))
+
+
+@pytest.mark.parametrize(("dim", "rank"), [
+    pytest.param("(s0+1)**8", 2, id="dense-degree-16"),
+    pytest.param("(s0-1)**8", 2, id="alternating-degree-16"),
+    pytest.param("s0**8 + 1", 4, id="degree-32"),
+    pytest.param("s0", 32, id="rank-32"),
+])
+def test_largest_accepted_numel_verifies_in_bounded_time(dim: str, rank: int) -> None:
+    """view(-1) against [3] compares the expanded numel: sympy's proofs on a dense
+    degree-16 polynomial took seconds; the comparison answers from bounds or size."""
+    err = _finishes(lambda: _verify_error(_view_ir(dim, rank)))
+    assert "shape rule gives" in err
+
+
 def _verify_error(ir: str) -> str:
     try:
         parse_module(ir).verify()

@@ -183,6 +183,10 @@ MAX_DIM_DEGREE = 8  # total degree of the dim as a polynomial in its symbols
 MAX_DIM_TERMS = 128  # monomials the dim and its function arguments expand to, in all
 INT64_LIMIT = 2**63  # |constant| must stay below: dims are int64 in torch
 _MAX_NAME_LENGTH = 64
+# A tensor's numel is the product of its dims, expanded by shape rules (view,
+# flatten): its monomials and its degree are bounded too.
+MAX_TENSOR_TERMS = MAX_DIM_TERMS  # product over the dims of their monomials
+MAX_TENSOR_DEGREE = 32  # sum over the dims of their degrees
 
 _TOKEN = re.compile(
     r"\s*(?:([0-9]+\.[0-9]*(?:e[-+]?[0-9]+)?|[0-9]+)|([A-Za-z_][A-Za-z_0-9]*)|(//|\*\*|[-+*%(),]))",
@@ -539,7 +543,7 @@ def parse_tensor_dim(text: str) -> Dim:
     """parse_dim for a tensor size: also refuses a dim that is provably negative
     (``-3``, ``-s0``: an ``s`` symbol is positive)."""
     dim = parse_dim(text)
-    upper = dim if type(dim) is int else _bounds(dim)[1]
+    upper = dim if type(dim) is int else dim_bounds(dim)[1]
     if upper is not None and upper < 0:
         lead = len(text) - len(text.lstrip())
         raise DimSyntaxError(f"a tensor dim must be non-negative, found {dim_str(dim)}",
@@ -547,10 +551,36 @@ def parse_tensor_dim(text: str) -> Dim:
     return dim
 
 
-def _bounds(expr: Any) -> tuple[int | None, int | None]:
+def dim_size(dim: Dim) -> tuple[int, int]:
+    """Monomials and degree of a canonical (expanded) dim; a function call
+    (Max, //, %) counts as one symbol."""
+    if type(dim) is int:
+        return 1, 0
+    terms = sympy.Add.make_args(dim)
+    return len(terms), max(_term_degree(term) for term in terms)
+
+
+def _term_degree(term: Any) -> int:
+    degree = 0
+    for factor in sympy.Mul.make_args(term):
+        if factor.is_Number:
+            continue
+        if isinstance(factor, sympy.Pow) and factor.args[1].is_Integer:
+            degree += int(factor.args[1])
+        else:
+            degree += 1
+    return degree
+
+
+def dim_bounds(dim: Dim) -> tuple[int | None, int | None]:
     """Lower and upper bounds of an integer dim (None: unknown), read off its
     structure with every ``s`` symbol at least 1: enough to prove ``-s0`` or
-    ``1 - 2*s0 - s1`` negative without sympy's costly assumption queries."""
+    ``1 - 2*s0 - s1`` negative, or ``(s0 + 1)**16 - 3`` non-zero, without
+    sympy's assumption queries (which grow fast with the degree)."""
+    return (dim, dim) if type(dim) is int else _bounds(dim)
+
+
+def _bounds(expr: Any) -> tuple[int | None, int | None]:
     if expr.is_Integer:
         return int(expr), int(expr)
     if expr.is_Symbol:
@@ -561,6 +591,8 @@ def _bounds(expr: Any) -> tuple[int | None, int | None]:
     if isinstance(expr, sympy.Mul):
         return _product_bounds(expr)
     if isinstance(expr, sympy.Pow):
+        if not (expr.args[1].is_Integer and expr.args[1] > 0):
+            return None, None
         (lo, hi), exponent = _bounds(expr.args[0]), int(expr.args[1])
         if lo is None or lo < 0:
             return (0 if exponent % 2 == 0 else None), None

@@ -50,8 +50,11 @@ from .asm import parse_defined_operand
 from .dtypes import BY_IR_NAME, DType
 from .meta import TensorMeta
 from .symbolic import (
+    MAX_TENSOR_DEGREE,
+    MAX_TENSOR_TERMS,
     Dim,
     DimSyntaxError,
+    dim_size,
     dim_str,
     parse_dim,
     parse_scalar_expr,
@@ -122,7 +125,25 @@ def _parse_dims_text(text: str) -> tuple[tuple[Dim, ...], DType] | tuple[str, in
             return f"invalid dim '{shown}' in !tx.tensor: {err}", offset + err.offset, \
                 offset + err.offset + err.length
         offset += len(part) + 1
+    too_large = _numel_too_large(dims)
+    if too_large:
+        return f"invalid dims in !tx.tensor: {too_large}", inner_start, inner_start + len(head) - 1
     return tuple(dims), dtype
+
+
+def _numel_too_large(dims: list[Dim]) -> str | None:
+    """Why the product of ``dims`` (the numel shape rules expand) is too large, or None."""
+    if all(type(d) is int for d in dims):
+        return None
+    terms, degree = 1, 0
+    for dim in dims:
+        dim_terms, dim_degree = dim_size(dim)
+        terms, degree = terms * dim_terms, degree + dim_degree
+    if terms > MAX_TENSOR_TERMS:
+        return f"their product expands to {terms} terms, more than the limit of {MAX_TENSOR_TERMS}"
+    if degree > MAX_TENSOR_DEGREE:
+        return f"their product has degree {degree}, more than the limit of {MAX_TENSOR_DEGREE}"
+    return None
 
 
 def _split_dims(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from texport.dialects._lazy import sympy  # loaded on first use
 
-from ..symbolic import Dim
+from ..symbolic import Dim, dim_bounds, dim_size
 
 
 class ShapeGuardError(ValueError):
@@ -90,7 +90,22 @@ def sym_eq(a: Dim, b: Dim) -> bool:
     fast = getattr(oracle, "decide_equal", None)  # an oracle may answer without sympy.Eq
     if fast is not None:
         return fast(a, b)
+    difference = sympy.sympify(a - b)  # dims are expanded: like terms cancel
+    if difference.is_Number:
+        return bool(difference == 0)
+    low, high = dim_bounds(difference)
+    if low is not None and low > 0 or high is not None and high < 0:
+        return False
+    terms, degree = dim_size(difference)
+    if terms > _SYMPY_EQ_TERMS or degree > _SYMPY_EQ_DEGREE:  # sympy's proof would take seconds
+        return oracle.decide(sympy.Eq(a, b, evaluate=False))
     return guard_bool(sympy.Eq(a, b))
+
+
+# Up to this size sympy.Eq is asked to prove a difference non-zero; its proofs
+# (real roots of a derivative) grow fast with the degree of a polynomial.
+_SYMPY_EQ_TERMS = 16
+_SYMPY_EQ_DEGREE = 8
 
 
 def sym_lt(a: Dim, b: Dim) -> bool:
