@@ -128,6 +128,12 @@ def test_hostile_symint_is_a_located_parse_error(expr: str, offset: int, fragmen
     _assert_located(_symint_ir(expr), len("func.func @f(%x: !tx.symint<") + 1 + offset, fragment)
 
 
+def test_hostile_expr_attribute_is_a_located_parse_error() -> None:
+    """#tx.expr raised a bare DimSyntaxError, without a location."""
+    ir = "func.func @f() attributes {a = #tx.expr<s0//0>} {\n  func.return\n}\n"
+    _assert_located(ir, len("func.func @f() attributes {a = #tx.expr<s0//") + 1, "division by zero")
+
+
 def test_symint_may_be_negative_and_symfloat_may_be_a_float() -> None:
     assert parse_module(_symint_ir("-s0")) is not None
     assert parse_module(_symint_ir("-3")) is not None

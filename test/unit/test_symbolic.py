@@ -115,6 +115,8 @@ def _combine(children: st.SearchStrategy[sympy.Expr]) -> st.SearchStrategy[sympy
         pairs.map(lambda p: p[0] - p[1]),
         st.tuples(children, st.integers(1, 9)).map(lambda p: FloorDiv(p[0], sympy.Integer(p[1]))),
         st.tuples(children, st.integers(2, 9)).map(lambda p: sympy.Mod(p[0], p[1])),
+        pairs.map(lambda p: sympy.Max(p[0], p[1])),
+        pairs.map(lambda p: sympy.Min(p[0], p[1])),
     )
 
 
@@ -124,8 +126,10 @@ expressions = st.recursive(_atoms(), _combine, max_leaves=6)
 @settings(max_examples=300, deadline=None)
 @given(expressions)
 def test_print_parse_round_trip(expr: sympy.Expr) -> None:
-    text = dim_str(to_dim(expr))  # dims enter the IR in canonical form
+    dim = to_dim(expr)  # dims enter the IR in canonical form
+    text = dim_str(dim)
     parsed = parse_dim(text)
+    assert parsed == dim
     assert dim_str(parsed) == text
     # the same function of the symbols (simplify cannot always prove two forms
     # equal: Mod((1 - s0)*(s0 - 1), 3) against its expanded form)
