@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -90,22 +91,30 @@ def sym_eq(a: Dim, b: Dim) -> bool:
     fast = getattr(oracle, "decide_equal", None)  # an oracle may answer without sympy.Eq
     if fast is not None:
         return fast(a, b)
-    difference = sympy.sympify(a - b)  # dims are expanded: like terms cancel
-    if difference.is_Number:
-        return bool(difference == 0)
-    low, high = dim_bounds(difference)
+    low, high, large = _difference(b, a)
     if low is not None and low > 0 or high is not None and high < 0:
         return False
-    terms, degree = dim_size(difference)
-    if terms > _SYMPY_EQ_TERMS or degree > _SYMPY_EQ_DEGREE:  # sympy's proof would take seconds
+    if low == high == 0:
+        return True
+    if large:  # sympy's proof would take seconds
         return oracle.decide(sympy.Eq(a, b, evaluate=False))
     return guard_bool(sympy.Eq(a, b))
 
 
-# Up to this size sympy.Eq is asked to prove a difference non-zero; its proofs
-# (real roots of a derivative) grow fast with the degree of a polynomial.
+# Up to this size sympy is asked to decide a relation; its proofs (real roots
+# of a derivative) grow fast with the degree of a polynomial.
 _SYMPY_EQ_TERMS = 16
 _SYMPY_EQ_DEGREE = 8
+
+
+@functools.lru_cache(maxsize=8192)
+def _difference(b: Dim, a: Dim) -> tuple[int | None, int | None, bool]:
+    """Bounds of ``b - a`` and whether it is too large for sympy's proofs;
+    memoised, as shape rules compare the same dims again and again."""
+    difference = sympy.sympify(b - a)  # dims are expanded: like terms cancel
+    low, high = dim_bounds(difference)
+    terms, degree = dim_size(difference)
+    return low, high, terms > _SYMPY_EQ_TERMS or degree > _SYMPY_EQ_DEGREE
 
 
 def sym_lt(a: Dim, b: Dim) -> bool:
@@ -123,14 +132,12 @@ def sym_le(a: Dim, b: Dim) -> bool:
 def _decide_order(relation: type, a: Dim, b: Dim, *, strict: bool) -> bool:
     """``a < b`` (strict) or ``a <= b``: from the bounds of ``b - a`` when they
     decide it, from sympy when the difference is small, else from the oracle."""
-    difference = sympy.sympify(b - a)
-    low, high = dim_bounds(difference)
+    low, high, large = _difference(b, a)
     if low is not None and (low > 0 or low == 0 and not strict):
         return True
     if high is not None and (high < 0 or high == 0 and strict):
         return False
-    terms, degree = dim_size(difference)
-    if terms > _SYMPY_EQ_TERMS or degree > _SYMPY_EQ_DEGREE:  # sympy's proof would take seconds
+    if large:  # sympy's proof would take seconds
         return _ORACLE.get().decide(relation(a, b, evaluate=False))
     return guard_bool(relation(a, b))
 
