@@ -391,8 +391,10 @@ class _DimParser:
                                  f"{', '.join(_ARITY)})", offset, len(name))
         self.nest(offset)
         args = [self.expr()]
+        ends = [self._end()]
         while self.take(","):
             args.append(self.expr())
+            ends.append(self._end())
         if not self.take(")"):
             raise self.fail("')'")
         self.depth -= 1
@@ -401,7 +403,7 @@ class _DimParser:
             wanted = f"{least}" if least == most else f"at least {least}"
             raise self.error(f"{name} takes {wanted} arguments, found {len(args)}", offset)
         if name in ("FloorDiv", "Mod"):
-            return self.divide(name, args[0], args[1], offset)
+            return self.divide(name, args[0], args[1], offset, divisor_end=ends[1])
         return self.extremum(name, args, offset)
 
     # -- building, each bound checked before the sympy operation --
@@ -447,12 +449,14 @@ class _DimParser:
         if self.function_terms > MAX_DIM_TERMS:
             raise self.error(f"dim expands to more than {MAX_DIM_TERMS} terms", offset)
 
-    def divide(self, name: str, base: _Value, divisor: _Value, offset: int | None = None) -> _Value:
+    def divide(self, name: str, base: _Value, divisor: _Value, offset: int | None = None,
+               divisor_end: int | None = None) -> _Value:
         offset = base.offset if offset is None else offset
+        width = (self._end() if divisor_end is None else divisor_end) - divisor.offset  # the divisor's text
         if divisor.const is not None:
             if divisor.const == 0:
                 raise DimSyntaxError(f"{'division' if name == 'FloorDiv' else 'modulo'} by zero in dim",
-                                     divisor.offset, self._width(divisor.offset))
+                                     divisor.offset, width)
             if base.const is not None:
                 result = base.const // divisor.const if name == "FloorDiv" else base.const % divisor.const
                 return self.constant(result, offset)
@@ -461,7 +465,7 @@ class _DimParser:
             divisor_expr = sympy.expand(divisor.expr)  # bounded by the estimates; exposes a zero
             if divisor_expr == 0:
                 raise DimSyntaxError(f"{'division' if name == 'FloorDiv' else 'modulo'} by an expression "
-                                     "that is zero", divisor.offset, self._width(divisor.offset))
+                                     "that is zero", divisor.offset, width)
         self.opaque([base, divisor], offset)
         return _Value(_functions()[name](base.expr, divisor_expr), None, 1, 1, 1, offset)
 
@@ -472,10 +476,10 @@ class _DimParser:
         self.opaque(args, offset)
         return _Value(_functions()[name](*(arg.expr for arg in args)), None, 1, 1, 1, offset)
 
-    def _width(self, offset: int) -> int:
-        """From ``offset`` to the end of the last token read: the divisor's text."""
+    def _end(self) -> int:
+        """Where the last token read ends."""
         last = self.tokens[self.index - 1]
-        return last[2] + len(last[1]) - offset
+        return last[2] + len(last[1])
 
 
 def _parse_bounded(text: str, *, allow_float: bool) -> Dim:
