@@ -329,8 +329,8 @@ class _DimParser:
         if exponent == 0:
             return self.constant(1, base.offset)
         if base.scale >= 2 and exponent >= 64:  # 2**64 and up: refused before computing it
-            raise self.error(f"power with exponent {exponent} is not below 2**63 (dims are int64)",
-                             base.offset)
+            what = f"{base.const}**{exponent}" if base.const is not None else f"a power with exponent {exponent}"
+            raise self.error(f"{what} is not below 2**63 (dims are int64)", base.offset)
         if base.const is not None:
             return self.constant(base.const**exponent, base.offset)
         if base.degree * exponent > MAX_DIM_DEGREE:
