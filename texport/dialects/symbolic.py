@@ -272,8 +272,8 @@ class _DimParser:
         end = last[2] + len(last[1]) if last else offset + 1
         return DimSyntaxError(message, offset, end - offset)
 
-    def nest(self, offset: int, levels: int = 1) -> None:
-        self.depth += levels
+    def nest(self, offset: int) -> None:
+        self.depth += 1
         if self.depth > MAX_DIM_DEPTH:
             raise DimSyntaxError(f"dim nested more than {MAX_DIM_DEPTH} levels deep "
                                  "(parentheses, calls and unary minus)", offset)
@@ -307,12 +307,12 @@ class _DimParser:
                 return value
 
     def unary(self) -> _Value:
-        token = self.peek()
         signs = 0
-        while self.take("-"):
+        token = self.peek()
+        while self.take("-"):  # a loop, not recursion: 1000 signs cost no stack
+            self.nest(token[2])
             signs += 1
-        if signs:
-            self.nest(token[2], signs)
+            token = self.peek()
         value = self.power()
         self.depth -= signs
         return self.negate(value) if signs % 2 else value
