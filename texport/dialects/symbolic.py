@@ -2,6 +2,12 @@
 
 Dims are ``int | sympy.Expr``: static sizes stay Python ints because sympy
 arithmetic costs microseconds per operation and most dims are static.
+
+Text is parsed by one bounded grammar with three entry points: ``parse_dim``
+(an integer expression: !tx.symint, guards, range keys), ``parse_tensor_dim``
+(also never provably negative) and ``parse_scalar_expr`` (also float literals:
+!tx.symfloat). Its bounds (MAX_DIM_*) are checked before sympy computes
+anything; whatever they accept prints back (``dim_str``) to the same dim.
 """
 
 from __future__ import annotations
