@@ -209,6 +209,15 @@ def test_largest_accepted_numel_verifies_in_bounded_time(dim: str, rank: int) ->
     assert "shape rule gives" in err
 
 
+def test_product_of_two_large_dims_is_refused_before_expanding() -> None:
+    """repeat multiplies a 56-term dim by a 56-term symint: canonical() estimates
+    3136 terms and refuses before sympy expands them (seconds)."""
+    ir = ("func.func @f(%x: !tx.tensor<[(s5+s6+s7+s8+s9+1)**3], f32>, %n: !tx.symint<(s0+s1+s2+s3+s4+1)**3>) {\n"
+          "  %r = core.repeat(%x, [%n]) : !tx.tensor<[3], f32>\n  func.return\n}\n")
+    err = _finishes(lambda: _verify_error(ir))
+    assert "'core.repeat' op: a dim would expand to about 3136 terms, more than the limit of 1024" in err
+
+
 def _verify_error(ir: str) -> str:
     try:
         parse_module(ir).verify()

@@ -54,6 +54,7 @@ from .registry import OPS, OpDef
 from .schema import ArgType, Argument
 from .shape_rules import SHAPE_RULES
 from .shape_rules.guards import ShapeGuardError
+from .symbolic import DimTooLargeError
 from .tx import (
     SYM_TYPES,
     NoneAttr,
@@ -493,7 +494,7 @@ def _check_results(op: AtenOp, values: list[Any]) -> None:
         expected = rule(*[_meta_of(v, strided) for v in values])
     except _Unknown:
         return
-    except ShapeGuardError as err:
+    except (ShapeGuardError, DimTooLargeError) as err:
         raise VerifyException(f"'{op.name}' op: {err}") from None
     expected_list = _as_result_list(expected)
     if len(expected_list) != len(op.results):

@@ -147,13 +147,44 @@ def dim_str(dim: Dim) -> str:
     return _expr_str(dim)
 
 
+class DimTooLargeError(ValueError):
+    """A dim built by a shape rule (a product of dims) would expand to too many terms."""
+
+
+MAX_EXPANDED_TERMS = 1024  # monomials canonical() may produce: expand costs ~1 ms a term
+
+
 @functools.lru_cache(maxsize=65536)
 def canonical(expr: sympy.Expr) -> Dim:
     """The one form a dim takes in the IR: expanded, so that printing then
     parsing gives back the same expression (sympy's structure otherwise
-    depends on how an expression was built: 2*(s0 + 1) vs 2*s0 + 2)."""
+    depends on how an expression was built: 2*(s0 + 1) vs 2*s0 + 2).
+    The expansion's size is estimated first: DimTooLargeError past the limit."""
+    estimate = _expanded_terms(expr)
+    if estimate > MAX_EXPANDED_TERMS:
+        raise DimTooLargeError(f"a dim would expand to about {estimate} terms, more than the limit "
+                               f"of {MAX_EXPANDED_TERMS}")
     expanded = sympy.expand(expr)
     return int(expanded) if isinstance(expanded, sympy.Integer) else expanded
+
+
+def _expanded_terms(expr: Any) -> int:
+    """An upper bound on the monomials of ``expand(expr)`` (capped past the limit)."""
+    if isinstance(expr, sympy.Add):
+        return sum(_expanded_terms(arg) for arg in expr.args)
+    if isinstance(expr, sympy.Mul):
+        total = 1
+        for arg in expr.args:
+            total *= _expanded_terms(arg)
+            if total > MAX_EXPANDED_TERMS:
+                return total
+        return total
+    if isinstance(expr, sympy.Pow) and expr.args[1].is_Integer and expr.args[1] > 0:
+        base, exponent = _expanded_terms(expr.args[0]), int(expr.args[1])
+        if base == 1:
+            return 1
+        return math.comb(base + exponent - 1, exponent) if exponent <= MAX_EXPANDED_TERMS else exponent
+    return 1
 
 
 def to_dim(value: Dim) -> Dim:
