@@ -109,6 +109,8 @@ TENSOR_DIM_REPROS = [
     pytest.param("x" * 100, 0, "symbol name is 100 characters long", id="long-name"),
     pytest.param("Mod((s0+s1+1)**3, (s0+s1+1)**2)", 0, "not an integer polynomial", id="rational-mod"),
     pytest.param("Foo(s0)", 0, "unknown function 'Foo'", id="unknown-function"),
+    pytest.param("Max((" + " + ".join(f"{'x' * 60}{i}" for i in range(8)) + ")**2, 1)", 0,
+                 "dim expands to more than 4096 characters", id="printed-too-long"),
 ]
 
 

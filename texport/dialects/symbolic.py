@@ -536,7 +536,8 @@ def _parse_bounded(text: str, *, allow_float: bool) -> Dim:
     if not _in_grammar(dim, allow_float):
         raise DimSyntaxError(f"dim simplifies to {dim_str(dim)[:200]}, which is not an integer "
                              "polynomial of symbols, Max, Min, // and %", 0, len(text))
-    _check_printed_length(dim, value, text)
+    inner_degree = MAX_DIM_DEGREE if parser.function_terms else value.degree  # arguments' own degrees
+    _check_printed_length(dim, value.terms + parser.function_terms, max(value.degree, inner_degree), text)
     return dim
 
 
@@ -561,10 +562,10 @@ def _in_grammar(dim: Any, allow_float: bool) -> bool:
     return True
 
 
-def _check_printed_length(dim: Any, value: _Value, text: str) -> None:
+def _check_printed_length(dim: Any, terms: int, degree: int, text: str) -> None:
     """The printed form must parse back: expansion may make it longer than the text was."""
-    widest_term = 24 + value.degree * (_MAX_NAME_LENGTH + 4)
-    if (value.terms + value.degree) * widest_term + len(text) <= MAX_DIM_LENGTH:
+    widest_term = 24 + degree * (_MAX_NAME_LENGTH + 4)
+    if (terms + degree) * widest_term + len(text) <= MAX_DIM_LENGTH:
         return  # cannot exceed the limit: skip printing
     if len(dim_str(dim)) > MAX_DIM_LENGTH:
         raise DimSyntaxError(f"dim expands to more than {MAX_DIM_LENGTH} characters", 0, len(text))
