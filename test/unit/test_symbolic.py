@@ -115,8 +115,6 @@ def _combine(children: st.SearchStrategy[sympy.Expr]) -> st.SearchStrategy[sympy
         pairs.map(lambda p: p[0] - p[1]),
         st.tuples(children, st.integers(1, 9)).map(lambda p: FloorDiv(p[0], sympy.Integer(p[1]))),
         st.tuples(children, st.integers(2, 9)).map(lambda p: sympy.Mod(p[0], p[1])),
-        pairs.map(lambda p: sympy.Max(p[0], p[1])),
-        pairs.map(lambda p: sympy.Min(p[0], p[1])),
     )
 
 
