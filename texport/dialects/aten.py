@@ -55,7 +55,7 @@ from .registry import OPS, OpDef
 from .schema import ArgType, Argument
 from .shape_rules import SHAPE_RULES
 from .shape_rules.guards import ShapeGuardError
-from .symbolic import dim_str
+from .symbolic import DimTooLargeError, dim_str
 from .tx import (
     SYM_TYPES,
     NoneAttr,
@@ -526,7 +526,7 @@ def _check_results(op: AtenOp, values: list[Any]) -> None:
         expected = rule(*[_meta_of(v, strided) for v in values])
     except _Unknown:
         return
-    except ShapeGuardError as err:
+    except (ShapeGuardError, DimTooLargeError) as err:
         raise VerifyException(f"'{op.name}' op: {err}") from None
     except Exception as err:  # noqa: BLE001 - last resort: arguments no shape rule foresaw
         raise VerifyException(

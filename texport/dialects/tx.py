@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -50,7 +50,18 @@ from texport.dialects._lazy import sympy  # loaded on first use
 from .asm import parse_defined_operand, string_literal
 from .dtypes import BY_IR_NAME, DType
 from .meta import TensorMeta
-from .symbolic import Dim, DimSyntaxError, dim_str, parse_dim, to_dim
+from .symbolic import (
+    MAX_TENSOR_DEGREE,
+    MAX_TENSOR_TERMS,
+    Dim,
+    DimSyntaxError,
+    dim_size,
+    dim_str,
+    parse_dim,
+    parse_scalar_expr,
+    parse_tensor_dim,
+    to_dim,
+)
 
 # --------------------------------------------------------------------------
 # Element types: xDSL builtin types <-> DType
@@ -87,7 +98,8 @@ _TENSOR_PARSED: dict[str, tuple[tuple[Dim, ...], DType]] = {}
 
 def _parse_dims_text(text: str) -> tuple[tuple[Dim, ...], DType] | tuple[str, int, int]:
     """Body of ``!tx.tensor<...>`` → (dims, dtype); on failure (message, start, end)
-    with the offsets of the offending text inside the body."""
+    with the offsets of the offending text inside the body (for a bad dim, its
+    offending token)."""
     head, sep, elem = text.rpartition("]")
     head = head.strip()
     elem = elem.strip()
@@ -108,15 +120,31 @@ def _parse_dims_text(text: str) -> tuple[tuple[Dim, ...], DType] | tuple[str, in
     offset = inner_start
     for part in _split_dims(head[1:]):
         try:
-            dims.append(parse_dim(part))
+            dims.append(parse_tensor_dim(part))
         except DimSyntaxError as err:
-            lead = len(part) - len(part.lstrip())
-            return (
-                f"invalid dim '{part.strip()}' in !tx.tensor: {err}",
-                offset + lead, offset + len(part.rstrip()),
-            )
+            shown = part.strip() if len(part.strip()) <= 80 else part.strip()[:77] + "..."
+            return f"invalid dim '{shown}' in !tx.tensor: {err}", offset + err.offset, \
+                offset + err.offset + err.length
         offset += len(part) + 1
+    too_large = _numel_too_large(dims)
+    if too_large:
+        return f"invalid dims in !tx.tensor: {too_large}", inner_start, inner_start + len(head) - 1
     return tuple(dims), dtype
+
+
+def _numel_too_large(dims: list[Dim]) -> str | None:
+    """Why the product of ``dims`` (the numel shape rules expand) is too large, or None."""
+    if all(type(d) is int for d in dims):
+        return None
+    terms, degree = 1, 0
+    for dim in dims:
+        dim_terms, dim_degree = dim_size(dim)
+        terms, degree = terms * dim_terms, degree + dim_degree
+    if terms > MAX_TENSOR_TERMS:
+        return f"their product expands to {terms} terms, more than the limit of {MAX_TENSOR_TERMS}"
+    if degree > MAX_TENSOR_DEGREE:
+        return f"their product has degree {degree}, more than the limit of {MAX_TENSOR_DEGREE}"
+    return None
 
 
 def _split_dims(text: str) -> list[str]:
@@ -234,10 +262,8 @@ class _SymScalarType(ParametrizedAttribute, TypeAttribute):
             return (SymExprAttr(None),)
         start = parser._current_token.span.start  # noqa: SLF001
         body = parser._parse_dialect_symbol_body()  # noqa: SLF001
-        try:
-            return (SymExprAttr(parse_dim(body)),)
-        except DimSyntaxError as err:
-            parser.raise_error(f"invalid symbolic expression '{body}': {err}", start + 1 + err.offset)
+        parse = parse_dim if cls.KIND == "int" else parse_scalar_expr  # a symint is integral
+        return (SymExprAttr(_parse_located(parser, parse, body, start + 1)),)
 
     def print_parameters(self, printer: Printer) -> None:
         value = self.expr.data
@@ -249,6 +275,17 @@ class _SymScalarType(ParametrizedAttribute, TypeAttribute):
         return self.expr.data
 
 
+def _parse_located(parser: AttrParser, parse: Callable[[str], Dim], body: str, where: int) -> Dim:
+    """``parse(body)``; a DimSyntaxError becomes a ParseError under its token
+    (``where`` is the body's position in the input)."""
+    try:
+        return parse(body)
+    except DimSyntaxError as err:
+        shown = body.strip() if len(body.strip()) <= 80 else body.strip()[:77] + "..."
+        parser.raise_error(f"invalid symbolic expression '{shown}': {err}", where + err.offset,
+                           where + err.offset + err.length)
+
+
 @irdl_attr_definition
 class SymExprAttr(Data[object]):
     """A symbolic expression (int or sympy) held by !tx.symint; None if unknown."""
@@ -257,8 +294,9 @@ class SymExprAttr(Data[object]):
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> object:
+        start = parser._current_token.span.start  # noqa: SLF001
         body = parser._parse_dialect_symbol_body()  # noqa: SLF001
-        return parse_dim(body) if body.strip() != "?" else None
+        return _parse_located(parser, parse_scalar_expr, body, start + 1) if body.strip() != "?" else None
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string("<?>" if self.data is None else f"<{dim_str(self.data)}>")

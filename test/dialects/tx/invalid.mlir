@@ -3,9 +3,9 @@
 func.func @bad_dim(%x: !tx.tensor<[s0, 3 +], f32>) {
   func.return
 }
-// CHECK: invalid.mlir:3:40
+// CHECK: invalid.mlir:3:43
 // CHECK-NEXT: func.func @bad_dim(%x: !tx.tensor<[s0, 3 +], f32>) {
-// CHECK-NEXT: {{^ +\^\^\^$}}
+// CHECK-NEXT: {{^ {42}\^$}}
 // CHECK-NEXT: invalid dim '3 +' in !tx.tensor: expected a dim, found end of text
 
 // -----
@@ -52,3 +52,35 @@ func.func @constant_mismatch() {
   func.return
 }
 // CHECK: tx.constant 3 declares result type !tx.symint<4>
+
+// -----
+
+// Hostile dims (issue 17): a located error under the offending token, never a crash.
+func.func @zero_divisor(%x: !tx.tensor<[s0 // 0], f32>) {
+  func.return
+}
+// CHECK: invalid.mlir:59:47
+// CHECK-NEXT: func.func @zero_divisor(%x: !tx.tensor<[s0 // 0], f32>) {
+// CHECK-NEXT: {{^ {46}\^$}}
+// CHECK-NEXT: invalid dim 's0 // 0' in !tx.tensor: division by zero in dim
+
+// -----
+
+func.func @negative(%x: !tx.tensor<[3, -s0], f32>) {
+  func.return
+}
+// CHECK: invalid dim '-s0' in !tx.tensor: a tensor dim must be non-negative, found -s0
+
+// -----
+
+func.func @huge_power(%x: !tx.tensor<[s0**999999999], f32>) {
+  func.return
+}
+// CHECK: exponent 999999999 gives degree 999999999, more than the limit of 8
+
+// -----
+
+func.func @symint_zero_divisor(%n: !tx.symint<Mod(s0, 0)>) {
+  func.return
+}
+// CHECK: invalid symbolic expression 'Mod(s0, 0)': modulo by zero in dim

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Iterator
 from typing import Protocol
 
 from texport.dialects._lazy import sympy  # loaded on first use
 
-from ..symbolic import Dim
+from ..symbolic import Dim, dim_bounds, dim_size
 
 
 class ShapeGuardError(ValueError):
@@ -90,19 +91,55 @@ def sym_eq(a: Dim, b: Dim) -> bool:
     fast = getattr(oracle, "decide_equal", None)  # an oracle may answer without sympy.Eq
     if fast is not None:
         return fast(a, b)
+    low, high, large = _difference(b, a)
+    if low is not None and low > 0 or high is not None and high < 0:
+        return False
+    if low == high == 0:
+        return True
+    if large:  # sympy's proof would take seconds
+        return oracle.decide(sympy.Eq(a, b, evaluate=False))
     return guard_bool(sympy.Eq(a, b))
+
+
+# Up to this size sympy is asked to decide a relation; its proofs (real roots
+# of a derivative) grow fast with the degree of a polynomial.
+_SYMPY_EQ_TERMS = 16
+_SYMPY_EQ_DEGREE = 8
+
+
+@functools.lru_cache(maxsize=8192)
+def _difference(b: Dim, a: Dim) -> tuple[int | None, int | None, bool]:
+    """Bounds of ``b - a`` and whether it is too large for sympy's proofs;
+    memoised, as shape rules compare the same dims again and again."""
+    difference = sympy.sympify(b - a)  # dims are expanded: like terms cancel
+    low, high = dim_bounds(difference)
+    terms, degree = dim_size(difference)
+    return low, high, terms > _SYMPY_EQ_TERMS or degree > _SYMPY_EQ_DEGREE
 
 
 def sym_lt(a: Dim, b: Dim) -> bool:
     if type(a) is int and type(b) is int:
         return a < b
-    return guard_bool(sympy.Lt(a, b))
+    return _decide_order(sympy.Lt, a, b, strict=True)
 
 
 def sym_le(a: Dim, b: Dim) -> bool:
     if type(a) is int and type(b) is int:
         return a <= b
-    return guard_bool(sympy.Le(a, b))
+    return _decide_order(sympy.Le, a, b, strict=False)
+
+
+def _decide_order(relation: type, a: Dim, b: Dim, *, strict: bool) -> bool:
+    """``a < b`` (strict) or ``a <= b``: from the bounds of ``b - a`` when they
+    decide it, from sympy when the difference is small, else from the oracle."""
+    low, high, large = _difference(b, a)
+    if low is not None and (low > 0 or low == 0 and not strict):
+        return True
+    if high is not None and (high < 0 or high == 0 and strict):
+        return False
+    if large:  # sympy's proof would take seconds
+        return _ORACLE.get().decide(relation(a, b, evaluate=False))
+    return guard_bool(relation(a, b))
 
 
 def check(condition: bool, message: str) -> None:
