@@ -148,14 +148,14 @@ def run_ir(data: bytes, stage: Callable[[str], None]) -> None:
     """parse → verify → print → parse → print; the two prints must be equal."""
     from xdsl.utils.exceptions import ParseError
 
-    from texport.dialects.context import parse_module, print_module
+    from texport.dialects.context import parse_module, print_module, verify_module
 
     stage("decode")
     text = data.decode("utf-8")
     stage("parse")
     module = parse_module(text, _context())
     stage("verify")
-    module.verify()
+    verify_module(module)
     stage("print")
     printed = print_module(module)
     stage("reparse")

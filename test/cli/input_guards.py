@@ -10,7 +10,7 @@
 # RUN: %python -c "import numpy as np; np.savez('%t.f64.npz', x=np.ones(3), n=np.array(2))"
 # RUN: not texport run %t.static.texport --inputs %t.f64.npz 2>&1 | filecheck %s --check-prefix=DTYPE
 # DYNAMIC-NOT: Traceback
-# DYNAMIC: texport: error: Guard failed: n must be an int (got ndarray array(2.5))
+# DYNAMIC: texport: error: {{.*}}float.npz: array 'n' for input n must be a 0-d integer array (the input is an int); found f64[]
 # DYNAMIC-OK: 5.
 # STATIC-NOT: Traceback
 # STATIC: texport: error: Guard failed: n == 2 (got float 2.0, not int)

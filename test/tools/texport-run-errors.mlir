@@ -46,7 +46,7 @@
 // RUN: texport-run %s --inputs %t.ok.npz --outputs %t.out && %python -c "import numpy as np; print(sorted(np.load('%t.out')))" | filecheck %s --check-prefix=OUTNAME
 
 // CLEAN-NOT: Traceback
-// UTF8: texport-run: error: {{.*}}utf8.mlir:2:8: not UTF-8 text: byte 0xff cannot be decoded (invalid start byte)
+// UTF8: {{^.*}}utf8.mlir:2:8: error: the input is not UTF-8 text: invalid byte b'\xff' (invalid start byte)
 // UTF8-NEXT: {{^}}  func.{{.}}{{$}}
 // UTF8-NEXT: {{^}}       ^{{$}}
 // UTF8-NEXT: exit status 1

@@ -90,7 +90,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.printer import Printer
 
 from texport.dialects._lazy import sympy  # loaded on first use
-from texport.dialects.context import parse_module
+from texport.dialects.context import parse_module, verify_module
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import DimSyntaxError, dim_str, parse_dim, relation_name, relation_of
 from texport.dialects.tx import PREDICATES, TensorType
@@ -883,7 +883,7 @@ def _parse_program(reader: _Reader, member: str) -> tuple[ModuleOp, FuncOp]:
         hint = _CUSTOM_OP_HINT if "is not registered" in str(err) else ""
         raise reader.error(member, f"does not parse:\n{err}{hint}") from err
     try:
-        module.verify()
+        verify_module(module)
     except Exception as err:  # noqa: BLE001 - xDSL raises several verifier exception types
         raise reader.error(member, f"does not verify:\n{err}") from err
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]

@@ -27,6 +27,11 @@ class ToolError(Exception):
     exit_status = EXIT_ERROR
 
 
+class LocatedError(ToolError):
+    """Bad input at a place in a file: printed as mlir-opt prints a diagnostic,
+    ``file:line:col: error: what``, then the line and a caret, with no tool prefix."""
+
+
 class UsageError(ToolError):
     """A bad command line found after argparse was done with it (exit status 2, as argparse's)."""
 
@@ -82,17 +87,38 @@ def run_tool(tool: str, body: Callable[[], int | None], *, debug: bool,
     except BaseException as err:  # xDSL raises errors that are BaseExceptions (ArgSpecParseError)
         if debug:
             raise
+        located = located_message(err)
+        if located is not None:
+            print(located, file=sys.stderr)
+            return EXIT_ERROR
         message, status = describe(err, clear)
         print(f"{tool}: error: {message}", file=sys.stderr)
         return status
+
+
+def located_message(err: BaseException) -> str | None:
+    """mlir-opt's layout for an error that knows where it is: an xDSL ParseError
+    (a ``span`` into the text; recognised by its fields, so xDSL need not load here),
+    a LocatedError, a not-UTF-8 input."""
+    if isinstance(err, LocatedError):
+        return str(err)
+    if isinstance(err, UnicodeDecodeError) and isinstance(err.object, bytes | bytearray):
+        return not_utf8("<input>", err)
+    span, msg = getattr(err, "span", None), getattr(err, "msg", None)
+    if span is None or not isinstance(msg, str) or not hasattr(span, "print_with_context"):
+        return None
+    context = span.print_with_context(None).splitlines()[1:]  # its first line is the location
+    lines = [f"{span.get_location()}: error: {msg}", *context]
+    for ref_span, ref_msg in getattr(err, "refs", None) or ():  # MultipleSpansParseError
+        lines += [f"{ref_span.get_location()}: note: {ref_msg or ''}".rstrip(),
+                  *ref_span.print_with_context(None).splitlines()[1:]]
+    return "\n".join(lines)
 
 
 def describe(err: BaseException, clear: tuple[type[BaseException], ...] = ()) -> tuple[str, int]:
     """(message, exit status) for an exception that reached a tool's top level."""
     if isinstance(err, ToolError):
         return str(err), err.exit_status
-    if isinstance(err, UnicodeDecodeError):
-        return not_utf8("the input", err), EXIT_ERROR
     if isinstance(err, clear):
         return str(err) or type(err).__name__, EXIT_ERROR
     if isinstance(err, OSError):
@@ -114,16 +140,6 @@ def unexpected(err: BaseException) -> str:
             f"--debug or {DEBUG_VARIABLE}=1 shows the traceback; please report it)")
 
 
-def read_text(path: str) -> str:
-    """A file's text; bytes that are not UTF-8 are an error located at line:column."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ToolError(not_utf8(path, err)) from err
-
-
 def not_utf8(name: str, err: UnicodeDecodeError) -> str:
     """``in.mlir:1:13: not UTF-8 text ...``, the line and a caret under the bad byte."""
     data = bytes(err.object)
@@ -132,5 +148,5 @@ def not_utf8(name: str, err: UnicodeDecodeError) -> str:
     line = data.count(b"\n", 0, err.start) + 1
     column = len(data[start:err.start].decode("utf-8", "replace")) + 1
     text = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
-    return (f"{name}:{line}:{column}: not UTF-8 text: byte {data[err.start]:#04x} cannot be decoded "
+    return (f"{name}:{line}:{column}: error: not UTF-8 text: byte {data[err.start]:#04x} cannot be decoded "
             f"({err.reason})\n{text}\n{' ' * (column - 1)}^")

@@ -18,7 +18,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from texport.dialects.names import TexportParser
 from texport.tools.diagnostics import (
-    ToolError,
+    LocatedError,
     UsageError,
     add_debug_option,
     debug_wanted,
@@ -35,9 +35,16 @@ class TexportOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_mlir(io: IO[bytes]) -> ModuleOp:
-            return TexportParser(self.ctx, io.read(), self.get_input_name()).parse_module(
+            module = TexportParser(self.ctx, io.read(), self.get_input_name()).parse_module(
                 not self.args.no_implicit_module
             )
+            if not self.args.disable_verify:
+                # xDSL verifies too, but a verifier crashing on broken input (func.return
+                # reading a func.func's missing property) must become a located diagnostic
+                from texport.dialects.context import verify_module  # loads the dialects
+
+                verify_module(module)
+            return module
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -64,7 +71,7 @@ def _run(args: Sequence[str] | None) -> None:
     try:
         tool.run()
     except UnicodeDecodeError as err:
-        raise ToolError(not_utf8(tool.get_input_name(), err)) from err
+        raise LocatedError(not_utf8(tool.get_input_name(), err)) from err
 
 
 def _debug_flag(args: Sequence[str]) -> bool:

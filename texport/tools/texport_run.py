@@ -21,7 +21,7 @@ import numpy as np
 from xdsl.dialects.func import FuncOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from texport.dialects.context import parse_module
+from texport.dialects.context import parse_module, verify_module
 from texport.interpreter.dtypes import FLOAT32, from_numpy, is_bfloat16, is_inexact
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.executor import compile_function, find_function
@@ -40,7 +40,6 @@ from texport.tools.diagnostics import (
     check_output_path,
     debug_wanted,
     non_negative_int,
-    read_text,
     run_tool,
 )
 
@@ -98,8 +97,9 @@ def _run(args: argparse.Namespace) -> int:
     check_bindings(args.bind, not args.inputs, f"it does not go with --inputs {args.inputs}")
     if args.outputs:
         check_output_path(args.outputs, "--outputs")
-    module = parse_module(read_text(args.input_file), name=args.input_file)
-    module.verify()
+    with open(args.input_file, "rb") as handle:  # the parser locates a byte that is not UTF-8
+        module = parse_module(handle.read(), name=args.input_file)
+    verify_module(module)
     func = find_function(module, args.entry or _default_entry(module))
     plan = compile_function(func)
     if args.inputs:
