@@ -295,3 +295,12 @@ def test_parse_dim_bounds_its_own_nesting() -> None:
     for text in ("(" * 250 + "s0" + ")" * 250, "-" * 1000 + "s0"):
         with pytest.raises(DimSyntaxError, match="nested more than 64"):
             _finishes(lambda text=text: parse_dim(text))
+
+
+@pytest.mark.parametrize("text", [
+    "Mod((s0+s1+s2+1)**5, (s3+s4+s5+1)**5)",  # two 56-term polynomials: 3 s in sympy
+    "Max(" + ", ".join(f"s{i}*s{i + 1}+{i}" for i in range(40)) + ")",  # 40 arguments: 3.6 s
+])
+def test_costly_simplification_is_refused_before_sympy(text: str) -> None:
+    with pytest.raises(DimSyntaxError, match="too costly to simplify"):
+        _finishes(lambda: parse_dim(text))

@@ -218,6 +218,10 @@ MAX_DIM_LENGTH = 4096  # characters of one dim's text (also of its printed form)
 MAX_DIM_DEPTH = 64  # nesting of parentheses, function calls and unary minus
 MAX_DIM_DEGREE = 8  # total degree of the dim as a polynomial in its symbols
 MAX_DIM_TERMS = 128  # monomials the dim and its function arguments expand to, in all
+# sympy's Mod and FloorDiv look for common factors of their arguments (time grows with
+# the square of their monomials: Mod of two 56-term polynomials 3 s); Max and Min compare
+# every pair of arguments (Max of 40 two-term arguments: 3.6 s)
+MAX_DIM_SIMPLIFY_WORK = 1024  # see _DimParser.simplify
 INT64_LIMIT = 2**63  # |constant| must stay below: dims are int64 in torch
 _MAX_NAME_LENGTH = 64
 # A tensor's numel is the product of its dims, expanded by shape rules (view,
@@ -266,6 +270,7 @@ class _DimParser:
         self.allow_float = allow_float
         self.depth = 0
         self.function_terms = 0  # monomials inside function arguments, all counted
+        self.simplify_work = 0  # what sympy's Mod/FloorDiv/Max/Min will cost (simplify)
         self.tokens = self._tokenize(text)
         self.index = 0
 
@@ -504,13 +509,27 @@ class _DimParser:
                 raise DimSyntaxError(f"{'division' if name == 'FloorDiv' else 'modulo'} by an expression "
                                      "that is zero", divisor.offset, width)
         self.opaque([base, divisor], offset)
+        self.simplify([base, divisor], name, offset)
         return _Value(_functions()[name](base.expr, divisor_expr), None, 1, 1, 1, offset)
+
+    def simplify(self, args: list[_Value], name: str, offset: int) -> None:
+        """Count what sympy's simplification of ``name(*args)`` costs against the budget:
+        a division's common-factor search grows with the square of its monomials, an
+        extremum's pairwise comparisons with the square of its arguments."""
+        terms = sum(arg.terms for arg in args)
+        self.simplify_work += terms ** 2 if name in ("Mod", "FloorDiv") else len(args) ** 2
+        if self.simplify_work > MAX_DIM_SIMPLIFY_WORK:
+            raise self.error(f"dim is too costly to simplify: {name} of {len(args)} arguments with {terms} "
+                             f"terms in all (the budget: {MAX_DIM_SIMPLIFY_WORK} for the sum over Mod and "
+                             "FloorDiv of their terms squared and over Max and Min of their arguments "
+                             "squared)", offset)
 
     def extremum(self, name: str, args: list[_Value], offset: int) -> _Value:
         if all(arg.const is not None for arg in args):
             pick = max if name == "Max" else min
             return self.constant(pick(arg.const for arg in args), offset)
         self.opaque(args, offset)
+        self.simplify(args, name, offset)
         return _Value(_functions()[name](*(arg.expr for arg in args)), None, 1, 1, 1, offset)
 
     def _end(self) -> int:

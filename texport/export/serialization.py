@@ -54,8 +54,8 @@ refuses newer archives; add a field -> bump the version.
 An archive is untrusted input. ``load`` checks the zip directory before reading
 anything (one entry per name, every member stored and inside the file, no two
 overlapping, sizes as the manifest says), bounds the manifest's size and nesting
-before decoding it, checks every field's type and value (dims through
-``_archive_bounds.check_dim_text`` before ``parse_dim``), reads each member at
+before decoding it, checks every field's type and value (dims through the IR's bounded ``parse_dim``),
+reads each member at
 most once and an ``.npy`` member's data only after its header fits the member:
 loading holds at most the archive's bytes plus the parsed program, and any
 fault is a SerializationError naming the member and the manifest field.
@@ -1226,12 +1226,11 @@ def _ranges_from_json(data: dict[str, Any]) -> dict[Any, ValueRange]:
 
 
 def _dim_from_json(text: str, field: str) -> Any:
-    """A dim in the IR's grammar: bounded (length, terms, exponents, integers only) before
-    sympy builds it; a zero divisor that only sympy finds is reported here too."""
+    """A dim in the IR's grammar, through the IR's own bounded parser (length, nesting,
+    terms, degree, divisions and integers all checked before sympy builds it)."""
     try:
-        _bounds.check_dim_text(text)
         return parse_dim(text)
-    except (_bounds.DimTooComplex, DimSyntaxError, ValueError, TypeError, ArithmeticError) as err:
+    except DimSyntaxError as err:
         raise _FieldError(field, f"is not a dim expression: {_shown(text)} {err}") from err
 
 
