@@ -145,8 +145,6 @@ def test_ascii_assert_messages_round_trip(message: str) -> None:
     assert _assert_message(message) == message
 
 
-@pytest.mark.xfail(strict=False, reason="issue 17: non-ASCII text prints as \\XX byte escapes that do "
-                   "not parse back ('é' -> \"\\C3\\A9\"); fixed with the parser item")
 @given(st.text())
 @PROPERTY
 def test_any_assert_messages_round_trip(message: str) -> None:

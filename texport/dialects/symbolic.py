@@ -165,7 +165,28 @@ def canonical(expr: sympy.Expr) -> Dim:
         raise DimTooLargeError(f"a dim would expand to about {estimate} terms, more than the limit "
                                f"of {MAX_EXPANDED_TERMS}")
     expanded = sympy.expand(expr)
+    if expanded.has(sympy.Max, sympy.Min):
+        expanded = _settled_extrema(expanded)
     return int(expanded) if isinstance(expanded, sympy.Integer) else expanded
+
+
+def _settled_extrema(expr: Any) -> Any:
+    """sympy simplifies Max/Min only while building one, from its arguments as they
+    were then: ``Min(s0, Max(s1, s0 + s1))`` stays, yet built again from its printed
+    text it is ``s0``. Rebuild bottom-up until nothing changes (a few rounds at most),
+    so that a printed dim parses back to itself."""
+    for _ in range(4):
+        rebuilt = sympy.expand(_rebuild(expr))
+        if rebuilt == expr:
+            break
+        expr = rebuilt
+    return expr
+
+
+def _rebuild(expr: Any) -> Any:
+    if expr.is_Atom:
+        return expr
+    return expr.func(*(_rebuild(arg) for arg in expr.args))
 
 
 def _expanded_terms(expr: Any) -> int:
