@@ -57,8 +57,8 @@ class Dim:
     def __init__(self, name: str, *, min: int | None = None, max: int | None = None) -> None:  # noqa: A002
         low = 0 if min is None else min
         high = INT_OO if max is None else max
-        if high < low:
-            raise AssertionError(f"Cannot create Dim with inconsistent min={low}, max={high}")
+        if not high > low:  # as torch: min == max is a constant, not a dim
+            raise AssertionError(f"Cannot create Dim with inconsistent min={min}, max={max}")
         self.__name__ = name
         self.min, self.max = low, high
 
