@@ -4,12 +4,12 @@ acceptance; and every dim the parser accepts prints back to itself."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 import sympy
+from bounded import finishes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.utils.exceptions import ParseError
@@ -37,22 +37,7 @@ def _symint_ir(expr: str, kind: str = "symint") -> str:
 
 
 def _finishes(action: Callable[[], Any]) -> Any:
-    """Run ``action`` in a daemon thread; fail if it does not finish in TIME_BOUND."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = action()
-        except BaseException as err:  # noqa: BLE001 - handed back to the test
-            outcome["error"] = err
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(TIME_BOUND)
-    assert not worker.is_alive(), f"did not finish within {TIME_BOUND} s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
+    return finishes(action, TIME_BOUND)
 
 
 def _parse_error(ir: str) -> ParseError:

@@ -13,7 +13,6 @@ import json
 import os
 import stat
 import struct
-import threading
 import tracemalloc
 import warnings
 import zipfile
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bounded import finishes
 
 import texport as torch
 from texport.export import serialization
@@ -123,22 +123,8 @@ def with_field(path: str, value: Any) -> Callable[[dict[str, Any], dict[str, byt
 
 
 def loading(data: bytes) -> Any:
-    """load() in a thread, bounded in time: a hang fails the test instead of stalling it."""
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["result"] = load(io.BytesIO(data))
-        except BaseException as err:  # noqa: BLE001 - handed to the test thread
-            outcome["error"] = err
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(TIME_BOUND)
-    assert not thread.is_alive(), f"load() still running after {TIME_BOUND} s"
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["result"]
+    """load() bounded in time: a hang fails the test instead of stalling it."""
+    return finishes(lambda: load(io.BytesIO(data)), TIME_BOUND, "load()")
 
 
 def refused(data: bytes, message: str) -> SerializationError:
@@ -610,9 +596,5 @@ def test_manifest_depth_scan_is_linear_on_escaped_quotes_ending_in_a_backslash()
     from texport.export._archive_bounds import json_depth
 
     text = '"' + '\\"' * 400_000 + "\\"
-    done = threading.Event()
-    worker = threading.Thread(target=lambda: (json_depth(text), done.set()), daemon=True)
-    worker.start()
-    worker.join(10)
-    assert done.is_set(), "json_depth did not finish in 10 s"
+    finishes(lambda: json_depth(text), TIME_BOUND, "json_depth")
     assert json_depth('[["[[[", {"a\\"[": [1]}]') == 4  # brackets in strings do not count
