@@ -416,3 +416,15 @@ def test_verify_module_names_the_op_whose_verifier_crashes(monkeypatch: pytest.M
     with pytest.raises(VerifyException, match="'tx.constant' op cannot be verified \\(IndexError: surprise\\)") as info:
         verify_module(module)
     assert isinstance(info.value.__cause__, IndexError)
+
+
+def test_a_verify_error_knows_where_its_op_starts() -> None:
+    text = ("func.func @f(%x: !tx.tensor<[3, 4], f32>) {\n"
+            "  %y = training.nonzero(%x) : !tx.tensor<[3], f32>\n"
+            "  func.return\n}\n")
+    module = parse_module(text, name="in.mlir")
+    with pytest.raises(VerifyException) as caught:
+        verify_module(module)
+    location = caught.value.span.get_location()
+    assert (location.file, location.line, location.col) == ("in.mlir", 2, 3)
+    assert str(caught.value).startswith("'training.nonzero' op result #0 has type")

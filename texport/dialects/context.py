@@ -8,13 +8,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.dialects.complex import Complex
 from xdsl.dialects.func import Func
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, Operation
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.lexer import Span
 
 from .aten import level_dialect
 from .control import CONTROL
-from .names import TexportParser
+from .names import OP_SPANS, TexportParser
 from .registry import LEVELS
 from .tx import TX
 
@@ -49,19 +50,33 @@ def verify_module(module: ModuleOp) -> None:
     op, outermost first, that does not verify on its own, with the cause kept."""
     try:
         module.verify()
-    except DiagnosticException:
-        raise
-    except Exception as err:  # noqa: BLE001 - last resort: find the op, keep the cause
+    except Exception as err:  # noqa: BLE001 - DiagnosticExceptions too: they get the op's place
         for op in module.walk():
             try:
                 op.verify(verify_nested_ops=False)
-            except DiagnosticException:
-                raise
-            except Exception as inner:  # noqa: BLE001
-                raise VerifyException(
-                    f"'{op.name}' op cannot be verified ({type(inner).__name__}: {inner})"
+            except DiagnosticException as inner:
+                raise LocatedVerifyException.at(op, str(inner)) from inner
+            except Exception as inner:  # noqa: BLE001 - a verifier crashing on broken input
+                raise LocatedVerifyException.at(
+                    op, f"'{op.name}' op cannot be verified ({type(inner).__name__}: {inner})"
                 ) from inner
+        if isinstance(err, DiagnosticException):
+            raise
         raise VerifyException(f"the module cannot be verified ({type(err).__name__}: {err})") from err
+
+
+class LocatedVerifyException(VerifyException):
+    """A VerifyException that knows where its op's text starts (``span``, for parsed
+    ops; None for built ones): the tools print it as mlir-opt does,
+    ``file:line:col: error: msg``, with the line and a caret. ``str()`` is ``msg``."""
+
+    def __init__(self, msg: str, span: Span | None) -> None:
+        super().__init__(msg)
+        self.msg, self.span = msg, span
+
+    @staticmethod
+    def at(op: Operation, msg: str) -> LocatedVerifyException:
+        return LocatedVerifyException(msg, OP_SPANS.get(op))
 
 
 def print_module(module: ModuleOp, *, generic: bool = False) -> str:

@@ -8,11 +8,12 @@ prints → parses → prints identically and the IR's names are the signature's.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser, ParserState
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
@@ -51,6 +52,12 @@ def copy_name(source: SSAValue, target: SSAValue) -> None:
     target._name = source._name  # noqa: SLF001 - keep torch's `_N` suffix
 
 
+# Where each parsed op starts in its text (its first token): a verifier's complaint about
+# the op is reported there (context.verify_module), as mlir-opt reports it at the op's
+# location. Weak: the table forgets an op with the op.
+OP_SPANS: weakref.WeakKeyDictionary[Operation, Span] = weakref.WeakKeyDictionary()
+
+
 class TexportParser(Parser):
     """xDSL's parser, keeping SSA names whole, guarded against hostile text
     (see ir_text): every malformed input ends in a located ParseError."""
@@ -74,6 +81,12 @@ class TexportParser(Parser):
             raise ParseError(
                 self._current_token.span, f"cannot parse this input ({type(err).__name__}: {err})"
             ) from err
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span
+        op = super().parse_operation()
+        OP_SPANS[op] = start
+        return op
 
     def _parse_block(self) -> Block:
         self._check_block_label()
