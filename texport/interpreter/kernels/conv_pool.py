@@ -355,17 +355,49 @@ def _torch_argmax(flat: Array) -> Array:
 
 
 def _max_pool(x: Array, pool: _Pool) -> Array:
-    return pool.windows(x, _lowest(x.dtype)).max(axis=tuple(range(-pool.n, 0)))
+    """Running np.maximum over the prod(kernel) offsets, each a strided [..., *out] slice
+    of the windows (numpy's reduce over the window's strided axes is ~20x slower);
+    np.maximum propagates NaN as torch's pool does."""
+    return _window_max(pool.windows(x, _lowest(x.dtype)), pool.kernel)
+
+
+def _window_max(win: Array, kernel: Sequence[int]) -> Array:
+    offsets = iter(np.ndindex(*kernel))
+    out = np.array(win[(Ellipsis, *next(offsets))])
+    for offset in offsets:
+        np.maximum(out, win[(Ellipsis, *offset)], out=out)
+    return out
+
+
+def _window_argmax(win: Array, values: Array, kernel: Sequence[int]) -> Array:
+    """Flat offset of each window's max ``values`` in win [..., *out, *kernel] as
+    _torch_argmax picks it (``val > max || isnan(val)``: the first maximum, the last
+    NaN): one masked write per kernel offset, last offset first so the first match stays."""
+    count = int(np.prod(kernel))
+    arg = np.zeros(values.shape, dtype=np.uint8 if count <= 256 else np.int64)
+    offsets = list(np.ndindex(*kernel))
+    for flat in reversed(range(count)):
+        np.putmask(arg, win[(Ellipsis, *offsets[flat])] == values, flat)
+    if is_floating(values.dtype) and np.isnan(values).any():
+        for flat in range(count):
+            np.putmask(arg, np.isnan(win[(Ellipsis, *offsets[flat])]), flat)
+    return arg
 
 
 def _max_pool_with_indices(x: Array, pool: _Pool) -> tuple[Array, Array]:
     """Max of each window and its flat index in the input plane (see _torch_argmax);
     an all-lowest window points at its first in-bounds element, as torch."""
     n = pool.n
-    win = pool.windows(x, _lowest(x.dtype))
-    flat = win.reshape(*win.shape[:-n], int(np.prod(pool.kernel)))
-    arg = _torch_argmax(flat)
-    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    lowest = _lowest(x.dtype)
+    win = pool.windows(x, lowest)
+    values = _window_max(win, pool.kernel)
+    arg = _window_argmax(win, values, pool.kernel)
+    planes = [int(np.prod(pool.sizes[axis + 1:])) for axis in range(n)]
+    if not (values == lowest).any():  # every max is in bounds: index = window start + offset
+        delta = sum(np.array(o) * d * p for o, d, p in
+                    zip(np.unravel_index(np.arange(int(np.prod(pool.kernel))), pool.kernel), pool.dilation, planes))
+        base = sum(pool.starts(axis).reshape(pool.grid(axis)) * planes[axis] for axis in range(n))
+        return values, delta.take(arg) + base
     offsets = np.unravel_index(arg, pool.kernel)
     index = np.zeros(arg.shape, dtype=np.int64)
     first = np.zeros(arg.shape, dtype=np.int64)
@@ -375,9 +407,8 @@ def _max_pool_with_indices(x: Array, pool: _Pool) -> tuple[Array, Array]:
         coord = start + offsets[axis] * pool.dilation[axis]
         inside &= (coord >= 0) & (coord < pool.sizes[axis])
         skip = -(-np.maximum(-start, 0) // pool.dilation[axis])  # first in-bounds offset
-        plane = int(np.prod(pool.sizes[axis + 1:]))
-        index = index + coord * plane
-        first = first + (start + skip * pool.dilation[axis]) * plane
+        index = index + coord * planes[axis]
+        first = first + (start + skip * pool.dilation[axis]) * planes[axis]
     return values, np.where(inside, index, first)
 
 
