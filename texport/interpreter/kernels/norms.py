@@ -94,8 +94,18 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     if fused:  # x * alpha + beta rounded once: exact in float64, then float32
         out = (x.astype(np.float64) * _channels(x, alpha) + _channels(x, beta)).astype(np.float32)
     else:
-        out = x * _channels(x, alpha) + _channels(x, beta)
+        out = _scale_shift(x, alpha, beta, own=x is not input)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
+
+
+def _scale_shift(x: Array, alpha: Array, beta: Array, own: bool) -> Array:
+    """x * alpha + beta per channel, in x's dtype: one output buffer (x itself when the kernel
+    ``own``s it, a float32 copy of a reduced float), the shift added into it in place."""
+    dtype = np.result_type(x.dtype, alpha.dtype, beta.dtype)
+    out = x if own and dtype == x.dtype else np.empty(x.shape, dtype)
+    np.multiply(x, _channels(x, alpha), out=out)
+    np.add(out, _channels(x, beta), out=out)
+    return out
 
 
 def _params_in_input_dtype(input: Array, *params: Array | None) -> bool:  # noqa: A002
