@@ -20,6 +20,7 @@ float16 and bfloat16 inputs are computed in float32 and rounded back once
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,6 +41,8 @@ Pairs = list[tuple[int, int]]
 
 def _ints(value: IntArg, n: int) -> tuple[int, ...]:
     """An ``int[n]`` argument: a single value (int or 1-list) repeats n times."""
+    if type(value) is list and len(value) == n and all(type(v) is int for v in value):
+        return tuple(value)  # the common case, checked cheaply (kernels are called per op)
     values = [value] if isinstance(value, (int, np.integer)) else list(value)
     if len(values) == 1:
         values = values * n
@@ -114,22 +117,39 @@ def _batchify(x: Array, n: int, run: Callable[[Array], Array]) -> Array:
 # ------------------------------------------------------------ convolution
 
 
-def _im2col(x: Array, kernel: Sequence[int], stride: Sequence[int],
+def _im2col(x: Array, kernel: Sequence[int], stride: Sequence[int], pads: Pairs,
             dilation: Sequence[int], groups: int) -> tuple[Array, tuple[int, ...]]:
-    """[N, C, *in] (already padded) -> cols [N, G, C/G * prod(k), L] and the out sizes."""
+    """[N, C, *in] (unpadded) -> cols [N, G, C/G * prod(k), L] and the out sizes: one copy
+    of the padded input's window view. (Copying one strided slice per kernel offset straight
+    from the unpadded input, zero-filling the border strips, measured no faster: the pad copy
+    it saves is paid back in per-offset overhead, 49 offsets for a 7x7 kernel.)"""
+    x = _pad_last(x, pads)
     n = len(kernel)
     win = _windows(x, kernel, stride, dilation)  # [N, C, *out, *k]
     out = win.shape[2:2 + n]
     order = (0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n))  # [N, C, *k, *out]
-    rows = x.shape[1] // groups * int(np.prod(kernel))  # explicit: N may be 0
-    cols = win.transpose(order).reshape(x.shape[0], groups, rows, int(np.prod(out)))
+    rows = x.shape[1] // groups * math.prod(kernel)  # explicit: N may be 0
+    cols = win.transpose(order).reshape(x.shape[0], groups, rows, math.prod(out))
     return cols, out
+
+
+def _pointwise_cols(x: Array, stride: Sequence[int], groups: int) -> tuple[Array, tuple[int, ...]]:
+    """A 1x1 unpadded convolution's columns: the (subsampled) input itself, a view when the
+    stride is 1 (no im2col copy)."""
+    if any(st != 1 for st in stride):
+        x = x[(Ellipsis, *(slice(None, None, st) for st in stride))]
+    out = x.shape[2:]
+    return x.reshape(x.shape[0], groups, x.shape[1] // groups, math.prod(out)), out
 
 
 def _conv(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequence[int],
           groups: int) -> Array:
-    """Forward convolution: im2col + one batched matmul [G, O/G, C/G*k] @ [N, G, C/G*k, L]."""
-    cols, out = _im2col(_pad_last(x, pads), w.shape[2:], stride, dilation, groups)
+    """Forward convolution: im2col + one batched matmul [G, O/G, C/G*k] @ [N, G, C/G*k, L]
+    (the product is [N, G, O/G, L]: NCHW as it comes, no transpose)."""
+    if all(k == 1 for k in w.shape[2:]) and not any(lo or hi for lo, hi in pads):
+        cols, out = _pointwise_cols(x, stride, groups)
+    else:
+        cols, out = _im2col(x, w.shape[2:], stride, pads, dilation, groups)
     weight = w.reshape(groups, w.shape[0] // groups, -1)
     return np.matmul(weight, cols).reshape(x.shape[0], w.shape[0], *out)
 
@@ -142,7 +162,7 @@ def _conv_transpose(x: Array, w: Array, stride: Sequence[int], padding: Sequence
     batch, spatial = x.shape[0], x.shape[2:]
     kernel_size, out_per_group = w.shape[2:], w.shape[1]
     weight = w.reshape(groups, w.shape[0] // groups, -1).transpose(0, 2, 1)  # [G, O/G*k, C/G]
-    grouped = x.reshape(batch, groups, x.shape[1] // groups, int(np.prod(spatial)))
+    grouped = x.reshape(batch, groups, x.shape[1] // groups, math.prod(spatial))
     cols = _rounded(np.matmul(weight, grouped), storage)
     cols = cols.reshape(batch, groups * out_per_group, *kernel_size, *spatial)
     args = zip(spatial, stride, dilation, kernel_size)
@@ -240,7 +260,7 @@ def _conv_weight_grad(x: Array, grad: Array, kernel_size: Sequence[int], stride:
                       pads: Pairs, dilation: Sequence[int], groups: int) -> Array:
     """sum over batch and positions of grad[n, o, l] * im2col(x)[n, c*k, l], per group:
     [N, G, O/G, L] @ [N, G, L, C/G*k] summed over N -> [O, C/G, *k]."""
-    cols, out = _im2col(_pad_last(x, pads), kernel_size, stride, dilation, groups)
+    cols, out = _im2col(x, kernel_size, stride, pads, dilation, groups)
     blocks = int(np.prod(grad.shape[2:]))
     if cols.shape[-1] != blocks:  # a transposed conv's output_padding >= stride
         cols = _trim_blocks(cols, out, grad)
@@ -1079,8 +1099,8 @@ def im2col(self: Array, kernel_size: IntArg, dilation: IntArg, padding: IntArg,
     """F.unfold: [N?, C, H, W] -> [N?, C*kh*kw, L], rows ordered (c, ki, kj)."""
     x = self if self.ndim == 4 else self[None]
     pad = _ints(padding, 2)
-    cols, _ = _im2col(_pad_last(x, [(p, p) for p in pad]), _ints(kernel_size, 2),
-                      _ints(stride, 2), _ints(dilation, 2), 1)
+    cols, _ = _im2col(x, _ints(kernel_size, 2), _ints(stride, 2), [(p, p) for p in pad],
+                      _ints(dilation, 2), 1)
     out = cols[:, 0]
     return out if self.ndim == 4 else out[0]
 
