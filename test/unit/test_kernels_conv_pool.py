@@ -125,6 +125,22 @@ def test_convolution_1d_and_3d_match_direct_loops() -> None:
           naive_conv(x3, w3, None, [1, 2, 1], [1, 0, 1], [1, 1, 2], 1))
 
 
+@pytest.mark.parametrize(("stride", "groups"), [([1, 1], 1), ([2, 3], 1), ([1, 1], 2), ([2, 1], 3)])
+def test_pointwise_convolution_matches_direct_loops(stride: list[int], groups: int) -> None:
+    """A 1x1 unpadded conv runs on the input itself (no im2col): same as the definition."""
+    x, w, b = rand(2, 6, 5, 4), rand(6, 6 // groups, 1, 1), rand(6)
+    out = run("convolution", x, w, b, stride, [0, 0], [1, 1], False, [0, 0], groups)
+    close(out, naive_conv(x, w, b, stride, [0, 0], [1, 1], groups))
+    x1, w1 = rand(1, 4, 7), rand(2, 4, 1)
+    close(run("convolution", x1, w1, None, [3], [0], [2], False, [0], 1),
+          naive_conv(x1, w1, None, [3], [0], [2], 1))
+    x32, w32 = rand(1, 3, 4, 4, dtype=np.float32), rand(5, 3, 1, 1, dtype=np.float32)
+    out32 = run("convolution", x32, w32, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
+    assert out32.dtype == np.float32 and out32.flags.c_contiguous
+    close(out32, naive_conv(x32.astype(np.float64), w32.astype(np.float64), None, [1, 1], [0, 0], [1, 1], 1),
+          tol=1e-5)
+
+
 @pytest.mark.parametrize(("stride", "padding", "output_padding", "dilation", "groups"), [
     ([1, 1], [0, 0], [0, 0], [1, 1], 1),
     ([2, 2], [1, 0], [1, 0], [1, 1], 1),
@@ -308,6 +324,17 @@ def test_max_pool2d_with_indices_matches_loops(kernel: list[int], stride: list[i
     expect_v, expect_i = naive_max_pool2d(x, kernel, stride, padding, dilation, values.shape[-2:])
     close(values, expect_v)
     np.testing.assert_array_equal(indices, expect_i)
+
+
+def test_max_pool2d_with_indices_ties_pick_the_first_maximum() -> None:
+    """Many equal maxima (small integers as floats), with and without padding: the index is
+    the first maximum in window order, as torch's loop (``val > max``) keeps it."""
+    x = np.round(rand(2, 3, 8, 7) * 0.7)
+    for kernel, stride, padding in (([3, 3], [2, 2], [1, 1]), ([2, 3], [1, 2], [0, 1]), ([3, 2], [1, 1], [0, 0])):
+        values, indices = run("max_pool2d_with_indices", x, kernel, stride, padding, [1, 1], False)
+        expect_v, expect_i = naive_max_pool2d(x, kernel, stride, padding, [1, 1], values.shape[-2:])
+        close(values, expect_v)
+        np.testing.assert_array_equal(indices, expect_i)
 
 
 def test_max_pool_nan_and_all_minus_inf_windows() -> None:

@@ -65,6 +65,10 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
                 momentum: float, eps: float) -> tuple[Array, ...]:
     """torch's native_batch_norm_helper: (out, save_mean, save_invstd, new_running_mean,
     new_running_var); nothing is mutated here."""
+    if (not training and running_mean is not None and running_var is not None
+            and (input.dtype == np.float32 or input.dtype == np.float64)
+            and _params_in_input_dtype(input, weight, bias, running_mean, running_var)):
+        return _batch_norm_eval(input, weight, bias, running_mean, running_var, eps)
     x = opmath(input)
     same_dtype = _params_in_input_dtype(input, weight, bias, running_mean, running_var)
     if training and same_dtype and is_bfloat16(input.dtype):
@@ -96,6 +100,21 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     else:
         out = _scale_shift(x, alpha, beta, own=x is not input)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
+
+
+def _batch_norm_eval(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                     running_mean: Array, running_var: Array, eps: float) -> tuple[Array, ...]:
+    """The evaluation-mode path of _batch_norm for a float32/float64 input whose parameters
+    share its dtype (the same formula, without the per-call dtype plumbing: a small
+    batch norm is all overhead)."""
+    invstd = 1 / np.sqrt(running_var + eps)
+    alpha = invstd if weight is None else invstd * weight
+    beta = -running_mean * alpha if bias is None else bias - running_mean * alpha
+    shape = (1, -1, *(1,) * (input.ndim - 2))
+    out = np.multiply(input, alpha.reshape(shape))
+    np.add(out, beta.reshape(shape), out=out)
+    empty = np.empty((0,), input.dtype)
+    return out, empty, empty.copy(), running_mean.copy(), running_var.copy()
 
 
 def _scale_shift(x: Array, alpha: Array, beta: Array, own: bool) -> Array:
