@@ -224,9 +224,12 @@ def _safe_softmax(x: np.ndarray) -> np.ndarray:
         return x.copy()
     top = x.max(axis=-1, keepdims=True)
     masked = np.isneginf(top)
-    e = np.exp(x - np.where(masked, 0, top))
+    e = np.subtract(x, np.where(masked, 0, top), dtype=x.dtype)
+    np.exp(e, out=e)  # one buffer: exp and the division in place
     e /= e.sum(axis=-1, keepdims=True)
-    return np.where(masked, 0, e).astype(x.dtype, copy=False)
+    if masked.any():
+        np.copyto(e, 0, where=masked)
+    return e
 
 
 def _dropout(x: np.ndarray, p: float) -> np.ndarray:
@@ -254,7 +257,10 @@ def scaled_dot_product_attention(
     scores *= q.dtype.type(factor)
     bias = _attention_bias(attn_mask, is_causal, q.shape[-2], k.shape[-2], scores.dtype)
     if bias is not None:
-        scores = scores + bias
+        if np.broadcast_shapes(scores.shape, bias.shape) == scores.shape:
+            scores += bias  # scores is this kernel's own buffer
+        else:
+            scores = scores + bias
     weights = _safe_softmax(scores)
     if dropout_p > 0:
         weights = _dropout(weights, dropout_p)

@@ -325,8 +325,16 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
     x = opmath(input)
     axes = _trailing(x, len(normalized_shape))
     mean = x.mean(axis=axes, keepdims=True)
-    rstd = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
-    out = _affine((x - mean) * rstd, weight, bias)
+    out = np.asarray(x - mean)  # x.var's own steps, the centred values kept for the output
+    rstd = np.asarray(np.square(out).mean(axis=axes, keepdims=True))  # (a 0-d input: arrays)
+    rstd += eps
+    np.sqrt(rstd, out=rstd)
+    np.divide(1, rstd, out=rstd)
+    out *= rstd
+    if weight is not None:
+        out *= weight.astype(out.dtype, copy=False)
+    if bias is not None:
+        out += bias.astype(out.dtype, copy=False)
     dtype = input.dtype
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
 

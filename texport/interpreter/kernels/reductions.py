@@ -518,10 +518,12 @@ def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
     x, axis = _as_1d(self.astype(_compute_dtype(out), copy=False), dim)
     with np.errstate(all="ignore"):
         shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+        if not log:  # one exp, in place; the sum and the division in x's dtype
+            value = np.exp(shifted, out=shifted)
+            value /= np.sum(value, axis=axis, keepdims=True)
+            return _result(value.reshape(self.shape), out)
         total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
-        if not log:
-            value = np.exp(shifted) / total
-        elif axis == x.ndim - 1 and is_reduced_float(out):
+        if axis == x.ndim - 1 and is_reduced_float(out):
             # torch's last-dim kernel keeps the sum and its log in the input's dtype
             log_total = cast(np.log(cast(total, out).astype(x.dtype)), out)
             value = shifted - log_total.astype(x.dtype)
