@@ -52,7 +52,7 @@ def test_texport_only_columns(tmp_path: Path) -> None:
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 def test_against_torch() -> None:
     head, rows = table(run())
-    assert head == ["model", "torch_ms", "eager_x", "training_x", "functional_x", "core_x", "mem_x", "MFLOP",
+    assert head == ["model", "torch_ms", "eager_ms", "eager_x", "training_x", "functional_x", "core_x", "mem_x", "MFLOP",
                     "torch_GF/s", "eager_GF/s", "core_GF/s"]
     for cell in rows[0][1:]:
         number(cell)
