@@ -13,13 +13,13 @@ import re
 import struct
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import StringAttr
 
 from texport.dialects.context import make_context, parse_module, print_module
 from texport.dialects.dtypes import BY_IR_NAME
-from texport.dialects.symbolic import parse_dim
+from texport.dialects.symbolic import DimSyntaxError, parse_dim, parse_tensor_dim
 
 CTX = make_context()
 PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -177,11 +177,20 @@ _dim_texts = st.recursive(_atoms, _compose, max_leaves=6)
 @given(st.lists(_dim_texts, min_size=1, max_size=3))
 @PROPERTY
 def test_symbolic_dims_round_trip(dims: list[str]) -> None:
+    assume(all(_within_bounds(d) for d in dims))  # past the parser's bounds: test_hostile_dims
     tensor = f"!tx.tensor<[{', '.join(dims)}], f32>"
     text = f"func.func @f(%x: {tensor}) -> {tensor} {{\n  func.return %x : {tensor}\n}}\n"
     printed = _round_trip(text)
     body = re.search(r"%x: !tx\.tensor<\[(.*?)\], f32>", printed).group(1)
     assert [parse_dim(d) for d in _split_dims(body)] == [parse_dim(d) for d in dims]
+
+
+def _within_bounds(text: str) -> bool:
+    try:
+        parse_tensor_dim(text)
+    except DimSyntaxError:
+        return False
+    return True
 
 
 def _split_dims(body: str) -> list[str]:

@@ -105,11 +105,21 @@ class _Codegen:
     # ---- ops --------------------------------------------------------------
 
     def emit_block(self, block: Block) -> list[str]:
-        for op in block.ops:
+        last_use = _last_uses(block)
+        for index, op in enumerate(block.ops):
             if isinstance(op, (ReturnOp, YieldOp)):
                 return [self.name(v) for v in op.operands]
             self.emit(op)
+            self.release([*op.operands, *op.results], last_use, index)
         return []
+
+    def release(self, values: Sequence[SSAValue], last_use: dict[SSAValue, int], index: int) -> None:
+        """``del`` the values whose last use is step ``index`` (and results nobody uses):
+        an intermediate array is freed as soon as the plan is done with it, as torch
+        frees a tensor whose last reference goes, instead of living until the return."""
+        dead = dict.fromkeys(self.name(v) for v in values if last_use.get(v, index) == index)
+        if dead:
+            self.lines.append(f"del {', '.join(dead)}")
 
     def emit(self, op: Operation) -> None:
         outputs = [self.name(r) for r in op.results]
@@ -190,6 +200,16 @@ class _Codegen:
     def finish_function(self, func: FuncOp, checks: list[str]) -> Plan:
         """The entry plan: defined under a generated name, reported under the IR's."""
         return self.finish(func.body.block, self.bind("plan", None), checks, label=func.sym_name.data)
+
+
+def _last_uses(block: Block) -> dict[SSAValue, int]:
+    """The index of the last op of ``block`` that uses each value (block arguments and
+    results of its ops); the terminator counts, so returned values are never freed."""
+    last: dict[SSAValue, int] = {}
+    for index, op in enumerate(block.ops):
+        for value in op.operands:
+            last[value] = index
+    return last
 
 
 def _tuple_result(op: AtenOp) -> bool:
