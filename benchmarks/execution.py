@@ -72,7 +72,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "parity"))
 
-from harness import Case, Pair, Runner, call_args, corpus_pairs  # noqa: E402
+from harness import Case, Pair, Runner, call_args, corpus_pairs, real_torch  # noqa: E402
 
 import texport  # noqa: E402
 from texport.examples import models as zoo  # noqa: E402
@@ -260,10 +260,8 @@ def texport_peak(fn: Callable[[], Any]) -> int:
 
 def torch_peak(torch: Any, fn: Callable[[], Any]) -> int:
     """Peak bytes of torch's CPU allocator during one call (its profiler's memory events)."""
-    from torch.profiler import ProfilerActivity
-    from torch.profiler import profile as torch_profile
-
-    with torch_profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    profiler = torch.profiler
+    with profiler.profile(activities=[profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
         out = fn()
         del out
     # an op's own allocations net of its own frees (self memory, so nested ops count once), and the
@@ -475,8 +473,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch = None
     if HAS_TORCH and not args.no_torch:
-        import torch
-
+        torch = real_torch()  # through the parity harness: texport's tree imports torch only there
         torch.set_num_threads(args.threads)
     else:
         print("execution: without torch (not installed, or --no-torch); texport columns only")

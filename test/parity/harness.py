@@ -84,9 +84,25 @@ def load_source(path: Path, framework: Any) -> types.ModuleType:
     module = types.ModuleType(f"parity_{framework.__name__}_{path.stem}")
     module.__file__ = str(path)
     module.__dict__.update(torch=framework, nn=framework.nn, F=framework.nn.functional, np=np, Case=Case,
-                           randn=randn)
+                           randn=randn, Fn=function_module(framework))
     exec(compile(path.read_text(), str(path), "exec"), module.__dict__)  # noqa: S102 - our own corpus
     return module
+
+
+def function_module(framework: Any) -> type:
+    """``Fn(fn)``: a module whose forward(*args) is ``fn(*args)``, for a layer file's
+    one-function programs (a file whose programs need named inputs, for dynamic
+    shapes by name, defines its own)."""
+
+    class Fn(framework.nn.Module):
+        def __init__(self, fn: Callable[..., Any]) -> None:
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, *args: Any) -> Any:
+            return self.fn(*args)
+
+    return Fn
 
 
 def real_torch() -> Any:

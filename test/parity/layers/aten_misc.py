@@ -5,15 +5,6 @@ _chunk_cat, _unsafe_masked_index and its accumulating put, unfold_backward,
 conj_physical_, histogram and the histogramdd parts, segment_reduce (kept in core)."""
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _chebyshev(x, n):
     s = torch.special
     return (s.chebyshev_polynomial_t(x, n), s.chebyshev_polynomial_u(x, 3), s.chebyshev_polynomial_v(0.25, n),

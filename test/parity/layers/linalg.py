@@ -3,15 +3,6 @@ einsum, multi-head attention, scaled dot-product attention with boolean,
 additive, causal and left-padding masks (fully masked rows)."""
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 class Linear(torch.nn.Module):
     def __init__(self, bias=True) -> None:
         super().__init__()

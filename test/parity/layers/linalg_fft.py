@@ -6,15 +6,6 @@ vectors' signs LAPACK builds choose differently, compared through what torch
 defines (reconstructions, absolute values)."""
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _real(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 

@@ -4,15 +4,6 @@ solves, eig (eigenvectors by modulus: LAPACK builds choose their phase), the
 matrix exponential, and the in-place products addr_ / addbmm_."""
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _real(*shape):
     return lambda rng: (rng.standard_normal(shape, dtype=np.float32),)
 

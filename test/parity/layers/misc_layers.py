@@ -12,15 +12,6 @@ class Layer(torch.nn.Module):
         return self.layer(x)
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _dropout_cases():
     nn, F = torch.nn, torch.nn.functional
     shapes = {"Dropout1d": (3, 4, 5), "Dropout2d": (2, 3, 4, 4), "Dropout3d": (2, 3, 2, 3, 3),

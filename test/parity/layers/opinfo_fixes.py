@@ -6,15 +6,6 @@ new_empty_strided and empty_permuted (filled before use), dist,
 native_dropout_backward, block_diag, diagonal_scatter, as_strided_scatter, diag_embed, masked_scatter_, bit shifts, index_reduce."""
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _in_place_compare(x, y):
     a, b, c = x.clone(), x.clone(), x.clone()
     a.lt_(y)

@@ -162,15 +162,6 @@ def _transformer_cases():
     return cases
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 def _pair(shape1, shape2=None):
     return lambda rng: (rng.standard_normal(shape1, dtype=np.float32),
                         rng.standard_normal(shape2 or shape1, dtype=np.float32))
