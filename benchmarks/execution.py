@@ -5,7 +5,8 @@ model, side by side in one process.
         [--repeat 11] [--levels eager training functional core] [--json FILE]
         [--quick] [--profile N] [--pause 0.02]
 
-Per model: torch eager (``torch.set_num_threads(2)``), texport eager, and
+Per model: torch eager and texport eager, both on ``--threads`` threads
+(``torch.set_num_threads``, ``texport.set_num_threads``; 2 by default), and
 ``ep.module()`` of the program at the training level (``export``), the
 functional level (``run_decompositions({})``) and the core level
 (``run_decompositions()``). Each variant runs twice to warm up, then the
@@ -23,12 +24,15 @@ for each other at every parallel region: torch's figures then swing far
 more than texport's (compare ``--threads 1``).
 
 Peak memory of one forward, above what was allocated before it: texport's
-under ``tracemalloc`` (numpy's allocations are traced), torch's from its own
-profiler (``profile_memory=True``: the running sum, in the order the
-events started, of each op's own allocations net of its own frees and of the
-allocations and frees outside any op; an op's transient inside itself is not
-seen, so torch's peak is if anything under-stated). ``mem x`` is the largest texport
-level's peak over torch's.
+tensor data (numpy's allocations, which numpy traces under ``tracemalloc`` in
+a domain of their own; sampled at every function return, see
+``texport_peak``), torch's from its own profiler (``profile_memory=True``: the
+running sum, in the order the events started, of each op's own allocations
+net of its own frees and of the allocations and frees outside any op; an op's
+transient inside itself is not seen, so torch's peak is if anything
+under-stated). Both count tensor storage only, not the Python objects around
+it. ``mem x`` is the largest texport level's peak over torch's; the JSON also
+keeps texport's peak with Python objects included (``peak_bytes_all``).
 
 FLOPs: 2 per multiply-add of the convolutions and matrix products
 (convolution, mm, addmm, bmm, baddbmm...) that the *core* program runs, read from
@@ -52,6 +56,7 @@ import argparse
 import builtins
 import contextlib
 import copy
+import importlib.metadata
 import importlib.util
 import json
 import math
@@ -244,18 +249,59 @@ def profile(make: Callable[[], Callable[[], Any]], repeat: int) -> Counter[str]:
 # --------------------------------------------------------------------------
 
 
-def texport_peak(fn: Callable[[], Any]) -> int:
-    """Bytes allocated at the peak of one call, above what was allocated before it."""
+def texport_peak(fn: Callable[[], Any]) -> tuple[int, int]:
+    """(tensor bytes, all bytes) allocated at the peak of one call, above what was
+    allocated before it. All bytes: tracemalloc's peak, Python objects included.
+    Tensor bytes: numpy's array data alone (numpy traces it in a tracemalloc
+    domain of its own), as torch's profiler counts its allocator's tensor
+    storage alone.
+
+    tracemalloc keeps one peak over all domains, so the data bytes are read
+    after every bytecode the call runs (``f_trace_opcodes``), plus what the
+    bytecode itself held at its own peak above both its ends (``a * 2 + 1``
+    allocates its result while ``a * 2`` is alive, and frees that within the same
+    bytecode; a bytecode's Python objects are few). A snapshot (slow) is taken
+    only where the data could be above its peak so far: the traced total minus
+    the fewest Python-object bytes seen yet."""
+    data_filter = [tracemalloc.DomainFilter(True, np.lib.tracemalloc_domain)]
+    state = {"data": 0, "python_floor": 0, "total": 0, "all": 0}
+
+    def data_bytes() -> int:
+        return sum(t.size for t in tracemalloc.take_snapshot().filter_traces(data_filter).traces)
+
+    def sample() -> None:
+        current, interval_peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        state["all"] = max(state["all"], interval_peak)
+        if max(current, interval_peak) - state["python_floor"] > state["data"]:
+            data = data_bytes()
+            held = max(0, interval_peak - max(current, state["total"]))  # freed within the bytecode
+            state["data"] = max(state["data"], data + held)
+            state["python_floor"] = min(state["python_floor"], current - data)
+        state["total"] = current
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event in ("opcode", "return"):
+            sample()
+        return trace
+
     tracemalloc.start()
     try:
-        base = tracemalloc.get_traced_memory()[0]
+        base_data = data_bytes()
+        base_all = state["total"] = tracemalloc.get_traced_memory()[0]
+        state["data"], state["python_floor"] = base_data, base_all - base_data
         tracemalloc.reset_peak()
-        out = fn()
-        peak = tracemalloc.get_traced_memory()[1]
+        sys.settrace(trace)
+        try:
+            out = fn()
+        finally:
+            sys.settrace(None)
+        sample()
         del out
     finally:
         tracemalloc.stop()
-    return max(peak - base, 0)
+    return max(state["data"] - base_data, 0), max(state["all"] - base_all, 0)
 
 
 def torch_peak(torch: Any, fn: Callable[[], Any]) -> int:
@@ -326,9 +372,12 @@ def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: in
             fn()
             times[key].append(time.perf_counter() - start)
     row: dict[str, Any] = {"model": name, "ms": {k: statistics.median(v) * 1e3 for k, v in times.items()},
-                           "errors": errors, "peak_bytes": {}}
+                           "errors": errors, "peak_bytes": {}, "peak_bytes_all": {}}
     for key, fn in calls.items():
-        row["peak_bytes"][key] = torch_peak(torch, fn) if key == "torch" else texport_peak(fn)
+        if key == "torch":
+            row["peak_bytes"][key] = torch_peak(torch, fn)
+        else:
+            row["peak_bytes"][key], row["peak_bytes_all"][key] = texport_peak(fn)
     row["flops"] = _core_flops(runner)
     if profile_top:
         row["profile"] = {}
@@ -464,13 +513,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", nargs="+", choices=LEVELS, default=list(LEVELS))
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run)")
-    parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads (default 2)")
+    parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads and texport.set_num_threads (default 2)")
     parser.add_argument("--no-torch", action="store_true", help="texport columns only, as without torch")
     parser.add_argument("--pause", type=float, default=0.02, help="seconds of sleep before each timed call")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N kernels by time per level")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else args.repeat
 
+    texport.set_num_threads(args.threads)
     torch = None
     if HAS_TORCH and not args.no_torch:
         torch = real_torch()  # through the parity harness: texport's tree imports torch only there
@@ -506,7 +556,8 @@ def main(argv: list[str] | None = None) -> int:
         rows[group].append(row)
         print(f"  measured {row['model']}", file=sys.stderr, flush=True)
 
-    print(f"texport {getattr(texport, '__version__', '?')}, numpy {np.__version__}"
+    version = importlib.metadata.version("texport")
+    print(f"texport {version} ({texport.get_num_threads()} threads), numpy {np.__version__}"
           + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "")
           + f"; median of {repeat} interleaved calls")
     for group, title in (("zoo", "zoo"), ("corpus", "corpus")):

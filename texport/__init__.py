@@ -101,6 +101,8 @@ _ON_FIRST_USE = {
     "while_loop": "texport.tracer.control_flow:while_loop",
     "map": "texport.tracer.control_flow:map", "compiler": "texport.compiler",
     "_higher_order_ops": "texport._higher_order_ops",
+    "set_num_threads": "texport.interpreter.threads:set_num_threads",
+    "get_num_threads": "texport.interpreter.threads:get_num_threads",
     **{name: f"texport.tracer.symbolic_functions:{name}" for name in _SYMBOLIC_FUNCTIONS},
 }
 
@@ -128,6 +130,7 @@ __all__ = [
     "randint", "randint_like", "randn", "randn_like", "randperm", "scalar_tensor", "stack",
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
     "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", "cond", "scan",
-    "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "special", "save", "load", *_functions.FUNCTIONS,
+    "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "special", "save", "load",
+    "set_num_threads", "get_num_threads", *_functions.FUNCTIONS,
 ]
 del _factories

@@ -56,3 +56,23 @@ def test_against_torch() -> None:
                     "torch_GF/s", "eager_GF/s", "core_GF/s"]
     for cell in rows[0][1:]:
         number(cell)
+
+
+def test_texport_peak_counts_array_data_at_its_peak() -> None:
+    """The tensor-bytes peak sees the temporary of ``a * 2 + 1`` (three 4,000-byte
+    arrays live at once) and not the Python objects around it; ``all`` includes them."""
+    spec = importlib.util.spec_from_file_location("execution_benchmark", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import numpy as np
+
+    def forward() -> object:
+        a = np.ones(1000, np.float32)
+        junk = [str(i) * 8 for i in range(300)]  # Python objects only: not tensor data
+        b = a * 2 + 1
+        del junk
+        return b
+
+    data, everything = module.texport_peak(forward)
+    assert 12_000 <= data <= 12_400  # and the few Python objects made within a bytecode
+    assert everything > data + 20_000
