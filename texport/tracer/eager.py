@@ -8,6 +8,7 @@ view, so writes through it reach the base.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from texport.interpreter.kernels import KERNELS
 
 from .dispatcher import install_base_mode
 from .handles import OpOverload
-from .tensor import Tensor
+from .tensor import Tensor, tensor_of
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,42 @@ def _plan(op: OpOverload) -> _ReturnPlan:
     return plan
 
 
+Wrapper = Callable[[list[Any], Any], Any]
+
+# op -> how its kernel's result becomes the call's result, decided once per op
+_WRAPPERS: dict[OpOverload, Wrapper] = {}
+
+
+def _wrapper(op: OpOverload) -> Wrapper:
+    wrap = _WRAPPERS.get(op)
+    if wrap is None:
+        wrap = _WRAPPERS[op] = _make_wrapper(_plan(op))
+    return wrap
+
+
+def _make_wrapper(plan: _ReturnPlan) -> Wrapper:
+    """The plan as a function; one plain Tensor return, the common case, has one of its own."""
+    if not plan.kinds:
+        return _wrap_nothing
+    if len(plan.kinds) == 1 and not plan.is_tuple:
+        kind, written = plan.kinds[0], plan.written_arg[0]
+        if kind == "tensor" and written is None:
+            return _wrap_tensor
+        return lambda values, out: _wrap_one(kind, written, values, out)
+    returns = tuple(zip(plan.kinds, plan.written_arg))
+    return lambda values, out: tuple(
+        _wrap_one(kind, written, values, item) for (kind, written), item in zip(returns, out)
+    )
+
+
+def _wrap_nothing(values: list[Any], out: Any) -> None:
+    return None
+
+
+def _wrap_tensor(values: list[Any], out: Any) -> Tensor | None:
+    return None if out is None else wrap_array(out)
+
+
 class EagerMode:
     """Runs kernels on numpy arrays."""
 
@@ -60,34 +97,32 @@ class EagerMode:
         kernel = KERNELS.get(op.key)
         if kernel is None:
             raise NotImplementedError(f"{op} has no kernel: it cannot run eagerly")
-        out = kernel(*[_unwrap(v) for v in values])
-        return _wrap(op, values, out)
+        out = kernel(*[
+            value._value if type(value) is Tensor else value if type(value) in _PLAIN else _unwrap(value)
+            for value in values
+        ])
+        return (_WRAPPERS.get(op) or _wrapper(op))(values, out)
 
     def tensor(self, array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
         """``texport.tensor(data)`` outside tracing: a Tensor holding the array."""
         return Tensor._make(array, dtype, requires_grad)
 
 
+# argument types that a kernel takes as they are (_unwrap's last case)
+_PLAIN = frozenset({int, float, bool, str, type(None), DType})
+
+
 def _unwrap(value: Any) -> Any:
     if isinstance(value, Tensor):
         return value._value
     if isinstance(value, list):
-        return [_unwrap(v) for v in value]
+        return [
+            item._value if type(item) is Tensor else item if type(item) in _PLAIN else _unwrap(item)
+            for item in value
+        ]
     if getattr(value, "is_symbolic_scalar", False):
         return value.concrete()
     return value
-
-
-def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
-    plan = _plan(op)
-    if not plan.kinds:
-        return None
-    if len(plan.kinds) == 1 and not plan.is_tuple:
-        return _wrap_one(plan.kinds[0], plan.written_arg[0], values, out)
-    return tuple(
-        _wrap_one(kind, written, values, item)
-        for kind, written, item in zip(plan.kinds, plan.written_arg, out)
-    )
 
 
 def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> Any:
@@ -105,10 +140,18 @@ def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> An
     return out.item() if isinstance(out, np.generic) else out
 
 
+# numpy dtype -> texport DType, learnt from from_numpy (which normalises and may
+# load bfloat16) on a dtype's first sight
+_DTYPES: dict[np.dtype, DType] = {}
+
+
 def wrap_array(array: Any) -> Tensor:
     if not isinstance(array, np.ndarray):
         array = np.asarray(array)
-    return Tensor._make(array, from_numpy(array.dtype))
+    dtype = _DTYPES.get(array.dtype)
+    if dtype is None:
+        dtype = _DTYPES[array.dtype] = from_numpy(array.dtype)
+    return tensor_of(array, dtype)
 
 
 def install_eager_mode() -> None:

@@ -21,14 +21,11 @@ class OpOverload:
 
     def __init__(self, op_def: OpDef, packet: OpOverloadPacket) -> None:
         self.op_def = op_def
+        self.key = op_def.key  # the registry key kernels and rules are found by, read per call
         self._schema: OpSchema = op_def.schema
         self.overloadpacket = packet
         self._overloadname = op_def.schema.overload
         self.__name__ = f"{op_def.schema.name}.{self._overloadname}"
-
-    @property
-    def key(self) -> str:
-        return self.op_def.key
 
     def name(self) -> str:
         """torch's OpOverload.name(): ``aten::add_.Tensor``."""
