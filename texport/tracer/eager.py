@@ -8,6 +8,7 @@ view, so writes through it reach the base.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,16 +57,6 @@ def _plan(op: OpOverload) -> _ReturnPlan:
 
 Wrapper = Callable[[list[Any], Any], Any]
 
-# op -> how its kernel's result becomes the call's result, decided once per op
-_WRAPPERS: dict[OpOverload, Wrapper] = {}
-
-
-def _wrapper(op: OpOverload) -> Wrapper:
-    wrap = _WRAPPERS.get(op)
-    if wrap is None:
-        wrap = _WRAPPERS[op] = _make_wrapper(_plan(op))
-    return wrap
-
 
 def _make_wrapper(plan: _ReturnPlan) -> Wrapper:
     """The plan as a function; one plain Tensor return, the common case, has one of its own."""
@@ -97,15 +88,57 @@ class EagerMode:
         kernel = KERNELS.get(op.key)
         if kernel is None:
             raise NotImplementedError(f"{op} has no kernel: it cannot run eagerly")
-        out = kernel(*[
-            value._value if type(value) is Tensor else value if type(value) in _PLAIN else _unwrap(value)
-            for value in values
-        ])
-        return (_WRAPPERS.get(op) or _wrapper(op))(values, out)
+        return (_RUNNERS.get(op) or _runner(op))(kernel, values)
 
     def tensor(self, array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
         """``texport.tensor(data)`` outside tracing: a Tensor holding the array."""
         return Tensor._make(array, dtype, requires_grad)
+
+
+Runner = Callable[[Callable[..., Any], list[Any]], Any]
+
+# op -> runner(kernel, values): unwraps the values, calls the kernel, wraps its result
+_RUNNERS: dict[OpOverload, Runner] = {}
+
+
+def _runner(op: OpOverload) -> Runner:
+    runner = _RUNNERS.get(op)
+    if runner is None:
+        plan = _plan(op)
+        one_tensor = plan.kinds == ("tensor",) and plan.written_arg == (None,) and not plan.is_tuple
+        make = _runner_maker(len(op._schema.arguments), one_tensor)
+        runner = _RUNNERS[op] = make(_make_wrapper(plan))
+    return runner
+
+
+@functools.cache
+def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper], Runner]:
+    """The runner of ops taking ``arity`` arguments, as code: each argument unwrapped
+    by a type test inline (a loop over the values costs more than the small kernels it
+    wraps); an op returning one new Tensor builds it inline when the kernel gives an
+    ndarray of a dtype seen before, and leaves any other result to its wrapper."""
+    names = [f"value{index}" for index in range(arity)]
+    unwrapped = ", ".join(
+        f"{name}._value if type({name}) is Tensor else {name} if type({name}) in PLAIN else unwrap({name})"
+        for name in names
+    )
+    unpack = f"        {', '.join(names)}, = values\n" if names else ""
+    if one_tensor:
+        body = (
+            f"        out = kernel({unwrapped})\n"
+            "        if type(out) is ndarray:\n"
+            "            dtype = dtypes.get(out.dtype)\n"
+            "            if dtype is not None:\n"
+            "                return tensor_of(out, dtype)\n"
+            "        return wrap(values, out)\n"
+        )
+    else:
+        body = f"        return wrap(values, kernel({unwrapped}))\n"
+    source = f"def make(wrap):\n    def run(kernel, values):\n{unpack}{body}    return run\n"
+    namespace = {"Tensor": Tensor, "PLAIN": _PLAIN, "unwrap": _unwrap, "ndarray": np.ndarray,
+                 "dtypes": _DTYPES, "tensor_of": tensor_of}
+    exec(compile(source, f"<eager runner of {arity} arguments>", "exec"), namespace)  # noqa: S102
+    return namespace["make"]
 
 
 # argument types that a kernel takes as they are (_unwrap's last case)
