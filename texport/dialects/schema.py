@@ -324,7 +324,7 @@ class Binding:
     error, a missing argument) goes through ``_bind_in_order``, whose errors are
     those of a Python call."""
 
-    __slots__ = ("_schema", "_defaults", "_index", "_n_positional", "_tails", "_required", "_list_defaults",
+    __slots__ = ("_schema", "_defaults", "_index", "_n_positional", "tails", "_required", "_list_defaults",
                  "list_arguments")
 
     def __init__(self, schema: OpSchema) -> None:
@@ -334,8 +334,9 @@ class Binding:
         self._index = {arg.name: index for index, arg in enumerate(arguments)}
         self._n_positional = sum(1 for arg in arguments if not arg.kwarg_only)
         # arguments given positionally -> the defaults of the rest, when none is
-        # required and none is a list (a list default is copied per call)
-        self._tails = {
+        # required and none is a list (a list default is copied per call); the
+        # dispatcher reads it too, for a call without keywords
+        self.tails = {
             count: self._defaults[count:] for count in range(self._n_positional + 1)
             if all(arg.has_default and not isinstance(arg.default, list) for arg in arguments[count:])
         }
@@ -346,7 +347,7 @@ class Binding:
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         if not kwargs:
-            tail = self._tails.get(len(args))
+            tail = self.tails.get(len(args))
             if tail is not None:
                 return [*args, *tail]
         return self._bind_keywords(args, kwargs)

@@ -85,7 +85,8 @@ def using_mode(mode: Mode) -> Iterator[Mode]:
 def call(op: Op, *args: Any, **kwargs: Any) -> Any:
     """Call a known overload in the current mode."""
     binding = op._schema.binding
-    values = binding.bind(args, kwargs)
+    tail = None if kwargs else binding.tails.get(len(args))
+    values = [*args, *tail] if tail is not None else binding.bind(args, kwargs)  # bind's first case, inline
     if binding.list_arguments:
         _normalize_lists(binding.list_arguments, values)
     return (_MODES[-1] if _MODES else current_mode()).call(op, values)

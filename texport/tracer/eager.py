@@ -119,7 +119,7 @@ def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper], Runner]:
     ndarray of a dtype seen before, and leaves any other result to its wrapper."""
     names = [f"value{index}" for index in range(arity)]
     unwrapped = ", ".join(
-        f"{name}._value if type({name}) is Tensor else {name} if type({name}) in PLAIN else unwrap({name})"
+        f"{name}._value if type({name}) in TENSORS else {name} if type({name}) in PLAIN else unwrap({name})"
         for name in names
     )
     unpack = f"        {', '.join(names)}, = values\n" if names else ""
@@ -129,28 +129,36 @@ def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper], Runner]:
             "        if type(out) is ndarray:\n"
             "            dtype = dtypes.get(out.dtype)\n"
             "            if dtype is not None:\n"
-            "                return tensor_of(out, dtype)\n"
+            "                tensor = new(Tensor)\n"  # tensor_of(out, dtype), inline
+            "                tensor._value = out\n"
+            "                tensor._dtype = dtype\n"
+            "                tensor.requires_grad = False\n"
+            "                tensor.grad = None\n"
+            "                return tensor\n"
             "        return wrap(values, out)\n"
         )
     else:
         body = f"        return wrap(values, kernel({unwrapped}))\n"
     source = f"def make(wrap):\n    def run(kernel, values):\n{unpack}{body}    return run\n"
-    namespace = {"Tensor": Tensor, "PLAIN": _PLAIN, "unwrap": _unwrap, "ndarray": np.ndarray,
-                 "dtypes": _DTYPES, "tensor_of": tensor_of}
+    namespace = {"Tensor": Tensor, "TENSORS": _TENSOR_TYPES, "PLAIN": _PLAIN, "unwrap": _unwrap,
+                 "ndarray": np.ndarray, "dtypes": _DTYPES, "new": object.__new__}
     exec(compile(source, f"<eager runner of {arity} arguments>", "exec"), namespace)  # noqa: S102
     return namespace["make"]
 
 
 # argument types that a kernel takes as they are (_unwrap's last case)
 _PLAIN = frozenset({int, float, bool, str, type(None), DType})
+# Tensor and the subclasses met so far (Parameter...): their arrays are ``_value``
+_TENSOR_TYPES = {Tensor}
 
 
 def _unwrap(value: Any) -> Any:
     if isinstance(value, Tensor):
+        _TENSOR_TYPES.add(type(value))
         return value._value
     if isinstance(value, list):
         return [
-            item._value if type(item) is Tensor else item if type(item) in _PLAIN else _unwrap(item)
+            item._value if type(item) in _TENSOR_TYPES else item if type(item) in _PLAIN else _unwrap(item)
             for item in value
         ]
     if getattr(value, "is_symbolic_scalar", False):

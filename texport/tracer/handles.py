@@ -131,13 +131,14 @@ def handle_for(name: str) -> OpOverload:
     return getattr(getattr(getattr(ops, namespace), op_name), overload)
 
 
-_BY_NAME: dict[str, OpOverload] = {}
+class _HandlesByName(dict[str, OpOverload]):
+    """Handles by ``name`` (``add.Tensor``), each looked up once."""
+
+    def __missing__(self, name: str) -> OpOverload:
+        handle = self[name] = handle_for(name)
+        return handle
 
 
-def op(name: str) -> OpOverload:
-    """The handle of ``name`` (``add.Tensor``), looked up once: every Tensor
-    method, factory and function names its op this way on each call."""
-    handle = _BY_NAME.get(name)
-    if handle is None:
-        handle = _BY_NAME[name] = handle_for(name)
-    return handle
+# op(name): the handle of ``name`` (``add.Tensor``). Every Tensor method, factory and
+# function names its op this way on each call: the dict's own lookup, no Python frame.
+op = _HandlesByName().__getitem__
