@@ -324,7 +324,7 @@ class Binding:
     error, a missing argument) goes through ``_bind_in_order``, whose errors are
     those of a Python call."""
 
-    __slots__ = ("_schema", "_defaults", "_index", "_n_positional", "tails", "_required", "_list_defaults",
+    __slots__ = ("_schema", "_defaults", "_index", "_n_positional", "tails", "_required_after", "_list_defaults",
                  "list_arguments")
 
     def __init__(self, schema: OpSchema) -> None:
@@ -340,7 +340,11 @@ class Binding:
             count: self._defaults[count:] for count in range(self._n_positional + 1)
             if all(arg.has_default and not isinstance(arg.default, list) for arg in arguments[count:])
         }
-        self._required = tuple(index for index, arg in enumerate(arguments) if not arg.has_default)
+        # arguments given positionally -> the required ones after them (keywords must give them)
+        self._required_after = {
+            count: tuple(index for index in range(count, len(arguments)) if not arguments[index].has_default)
+            for count in range(self._n_positional + 1)
+        }
         self._list_defaults = tuple(index for index, arg in enumerate(arguments) if isinstance(arg.default, list))
         # (index, type) of each list argument: the dispatcher normalises their values
         self.list_arguments = tuple((index, arg.type) for index, arg in enumerate(arguments) if arg.type.is_list)
@@ -350,11 +354,13 @@ class Binding:
             tail = self.tails.get(len(args))
             if tail is not None:
                 return [*args, *tail]
-        return self._bind_keywords(args, kwargs)
+        return self.bind_keywords(args, kwargs)
 
-    def _bind_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    def bind_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """``bind`` past its first case: keywords, list defaults, missing arguments."""
         given = len(args)
-        if given > self._n_positional:
+        required = self._required_after.get(given)
+        if required is None:  # too many positional arguments
             return self._bind_in_order(args, kwargs)
         defaults = self._defaults
         values = [*args, *defaults[given:]]
@@ -364,7 +370,7 @@ class Binding:
             if index < given:  # unknown, or given positionally too
                 return self._bind_in_order(args, kwargs)
             values[index] = value
-        for index in self._required:
+        for index in required:
             if values[index] is NO_DEFAULT:
                 return self._bind_in_order(args, kwargs)
         for index in self._list_defaults:

@@ -86,7 +86,7 @@ def call(op: Op, *args: Any, **kwargs: Any) -> Any:
     """Call a known overload in the current mode."""
     binding = op._schema.binding
     tail = None if kwargs else binding.tails.get(len(args))
-    values = [*args, *tail] if tail is not None else binding.bind(args, kwargs)  # bind's first case, inline
+    values = [*args, *tail] if tail is not None else binding.bind_keywords(args, kwargs)  # Binding.bind, inline
     if binding.list_arguments:
         _normalize_lists(binding.list_arguments, values)
     return (_MODES[-1] if _MODES else current_mode()).call(op, values)
