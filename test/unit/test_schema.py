@@ -258,6 +258,36 @@ def test_bind_duplicate_argument():
         bind_arguments(SOFTPLUS, ("x", 2), {"beta": 3})
 
 
+def test_bind_answers_stay_the_same_on_repeated_calls():
+    # Binding caches per schema what a call shape needs: the second call takes the fast path
+    for _ in range(2):
+        first = bind_arguments(SOFTPLUS, ("x",), {})
+        assert first == ["x", 1, 20]
+        first.append("mutated")  # each call gets a list of its own
+        assert bind_arguments(SOFTPLUS, ("x", 2), {"threshold": 5}) == ["x", 2, 5]
+        assert bind_arguments(ADD, ("x", "y"), {"alpha": 2}) == ["x", "y", 2]
+
+
+def test_bind_list_defaults_with_keywords_are_fresh_copies():
+    first = bind_arguments(POOL, ("x",), {"kernel_size": [2, 2], "ceil_mode": True})
+    assert first == ["x", [2, 2], [], [0, 0], [1, 1], True]
+    first[3].append(9)
+    assert bind_arguments(POOL, ("x",), {"kernel_size": [2, 2]})[3] == [0, 0]
+
+
+def test_bind_keywords_missing_required_argument():
+    with pytest.raises(TypeError, match=r"aten::add\.Tensor\(\) missing required argument 'other'"):
+        bind_arguments(ADD, ("x",), {"alpha": 2})
+    with pytest.raises(TypeError, match=r"aten::add\.Tensor\(\) missing required argument 'self'"):
+        bind_arguments(ADD, (), {"other": "y"})
+
+
+def test_bind_errors_come_in_schema_order():
+    # a Python call reports the first argument in order: 'beta' twice before 'gamma' unknown
+    with pytest.raises(TypeError, match="multiple values for argument 'beta'"):
+        bind_arguments(SOFTPLUS, ("x", 2), {"gamma": 1, "beta": 3})
+
+
 # ---------------------------------------------------------------- malformed
 
 

@@ -124,6 +124,24 @@ def test_in_place_returns_self_and_views_alias_their_base() -> None:
     assert x.tolist()[0][0] == 6.0
 
 
+def test_eager_results_of_each_return_kind() -> None:
+    """Eager runners are made per op: one Tensor, a tuple, a list, a scalar, an
+    in-place result, a Parameter argument, a non-float32 dtype."""
+    x = torch.tensor([[3.0, 1.0], [2.0, 4.0]])
+    weight = torch.nn.Parameter(torch.tensor([[1.0, 0.0], [0.0, 2.0]]))
+    for _ in range(2):  # the second call runs the cached runner
+        assert torch.nn.functional.linear(x, weight).tolist() == [[3.0, 2.0], [2.0, 8.0]]
+        values, indices = x.max(1)
+        assert values.tolist() == [3.0, 4.0] and indices.tolist() == [0, 1]
+        assert [part.tolist() for part in x.unbind(0)] == [[3.0, 1.0], [2.0, 4.0]]
+        assert x.sum().item() == 10.0
+        assert (x.to(torch.float64) * 2).dtype is torch.float64
+        assert (x > 2).dtype is torch.bool
+        y = x.clone()
+        assert y.add_(1) is y and y.tolist() == [[4.0, 2.0], [3.0, 5.0]]
+        assert x.view(4).tolist() == [3.0, 1.0, 2.0, 4.0]
+
+
 def test_indexing_get_and_set() -> None:
     x = torch.arange(12).view(3, 4)
     assert x[1, 2].item() == 6

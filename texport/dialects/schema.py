@@ -139,6 +139,11 @@ class OpSchema:
         """Returns alias an input without writing it (view, transpose, ...)."""
         return not self.is_mutable and any(r.alias is not None for r in self.returns)
 
+    @functools.cached_property
+    def binding(self) -> Binding:
+        """How a call's arguments bind to this schema (bind_arguments), worked out once."""
+        return Binding(self)
+
     @property
     def positional(self) -> tuple[Argument, ...]:
         return tuple(arg for arg in self.arguments if not arg.kwarg_only)
@@ -309,26 +314,92 @@ def bind_arguments(schema: OpSchema, args: tuple[Any, ...], kwargs: dict[str, An
     """Bind a call to the schema: every argument in schema order, defaults filled.
 
     Raises TypeError naming the op and the argument, like a Python call would."""
-    where = f"{schema.namespace}::{schema.qualified_name}"
-    positional = schema.positional
-    if len(args) > len(positional):
-        raise TypeError(
-            f"{where}() takes {len(positional)} positional arguments but {len(args)} were given"
-        )
-    values: list[Any] = []
-    remaining = dict(kwargs)
-    for index, arg in enumerate(schema.arguments):
-        if index < len(args) and not arg.kwarg_only:
-            if arg.name in remaining:
-                raise TypeError(f"{where}() got multiple values for argument '{arg.name}'")
-            values.append(args[index])
-        elif arg.name in remaining:
-            values.append(remaining.pop(arg.name))
-        elif arg.has_default:
-            default = arg.default
-            values.append(list(default) if isinstance(default, list) else default)
-        else:
-            raise TypeError(f"{where}() missing required argument '{arg.name}'")
-    if remaining:
-        raise TypeError(f"{where}() got an unexpected keyword argument '{next(iter(remaining))}'")
-    return values
+    return schema.binding.bind(args, kwargs)
+
+
+class Binding:
+    """How calls bind to one schema, worked out once per schema: every op call binds
+    its arguments, so the per-call work is a list built from the call's positional
+    arguments and the remaining defaults. A call the fast paths do not accept (an
+    error, a missing argument) goes through ``_bind_in_order``, whose errors are
+    those of a Python call."""
+
+    __slots__ = ("_schema", "_defaults", "_index", "_n_positional", "tails", "_required_after", "_list_defaults",
+                 "list_arguments")
+
+    def __init__(self, schema: OpSchema) -> None:
+        arguments = schema.arguments
+        self._schema = schema
+        self._defaults = tuple(arg.default for arg in arguments)
+        self._index = {arg.name: index for index, arg in enumerate(arguments)}
+        self._n_positional = sum(1 for arg in arguments if not arg.kwarg_only)
+        # arguments given positionally -> the defaults of the rest, when none is
+        # required and none is a list (a list default is copied per call); the
+        # dispatcher reads it too, for a call without keywords
+        self.tails = {
+            count: self._defaults[count:] for count in range(self._n_positional + 1)
+            if all(arg.has_default and not isinstance(arg.default, list) for arg in arguments[count:])
+        }
+        # arguments given positionally -> the required ones after them (keywords must give them)
+        self._required_after = {
+            count: tuple(index for index in range(count, len(arguments)) if not arguments[index].has_default)
+            for count in range(self._n_positional + 1)
+        }
+        self._list_defaults = tuple(index for index, arg in enumerate(arguments) if isinstance(arg.default, list))
+        # (index, type) of each list argument: the dispatcher normalises their values
+        self.list_arguments = tuple((index, arg.type) for index, arg in enumerate(arguments) if arg.type.is_list)
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        if not kwargs:
+            tail = self.tails.get(len(args))
+            if tail is not None:
+                return [*args, *tail]
+        return self.bind_keywords(args, kwargs)
+
+    def bind_keywords(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """``bind`` past its first case: keywords, list defaults, missing arguments."""
+        given = len(args)
+        required = self._required_after.get(given)
+        if required is None:  # too many positional arguments
+            return self._bind_in_order(args, kwargs)
+        defaults = self._defaults
+        values = [*args, *defaults[given:]]
+        index_of = self._index
+        for name, value in kwargs.items():
+            index = index_of.get(name, -1)
+            if index < given:  # unknown, or given positionally too
+                return self._bind_in_order(args, kwargs)
+            values[index] = value
+        for index in required:
+            if values[index] is NO_DEFAULT:
+                return self._bind_in_order(args, kwargs)
+        for index in self._list_defaults:
+            if values[index] is defaults[index]:
+                values[index] = list(defaults[index])
+        return values
+
+    def _bind_in_order(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """Argument by argument in schema order, raising the error a Python call would."""
+        schema = self._schema
+        where = f"{schema.namespace}::{schema.qualified_name}"
+        if len(args) > self._n_positional:
+            raise TypeError(
+                f"{where}() takes {self._n_positional} positional arguments but {len(args)} were given"
+            )
+        values: list[Any] = []
+        remaining = dict(kwargs)
+        for index, arg in enumerate(schema.arguments):
+            if index < len(args) and not arg.kwarg_only:
+                if arg.name in remaining:
+                    raise TypeError(f"{where}() got multiple values for argument '{arg.name}'")
+                values.append(args[index])
+            elif arg.name in remaining:
+                values.append(remaining.pop(arg.name))
+            elif arg.has_default:
+                default = arg.default
+                values.append(list(default) if isinstance(default, list) else default)
+            else:
+                raise TypeError(f"{where}() missing required argument '{arg.name}'")
+        if remaining:
+            raise TypeError(f"{where}() got an unexpected keyword argument '{next(iter(remaining))}'")
+        return values

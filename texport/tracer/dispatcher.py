@@ -84,9 +84,12 @@ def using_mode(mode: Mode) -> Iterator[Mode]:
 
 def call(op: Op, *args: Any, **kwargs: Any) -> Any:
     """Call a known overload in the current mode."""
-    values = bind_arguments(op._schema, args, kwargs)
-    mode = _MODES[-1] if _MODES else current_mode()
-    return mode.call(op, normalize_values(op._schema, values))
+    binding = op._schema.binding
+    tail = None if kwargs else binding.tails.get(len(args))
+    values = [*args, *tail] if tail is not None else binding.bind_keywords(args, kwargs)  # Binding.bind, inline
+    if binding.list_arguments:
+        _normalize_lists(binding.list_arguments, values)
+    return (_MODES[-1] if _MODES else current_mode()).call(op, values)
 
 
 def varargs_list(args: Sequence[Any]) -> list[Any]:
@@ -99,19 +102,24 @@ def varargs_list(args: Sequence[Any]) -> list[Any]:
 
 def normalize_values(schema: OpSchema, values: list[Any]) -> list[Any]:
     """Lists become lists (tuples, Size), ``int[2]`` given an int expands."""
-    for index, arg in enumerate(schema.arguments):
-        if arg.type.is_list:
-            value = values[index]
-            if isinstance(value, tuple):
-                values[index] = list(value)
-            elif isinstance(value, (int, float)) and not isinstance(value, bool) or (
-                isinstance(value, bool) and arg.type.base == "bool"
-            ):
-                if arg.type.list_size is not None:
-                    values[index] = [value] * arg.type.list_size
-                else:
-                    values[index] = [value]
+    _normalize_lists(schema.binding.list_arguments, values)
     return values
+
+
+def _normalize_lists(list_arguments: tuple[tuple[int, ArgType], ...], values: list[Any]) -> None:
+    for index, arg_type in list_arguments:
+        value = values[index]
+        if type(value) is list:
+            continue
+        if isinstance(value, tuple):
+            values[index] = list(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) or (
+            isinstance(value, bool) and arg_type.base == "bool"
+        ):
+            if arg_type.list_size is not None:
+                values[index] = [value] * arg_type.list_size
+            else:
+                values[index] = [value]
 
 
 # --------------------------------------------------------------------------

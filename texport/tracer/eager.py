@@ -8,6 +8,8 @@ view, so writes through it reach the base.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +21,7 @@ from texport.interpreter.kernels import KERNELS
 
 from .dispatcher import install_base_mode
 from .handles import OpOverload
-from .tensor import Tensor
+from .tensor import Tensor, tensor_of
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,32 @@ def _plan(op: OpOverload) -> _ReturnPlan:
     return plan
 
 
+Wrapper = Callable[[list[Any], Any], Any]
+
+
+def _make_wrapper(plan: _ReturnPlan) -> Wrapper:
+    """The plan as a function; one plain Tensor return, the common case, has one of its own."""
+    if not plan.kinds:
+        return _wrap_nothing
+    if len(plan.kinds) == 1 and not plan.is_tuple:
+        kind, written = plan.kinds[0], plan.written_arg[0]
+        if kind == "tensor" and written is None:
+            return _wrap_tensor
+        return lambda values, out: _wrap_one(kind, written, values, out)
+    returns = tuple(zip(plan.kinds, plan.written_arg))
+    return lambda values, out: tuple(
+        _wrap_one(kind, written, values, item) for (kind, written), item in zip(returns, out)
+    )
+
+
+def _wrap_nothing(values: list[Any], out: Any) -> None:
+    return None
+
+
+def _wrap_tensor(values: list[Any], out: Any) -> Tensor | None:
+    return None if out is None else wrap_array(out)
+
+
 class EagerMode:
     """Runs kernels on numpy arrays."""
 
@@ -60,34 +88,82 @@ class EagerMode:
         kernel = KERNELS.get(op.key)
         if kernel is None:
             raise NotImplementedError(f"{op} has no kernel: it cannot run eagerly")
-        out = kernel(*[_unwrap(v) for v in values])
-        return _wrap(op, values, out)
+        return (_RUNNERS.get(op) or _runner(op))(kernel, values)
 
     def tensor(self, array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
         """``texport.tensor(data)`` outside tracing: a Tensor holding the array."""
         return Tensor._make(array, dtype, requires_grad)
 
 
+Runner = Callable[[Callable[..., Any], list[Any]], Any]
+
+# op -> runner(kernel, values): unwraps the values, calls the kernel, wraps its result
+_RUNNERS: dict[OpOverload, Runner] = {}
+
+
+def _runner(op: OpOverload) -> Runner:
+    runner = _RUNNERS.get(op)
+    if runner is None:
+        plan = _plan(op)
+        one_tensor = plan.kinds == ("tensor",) and plan.written_arg == (None,) and not plan.is_tuple
+        make = _runner_maker(len(op._schema.arguments), one_tensor)
+        runner = _RUNNERS[op] = make(_make_wrapper(plan))
+    return runner
+
+
+@functools.cache
+def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper], Runner]:
+    """The runner of ops taking ``arity`` arguments, as code: each argument unwrapped
+    by a type test inline (a loop over the values costs more than the small kernels it
+    wraps); an op returning one new Tensor builds it inline when the kernel gives an
+    ndarray of a dtype seen before, and leaves any other result to its wrapper."""
+    names = [f"value{index}" for index in range(arity)]
+    unwrapped = ", ".join(
+        f"{name}._value if type({name}) in TENSORS else {name} if type({name}) in PLAIN else unwrap({name})"
+        for name in names
+    )
+    unpack = f"        {', '.join(names)}, = values\n" if names else ""
+    if one_tensor:
+        body = (
+            f"        out = kernel({unwrapped})\n"
+            "        if type(out) is ndarray:\n"
+            "            dtype = dtypes.get(out.dtype)\n"
+            "            if dtype is not None:\n"
+            "                tensor = new(Tensor)\n"  # tensor_of(out, dtype), inline
+            "                tensor._value = out\n"
+            "                tensor._dtype = dtype\n"
+            "                tensor.requires_grad = False\n"
+            "                tensor.grad = None\n"
+            "                return tensor\n"
+            "        return wrap(values, out)\n"
+        )
+    else:
+        body = f"        return wrap(values, kernel({unwrapped}))\n"
+    source = f"def make(wrap):\n    def run(kernel, values):\n{unpack}{body}    return run\n"
+    namespace = {"Tensor": Tensor, "TENSORS": _TENSOR_TYPES, "PLAIN": _PLAIN, "unwrap": _unwrap,
+                 "ndarray": np.ndarray, "dtypes": _DTYPES, "new": object.__new__}
+    exec(compile(source, f"<eager runner of {arity} arguments>", "exec"), namespace)  # noqa: S102
+    return namespace["make"]
+
+
+# argument types that a kernel takes as they are (_unwrap's last case)
+_PLAIN = frozenset({int, float, bool, str, type(None), DType})
+# Tensor and the subclasses met so far (Parameter...): their arrays are ``_value``
+_TENSOR_TYPES = {Tensor}
+
+
 def _unwrap(value: Any) -> Any:
     if isinstance(value, Tensor):
+        _TENSOR_TYPES.add(type(value))
         return value._value
     if isinstance(value, list):
-        return [_unwrap(v) for v in value]
+        return [
+            item._value if type(item) in _TENSOR_TYPES else item if type(item) in _PLAIN else _unwrap(item)
+            for item in value
+        ]
     if getattr(value, "is_symbolic_scalar", False):
         return value.concrete()
     return value
-
-
-def _wrap(op: OpOverload, values: list[Any], out: Any) -> Any:
-    plan = _plan(op)
-    if not plan.kinds:
-        return None
-    if len(plan.kinds) == 1 and not plan.is_tuple:
-        return _wrap_one(plan.kinds[0], plan.written_arg[0], values, out)
-    return tuple(
-        _wrap_one(kind, written, values, item)
-        for kind, written, item in zip(plan.kinds, plan.written_arg, out)
-    )
 
 
 def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> Any:
@@ -105,10 +181,18 @@ def _wrap_one(kind: str, written: int | None, values: list[Any], out: Any) -> An
     return out.item() if isinstance(out, np.generic) else out
 
 
+# numpy dtype -> texport DType, learnt from from_numpy (which normalises and may
+# load bfloat16) on a dtype's first sight
+_DTYPES: dict[np.dtype, DType] = {}
+
+
 def wrap_array(array: Any) -> Tensor:
     if not isinstance(array, np.ndarray):
         array = np.asarray(array)
-    return Tensor._make(array, from_numpy(array.dtype))
+    dtype = _DTYPES.get(array.dtype)
+    if dtype is None:
+        dtype = _DTYPES[array.dtype] = from_numpy(array.dtype)
+    return tensor_of(array, dtype)
 
 
 def install_eager_mode() -> None:

@@ -21,14 +21,11 @@ class OpOverload:
 
     def __init__(self, op_def: OpDef, packet: OpOverloadPacket) -> None:
         self.op_def = op_def
+        self.key = op_def.key  # the registry key kernels and rules are found by, read per call
         self._schema: OpSchema = op_def.schema
         self.overloadpacket = packet
         self._overloadname = op_def.schema.overload
         self.__name__ = f"{op_def.schema.name}.{self._overloadname}"
-
-    @property
-    def key(self) -> str:
-        return self.op_def.key
 
     def name(self) -> str:
         """torch's OpOverload.name(): ``aten::add_.Tensor``."""
@@ -134,13 +131,14 @@ def handle_for(name: str) -> OpOverload:
     return getattr(getattr(getattr(ops, namespace), op_name), overload)
 
 
-_BY_NAME: dict[str, OpOverload] = {}
+class _HandlesByName(dict[str, OpOverload]):
+    """Handles by ``name`` (``add.Tensor``), each looked up once."""
+
+    def __missing__(self, name: str) -> OpOverload:
+        handle = self[name] = handle_for(name)
+        return handle
 
 
-def op(name: str) -> OpOverload:
-    """The handle of ``name`` (``add.Tensor``), looked up once: every Tensor
-    method, factory and function names its op this way on each call."""
-    handle = _BY_NAME.get(name)
-    if handle is None:
-        handle = _BY_NAME[name] = handle_for(name)
-    return handle
+# op(name): the handle of ``name`` (``add.Tensor``). Every Tensor method, factory and
+# function names its op this way on each call: the dict's own lookup, no Python frame.
+op = _HandlesByName().__getitem__

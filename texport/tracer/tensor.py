@@ -79,12 +79,7 @@ class Tensor(TensorBase):
 
     @staticmethod
     def _make(value: Any, dtype: DType, requires_grad: bool = False) -> Tensor:
-        tensor = Tensor.__new__(Tensor)
-        tensor._value = value
-        tensor._dtype = dtype
-        tensor.requires_grad = requires_grad
-        tensor.grad = None
-        return tensor
+        return tensor_of(value, dtype, requires_grad)
 
     # ---- metadata -------------------------------------------------------
 
@@ -558,6 +553,20 @@ def _extremum(self: Tensor, name: str, dim: Any, keepdim: bool) -> Any:
     if _is_tensor(dim):
         return call(op(f"{name}.other"), self, dim)
     return minmax_result(*call(op(f"{name}.dim"), self, dim, keepdim))
+
+
+_new_object = object.__new__
+
+
+def tensor_of(value: Any, dtype: DType, requires_grad: bool = False) -> Tensor:
+    """A Tensor over ``value`` (Tensor._make): eager mode makes one per op result, so
+    it skips ``__init__`` (which builds from data) and sets the slots directly."""
+    tensor = _new_object(Tensor)
+    tensor._value = value
+    tensor._dtype = dtype
+    tensor.requires_grad = requires_grad
+    tensor.grad = None
+    return tensor
 
 
 # --------------------------------------------------------------------------
