@@ -54,6 +54,15 @@ def _expect_ndim(x: np.ndarray, ndim: int, message: str) -> None:
         raise RuntimeError(f"{message}, but got a {x.ndim}-D tensor")
 
 
+# dtypes np.matmul hands to BLAS as they are: a product of two such operands of one
+# dtype needs no opmath cast and no rounding back (the fast paths below)
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _blas_pair(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype in _BLAS_FLOATS and b.dtype == a.dtype
+
+
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b (torch.matmul broadcasting) as a fresh array in the accumulation dtype."""
     a, b = opmath(a), opmath(b)
@@ -97,12 +106,16 @@ def _check_dot(a: np.ndarray, b: np.ndarray) -> None:
 
 @kernel("mm")
 def mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
+    if self.ndim == 2 and mat2.ndim == 2 and _blas_pair(self, mat2):
+        return np.matmul(self, mat2)
     _check_mm(self, mat2)
     return result_as(_product(self, mat2), self.dtype)
 
 
 @kernel("bmm")
 def bmm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
+    if self.ndim == 3 and mat2.ndim == 3 and _blas_pair(self, mat2):
+        return np.matmul(self, mat2)
     _check_bmm(self, mat2)
     return result_as(_product(self, mat2), self.dtype)
 
@@ -136,6 +149,12 @@ def _add_product(
 
     def add_product(self: np.ndarray, a: np.ndarray, b: np.ndarray, beta: complex = 1,
                     alpha: complex = 1) -> np.ndarray:
+        if beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and _blas_pair(a, b) and (
+                self.dtype == a.dtype):
+            product = np.matmul(a, b)  # addmm's usual case: self a bias row or the product's shape
+            if self.shape == product.shape or (self.ndim == 1 and self.shape[0] == product.shape[1]):
+                product += self
+                return product
         check(a, b)
         _same_dtype(self, a, f"self and {name}")
         product = _product(a, b)  # fresh: scaled and summed in place
@@ -167,12 +186,20 @@ def matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     if self.ndim == 1 and other.ndim == 1:
         return dot(self, other)
     _same_dtype(self, other)
+    if self.ndim >= 2 and other.ndim >= 2 and self.dtype in _BLAS_FLOATS:
+        return _product(self, other)
     return result_as(_product(self, other), self.dtype)
 
 
 @kernel("linear")
 def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     """input @ weight.T + bias; a 1-D weight (whose .T is itself) drops the out dim."""
+    if weight.ndim == 2 and input.ndim >= 2 and _blas_pair(input, weight) and (
+            bias is None or (bias.dtype == input.dtype and bias.shape == weight.shape[:1])):
+        out = _product(input, weight.T)  # the usual nn.Linear: no cast, bias added in place
+        if bias is not None:
+            out += bias
+        return out
     _same_dtype(input, weight)
     out = _product(input, weight.T)
     if bias is not None:
