@@ -18,6 +18,7 @@ from . import kernel
 from .common import cast, opmath
 
 Array = np.ndarray
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # computed as they are (no opmath)
 
 
 def _channels(x: Array, values: Array | None) -> Array | None:
@@ -65,9 +66,7 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
                 momentum: float, eps: float) -> tuple[Array, ...]:
     """torch's native_batch_norm_helper: (out, save_mean, save_invstd, new_running_mean,
     new_running_var); nothing is mutated here."""
-    if (not training and running_mean is not None and running_var is not None
-            and (input.dtype == np.float32 or input.dtype == np.float64)
-            and _params_in_input_dtype(input, weight, bias, running_mean, running_var)):
+    if not training and _eval_fast(input, weight, bias, running_mean, running_var):
         return _batch_norm_eval(input, weight, bias, running_mean, running_var, eps)
     x = opmath(input)
     same_dtype = _params_in_input_dtype(input, weight, bias, running_mean, running_var)
@@ -107,14 +106,38 @@ def _batch_norm_eval(input: Array, weight: Array | None, bias: Array | None,  # 
     """The evaluation-mode path of _batch_norm for a float32/float64 input whose parameters
     share its dtype (the same formula, without the per-call dtype plumbing: a small
     batch norm is all overhead)."""
-    invstd = 1 / np.sqrt(running_var + eps)
-    alpha = invstd if weight is None else invstd * weight
-    beta = -running_mean * alpha if bias is None else bias - running_mean * alpha
+    out = _eval_transform(input, weight, bias, running_mean, running_var, eps)
+    empty = np.empty((0,), input.dtype)
+    return out, empty, empty.copy(), running_mean.copy(), running_var.copy()
+
+
+def _eval_transform(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                    running_mean: Array, running_var: Array, eps: float) -> Array:
+    """x * alpha + beta per channel with alpha = invstd * weight, beta = bias - mean * alpha
+    (torch's batch_norm_cpu_transform_input) from the running statistics."""
+    invstd = running_var + eps
+    np.sqrt(invstd, out=invstd)
+    np.divide(1, invstd, out=invstd)
+    alpha = invstd if weight is None else np.multiply(invstd, weight, out=invstd)
+    beta = np.multiply(running_mean, alpha)
+    if bias is None:
+        np.negative(beta, out=beta)
+    else:
+        np.subtract(bias, beta, out=beta)
     shape = (1, -1, *(1,) * (input.ndim - 2))
     out = np.multiply(input, alpha.reshape(shape))
     np.add(out, beta.reshape(shape), out=out)
-    empty = np.empty((0,), input.dtype)
-    return out, empty, empty.copy(), running_mean.copy(), running_var.copy()
+    return out
+
+
+def _eval_fast(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+               running_mean: Array | None, running_var: Array | None) -> bool:
+    """Whether evaluation-mode batch norm may take _eval_transform: float32/float64 with
+    every parameter and running statistic present where needed and in the input's dtype."""
+    dtype = input.dtype
+    return (dtype in _BLAS_FLOATS and running_mean is not None and running_var is not None
+            and running_mean.dtype == dtype and running_var.dtype == dtype
+            and (weight is None or weight.dtype == dtype) and (bias is None or bias.dtype == dtype))
 
 
 def _scale_shift(x: Array, alpha: Array, beta: Array, own: bool) -> Array:
@@ -192,6 +215,9 @@ def native_batch_norm(input: Array, weight: Array | None, bias: Array | None,  #
                       running_mean: Array | None, running_var: Array | None, training: bool,
                       momentum: float, eps: float) -> tuple[Array, Array, Array]:
     """Training updates the running stats in place (unbiased variance)."""
+    if not training and _eval_fast(input, weight, bias, running_mean, running_var):
+        empty = np.empty((0,), input.dtype)
+        return _eval_transform(input, weight, bias, running_mean, running_var, eps), empty, empty.copy()
     out, mean, invstd, new_mean, new_var = _batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )
@@ -261,6 +287,8 @@ def batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: 
                running_mean: Array | None, running_var: Array | None, training: bool,
                momentum: float, eps: float, cudnn_enabled: bool) -> Array:
     """The composite: native_batch_norm's output (running stats updated when training)."""
+    if not training and _eval_fast(input, weight, bias, running_mean, running_var):
+        return _eval_transform(input, weight, bias, running_mean, running_var, eps)
     return native_batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )[0]
@@ -339,9 +367,6 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
         out += bias.astype(out.dtype, copy=False)
     dtype = input.dtype
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
-
-
-_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _layer_norm_last_dim(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
