@@ -52,6 +52,23 @@ def _batch_stats(x: Array, eps: float) -> tuple[Array, Array, Array]:
     return mean, var, 1 / np.sqrt(var + eps)
 
 
+def _batch_stats_blas(x: Array, eps: float) -> tuple[Array, Array, Array, Array]:
+    """_batch_stats of a non-empty float32/float64 x, two passes as torch's CPU kernel
+    (the mean, then the squared deviations from it), each sum a BLAS product over
+    [N, C, L] rows (numpy's mean/var reduce across strided axes through Python
+    wrappers); also the deviations' buffer, for the output to be written into."""
+    rows = x.reshape(x.shape[0], x.shape[1], -1)
+    count = rows.shape[0] * rows.shape[2]
+    mean = np.matmul(rows, np.ones(rows.shape[2], x.dtype)).sum(axis=0)
+    mean /= count
+    deviations = np.subtract(rows, mean[:, None])
+    var = np.vecdot(deviations, deviations).sum(axis=0)
+    var /= count
+    invstd = var + eps
+    np.sqrt(invstd, out=invstd)
+    return mean, var, np.divide(1, invstd, out=invstd), deviations
+
+
 def _new_running(old: Array | None, batch: Array, momentum: float) -> Array | None:
     """momentum * batch + (1 - momentum) * old (torch's type promotion of the two)."""
     if old is None:
@@ -72,8 +89,12 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     same_dtype = _params_in_input_dtype(input, weight, bias, running_mean, running_var)
     if training and same_dtype and is_bfloat16(input.dtype):
         return _batch_norm_reduced_float(input, weight, bias, running_mean, running_var, momentum, eps)
-    if training:
+    buffer = None  # an x-shaped scratch array of the statistics, the output's when it may be
+    if training and x.dtype in _BLAS_FLOATS and x.size:
+        mean, var, invstd, buffer = _batch_stats_blas(x, eps)
+    elif training:
         mean, var, invstd = _batch_stats(x, eps)
+    if training:
         count = x.size // x.shape[1]
         with np.errstate(divide="ignore", invalid="ignore"):  # one value per channel: inf
             unbiased = var * (count / (count - 1)) if count > 1 else var / 0
@@ -96,6 +117,9 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     beta = -mean * alpha if bias is None else opmath(bias) - mean * alpha
     if fused:  # x * alpha + beta rounded once: exact in float64, then float32
         out = (x.astype(np.float64) * _channels(x, alpha) + _channels(x, beta)).astype(np.float32)
+    elif buffer is not None and alpha.dtype == x.dtype and beta.dtype == x.dtype:
+        out = np.multiply(x, _channels(x, alpha), out=buffer.reshape(x.shape))
+        out += _channels(x, beta)
     else:
         out = _scale_shift(x, alpha, beta, own=x is not input)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
