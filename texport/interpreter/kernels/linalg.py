@@ -8,6 +8,7 @@ in float.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -235,7 +236,7 @@ def _attention_bias(
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
-        attn_mask = np.tril(np.ones((length, source), dtype=bool))
+        return _causal_bias(length, source, dtype)
     if attn_mask is None:
         return None
     if attn_mask.dtype == bool:
@@ -243,19 +244,31 @@ def _attention_bias(
     return attn_mask.astype(dtype, copy=False)
 
 
-@np.errstate(invalid="ignore")
+@functools.lru_cache(maxsize=64)
+def _causal_bias(length: int, source: int, dtype: np.dtype) -> np.ndarray:
+    """0 on and below the diagonal, -inf above: made once per size (read-only, only added)."""
+    bias = np.where(np.tri(length, source, dtype=bool), dtype.type(0), dtype.type(-np.inf))
+    bias.flags.writeable = False
+    return bias
+
+
 def _safe_softmax(x: np.ndarray) -> np.ndarray:
     """Softmax over the last dim; a row that is all -inf gives 0s, not NaN (torch's
-    _safe_softmax, which its math attention uses)."""
+    _safe_softmax, which its math attention uses). ufunc reductions, not the ndarray
+    methods' Python wrappers: attention in the corpus is tiny, so calls are its cost."""
     if x.shape[-1] == 0:
         return x.copy()
-    top = x.max(axis=-1, keepdims=True)
-    masked = np.isneginf(top)
-    e = np.subtract(x, np.where(masked, 0, top), dtype=x.dtype)
-    np.exp(e, out=e)  # one buffer: exp and the division in place
-    e /= e.sum(axis=-1, keepdims=True)
-    if masked.any():
-        np.copyto(e, 0, where=masked)
+    with np.errstate(invalid="ignore"):
+        top = np.maximum.reduce(x, axis=-1, keepdims=True)
+        masked = np.equal(top, -np.inf)
+        any_masked = np.logical_or.reduce(masked, axis=None)
+        if any_masked:
+            top[masked] = 0
+        e = np.subtract(x, top, dtype=x.dtype)
+        np.exp(e, out=e)  # one buffer: exp and the division in place
+        e /= np.add.reduce(e, axis=-1, keepdims=True)
+        if any_masked:
+            np.copyto(e, 0, where=masked)
     return e
 
 
@@ -284,7 +297,8 @@ def scaled_dot_product_attention(
     scores *= q.dtype.type(factor)
     bias = _attention_bias(attn_mask, is_causal, q.shape[-2], k.shape[-2], scores.dtype)
     if bias is not None:
-        if np.broadcast_shapes(scores.shape, bias.shape) == scores.shape:
+        if bias.shape == scores.shape[scores.ndim - bias.ndim:] or (
+                np.broadcast_shapes(scores.shape, bias.shape) == scores.shape):
             scores += bias  # scores is this kernel's own buffer
         else:
             scores = scores + bias
