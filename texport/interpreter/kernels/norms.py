@@ -429,11 +429,31 @@ def rms_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
              weight: Array | None = None, eps: float | None = None) -> Array:
     """x / sqrt(mean(x², trailing dims) + eps) · weight, computed in float32 for reduced floats;
     eps None: the machine epsilon of that computation dtype, as torch."""
+    if len(normalized_shape) == 1 and input.ndim >= 1 and input.shape[-1] and input.dtype in _BLAS_FLOATS and (
+            weight is None or weight.dtype == input.dtype):
+        return _rms_norm_last_dim(input, weight, eps)
     x = opmath(input)
     axes = _trailing(x, len(normalized_shape))
     eps = np.finfo(x.dtype).eps if eps is None else eps
     rstd = 1 / np.sqrt(np.square(x).mean(axis=axes, keepdims=True) + eps)
     return _affine(x * rstd, weight, None).astype(input.dtype, copy=False)
+
+
+_EPSILON = {dtype: float(np.finfo(dtype).eps) for dtype in _BLAS_FLOATS}
+
+
+def _rms_norm_last_dim(input: Array, weight: Array | None, eps: float | None) -> Array:  # noqa: A002
+    """rms_norm over the last dim of a float32/float64 input: the same steps, the mean
+    square a dot product per row (np.vecdot), the scaling in one output buffer."""
+    rstd = np.vecdot(input, input)[..., None]
+    rstd /= input.shape[-1]
+    rstd += _EPSILON[input.dtype] if eps is None else eps
+    np.sqrt(rstd, out=rstd)
+    np.divide(1, rstd, out=rstd)
+    out = np.multiply(input, rstd)
+    if weight is not None:
+        out *= weight
+    return out
 
 
 @kernel("native_layer_norm_backward")
@@ -476,9 +496,21 @@ def native_group_norm(input: Array, weight: Array | None, bias: Array | None,  #
                       eps: float) -> tuple[Array, Array, Array]:
     """(out, mean, rstd) with mean/rstd of shape (N, group)."""
     x = _grouped(opmath(input).reshape(N, C, HxW), group)
-    mean = x.mean(axis=-1)
-    rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
-    normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
+    if x.dtype in _BLAS_FLOATS and x.size:  # the same two passes, the sums as BLAS products
+        mean = np.matmul(x, np.ones(x.shape[-1], x.dtype))
+        mean /= x.shape[-1]
+        normed = np.subtract(x, mean[..., None])
+        rstd = np.vecdot(normed, normed)
+        rstd /= x.shape[-1]
+        rstd += eps
+        np.sqrt(rstd, out=rstd)
+        np.divide(1, rstd, out=rstd)
+        normed *= rstd[..., None]
+        normed = normed.reshape(N, C, HxW)
+    else:
+        mean = x.mean(axis=-1)
+        rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
+        normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
     out = _affine(normed, _column(weight), _column(bias)).reshape(input.shape)
     dtype = input.dtype
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
