@@ -212,6 +212,9 @@ def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None
     return result_as(out, input.dtype)
 
 
+_EINSUM_SMALL = 1024  # elements: 32x32 @ 32x32 in the C loop costs less than planning it
+
+
 @kernel("einsum")
 def einsum(equation: str, tensors: Sequence[np.ndarray], path: list[int] | None = None) -> np.ndarray:
     """np.einsum with its own contraction order: `path` is only torch's order hint, and
@@ -219,7 +222,11 @@ def einsum(equation: str, tensors: Sequence[np.ndarray], path: list[int] | None 
     for t in tensors[1:]:
         _same_dtype(tensors[0], t, "all einsum operands")
     operands = [opmath(t) for t in tensors]
-    out = np.asarray(np.einsum(equation.replace(" ", ""), *operands, optimize=True))
+    # optimize=True plans a BLAS contraction: ~100 us of Python, which pays only on large
+    # operands; one or two small ones go straight to einsum's C loop (>= 3 keep the
+    # planner: an unplanned order can loop over every index at once)
+    small = len(operands) <= 2 and all(t.size <= _EINSUM_SMALL for t in operands)
+    out = np.asarray(np.einsum(equation.replace(" ", ""), *operands, optimize=not small))
     if any(np.may_share_memory(out, t) for t in operands):
         out = out.copy()  # "ij->ji" is a numpy view; the op's result never aliases
     return result_as(out, tensors[0].dtype)
