@@ -197,7 +197,8 @@ def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None
     """input @ weight.T + bias; a 1-D weight (whose .T is itself) drops the out dim."""
     if weight.ndim == 2 and input.ndim >= 2 and _blas_pair(input, weight) and (
             bias is None or (bias.dtype == input.dtype and bias.shape == weight.shape[:1])):
-        out = _product(input, weight.T)  # the usual nn.Linear: no cast, bias added in place
+        # the usual nn.Linear: no cast, bias added in place
+        out = np.matmul(input, weight.T) if input.ndim == 2 else _product(input, weight.T)
         if bias is not None:
             out += bias
         return out
