@@ -614,11 +614,28 @@ def _adaptive_avg_3d_in_dtype(x: Array, sizes: Sequence[int]) -> Array:
     return total
 
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _global_avg(x: Array, n: int) -> Array:
+    """A float32/float64 adaptive average pool to size 1 (global average pooling): each
+    plane's sum in its dtype, as torch's kernel accumulates it, as one BLAS product
+    with ones, divided by the plane's size."""
+    lead = x.shape[:x.ndim - n]
+    rows = x.reshape(*lead, -1)
+    out = np.matmul(rows, np.ones(rows.shape[-1], x.dtype))
+    out /= rows.shape[-1]
+    return out.reshape(*lead, *(1,) * n)
+
+
 def _adaptive_avg_nd(n: int) -> Callable[..., Array]:
     def pool(self: Array, output_size: IntArg) -> Array:
+        sizes = _ints(output_size, n)
+        if sizes == (1,) * n and self.dtype in _BLAS_FLOATS and self.size:
+            return _global_avg(self, n)
         if n == 3 and is_reduced_float(self.dtype):
-            return _adaptive_avg_3d_in_dtype(self, _ints(output_size, n))
-        return _adaptive_avg(self, _ints(output_size, n))
+            return _adaptive_avg_3d_in_dtype(self, sizes)
+        return _adaptive_avg(self, sizes)
 
     return pool
 
