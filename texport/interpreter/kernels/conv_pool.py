@@ -61,11 +61,16 @@ def _lowest(dtype: np.dtype) -> Any:
 
 
 def _pad_last(x: Array, pads: Pairs, value: Any = 0) -> Array:
-    """Pad the last len(pads) dims by (low, high) pairs, outermost dim first."""
+    """Pad the last len(pads) dims by (low, high) pairs, outermost dim first (a filled
+    array and one slice assignment: np.pad costs ~20x that in Python on small inputs)."""
     if not any(lo or hi for lo, hi in pads):
         return x
-    widths = [(0, 0)] * (x.ndim - len(pads)) + list(pads)
-    return np.pad(x, widths, constant_values=value)
+    n = len(pads)
+    lead = x.shape[:x.ndim - n]
+    padded = np.full((*lead, *(s + lo + hi for s, (lo, hi) in zip(x.shape[x.ndim - n:], pads))),
+                     value, dtype=x.dtype)
+    padded[(Ellipsis, *(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[x.ndim - n:], pads)))] = x
+    return padded
 
 
 def _windows(x: Array, kernel: Sequence[int], stride: Sequence[int],
@@ -73,9 +78,19 @@ def _windows(x: Array, kernel: Sequence[int], stride: Sequence[int],
     """Read-only view [..., *out, *kernel] of every window over the last n dims."""
     n = len(kernel)
     spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    spatial, steps = x.shape[x.ndim - n:], x.strides[x.ndim - n:]
+    out = tuple((size - span) // st + 1 for size, span, st in zip(spatial, spans, stride))
+    if x.flags.c_contiguous and x.size and all(size >= span for size, span in zip(spatial, spans)):
+        # the view straight from the strides (sliding_window_view's checks and slicing
+        # cost ~30 us a call, the whole of a small convolution)
+        view = np.ndarray((*x.shape[:x.ndim - n], *out, *kernel), x.dtype, x, 0,
+                          (*x.strides[:x.ndim - n], *(a * st for a, st in zip(steps, stride)),
+                           *(a * d for a, d in zip(steps, dilation))))
+        view.flags.writeable = False
+        return view
     view = sliding_window_view(x, spans, axis=tuple(range(x.ndim - n, x.ndim)))
-    steps = (*(slice(None, None, s) for s in stride), *(slice(None, None, d) for d in dilation))
-    return view[(Ellipsis, *steps)]
+    slices = (*(slice(None, None, st) for st in stride), *(slice(None, None, d) for d in dilation))
+    return view[(Ellipsis, *slices)]
 
 
 def _col2im(cols: Array, size: Sequence[int], stride: Sequence[int],
@@ -322,6 +337,9 @@ def convolution_backward(grad_output: Array, input: Array, weight: Array,  # noq
 # ---------------------------------------------------------------- pooling
 
 
+_PHASED_POOL_SIZE = 1 << 15  # input elements from which a strided pool reads phase planes
+
+
 class _Pool:
     """Window geometry of an n-d pool over the last n dims (torch's pooling_output_shape)."""
 
@@ -345,6 +363,30 @@ class _Pool:
     def windows(self, x: Array, value: Any) -> Array:
         view = _windows(_pad_last(x, self.pads(), value), self.kernel, self.stride, self.dilation)
         return view[(Ellipsis, *(slice(0, o) for o in self.out), *([slice(None)] * self.n))]
+
+    def offset_views(self, x: Array, value: Any) -> list[Array]:
+        """Each kernel offset's [..., *out] elements, in np.ndindex order. They are read
+        from stride-phase planes (the padded x[..., p::s], copied once per phase), so each
+        is a unit-stride block: numpy's loops over stride-2 rows run ~10x slower than
+        over contiguous ones, and a pool runs prod(kernel) of them. Unstrided or small
+        pools (where the phase copies' calls cost more) read the window view itself."""
+        if all(st == 1 for st in self.stride) or x.size < _PHASED_POOL_SIZE:
+            win = self.windows(x, value)
+            return [win[(Ellipsis, *offset)] for offset in np.ndindex(*self.kernel)]
+        padded = _pad_last(x, self.pads(), value)
+        planes: dict[tuple[int, ...], Array] = {}
+        views = []
+        for offset in np.ndindex(*self.kernel):
+            starts = [o * d for o, d in zip(offset, self.dilation)]
+            phase = tuple(start % st for start, st in zip(starts, self.stride))
+            plane = planes.get(phase)
+            if plane is None:
+                plane = planes[phase] = np.ascontiguousarray(
+                    padded[(Ellipsis, *(slice(p, None, st) for p, st in zip(phase, self.stride)))])
+            # window b's element at start is padded[b * st + start] = plane[b + start // st]
+            views.append(plane[(Ellipsis, *(slice(start // st, start // st + o)
+                                             for start, st, o in zip(starts, self.stride, self.out)))])
+        return views
 
     def starts(self, axis: int) -> Array:
         """Unpadded start coordinate of each window along spatial axis ``axis``."""
@@ -378,29 +420,28 @@ def _max_pool(x: Array, pool: _Pool) -> Array:
     """Running np.maximum over the prod(kernel) offsets, each a strided [..., *out] slice
     of the windows (numpy's reduce over the window's strided axes is ~20x slower);
     np.maximum propagates NaN as torch's pool does."""
-    return _window_max(pool.windows(x, _lowest(x.dtype)), pool.kernel)
+    return _window_max(pool.offset_views(x, _lowest(x.dtype)))
 
 
-def _window_max(win: Array, kernel: Sequence[int]) -> Array:
-    offsets = iter(np.ndindex(*kernel))
-    out = np.array(win[(Ellipsis, *next(offsets))])
-    for offset in offsets:
-        np.maximum(out, win[(Ellipsis, *offset)], out=out)
+def _window_max(views: Sequence[Array]) -> Array:
+    """The running np.maximum over each kernel offset's elements (_Pool.offset_views)."""
+    out = np.array(views[0])
+    for view in views[1:]:
+        np.maximum(out, view, out=out)
     return out
 
 
-def _window_argmax(win: Array, values: Array, kernel: Sequence[int]) -> Array:
-    """Flat offset of each window's max ``values`` in win [..., *out, *kernel] as
+def _window_argmax(views: Sequence[Array], values: Array) -> Array:
+    """Flat kernel offset of each window's max ``values`` (views: _Pool.offset_views) as
     _torch_argmax picks it (``val > max || isnan(val)``: the first maximum, the last
     NaN): one masked write per kernel offset, last offset first so the first match stays."""
-    count = int(np.prod(kernel))
+    count = len(views)
     arg = np.zeros(values.shape, dtype=np.uint8 if count <= 256 else np.int64)
-    offsets = list(np.ndindex(*kernel))
     for flat in reversed(range(count)):
-        np.putmask(arg, win[(Ellipsis, *offsets[flat])] == values, flat)
+        np.putmask(arg, views[flat] == values, flat)
     if is_floating(values.dtype) and np.isnan(values).any():
         for flat in range(count):
-            np.putmask(arg, np.isnan(win[(Ellipsis, *offsets[flat])]), flat)
+            np.putmask(arg, np.isnan(views[flat]), flat)
     return arg
 
 
@@ -409,9 +450,9 @@ def _max_pool_with_indices(x: Array, pool: _Pool) -> tuple[Array, Array]:
     an all-lowest window points at its first in-bounds element, as torch."""
     n = pool.n
     lowest = _lowest(x.dtype)
-    win = pool.windows(x, lowest)
-    values = _window_max(win, pool.kernel)
-    arg = _window_argmax(win, values, pool.kernel)
+    views = pool.offset_views(x, lowest)
+    values = _window_max(views)
+    arg = _window_argmax(views, values)
     planes = [int(np.prod(pool.sizes[axis + 1:])) for axis in range(n)]
     if not (values == lowest).any():  # every max is in bounds: index = window start + offset
         delta = sum(np.array(o) * d * p for o, d, p in
@@ -489,7 +530,12 @@ def _divide(total: Array, divisor: Any, dtype: np.dtype) -> Array:
 def _avg_pool(x: Array, pool: _Pool, count_include_pad: bool,
               divisor_override: int | None) -> Array:
     acc = opmath(x) if is_floating(x.dtype) else x.astype(np.int64)
-    total = pool.windows(acc, 0).sum(axis=tuple(range(-pool.n, 0)))
+    # a running sum over the kernel offsets, in window order as torch's loop adds them
+    # (numpy's sum over the window's strided axes is ~20x slower)
+    views = pool.offset_views(acc, 0)
+    total = np.array(views[0])
+    for view in views[1:]:
+        total += view
     return _divide(total, _avg_divisor(pool, count_include_pad, divisor_override), x.dtype)
 
 
@@ -573,11 +619,28 @@ def _adaptive_avg_3d_in_dtype(x: Array, sizes: Sequence[int]) -> Array:
     return total
 
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _global_avg(x: Array, n: int) -> Array:
+    """A float32/float64 adaptive average pool to size 1 (global average pooling): each
+    plane's sum in its dtype, as torch's kernel accumulates it, as one BLAS product
+    with ones, divided by the plane's size."""
+    lead = x.shape[:x.ndim - n]
+    rows = x.reshape(*lead, -1)
+    out = np.matmul(rows, np.ones(rows.shape[-1], x.dtype))
+    out /= rows.shape[-1]
+    return out.reshape(*lead, *(1,) * n)
+
+
 def _adaptive_avg_nd(n: int) -> Callable[..., Array]:
     def pool(self: Array, output_size: IntArg) -> Array:
+        sizes = _ints(output_size, n)
+        if sizes == (1,) * n and self.dtype in _BLAS_FLOATS and self.size:
+            return _global_avg(self, n)
         if n == 3 and is_reduced_float(self.dtype):
-            return _adaptive_avg_3d_in_dtype(self, _ints(output_size, n))
-        return _adaptive_avg(self, _ints(output_size, n))
+            return _adaptive_avg_3d_in_dtype(self, sizes)
+        return _adaptive_avg(self, sizes)
 
     return pool
 

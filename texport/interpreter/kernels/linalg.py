@@ -8,6 +8,7 @@ in float.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -54,6 +55,15 @@ def _expect_ndim(x: np.ndarray, ndim: int, message: str) -> None:
         raise RuntimeError(f"{message}, but got a {x.ndim}-D tensor")
 
 
+# dtypes np.matmul hands to BLAS as they are: a product of two such operands of one
+# dtype needs no opmath cast and no rounding back (the fast paths below)
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _blas_pair(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype in _BLAS_FLOATS and b.dtype == a.dtype
+
+
 def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b (torch.matmul broadcasting) as a fresh array in the accumulation dtype."""
     a, b = opmath(a), opmath(b)
@@ -97,12 +107,16 @@ def _check_dot(a: np.ndarray, b: np.ndarray) -> None:
 
 @kernel("mm")
 def mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
+    if self.ndim == 2 and mat2.ndim == 2 and _blas_pair(self, mat2):
+        return np.matmul(self, mat2)
     _check_mm(self, mat2)
     return result_as(_product(self, mat2), self.dtype)
 
 
 @kernel("bmm")
 def bmm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
+    if self.ndim == 3 and mat2.ndim == 3 and _blas_pair(self, mat2):
+        return np.matmul(self, mat2)
     _check_bmm(self, mat2)
     return result_as(_product(self, mat2), self.dtype)
 
@@ -136,6 +150,12 @@ def _add_product(
 
     def add_product(self: np.ndarray, a: np.ndarray, b: np.ndarray, beta: complex = 1,
                     alpha: complex = 1) -> np.ndarray:
+        if beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and _blas_pair(a, b) and (
+                self.dtype == a.dtype):
+            product = np.matmul(a, b)  # addmm's usual case: self a bias row or the product's shape
+            if self.shape == product.shape or (self.ndim == 1 and self.shape[0] == product.shape[1]):
+                product += self
+                return product
         check(a, b)
         _same_dtype(self, a, f"self and {name}")
         product = _product(a, b)  # fresh: scaled and summed in place
@@ -167,12 +187,21 @@ def matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     if self.ndim == 1 and other.ndim == 1:
         return dot(self, other)
     _same_dtype(self, other)
+    if self.ndim >= 2 and other.ndim >= 2 and self.dtype in _BLAS_FLOATS:
+        return _product(self, other)
     return result_as(_product(self, other), self.dtype)
 
 
 @kernel("linear")
 def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     """input @ weight.T + bias; a 1-D weight (whose .T is itself) drops the out dim."""
+    if weight.ndim == 2 and input.ndim >= 2 and _blas_pair(input, weight) and (
+            bias is None or (bias.dtype == input.dtype and bias.shape == weight.shape[:1])):
+        # the usual nn.Linear: no cast, bias added in place
+        out = np.matmul(input, weight.T) if input.ndim == 2 else _product(input, weight.T)
+        if bias is not None:
+            out += bias
+        return out
     _same_dtype(input, weight)
     out = _product(input, weight.T)
     if bias is not None:
@@ -184,6 +213,9 @@ def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None
     return result_as(out, input.dtype)
 
 
+_EINSUM_SMALL = 1024  # elements: 32x32 @ 32x32 in the C loop costs less than planning it
+
+
 @kernel("einsum")
 def einsum(equation: str, tensors: Sequence[np.ndarray], path: list[int] | None = None) -> np.ndarray:
     """np.einsum with its own contraction order: `path` is only torch's order hint, and
@@ -191,7 +223,11 @@ def einsum(equation: str, tensors: Sequence[np.ndarray], path: list[int] | None 
     for t in tensors[1:]:
         _same_dtype(tensors[0], t, "all einsum operands")
     operands = [opmath(t) for t in tensors]
-    out = np.asarray(np.einsum(equation.replace(" ", ""), *operands, optimize=True))
+    # optimize=True plans a BLAS contraction: ~100 us of Python, which pays only on large
+    # operands; one or two small ones go straight to einsum's C loop (>= 3 keep the
+    # planner: an unplanned order can loop over every index at once)
+    small = len(operands) <= 2 and all(t.size <= _EINSUM_SMALL for t in operands)
+    out = np.asarray(np.einsum(equation.replace(" ", ""), *operands, optimize=not small))
     if any(np.may_share_memory(out, t) for t in operands):
         out = out.copy()  # "ij->ji" is a numpy view; the op's result never aliases
     return result_as(out, tensors[0].dtype)
@@ -208,7 +244,7 @@ def _attention_bias(
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                                "set when is_causal=True")
-        attn_mask = np.tril(np.ones((length, source), dtype=bool))
+        return _causal_bias(length, source, dtype)
     if attn_mask is None:
         return None
     if attn_mask.dtype == bool:
@@ -216,19 +252,31 @@ def _attention_bias(
     return attn_mask.astype(dtype, copy=False)
 
 
-@np.errstate(invalid="ignore")
+@functools.lru_cache(maxsize=64)
+def _causal_bias(length: int, source: int, dtype: np.dtype) -> np.ndarray:
+    """0 on and below the diagonal, -inf above: made once per size (read-only, only added)."""
+    bias = np.where(np.tri(length, source, dtype=bool), dtype.type(0), dtype.type(-np.inf))
+    bias.flags.writeable = False
+    return bias
+
+
 def _safe_softmax(x: np.ndarray) -> np.ndarray:
     """Softmax over the last dim; a row that is all -inf gives 0s, not NaN (torch's
-    _safe_softmax, which its math attention uses)."""
+    _safe_softmax, which its math attention uses). ufunc reductions, not the ndarray
+    methods' Python wrappers: attention in the corpus is tiny, so calls are its cost."""
     if x.shape[-1] == 0:
         return x.copy()
-    top = x.max(axis=-1, keepdims=True)
-    masked = np.isneginf(top)
-    e = np.subtract(x, np.where(masked, 0, top), dtype=x.dtype)
-    np.exp(e, out=e)  # one buffer: exp and the division in place
-    e /= e.sum(axis=-1, keepdims=True)
-    if masked.any():
-        np.copyto(e, 0, where=masked)
+    with np.errstate(invalid="ignore"):
+        top = np.maximum.reduce(x, axis=-1, keepdims=True)
+        masked = np.equal(top, -np.inf)
+        any_masked = np.logical_or.reduce(masked, axis=None)
+        if any_masked:
+            top[masked] = 0
+        e = np.subtract(x, top, dtype=x.dtype)
+        np.exp(e, out=e)  # one buffer: exp and the division in place
+        e /= np.add.reduce(e, axis=-1, keepdims=True)
+        if any_masked:
+            np.copyto(e, 0, where=masked)
     return e
 
 
@@ -257,7 +305,8 @@ def scaled_dot_product_attention(
     scores *= q.dtype.type(factor)
     bias = _attention_bias(attn_mask, is_causal, q.shape[-2], k.shape[-2], scores.dtype)
     if bias is not None:
-        if np.broadcast_shapes(scores.shape, bias.shape) == scores.shape:
+        if bias.shape == scores.shape[scores.ndim - bias.ndim:] or (
+                np.broadcast_shapes(scores.shape, bias.shape) == scores.shape):
             scores += bias  # scores is this kernel's own buffer
         else:
             scores = scores + bias

@@ -18,6 +18,7 @@ from . import kernel
 from .common import cast, opmath
 
 Array = np.ndarray
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # computed as they are (no opmath)
 
 
 def _channels(x: Array, values: Array | None) -> Array | None:
@@ -51,6 +52,23 @@ def _batch_stats(x: Array, eps: float) -> tuple[Array, Array, Array]:
     return mean, var, 1 / np.sqrt(var + eps)
 
 
+def _batch_stats_blas(x: Array, eps: float) -> tuple[Array, Array, Array, Array]:
+    """_batch_stats of a non-empty float32/float64 x, two passes as torch's CPU kernel
+    (the mean, then the squared deviations from it), each sum a BLAS product over
+    [N, C, L] rows (numpy's mean/var reduce across strided axes through Python
+    wrappers); also the deviations' buffer, for the output to be written into."""
+    rows = x.reshape(x.shape[0], x.shape[1], -1)
+    count = rows.shape[0] * rows.shape[2]
+    mean = np.matmul(rows, np.ones(rows.shape[2], x.dtype)).sum(axis=0)
+    mean /= count
+    deviations = np.subtract(rows, mean[:, None])
+    var = np.vecdot(deviations, deviations).sum(axis=0)
+    var /= count
+    invstd = var + eps
+    np.sqrt(invstd, out=invstd)
+    return mean, var, np.divide(1, invstd, out=invstd), deviations
+
+
 def _new_running(old: Array | None, batch: Array, momentum: float) -> Array | None:
     """momentum * batch + (1 - momentum) * old (torch's type promotion of the two)."""
     if old is None:
@@ -65,16 +83,18 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
                 momentum: float, eps: float) -> tuple[Array, ...]:
     """torch's native_batch_norm_helper: (out, save_mean, save_invstd, new_running_mean,
     new_running_var); nothing is mutated here."""
-    if (not training and running_mean is not None and running_var is not None
-            and (input.dtype == np.float32 or input.dtype == np.float64)
-            and _params_in_input_dtype(input, weight, bias, running_mean, running_var)):
+    if not training and _eval_fast(input, weight, bias, running_mean, running_var):
         return _batch_norm_eval(input, weight, bias, running_mean, running_var, eps)
     x = opmath(input)
     same_dtype = _params_in_input_dtype(input, weight, bias, running_mean, running_var)
     if training and same_dtype and is_bfloat16(input.dtype):
         return _batch_norm_reduced_float(input, weight, bias, running_mean, running_var, momentum, eps)
-    if training:
+    buffer = None  # an x-shaped scratch array of the statistics, the output's when it may be
+    if training and x.dtype in _BLAS_FLOATS and x.size:
+        mean, var, invstd, buffer = _batch_stats_blas(x, eps)
+    elif training:
         mean, var, invstd = _batch_stats(x, eps)
+    if training:
         count = x.size // x.shape[1]
         with np.errstate(divide="ignore", invalid="ignore"):  # one value per channel: inf
             unbiased = var * (count / (count - 1)) if count > 1 else var / 0
@@ -97,6 +117,9 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     beta = -mean * alpha if bias is None else opmath(bias) - mean * alpha
     if fused:  # x * alpha + beta rounded once: exact in float64, then float32
         out = (x.astype(np.float64) * _channels(x, alpha) + _channels(x, beta)).astype(np.float32)
+    elif buffer is not None and alpha.dtype == x.dtype and beta.dtype == x.dtype:
+        out = np.multiply(x, _channels(x, alpha), out=buffer.reshape(x.shape))
+        out += _channels(x, beta)
     else:
         out = _scale_shift(x, alpha, beta, own=x is not input)
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
@@ -107,14 +130,38 @@ def _batch_norm_eval(input: Array, weight: Array | None, bias: Array | None,  # 
     """The evaluation-mode path of _batch_norm for a float32/float64 input whose parameters
     share its dtype (the same formula, without the per-call dtype plumbing: a small
     batch norm is all overhead)."""
-    invstd = 1 / np.sqrt(running_var + eps)
-    alpha = invstd if weight is None else invstd * weight
-    beta = -running_mean * alpha if bias is None else bias - running_mean * alpha
+    out = _eval_transform(input, weight, bias, running_mean, running_var, eps)
+    empty = np.empty((0,), input.dtype)
+    return out, empty, empty.copy(), running_mean.copy(), running_var.copy()
+
+
+def _eval_transform(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                    running_mean: Array, running_var: Array, eps: float) -> Array:
+    """x * alpha + beta per channel with alpha = invstd * weight, beta = bias - mean * alpha
+    (torch's batch_norm_cpu_transform_input) from the running statistics."""
+    invstd = running_var + eps
+    np.sqrt(invstd, out=invstd)
+    np.divide(1, invstd, out=invstd)
+    alpha = invstd if weight is None else np.multiply(invstd, weight, out=invstd)
+    beta = np.multiply(running_mean, alpha)
+    if bias is None:
+        np.negative(beta, out=beta)
+    else:
+        np.subtract(bias, beta, out=beta)
     shape = (1, -1, *(1,) * (input.ndim - 2))
     out = np.multiply(input, alpha.reshape(shape))
     np.add(out, beta.reshape(shape), out=out)
-    empty = np.empty((0,), input.dtype)
-    return out, empty, empty.copy(), running_mean.copy(), running_var.copy()
+    return out
+
+
+def _eval_fast(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+               running_mean: Array | None, running_var: Array | None) -> bool:
+    """Whether evaluation-mode batch norm may take _eval_transform: float32/float64 with
+    every parameter and running statistic present where needed and in the input's dtype."""
+    dtype = input.dtype
+    return (dtype in _BLAS_FLOATS and running_mean is not None and running_var is not None
+            and running_mean.dtype == dtype and running_var.dtype == dtype
+            and (weight is None or weight.dtype == dtype) and (bias is None or bias.dtype == dtype))
 
 
 def _scale_shift(x: Array, alpha: Array, beta: Array, own: bool) -> Array:
@@ -192,6 +239,9 @@ def native_batch_norm(input: Array, weight: Array | None, bias: Array | None,  #
                       running_mean: Array | None, running_var: Array | None, training: bool,
                       momentum: float, eps: float) -> tuple[Array, Array, Array]:
     """Training updates the running stats in place (unbiased variance)."""
+    if not training and _eval_fast(input, weight, bias, running_mean, running_var):
+        empty = np.empty((0,), input.dtype)
+        return _eval_transform(input, weight, bias, running_mean, running_var, eps), empty, empty.copy()
     out, mean, invstd, new_mean, new_var = _batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )
@@ -261,6 +311,8 @@ def batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa: 
                running_mean: Array | None, running_var: Array | None, training: bool,
                momentum: float, eps: float, cudnn_enabled: bool) -> Array:
     """The composite: native_batch_norm's output (running stats updated when training)."""
+    if not training and _eval_fast(input, weight, bias, running_mean, running_var):
+        return _eval_transform(input, weight, bias, running_mean, running_var, eps)
     return native_batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )[0]
@@ -322,6 +374,8 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
                       weight: Array | None, bias: Array | None,
                       eps: float) -> tuple[Array, Array, Array]:
     """(out, mean, rstd); mean/rstd keep the normalised dims as 1s."""
+    if len(normalized_shape) == 1 and input.ndim >= 1 and input.shape[-1] and input.dtype in _BLAS_FLOATS:
+        return _layer_norm_last_dim(input, weight, bias, eps)
     x = opmath(input)
     axes = _trailing(x, len(normalized_shape))
     mean = x.mean(axis=axes, keepdims=True)
@@ -339,6 +393,30 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
 
 
+def _layer_norm_last_dim(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                         eps: float) -> tuple[Array, Array, Array]:
+    """The usual layer norm (over the last dim, float32/float64): the same steps as the
+    general path, the sums as products (the squared deviations' a dot product per row,
+    np.vecdot: no squared temporary), no dtype round trips."""
+    count = input.shape[-1]
+    # row sums as a matrix-vector product (BLAS: 5-8x numpy's add.reduce along a short last
+    # axis, and as accurate on float32: blocked sums in float32 either way)
+    mean = np.matmul(input, np.ones(count, input.dtype))[..., None]
+    mean /= count
+    out = np.subtract(input, mean)
+    rstd = np.vecdot(out, out)[..., None]
+    rstd /= count
+    rstd += eps
+    np.sqrt(rstd, out=rstd)
+    np.divide(1, rstd, out=rstd)
+    out *= rstd
+    if weight is not None:
+        out *= weight.astype(out.dtype, copy=False)
+    if bias is not None:
+        out += bias.astype(out.dtype, copy=False)
+    return out, mean, rstd
+
+
 @kernel("layer_norm")
 def layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
                weight: Array | None = None, bias: Array | None = None, eps: float = 1e-05,
@@ -351,11 +429,31 @@ def rms_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A002
              weight: Array | None = None, eps: float | None = None) -> Array:
     """x / sqrt(mean(x², trailing dims) + eps) · weight, computed in float32 for reduced floats;
     eps None: the machine epsilon of that computation dtype, as torch."""
+    if len(normalized_shape) == 1 and input.ndim >= 1 and input.shape[-1] and input.dtype in _BLAS_FLOATS and (
+            weight is None or weight.dtype == input.dtype):
+        return _rms_norm_last_dim(input, weight, eps)
     x = opmath(input)
     axes = _trailing(x, len(normalized_shape))
     eps = np.finfo(x.dtype).eps if eps is None else eps
     rstd = 1 / np.sqrt(np.square(x).mean(axis=axes, keepdims=True) + eps)
     return _affine(x * rstd, weight, None).astype(input.dtype, copy=False)
+
+
+_EPSILON = {dtype: float(np.finfo(dtype).eps) for dtype in _BLAS_FLOATS}
+
+
+def _rms_norm_last_dim(input: Array, weight: Array | None, eps: float | None) -> Array:  # noqa: A002
+    """rms_norm over the last dim of a float32/float64 input: the same steps, the mean
+    square a dot product per row (np.vecdot), the scaling in one output buffer."""
+    rstd = np.vecdot(input, input)[..., None]
+    rstd /= input.shape[-1]
+    rstd += _EPSILON[input.dtype] if eps is None else eps
+    np.sqrt(rstd, out=rstd)
+    np.divide(1, rstd, out=rstd)
+    out = np.multiply(input, rstd)
+    if weight is not None:
+        out *= weight
+    return out
 
 
 @kernel("native_layer_norm_backward")
@@ -398,9 +496,21 @@ def native_group_norm(input: Array, weight: Array | None, bias: Array | None,  #
                       eps: float) -> tuple[Array, Array, Array]:
     """(out, mean, rstd) with mean/rstd of shape (N, group)."""
     x = _grouped(opmath(input).reshape(N, C, HxW), group)
-    mean = x.mean(axis=-1)
-    rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
-    normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
+    if x.dtype in _BLAS_FLOATS and x.size:  # the same two passes, the sums as BLAS products
+        mean = np.matmul(x, np.ones(x.shape[-1], x.dtype))
+        mean /= x.shape[-1]
+        normed = np.subtract(x, mean[..., None])
+        rstd = np.vecdot(normed, normed)
+        rstd /= x.shape[-1]
+        rstd += eps
+        np.sqrt(rstd, out=rstd)
+        np.divide(1, rstd, out=rstd)
+        normed *= rstd[..., None]
+        normed = normed.reshape(N, C, HxW)
+    else:
+        mean = x.mean(axis=-1)
+        rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
+        normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
     out = _affine(normed, _column(weight), _column(bias)).reshape(input.shape)
     dtype = input.dtype
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)

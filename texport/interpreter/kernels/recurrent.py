@@ -20,7 +20,7 @@ import numpy as np
 
 from . import kernel
 from .common import opmath, result_as
-from .elementwise import _dropout_values, _sigmoid
+from .elementwise import _dropout_values
 
 Array = np.ndarray
 State = tuple[Array, ...]
@@ -43,35 +43,71 @@ def _linear(x: Array, weight: Array, bias: Array | None) -> Array:
     return product if bias is None else product + bias
 
 
+def _hidden_product(gates: Array, h: Array, hidden: Hidden) -> Array:
+    """gates + h W_hh^T + b_hh as a fresh array (the step works in it in place)."""
+    out = np.matmul(h, hidden.w_hh.T)
+    out += gates
+    if hidden.b_hh is not None:
+        out += hidden.b_hh
+    return out
+
+
+def _sigmoid_in_place(x: Array) -> Array:
+    """1 / (1 + exp(-x)) in x: exp(-x) overflows to inf for x < -88 (float32), whose
+    1 / inf is the exact 0 (the caller ignores the overflow warning)."""
+    np.negative(x, out=x)
+    np.exp(x, out=x)
+    x += 1
+    return np.divide(1, x, out=x)
+
+
 # ---------------------------------------------------------------- one time step
+# (a few numpy calls each: the corpus's recurrent layers are tiny, so a step's cost is
+# its count of calls)
 
 
 def _tanh_step(gates: Array, state: State, hidden: Hidden) -> State:
-    return (np.tanh(gates + _linear(state[0], hidden.w_hh, hidden.b_hh)),)
+    out = _hidden_product(gates, state[0], hidden)
+    return (np.tanh(out, out=out),)
 
 
 def _relu_step(gates: Array, state: State, hidden: Hidden) -> State:
-    return (np.maximum(gates + _linear(state[0], hidden.w_hh, hidden.b_hh), 0),)
+    out = _hidden_product(gates, state[0], hidden)
+    return (np.maximum(out, 0, out=out),)
 
 
 def _gru_step(gates: Array, state: State, hidden: Hidden) -> State:
-    """reset r and update z gate the state; the candidate n sees h through r;
-    h' = (h - n) * z + n."""
+    """reset r and update z gate the state; the candidate n sees h through r (b_hh's
+    n part inside: r * (W_hn h + b_hn)); h' = (h - n) * z + n."""
     h = state[0]
-    x_r, x_z, x_n = np.split(gates, 3, axis=-1)
-    h_r, h_z, h_n = np.split(_linear(h, hidden.w_hh, hidden.b_hh), 3, axis=-1)
-    reset, update = _sigmoid(x_r + h_r), _sigmoid(x_z + h_z)
-    candidate = np.tanh(x_n + h_n * reset)
-    return ((h - candidate) * update + candidate,)
+    size = h.shape[-1]
+    hh = np.matmul(h, hidden.w_hh.T)
+    if hidden.b_hh is not None:
+        hh += hidden.b_hh
+    rz = np.add(gates[..., :2 * size], hh[..., :2 * size])
+    _sigmoid_in_place(rz)
+    candidate = np.multiply(hh[..., 2 * size:], rz[..., :size])
+    candidate += gates[..., 2 * size:]
+    np.tanh(candidate, out=candidate)
+    out = np.subtract(h, candidate)
+    out *= rz[..., size:]
+    out += candidate
+    return (out,)
 
 
 def _lstm_step(gates: Array, state: State, hidden: Hidden) -> State:
     """Input, forget, cell and output gates (in that order in the weights);
     c' = f * c + i * g, h' = o * tanh(c'), projected by w_hr when there is one."""
     h, c = state
-    i, f, g, o = np.split(gates + _linear(h, hidden.w_hh, hidden.b_hh), 4, axis=-1)
-    c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
-    h = _sigmoid(o) * np.tanh(c)
+    size = c.shape[-1]
+    act = _hidden_product(gates, h, hidden)
+    cell = np.tanh(act[..., 2 * size:3 * size])
+    _sigmoid_in_place(act)  # i, f and o (the cell gate's part is unused)
+    cell *= act[..., :size]
+    c = np.multiply(act[..., size:2 * size], c)
+    c += cell
+    h = np.tanh(c)
+    h *= act[..., 3 * size:]
     return (h if hidden.w_hr is None else h @ hidden.w_hr.T), c
 
 
@@ -100,11 +136,14 @@ def _layers(params: Sequence[Array], has_biases: bool, has_projections: bool) ->
 
 def _direction(x: Array, state: State, layer: Layer, step: Step, reverse: bool) -> tuple[Array, State]:
     """Run one direction of one layer over x [T, B, I]: the outputs [T, B, H] and the final state."""
-    gates = _linear(x, layer.w_ih, layer.b_ih)
+    gates, hidden = _linear(x, layer.w_ih, layer.b_ih), layer.hidden
+    if step is not _gru_step and hidden.b_hh is not None:  # added once, not once per step
+        gates += hidden.b_hh
+        hidden = hidden._replace(b_hh=None)
     steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
     outputs = None
     for t in steps:
-        state = step(gates[t], state, layer.hidden)
+        state = step(gates[t], state, hidden)
         if outputs is None:
             outputs = np.empty((x.shape[0], *state[0].shape), state[0].dtype)
         outputs[t] = state[0]
@@ -129,7 +168,8 @@ def _sequence(step: Step, input: Array, states: Sequence[Array], params: Sequenc
         for direction in range(directions):
             index = number * directions + direction
             initial = tuple(opmath(s[index]) for s in states)
-            out, final = _direction(x, initial, layers[index], step, reverse=direction == 1)
+            with np.errstate(over="ignore"):  # the gates' sigmoid: exp(-x) overflows to inf
+                out, final = _direction(x, initial, layers[index], step, reverse=direction == 1)
             outputs.append(out)
             for kept, value in zip(finals, final):
                 kept.append(value)
@@ -175,7 +215,8 @@ def _cell(step: Step, input: Array, state: Sequence[Array], w_ih: Array, w_hh: A
           b_ih: Array | None, b_hh: Array | None) -> tuple[Array, ...]:
     weights = [None if w is None else opmath(w) for w in (w_ih, w_hh, b_ih, b_hh)]
     gates = _linear(opmath(input), weights[0], weights[2])
-    new = step(gates, tuple(opmath(s) for s in state), Hidden(weights[1], weights[3]))
+    with np.errstate(over="ignore"):  # the gates' sigmoid: exp(-x) overflows to inf
+        new = step(gates, tuple(opmath(s) for s in state), Hidden(weights[1], weights[3]))
     return tuple(result_as(value, input.dtype) for value in new)
 
 
