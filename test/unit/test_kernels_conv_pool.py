@@ -125,6 +125,46 @@ def test_convolution_1d_and_3d_match_direct_loops() -> None:
           naive_conv(x3, w3, None, [1, 2, 1], [1, 0, 1], [1, 1, 2], 1))
 
 
+@pytest.mark.parametrize(("stride", "padding", "dilation", "groups"), CONV2D_CASES)
+@pytest.mark.parametrize("block_bytes", [1, 200, 1000])
+def test_convolution_in_row_blocks_matches_direct_loops(monkeypatch: pytest.MonkeyPatch, stride: list[int],
+                                                        padding: list[int], dilation: list[int], groups: int,
+                                                        block_bytes: int) -> None:
+    """An im2col over IM2COL_BLOCK_BYTES is built and multiplied a block of output rows
+    at a time (one row when a row alone is over the budget): the same result."""
+    from texport.interpreter.kernels import conv_pool
+
+    monkeypatch.setattr(conv_pool, "IM2COL_BLOCK_BYTES", block_bytes)
+    x, w, b = rand(2, 2, 7, 6), rand(4, 2 // groups, 3, 2), rand(4)
+    out = run("convolution", x, w, b, stride, padding, dilation, False, [0, 0], groups)
+    close(out, naive_conv(x, w, b, stride, padding, dilation, groups))
+    x3, w3 = rand(1, 2, 5, 3, 4), rand(2, 2, 2, 2, 3)
+    close(run("convolution", x3, w3, None, [1, 2, 1], [1, 0, 1], [1, 1, 2], False, [0, 0, 0], 1),
+          naive_conv(x3, w3, None, [1, 2, 1], [1, 0, 1], [1, 1, 2], 1))
+
+
+def test_large_convolution_holds_at_most_one_block_of_columns() -> None:
+    """ResNet18's first convolution (3 -> 64 channels, 7x7, stride 2 on 224x224): its whole
+    im2col would be 7.4 MB; the kernel's peak is the output (3.2 MB), the padded input
+    and one block of columns."""
+    import tracemalloc
+
+    from texport.interpreter.kernels import KERNELS, conv_pool
+
+    x = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
+    w = RNG.standard_normal((64, 3, 7, 7)).astype(np.float32)
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        out = KERNELS["convolution"](x, w, None, [2, 2], [3, 3], [1, 1], False, [0, 0], 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    padded = 3 * 230 * 230 * 4
+    assert peak <= out.nbytes + padded + 2 * conv_pool.IM2COL_BLOCK_BYTES + 64 * 1024
+    assert peak < 3 * 49 * 112 * 112 * 4  # below one whole-image im2col
+
+
 @pytest.mark.parametrize(("stride", "groups"), [([1, 1], 1), ([2, 3], 1), ([1, 1], 2), ([2, 1], 3)])
 def test_pointwise_convolution_matches_direct_loops(stride: list[int], groups: int) -> None:
     """A 1x1 unpadded conv runs on the input itself (no im2col): same as the definition."""

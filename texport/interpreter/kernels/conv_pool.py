@@ -138,14 +138,16 @@ def _im2col(x: Array, kernel: Sequence[int], stride: Sequence[int], pads: Pairs,
     of the padded input's window view. (Copying one strided slice per kernel offset straight
     from the unpadded input, zero-filling the border strips, measured no faster: the pad copy
     it saves is paid back in per-offset overhead, 49 offsets for a 7x7 kernel.)"""
-    x = _pad_last(x, pads)
-    n = len(kernel)
-    win = _windows(x, kernel, stride, dilation)  # [N, C, *out, *k]
-    out = win.shape[2:2 + n]
+    win = _windows(_pad_last(x, pads), kernel, stride, dilation)  # [N, C, *out, *k]
+    return _window_cols(win, groups), win.shape[2:2 + len(kernel)]
+
+
+def _window_cols(win: Array, groups: int) -> Array:
+    """Window view [N, C, *out, *k] -> its im2col copy [N, G, C/G * prod(k), prod(out)]."""
+    n = (win.ndim - 2) // 2
     order = (0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n))  # [N, C, *k, *out]
-    rows = x.shape[1] // groups * math.prod(kernel)  # explicit: N may be 0
-    cols = win.transpose(order).reshape(x.shape[0], groups, rows, math.prod(out))
-    return cols, out
+    rows = win.shape[1] // groups * math.prod(win.shape[2 + n:])  # explicit: N may be 0
+    return win.transpose(order).reshape(win.shape[0], groups, rows, math.prod(win.shape[2:2 + n]))
 
 
 def _pointwise_cols(x: Array, stride: Sequence[int], groups: int) -> tuple[Array, tuple[int, ...]]:
@@ -157,16 +159,46 @@ def _pointwise_cols(x: Array, stride: Sequence[int], groups: int) -> tuple[Array
     return x.reshape(x.shape[0], groups, x.shape[1] // groups, math.prod(out)), out
 
 
+# The most bytes one im2col copy may hold: a larger one is built and multiplied in
+# blocks of output rows, as torch's kernels never hold a whole-image im2col (ResNet18's
+# first convolution: 7.4 MB of columns for a 3.2 MB output). A block of 1 MiB still
+# makes GEMMs of hundreds of columns, where BLAS runs at full speed.
+IM2COL_BLOCK_BYTES = 1 << 20
+
+
 def _conv(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequence[int],
           groups: int) -> Array:
     """Forward convolution: im2col + one batched matmul [G, O/G, C/G*k] @ [N, G, C/G*k, L]
     (the product is [N, G, O/G, L]: NCHW as it comes, no transpose)."""
+    weight = w.reshape(groups, w.shape[0] // groups, -1)
     if all(k == 1 for k in w.shape[2:]) and not any(lo or hi for lo, hi in pads):
         cols, out = _pointwise_cols(x, stride, groups)
-    else:
-        cols, out = _im2col(x, w.shape[2:], stride, pads, dilation, groups)
-    weight = w.reshape(groups, w.shape[0] // groups, -1)
-    return np.matmul(weight, cols).reshape(x.shape[0], w.shape[0], *out)
+        return np.matmul(weight, cols).reshape(x.shape[0], w.shape[0], *out)
+    cols_bytes = x.shape[0] * weight.shape[2] * groups * x.itemsize  # per output position
+    padded = _pad_last(x, pads)
+    win = _windows(padded, w.shape[2:], stride, dilation)  # [N, C, *out, *k]
+    out = win.shape[2:2 + len(pads)]
+    if math.prod(out) * cols_bytes <= IM2COL_BLOCK_BYTES or len(out) == 0 or out[0] < 2:
+        return np.matmul(weight, _window_cols(win, groups)).reshape(x.shape[0], w.shape[0], *out)
+    return _conv_in_row_blocks(win, weight, groups, cols_bytes * math.prod(out[1:]))
+
+
+def _conv_in_row_blocks(win: Array, weight: Array, groups: int, row_bytes: int) -> Array:
+    """The convolution of window view ``win`` [N, C, *out, *k], im2col'd and multiplied
+    one block of output rows (first spatial dim) at a time, each block's columns at
+    most IM2COL_BLOCK_BYTES: the same products, column by column, as the one-copy path."""
+    n_batch, n = win.shape[0], (win.ndim - 2) // 2
+    out = win.shape[2:2 + n]
+    step = max(1, IM2COL_BLOCK_BYTES // row_bytes)
+    result = None
+    for start in range(0, out[0], step):
+        block = win[:, :, start:start + step]
+        rows = block.shape[2]
+        product = np.matmul(weight, _window_cols(block, groups))  # [N, G, O/G, rows * prod(out[1:])]
+        if result is None:
+            result = np.empty((n_batch, groups, weight.shape[1], out[0], math.prod(out[1:])), product.dtype)
+        result[:, :, :, start:start + rows] = product.reshape(*product.shape[:3], rows, -1)
+    return result.reshape(n_batch, groups * weight.shape[1], *out)
 
 
 def _conv_transpose(x: Array, w: Array, stride: Sequence[int], padding: Sequence[int],
