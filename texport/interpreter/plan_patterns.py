@@ -1,0 +1,452 @@
+"""Groups of a block's ops that a plan runs as one step.
+
+After ``run_decompositions()`` a program runs many small ops where the training
+program ran one: ``matmul`` becomes expand, clone, view, bmm, view; ``linear``
+becomes permute, view, addmm, view; ``max_pool2d`` becomes
+``max_pool2d_with_indices`` whose indices nobody reads. Each op costs a kernel
+call whatever its size, so the plan compiler matches these groups before it
+writes the code and runs each as one call of the kernel the group amounts to.
+
+A group is matched only where that is safe by construction: its intermediate
+values have one use, inside the group, in the same block; the shapes (symbolic
+ones too) prove the group computes what the single kernel computes; no op
+between its first and last op writes memory. At run time a fused step checks
+the inputs' layout (the condition under which the group could not fail); when
+it does not hold, the step runs the group's own kernels in order, so errors and
+results stay those of the unfused plan.
+
+Results equal the unfused plan's bit for bit, except for the matmul group, which
+is one ``np.matmul`` of the original operands (broadcasting batch dims) where the
+unfused plan ran one GEMM per batch on contiguous copies: BLAS may group the
+accumulation differently, so float results agree to float rounding (the training
+program's ``matmul`` kernel computes exactly what the fused step does).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Block, Operation, SSAValue
+
+from texport.dialects._lazy import sympy  # loaded on first use
+from texport.dialects.aten import AtenOp
+from texport.dialects.tx import TensorType
+
+from .kernels import KERNELS
+from .kernels.linalg import linear as _linear_kernel
+from .kernels.linalg import matmul as _matmul_kernel
+from .kernels.views import _view as _view_kernel
+
+_VIEW = "aten.view.default"
+_RESHAPES = frozenset({_VIEW, "aten._unsafe_view.default", "aten.reshape.default"})
+_EXPAND = "aten.expand.default"
+_CLONE = "aten.clone.default"
+_BMM = "aten.bmm.default"
+_PERMUTE = "aten.permute.default"
+_T = "aten.t.default"
+_ADDMM = "aten.addmm.default"
+_MM = "aten.mm.default"
+
+
+@dataclass
+class Group:
+    """Ops run as one step: ``kernel(*arguments)`` defines ``results``.
+
+    ``anchor`` is the op at whose place the step runs (the group's last op);
+    ``principal`` the op a failure is reported against (bmm, addmm, the pool)."""
+
+    name: str
+    ops: list[Operation]
+    kernel: Callable[..., Any]
+    arguments: list[Any]
+    results: list[SSAValue]
+    principal: Operation
+
+    @property
+    def anchor(self) -> Operation:
+        return self.ops[-1]
+
+    def operands(self) -> list[SSAValue]:
+        found: list[SSAValue] = []
+        _collect(self.arguments, found)
+        return found
+
+
+def _collect(value: Any, into: list[SSAValue]) -> None:
+    if isinstance(value, SSAValue):
+        into.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, into)
+
+
+# ---------------------------------------------------------------------------- block matching
+
+
+def match_block(block: Block) -> dict[Operation, Group]:
+    """Each matched op of ``block`` -> its group (ops of no group are absent)."""
+    ops = list(block.ops)
+    position = {op: i for i, op in enumerate(ops)}
+    writes = [i for i, op in enumerate(ops) if _writes_memory(op)]
+    grouped: dict[Operation, Group] = {}
+    for op in ops:
+        if op in grouped or not isinstance(op, AtenOp):
+            continue
+        for matcher in _MATCHERS:
+            group = matcher(op)
+            if group is None or any(member in grouped for member in group.ops):
+                continue
+            first, last = position[group.ops[0]], position[group.anchor]
+            if any(first < i < last for i in writes):
+                continue  # an operand might change between the group's ops: keep their order
+            for member in group.ops:
+                grouped[member] = group
+            break
+    return grouped
+
+
+def _writes_memory(op: Operation) -> bool:
+    if not isinstance(op, AtenOp):
+        return bool(op.regions)  # control flow: whatever its body does
+    return op.op_def.schema.is_mutable or op.op_def.has_tag("inplace_view")
+
+
+def _key(op: Operation | None) -> str | None:
+    return op.op_def.key if isinstance(op, AtenOp) else None
+
+
+def _only_user(value: SSAValue) -> Operation | None:
+    """The op using ``value``, if exactly one op uses it once, in ``value``'s block."""
+    uses = list(value.uses)
+    if len(uses) != 1:
+        return None
+    user = uses[0].operation
+    owner_block = value.owner.parent_block() if isinstance(value.owner, Operation) else value.owner
+    return user if user.parent_block() is owner_block else None
+
+
+def _producer(value: Any, keys: Sequence[str] | frozenset[str]) -> Operation | None:
+    """The op of kind ``keys`` that defines ``value`` for ``value``'s only use."""
+    if not isinstance(value, SSAValue) or not isinstance(value.owner, AtenOp):
+        return None
+    op = value.owner
+    if _key(op) not in keys or len(op.results) != 1 or _only_user(value) is None:
+        return None
+    return op
+
+
+def _consumer(value: SSAValue, keys: Sequence[str] | frozenset[str]) -> Operation | None:
+    """The op of kind ``keys`` that is ``value``'s only use, reading it as its first argument."""
+    user = _only_user(value)
+    if _key(user) not in keys or len(user.results) != 1 or user.arguments()[0] is not value:
+        return None
+    return user
+
+
+def _shape(value: Any) -> tuple[Any, ...] | None:
+    kind = getattr(value, "type", None)
+    return tuple(kind.shape) if isinstance(kind, TensorType) else None
+
+
+def _dtype(value: Any) -> Any:
+    return value.type.dtype if isinstance(getattr(value, "type", None), TensorType) else None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two dims equal for every value of their symbols."""
+    if type(a) is int and type(b) is int:
+        return a == b
+    return sympy.expand(sympy.sympify(a) - sympy.sympify(b)) == 0
+
+
+def _same_dims(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+
+
+def _product(dims: Sequence[Any]) -> Any:
+    if all(type(d) is int for d in dims):
+        return math.prod(dims)
+    return sympy.Mul(*[sympy.sympify(d) for d in dims])
+
+
+# ---------------------------------------------------------------------------- the fallback
+
+
+def _unfused(ops: Sequence[Operation], arguments: list[Any]) -> Callable[..., Any]:
+    """The group's own kernels in order, called with the step's arguments (the values of
+    ``arguments``, same structure): what a fused step runs when its fast-path
+    condition does not hold, so that errors and layouts stay the unfused plan's."""
+    program = [(KERNELS[op.op_def.key], op.arguments(), op.results) for op in ops]
+
+    def run(*values: Any) -> Any:
+        env: dict[SSAValue, Any] = {}
+        _bind(arguments, list(values), env)
+        out: Any = None
+        for kernel, args, results in program:
+            out = kernel(*[_resolve(a, env) for a in args])
+            if len(results) == 1:
+                env[results[0]] = out
+            else:
+                env.update(zip(results, out))
+        return out
+
+    return run
+
+
+def _with_outside(ops: Sequence[Operation], arguments: list[Any]) -> list[Any]:
+    """``arguments`` and then every other value the group's ops read from outside the group
+    (sizes of views and expands): the step passes them all, for its fallback."""
+    inside = {result for op in ops for result in op.results}
+    given: list[SSAValue] = []
+    _collect(arguments, given)
+    outside = [v for op in ops for v in op.operands if v not in inside and v not in given]
+    return [*arguments, *dict.fromkeys(outside)]
+
+
+def _bind(pattern: Any, value: Any, env: dict[SSAValue, Any]) -> None:
+    if isinstance(pattern, SSAValue):
+        env[pattern] = value
+    elif isinstance(pattern, list):
+        for p, v in zip(pattern, value):
+            _bind(p, v, env)
+
+
+def _resolve(arg: Any, env: dict[SSAValue, Any]) -> Any:
+    if isinstance(arg, SSAValue):
+        return env[arg]
+    if isinstance(arg, list):
+        return [_resolve(a, env) for a in arg]
+    return arg
+
+
+# ---------------------------------------------------------------------------- matmul chains
+
+
+@dataclass
+class _Side:
+    """One bmm operand traced back through view <- clone <- expand to its source."""
+
+    source: Any
+    ops: list[Operation]
+    batch: tuple[Any, ...]  # the batch dims after the expand
+    copied: bool  # a clone made it contiguous before the view
+
+
+def _bmm_side(value: SSAValue) -> _Side | None:
+    ops: list[Operation] = []
+    current: Any = value
+    view = _producer(current, _RESHAPES)
+    if view is not None:
+        ops.insert(0, view)
+        current = view.arguments()[0]
+    clone = _producer(current, (_CLONE,))
+    if clone is not None:
+        ops.insert(0, clone)
+        current = clone.arguments()[0]
+    expand = _producer(current, (_EXPAND,))
+    if expand is not None:
+        ops.insert(0, expand)
+        current = expand.arguments()[0]
+    full = _shape(expand.results[0] if expand is not None else current)
+    source = _shape(current)
+    if full is None or source is None or len(full) < 2 or len(source) < 2:
+        return None
+    batch = full[:-2]
+    folded = _shape(value)
+    if folded is None or not _same_dims(folded, (_product(batch), *full[-2:])):
+        return None  # the view does not fold exactly the batch dims
+    return _Side(current, ops, batch, clone is not None)
+
+
+def _broadcasts_to(a: Sequence[Any], b: Sequence[Any], batch: Sequence[Any]) -> bool:
+    """np.matmul's batch broadcast of sources ``a`` and ``b`` is exactly ``batch``."""
+    if max(len(a), len(b)) != len(batch):
+        return False
+    for k in range(1, len(batch) + 1):
+        dims = [s[-k] for s in (a, b) if len(s) >= k]
+        if not any(_same(d, batch[-k]) for d in dims):
+            return False
+        if not all(_same(d, batch[-k]) or (type(d) is int and d == 1) for d in dims):
+            return False
+    return True
+
+
+def _match_matmul(bmm: Operation) -> Group | None:
+    """expand -> clone -> view -> bmm -> view: torch's matmul of the expand sources."""
+    if _key(bmm) != _BMM:
+        return None
+    left, right = (_bmm_side(v) for v in bmm.arguments()[:2])
+    if left is None or right is None or not left.ops and not right.ops:
+        return None
+    if not _same_dims(left.batch, right.batch):
+        return None
+    a_shape, b_shape = _shape(left.source), _shape(right.source)
+    if not _broadcasts_to(a_shape[:-2], b_shape[:-2], left.batch) or _dtype(left.source) != _dtype(right.source):
+        return None
+    ops = [*left.ops, *right.ops, bmm]
+    result = bmm.results[0]
+    back = _consumer(result, _RESHAPES)
+    if back is not None:
+        ops.append(back)
+        result = back.results[0]
+    expected = (*left.batch, a_shape[-2], b_shape[-1])
+    if not _same_dims(_shape(result), expected):
+        return None
+    ops.sort(key=_block_index)
+    arguments = _with_outside(ops, [left.source, right.source])
+    slow = _unfused(ops, arguments)
+    loose = (bool(left.ops) and not left.copied, bool(right.ops) and not right.copied)
+
+    def run(a: Any, b: Any, *outside: Any) -> Any:
+        # without a clone, the view of the expanded source must be legal: on a contiguous one it is
+        if (type(a) is np.ndarray and type(b) is np.ndarray
+                and (not loose[0] or a.flags.c_contiguous) and (not loose[1] or b.flags.c_contiguous)):
+            out = _matmul_kernel(a, b)
+            return out if out.flags.c_contiguous else np.ascontiguousarray(out)  # as the view of bmm's result
+        return slow(a, b, *outside)
+
+    return Group("fused.matmul", ops, run, arguments, [result], bmm)
+
+
+def _block_index(op: Operation) -> int:
+    block = op.parent_block()
+    return block.get_operation_index(op) if block is not None else 0
+
+
+# ---------------------------------------------------------------------------- linear
+
+
+def _transposed_weight(value: Any) -> Operation | None:
+    op = _producer(value, (_PERMUTE, _T))
+    if op is None:
+        return None
+    if _key(op) == _PERMUTE and list(op.arguments()[1]) != [1, 0]:
+        return None
+    return op if _shape(op.arguments()[0]) is not None and len(_shape(op.arguments()[0])) == 2 else None
+
+
+def _match_linear(op: Operation) -> Group | None:
+    """[view] -> addmm(bias, x, permute(w)) | mm(x, permute(w)) -> [view]: linear(x, w, bias)."""
+    key = _key(op)
+    if key == _ADDMM:
+        bias, x2, wt, beta, alpha = op.arguments()
+        if not (beta == 1 and alpha == 1 and isinstance(bias, SSAValue)):
+            return None
+    elif key == _MM:
+        bias, (x2, wt) = None, op.arguments()
+    else:
+        return None
+    transpose = _transposed_weight(wt)
+    if transpose is None:
+        return None
+    weight = transpose.arguments()[0]
+    ops = [transpose]
+    x = x2
+    flatten = _producer(x2, (_VIEW,))
+    if flatten is not None:
+        x = flatten.arguments()[0]
+        ops.append(flatten)
+    x_shape, w_shape = _shape(x), _shape(weight)
+    if x_shape is None or len(x_shape) < 2 or not _same(x_shape[-1], w_shape[1]):
+        return None
+    if flatten is not None and not _same_dims(_shape(x2), (_product(x_shape[:-1]), x_shape[-1])):
+        return None
+    dtypes = {_dtype(x), _dtype(weight)} | ({_dtype(bias)} if bias is not None else set())
+    if len(dtypes) != 1:
+        return None  # the kernels' own dtype errors name different arguments
+    if bias is not None and len(x_shape) > 2 and len(_shape(bias)) != 1:
+        return None  # a [N, out] bias broadcasts against the flattened rows only
+    ops.append(op)
+    result = op.results[0]
+    back = _consumer(result, (_VIEW,))
+    if back is not None:
+        ops.append(back)
+        result = back.results[0]
+    if not _same_dims(_shape(result), (*x_shape[:-1], w_shape[0])):
+        return None
+    ops.sort(key=_block_index)
+    arguments = _with_outside(ops, [x, weight, bias])
+    slow = _unfused(ops, arguments)
+    flattened = flatten is not None
+
+    def run(xv: Any, wv: Any, bv: Any, *outside: Any) -> Any:
+        # the flattening view is legal on a contiguous input (linear would copy instead)
+        if type(xv) is np.ndarray and type(wv) is np.ndarray and (not flattened or xv.flags.c_contiguous):
+            return _linear_kernel(xv, wv, bv)
+        return slow(xv, wv, bv, *outside)
+
+    return Group("fused.linear", ops, run, arguments, [result], op)
+
+
+# ---------------------------------------------------------------------------- view chains
+
+
+def _match_views(op: Operation) -> Group | None:
+    """view(view(...(x))): one view of x, when each intermediate has one use."""
+    if _key(op) != _VIEW:
+        return None
+    first = op
+    chain = [op]
+    while True:
+        inner = _producer(first.arguments()[0], (_VIEW,))
+        if inner is None:
+            break
+        chain.insert(0, inner)
+        first = inner
+    # the outermost view of the chain: extend forward from op while the single user is a view
+    last = op
+    while True:
+        user = _consumer(last.results[0], (_VIEW,))
+        if user is None:
+            break
+        chain.append(user)
+        last = user
+    if len(chain) < 2:
+        return None
+    source = chain[0].arguments()[0]
+    arguments = _with_outside(chain, [source, last.arguments()[1]])
+    slow = _unfused(chain, arguments)
+
+    def run(x: Any, size: Any, *outside: Any) -> Any:
+        if type(x) is np.ndarray and x.flags.c_contiguous:  # then every view of the chain is legal
+            return _view_kernel(x, size)
+        return slow(x, size, *outside)
+
+    return Group("fused.view", chain, run, arguments, [last.results[0]], last)
+
+
+# ---------------------------------------------------------------------------- unused results
+
+
+def _values_only(key: str) -> Callable[..., Any]:
+    values = KERNELS[key]
+
+    def run(*args: Any) -> tuple[Any, None]:
+        return values(*args), None
+
+    return run
+
+
+# op key -> (the results a cheaper kernel computes, the kernel: the op's arguments -> all results)
+VALUES_ONLY: dict[str, tuple[frozenset[int], Callable[[], Callable[..., Any]]]] = {
+    f"aten.max_pool{n}d_with_indices.default": (frozenset({0}), lambda n=n: _values_only(f"aten.max_pool{n}d.default"))
+    for n in (1, 2, 3)
+}
+
+
+def _match_unused_results(op: Operation) -> Group | None:
+    entry = VALUES_ONLY.get(_key(op) or "")
+    if entry is None:
+        return None
+    computed, make = entry
+    if any(result.uses for i, result in enumerate(op.results) if i not in computed):
+        return None
+    arguments = op.arguments()
+    return Group("values_only." + op.op_def.key, [op], make(), arguments, list(op.results), op)
+
+
+_MATCHERS = (_match_unused_results, _match_matmul, _match_linear, _match_views)
