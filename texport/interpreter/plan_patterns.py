@@ -39,6 +39,7 @@ from texport.dialects.tx import TensorType
 from .kernels import KERNELS
 from .kernels.linalg import linear as _linear_kernel
 from .kernels.linalg import matmul as _matmul_kernel
+from .kernels.views import _memory_format
 from .kernels.views import _view as _view_kernel
 
 _VIEW = "aten.view.default"
@@ -233,7 +234,7 @@ class _Side:
     source: Any
     ops: list[Operation]
     batch: tuple[Any, ...]  # the batch dims after the expand
-    copied: bool  # a clone made it contiguous before the view
+    needs_contiguous: bool  # the view is legal for sure only on a contiguous source
 
 
 def _bmm_side(value: SSAValue) -> _Side | None:
@@ -259,7 +260,15 @@ def _bmm_side(value: SSAValue) -> _Side | None:
     folded = _shape(value)
     if folded is None or not _same_dims(folded, (_product(batch), *full[-2:])):
         return None  # the view does not fold exactly the batch dims
-    return _Side(current, ops, batch, clone is not None)
+    # The view merges the batch dims of the expanded source: always legal after a clone
+    # (contiguous), with one batch dim (nothing merged), or from a matrix (expanded batch
+    # dims all have stride 0); else legal on a contiguous source the expand did not
+    # broadcast. Other sides are left unfused.
+    if clone is not None or view is None or len(batch) <= 1 or len(source) == 2:
+        return _Side(current, ops, batch, False)
+    if not _same_dims(source, full):
+        return None
+    return _Side(current, ops, batch, True)
 
 
 def _broadcasts_to(a: Sequence[Any], b: Sequence[Any], batch: Sequence[Any]) -> bool:
@@ -299,7 +308,7 @@ def _match_matmul(bmm: Operation) -> Group | None:
     ops.sort(key=_block_index)
     arguments = _with_outside(ops, [left.source, right.source])
     slow = _unfused(ops, arguments)
-    loose = (bool(left.ops) and not left.copied, bool(right.ops) and not right.copied)
+    loose = (left.needs_contiguous, right.needs_contiguous)
 
     def run(a: Any, b: Any, *outside: Any) -> Any:
         # without a clone, the view of the expanded source must be legal: on a contiguous one it is
@@ -330,30 +339,44 @@ def _transposed_weight(value: Any) -> Operation | None:
 
 
 def _match_linear(op: Operation) -> Group | None:
-    """[view] -> addmm(bias, x, permute(w)) | mm(x, permute(w)) -> [view]: linear(x, w, bias)."""
+    """[clone ->] [view ->] addmm(bias, x, permute(w)) | mm(x, permute(w) | b) [-> view]:
+    linear(x, w, bias), or matmul(x, b): both one GEMM of x's rows folded, as mm's."""
     key = _key(op)
     if key == _ADDMM:
-        bias, x2, wt, beta, alpha = op.arguments()
+        bias, x2, right, beta, alpha = op.arguments()
         if not (beta == 1 and alpha == 1 and isinstance(bias, SSAValue)):
             return None
     elif key == _MM:
-        bias, (x2, wt) = None, op.arguments()
+        bias, (x2, right) = None, op.arguments()
     else:
         return None
-    transpose = _transposed_weight(wt)
-    if transpose is None:
+    ops: list[Operation] = []
+    transpose = _transposed_weight(right)
+    if transpose is not None:
+        weight = transpose.arguments()[0]
+        ops.append(transpose)
+        n_out = _shape(weight)[0]
+    elif bias is None and _shape(right) is not None and len(_shape(right)) == 2:
+        weight, n_out = right, _shape(right)[1]
+    else:
         return None
-    weight = transpose.arguments()[0]
-    ops = [transpose]
-    x = x2
+    x, copied = x2, False
     flatten = _producer(x2, (_VIEW,))
     if flatten is not None:
         x = flatten.arguments()[0]
         ops.append(flatten)
-    x_shape, w_shape = _shape(x), _shape(weight)
-    if x_shape is None or len(x_shape) < 2 or not _same(x_shape[-1], w_shape[1]):
+        clone = _producer(x, (_CLONE,))
+        if (clone is not None and _memory_format(clone.arguments()[1]) == "contiguous_format"
+                and len(_shape(x)) > 2):
+            # the GEMM folds x's rows by numpy's reshape, a row-major copy: the clone's
+            # (a matrix would go to BLAS as it is, perhaps transposed: other rounding)
+            x, copied = clone.arguments()[0], True
+            ops.append(clone)
+    x_shape = _shape(x)
+    k_dim = _shape(x2)[-1]
+    if x_shape is None or len(x_shape) < 2 or not _same(x_shape[-1], k_dim):
         return None
-    if flatten is not None and not _same_dims(_shape(x2), (_product(x_shape[:-1]), x_shape[-1])):
+    if flatten is not None and not _same_dims(_shape(x2), (_product(x_shape[:-1]), k_dim)):
         return None
     dtypes = {_dtype(x), _dtype(weight)} | ({_dtype(bias)} if bias is not None else set())
     if len(dtypes) != 1:
@@ -366,20 +389,25 @@ def _match_linear(op: Operation) -> Group | None:
     if back is not None:
         ops.append(back)
         result = back.results[0]
-    if not _same_dims(_shape(result), (*x_shape[:-1], w_shape[0])):
+    if len(ops) < 2 or not _same_dims(_shape(result), (*x_shape[:-1], n_out)):
         return None
     ops.sort(key=_block_index)
     arguments = _with_outside(ops, [x, weight, bias])
     slow = _unfused(ops, arguments)
-    flattened = flatten is not None
+    strict = flatten is not None and not copied
+    product = _linear_kernel if transpose is not None else _matmul_without_bias
 
     def run(xv: Any, wv: Any, bv: Any, *outside: Any) -> Any:
-        # the flattening view is legal on a contiguous input (linear would copy instead)
-        if type(xv) is np.ndarray and type(wv) is np.ndarray and (not flattened or xv.flags.c_contiguous):
-            return _linear_kernel(xv, wv, bv)
+        # the flattening view is legal on a contiguous input (the GEMM would copy instead)
+        if type(xv) is np.ndarray and type(wv) is np.ndarray and (not strict or xv.flags.c_contiguous):
+            return product(xv, wv, bv)
         return slow(xv, wv, bv, *outside)
 
-    return Group("fused.linear", ops, run, arguments, [result], op)
+    return Group("fused.linear" if transpose is not None else "fused.matmul", ops, run, arguments, [result], op)
+
+
+def _matmul_without_bias(x: np.ndarray, b: np.ndarray, bias: None) -> np.ndarray:
+    return _matmul_kernel(x, b)
 
 
 # ---------------------------------------------------------------------------- view chains
