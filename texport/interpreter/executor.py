@@ -37,7 +37,7 @@ from texport.dialects.tx import TensorType
 from .dtypes import to_numpy
 from .errors import ExecutionError, GuardError, RuntimeAssertError
 from .kernels import KERNELS
-from .plan_patterns import Group, match_block
+from .plan_patterns import Group, OpFailed, match_block
 from .runtime import RUNTIME_HELPERS
 
 # the namespace entry mapping each generated function's code to {line: the op it runs}
@@ -70,6 +70,9 @@ class Plan:
             return self.run(*inputs)
         except (GuardError, RuntimeAssertError):
             raise
+        except OpFailed as failure:  # inside a fused step's fallback: the op it ran
+            cause = failure.cause
+            raise ExecutionError(f"{_where(failure.op)} failed: {type(cause).__name__}: {cause}") from cause
         except Exception as err:
             # the steps call their kernels bare (no wrapper per call); a failure is
             # mapped to its op here, once, from the line of the plan it came from

@@ -36,6 +36,7 @@ from texport.dialects._lazy import sympy  # loaded on first use
 from texport.dialects.aten import AtenOp
 from texport.dialects.tx import TensorType
 
+from .errors import GuardError, RuntimeAssertError
 from .kernels import KERNELS
 from .kernels.linalg import linear as _linear_kernel
 from .kernels.linalg import matmul as _matmul_kernel
@@ -177,6 +178,15 @@ def _product(dims: Sequence[Any]) -> Any:
 # ---------------------------------------------------------------------------- the fallback
 
 
+class OpFailed(Exception):
+    """An op of a fused step's fallback failed: the plan reports ``op`` as the one that
+    failed, with ``cause``, as the unfused plan would."""
+
+    def __init__(self, op: Operation, cause: Exception) -> None:
+        super().__init__(op, cause)
+        self.op, self.cause = op, cause
+
+
 def _unfused(ops: Sequence[Operation], arguments: list[Any]) -> Callable[..., Any]:
     """The group's own kernels in order, called with the step's arguments (the values of
     ``arguments``, same structure): what a fused step runs when its fast-path
@@ -187,8 +197,13 @@ def _unfused(ops: Sequence[Operation], arguments: list[Any]) -> Callable[..., An
         env: dict[SSAValue, Any] = {}
         _bind(arguments, list(values), env)
         out: Any = None
-        for kernel, args, results in program:
-            out = kernel(*[_resolve(a, env) for a in args])
+        for op, (kernel, args, results) in zip(ops, program):
+            try:
+                out = kernel(*[_resolve(a, env) for a in args])
+            except (GuardError, RuntimeAssertError):
+                raise
+            except Exception as err:  # noqa: BLE001 - the plan names the op
+                raise OpFailed(op, err) from err
             if len(results) == 1:
                 env[results[0]] = out
             else:
