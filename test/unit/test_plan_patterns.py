@@ -287,3 +287,29 @@ func.func @main(%x: !tx.tensor<[2, 3], f32>, %p: !tx.tensor<[], i1>) -> !tx.tens
     plan = compile_function(find_function(parse_module(bad)))
     with pytest.raises(ExecutionError, match=re.escape("'core.add.Tensor' at model.py:9 failed: ")):
         plan(strided, np.array(False))
+
+
+def test_matmul_of_strided_sources_checks_that_the_batch_dims_merge() -> None:
+    """No clone: the view merges the source's batch dims, legal as its strides say."""
+    text = """
+func.func @main(%a: !tx.tensor<[2, 2, 4, 8], f32>, %b: !tx.tensor<[2, 2, 8, 3], f32>) -> !tx.tensor<[2, 2, 4, 3], f32> {
+  %e1 = core.expand(%a, [2, 2, 4, 8]) : !tx.tensor<[2, 2, 4, 8], f32>
+  %v1 = core.view(%e1, [4, 4, 8]) : !tx.tensor<[4, 4, 8], f32>
+  %e2 = core.expand(%b, [2, 2, 8, 3]) : !tx.tensor<[2, 2, 8, 3], f32>
+  %v2 = core.view(%e2, [4, 8, 3]) : !tx.tensor<[4, 8, 3], f32>
+  %bmm = core.bmm(%v1, %v2) : !tx.tensor<[4, 4, 3], f32>
+  %out = core.view(%bmm, [2, 2, 4, 3]) : !tx.tensor<[2, 2, 4, 3], f32>
+  func.return %out : !tx.tensor<[2, 2, 4, 3], f32>
+}
+"""
+    fused, unfused = _plans(text)
+    assert "fused.matmul" in _kernels(fused)
+    b = _randn(2, 2, 8, 3, seed=1)
+    mergeable = _randn(4, 2, 2, 8).transpose(1, 2, 0, 3)  # batch strides (64, 32): they merge
+    np.testing.assert_allclose(fused(mergeable, b)[0], unfused(mergeable, b)[0], rtol=1e-6, atol=1e-6)
+    crossed = _randn(2, 4, 2, 8).transpose(2, 0, 1, 3)  # batch strides (16, 64): they do not
+    with pytest.raises(ExecutionError) as caught:
+        fused(crossed, b)
+    with pytest.raises(ExecutionError) as expected:
+        unfused(crossed, b)
+    assert str(caught.value) == str(expected.value) and "'core.view' failed" in str(caught.value)

@@ -249,7 +249,7 @@ class _Side:
     source: Any
     ops: list[Operation]
     batch: tuple[Any, ...]  # the batch dims after the expand
-    needs_contiguous: bool  # the view is legal for sure only on a contiguous source
+    merges_strides: bool  # the view merges the source's own batch dims: legal per strides
 
 
 def _bmm_side(value: SSAValue) -> _Side | None:
@@ -277,13 +277,28 @@ def _bmm_side(value: SSAValue) -> _Side | None:
         return None  # the view does not fold exactly the batch dims
     # The view merges the batch dims of the expanded source: always legal after a clone
     # (contiguous), with one batch dim (nothing merged), or from a matrix (expanded batch
-    # dims all have stride 0); else legal on a contiguous source the expand did not
-    # broadcast. Other sides are left unfused.
+    # dims all have stride 0); else, where the expand broadcast nothing, legal as the
+    # source's strides say (checked per call). Other sides are left unfused.
     if clone is not None or view is None or len(batch) <= 1 or len(source) == 2:
         return _Side(current, ops, batch, False)
     if not _same_dims(source, full):
         return None
     return _Side(current, ops, batch, True)
+
+
+def _batch_merges(a: np.ndarray) -> bool:
+    """The batch dims of ``a`` (all but the last two) merge into one as a view: each
+    stride is the next one's times its size (size-1 dims aside), as torch's view needs."""
+    if a.flags.c_contiguous:
+        return True
+    inner = None
+    for size, stride in zip(reversed(a.shape[:-2]), reversed(a.strides[:-2])):
+        if size == 1:
+            continue
+        if inner is not None and stride != inner[1] * inner[0]:
+            return False
+        inner = (size, stride)
+    return True
 
 
 def _broadcasts_to(a: Sequence[Any], b: Sequence[Any], batch: Sequence[Any]) -> bool:
@@ -323,12 +338,12 @@ def _match_matmul(bmm: Operation) -> Group | None:
     ops.sort(key=_block_index)
     arguments = _with_outside(ops, [left.source, right.source])
     slow = _unfused(ops, arguments)
-    loose = (left.needs_contiguous, right.needs_contiguous)
+    loose = (left.merges_strides, right.merges_strides)
 
     def run(a: Any, b: Any, *outside: Any) -> Any:
         # without a clone, the view of the expanded source must be legal: on a contiguous one it is
         if (type(a) is np.ndarray and type(b) is np.ndarray
-                and (not loose[0] or a.flags.c_contiguous) and (not loose[1] or b.flags.c_contiguous)):
+                and (not loose[0] or _batch_merges(a)) and (not loose[1] or _batch_merges(b))):
             out = _matmul_kernel(a, b)
             return out if out.flags.c_contiguous else np.ascontiguousarray(out)  # as the view of bmm's result
         return slow(a, b, *outside)
