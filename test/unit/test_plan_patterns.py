@@ -313,3 +313,61 @@ func.func @main(%a: !tx.tensor<[2, 2, 4, 8], f32>, %b: !tx.tensor<[2, 2, 8, 3], 
     with pytest.raises(ExecutionError) as expected:
         unfused(crossed, b)
     assert str(caught.value) == str(expected.value) and "'core.view' failed" in str(caught.value)
+
+
+SELECT = """
+func.func @main(%x: !tx.tensor<[3, 2, 4], f32>) -> (!tx.tensor<[2, 4], f32>, !tx.tensor<[3, 4], f32>) {
+  %s = core.slice.Tensor(%x, 0, 2, 3) : !tx.tensor<[1, 2, 4], f32>
+  %q = core.squeeze.dims(%s, [0]) : !tx.tensor<[2, 4], f32>
+  %t = core.slice.Tensor(%x, -2, 1, 2) : !tx.tensor<[3, 1, 4], f32>
+  %r = core.squeeze.dims(%t, [-2]) : !tx.tensor<[3, 4], f32>
+  func.return %q, %r : !tx.tensor<[2, 4], f32>, !tx.tensor<[3, 4], f32>
+}
+"""
+
+
+def test_slice_then_squeeze_is_select() -> None:
+    fused, unfused = _plans(SELECT)
+    assert _kernels(fused) == ["fused.select", "fused.select"]
+    x = _randn(3, 2, 4)
+    for a, b, expected in zip(fused(x), unfused(x), (x[2], x[:, 1])):
+        np.testing.assert_array_equal(a, expected)
+        assert a.strides == b.strides and np.shares_memory(a, x)  # the same view
+    # a slice wider than one, or a squeeze of another dim: no select
+    wide = SELECT.replace("core.slice.Tensor(%x, 0, 2, 3) : !tx.tensor<[1, 2, 4], f32>",
+                          "core.slice.Tensor(%x, 0, 2, 9) : !tx.tensor<[1, 2, 4], f32>")
+    assert "aten.slice.Tensor" in _kernels(_plans(wide)[0])
+
+
+MASKED_SOFTMAX = """
+func.func @main(%x: !tx.tensor<[2, 3, 4], f32>) -> !tx.tensor<[2, 3, 4], f32> {
+  %s = core._softmax(%x, -1, false) : !tx.tensor<[2, 3, 4], f32>
+  %eq = core.eq.Scalar(%x, -inf) : !tx.tensor<[2, 3, 4], i1>
+  %n = core.logical_not(%eq) : !tx.tensor<[2, 3, 4], i1>
+  %a = core.any.dim(%n, -1, true) : !tx.tensor<[2, 3, 1], i1>
+  %m = core.logical_not(%a) : !tx.tensor<[2, 3, 1], i1>
+  %z = core.full_like(%s, 0) : !tx.tensor<[2, 3, 4], f32>
+  %w = core.where.self(%m, %z, %s) : !tx.tensor<[2, 3, 4], f32>
+  func.return %w : !tx.tensor<[2, 3, 4], f32>
+}
+"""
+
+
+def test_softmax_of_masked_rows_is_one_step() -> None:
+    fused, unfused = _plans(MASKED_SOFTMAX)
+    assert _kernels(fused) == ["fused.masked_softmax"]
+    x = _randn(2, 3, 4)
+    x[0, 1] = -np.inf  # a row masked entirely: zeros, not NaN
+    x[1, 2, :2] = -np.inf
+    (out,), (reference,) = fused(x), unfused(x)
+    np.testing.assert_array_equal(out, reference)
+    assert out.dtype == np.float32 and out.flags.c_contiguous
+    assert not out[0, 1].any() and np.allclose(out.sum(-1)[[0, 1, 1], [0, 0, 2]], 1)
+    strided = _randn(4, 3, 2).T  # falls back to the ops: the same result
+    np.testing.assert_array_equal(fused(strided)[0], unfused(strided)[0])
+    # the softmax read by a third op: not this group
+    third = MASKED_SOFTMAX.replace(
+        "  func.return %w : !tx.tensor<[2, 3, 4], f32>",
+        "  %y = core.add.Tensor(%w, %s) : !tx.tensor<[2, 3, 4], f32>\n"
+        "  func.return %y : !tx.tensor<[2, 3, 4], f32>")
+    assert "fused.masked_softmax" not in _kernels(_plans(third)[0])

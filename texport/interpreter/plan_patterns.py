@@ -477,6 +477,78 @@ def _match_views(op: Operation) -> Group | None:
     return Group("fused.view", chain, run, arguments, [last.results[0]], last)
 
 
+# ---------------------------------------------------------------------------- select
+
+
+def _match_select(op: Operation) -> Group | None:
+    """squeeze(slice(x, d, i, i + 1), [d]): select(x, d, i), the same view (unbind's
+    decomposition, e.g. q, k, v of a packed projection)."""
+    if _key(op) != "aten.slice.Tensor":
+        return None
+    x, dim, start, end, step = op.arguments()
+    squeeze = _consumer(op.results[0], ("aten.squeeze.dims",))
+    sliced = _shape(op.results[0])
+    if squeeze is None or sliced is None or not all(type(v) is int for v in (dim, start, end, step)):
+        return None
+    dim = dim % len(sliced) if -len(sliced) <= dim < len(sliced) else None
+    dims = squeeze.arguments()[1]
+    if dim is None or step != 1 or start < 0 or end != start + 1 or sliced[dim] != 1:
+        return None
+    if not isinstance(dims, list) or len(dims) != 1 or type(dims[0]) is not int or dims[0] % len(sliced) != dim:
+        return None
+    return Group("fused.select", [op, squeeze], _SELECT, [x, dim, start], list(squeeze.results), op)
+
+
+_SELECT = KERNELS["aten.select.int"]
+
+
+# ---------------------------------------------------------------------------- softmax of masked rows
+
+
+def _match_masked_softmax(where: Operation) -> Group | None:
+    """sdpa's softmax that zeroes the rows masked entirely (all -inf), as decomposed:
+    where(~any(~(x == -inf), d, keepdim), full_like(s, 0), s) with s = _softmax(x, d)."""
+    if _key(where) != "aten.where.self":
+        return None
+    condition, zeros, soft = where.arguments()
+    not_any = _producer(condition, ("aten.logical_not.default",))
+    any_op = _producer(not_any.arguments()[0], ("aten.any.dim",)) if not_any else None
+    not_eq = _producer(any_op.arguments()[0], ("aten.logical_not.default",)) if any_op else None
+    eq = _producer(not_eq.arguments()[0], ("aten.eq.Scalar",)) if not_eq else None
+    full = _producer(zeros, ("aten.full_like.default",))
+    if eq is None or full is None or not isinstance(soft, SSAValue) or _key(soft.owner) != "aten._softmax.default":
+        return None
+    softmax = soft.owner
+    x, soft_dim, half_to_float = softmax.arguments()
+    rank = len(_shape(x))
+    _, any_dim, keepdim = any_op.arguments()
+    if not (eq.arguments()[0] is x and eq.arguments()[1] == -math.inf and keepdim is True
+            and half_to_float is False and type(soft_dim) is int and type(any_dim) is int
+            and soft_dim % rank == any_dim % rank and full.arguments()[0] is soft
+            and full.arguments()[1] == 0 and all(a is None for a in full.arguments()[2:])):
+        return None
+    uses = [use.operation for use in soft.uses]
+    if len(uses) != 2 or set(uses) != {full, where} or full.parent_block() is not where.parent_block():
+        return None
+    ops = sorted([softmax, eq, not_eq, any_op, not_any, full, where], key=_block_index)
+    arguments = _with_outside(ops, [x])
+    slow = _unfused(ops, arguments)
+    axis = soft_dim % rank
+
+    def run(xv: Any, *outside: Any) -> Any:
+        if type(xv) is np.ndarray and xv.flags.c_contiguous and (xv.dtype == np.float32 or xv.dtype == np.float64):
+            probabilities = _SOFTMAX(xv, axis, False)
+            if probabilities.flags.c_contiguous:
+                masked = ~np.any(xv != -math.inf, axis=axis, keepdims=True)
+                return np.where(masked, probabilities.dtype.type(0), probabilities)
+        return slow(xv, *outside)
+
+    return Group("fused.masked_softmax", ops, run, arguments, list(where.results), softmax)
+
+
+_SOFTMAX = KERNELS["aten._softmax.default"]
+
+
 # ---------------------------------------------------------------------------- unused results
 
 
@@ -507,4 +579,5 @@ def _match_unused_results(op: Operation) -> Group | None:
     return Group("values_only." + op.op_def.key, [op], make(), arguments, list(op.results), op)
 
 
-_MATCHERS = (_match_unused_results, _match_matmul, _match_linear, _match_views)
+_MATCHERS = (_match_unused_results, _match_matmul, _match_linear, _match_views, _match_select,
+             _match_masked_softmax)
