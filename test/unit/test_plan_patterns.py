@@ -371,3 +371,22 @@ def test_softmax_of_masked_rows_is_one_step() -> None:
         "  %y = core.add.Tensor(%w, %s) : !tx.tensor<[2, 3, 4], f32>\n"
         "  func.return %y : !tx.tensor<[2, 3, 4], f32>")
     assert "fused.masked_softmax" not in _kernels(_plans(third)[0])
+
+
+def test_permute_clone_permute_chain_keeps_torchs_layout() -> None:
+    text = """
+func.func @main(%x: !tx.tensor<[2, 3, 4, 5], f32>) -> !tx.tensor<[2, 4, 3, 5], f32> {
+  %p = core.permute(%x, [2, 0, 1, 3]) : !tx.tensor<[4, 2, 3, 5], f32>
+  %c = core.clone(%p, memory_format = "contiguous_format") : !tx.tensor<[4, 2, 3, 5], f32>
+  %q = core.permute(%c, [1, 2, 0, 3]) : !tx.tensor<[2, 3, 4, 5], f32>
+  %r = core.permute(%q, [0, 2, -3, 3]) : !tx.tensor<[2, 4, 3, 5], f32>
+  func.return %r : !tx.tensor<[2, 4, 3, 5], f32>
+}
+"""
+    fused, unfused = _plans(text)
+    assert _kernels(fused) == ["fused.permutes"]
+    x = _randn(2, 3, 4, 5)
+    (out,), (reference,) = fused(x), unfused(x)
+    np.testing.assert_array_equal(out, reference)
+    np.testing.assert_array_equal(out, x.transpose(0, 2, 1, 3))
+    assert out.strides == reference.strides and not np.shares_memory(out, x)  # the clone's copy, same layout

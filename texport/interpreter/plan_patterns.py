@@ -477,6 +477,58 @@ def _match_views(op: Operation) -> Group | None:
     return Group("fused.view", chain, run, arguments, [last.results[0]], last)
 
 
+# ---------------------------------------------------------------------------- permute/clone chains
+
+
+def _chain_link(op: Operation | None) -> bool:
+    """A permute with literal dims, or a clone to row-major (contiguous_format)."""
+    key = _key(op)
+    if key == _PERMUTE:
+        dims, rank = op.arguments()[1], len(_shape(op.results[0]))
+        return (all(type(d) is int and -rank <= d < rank for d in dims)
+                and sorted(d % rank for d in dims) == list(range(rank)))
+    return key == _CLONE and _memory_format(op.arguments()[1]) == "contiguous_format"
+
+
+def _match_permutes(op: Operation) -> Group | None:
+    """permute -> clone -> permute -> permute ... (the layout dance around attention's
+    heads): consecutive permutes composed into one np.transpose, each clone one
+    row-major copy; the same numpy views and copies, fewer calls."""
+    if not _chain_link(op):
+        return None
+    head = op.arguments()[0]
+    if isinstance(head, SSAValue) and _chain_link(head.owner) and _only_user(head) is op:
+        return None  # not the chain's first op: matched from there
+    chain = [op]
+    while (user := _consumer(chain[-1].results[0], (_PERMUTE, _CLONE))) is not None and _chain_link(user):
+        chain.append(user)
+    if len(chain) < 2:
+        return None
+    rank = len(_shape(head))
+    steps: list[tuple[int, ...] | None] = []  # a composed permutation, or None for a copy
+    for link in chain:
+        if _key(link) == _CLONE:
+            steps.append(None)
+            continue
+        dims = tuple(d % rank for d in link.arguments()[1])
+        if steps and steps[-1] is not None:
+            previous = steps.pop()
+            dims = tuple(previous[d] for d in dims)
+        steps.append(dims)
+    arguments = _with_outside(chain, [head])
+    slow = _unfused(chain, arguments)
+    program = tuple(steps)
+
+    def run(x: Any, *outside: Any) -> Any:
+        if type(x) is not np.ndarray or x.ndim != rank:
+            return slow(x, *outside)
+        for dims in program:
+            x = np.transpose(x, dims) if dims is not None else x.copy(order="C")
+        return x
+
+    return Group("fused.permutes", chain, run, arguments, list(chain[-1].results), chain[-1])
+
+
 # ---------------------------------------------------------------------------- select
 
 
@@ -580,4 +632,4 @@ def _match_unused_results(op: Operation) -> Group | None:
 
 
 _MATCHERS = (_match_unused_results, _match_matmul, _match_linear, _match_views, _match_select,
-             _match_masked_softmax)
+             _match_masked_softmax, _match_permutes)
