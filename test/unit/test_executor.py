@@ -43,7 +43,9 @@ def test_plan_equals_kernels_called_by_hand() -> None:
     np.testing.assert_array_equal(out, relu)
     assert total.shape == () and np.isclose(total, relu.sum())
     np.testing.assert_allclose(relu, np.maximum(x @ w.T + 1.0, 0), rtol=1e-5)  # independent
-    assert [step.kernel for step in plan.steps][:3] == ["aten.permute.default", "aten.mm.default", "aten.add.Tensor"]
+    # permute + mm run as one step (plan_patterns.py: linear), which lists the ops it runs
+    assert [step.kernel for step in plan.steps][:2] == ["fused.linear", "aten.add.Tensor"]
+    assert [op.name for op in plan.steps[0].fused] == ["core.permute", "core.mm"]
 
 
 def test_symbols_bind_per_call() -> None:

@@ -37,7 +37,11 @@ from texport.dialects.tx import TensorType
 from .dtypes import to_numpy
 from .errors import ExecutionError, GuardError, RuntimeAssertError
 from .kernels import KERNELS
+from .plan_patterns import Group, OpFailed, match_block
 from .runtime import RUNTIME_HELPERS
+
+# the namespace entry mapping each generated function's code to {line: the op it runs}
+_SITES = "_texport_sites"
 
 
 @dataclass
@@ -48,6 +52,7 @@ class Step:
     kernel: str
     inputs: list[str]
     outputs: list[str]
+    fused: list[Operation] = field(default_factory=list)  # the ops a fused step runs (op among them)
 
 
 @dataclass
@@ -61,7 +66,35 @@ class Plan:
     arg_names: list[str] = field(default_factory=list)
 
     def __call__(self, *inputs: Any) -> tuple[Any, ...]:
-        return self.run(*inputs)
+        try:
+            return self.run(*inputs)
+        except (GuardError, RuntimeAssertError):
+            raise
+        except OpFailed as failure:  # inside a fused step's fallback: the op it ran
+            cause = failure.cause
+            raise ExecutionError(f"{_where(failure.op)} failed: {type(cause).__name__}: {cause}") from cause
+        except Exception as err:
+            # the steps call their kernels bare (no wrapper per call); a failure is
+            # mapped to its op here, once, from the line of the plan it came from
+            where = _failed_step(err.__traceback__)
+            if where is None:
+                raise
+            raise ExecutionError(f"{where} failed: {type(err).__name__}: {err}") from err
+
+
+def _failed_step(tb: Any) -> str | None:
+    """The op whose step raised: the innermost frame of generated plan code in the
+    traceback, if its line runs a kernel (a region's failure was mapped by its own
+    plan already, at a line that calls the region: not a kernel's)."""
+    where = None
+    while tb is not None:
+        sites = tb.tb_frame.f_globals.get(_SITES)
+        if sites is not None:
+            lines = sites.get(tb.tb_frame.f_code)
+            if lines is not None:
+                where = lines.get(tb.tb_lineno)
+        tb = tb.tb_next
+    return where
 
 
 class _Codegen:
@@ -73,6 +106,7 @@ class _Codegen:
         self.names: dict[SSAValue, str] = {}
         self.lines: list[str] = []
         self.steps: list[Step] = []
+        self.sites: dict[int, str] = {}  # index in lines -> the op its kernel call runs
 
     # ---- names and constants ---------------------------------------------
 
@@ -105,13 +139,29 @@ class _Codegen:
     # ---- ops --------------------------------------------------------------
 
     def emit_block(self, block: Block) -> list[str]:
-        last_use = _last_uses(block)
-        for index, op in enumerate(block.ops):
-            if isinstance(op, (ReturnOp, YieldOp)):
-                return [self.name(v) for v in op.operands]
-            self.emit(op)
-            self.release([*op.operands, *op.results], last_use, index)
+        units = _units(block)
+        last_use = _last_uses(units)
+        for index, unit in enumerate(units):
+            if isinstance(unit, Group):
+                self.emit_group(unit)
+                self.release([*unit.operands(), *unit.results], last_use, index)
+                continue
+            if isinstance(unit, (ReturnOp, YieldOp)):
+                return [self.name(v) for v in unit.operands]
+            self.emit(unit)
+            self.release([*unit.operands, *unit.results], last_use, index)
         return []
+
+    def emit_group(self, group: Group) -> None:
+        """One step for a matched group of ops (plan_patterns.py), at its last op's place."""
+        outputs = [self.name(r) for r in group.results]
+        kname = self.bind("k", group.kernel)
+        args = ", ".join(self.literal(v) for v in group.arguments)
+        self.sites[len(self.lines)] = _where(group.principal)
+        self.lines.append(f"{', '.join(outputs)}{',' if len(outputs) == 1 and len(group.results) > 1 else ''}"
+                          f" = {kname}({args})")
+        inputs = [self.name(v) for v in group.operands()]
+        self.steps.append(Step(group.principal, group.name, inputs, outputs, list(group.ops)))
 
     def release(self, values: Sequence[SSAValue], last_use: dict[SSAValue, int], index: int) -> None:
         """``del`` the values whose last use is step ``index`` (and results nobody uses):
@@ -156,8 +206,9 @@ class _Codegen:
         kernel = KERNELS.get(op.op_def.key)
         if kernel is None:
             raise ExecutionError(f"'{op.name}' has no kernel")
-        kname = self.bind("k", _located(kernel, op))
+        kname = self.bind("k", kernel)
         args = ", ".join(self.literal(v) for v in op.arguments())
+        self.sites[len(self.lines)] = _where(op)
         self.assign(op, outputs, f"{kname}({args})", op.op_def.key)
 
     def emit_control(self, op: Operation, outputs: list[str]) -> None:
@@ -195,6 +246,9 @@ class _Codegen:
         source = f"def {name}({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
         filename = f"<texport plan {label if label is not None else name}>"  # tracebacks name the IR function
         exec(compile(source, filename, "exec"), self.namespace)  # noqa: S102 - our own codegen
+        first = 2 + len(checks or [])  # the line of lines[0]: after the def and the checks
+        self.namespace.setdefault(_SITES, {})[self.namespace[name].__code__] = {
+            first + index: where for index, where in self.sites.items()}
         return Plan(label if label is not None else name, self.steps, source, self.namespace[name], params)
 
     def finish_function(self, func: FuncOp, checks: list[str]) -> Plan:
@@ -202,12 +256,20 @@ class _Codegen:
         return self.finish(func.body.block, self.bind("plan", None), checks, label=func.sym_name.data)
 
 
-def _last_uses(block: Block) -> dict[SSAValue, int]:
-    """The index of the last op of ``block`` that uses each value (block arguments and
-    results of its ops); the terminator counts, so returned values are never freed."""
+def _units(block: Block) -> list[Operation | Group]:
+    """The block's ops in order, each matched group (plan_patterns.py) in place of its
+    ops, at the place of its last op."""
+    groups = match_block(block)
+    return [groups.get(op, op) for op in block.ops
+            if op not in groups or op is groups[op].anchor]
+
+
+def _last_uses(units: Sequence[Operation | Group]) -> dict[SSAValue, int]:
+    """The index of the last unit that uses each value (block arguments and results of
+    its ops); the terminator counts, so returned values are never freed."""
     last: dict[SSAValue, int] = {}
-    for index, op in enumerate(block.ops):
-        for value in op.operands:
+    for index, unit in enumerate(units):
+        for value in (unit.operands() if isinstance(unit, Group) else unit.operands):
             last[value] = index
     return last
 
@@ -217,22 +279,13 @@ def _tuple_result(op: AtenOp) -> bool:
     return schema.returns_tuple or any(r.type.is_list for r in schema.returns)
 
 
-def _located(kernel: Callable[..., Any], op: AtenOp) -> Callable[..., Any]:
-    """The kernel, wrapped so that a failure names the op and its location."""
+def _where(op: Operation) -> str:
+    """How a failure names the op: its name and, when known, its source location."""
     where = f"'{op.name}'"
     location = getattr(op, "location", None)
     if location is not None and type(location).__name__ == "FileLineColLoc":
         where += f" at {location.filename.data}:{location.line.data}"
-
-    def run(*args: Any) -> Any:
-        try:
-            return kernel(*args)
-        except (GuardError, RuntimeAssertError):
-            raise
-        except Exception as err:  # noqa: BLE001 - re-raised with the op named
-            raise ExecutionError(f"{where} failed: {type(err).__name__}: {err}") from err
-
-    return run
+    return where
 
 
 # --------------------------------------------------------------------------
