@@ -24,7 +24,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
-from .common import logaddexp, opmath
+from .common import logaddexp, opmath, silenced
 from .factories import linspace_values
 from .variants import write_into
 from .views import join_tensors
@@ -131,7 +131,7 @@ def _nansum(
 def _prod(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Array:
     acc = _accumulate_dtype(self, dtype)
     axes = _axes(dim, self.ndim)
-    with np.errstate(all="ignore"):
+    with silenced():
         if is_reduced_float(acc):
             return _rounded_product(self.astype(acc, copy=False), axes, keepdim)
         total = np.prod(self, axis=axes, keepdims=keepdim, dtype=acc)
@@ -174,7 +174,7 @@ def _mean(self: Array, dim: Any, keepdim: bool = False, dtype: DType | None = No
     compute = _compute_dtype(out)
     axes = _axes(dim, self.ndim)
     total = np.sum(self.astype(compute, copy=False), axis=axes, keepdims=keepdim, dtype=compute)
-    with np.errstate(all="ignore"):
+    with silenced():
         return _result(np.true_divide(total, _count(self, axes), dtype=compute), out)
 
 
@@ -191,7 +191,7 @@ def _logsumexp(self: Array, dim: Sequence[int], keepdim: bool = False) -> Array:
     out = self.dtype if is_inexact(self.dtype) else np.dtype(np.float32)
     x = self.astype(_compute_dtype(out), copy=False)
     axes = _axes(dim, self.ndim)
-    with np.errstate(all="ignore"):
+    with silenced():
         shift = np.max(x.real, axis=axes, keepdims=True, initial=-np.inf)
         shift = np.where(np.isinf(shift), 0, shift).astype(x.dtype)
         total = np.sum(np.exp(x - shift), axis=axes, keepdims=True)
@@ -212,7 +212,7 @@ def _moments(self: Array, dim: Any, correction: Any, keepdim: bool, root: bool =
     x = self.astype(compute, copy=False)
     axes = _axes(dim, self.ndim)
     count = _count(self, axes)
-    with np.errstate(all="ignore"):
+    with silenced():
         mean = np.sum(x, axis=axes, keepdims=True) / compute.type(count)
         deviation = np.abs(x - mean)
         squares = np.sum(deviation * deviation, axis=axes, keepdims=keepdim)
@@ -441,7 +441,7 @@ def _empty_median(self: Array) -> Array:
 def _cumsum(self: Array, dim: int, dtype: DType | None = None) -> Array:
     acc = _accumulate_dtype(self, dtype)
     x, axis = _as_1d(self, dim)
-    with np.errstate(all="ignore"):
+    with silenced():
         total = np.cumsum(x, axis=axis, dtype=_compute_dtype(acc))
         return _result(total.reshape(self.shape), acc)
 
@@ -450,7 +450,7 @@ def _cumsum(self: Array, dim: int, dtype: DType | None = None) -> Array:
 def _cumprod(self: Array, dim: int, dtype: DType | None = None) -> Array:
     acc = _accumulate_dtype(self, dtype)
     x, axis = _as_1d(self, dim)
-    with np.errstate(all="ignore"):
+    with silenced():
         return _result(np.cumprod(x, axis=axis, dtype=acc).reshape(self.shape), acc)
 
 
@@ -474,7 +474,7 @@ def _logcumsumexp(self: Array, dim: int) -> Array:
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_name(self.dtype)}'"
         )
     x, axis = _as_1d(self.astype(_compute_dtype(self.dtype), copy=False), dim)
-    with np.errstate(all="ignore"):
+    with silenced():
         if x.dtype.kind == "c":  # no complex ufunc to accumulate: one step per position along dim
             steps = np.moveaxis(x, axis, 0).copy()
             for i in range(1, steps.shape[0]):
@@ -516,7 +516,7 @@ def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
             f"\"{name}_lastdim_kernel_impl\" not implemented for '{_type_name(out)}'"
         )
     x, axis = _as_1d(self.astype(_compute_dtype(out), copy=False), dim)
-    with np.errstate(all="ignore"):
+    with silenced():
         shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
         if not log:  # one exp, in place; the sum and the division in x's dtype
             value = np.exp(shifted, out=shifted)
@@ -578,7 +578,7 @@ def _log_softmax_backward(grad_output: Array, output: Array, dim: int, input_dty
     """dx = dy - exp(y) * sum(dy), in opmath, rounded once as torch's kernel."""
     grad, axis = _as_1d(opmath(grad_output), dim)
     y = opmath(output).reshape(grad.shape)
-    with np.errstate(all="ignore"):
+    with silenced():
         value = grad - np.exp(y) * np.sum(grad, axis=axis, keepdims=True)
     return _result(value.reshape(grad_output.shape), to_numpy(input_dtype))
 
@@ -680,7 +680,7 @@ def _vector_norm(
             )
         reduce = np.max if ord > 0 else np.min
         return _result(reduce(a, axis=axes, keepdims=keepdim), out)
-    with np.errstate(all="ignore"):
+    with silenced():
         if ord == 0:
             value = np.sum(a != 0, axis=axes, keepdims=keepdim, dtype=a.dtype)
         elif ord == 1:
@@ -727,7 +727,7 @@ def _renorm(self: Array, p: Any, dim: int, maxnorm: Any) -> Array:
     axes = [d for d in range(self.ndim) if d != normalize_dim(dim, self.ndim)]
     norm = _vector_norm(self, p, axes, True, DType.float32 if is_reduced_float(self.dtype) else None)
     c = norm.dtype.type
-    with np.errstate(all="ignore"):
+    with silenced():
         factor = np.where(norm > c(maxnorm), c(maxnorm) / (norm + c(1e-7)), c(1))
     return cast(self * cast(factor, self.dtype), self.dtype)
 
@@ -813,7 +813,7 @@ def _histc(self: Array, bins: int = 100, min: Any = 0, max: Any = 0) -> Array:  
     if not (np.isfinite(low) and np.isfinite(high)):
         raise RuntimeError(f"torch.histc: range of [{low}, {high}] is not finite")
     inside = finite[(finite >= low) & (finite <= high)]
-    with np.errstate(all="ignore"):
+    with silenced():
         position = ((inside - low) * work.type(bins) / (high - low)).astype(np.int64)
     counts = np.bincount(np.minimum(position, bins - 1), minlength=bins)
     return _result(counts, self.dtype)
@@ -932,7 +932,7 @@ def _segment_reduce(data: Array, reduce: str, lengths: Array | None = None, indi
     start = identity if initial is None else initial
     flat = data.reshape(leading * size, -1)
     out = np.full((leading * segments, flat.shape[1]), start, data.dtype)
-    with np.errstate(all="ignore"):
+    with silenced():
         ufunc.at(out, owner.ravel(), flat)
         if reduce == "mean":
             count = counts.reshape(-1, 1).astype(data.dtype)
@@ -950,7 +950,7 @@ def _dist(self: Array, other: Array, p: Any = 2) -> Array:
     diff = np.abs(self.astype(work) - other.astype(work))
     real = diff.real.dtype if np.iscomplexobj(diff) else diff.dtype
     diff = diff.astype(real).ravel()
-    with np.errstate(all="ignore"):
+    with silenced():
         if p == 0:
             value = np.count_nonzero(diff)
         elif p == math.inf:
@@ -1027,7 +1027,7 @@ def _nanmean(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType |
     total = _nansum(self, dim, keepdim, dtype)
     count = np.sum(~np.isnan(self), axis=_axes(dim, self.ndim), keepdims=keepdim)
     compute = _compute_dtype(total.dtype)
-    with np.errstate(all="ignore"):
+    with silenced():
         return _result(np.true_divide(total, count, dtype=compute), total.dtype)
 
 

@@ -14,6 +14,7 @@ from texport.dialects.shape_rules.common import can_cast, scalar_type_name
 
 from ..dtypes import cast, from_numpy, is_reduced_float
 from . import KERNELS, Kernel
+from .common import silenced
 
 
 def derive_kernels() -> None:
@@ -60,7 +61,7 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
         )
     if is_reduced_float(self.dtype):
         result = cast(result, self.dtype)  # rounded as torch converts
-    with np.errstate(all="ignore"):
+    with silenced():
         np.copyto(self, result, casting="unsafe")
     return self
 
