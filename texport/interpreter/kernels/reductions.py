@@ -24,7 +24,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
-from .common import logaddexp, opmath, silenced
+from .common import as_result, logaddexp, opmath, silenced
 from .factories import linspace_values
 from .variants import write_into
 from .views import join_tensors
@@ -32,12 +32,26 @@ from .views import join_tensors
 Array = np.ndarray
 Pair = tuple[Array, Array]
 INT64 = np.dtype(np.int64)
+# float32 and float64 sum, average and compare in their own dtype, as torch's: no
+# accumulator dtype or rounding to decide
+_PLAIN_FLOATS = frozenset((FLOAT32, np.dtype(np.float64)))
 
 # ---------------------------------------------------------------- helpers
 
 
+_AXES: dict[tuple[Any, int], tuple[int, ...]] = {}  # (dim, ndim) -> axes, decided once
+
+
 def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
     """Normalised reduction axes: None or [] is every dim; a 0-d input has none."""
+    key = (dim if dim is None or type(dim) is int else tuple(dim), ndim)
+    found = _AXES.get(key)
+    if found is None:
+        found = _AXES[key] = _normalised_axes(dim, ndim)
+    return found
+
+
+def _normalised_axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
     dims = [] if dim is None else [dim] if isinstance(dim, int) else list(dim)
     normalised = tuple(normalize_dim(d, ndim) for d in dims)
     if ndim == 0:
@@ -107,6 +121,8 @@ def _is_nan(x: Array) -> Array:
 
 @kernel("sum.dim_IntList")
 def _sum(self: Array, dim: Any = None, keepdim: bool = False, dtype: DType | None = None) -> Array:
+    if dtype is None and self.dtype in _PLAIN_FLOATS:
+        return as_result(np.add.reduce(self, axis=_axes(dim, self.ndim), keepdims=keepdim))
     acc = _accumulate_dtype(self, dtype)
     compute = _compute_dtype(acc)
     total = np.sum(self, axis=_axes(dim, self.ndim), keepdims=keepdim, dtype=compute)
@@ -170,6 +186,11 @@ def _mean_dtype(self: Array, dtype: DType | None) -> np.dtype:
 @kernel("mean.dim")
 def _mean(self: Array, dim: Any, keepdim: bool = False, dtype: DType | None = None) -> Array:
     """sum / count (an empty reduction is 0/0 = nan)."""
+    if dtype is None and self.dtype in _PLAIN_FLOATS:
+        axes = _axes(dim, self.ndim)
+        total = as_result(np.add.reduce(self, axis=axes, keepdims=keepdim))
+        with silenced():
+            return np.true_divide(total, _count(self, axes), out=total)
     out = _mean_dtype(self, dtype)
     compute = _compute_dtype(out)
     axes = _axes(dim, self.ndim)
@@ -206,6 +227,8 @@ def _moments(self: Array, dim: Any, correction: Any, keepdim: bool, root: bool =
     """(variance with ``correction`` (None = 1), mean); the variance divides the squared
     deviations by max(N - correction, 0), so N <= correction gives inf or nan, as torch.
     ``root``: the standard deviation instead, the root taken before any rounding."""
+    if self.dtype in _PLAIN_FLOATS:
+        return _real_moments(self, dim, correction, keepdim, root)
     if not is_inexact(self.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     compute = _compute_dtype(self.dtype)
@@ -223,6 +246,22 @@ def _moments(self: Array, dim: Any, correction: Any, keepdim: bool, root: bool =
     real = np.dtype(self.dtype.char.lower()) if self.dtype.kind == "c" else self.dtype
     mean = mean if keepdim else np.squeeze(mean, axes)
     return _result(var, real), _result(mean, self.dtype)
+
+
+def _real_moments(self: Array, dim: Any, correction: Any, keepdim: bool, root: bool) -> Pair:
+    """_moments of a float32/float64 tensor, in its dtype, in place: (x - mean)^2 needs no |.|."""
+    axes = _axes(dim, self.ndim)
+    count = _count(self, axes)
+    with silenced():
+        mean = as_result(np.add.reduce(self, axis=axes, keepdims=True))
+        np.true_divide(mean, count, out=mean)
+        deviation = as_result(np.subtract(self, mean))
+        np.multiply(deviation, deviation, out=deviation)
+        var = as_result(np.add.reduce(deviation, axis=axes, keepdims=keepdim))
+        np.true_divide(var, max(count - (1 if correction is None else correction), 0), out=var)
+        if root:
+            np.sqrt(var, out=var)
+    return var, (mean if keepdim else np.squeeze(mean, axes))
 
 
 def _unbiased(unbiased: bool) -> int:
@@ -297,14 +336,17 @@ def _extreme(name: str, reduce: Callable[..., Any]) -> Callable[..., Array]:
 
     def run(self: Array, dim: Sequence[int] = (), keepdim: bool = False) -> Array:
         axes = _axes(dim, self.ndim)
+        if self.size:  # np.max without its Python wrapper; torch keeps the dtype
+            out = reduce(self, axis=axes, keepdims=keepdim)
+            return out if type(out) is np.ndarray and out.dtype == self.dtype else _result(out, self.dtype)
         _check_nonempty(f"{name}()", self, axes, specified=isinstance(dim, int) or bool(dim))
         return _result(reduce(self, axis=axes, keepdims=keepdim), self.dtype)
 
     return run
 
 
-kernel("amax")(_extreme("amax", np.max))
-kernel("amin")(_extreme("amin", np.min))
+kernel("amax")(_extreme("amax", np.maximum.reduce))
+kernel("amin")(_extreme("amin", np.minimum.reduce))
 
 
 def _whole(name: str, reduce: Callable[..., Any]) -> Callable[[Array], Array]:
@@ -329,9 +371,12 @@ def _logical_reduction(reduce: Callable[..., Any]) -> Callable[..., Array]:
     """any/all: nonzero (nan included) is true; an empty any is false, an empty all true."""
 
     def run(self: Array, dim: Any = None, keepdim: bool = False) -> Array:
-        value = reduce(self, axis=_axes(dim, self.ndim), keepdims=keepdim)
-        return _result(value, _logical_dtype(self))
+        axes = _axes(dim, self.ndim)
+        if self.dtype == np.bool_:  # np.any/np.all without their Python wrapper
+            return as_result(logical.reduce(self, axis=axes, keepdims=keepdim))
+        return _result(reduce(self, axis=axes, keepdims=keepdim), _logical_dtype(self))
 
+    logical = np.logical_or if reduce is np.any else np.logical_and
     return run
 
 
@@ -341,11 +386,15 @@ kernel("all.dim", "all.dims")(_logical_reduction(np.all))
 
 @kernel("any")
 def _any_all(self: Array) -> Array:
+    if self.dtype == np.bool_:
+        return as_result(np.logical_or.reduce(self, axis=None))
     return _result(np.any(self), _logical_dtype(self))
 
 
 @kernel("all")
 def _all_all(self: Array) -> Array:
+    if self.dtype == np.bool_:
+        return as_result(np.logical_and.reduce(self, axis=None))
     return _result(np.all(self), _logical_dtype(self))
 
 
@@ -510,6 +559,8 @@ kernel("cummin")(_cumulative_extreme(np.minimum))
 
 def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
     """exp(x - max) / sum, or (x - max) - log(sum), computed in ``out``'s precision."""
+    if self.dtype == out and out in _PLAIN_FLOATS and self.ndim and self.size:
+        return _plain_softmax(self, normalize_dim(dim, self.ndim), log)
     if not is_inexact(out):
         name = "log_softmax" if log else "softmax"
         raise NotImplementedError(
@@ -530,6 +581,19 @@ def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
         else:
             value = shifted - np.log(total)
     return _result(value.reshape(self.shape), out)
+
+
+def _plain_softmax(x: Array, axis: int, log: bool) -> Array:
+    """_softmax_values of a nonempty float32/float64 tensor with dims, in one buffer."""
+    with silenced():
+        value = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+        if not log:
+            np.exp(value, out=value)
+            value /= np.add.reduce(value, axis=axis, keepdims=True)
+            return value
+        total = np.add.reduce(np.exp(value), axis=axis, keepdims=True)
+        value -= np.log(total, out=total)
+        return value
 
 
 def _softmax_kernel(log: bool) -> Callable[..., Array]:
