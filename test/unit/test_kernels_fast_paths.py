@@ -249,3 +249,29 @@ def test_reduction_edges() -> None:
     assert run("any", np.array([0, 2], np.uint8)).dtype == np.uint8
     with pytest.raises(Exception, match="out of range"):
         KERNELS["sum.dim_IntList"](np.ones(3, f32), [3], False, None)
+
+
+def test_python_int_with_integer_tensor_wraps_as_torch() -> None:
+    small = np.array([100, -5], np.int8)
+    np.testing.assert_array_equal(run("add.Tensor", small, 100), np.array([-56, 95], np.int8))  # in range
+    np.testing.assert_array_equal(run("mul.Tensor", small, 3), np.array([44, -15], np.int8))
+    np.testing.assert_array_equal(run("add.Tensor", np.array([1], np.uint8), 300), [45])  # 300 wraps to 44
+    assert run("eq.Scalar", small, 100).tolist() == [True, False]
+    assert run("where.ScalarOther", np.array([True, False]), small, 5).dtype == np.int8
+    assert run("add.Tensor", np.array([True]), 1).dtype == np.int64
+    assert run("add.Tensor", np.array(3, np.int8), 1).shape == ()
+
+
+def test_hardtanh_and_in_place_writes() -> None:
+    x = np.array([-3.0, 0.5, np.nan, 9.0], f32)
+    np.testing.assert_array_equal(run("hardtanh", x, -1.0, 1.0), [-1, 0.5, np.nan, 1])
+    np.testing.assert_array_equal(run("relu6", x), [0, 0.5, np.nan, 6])
+    KERNELS["hardtanh_"](x, 0.0, 6.0)
+    np.testing.assert_array_equal(x, [0, 0.5, np.nan, 6])
+    view = np.zeros((2, 4), f32)[:, ::2]
+    KERNELS["add_.Tensor"](view, np.ones((2, 2), f32), 1)
+    assert view.tolist() == [[1, 1], [1, 1]]
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        KERNELS["add_.Tensor"](np.ones(2, np.int64), np.ones(2, f32), 1)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        KERNELS["add_.Tensor"](np.ones(2, f32), np.ones((3, 2), f32), 1)

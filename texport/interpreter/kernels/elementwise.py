@@ -69,15 +69,31 @@ def _weak_scalar(value: Any) -> bool:
     return kind is float or (kind is int and -_EXACT_INT <= value <= _EXACT_INT)
 
 
+# an integer tensor's range: a Python int inside it is what torch's cast gives
+_INT_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
+
+
+def _plain_scalar(array: Array, value: Any) -> bool:
+    """numpy's weak scalar (NEP 50) meets ``array`` as torch's wrapped number does:
+    a weak scalar with a float32/float64 array, or an int within an integer array's
+    range (numpy would refuse one outside it; torch wraps it)."""
+    dtype = array.dtype
+    if dtype in _PLAIN_FLOATS:
+        return _weak_scalar(value)
+    bounds = _INT_RANGES.get(dtype)
+    return bounds is not None and type(value) is int and bounds[0] <= value <= bounds[1]
+
+
 def _plain_pair(a: Any, b: Any) -> bool:
     """numpy computes ``a op b`` in torch's dtype unaided: two ndarrays of one dtype
-    that is not a reduced float (nothing to promote or cast), or a float32/float64
-    ndarray and a weak scalar."""
+    that is not a reduced float (nothing to promote or cast), or an ndarray and a
+    Python scalar numpy takes as torch does (``_plain_scalar``)."""
     if type(a) is np.ndarray:
         if type(b) is np.ndarray:
             return a.dtype == b.dtype and not is_reduced_float(a.dtype)
-        return a.dtype in _PLAIN_FLOATS and _weak_scalar(b)
-    return _weak_scalar(a) and _plain_float(b)
+        return _plain_scalar(a, b)
+    return type(b) is np.ndarray and _plain_scalar(b, a)
 
 
 def _cast(value: Any, dtype: np.dtype) -> Array:
@@ -348,6 +364,9 @@ def _relu(self: Array) -> Array:
 
 def _hardtanh(self: Array, min_val: Any = -1, max_val: Any = 1) -> Array:
     """clamp(x, min_val, max_val) in self's dtype."""
+    if _plain_float(self) and _weak_scalar(min_val) and _weak_scalar(max_val):
+        low = as_result(np.maximum(self, min_val))
+        return np.minimum(low, max_val, out=low)
     low, high = _cast(min_val, self.dtype), _cast(max_val, self.dtype)
     return _result(np.minimum(np.maximum(self, low), high), self.dtype)
 
