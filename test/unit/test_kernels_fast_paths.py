@@ -275,3 +275,23 @@ def test_hardtanh_and_in_place_writes() -> None:
         KERNELS["add_.Tensor"](np.ones(2, np.int64), np.ones(2, f32), 1)
     with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
         KERNELS["add_.Tensor"](np.ones(2, f32), np.ones((3, 2), f32), 1)
+
+
+def test_in_place_arithmetic_into_self() -> None:
+    x = np.array([1.0, 2.0], f32)
+    assert KERNELS["add_.Tensor"](x, np.array([0.5, 0.5], f32), 2) is x and x.tolist() == [2.0, 3.0]  # alpha
+    assert KERNELS["div_.Scalar"](x, 4.0) is x and x.tolist() == [0.5, 0.75]
+    assert KERNELS["sub_.Tensor"](x, 0.25, 1) is x and x.tolist() == [0.25, 0.5]
+    small = np.array([127], np.int8)
+    assert KERNELS["add_.Scalar"](small, 1, 1) is small and small.tolist() == [-128]
+    zero_dim = np.array(3.0, f32)
+    assert KERNELS["mul_.Tensor"](zero_dim, np.array(2.0, f32)) is zero_dim and zero_dim.tolist() == 6.0
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        KERNELS["div_.Tensor"](np.array([4], np.int64), np.array([2], np.int64))
+    with pytest.raises(RuntimeError, match="Subtraction"):
+        KERNELS["sub_.Tensor"](np.array([True]), np.array([True]), 1)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        KERNELS["mul_.Tensor"](np.ones(2, f32), np.ones((3, 2), f32))
+    overflow = np.array([3e38], f32)
+    KERNELS["mul_.Scalar"](overflow, 10.0)
+    assert overflow.tolist() == [np.inf]

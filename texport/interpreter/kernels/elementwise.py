@@ -53,6 +53,7 @@ _quiet = quiet  # a kernel without numpy's floating-point warnings: torch gives 
 
 
 _PLAIN_FLOATS = frozenset((FLOAT32, np.dtype(np.float64)))
+_BOOL = np.dtype(np.bool_)  # a dtype compares with a dtype faster than with a scalar type
 _EXACT_INT = 1 << 53  # a Python int converts to float64, then to float32, without a double rounding
 
 
@@ -783,8 +784,31 @@ def _atan2_out(self: Any, other: Any, out: Array) -> Array:
     return write_into(out, result)
 
 
+def _in_place_arithmetic(ufunc: Fn, functional: Fn, kinds: str) -> Fn:
+    """``x.op_(other)`` computed into x's own memory when numpy computes it in x's
+    dtype (``_plain_pair``, x of a dtype kind in ``kinds``); otherwise, or when
+    ``other`` does not broadcast to x's shape, the derived kernel (torch's checks)."""
+    derived = in_place(functional)
+
+    def run(self: Array, other: Any, *alpha: Any) -> Array:
+        if (not alpha or alpha[0] == 1) and _plain_pair(self, other) and self.dtype.kind in kinds:
+            try:
+                with silenced():
+                    return ufunc(self, other, out=self)
+            except ValueError:  # not broadcastable into self: numpy checks before writing
+                pass
+        return derived(self, other, *alpha)
+
+    run.__name__ = run.__qualname__ = f"{functional.__name__}_"
+    return run
+
+
 _register(_add, "add.Tensor add.Scalar")
 _register(_sub, "sub.Tensor sub.Scalar")
+kernel("add_.Tensor", "add_.Scalar")(_in_place_arithmetic(np.add, _add, "fiu"))
+kernel("sub_.Tensor", "sub_.Scalar")(_in_place_arithmetic(np.subtract, _sub, "fiu"))
+kernel("mul_.Tensor", "mul_.Scalar")(_in_place_arithmetic(np.multiply, _mul, "fiu"))
+kernel("div_.Tensor", "div_.Scalar")(_in_place_arithmetic(np.true_divide, _div, "f"))
 _register(_rsub, "rsub.Tensor rsub.Scalar")
 _register(_mul, "mul.Tensor mul.Scalar")
 _register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode")
@@ -940,7 +964,7 @@ del _op, _fn
 
 def _where(condition: Array, self: Any, other: Any) -> Array:
     """condition ? self : other; condition (bool or uint8) takes no part in promotion."""
-    if condition.dtype == np.bool_ and _plain_pair(self, other):
+    if condition.dtype == _BOOL and _plain_pair(self, other):
         return np.where(condition, self, other)
     dtype, (a, b) = _promoted(self, other)
     return _result(np.where(condition.astype(bool, copy=False), a, b), dtype)
@@ -982,7 +1006,7 @@ _FLOAT_MAX = {dtype: float(np.finfo(dtype).max) for dtype in _PLAIN_FLOATS}
 
 def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
     """mask ? value : self, in self's dtype (value is cast, never promotes)."""
-    if type(value) is float and _plain_float(self) and mask.dtype == np.bool_ and _fits(value, self.dtype):
+    if type(value) is float and _plain_float(self) and mask.dtype == _BOOL and _fits(value, self.dtype):
         return np.where(mask, value, self)
     return _result(np.where(mask, checked_fill(value, self.dtype), self), self.dtype)
 

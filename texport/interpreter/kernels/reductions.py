@@ -35,6 +35,7 @@ INT64 = np.dtype(np.int64)
 # float32 and float64 sum, average and compare in their own dtype, as torch's: no
 # accumulator dtype or rounding to decide
 _PLAIN_FLOATS = frozenset((FLOAT32, np.dtype(np.float64)))
+_BOOL = np.dtype(np.bool_)
 
 # ---------------------------------------------------------------- helpers
 
@@ -372,7 +373,7 @@ def _logical_reduction(reduce: Callable[..., Any]) -> Callable[..., Array]:
 
     def run(self: Array, dim: Any = None, keepdim: bool = False) -> Array:
         axes = _axes(dim, self.ndim)
-        if self.dtype == np.bool_:  # np.any/np.all without their Python wrapper
+        if self.dtype == _BOOL:  # np.any/np.all without their Python wrapper
             return as_result(logical.reduce(self, axis=axes, keepdims=keepdim))
         return _result(reduce(self, axis=axes, keepdims=keepdim), _logical_dtype(self))
 
@@ -386,14 +387,14 @@ kernel("all.dim", "all.dims")(_logical_reduction(np.all))
 
 @kernel("any")
 def _any_all(self: Array) -> Array:
-    if self.dtype == np.bool_:
+    if self.dtype == _BOOL:
         return as_result(np.logical_or.reduce(self, axis=None))
     return _result(np.any(self), _logical_dtype(self))
 
 
 @kernel("all")
 def _all_all(self: Array) -> Array:
-    if self.dtype == np.bool_:
+    if self.dtype == _BOOL:
         return as_result(np.logical_and.reduce(self, axis=None))
     return _result(np.all(self), _logical_dtype(self))
 
