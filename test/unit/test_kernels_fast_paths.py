@@ -215,10 +215,11 @@ def test_softmax_and_log_softmax_float32(dim: int) -> None:
     assert soft.dtype == log.dtype == f32
 
 
-def test_softmax_of_masked_rows_and_empty() -> None:
-    x = np.array([[-np.inf, -np.inf], [0.0, -np.inf]], f32)
-    np.testing.assert_array_equal(run("_softmax", x, -1, False), [[np.nan, np.nan], [1, 0]])
-    np.testing.assert_array_equal(run("_log_softmax", x, -1, False), [[np.nan, np.nan], [0, -np.inf]])
+def test_softmax_of_masked_rows_nan_inf_and_empty() -> None:
+    x = np.array([[-np.inf, -np.inf], [0.0, -np.inf], [np.nan, 1.0], [np.inf, 1.0], [1.0, np.nan]], f32)
+    nan = [np.nan, np.nan]
+    np.testing.assert_array_equal(run("_softmax", x, -1, False), [nan, [1, 0], nan, nan, nan])
+    np.testing.assert_array_equal(run("_log_softmax", x, -1, False), [nan, [0, -np.inf], nan, nan, nan])
     assert run("_softmax", np.ones((0, 3), f32), -1, False).shape == (0, 3)
     assert run("_softmax", np.array(2.0, f32), 0, False).tolist() == 1.0
 

@@ -585,9 +585,12 @@ def _softmax_values(self: Array, dim: int, out: np.dtype, log: bool) -> Array:
 
 
 def _plain_softmax(x: Array, axis: int, log: bool) -> Array:
-    """_softmax_values of a nonempty float32/float64 tensor with dims, in one buffer."""
+    """_softmax_values of a nonempty float32/float64 tensor with dims, in one buffer.
+    The shift is fmax's maximum (numpy's fmax reduction is ~1.5-2x faster than
+    maximum's): it differs from max only on a slice holding a nan, which then sums
+    to nan and gives nan throughout, as with max's nan shift."""
     with silenced():
-        value = np.subtract(x, np.maximum.reduce(x, axis=axis, keepdims=True))
+        value = np.subtract(x, np.fmax.reduce(x, axis=axis, keepdims=True))
         if not log:
             np.exp(value, out=value)
             value /= np.add.reduce(value, axis=axis, keepdims=True)
