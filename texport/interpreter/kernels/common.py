@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,9 +21,84 @@ def meta_of(value: Any) -> Any:
     return value
 
 
+# torch.result_type depends only on each operand's dtype and whether it is 0-d (a
+# tensor), or on its Python type (a wrapped number): decided once per such key
+_RESULT_DTYPES: dict[tuple[Any, ...], np.dtype] = {}
+_PYTHON_SCALARS = (bool, int, float, complex, type(None))
+
+
+def _promotion_key(value: Any) -> Any:
+    """What torch.result_type reads of an operand; None when it is not a plain ndarray or
+    Python scalar (a symbolic scalar, a numpy scalar): no cache for those."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return (value.dtype, value.ndim == 0)
+    return kind if kind in _PYTHON_SCALARS else None
+
+
 def torch_result_dtype(*operands: Any) -> np.dtype:
     """torch.result_type over arrays and Python scalars, as a numpy dtype."""
-    return to_numpy(result_type(*(meta_of(o) for o in operands)))
+    key = tuple(_promotion_key(o) for o in operands)
+    found = _RESULT_DTYPES.get(key)
+    if found is not None:
+        return found
+    dtype = to_numpy(result_type(*(meta_of(o) for o in operands)))
+    if None not in key:
+        _RESULT_DTYPES[key] = dtype
+    return dtype
+
+
+# numpy keeps its floating-point error state in a context variable (numpy >= 2);
+# np.errstate builds a new state object on every entry (~1-2 us, as much as a
+# small kernel), so kernels set one built once here (~0.1 us). Only the error
+# actions differ from the default state (buffer size and error callback are numpy's).
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE_ALL: Any = _make_extobj(all="ignore")
+except ImportError:  # another numpy layout: np.errstate, as numpy documents it
+    _extobj_contextvar = None
+
+
+def quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` run without numpy's floating-point warnings: torch gives inf/nan silently."""
+    if _extobj_contextvar is None:
+        return np.errstate(all="ignore")(fn)
+    enter, leave = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    @functools.wraps(fn)
+    def run(*args: Any) -> Any:
+        token = enter(_IGNORE_ALL)
+        try:
+            return fn(*args)
+        finally:
+            leave(token)
+
+    return run
+
+
+class silenced:  # noqa: N801 (used as np.errstate is: ``with silenced():``)
+    """A block without numpy's floating-point warnings (np.errstate(all="ignore"), cheaper)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        if _extobj_contextvar is None:
+            self._token = np.errstate(all="ignore")
+            self._token.__enter__()
+        else:
+            self._token = _extobj_contextvar.set(_IGNORE_ALL)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if _extobj_contextvar is None:
+            self._token.__exit__(*exc_info)
+        else:
+            _extobj_contextvar.reset(self._token)
+
+
+def as_result(value: Any) -> np.ndarray:
+    """A ufunc's result as an ndarray: numpy returns a scalar for 0-d operands."""
+    return value if type(value) is np.ndarray else np.asarray(value)
 
 
 def opmath(x: np.ndarray) -> np.ndarray:
@@ -75,7 +152,7 @@ def logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, b = np.broadcast_arrays(a, b)
     swap = b.real <= a.real  # a tie takes b as lo
     lo, hi = np.where(swap, b, a), np.where(swap, a, b)
-    with np.errstate(all="ignore"):
+    with silenced():
         value = np.log1p(np.exp(lo - hi)) + hi
         both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
         value = np.where(both_inf, np.where(lo.real < 0, lo, np.log(np.exp(lo) + np.exp(hi))), value)

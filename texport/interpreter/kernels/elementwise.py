@@ -37,7 +37,7 @@ from ..dtypes import (
     opmath_dtype,
 )
 from . import kernel
-from .common import logaddexp, torch_result_dtype
+from .common import as_result, logaddexp, quiet, silenced, torch_result_dtype
 from .variants import in_place, write_into
 
 Array = np.ndarray
@@ -49,15 +49,52 @@ special: Any = LazyModule("scipy.special", "scipy.special, imported when a speci
 # ---------------------------------------------------------------- helpers
 
 
-def _quiet(fn: Fn) -> Fn:
-    """Run a kernel without numpy's floating-point warnings: torch gives inf/nan silently."""
+_quiet = quiet  # a kernel without numpy's floating-point warnings: torch gives inf/nan silently
 
-    @functools.wraps(fn)
-    def run(*args: Any) -> Any:
-        with np.errstate(all="ignore"):
-            return fn(*args)
 
-    return run
+_PLAIN_FLOATS = frozenset((FLOAT32, np.dtype(np.float64)))
+_BOOL = np.dtype(np.bool_)  # a dtype compares with a dtype faster than with a scalar type
+_EXACT_INT = 1 << 53  # a Python int converts to float64, then to float32, without a double rounding
+
+
+def _plain_float(x: Any) -> bool:
+    """A float32 or float64 ndarray: numpy computes its maths in its dtype, as torch."""
+    return type(x) is np.ndarray and x.dtype in _PLAIN_FLOATS
+
+
+def _weak_scalar(value: Any) -> bool:
+    """A Python float, or an int a float converts exactly: numpy takes it as a weak
+    scalar (NEP 50), cast to the other operand's float dtype, as torch casts a
+    wrapped number."""
+    kind = type(value)
+    return kind is float or (kind is int and -_EXACT_INT <= value <= _EXACT_INT)
+
+
+# an integer tensor's range: a Python int inside it is what torch's cast gives
+_INT_RANGES = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8)}
+
+
+def _plain_scalar(array: Array, value: Any) -> bool:
+    """numpy's weak scalar (NEP 50) meets ``array`` as torch's wrapped number does:
+    a weak scalar with a float32/float64 array, or an int within an integer array's
+    range (numpy would refuse one outside it; torch wraps it)."""
+    dtype = array.dtype
+    if dtype in _PLAIN_FLOATS:
+        return _weak_scalar(value)
+    bounds = _INT_RANGES.get(dtype)
+    return bounds is not None and type(value) is int and bounds[0] <= value <= bounds[1]
+
+
+def _plain_pair(a: Any, b: Any) -> bool:
+    """numpy computes ``a op b`` in torch's dtype unaided: two ndarrays of one dtype
+    that is not a reduced float (nothing to promote or cast), or an ndarray and a
+    Python scalar numpy takes as torch does (``_plain_scalar``)."""
+    if type(a) is np.ndarray:
+        if type(b) is np.ndarray:
+            return a.dtype == b.dtype and not is_reduced_float(a.dtype)
+        return _plain_scalar(a, b)
+    return type(b) is np.ndarray and _plain_scalar(b, a)
 
 
 def _cast(value: Any, dtype: np.dtype) -> Array:
@@ -130,6 +167,8 @@ def _float_unary(fn: Fn) -> Fn:
 
     @_quiet
     def run(self: Array) -> Array:
+        if _plain_float(self):
+            return as_result(fn(self))
         dtype = _float_dtype(self.dtype)
         if is_reduced_float(dtype):
             return cast(fn(self.astype(FLOAT32)), dtype)
@@ -140,20 +179,29 @@ def _float_unary(fn: Fn) -> Fn:
 
 
 def _rsqrt(x: Array) -> Array:
-    return 1 / np.sqrt(x)
+    root = as_result(np.sqrt(x))
+    return np.divide(1, root, out=root)
 
 
 def _reciprocal(x: Array) -> Array:
     return 1 / x
 
 
+# scipy's expit costs ~0.3 us a call but ~9 ns an element (scalar libm): on larger
+# arrays numpy's vectorised exp wins
+_EXPIT_LARGEST = 512
+
+
 def _sigmoid(x: Array) -> Array:
-    """1 / (1 + exp(-x)) without overflow: exp of -|x| only (a complex x: the formula
-    itself, as torch's)."""
-    if x.dtype.kind == "c":
-        return 1 / (1 + np.exp(-x))
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+    """1 / (1 + exp(-x)): torch's formula (its exp overflows to inf, giving 0, below
+    -88 in float32). Small real arrays take scipy's expit, the same formula
+    (test_kernels_elementwise states the max error of both)."""
+    if x.size <= _EXPIT_LARGEST and x.dtype.kind == "f":
+        return special.expit(x)
+    out = as_result(np.negative(x))
+    np.exp(out, out=out)
+    out += 1
+    return np.divide(1, out, out=out)
 
 
 _reciprocal_kernel = _float_unary(_reciprocal)  # also pow's bfloat16 x ** -2
@@ -211,7 +259,7 @@ def _round_decimals(self: Array, decimals: int) -> Array:
     compute = opmath_dtype(self.dtype)
     x = self.astype(compute)
     scale = np.asarray(10.0 ** abs(decimals)).astype(compute)
-    with np.errstate(all="ignore"):
+    with silenced():
         out = np.rint(x / scale) * scale if decimals < 0 else np.rint(x * scale) / scale
     return _result(out, self.dtype)
 
@@ -242,6 +290,8 @@ def _abs(self: Array) -> Array:
 
 
 def _neg(self: Array) -> Array:
+    if type(self) is np.ndarray and self.dtype.kind == "f":
+        return as_result(np.negative(self))
     return _result(np.negative(self), self.dtype)
 
 
@@ -308,11 +358,16 @@ _register(_nan_to_num, "nan_to_num")
 
 
 def _relu(self: Array) -> Array:
+    if _plain_float(self):
+        return as_result(np.maximum(self, 0.0))  # nan stays nan
     return _result(np.maximum(self, np.zeros((), self.dtype)), self.dtype)  # nan stays nan
 
 
 def _hardtanh(self: Array, min_val: Any = -1, max_val: Any = 1) -> Array:
     """clamp(x, min_val, max_val) in self's dtype."""
+    if _plain_float(self) and _weak_scalar(min_val) and _weak_scalar(max_val):
+        low = as_result(np.maximum(self, min_val))
+        return np.minimum(low, max_val, out=low)
     low, high = _cast(min_val, self.dtype), _cast(max_val, self.dtype)
     return _result(np.minimum(np.maximum(self, low), high), self.dtype)
 
@@ -341,9 +396,15 @@ def _float_activation(op: str) -> Callable[[Fn], Fn]:
     def wrap(fn: Fn) -> Fn:
         @functools.wraps(fn)
         def run(self: Array, *args: Any) -> Any:
+            if _plain_float(self):
+                with silenced():
+                    out = fn(self, *args)
+                if isinstance(out, tuple):
+                    return tuple(_result(o, self.dtype) for o in out)
+                return out if type(out) is np.ndarray and out.dtype == self.dtype else _result(out, self.dtype)
             if not _is_float(self.dtype):
                 raise _not_implemented(op, self.dtype)
-            with np.errstate(all="ignore"):
+            with silenced():
                 out = fn(self.astype(FLOAT32) if is_reduced_float(self.dtype) else self, *args)
             if isinstance(out, tuple):
                 return tuple(_result(o, self.dtype) for o in out)
@@ -443,7 +504,11 @@ def _gelu_kernel(self: Array, approximate: str = "none") -> Array:
 
 @_float_activation("silu")
 def _silu(self: Array) -> Array:
-    return self / (1 + np.exp(-self))
+    """x / (1 + exp(-x)), torch's formula, in one buffer."""
+    out = as_result(np.negative(self))
+    np.exp(out, out=out)
+    out += 1
+    return np.divide(self, out, out=out)
 
 
 @_float_activation("mish")
@@ -661,6 +726,8 @@ def _check_divisor(divisor: Array) -> None:
 @_quiet
 def _add(self: Any, other: Any, alpha: Any = 1) -> Array:
     """self + alpha * other (bool + bool is logical or, as torch)."""
+    if alpha == 1 and _plain_pair(self, other):
+        return as_result(np.add(self, other))
     dtype, (a, b) = _promoted(self, other)
     if alpha != 1:
         b = b * _in_opmath(alpha, dtype)  # alpha rounded to the op's dtype
@@ -669,6 +736,8 @@ def _add(self: Any, other: Any, alpha: Any = 1) -> Array:
 
 @_quiet
 def _sub(self: Any, other: Any, alpha: Any = 1) -> Array:
+    if alpha == 1 and _plain_pair(self, other) and (_plain_float(self) or _plain_float(other)):
+        return as_result(np.subtract(self, other))
     dtype, (a, b) = _promoted(self, other)
     if dtype == np.bool_:
         raise RuntimeError(
@@ -686,6 +755,8 @@ def _rsub(self: Any, other: Any, alpha: Any = 1) -> Array:
 
 @_quiet
 def _mul(self: Any, other: Any) -> Array:
+    if _plain_pair(self, other):
+        return as_result(np.multiply(self, other))
     dtype, (a, b) = _promoted(self, other)
     if is_reduced_float(dtype):
         b = _opmath_scalar(other, b)
@@ -703,6 +774,8 @@ def _trunc_divide(a: Array, b: Array) -> Array:
 def _div(self: Any, other: Any, rounding_mode: str | None = None) -> Array:
     """True division (integers give float32), or rounded "trunc"/"floor" division
     that keeps the promoted dtype."""
+    if rounding_mode is None and _plain_pair(self, other) and (_plain_float(self) or _plain_float(other)):
+        return as_result(np.true_divide(self, other))
     dtype = torch_result_dtype(self, other)
     if rounding_mode is None:
         dtype = _float_dtype(dtype)
@@ -770,8 +843,31 @@ def _atan2_out(self: Any, other: Any, out: Array) -> Array:
     return write_into(out, result)
 
 
+def _in_place_arithmetic(ufunc: Fn, functional: Fn, kinds: str) -> Fn:
+    """``x.op_(other)`` computed into x's own memory when numpy computes it in x's
+    dtype (``_plain_pair``, x of a dtype kind in ``kinds``); otherwise, or when
+    ``other`` does not broadcast to x's shape, the derived kernel (torch's checks)."""
+    derived = in_place(functional)
+
+    def run(self: Array, other: Any, *alpha: Any) -> Array:
+        if (not alpha or alpha[0] == 1) and _plain_pair(self, other) and self.dtype.kind in kinds:
+            try:
+                with silenced():
+                    return ufunc(self, other, out=self)
+            except ValueError:  # not broadcastable into self: numpy checks before writing
+                pass
+        return derived(self, other, *alpha)
+
+    run.__name__ = run.__qualname__ = f"{functional.__name__}_"
+    return run
+
+
 _register(_add, "add.Tensor add.Scalar")
 _register(_sub, "sub.Tensor sub.Scalar")
+kernel("add_.Tensor", "add_.Scalar")(_in_place_arithmetic(np.add, _add, "fiu"))
+kernel("sub_.Tensor", "sub_.Scalar")(_in_place_arithmetic(np.subtract, _sub, "fiu"))
+kernel("mul_.Tensor", "mul_.Scalar")(_in_place_arithmetic(np.multiply, _mul, "fiu"))
+kernel("div_.Tensor", "div_.Scalar")(_in_place_arithmetic(np.true_divide, _div, "f"))
 _register(_rsub, "rsub.Tensor rsub.Scalar")
 _register(_mul, "mul.Tensor mul.Scalar")
 _register(_div, "div.Tensor div.Scalar div.Tensor_mode div.Scalar_mode")
@@ -807,6 +903,13 @@ def _power(base: Any, exponent: Any) -> Array:
 
 
 def _pow_tensor_scalar(self: Array, exponent: Any) -> Array:
+    if _plain_float(self) and _weak_scalar(exponent):
+        if exponent == 2:  # torch's float kernel: x * x, and sqrt for 1/2
+            with silenced():
+                return as_result(np.multiply(self, self))
+        if exponent == 0.5:
+            with silenced():
+                return as_result(np.sqrt(self))
     integral = not _is_float(self.dtype)
     if integral and isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -896,6 +999,8 @@ def _comparison(fn: Fn) -> Fn:
 
     @_quiet
     def run(self: Any, other: Any) -> Array:
+        if _plain_pair(self, other):
+            return as_result(fn(self, other))
         _, (a, b) = _promoted(self, other)
         return _result(fn(a, b), np.bool_)
 
@@ -918,6 +1023,8 @@ del _op, _fn
 
 def _where(condition: Array, self: Any, other: Any) -> Array:
     """condition ? self : other; condition (bool or uint8) takes no part in promotion."""
+    if condition.dtype == _BOOL and _plain_pair(self, other):
+        return np.where(condition, self, other)
     dtype, (a, b) = _promoted(self, other)
     return _result(np.where(condition.astype(bool, copy=False), a, b), dtype)
 
@@ -927,6 +1034,9 @@ def _clamp(self: Array, min: Any = None, max: Any = None) -> Array:  # noqa: A00
     """min(max(x, min), max): with min > max every element becomes max; nan propagates."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _plain_float(self) and (min is None or _weak_scalar(min)) and (max is None or _weak_scalar(max)):
+        x = self if min is None else as_result(np.maximum(self, min))
+        return as_result(np.minimum(x, max, out=None if min is None else x)) if max is not None else x
     dtype = torch_result_dtype(self, min, max)
     x = _cast(self, dtype)
     if min is not None:
@@ -944,8 +1054,19 @@ def _clamp_max(self: Array, max: Any) -> Array:  # noqa: A002
     return _clamp(self, None, max)
 
 
+def _fits(value: float, dtype: np.dtype) -> bool:
+    """A float32/float64 fill value in range (or inf/nan): checked_fill's checks pass, and
+    numpy's weak-scalar cast gives what it would."""
+    return not abs(value) > _FLOAT_MAX[dtype] or math.isinf(value)
+
+
+_FLOAT_MAX = {dtype: float(np.finfo(dtype).max) for dtype in _PLAIN_FLOATS}
+
+
 def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
     """mask ? value : self, in self's dtype (value is cast, never promotes)."""
+    if type(value) is float and _plain_float(self) and mask.dtype == _BOOL and _fits(value, self.dtype):
+        return np.where(mask, value, self)
     return _result(np.where(mask, checked_fill(value, self.dtype), self), self.dtype)
 
 
@@ -1412,7 +1533,7 @@ def _sgn(self: Array) -> Array:
     if self.dtype.kind != "c":
         return _sign(self)
     size = np.abs(self)
-    with np.errstate(all="ignore"):
+    with silenced():
         return _result(np.where(size == 0, 0, self / np.where(size == 0, 1, size)), self.dtype)
 
 
@@ -1536,7 +1657,7 @@ def _zero_(self: Array) -> Array:
 def _copy(self: Array, src: Array, non_blocking: bool = False) -> Array:
     """src broadcast to self's shape, cast to self's dtype (any cast: float -> int truncates)."""
     out = np.empty(self.shape, self.dtype)
-    with np.errstate(all="ignore"):
+    with silenced():
         np.copyto(out, cast(src, self.dtype))
     return out
 

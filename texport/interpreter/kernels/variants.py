@@ -14,6 +14,7 @@ from texport.dialects.shape_rules.common import can_cast, scalar_type_name
 
 from ..dtypes import cast, from_numpy, is_reduced_float
 from . import KERNELS, Kernel
+from .common import silenced
 
 
 def derive_kernels() -> None:
@@ -47,6 +48,9 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
 
     As torch: the result must have self's shape, and its dtype may only be cast
     within or down the category order (float into int is refused)."""
+    if result.dtype == self.dtype and result.shape == self.shape:
+        np.copyto(self, result)  # nothing to cast: nothing to check, nothing can warn
+        return self
     source, target = from_numpy(result.dtype), from_numpy(self.dtype)
     if not can_cast(source, target):
         raise RuntimeError(
@@ -60,7 +64,7 @@ def write_into(self: np.ndarray, result: np.ndarray) -> np.ndarray:
         )
     if is_reduced_float(self.dtype):
         result = cast(result, self.dtype)  # rounded as torch converts
-    with np.errstate(all="ignore"):
+    with silenced():
         np.copyto(self, result, casting="unsafe")
     return self
 
