@@ -358,7 +358,7 @@ def variants(runner: Runner, torch: Any, levels: list[str]) -> tuple[dict[str, C
 
 
 def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: int, profile_top: int,
-            pause: float = 0.02) -> dict[str, Any]:
+            pause: float = 0.02, memory: bool = True) -> dict[str, Any]:
     calls, errors = variants(runner, torch, levels)
     for fn in calls.values():  # warm-up
         fn()
@@ -373,7 +373,7 @@ def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: in
             times[key].append(time.perf_counter() - start)
     row: dict[str, Any] = {"model": name, "ms": {k: statistics.median(v) * 1e3 for k, v in times.items()},
                            "errors": errors, "peak_bytes": {}, "peak_bytes_all": {}}
-    for key, fn in calls.items():
+    for key, fn in calls.items() if memory else ():
         if key == "torch":
             row["peak_bytes"][key] = torch_peak(torch, fn)
         else:
@@ -396,6 +396,20 @@ def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: in
     return row
 
 
+@contextlib.contextmanager
+def unfused_plans() -> Iterator[None]:
+    """Plans compiled meanwhile run each op through its own kernel (no fused steps:
+    plan_patterns.py calls the kernels it fuses directly, out of the registry's sight)."""
+    from texport.interpreter import executor
+
+    match_block = executor.match_block
+    executor.match_block = lambda block: {}
+    try:
+        yield
+    finally:
+        executor.match_block = match_block
+
+
 def _core_flops(runner: Runner) -> float | None:
     args, kwargs = call_args(runner.inputs, texport)
     for level in ("core", "functional", "training"):
@@ -404,7 +418,8 @@ def _core_flops(runner: Runner) -> float | None:
         except Exception:  # noqa: BLE001, S112 - the next level up
             continue
         try:
-            return count_flops(lambda: None, make=lambda ep=ep: lambda: ep.module()(*args, **kwargs))
+            with unfused_plans():
+                return count_flops(lambda: None, make=lambda ep=ep: lambda: ep.module()(*args, **kwargs))
         except Exception:  # noqa: BLE001 - no count
             return None
     return None
@@ -516,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads and texport.set_num_threads (default 2)")
     parser.add_argument("--no-torch", action="store_true", help="texport columns only, as without torch")
     parser.add_argument("--pause", type=float, default=0.02, help="seconds of sleep before each timed call")
+    parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True,
+                        help="measure peak memory (tracing every bytecode of one call: slow on large models)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N kernels by time per level")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else args.repeat
@@ -549,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
     for group, make_runner in work:
         try:
             runner = make_runner()
-            row = measure(runner.pair.name, runner, torch, args.levels, repeat, args.profile, args.pause)
+            row = measure(runner.pair.name, runner, torch, args.levels, repeat, args.profile, args.pause, args.memory)
         except Exception as error:  # noqa: BLE001 - one model's failure is a row note
             print(f"- skipped: {error}", file=sys.stderr)
             continue
