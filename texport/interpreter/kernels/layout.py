@@ -123,20 +123,18 @@ def lay_out(key: str, args: Sequence[Any], out: Any) -> Any:
     if how == _OWN:
         return out
     several = isinstance(out, (tuple, list))
-    results = list(out) if several else [out]
-    if how == _ROW_MAJOR:
-        plans: list[Any] = [None] * len(results)
-    else:
-        plans = _rule_plans(key, args, out, results, several)
-    if all(plan is _KEEP for plan in plans):
+    results = out if several else (out,)
+    plans = [None] * len(results) if how == _ROW_MAJOR else _rule_plans(key, args, out, results, several)
+    if plans is _KEEP:
         return out
     laid = [r if plan is _KEEP or type(r) is not np.ndarray else with_strides(r, plan)
             for r, plan in zip(results, plans)]
     return type(out)(laid) if several else laid[0]
 
 
-def _rule_plans(key: str, args: Sequence[Any], out: Any, results: list[Any], several: bool) -> list[Any]:
-    """Per result, KEEP or the strides the op's stride rule lays it out in (memoised)."""
+def _rule_plans(key: str, args: Sequence[Any], out: Any, results: Sequence[Any], several: bool) -> Any:
+    """KEEP when every result is laid out as the op's stride rule says, else per result
+    KEEP or the strides to lay it out in (memoised)."""
     try:
         signature = (key, _signature(args), _result_signature(results))
         plans = _LAYOUTS.get(signature)
@@ -149,6 +147,8 @@ def _rule_plans(key: str, args: Sequence[Any], out: Any, results: list[Any], sev
                or [None] * len(results))
     plans = [_KEEP if type(r) is not np.ndarray or _is_laid_out(r, s) else s
              for r, s in zip(results, strides)]
+    if all(plan is _KEEP for plan in plans):
+        plans = _KEEP
     if signature is not None:
         if len(_LAYOUTS) >= _LAYOUTS_BOUND:
             _LAYOUTS.clear()
@@ -159,22 +159,15 @@ def _rule_plans(key: str, args: Sequence[Any], out: Any, results: list[Any], sev
 def _signature(values: Sequence[Any]) -> tuple[Any, ...]:
     """What a stride rule may read of ``values``: an array's shape, strides and dtype,
     another value itself and its type (unhashable values make the signature unhashable)."""
-    out: list[Any] = []
-    for value in values:
-        kind = type(value)
-        if kind is np.ndarray:
-            out.append((value.shape, value.strides, value.dtype))
-        elif kind is list or kind is tuple:
-            out.append((kind, _signature(value)))
-        else:
-            out.append((kind, value))
-    return tuple(out)
+    return tuple([(value.shape, value.strides, value.dtype) if type(value) is np.ndarray
+                  else (type(value), _signature(value)) if type(value) is list or type(value) is tuple
+                  else (type(value), value) for value in values])
 
 
-def _result_signature(results: list[Any]) -> tuple[Any, ...]:
+def _result_signature(results: Sequence[Any]) -> tuple[Any, ...]:
     """What a stride rule may read of the results: an array's shape, strides and dtype
-    (a scalar result's value is not read: its type stands for it)."""
-    return tuple((r.shape, r.strides, r.dtype) if type(r) is np.ndarray else type(r) for r in results)
+    (of a scalar result, its type: its value says nothing of a layout)."""
+    return tuple([(r.shape, r.strides, r.dtype) if type(r) is np.ndarray else type(r) for r in results])
 
 
 def _decide(key: str) -> str:
