@@ -357,6 +357,8 @@ def _squeeze_dim(self: np.ndarray, dim: int) -> np.ndarray:
 @kernel("squeeze.dims")
 def _squeeze_dims(self: np.ndarray, dim: Sequence[int]) -> np.ndarray:
     """Only the listed dims of size 1 go; a listed dim of another size stays (torch)."""
+    if len(dim) == 1 and -self.ndim <= dim[0] < self.ndim:  # one dim in range (decompositions' case)
+        return self.squeeze(dim[0] if self.shape[dim[0]] == 1 else ())
     wanted = {wrap_dim(d, self.ndim) for d in dim}
     if self.ndim == 0:
         return self.view()
@@ -593,7 +595,8 @@ def _unbind(self: np.ndarray, dim: int = 0) -> list[np.ndarray]:
     if self.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, self.ndim)
-    return [self[along(d, i)] for i in range(self.shape[d])]
+    lead = (slice(None),) * d
+    return [self[lead + (i, Ellipsis)] for i in range(self.shape[d])]  # Ellipsis: 0-d stays an array
 
 
 @kernel("tensor_split.sections")
