@@ -122,6 +122,8 @@ def lay_out(key: str, args: Sequence[Any], out: Any) -> Any:
     how = _HOW.get(key) or _decide(key)
     if how == _OWN:
         return out
+    if how == _ROW_MAJOR and type(out) is np.ndarray:  # one result, of an op without a stride rule
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
     several = isinstance(out, (tuple, list))
     results = out if several else (out,)
     plans = [None] * len(results) if how == _ROW_MAJOR else _rule_plans(key, args, out, results, several)
@@ -136,7 +138,8 @@ def _rule_plans(key: str, args: Sequence[Any], out: Any, results: Sequence[Any],
     """KEEP when every result is laid out as the op's stride rule says, else per result
     KEEP or the strides to lay it out in (memoised)."""
     try:
-        signature = (key, _signature(args), _result_signature(results))
+        signature = (key, _signature(args), (out.shape, out.strides, out.dtype) if type(out) is np.ndarray
+                     else _result_signature(results))
         plans = _LAYOUTS.get(signature)
     except TypeError:  # an unhashable argument: nothing to remember it by
         signature, plans = None, None
