@@ -78,6 +78,29 @@ def test_view_bad_size_messages() -> None:
         KERNELS["view"](grid(6), [-1, -1])
 
 
+@pytest.mark.parametrize("op", ["view", "reshape", "_unsafe_view"])
+def test_sizes_below_minus_one_are_refused_though_numpy_would_infer_them(op: str) -> None:
+    # numpy's reshape takes any negative size for the one to infer; torch only -1
+    with raises(RuntimeError, "invalid shape dimension -2"):
+        KERNELS[op](grid(6), [-2, 3])
+    with raises(RuntimeError, "invalid shape dimension -3"):
+        KERNELS[op](grid(2, 3).T, [-3, 2])
+    with raises(RuntimeError, "only one dimension can be inferred"):
+        KERNELS[op](grid(6), [-1, 2, -1])
+
+
+def test_view_and_reshape_of_size_lists_torch_accepts() -> None:
+    transposed = grid(2, 6).T  # (6, 2), strides (1, 6)
+    out = run("view", transposed, [2, -1, 2])
+    assert out.shape == (2, 3, 2) and shares(out, transposed)
+    assert run("view", np.zeros((0, 4)), [-1, 4]).shape == (0, 4)
+    assert run("reshape", np.zeros((0, 4)), [2, -1, 2]).shape == (2, 0, 2)
+    assert run("view", grid(6), [np.int64(2), 3]).shape == (2, 3)
+    with raises(RuntimeError, "cannot reshape tensor of 0 elements into shape [-1, 0] because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"):
+        KERNELS["view"](np.zeros((0, 4)), [-1, 0])
+
+
 def test_view_empty_and_scalar() -> None:
     assert run("view", np.zeros((0, 3)), [3, 0, 5]).shape == (3, 0, 5)
     assert run("view", np.array(7.0), [1, 1]).shape == (1, 1)
@@ -158,6 +181,28 @@ def test_permute_values_and_aliasing(dtype: type) -> None:
     assert base[1, 2, 3] == 0
 
 
+def test_permute_refuses_what_torch_refuses() -> None:
+    base = grid(2, 3)
+    with raises(RuntimeError, "permute(): invalid dims [0, 0] for a 2-d tensor"):
+        KERNELS["permute"](base, [0, 0])
+    with raises(RuntimeError, "permute(): invalid dims [0, -2] for a 2-d tensor"):
+        KERNELS["permute"](base, [0, -2])
+    with raises(RuntimeError, "permute(): invalid dims [1] for a 2-d tensor"):
+        KERNELS["permute"](base, [1])
+    with raises(IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"):
+        KERNELS["permute"](base, [0, 2])
+    scalar = np.array(1.0)
+    out = run("permute", scalar, [])
+    assert out.shape == () and out is not scalar and shares(out, scalar)
+
+
+def test_transpose_refuses_dims_out_of_range() -> None:
+    with raises(IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"):
+        KERNELS["transpose.int"](grid(2, 3), 0, 2)
+    with raises(IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 1)"):
+        KERNELS["transpose.int"](np.array(1.0), 0, 1)
+
+
 @pytest.mark.parametrize("op", ["transpose.int", "swapaxes", "swapdims"])
 def test_transpose_family(op: str) -> None:
     base = grid(2, 3, 4)
@@ -228,6 +273,33 @@ def test_expand_that_broadcasts_is_read_only_but_a_plain_alias_is_writable() -> 
     same = run("expand", base, [1, 2, 3])
     same[0, 1, 2] = 5.0
     assert base[1, 2] == 5.0
+
+
+def test_expand_strides_and_writability_over_every_layout() -> None:
+    """Stride 0 for stretched and new dims, the input's strides elsewhere; read-only exactly
+    when memory repeats or the input is read-only; contiguous or not, empty or not."""
+    column = grid(3, 1)
+    read_only = grid(3, 1)
+    read_only.flags.writeable = False
+    cases = [  # input, sizes, element strides (None: any, empty), writable
+        (column, [3, 1], (1, 1), True),  # the same shape: an alias
+        (column, [3, 4], (1, 0), False),
+        (column, [2, 3, 1], (0, 1, 1), False),  # a new dim repeats the memory
+        (column, [1, 3, 1], (0, 1, 1), True),  # a new size-1 dim does not
+        (grid(2, 3).T[:, :1], [3, 4], (1, 0), False),  # not contiguous
+        (grid(1, 2).T, [2, 5], (1, 0), False),
+        (read_only, [3, 1], (1, 1), False),
+        (read_only, [1, 3, 1], (0, 1, 1), False),
+        (np.zeros((0, 1)), [0, 4], None, True),  # nothing repeats in an empty tensor
+    ]
+    for base, sizes, strides, writable in cases:
+        out = run("expand", base, sizes)
+        assert out.shape == tuple(sizes)
+        assert shares(out, base) or base.size == 0
+        assert strides is None or [s // out.itemsize for s, n in zip(out.strides, out.shape) if n != 1] == \
+            [s for s, n in zip(strides, out.shape) if n != 1], (base.shape, sizes, out.strides)
+        np.testing.assert_array_equal(out, np.broadcast_to(base, sizes))
+        assert out.flags.writeable == writable, (base.shape, sizes)
 
 
 def test_expand_errors_and_copy() -> None:

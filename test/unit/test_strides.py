@@ -307,6 +307,20 @@ def test_kernels_lay_results_out_as_torch() -> None:
     assert KERNELS["clone"](t, "contiguous_format").flags.c_contiguous
 
 
+def test_kernel_layouts_are_remembered_per_layout_of_the_arguments() -> None:
+    """The layout a stride rule gives is memoised per layout of the arguments: two
+    layouts of one shape each keep their own, the first call and the memo's agree."""
+    t = np.arange(24, dtype=np.float32).reshape(2, 4, 3).transpose(0, 2, 1)  # (2, 3, 4), strides (12, 1, 3)
+    u = np.arange(24, dtype=np.float32).reshape(4, 3, 2).transpose(2, 1, 0)  # (2, 3, 4), strides (1, 2, 6)
+    for _ in range(2):  # the second time from the memo
+        assert element_strides(KERNELS["add.Tensor"](t, t, 1)) == (12, 1, 3)
+        assert element_strides(KERNELS["add.Tensor"](u, u, 1)) == (1, 2, 6)
+        assert element_strides(KERNELS["clone"](u, None)) == (1, 2, 6)
+        assert KERNELS["clone"](u, 0).flags.c_contiguous
+        assert KERNELS["bmm"](t, u.transpose(0, 2, 1)).flags.c_contiguous  # no stride rule: row-major
+        np.testing.assert_array_equal(KERNELS["add.Tensor"](t, u, 2), t + 2 * u)
+
+
 class LayoutsAfterOps(torch.nn.Module):
     def forward(self, x: Any) -> Any:
         t = x.transpose(1, 2)

@@ -33,8 +33,8 @@ _LONG = np.dtype(np.int64)
 
 
 def _shape(size: Sequence[int]) -> tuple[int, ...]:
-    shape = tuple(int(s) for s in size)
-    if any(s < 0 for s in shape):
+    shape = tuple([int(s) for s in size])
+    if shape and min(shape) < 0:
         bad = next(s for s in shape if s < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(shape)}")
     return shape
@@ -88,9 +88,16 @@ def _new_empty_strided(self: np.ndarray, size: Sequence[int], stride: Sequence[i
 
 @kernel("full")
 def _full(size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
-    default = to_numpy(fill_dtype(fill_value))
-    out = np_dtype(dtype, default)
-    return np.full(_shape(size), checked_fill(fill_value, out), out)
+    out = np_dtype(dtype, _FLOAT) if dtype is not None else to_numpy(fill_dtype(fill_value))
+    return _filled(_shape(size), checked_fill(fill_value, out))
+
+
+def _filled(shape: tuple[int, ...], value: np.ndarray) -> np.ndarray:
+    """A fresh array of ``shape`` holding the 0-d ``value`` in its dtype (np.full without its
+    Python-level checks)."""
+    out = np.empty(shape, value.dtype)
+    out.fill(value)
+    return out
 
 
 @kernel("scalar_tensor")
@@ -114,7 +121,7 @@ def _ones_like(self: np.ndarray, dtype: Any = None, *_: Any) -> np.ndarray:
 def _full_like(self: np.ndarray, fill_value: Any, dtype: Any = None, *_: Any) -> np.ndarray:
     """Keeps self's dtype: no inference from the fill value."""
     out = np_dtype(dtype, self.dtype)
-    return np.full(self.shape, checked_fill(fill_value, out), out)
+    return _filled(self.shape, checked_fill(fill_value, out))
 
 
 @kernel("new_zeros", "new_empty")
@@ -132,7 +139,7 @@ def _new_full(
     self: np.ndarray, size: Sequence[int], fill_value: Any, dtype: Any = None, *_: Any
 ) -> np.ndarray:
     out = np_dtype(dtype, self.dtype)
-    return np.full(_shape(size), checked_fill(fill_value, out), out)
+    return _filled(_shape(size), checked_fill(fill_value, out))
 
 
 @kernel("eye")

@@ -141,6 +141,17 @@ def strided_view(
     return _np_as_strided(origin, size, byte_strides, writeable=a.flags.writeable)
 
 
+def restrided(a: np.ndarray, shape: Sequence[int], byte_strides: Sequence[int], writeable: bool) -> np.ndarray:
+    """numpy's as_strided of `a` (byte strides from a's first element). On a contiguous array
+    the view is made directly over a's memory: as_strided's Python wrapper costs ten times more."""
+    if not (a.flags.c_contiguous and a.size):
+        return _np_as_strided(a, shape, byte_strides, writeable=writeable)
+    out = np.ndarray(shape, a.dtype, a, 0, byte_strides)  # its base is a; read-only if a is
+    if not writeable:
+        out.flags.writeable = False
+    return out
+
+
 def _shape_text(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -211,14 +222,29 @@ def set_shape_in_place(a: np.ndarray, shape: tuple[int, ...]) -> None:
 # ---------------------------------------------------------------------------- reshaping views
 
 
+# view and reshape try numpy's reshape first: where it succeeds on sizes of at least -1
+# (numpy takes any negative size for the one to infer), torch's gives the same shape; where it
+# fails (or on older numpy), the general path below raises torch's error
+
+
 @kernel("view")
 def _view(self: np.ndarray, size: Sequence[int]) -> np.ndarray:
+    try:
+        if min(size, default=0) >= -1:  # a contiguous array always reshapes to a view
+            return self.reshape(size) if self.flags.c_contiguous else self.reshape(size, copy=False)
+    except (ValueError, TypeError):
+        pass
     return reshape_view(self, infer_size(size, self.size))
 
 
 @kernel("reshape", "_unsafe_view")
 def _reshape(self: np.ndarray, size: Sequence[int]) -> np.ndarray:
     """A view when the strides allow it, else a copy (torch's reshape)."""
+    try:
+        if min(size, default=0) >= -1:
+            return self.reshape(size)
+    except (ValueError, TypeError):
+        pass
     return np.reshape(self, infer_size(size, self.size))
 
 
@@ -270,6 +296,11 @@ def _unflatten(self: np.ndarray, dim: int, sizes: Sequence[int]) -> np.ndarray:
 
 @kernel("permute")
 def _permute(self: np.ndarray, dims: Sequence[int]) -> np.ndarray:
+    if len(dims) == self.ndim:  # numpy wraps dims as torch; what it refuses, torch does below
+        try:
+            return self.transpose(dims)
+        except (ValueError, IndexError, TypeError):
+            pass
     order = [wrap_dim(d, self.ndim) for d in dims]
     if len(order) != self.ndim or len(set(order)) != len(order):
         raise RuntimeError(f"permute(): invalid dims {list(dims)} for a {self.ndim}-d tensor")
@@ -278,6 +309,11 @@ def _permute(self: np.ndarray, dims: Sequence[int]) -> np.ndarray:
 
 @kernel("transpose.int", "swapaxes", "swapdims")
 def _transpose(self: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
+    if self.ndim:  # numpy wraps dims as torch; what it refuses, torch does below
+        try:
+            return self.swapaxes(dim0, dim1)
+        except (ValueError, IndexError, TypeError):
+            pass
     a, b = wrap_dim(dim0, self.ndim), wrap_dim(dim1, self.ndim)
     return np.swapaxes(self, a, b) if self.ndim else self.view()
 
@@ -286,7 +322,7 @@ def _transpose(self: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
 def _t(self: np.ndarray) -> np.ndarray:
     if self.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-    return np.transpose(self)
+    return self.transpose()
 
 
 @kernel("movedim.int", "moveaxis.int")
@@ -310,7 +346,7 @@ def _movedim_list(
 
 @kernel("squeeze")
 def _squeeze(self: np.ndarray) -> np.ndarray:
-    return np.squeeze(self)
+    return self.squeeze()
 
 
 @kernel("squeeze.dim")
@@ -321,15 +357,21 @@ def _squeeze_dim(self: np.ndarray, dim: int) -> np.ndarray:
 @kernel("squeeze.dims")
 def _squeeze_dims(self: np.ndarray, dim: Sequence[int]) -> np.ndarray:
     """Only the listed dims of size 1 go; a listed dim of another size stays (torch)."""
+    if len(dim) == 1 and -self.ndim <= dim[0] < self.ndim:  # one dim in range (decompositions' case)
+        return self.squeeze(dim[0] if self.shape[dim[0]] == 1 else ())
     wanted = {wrap_dim(d, self.ndim) for d in dim}
     if self.ndim == 0:
         return self.view()
-    return np.squeeze(self, axis=tuple(d for d in sorted(wanted) if self.shape[d] == 1))
+    shape = self.shape
+    return self.squeeze(tuple(d for d in sorted(wanted) if shape[d] == 1))
 
 
 @kernel("unsqueeze")
 def _unsqueeze(self: np.ndarray, dim: int) -> np.ndarray:
-    return np.expand_dims(self, wrap_dim(dim, self.ndim + 1))
+    """A size-1 dim inserted by reshape, a view whatever the strides (as np.expand_dims)."""
+    d = wrap_dim(dim, self.ndim + 1)
+    shape = self.shape
+    return self.reshape(shape[:d] + (1,) + shape[d:])
 
 
 def expand_shape(shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
@@ -362,6 +404,8 @@ def expand_shape(shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
 @kernel("expand")
 def _expand(self: np.ndarray, size: Sequence[int], implicit: bool = False) -> np.ndarray:
     """A stride-0 view; read-only when a dim really repeats memory (see the module docstring)."""
+    if len(size) == self.ndim and tuple(size) == self.shape:  # decompositions expand to the same shape
+        return self.view()
     shape = expand_shape(self.shape, size)
     lead = len(shape) - self.ndim
     strides = [0] * lead + [
@@ -369,7 +413,7 @@ def _expand(self: np.ndarray, size: Sequence[int], implicit: bool = False) -> np
         for old, new, stride in zip(self.shape, shape[lead:], self.strides)
     ]
     repeats = any(s == 0 and n > 1 for s, n in zip(strides, shape)) and self.size > 0
-    return _np_as_strided(self, shape, strides, writeable=self.flags.writeable and not repeats)
+    return restrided(self, shape, strides, self.flags.writeable and not repeats)
 
 
 @kernel("expand_as")
@@ -391,8 +435,8 @@ def slice_view(
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     d = wrap_dim(dim, self.ndim)
-    bounds = (None if start is None else int(start), None if end is None else int(end))
-    return self[along(d, slice(*bounds, int(step)))]
+    bounds = slice(None if start is None else int(start), None if end is None else int(end), int(step))
+    return self[bounds] if d == 0 else self[(slice(None),) * d + (bounds,)]
 
 
 @kernel("select.int")
@@ -492,8 +536,12 @@ def _unfold_backward(grad_in: np.ndarray, input_sizes: Sequence[int], dim: int, 
 
 
 def _pieces(self: np.ndarray, d: int, sizes: Sequence[int]) -> list[np.ndarray]:
-    starts = np.cumsum([0, *sizes[:-1]]).tolist() if sizes else []
-    return [self[along(d, slice(s, s + n))] for s, n in zip(starts, sizes)]
+    lead = (slice(None),) * d
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(self[lead + (slice(start, start + size),)])
+        start += size
+    return pieces
 
 
 def _split_dim(self: np.ndarray, dim: int, what: str) -> int:
@@ -547,7 +595,8 @@ def _unbind(self: np.ndarray, dim: int = 0) -> list[np.ndarray]:
     if self.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, self.ndim)
-    return [self[along(d, i)] for i in range(self.shape[d])]
+    lead = (slice(None),) * d
+    return [self[lead + (i, Ellipsis)] for i in range(self.shape[d])]  # Ellipsis: 0-d stays an array
 
 
 @kernel("tensor_split.sections")
@@ -592,26 +641,32 @@ def _lift_fresh_copy(self: np.ndarray) -> np.ndarray:
 _CHANNELS_LAST = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
 
 
+_MEMORY_FORMATS = {0: "contiguous_format", 1: "preserve_format", 2: "channels_last",
+                   3: "channels_last_3d", None: "preserve_format"}
+
+
 def _memory_format(value: Any) -> str:
     """MemoryFormat as torch numbers it (contiguous 0, preserve 1, channels_last 2, 3d 3)."""
-    names = {0: "contiguous_format", 1: "preserve_format", 2: "channels_last",
-             3: "channels_last_3d", None: "preserve_format"}
-    return names.get(value, str(value).removeprefix("torch."))
+    name = _MEMORY_FORMATS.get(value)
+    return name if name is not None else str(value).removeprefix("torch.")
 
 
 def _is_dense(a: np.ndarray) -> bool:
     """Non-overlapping and dense: some permutation of the dims is contiguous (torch's test for
     whether preserve_format may keep the strides)."""
-    expected = 1
-    for stride, size in sorted((s, n) for s, n in zip(element_strides(a), a.shape) if n != 1):
-        if stride != expected:
-            return False
-        expected *= size
+    expected, item = 1, a.itemsize
+    for stride, size in sorted([(s // item, n) for s, n in zip(a.strides, a.shape)]):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
     return True
 
 
 def _order(values: np.ndarray, memory_format: Any) -> str:
     """numpy's copy order for a torch memory format other than channels_last."""
+    if values.flags.c_contiguous:  # order "K" of a row-major array is "C"
+        return "C"
     keep = _memory_format(memory_format) == "preserve_format" and _is_dense(values)
     return "K" if keep else "C"
 
@@ -629,6 +684,8 @@ def _laid_out(values: np.ndarray, memory_format: Any) -> np.ndarray:
 @kernel("clone")
 def _clone(self: np.ndarray, memory_format: Any = None) -> np.ndarray:
     """Always a copy; preserve_format keeps a dense layout (numpy's order='K')."""
+    if self.flags.c_contiguous and (memory_format is None or memory_format == 0 or memory_format == 1):
+        return self.copy()  # row-major stays row-major (preserve_format and contiguous_format)
     return _laid_out(self, memory_format)
 
 
@@ -904,12 +961,21 @@ def join_tensors(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
                                "concatenated")
-    dtype = torch_result_dtype(*tensors)
+    dtype = _joined_dtype(tensors)
     kept = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
     if not kept:
         return np.empty((0,), dtype)
     d = wrap_dim(dim, kept[0].ndim)
-    return np.concatenate([t.astype(dtype, copy=False) for t in kept], axis=d)
+    return np.concatenate([t if t.dtype == dtype else t.astype(dtype) for t in kept], axis=d)
+
+
+def _joined_dtype(tensors: Sequence[np.ndarray]) -> np.dtype:
+    """torch.result_type of the tensors: their dtype when they share one (the common case,
+    without building metas)."""
+    dtype = tensors[0].dtype
+    if all(t.dtype == dtype for t in tensors):
+        return dtype
+    return torch_result_dtype(*tensors)
 
 
 @kernel("_chunk_cat")
@@ -931,9 +997,9 @@ def _chunk_cat(tensors: Sequence[np.ndarray], dim: int, num_chunks: int) -> np.n
 def _stack(tensors: Sequence[np.ndarray], dim: int = 0) -> np.ndarray:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    dtype = torch_result_dtype(*tensors)
+    dtype = _joined_dtype(tensors)
     d = wrap_dim(dim, tensors[0].ndim + 1)
-    return np.stack([t.astype(dtype, copy=False) for t in tensors], axis=d)
+    return np.stack([t if t.dtype == dtype else t.astype(dtype) for t in tensors], axis=d)
 
 
 # ---------------------------------------------------------------------------- composites torch keeps whole
