@@ -258,6 +258,7 @@ class ExportedModule(Module):
                 _attach(self, spec.target, copy, parameter=spec.kind is InputKind.PARAMETER,
                         persistent=spec.persistent is not False)
         object.__setattr__(self, "_plan", None)
+        object.__setattr__(self, "_tensor_inputs", _positional_tensor_inputs(program))
 
     def _build_hierarchy(self) -> None:
         """Submodules to create before the state lands (none: ``_attach`` makes plain ones)."""
@@ -274,10 +275,25 @@ class ExportedModule(Module):
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         program = self._program
         plan = self._compiled()
-        leaves = _check_inputs(program, args, kwargs)
+        tensors_only = self._tensor_inputs
+        if tensors_only is not None and not kwargs and len(args) == tensors_only \
+                and all(isinstance(a, Tensor) for a in args):
+            leaves = list(args)  # what _check_inputs finds for such a call, without binding and flattening
+        else:
+            leaves = _check_inputs(program, args, kwargs)
         inputs = self._plan_inputs(leaves)
         outputs = list(plan(*inputs))
         return self._finish(outputs, self._user_inputs_by_name(leaves))
+
+    def _member(self, target: str) -> Tensor:
+        """The parameter or buffer at dotted ``target``, looked up at each call (the user may
+        have assigned another), through the module dicts as ``named_parameters`` finds it."""
+        module: Module = self
+        *path, name = target.split(".")
+        for part in path:
+            module = module._modules[part]
+        found = module._parameters.get(name)
+        return module._buffers[name] if found is None else found
 
     def _user_inputs_by_name(self, leaves: list[Any]) -> dict[str, Any]:
         specs = [s for s in self._program.graph_signature.input_specs if s.kind is InputKind.USER_INPUT]
@@ -285,12 +301,10 @@ class ExportedModule(Module):
 
     def _plan_inputs(self, user_leaves: list[Any]) -> list[Any]:
         program = self._program
-        state = dict(self.named_parameters(remove_duplicate=False))
-        state.update(self.named_buffers(remove_duplicate=False))
         values, user = [], iter(user_leaves)
         for spec in program.graph_signature.input_specs:
             if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-                values.append(state[spec.target]._value)
+                values.append(self._member(spec.target)._value)
             elif spec.kind is InputKind.CONSTANT_TENSOR:
                 values.append(program.constants[spec.target]._value)
             elif isinstance(spec.arg, ConstantArgument):
@@ -302,7 +316,6 @@ class ExportedModule(Module):
 
     def _finish(self, outputs: list[Any], user_inputs: dict[str, Any] | None = None) -> Any:
         program = self._program
-        state = dict(self.named_buffers(remove_duplicate=False))
         user_inputs = user_inputs or {}
         results, position = [], 0
         for spec in program.graph_signature.output_specs:
@@ -312,7 +325,7 @@ class ExportedModule(Module):
             value = outputs[position]
             position += 1
             if spec.kind is OutputKind.BUFFER_MUTATION:
-                _write_back(state[spec.target]._value, value)
+                _write_back(self._member(spec.target)._value, value)
             elif spec.kind is OutputKind.USER_INPUT_MUTATION:
                 target = user_inputs.get(spec.target)
                 if isinstance(target, Tensor):  # torch writes the new value into the caller's tensor
@@ -346,6 +359,22 @@ def _plan_input_names(program: ExportedProgram) -> list[str]:
             continue
         names.append(next(paths) if spec.kind is InputKind.USER_INPUT else spec.arg.name)
     return names
+
+
+def _positional_tensor_inputs(program: ExportedProgram) -> int | None:
+    """n when the exported call is n Tensors, one per parameter of ``forward`` (no
+    defaults, no *args/**kwargs, no specialised constants or int inputs): then a call of
+    n positional Tensors flattens to themselves, and needs no binding or pytree walk."""
+    traced = program._traced
+    count = None
+    signature, spec = traced.forward_signature, traced.in_spec
+    if signature is not None and spec.type is dict and not traced.input_constants and not traced.int_input_paths:
+        parameters = list(signature.parameters.values())
+        simple = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in parameters)
+        if simple and list(spec.context) == [p.name for p in parameters] \
+                and all(child.type is None for child in spec.children_specs):
+            count = len(parameters)
+    return count
 
 
 def _check_inputs(program: ExportedProgram, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
