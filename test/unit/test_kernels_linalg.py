@@ -312,6 +312,20 @@ def test_linear() -> None:
     close(out, naive_matmul(x, vector_weight), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 8, 16, 17, 32])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_few_rows_times_transposed_weight(rows: int, dtype: Any) -> None:
+    """linear, mm and addmm of a few rows by a transposed weight (computed as (w @ x.T).T
+    for 3-16 rows): row-major results equal to the float64 product."""
+    x, w, b = rand(rows, 48, dtype=dtype), rand(40, 48, dtype=dtype), rand(40, dtype=dtype)
+    want = x.astype(np.float64) @ w.T.astype(np.float64)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for out, expected in [(run("linear", x, w, b), want + b), (run("mm", x, w.T), want),
+                          (run("addmm", b, x, w.T), want + b)]:
+        assert out.flags.c_contiguous and out.dtype == dtype
+        close(out, expected, rtol=tol, atol=tol)
+
+
 # ---------------------------------------------------------------------------- einsum
 
 

@@ -105,10 +105,21 @@ def _check_dot(a: np.ndarray, b: np.ndarray) -> None:
         )
 
 
+def _matmul_2d(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b of two BLAS-ready matrices, row-major. A few rows times a transposed weight
+    (``x @ w.T``, ``b`` F-ordered) run as ``(w @ x.T).T``: numpy's OpenBLAS is ~1.5x
+    slower on the first form for 3-16 rows (x (4, 128) @ w.T (128, 512): 27.5 vs 17.8 us,
+    1 thread), while from 32 rows on neither wins (python benchmarks/execution.py
+    --models TinyLSTM). Each entry is the same dot product, summed by another kernel."""
+    if 3 <= a.shape[0] <= 16 and b.flags.f_contiguous and not b.flags.c_contiguous:
+        return np.ascontiguousarray(np.matmul(b.T, a.T).T)
+    return np.matmul(a, b)
+
+
 @kernel("mm")
 def mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
     if self.ndim == 2 and mat2.ndim == 2 and _blas_pair(self, mat2):
-        return np.matmul(self, mat2)
+        return _matmul_2d(self, mat2)
     _check_mm(self, mat2)
     return result_as(_product(self, mat2), self.dtype)
 
@@ -152,7 +163,7 @@ def _add_product(
                     alpha: complex = 1) -> np.ndarray:
         if beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and _blas_pair(a, b) and (
                 self.dtype == a.dtype):
-            product = np.matmul(a, b)  # addmm's usual case: self a bias row or the product's shape
+            product = _matmul_2d(a, b)  # addmm's usual case: self a bias row or the product's shape
             if self.shape == product.shape or (self.ndim == 1 and self.shape[0] == product.shape[1]):
                 product += self
                 return product
@@ -198,7 +209,7 @@ def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None
     if weight.ndim == 2 and input.ndim >= 2 and _blas_pair(input, weight) and (
             bias is None or (bias.dtype == input.dtype and bias.shape == weight.shape[:1])):
         # the usual nn.Linear: no cast, bias added in place
-        out = np.matmul(input, weight.T) if input.ndim == 2 else _product(input, weight.T)
+        out = _matmul_2d(input, weight.T) if input.ndim == 2 else _product(input, weight.T)
         if bias is not None:
             out += bias
         return out
