@@ -330,6 +330,25 @@ def naive_max_pool2d(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int]
     return values, indices
 
 
+@pytest.mark.parametrize(("kernel", "stride", "padding", "dilation", "ceil_mode"), [
+    ([3, 3], [2, 2], [1, 1], [1, 1], False),
+    ([2, 3], [3, 2], [1, 1], [2, 1], True),
+    ([3, 2], [2, 3], [0, 1], [1, 2], True),
+])
+def test_phased_max_pool_matches_the_loop(monkeypatch: pytest.MonkeyPatch, kernel: list[int], stride: list[int],
+                                          padding: list[int], dilation: list[int], ceil_mode: bool) -> None:
+    """Strided pools of large inputs read stride-phase planes built from x (padding filled
+    in): forced on a small input, the values equal torch's loop."""
+    from texport.interpreter.kernels import conv_pool
+
+    monkeypatch.setattr(conv_pool, "_PHASED_POOL_SIZE", 0)
+    x = rand(2, 3, 9, 11, dtype=np.float32)
+    values, _ = run("max_pool2d_with_indices", x, kernel, stride, padding, dilation, ceil_mode)
+    want, _ = naive_max_pool2d(x, kernel, stride, padding, dilation, values.shape[-2:])
+    np.testing.assert_array_equal(values, want)
+    np.testing.assert_array_equal(run("max_pool2d", x, kernel, stride, padding, dilation, ceil_mode), want)
+
+
 def test_max_pool2d_hand_computed() -> None:
     x = np.array([[[[1, 5, 2, 0], [3, 4, 8, 7], [6, 0, 1, 2], [9, 3, 4, 5]]]], dtype=np.float32)
     values, indices = run("max_pool2d_with_indices", x, [2, 2])
