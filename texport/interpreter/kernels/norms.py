@@ -381,6 +381,15 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
     mean = x.mean(axis=axes, keepdims=True)
     out = np.asarray(x - mean)  # x.var's own steps, the centred values kept for the output
     rstd = np.asarray(np.square(out).mean(axis=axes, keepdims=True))  # (a 0-d input: arrays)
+    _normalise_in_place(out, rstd, eps, weight, bias)
+    dtype = input.dtype
+    return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
+
+
+def _normalise_in_place(out: Array, rstd: Array, eps: float, weight: Array | None,
+                        bias: Array | None) -> None:
+    """The centred values ``out`` scaled by 1/sqrt(var + eps) (``rstd`` holds the variance
+    and becomes that factor), then by weight and shifted by bias: layer norm's last steps."""
     rstd += eps
     np.sqrt(rstd, out=rstd)
     np.divide(1, rstd, out=rstd)
@@ -389,8 +398,6 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
         out *= weight.astype(out.dtype, copy=False)
     if bias is not None:
         out += bias.astype(out.dtype, copy=False)
-    dtype = input.dtype
-    return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
 
 
 def _layer_norm_last_dim(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
@@ -406,14 +413,7 @@ def _layer_norm_last_dim(input: Array, weight: Array | None, bias: Array | None,
     out = np.subtract(input, mean)
     rstd = np.vecdot(out, out)[..., None]
     rstd /= count
-    rstd += eps
-    np.sqrt(rstd, out=rstd)
-    np.divide(1, rstd, out=rstd)
-    out *= rstd
-    if weight is not None:
-        out *= weight.astype(out.dtype, copy=False)
-    if bias is not None:
-        out += bias.astype(out.dtype, copy=False)
+    _normalise_in_place(out, rstd, eps, weight, bias)
     return out, mean, rstd
 
 
