@@ -96,13 +96,20 @@ func.func @main(%x: !tx.tensor<[s0, s1, 4], f32>, %w: !tx.tensor<[4, 6], f32>) -
     np.testing.assert_allclose(fused(x, w)[0], unfused(x, w)[0], rtol=1e-6, atol=1e-6)
 
 
+def _also_summed(text: str, returned: str, result_type: str, summed: str) -> str:
+    """``text``'s function also returns the sum of ``summed``: a second use of that value."""
+    changed = text.replace(
+        f"  func.return {returned} : {result_type}",
+        f"  %s = core.sum.dim_IntList({summed}, none) : !tx.tensor<[], f32>\n"
+        f"  func.return {returned}, %s : {result_type}, !tx.tensor<[], f32>",
+    ).replace(f"-> {result_type} {{", f"-> ({result_type}, !tx.tensor<[], f32>) {{")
+    assert changed.count("core.sum.dim_IntList") == text.count("core.sum.dim_IntList") + 1
+    return changed
+
+
 def test_matmul_near_misses_stay_unfused() -> None:
     # a view result with a second use
-    second_use = MATMUL.replace(
-        "  func.return %out : !tx.tensor<[2, 3, 4, 4], f32>",
-        "  %s = core.sum.dim_IntList(%v1, none) : !tx.tensor<[], f32>\n"
-        "  func.return %out, %s : !tx.tensor<[2, 3, 4, 4], f32>, !tx.tensor<[], f32>",
-    ).replace("-> !tx.tensor<[2, 3, 4, 4], f32> {", "-> (!tx.tensor<[2, 3, 4, 4], f32>, !tx.tensor<[], f32>) {")
+    second_use = _also_summed(MATMUL, "%out", "!tx.tensor<[2, 3, 4, 4], f32>", "%v1")
     fused, unfused = _plans(second_use)
     assert "aten.bmm.default" in _kernels(fused)
     q, k = _randn(2, 3, 4, 5), _randn(2, 3, 4, 5, seed=1)
@@ -214,11 +221,7 @@ def test_view_chain_is_one_view() -> None:
 
 
 def test_view_whose_intermediate_has_a_second_use_stays() -> None:
-    text = VIEWS.replace(
-        "  func.return %c : !tx.tensor<[3, 8], f32>",
-        "  %s = core.sum.dim_IntList(%b, none) : !tx.tensor<[], f32>\n"
-        "  func.return %c, %s : !tx.tensor<[3, 8], f32>, !tx.tensor<[], f32>",
-    ).replace("-> !tx.tensor<[3, 8], f32> {", "-> (!tx.tensor<[3, 8], f32>, !tx.tensor<[], f32>) {")
+    text = _also_summed(VIEWS, "%c", "!tx.tensor<[3, 8], f32>", "%b")
     fused, _ = _plans(text)
     # the first two views fold into one; the one after the shared value stays its own step
     assert _kernels(fused).count("aten.view.default") == 1 and "fused.view" in _kernels(fused)

@@ -33,7 +33,7 @@ import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 
 from texport.dialects._lazy import sympy  # loaded on first use
-from texport.dialects.aten import AtenOp
+from texport.dialects.aten import AtenOp, dims_equal
 from texport.dialects.tx import TensorType
 
 from .errors import GuardError, RuntimeAssertError
@@ -158,15 +158,8 @@ def _dtype(value: Any) -> Any:
     return value.type.dtype if isinstance(getattr(value, "type", None), TensorType) else None
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Two dims equal for every value of their symbols."""
-    if type(a) is int and type(b) is int:
-        return a == b
-    return sympy.expand(sympy.sympify(a) - sympy.sympify(b)) == 0
-
-
 def _same_dims(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(dims_equal(x, y) for x, y in zip(a, b))
 
 
 def _product(dims: Sequence[Any]) -> Any:
@@ -307,9 +300,9 @@ def _broadcasts_to(a: Sequence[Any], b: Sequence[Any], batch: Sequence[Any]) -> 
         return False
     for k in range(1, len(batch) + 1):
         dims = [s[-k] for s in (a, b) if len(s) >= k]
-        if not any(_same(d, batch[-k]) for d in dims):
+        if not any(dims_equal(d, batch[-k]) for d in dims):
             return False
-        if not all(_same(d, batch[-k]) or (type(d) is int and d == 1) for d in dims):
+        if not all(dims_equal(d, batch[-k]) or (type(d) is int and d == 1) for d in dims):
             return False
     return True
 
@@ -404,7 +397,7 @@ def _match_linear(op: Operation) -> Group | None:
             ops.append(clone)
     x_shape = _shape(x)
     k_dim = _shape(x2)[-1]
-    if x_shape is None or len(x_shape) < 2 or not _same(x_shape[-1], k_dim):
+    if x_shape is None or len(x_shape) < 2 or not dims_equal(x_shape[-1], k_dim):
         return None
     if flatten is not None and not _same_dims(_shape(x2), (_product(x_shape[:-1]), k_dim)):
         return None

@@ -109,8 +109,8 @@ def _matmul_2d(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b of two BLAS-ready matrices, row-major. A few rows times a transposed weight
     (``x @ w.T``, ``b`` F-ordered) run as ``(w @ x.T).T``: numpy's OpenBLAS is ~1.5x
     slower on the first form for 3-16 rows (x (4, 128) @ w.T (128, 512): 27.5 vs 17.8 us,
-    1 thread), while from 32 rows on neither wins (python benchmarks/execution.py
-    --models TinyLSTM). Each entry is the same dot product, summed by another kernel."""
+    1 thread, in-process timeit), while from 32 rows on the better form depends on the
+    shape. Each entry is the same dot product, summed by another BLAS kernel."""
     if 3 <= a.shape[0] <= 16 and b.flags.f_contiguous and not b.flags.c_contiguous:
         return np.ascontiguousarray(np.matmul(b.T, a.T).T)
     return np.matmul(a, b)
@@ -162,11 +162,11 @@ def _add_product(
     def add_product(self: np.ndarray, a: np.ndarray, b: np.ndarray, beta: complex = 1,
                     alpha: complex = 1) -> np.ndarray:
         if beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and _blas_pair(a, b) and (
-                self.dtype == a.dtype):
+                self.dtype == a.dtype) and a.shape[1] == b.shape[0] and (
+                self.shape == (a.shape[0], b.shape[1]) or self.shape == (b.shape[1],)):
             product = _matmul_2d(a, b)  # addmm's usual case: self a bias row or the product's shape
-            if self.shape == product.shape or (self.ndim == 1 and self.shape[0] == product.shape[1]):
-                product += self
-                return product
+            product += self
+            return product
         check(a, b)
         _same_dtype(self, a, f"self and {name}")
         product = _product(a, b)  # fresh: scaled and summed in place

@@ -436,7 +436,7 @@ def slice_view(
         raise RuntimeError("slice step must be positive")
     d = wrap_dim(dim, self.ndim)
     bounds = slice(None if start is None else int(start), None if end is None else int(end), int(step))
-    return self[bounds] if d == 0 else self[(slice(None),) * d + (bounds,)]
+    return self[bounds] if d == 0 else self[along(d, bounds)]
 
 
 @kernel("select.int")
@@ -536,10 +536,9 @@ def _unfold_backward(grad_in: np.ndarray, input_sizes: Sequence[int], dim: int, 
 
 
 def _pieces(self: np.ndarray, d: int, sizes: Sequence[int]) -> list[np.ndarray]:
-    lead = (slice(None),) * d
     pieces, start = [], 0
     for size in sizes:
-        pieces.append(self[lead + (slice(start, start + size),)])
+        pieces.append(self[along(d, slice(start, start + size))])
         start += size
     return pieces
 
@@ -595,8 +594,7 @@ def _unbind(self: np.ndarray, dim: int = 0) -> list[np.ndarray]:
     if self.ndim == 0:
         raise RuntimeError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, self.ndim)
-    lead = (slice(None),) * d
-    return [self[lead + (i, Ellipsis)] for i in range(self.shape[d])]  # Ellipsis: 0-d stays an array
+    return [self[along(d, i)] for i in range(self.shape[d])]
 
 
 @kernel("tensor_split.sections")
