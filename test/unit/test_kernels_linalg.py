@@ -312,18 +312,39 @@ def test_linear() -> None:
     close(out, naive_matmul(x, vector_weight), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("rows", [1, 2, 3, 4, 8, 16, 17, 32])
+@pytest.mark.parametrize("inner", [48, 200])
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 8, 12, 13, 16, 17, 32])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_few_rows_times_transposed_weight(rows: int, dtype: Any) -> None:
+def test_few_rows_times_transposed_weight(rows: int, dtype: Any, inner: int) -> None:
     """linear, mm and addmm of a few rows by a transposed weight (computed as (w @ x.T).T
-    for 3-16 rows): row-major results equal to the float64 product."""
-    x, w, b = rand(rows, 48, dtype=dtype), rand(40, 48, dtype=dtype), rand(40, dtype=dtype)
+    for 3-16 rows, with x.T copied row-major first for up to 12 rows of up to 128
+    columns): row-major results equal to the float64 product."""
+    x, w, b = rand(rows, inner, dtype=dtype), rand(40, inner, dtype=dtype), rand(40, dtype=dtype)
     want = x.astype(np.float64) @ w.T.astype(np.float64)
     tol = 1e-5 if dtype == np.float32 else 1e-12
     for out, expected in [(run("linear", x, w, b), want + b), (run("mm", x, w.T), want),
                           (run("addmm", b, x, w.T), want + b)]:
         assert out.flags.c_contiguous and out.dtype == dtype
         close(out, expected, rtol=tol, atol=tol)
+
+
+def test_bias_add_allocates_no_full_ufunc_buffer() -> None:
+    """linear's and addmm's bias row is added with numpy's ufunc buffer at 1024
+    elements: numpy allocates one buffer per broadcast operand, 32 KiB at its default
+    8192 float32s, as large as the (32, 256) result itself."""
+    import tracemalloc
+
+    x, w, b = rand(32, 256), rand(256, 256), rand(256)
+    for name, args in [("linear", (x, w, b)), ("addmm", (b, x, w.T))]:
+        run(name, *args)
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            out = run(name, *args)
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        assert out.nbytes <= peak < out.nbytes + 8192, (name, peak)
 
 
 # ---------------------------------------------------------------------------- einsum

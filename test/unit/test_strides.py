@@ -321,6 +321,19 @@ def test_kernel_layouts_are_remembered_per_layout_of_the_arguments() -> None:
         np.testing.assert_array_equal(KERNELS["add.Tensor"](t, u, 2), t + 2 * u)
 
 
+def test_unary_layouts_of_views_are_remembered_per_layout() -> None:
+    """A unary op on a view remembers the (input, result) layouts it kept: a column
+    chunk (not dense) gives row-major, a transposed (dense) input keeps its strides,
+    before and after the memo, and a new layout of the same shape decides anew."""
+    chunk = np.arange(32, dtype=np.float32).reshape(4, 8)[:, 2:4]
+    dense = np.arange(8, dtype=np.float32).reshape(2, 4).T  # (4, 2), strides (1, 4)
+    for _ in range(2):
+        for op in ("sigmoid", "tanh", "neg"):
+            assert KERNELS[op](chunk).flags.c_contiguous
+            assert element_strides(KERNELS[op](dense)) == (1, 4)
+        np.testing.assert_allclose(KERNELS["sigmoid"](chunk), 1 / (1 + np.exp(-chunk)), rtol=1e-6)
+
+
 class LayoutsAfterOps(torch.nn.Module):
     def forward(self, x: Any) -> Any:
         t = x.transpose(1, 2)

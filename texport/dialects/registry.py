@@ -116,6 +116,9 @@ class Registry(Generic[T]):
 
     _all: ClassVar[list[Registry[Any]]] = []
     _library_open: ClassVar[bool] = False
+    # called after any registry changes once start-up is over: caches built from the
+    # entries (eager mode binds each op's kernel once) drop what they hold
+    on_change: ClassVar[list[Callable[[], None]]] = []
 
     def __init__(self, concern: str, stage: str) -> None:
         self.concern = concern
@@ -142,6 +145,7 @@ class Registry(Generic[T]):
         if key in self._entries:
             raise DuplicateRegistrationError(f"duplicate registrations of {self.concern} for {key}")
         self._entries[key] = entry
+        Registry._changed()
         return entry
 
     def decorator(self, *names: str) -> Callable[[T], T]:
@@ -175,6 +179,12 @@ class Registry(Generic[T]):
         key = op_key(name)
         self._check_open(key)
         del self._entries[key]
+        Registry._changed()
+
+    @classmethod
+    def _changed(cls) -> None:
+        for forget in cls.on_change:
+            forget()
 
     @classmethod
     @contextlib.contextmanager
@@ -196,6 +206,7 @@ class Registry(Generic[T]):
         finally:
             for registry, entries in snapshot:
                 registry._entries = entries
+            cls._changed()
 
 
 OPS: Registry[OpDef] = Registry("op definition", stage="op table")

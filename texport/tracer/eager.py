@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from texport.dialects.dtypes import DType
+from texport.dialects.registry import Registry
 from texport.interpreter.dtypes import from_numpy
 from texport.interpreter.kernels import KERNELS
 
@@ -85,34 +86,35 @@ class EagerMode:
     """Runs kernels on numpy arrays."""
 
     def call(self, op: OpOverload, values: list[Any]) -> Any:
-        kernel = KERNELS.get(op.key)
-        if kernel is None:
-            raise NotImplementedError(f"{op} has no kernel: it cannot run eagerly")
-        return (_RUNNERS.get(op) or _runner(op))(kernel, values)
+        return (_RUNNERS.get(op) or _runner(op))(values)
 
     def tensor(self, array: np.ndarray, dtype: DType, requires_grad: bool = False) -> Tensor:
         """``texport.tensor(data)`` outside tracing: a Tensor holding the array."""
         return Tensor._make(array, dtype, requires_grad)
 
 
-Runner = Callable[[Callable[..., Any], list[Any]], Any]
+Runner = Callable[[list[Any]], Any]
 
-# op -> runner(kernel, values): unwraps the values, calls the kernel, wraps its result
+# op -> runner(values): unwraps the values, calls the op's kernel, wraps its result.
+# Each runner holds its kernel, so a change to any registry (texport.library, a test
+# restoring the registries) forgets them all.
 _RUNNERS: dict[OpOverload, Runner] = {}
+Registry.on_change.append(_RUNNERS.clear)
 
 
 def _runner(op: OpOverload) -> Runner:
-    runner = _RUNNERS.get(op)
-    if runner is None:
-        plan = _plan(op)
-        one_tensor = plan.kinds == ("tensor",) and plan.written_arg == (None,) and not plan.is_tuple
-        make = _runner_maker(len(op._schema.arguments), one_tensor)
-        runner = _RUNNERS[op] = make(_make_wrapper(plan))
+    kernel = KERNELS.get(op.key)
+    if kernel is None:
+        raise NotImplementedError(f"{op} has no kernel: it cannot run eagerly")
+    plan = _plan(op)
+    one_tensor = plan.kinds == ("tensor",) and plan.written_arg == (None,) and not plan.is_tuple
+    make = _runner_maker(len(op._schema.arguments), one_tensor)
+    runner = _RUNNERS[op] = make(_make_wrapper(plan), kernel)
     return runner
 
 
 @functools.cache
-def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper], Runner]:
+def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper, Callable[..., Any]], Runner]:
     """The runner of ops taking ``arity`` arguments, as code: each argument unwrapped
     by a type test inline (a loop over the values costs more than the small kernels it
     wraps); an op returning one new Tensor builds it inline when the kernel gives an
@@ -139,7 +141,7 @@ def _runner_maker(arity: int, one_tensor: bool) -> Callable[[Wrapper], Runner]:
         )
     else:
         body = f"        return wrap(values, kernel({unwrapped}))\n"
-    source = f"def make(wrap):\n    def run(kernel, values):\n{unpack}{body}    return run\n"
+    source = f"def make(wrap, kernel):\n    def run(values):\n{unpack}{body}    return run\n"
     namespace = {"Tensor": Tensor, "TENSORS": _TENSOR_TYPES, "PLAIN": _PLAIN, "unwrap": _unwrap,
                  "ndarray": np.ndarray, "dtypes": _DTYPES, "new": object.__new__}
     exec(compile(source, f"<eager runner of {arity} arguments>", "exec"), namespace)  # noqa: S102

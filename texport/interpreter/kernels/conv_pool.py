@@ -29,7 +29,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
 from . import kernel
-from .common import check_arguments, opmath
+from .common import add_into, check_arguments, opmath
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -227,7 +227,7 @@ def _transposed_sizes(spatial: Sequence[int], kernel: Sequence[int], stride: Seq
 
 def _with_bias(out: Array, bias: Array | None) -> Array:
     if bias is not None:
-        out += bias.reshape(-1, *([1] * (out.ndim - 2))).astype(out.dtype, copy=False)
+        add_into(out, bias.reshape(-1, *([1] * (out.ndim - 2))).astype(out.dtype, copy=False))
     return out
 
 

@@ -60,7 +60,29 @@ def laid_out(name: str, kernel: Kernel) -> Kernel:
         return kernel  # no input to follow: its results are fresh, row-major
 
     # one and two tensors (unary and binary ops, most calls) spelled out: no loop
-    if len(tensors) == 1 and not lists:
+    if count == 1 and tensors:
+        kept: set[tuple[Any, ...]] = set()  # layouts of (x, out) that lay_out kept as they are
+
+        def run(*args: Any) -> Any:
+            out = kernel(*args)
+            if len(args) != 1:
+                return lay_out(key, args, out) if _any_strided(args) else out
+            (arg,) = args
+            if type(arg) is not np.ndarray or arg.flags.c_contiguous:
+                return out
+            if type(out) is not np.ndarray:
+                return lay_out(key, args, out)
+            # a unary op on a view (a chunk, a column): one set lookup instead of lay_out's signature
+            seen = (arg.shape, arg.strides, arg.dtype, out.shape, out.strides, out.dtype)
+            if seen in kept:
+                return out
+            laid = lay_out(key, args, out)
+            if laid is out:
+                if len(kept) >= _LAYOUTS_BOUND:
+                    kept.clear()
+                kept.add(seen)
+            return laid
+    elif len(tensors) == 1 and not lists:
         (only,) = tensors
 
         def run(*args: Any) -> Any:
