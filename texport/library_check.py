@@ -20,6 +20,7 @@ import numpy as np
 
 from texport.dialects.meta import TensorMeta
 from texport.dialects.shape_rules import SHAPE_RULES
+from texport.interpreter.prepacked import note_written
 from texport.tracer import pytree
 from texport.tracer.dispatcher import bind_arguments, normalize_values
 from texport.tracer.eager import wrap_array
@@ -227,7 +228,9 @@ def _run_exported(handle: OpOverload, args: tuple[Any, ...], kwargs: dict[str, A
         if isinstance(spec.arg, ConstantArgument):
             results.append(spec.arg.value)
         elif spec.kind.name == "USER_INPUT_MUTATION":
-            np.copyto(arrays[user_args.index(spec.target)], next(outputs))
+            target = arrays[user_args.index(spec.target)]
+            np.copyto(target, next(outputs))
+            note_written(target)
         else:
             value = next(outputs)
             results.append(wrap_array(value) if isinstance(value, np.ndarray) else value)

@@ -20,6 +20,7 @@ from texport.dialects.tx import SymIntType
 from texport.interpreter.dtypes import cast
 from texport.interpreter.errors import GuardError
 from texport.interpreter.executor import Plan, compile_function
+from texport.interpreter.prepacked import note_written
 from texport.lowering.ir import clone_module
 from texport.lowering.passes import DecomposePass
 from texport.lowering.pipeline import decomposition_pipeline, gc_paused
@@ -340,6 +341,7 @@ def _write_back(target: np.ndarray, value: Any) -> None:
     ``copy_`` into it, of another shape (broadcast) or dtype (cast as torch casts)."""
     with np.errstate(all="ignore"):
         np.copyto(target, cast(value, target.dtype))
+    note_written(target)
 
 
 def _copy(tensor: Tensor, parameter: bool = False) -> Tensor:

@@ -38,6 +38,7 @@ from .dtypes import to_numpy
 from .errors import ExecutionError, GuardError, RuntimeAssertError
 from .kernels import KERNELS
 from .plan_patterns import Group, OpFailed, match_block
+from .prepacked import note_written
 from .runtime import RUNTIME_HELPERS
 
 # the namespace entry mapping each generated function's code to {line: the op it runs}
@@ -210,6 +211,10 @@ class _Codegen:
         args = ", ".join(self.literal(v) for v in op.arguments())
         self.sites[len(self.lines)] = _where(op)
         self.assign(op, outputs, f"{kname}({args})", op.op_def.key)
+        schema = op.op_def.schema
+        if schema.is_mutable:  # packed weights over the written memory are forgotten (prepacked.py)
+            written = [self.literal(v) for v, arg in zip(op.arguments(), schema.arguments) if arg.is_write]
+            self.lines.append(f"{self.bind('note_written', note_written)}([{', '.join(written)}])")
 
     def emit_control(self, op: Operation, outputs: list[str]) -> None:
         regions = [self.sub_plan(region.block) for region in op.regions]

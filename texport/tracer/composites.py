@@ -18,6 +18,7 @@ import numpy as np
 from texport.dialects.dtypes import DEFAULT_FLOAT, DType, category
 from texport.dialects.dtypes import promote_types as _promote_types
 from texport.dialects.dtypes import result_type as _result_type
+from texport.interpreter.prepacked import note_written
 
 from .dispatcher import call, current_mode, varargs_list
 from .handles import op
@@ -546,6 +547,7 @@ def _apply_(self: Tensor, callable: Any) -> Tensor:  # noqa: A002 - torch's name
     _eager_only(self, "apply_")
     values = np.vectorize(callable, otypes=[self._value.dtype])(self._value) if self.numel() else self._value
     self._value[...] = values
+    note_written(self._value)
     return self
 
 
@@ -554,6 +556,7 @@ def _map_(self: Tensor, tensor: Tensor, callable: Any) -> Tensor:  # noqa: A002
     other = np.broadcast_to(tensor._value, self._value.shape)
     values = np.vectorize(callable, otypes=[self._value.dtype])(self._value, other) if self.numel() else self._value
     self._value[...] = values
+    note_written(self._value)
     return self
 
 

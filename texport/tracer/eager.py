@@ -19,6 +19,7 @@ from texport.dialects.dtypes import DType
 from texport.dialects.registry import Registry
 from texport.interpreter.dtypes import from_numpy
 from texport.interpreter.kernels import KERNELS
+from texport.interpreter.prepacked import note_written
 
 from .dispatcher import install_base_mode
 from .handles import OpOverload
@@ -109,8 +110,26 @@ def _runner(op: OpOverload) -> Runner:
     plan = _plan(op)
     one_tensor = plan.kinds == ("tensor",) and plan.written_arg == (None,) and not plan.is_tuple
     make = _runner_maker(len(op._schema.arguments), one_tensor)
-    runner = _RUNNERS[op] = make(_make_wrapper(plan), kernel)
+    runner = make(_make_wrapper(plan), kernel)
+    written = tuple(i for i, arg in enumerate(op._schema.arguments) if arg.is_write)
+    if written:
+        runner = _noting_writes(runner, written)
+    _RUNNERS[op] = runner
     return runner
+
+
+def _noting_writes(runner: Runner, written: tuple[int, ...]) -> Runner:
+    """``runner``, telling interpreter/prepacked.py which arrays the op wrote."""
+
+    def run(values: list[Any]) -> Any:
+        out = runner(values)
+        for index in written:
+            value = values[index]
+            note_written([v._value for v in value if isinstance(v, Tensor)] if isinstance(value, (list, tuple))
+                         else value._value if isinstance(value, Tensor) else value)
+        return out
+
+    return run
 
 
 @functools.cache

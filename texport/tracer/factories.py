@@ -15,6 +15,7 @@ from texport.dialects.dtypes import DType
 from texport.interpreter import rng
 from texport.interpreter.dtypes import cast, to_numpy
 from texport.interpreter.dtypes import from_numpy as dtype_from_numpy
+from texport.interpreter.prepacked import note_shared
 
 from .dispatcher import TensorBase, base_mode, call, current_mode, varargs_list
 from .handles import op
@@ -94,6 +95,7 @@ def as_tensor(data: Any, dtype: DType | None = None, device: Any = None) -> Tens
 
 def from_numpy(array: np.ndarray) -> TensorBase:
     """Shares memory with the array, as torch.from_numpy."""
+    note_shared(array)  # written behind texport's back, perhaps: no weight packed from it
     return _constant(array, dtype_from_numpy(array.dtype))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from texport.dialects.dtypes import DType
 from texport.dialects.registry import OPS
+from texport.interpreter.prepacked import note_shared
 
 from .dispatcher import TensorBase, call, current_mode, varargs_list
 from .factories import full_like
@@ -202,7 +203,9 @@ class Tensor(TensorBase):
         return self._concrete("tolist()").tolist()
 
     def numpy(self) -> Any:
-        return self._concrete("numpy()")
+        array = self._concrete("numpy()")
+        note_shared(array)  # the caller may write it: no weight packed from its memory
+        return array
 
     def _concrete(self, what: str) -> Any:
         concrete = getattr(current_mode(), "concrete", None)

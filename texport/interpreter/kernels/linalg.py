@@ -21,6 +21,7 @@ from texport.dialects.shape_rules.linalg import fft_dims_and_sizes, irfft_last_s
 
 from .. import rng
 from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
+from ..prepacked import transposed
 from . import kernel
 from .common import add_into, check_arguments, opmath, result_as, torch_result_dtype
 from .reductions import _vector_norm
@@ -213,8 +214,11 @@ def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None
     """input @ weight.T + bias; a 1-D weight (whose .T is itself) drops the out dim."""
     if weight.ndim == 2 and input.ndim >= 2 and _blas_pair(input, weight) and (
             bias is None or (bias.dtype == input.dtype and bias.shape == weight.shape[:1])):
-        # the usual nn.Linear: no cast, bias added in place
-        out = _matmul_2d(input, weight.T) if input.ndim == 2 else _product(input, weight.T)
+        # the usual nn.Linear: no cast, bias added in place; from a weight's second use on,
+        # a row-major copy of weight.T (interpreter/prepacked.py) when there are rows to gain on
+        packed = transposed(weight) if weight.flags.c_contiguous and input.size >= 3 * input.shape[-1] > 0 else None
+        matrix = weight.T if packed is None else packed
+        out = _matmul_2d(input, matrix) if input.ndim == 2 else _product(input, matrix)
         return out if bias is None else add_into(out, bias)
     _same_dtype(input, weight)
     out = _product(input, weight.T)
