@@ -1,13 +1,14 @@
 """Weights laid out once for BLAS: the row-major transpose of a linear weight.
 
 numpy's OpenBLAS multiplies ``x @ w.T`` (w row-major, as torch keeps a Linear's
-weight) markedly slower than ``x @ wt`` with ``wt = w.T`` copied row-major
-(1 thread, min of timeit: (4, 128) @ (128, 512) 18.4 -> 4.9 us; (256, 256) @
-(256, 1024) 1070 -> 837 us; the sums are the same, in the same order, for most
-shapes). The copy is made on a weight's first use and kept while the weight
-lives, as inference runtimes pre-pack weights (so every call, eager or
-``ep.module()``, runs the same product); it stays right because every way an
-array is written tells this module:
+weight) markedly slower than ``x @ wt`` with ``wt = w.T`` copied row-major when x
+has few rows (1 thread: (4, 128) @ (128, 512) 18.4 -> 4.9 us, (32, 256) @
+(256, 256) 61 -> 43 us; the sums are the same, in the same order, for most
+shapes; kernels/linalg.py's linear says for which rows it packs). The copy is
+made on a weight's first use and kept while the weight lives, as inference
+runtimes pre-pack weights (so every call of a shape, eager or ``ep.module()``,
+runs the same product); it stays right because every way an array is written
+tells this module:
 
 - texport's own writes: the eager runner of an op with a written argument, the
   plan step of such an op, the program's write-back of mutated buffers and inputs,

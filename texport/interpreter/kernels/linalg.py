@@ -209,14 +209,21 @@ def matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     return result_as(_product(self, other), self.dtype)
 
 
+# rows of x for which x @ wt (wt = w.T row-major) beats x @ w.T enough to keep wt: 1 thread,
+# min of 7 interleaved timeit runs, K = N = 256: 8 rows 36.6 -> 9.9 us, 32 rows 61.4 -> 43.4,
+# 128 rows 145 -> 127; 256 rows by (256, 1024) 1005 -> 953, 1024 rows none (1-2 rows: a GEMV)
+_PACKED_ROWS = (3, 128)
+
+
 @kernel("linear")
 def linear(input: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     """input @ weight.T + bias; a 1-D weight (whose .T is itself) drops the out dim."""
     if weight.ndim == 2 and input.ndim >= 2 and _blas_pair(input, weight) and (
             bias is None or (bias.dtype == input.dtype and bias.shape == weight.shape[:1])):
-        # the usual nn.Linear: no cast, bias added in place; from a weight's second use on,
-        # a row-major copy of weight.T (interpreter/prepacked.py) when there are rows to gain on
-        packed = transposed(weight) if weight.flags.c_contiguous and input.size >= 3 * input.shape[-1] > 0 else None
+        # the usual nn.Linear: no cast, bias added in place; by a row-major copy of weight.T
+        # (interpreter/prepacked.py) for the row counts where that form wins
+        rows = input.size // input.shape[-1] if input.shape[-1] else 0
+        packed = transposed(weight) if _PACKED_ROWS[0] <= rows <= _PACKED_ROWS[1] and weight.flags.c_contiguous else None
         matrix = weight.T if packed is None else packed
         out = _matmul_2d(input, matrix) if input.ndim == 2 else _product(input, matrix)
         return out if bias is None else add_into(out, bias)
