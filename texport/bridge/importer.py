@@ -74,7 +74,7 @@ def from_torch(torch_ep: Any, *, level: str | None = None) -> ExportedProgram:
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     signature = signature_of(torch_ep.graph_signature)
-    builder = GraphBuilder(torch_ep.graph_module, level)
+    builder = GraphBuilder(torch_ep.graph_module, level, _constant_inputs(signature))
     placeholders = {n.name: n.meta.get("val") for n in torch_ep.graph.nodes if n.op == "placeholder"}
     convention = calling_convention(torch_ep, signature, placeholders)
     module = _module(builder, torch_ep, signature, convention)
@@ -148,9 +148,10 @@ def _module(builder: GraphBuilder, torch_ep: Any, signature: Any, convention: Ca
 class GraphBuilder:
     """FX graphs (the program's and its subgraphs') as blocks of texport ops."""
 
-    def __init__(self, graph_module: Any, level: str) -> None:
+    def __init__(self, graph_module: Any, level: str, constant_inputs: dict[str, Any] | None = None) -> None:
         self.root = graph_module
         self.level = level
+        self.constant_inputs = constant_inputs or {}  # a specialised input: torch's placeholder, no argument
         self.values: dict[Any, Any] = {}  # fx node -> SSA value, or a list of them (a multi-result op)
         self.nodes: dict[Operation, Any] = {}  # IR op -> the fx node it came from (for errors)
         self.taken = {n.name for n in _all_nodes(graph_module)}
@@ -173,6 +174,11 @@ class GraphBuilder:
         returns the block and the values its output node gives (not yet returned)."""
         outer = self.block
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        if arg_types is None:  # the program's own graph: specialised inputs are no arguments
+            for node in placeholders:
+                if node.name in self.constant_inputs:
+                    self.values[node] = self.constant_inputs[node.name]
+            placeholders = [n for n in placeholders if n.name not in self.constant_inputs]
         types = arg_types or [self._node_type(n) for n in placeholders]
         self.block = Block(arg_types=types)
         for node, arg in zip(placeholders, self.block.args):
@@ -205,9 +211,9 @@ class GraphBuilder:
         """An argument of ``user`` as an op takes it: SSA values for nodes (a
         Python number in a symbolic op is a ``tx.constant``), literals otherwise."""
         if isinstance(arg, torch.fx.Node):
-            found = self.values.get(arg)
-            if found is None:
+            if arg not in self.values:
                 raise self.error(user, f"its argument {arg.name} has no value (a {arg.op} node texport did not import)")
+            found = self.values[arg]
             if isinstance(found, list):
                 raise self.error(user, f"its argument {arg.name} has several results: read one with getitem")
             return found
@@ -452,6 +458,11 @@ _DROPPED = {torch.ops.aten._assert_tensor_metadata.default}
 # --------------------------------------------------------------------------
 # State, ranges, calls
 # --------------------------------------------------------------------------
+
+
+def _constant_inputs(signature: Any) -> dict[str, Any]:
+    return {spec.arg.name: spec.arg.value for spec in signature.input_specs
+            if spec.kind is InputKind.USER_INPUT and isinstance(spec.arg, ConstantArgument)}
 
 
 def _state_dict(torch_ep: Any) -> dict[str, Any]:
