@@ -1,5 +1,5 @@
 """The design card's layering: each component folder imports only the folders
-listed before it (dialects, interpreter, tracer, lowering, texport, tools), so
+listed before it (dialects, interpreter, tracer, lowering, texport, bridge, tools), so
 that, e.g., dialects reach texport's canonicalization rules through a registry
 lowering fills, never by importing lowering; and no module imports itself
 through others."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-LAYERS = ("dialects", "interpreter", "tracer", "lowering", "texport", "tools")
+LAYERS = ("dialects", "interpreter", "tracer", "lowering", "texport", "bridge", "tools")
 ROOT = Path(__file__).resolve().parents[2]
 
 
