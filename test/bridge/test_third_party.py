@@ -27,6 +27,7 @@ from differential import (  # noqa: E402
     LEVELS,
     assert_prints_and_parses,
     assert_same_numbers,
+    fresh_torch,
     from_torch,
     run_texport_program,
     run_torch_program,
@@ -38,7 +39,35 @@ from differential import (  # noqa: E402
 from harness import core_op_difference, texport_core_ops, torch_core_ops  # noqa: E402
 
 NAMES = sorted(third_party.MODELS)
+DIALECTS = {"training": "TRAINING", "functional": "INFERENCE", "core": "ATEN"}  # texport's names, as its lowering sets
 INPUTS = ("example", "second")
+
+
+# __and__ on bool masks: GPT-2's and Llama's attention masks (`causal & padding`) at the
+# training and functional levels (their core programs say bitwise_and)
+NO_AND_OP = "texport's op table has no aten.__and__.Tensor (torch's training/functional programs call it)"
+# texport's matmul decomposition folds T5's 3-D @ 2-D products of transposed views differently
+MATMUL_FOLD = ("texport's lowering of T5's imported matmuls gives bmm+expand+view where torch's gives "
+               "clone+mm (folding a non-contiguous 3-D operand): same numbers, other core ops")
+# MobileNetV3's classifier has nn.Dropout(inplace=True): in eval mode torch's training program
+# calls aten.dropout_ (train=False), which torch's core drops and texport's lowering makes a clone
+EXTRA_CLONE = ("texport lowers MobileNetV3's eval-mode aten.dropout_ (train=False) to a clone; torch's core "
+               "has no op for it")
+
+KNOWN_FAILURES: dict[str, str] = {
+    **{f"test_import_keeps_torchs_signature_and_ranges[{name}-{level}]": NO_AND_OP
+       for name in ("gpt2", "llama") for level in ("training", "functional")},
+    **{f"test_import_runs_with_torchs_numbers[{name}-{level}-{which}]": NO_AND_OP
+       for name in ("gpt2", "llama") for level in ("training", "functional") for which in INPUTS},
+    **{f"test_import_prints_parses_and_saves[{name}-{level}]": NO_AND_OP
+       for name in ("gpt2", "llama") for level in ("training", "functional")},
+    **{f"test_round_trip_runs_in_torch_with_torchs_numbers[{name}-{level}]": NO_AND_OP
+       for name in ("gpt2", "llama") for level in ("training", "functional")},
+    **{f"test_texport_lowers_imported_training_program_to_core[{name}]": NO_AND_OP for name in ("gpt2", "llama")},
+    **{f"test_texport_lowering_gives_torchs_core_ops[{name}]": NO_AND_OP for name in ("gpt2", "llama")},
+    "test_texport_lowering_gives_torchs_core_ops[t5]": MATMUL_FOLD,
+    "test_texport_lowering_gives_torchs_core_ops[mobilenet_v3_small]": EXTRA_CLONE,
+}
 
 
 class Subject:
@@ -78,13 +107,15 @@ class Subject:
     def lowered_by_texport(self) -> Any:
         return self._once(("texport core", "training"), lambda: self.imported("training").run_decompositions())
 
-    def torch_numbers(self, level: str, which: str) -> Any:
-        return self._once((f"torch numbers {which}", level),
-                          lambda: run_torch_program(self.torch_program(level), self.inputs[which]))
+    def torch_numbers(self, which: str) -> Any:
+        """torch's eager model's outputs (eval mode: no state changes). Not its programs':
+        torch's own functional T5 program fails in torch (a view of a non-contiguous
+        tensor, after run_decompositions({}))."""
+        return self._once(("torch numbers", which), lambda: self.module(*fresh_torch(self.inputs[which])))
 
     def check(self, got: Any, level: str, which: str, doing: str) -> None:
         where = f"{self.model.name} [{level}, {which} input] {doing}"
-        assert_same_numbers(self.torch_numbers(level, which), got, self.model.rtol, self.model.atol, where)
+        assert_same_numbers(self.torch_numbers(which), got, self.model.rtol, self.model.atol, where)
 
 
 @functools.cache
@@ -105,7 +136,7 @@ def test_import_keeps_torchs_signature_and_ranges(name: str, level: str) -> None
     torch_ep, ep = model.torch_program(level), model.imported(level)
     assert signature_lines(ep.graph_signature) == signature_lines(torch_ep.graph_signature)
     assert _ranges(ep.range_constraints) == _ranges(torch_ep.range_constraints)
-    assert ep.dialect == level.upper()
+    assert ep.dialect == DIALECTS[level]
 
 
 @pytest.mark.parametrize("which", INPUTS)
@@ -128,13 +159,20 @@ def test_import_prints_parses_and_saves(name: str, level: str) -> None:
 
 
 @pytest.mark.parametrize("name", _params(NAMES))
-def test_texport_lowers_imported_training_program_to_torchs_core(name: str) -> None:
+def test_texport_lowers_imported_training_program_to_core(name: str) -> None:
     model = subject(name)
     lowered = model.lowered_by_texport()
+    assert lowered.dialect == DIALECTS["core"]
     for which in INPUTS:
         model.check(run_texport_program(lowered, model.inputs[which]), "core", which,
                     "lowered to core by texport")
-    difference = core_op_difference(torch_core_ops(model.torch_program("core")), texport_core_ops(lowered), {})
+
+
+@pytest.mark.parametrize("name", _params(NAMES))
+def test_texport_lowering_gives_torchs_core_ops(name: str) -> None:
+    model = subject(name)
+    want, got = torch_core_ops(model.torch_program("core")), texport_core_ops(model.lowered_by_texport())
+    difference = core_op_difference(want, got, {})
     assert not difference, f"core op counts (torch, texport) that differ: {difference}"
 
 
