@@ -25,6 +25,7 @@ from texport.tracer.signature import ConstantArgument
 
 from .torch_graph import GraphBuilder, ToTorchError
 from .torch_specs import (
+    defaulted_inputs,
     example_hints,
     example_inputs,
     input_spec,
@@ -44,8 +45,10 @@ def to_torch(ep: Any) -> torch.export.ExportedProgram:
     root = torch.nn.Module()
     builder = GraphBuilder(symbols, root)
     args = iter(func.body.block.args)
+    defaulted = defaulted_inputs(ep)
+    input_specs = [s for i, s in enumerate(ep.graph_signature.input_specs) if i not in defaulted]
     input_nodes = []
-    for spec in ep.graph_signature.input_specs:
+    for spec in input_specs:
         if isinstance(spec.arg, ConstantArgument):
             input_nodes.append(builder.constant_placeholder(spec.arg.name, spec.arg.value))
         else:
@@ -57,7 +60,7 @@ def to_torch(ep: Any) -> torch.export.ExportedProgram:
     builder.output(tuple(outputs))
     state_dict, constants = state_tensors(ep)
     signature = torch.export.ExportGraphSignature(
-        [input_spec(spec, node) for spec, node in zip(ep.graph_signature.input_specs, input_nodes)],
+        [input_spec(spec, node) for spec, node in zip(input_specs, input_nodes)],
         [output_spec(spec, value) for spec, value in zip(ep.graph_signature.output_specs, outputs)],
     )
     verifier = TrainingIRVerifier if ep.dialect == "TRAINING" else Verifier

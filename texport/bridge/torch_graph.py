@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch._dispatch.python import enable_python_dispatcher
 from torch.fx.experimental.symbolic_shapes import compute_unbacked_bindings
 from xdsl.dialects.func import ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -181,7 +182,7 @@ class GraphBuilder:
         target = torch_op(op)
         args, kwargs, fake_args, fake_kwargs = self.call_arguments(op)
         try:
-            with self.symbols.fake_mode:
+            with self.symbols.fake_mode, enable_python_dispatcher():  # torch's symbolic meta kernels
                 val = target(*fake_args, **fake_kwargs)
         except Exception as err:  # noqa: BLE001 - any failure of torch's kernel, located
             raise ToTorchError(f"{_where(op)}: torch's {target} failed on the program's values "
@@ -286,7 +287,7 @@ class GraphBuilder:
             graph_nodes.append(self.subgraph(base, region.block, vals, op))
         node_args, fake_args = self.control_arguments(op, graph_nodes)
         try:
-            with self.symbols.fake_mode:
+            with self.symbols.fake_mode, enable_python_dispatcher():
                 val = hop(*fake_args)
         except Exception as err:  # noqa: BLE001 - located below
             raise ToTorchError(f"{_where(op)}: torch's {hop_name} failed on the program's values "

@@ -34,10 +34,10 @@ from .torch_graph import ToTorchError
 
 def torch_tensor(tensor: Tensor) -> torch.Tensor:
     """A texport tensor as a torch tensor with the same dtype and bytes (a copy)."""
-    array = np.ascontiguousarray(tensor._value)
+    array = np.array(tensor._value, copy=True, order="C")  # (ascontiguousarray makes a 0-d array 1-d)
     if is_bfloat16(array.dtype):  # numpy has no bfloat16: torch reads ml_dtypes' bytes as int16
-        return torch.from_numpy(array.view(np.int16).copy()).view(torch.bfloat16)
-    return torch.from_numpy(array.copy())
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
 
 
 def state_tensors(ep: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -186,6 +186,37 @@ def _is_namedtuple(node_type: Any) -> bool:
     return isinstance(node_type, type) and issubclass(node_type, tuple) and hasattr(node_type, "_fields")
 
 
+def passed_parameters(ep: Any) -> set[str] | None:
+    """The forward parameters the example call gave (the others took their defaults,
+    which torch's call spec leaves out); None when the program keeps no example."""
+    examples, signature = ep.example_inputs, ep._traced.forward_signature
+    if examples is None or signature is None:
+        return None
+    try:
+        bound = signature.bind(*examples[0], **examples[1])
+    except TypeError:
+        return None
+    return set(bound.arguments)
+
+
+def defaulted_inputs(ep: Any) -> set[int]:
+    """Indexes (into the input specs) of the user inputs whose parameter the call
+    left to its default: texport specialised them to constants, torch never saw them."""
+    passed = passed_parameters(ep)
+    spec = ep.call_spec.in_spec
+    if passed is None or spec.type is not dict:
+        return set()
+    owners = [name for name, child in zip(spec.context, spec.children_specs) for _ in range(child.num_leaves)]
+    user_specs = [i for i, s in enumerate(ep.graph_signature.input_specs) if s.kind is InputKind.USER_INPUT]
+    dropped = set()
+    for index, owner in zip(user_specs, owners):
+        if owner not in passed:
+            if not isinstance(ep.graph_signature.input_specs[index].arg, ConstantArgument):
+                raise ToTorchError(f"input {owner!r} took its default in the example call but is a graph input")
+            dropped.add(index)
+    return dropped
+
+
 def call_in_spec(ep: Any) -> torch_pytree.TreeSpec:
     """torch's ``(args, kwargs)`` spec of the call, from texport's spec of the bound
     parameters: the example's positional count decides which parameters were
@@ -195,8 +226,11 @@ def call_in_spec(ep: Any) -> torch_pytree.TreeSpec:
     if spec.type is not dict or signature is None:
         raise ToTorchError(f"the program's in_spec {spec} is not a dict of forward's parameters")
     positional_count = _positional_count(ep, signature)
+    passed = passed_parameters(ep)
     args, kwargs = [], {}
     for index, (name, child) in enumerate(zip(spec.context, spec.children_specs)):
+        if passed is not None and name not in passed:
+            continue
         param = signature.parameters.get(name)
         kind = param.kind if param is not None else inspect.Parameter.KEYWORD_ONLY
         if kind is inspect.Parameter.VAR_POSITIONAL:
@@ -226,16 +260,34 @@ def module_call_graph(ep: Any, signature: Any) -> list[ModuleCallEntry]:
         if sig is None:
             entries.append(ModuleCallEntry(fqn=entry.fqn, signature=None))
             continue
+        names = sig.forward_arg_names
         if index == 0:
             in_spec, out_spec = call_in_spec(ep), torch_spec(ep.call_spec.out_spec)
+            names = _forward_arg_names(ep, in_spec) if names is not None else None
         else:
             in_spec, out_spec = torch_spec(sig.in_spec), torch_spec(sig.out_spec)
         entries.append(ModuleCallEntry(fqn=entry.fqn, signature=ModuleCallSignature(
             inputs=[_call_argument(a) for a in sig.inputs], outputs=[_call_argument(a) for a in sig.outputs],
-            in_spec=in_spec, out_spec=out_spec, forward_arg_names=sig.forward_arg_names)))
+            in_spec=in_spec, out_spec=out_spec, forward_arg_names=names)))
     if not entries:
         raise ToTorchError("the program has no module call graph (its root entry carries the call's specs)")
     return entries
+
+
+def _forward_arg_names(ep: Any, in_spec: Any) -> list[str]:
+    """torch's names of the call's inputs: the positional parameters given (``args_0``,
+    ``args_1`` for ``*args``), then the keywords in the call spec's order."""
+    signature = ep._traced.forward_signature
+    names = []
+    positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    count = in_spec.children_specs[0].num_children
+    for param in positional[:count]:
+        names.append(param.name)
+    var = next((p for p in signature.parameters.values() if p.kind is p.VAR_POSITIONAL), None)
+    if var is not None and count > len(positional):
+        names.extend(f"{var.name}_{i}" for i in range(count - len(positional)))
+    names.extend(in_spec.children_specs[1].context)
+    return names
 
 
 def _call_argument(arg: Any) -> Any:
@@ -246,5 +298,5 @@ def _call_argument(arg: Any) -> Any:
     return torch_signature.TensorArgument(name=arg.name)
 
 
-__all__ = ["example_hints", "example_inputs", "input_spec", "module_call_graph",
+__all__ = ["defaulted_inputs", "example_hints", "example_inputs", "input_spec", "module_call_graph",
            "output_spec", "state_tensors", "torch_spec", "torch_tensor"]
