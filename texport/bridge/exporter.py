@@ -1,0 +1,89 @@
+"""``to_torch(ep)``: a texport ExportedProgram, at any level (training,
+functional, core; exported, loaded, parsed from IR text, rewritten by
+texport-opt), as a real ``torch.export.ExportedProgram`` that torch's own tools
+take: ``module()``, ``run_decompositions()``, ``validate()``,
+``torch.export.save``/``load``.
+
+    torch_ep = texport.bridge.exporter.to_torch(ep)
+    torch_ep.module()(x)                      # torch runs it
+    torch_ep.run_decompositions()             # torch lowers it
+
+The pieces: ``torch_symbols`` (the ShapeEnv holding texport's symbols with
+their names, hints and ranges), ``torch_graph`` (the IR as an FX graph with
+fake values), ``torch_specs`` (signature, pytree specs, module call graph,
+weights).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch._export.verifier import TrainingIRVerifier, Verifier
+
+from texport.tracer.signature import ConstantArgument
+
+from .torch_graph import GraphBuilder, ToTorchError
+from .torch_specs import (
+    defaulted_inputs,
+    example_hints,
+    example_inputs,
+    input_spec,
+    module_call_graph,
+    output_spec,
+    state_tensors,
+)
+from .torch_symbols import TorchSymbols
+
+__all__ = ["ToTorchError", "to_torch"]
+
+
+def to_torch(ep: Any) -> torch.export.ExportedProgram:
+    """``ep`` as a torch.export.ExportedProgram (see the module docstring)."""
+    func = ep.graph
+    symbols = TorchSymbols(ep.range_constraints, example_hints(ep))
+    root = torch.nn.Module()
+    builder = GraphBuilder(symbols, root)
+    args = iter(func.body.block.args)
+    defaulted = defaulted_inputs(ep)
+    input_specs = [s for i, s in enumerate(ep.graph_signature.input_specs) if i not in defaulted]
+    input_nodes = []
+    for spec in input_specs:
+        if isinstance(spec.arg, ConstantArgument):
+            input_nodes.append(builder.constant_placeholder(spec.arg.name, spec.arg.value))
+        else:
+            arg = next(args)
+            input_nodes.extend(builder.placeholders(_one_block(arg), [spec.arg.name]))
+    returned = iter(builder.body(func.body.block))
+    outputs = [spec.arg.value if isinstance(spec.arg, ConstantArgument) else next(returned)
+               for spec in ep.graph_signature.output_specs]
+    builder.output(tuple(outputs))
+    state_dict, constants = state_tensors(ep)
+    signature = torch.export.ExportGraphSignature(
+        [input_spec(spec, node) for spec, node in zip(input_specs, input_nodes)],
+        [output_spec(spec, value) for spec, value in zip(ep.graph_signature.output_specs, outputs)],
+    )
+    verifier = TrainingIRVerifier if ep.dialect == "TRAINING" else Verifier
+    return torch.export.ExportedProgram(
+        root=root,
+        graph=builder.graph,
+        graph_signature=signature,
+        state_dict=state_dict,
+        range_constraints=symbols.range_constraints(),
+        module_call_graph=module_call_graph(ep, signature),
+        example_inputs=example_inputs(ep),
+        constants=constants,
+        verifiers=[verifier],
+    )
+
+
+class _OneArg:
+    """A block view holding one argument (placeholders are made spec by spec,
+    so a constant input's placeholder lands in its place between them)."""
+
+    def __init__(self, arg: Any) -> None:
+        self.args = (arg,)
+
+
+def _one_block(arg: Any) -> Any:
+    return _OneArg(arg)
