@@ -34,7 +34,7 @@ class ThirdPartyModel:
     dynamic: Callable[[Any], Any]
     rtol: float = 1e-4
     atol: float = 1e-5
-    slow: bool = False  # marked slow in the tests: its whole check takes many seconds
+    slow: bool = False  # torch's run_decompositions({}) of it takes seconds: that level is marked slow
 
 
 # --------------------------------------------------------------------------
@@ -195,14 +195,14 @@ def _Outputs(model: Any, inputs: tuple[str, ...], outputs: tuple[str, ...], torc
 
 
 MODELS = {model.name: model for model in (
-    ThirdPartyModel("resnet18", "torchvision", _resnet18, _images(32), _batch, slow=True),
+    ThirdPartyModel("resnet18", "torchvision", _resnet18, _images(32), _batch),
     ThirdPartyModel("mobilenet_v3_small", "torchvision", _mobilenet_v3_small, _images(32), _batch, slow=True),
     ThirdPartyModel("vit", "torchvision", _vit, _images(32), _batch),
-    ThirdPartyModel("timm_resnet10t", "timm", _timm_resnet10t, _images(32), _batch, slow=True),
+    ThirdPartyModel("timm_resnet10t", "timm", _timm_resnet10t, _images(32), _batch),
     ThirdPartyModel("bert", "transformers", _bert, _tokens(100), _batch_and_sequence),
     ThirdPartyModel("gpt2", "transformers", _gpt2, _tokens(100), _batch_and_sequence),
     ThirdPartyModel("llama", "transformers", _llama, _tokens(100), _batch_and_sequence),
-    ThirdPartyModel("t5", "transformers", _t5, _t5_inputs, _t5_dynamic),
+    ThirdPartyModel("t5", "transformers", _t5, _t5_inputs, _t5_dynamic, slow=True),
 )}
 
 

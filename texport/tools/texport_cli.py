@@ -301,11 +301,13 @@ def dynamic_shapes(specs: list[str], model: Any, args: tuple[Any, ...], kwargs: 
                    framework: Any = None) -> dict[str, Any] | None:
     """``batch=0:1..64``: dim 0 of every tensor argument is Dim('batch', min=1, max=64);
     ``batch=x.0:1..64`` names the argument. A name given twice is one Dim (the same
-    size) and its range is given once, or the same each time."""
+    size) and its range is given once, or the same each time. ``framework``: real
+    torch for a real-torch model (its Dim and Tensor), texport by default."""
     if not specs:
         return None
     parsed = [parse_dynamic(text) for text in specs]
-    dim_class = getattr(texport.export, "Dim", None)
+    framework = framework or texport
+    dim_class = getattr(framework.export, "Dim", None)
     if dim_class is None:
         raise CliError("--dynamic is not supported yet: this texport has no texport.export.Dim "
                        "(dynamic shapes are not in); export with the example input's static shapes")
