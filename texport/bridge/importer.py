@@ -269,7 +269,7 @@ class GraphBuilder:
 
     def _aten(self, node: Any) -> None:
         target = node.target
-        op_def = OPS.get(_key(target))
+        op_def = OPS.get(_key(target)) or OPS.get(_SAME_OP.get(_key(target), ""))
         if op_def is None:
             raise self.error(node, f"texport's op table has no {_key(target)} ({target._schema}); a custom "
                              "op of that name can be registered with texport.library")
@@ -299,6 +299,8 @@ class GraphBuilder:
                 continue
             else:
                 raise self.error(node, f"its required argument '{arg.name}' of {op_def.key} is missing")
+            if isinstance(value, (torch.device, torch.layout)) and not arg.type.optional:
+                value = str(value).removeprefix("torch.")  # to.device's device: texport holds it as text
             values.append(self.value(value, node))
         return values
 
@@ -388,7 +390,7 @@ class GraphBuilder:
                 except Exception as inner:  # noqa: BLE001
                     node = self.nodes.get(op)
                     if node is not None:
-                        raise self.error(node, f"texport's verifier disagrees with torch: {inner}") from inner
+                        raise self.error(node, f"texport's verifier disagrees with torch: {inner}") from None
             raise ImportError_(f"the imported program does not verify: {err}") from err
 
     def error(self, node: Any, problem: str) -> ImportError_:
@@ -453,6 +455,10 @@ _SYMBOLIC_OPS = {
 _COMPARISONS = {operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
                 operator.gt: "gt", operator.ge: "ge"}
 _DROPPED = {torch.ops.aten._assert_tensor_metadata.default}
+# torch's operator overloads that texport's tracer records as the op they call (``a & b`` is
+# bitwise_and there): the same schema and numbers, under the name texport's table has
+_SAME_OP = {f"aten.__{name}__.{overload}": f"aten.bitwise_{name}.{overload}"
+            for name in ("and", "or", "xor") for overload in ("Tensor", "Scalar")}
 
 
 # --------------------------------------------------------------------------
