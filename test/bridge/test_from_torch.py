@@ -385,3 +385,25 @@ def test_stack_traces_become_locations() -> None:
                     if "return torch.ops.b19test.twice(x) + 1" in text)
         assert add.location.filename.data == __file__ and add.location.line.data == line
         assert "# code: return torch.ops.b19test.twice(x) + 1" in ep.graph_module.code
+
+
+def test_texport_opt_lowers_the_printed_import(tmp_path: Any) -> None:
+    from texport.tools import texport_opt
+
+    torch_ep = torch.export.export(ConvNet().train(), (torch.randn(2, 3, 8, 8),))
+    source, lowered = tmp_path / "convnet.mlir", tmp_path / "core.mlir"
+    source.write_text(from_torch(torch_ep).mlir())
+    with pytest.raises(SystemExit) as done:
+        texport_opt.main([str(source), "-p", "functionalize,decompose,legalize-core", "-o", str(lowered)])
+    assert done.value.code == 0
+    text = lowered.read_text()
+    assert "core.convolution" in text and "training." not in text and '"BUFFER_MUTATION"' in text
+    verify_module(parse_module(text))
+
+
+def test_the_entry_points_load_the_bridge_on_first_use() -> None:
+    import texport.bridge
+
+    assert texport.from_torch is texport.bridge.from_torch
+    ep = texport.from_torch(torch.export.export(Mlp(), (torch.randn(2, 6),)))
+    assert ep.dialect == "TRAINING"
