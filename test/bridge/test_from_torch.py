@@ -5,6 +5,7 @@ ranges, signature, calling convention, control flow, asserts and locations kept.
 from __future__ import annotations
 
 import io
+import operator
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -407,3 +408,44 @@ def test_the_entry_points_load_the_bridge_on_first_use() -> None:
     assert texport.from_torch is texport.bridge.from_torch
     ep = texport.from_torch(torch.export.export(Mlp(), (torch.randn(2, 6),)))
     assert ep.dialect == "TRAINING"
+
+
+def test_symbolic_true_division_is_texports_float_product() -> None:
+    class Halve(torch.nn.Module):
+        def forward(self, x):
+            return x * (x.shape[0] / 2)
+
+    torch_ep = torch.export.export(Halve(), (torch.randn(4),), dynamic_shapes={"x": {0: torch.export.Dim("n")}})
+    ep = from_torch(torch_ep)
+    assert "tx.to_float" in ep.mlir() and "tx.constant 0.5" in ep.mlir()
+    verify_module(parse_module(ep.mlir()))
+    run_both(torch_ep, ep, torch.randn(7))
+
+
+def test_negation_and_sym_not_of_unbacked_views() -> None:
+    class Rows(torch.nn.Module):
+        def forward(self, x, y):
+            n = x.item()
+            return y.view(n, -1), y.new_zeros(-(-y.shape[0]))
+
+    torch_ep = torch.export.export(Rows(), (torch.tensor(4), torch.randn(8, 3)))
+    targets = {node.target for node in torch_ep.graph.nodes}
+    ep = from_torch(torch_ep)
+    assert torch.sym_not not in targets or "tx.cmp ne" in ep.mlir()
+    run_both(torch_ep, ep, torch.tensor(4), torch.randn(8, 3))
+    run_both(torch_ep, ep, torch.tensor(6), torch.randn(8, 3))
+    with pytest.raises(Exception, match="Runtime assertion failed"):
+        ep.module()(texport.tensor(5), texport.randn(8, 3))
+
+
+def test_a_symbolic_op_texport_lacks_names_the_node_and_the_line() -> None:
+    class Square(torch.nn.Module):
+        def forward(self, x):
+            return x.new_zeros(x.shape[0] ** 2)
+
+    torch_ep = torch.export.export(Square(), (torch.randn(4),), dynamic_shapes={"x": {0: torch.export.Dim("n")}})
+    (power,) = [node for node in torch_ep.graph.nodes if node.target in (operator.pow, torch.sym_float)] or [None]
+    if power is None:
+        pytest.skip("torch folded the power into the size")
+    with pytest.raises(ImportError_, match=rf"(?s)cannot import node {power.name} .*x.new_zeros\(x.shape\[0\] \*\* 2\)"):
+        from_torch(torch_ep)

@@ -247,6 +247,12 @@ class GraphBuilder:
         target = node.target
         if target is operator.getitem:
             self._getitem(node)
+        elif target is operator.truediv:
+            self._truediv(node)
+        elif target is operator.neg:
+            self._symbolic(node, [0, *node.args], tx.SubOp)  # -s as 0 - s
+        elif target is torch.sym_not:
+            self._not(node)
         elif target in _SYMBOLIC_OPS or target in _COMPARISONS:
             self._symbolic(node)
         elif target in _DROPPED:
@@ -317,11 +323,13 @@ class GraphBuilder:
         else:
             self.values[node] = None
 
-    def _symbolic(self, node: Any) -> None:
+    def _symbolic(self, node: Any, args: list[Any] | None = None, op_type: Any = None) -> None:
         target = node.target
-        operands = [self.sym_operand(arg, node) for arg in node.args]
+        operands = [self.sym_operand(arg, node) for arg in (node.args if args is None else args)]
         result_type = self._node_type(node)
-        if target in _COMPARISONS:
+        if op_type is not None:
+            op = op_type.create(operands=operands, result_types=[result_type])
+        elif target in _COMPARISONS:
             op = tx.CmpOp.create(operands=operands, result_types=[result_type],
                                  properties={"predicate": StringAttr(_COMPARISONS[target])})
         elif target is torch.sym_float:
@@ -329,6 +337,35 @@ class GraphBuilder:
         else:
             op = _SYMBOLIC_OPS[target].create(operands=operands, result_types=[result_type])
         self.add(op, node)
+        set_name(op.results[0], node.name)
+        self.values[node] = op.results[0]
+
+    def _not(self, node: Any) -> None:
+        """``sym_not(a == b)`` (torch's spelling of ``a != b``) as the negated comparison."""
+        compared = self.value(node.args[0], node)
+        owner = compared.owner
+        if not isinstance(owner, tx.CmpOp):
+            raise self.error(node, "texport negates a comparison only (tx has no boolean not)")
+        op = tx.CmpOp.create(operands=list(owner.operands), result_types=[self._node_type(node)],
+                             properties={"predicate": StringAttr(_NEGATED[owner.predicate.data])})
+        self.add(op, node)
+        set_name(op.results[0], node.name)
+        self.values[node] = op.results[0]
+
+    def _truediv(self, node: Any) -> None:
+        """``s / c`` as texport's tracer records it: ``tx.to_float`` of ``s``, times the
+        constant ``1/c`` (tx has no division of floats; a symbolic divisor has no form)."""
+        dividend, divisor = node.args
+        if isinstance(divisor, torch.fx.Node) or isinstance(divisor, bool) or not divisor:
+            raise self.error(node, "texport divides a symbolic number by a non-zero constant only")
+        value = self.sym_operand(dividend, node)
+        if isinstance(value.type, tx.SymIntType):
+            to_float = self.add(tx.ToFloatOp.create(operands=[value], result_types=[
+                tx.SymFloatType(tx.SymExprAttr(value.type.value))]), node)
+            set_name(to_float.results[0], self.fresh("sym_float"))
+            value = to_float.results[0]
+        op = self.add(tx.MulOp.create(operands=[value, self.constant(1 / divisor, node)],
+                                      result_types=[self._node_type(node)]), node)
         set_name(op.results[0], node.name)
         self.values[node] = op.results[0]
 
@@ -454,6 +491,7 @@ _SYMBOLIC_OPS = {
 }
 _COMPARISONS = {operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
                 operator.gt: "gt", operator.ge: "ge"}
+_NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 _DROPPED = {torch.ops.aten._assert_tensor_metadata.default}
 # torch's operator overloads that texport's tracer records as the op they call (``a & b`` is
 # bitwise_and there): the same schema and numbers, under the name texport's table has
