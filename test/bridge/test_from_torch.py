@@ -425,13 +425,20 @@ def test_symbolic_true_division_is_texports_float_product() -> None:
 def test_negation_and_sym_not_of_unbacked_views() -> None:
     class Rows(torch.nn.Module):
         def forward(self, x, y):
-            n = x.item()
-            return y.view(n, -1), y.new_zeros(-(-y.shape[0]))
+            return y.view(x.item(), -1)
+
+    class Flipped(torch.nn.Module):
+        def forward(self, x):
+            negative = -x.shape[0]
+            return x.new_zeros(-negative)
 
     torch_ep = torch.export.export(Rows(), (torch.tensor(4), torch.randn(8, 3)))
     targets = {node.target for node in torch_ep.graph.nodes}
     ep = from_torch(torch_ep)
     assert torch.sym_not not in targets or "tx.cmp ne" in ep.mlir()
+    flipped = torch.export.export(Flipped(), (torch.randn(4),), dynamic_shapes={"x": {0: torch.export.Dim("n")}})
+    assert operator.neg in {node.target for node in flipped.graph.nodes}
+    run_both(flipped, from_torch(flipped), torch.randn(6))
     run_both(torch_ep, ep, torch.tensor(4), torch.randn(8, 3))
     run_both(torch_ep, ep, torch.tensor(6), torch.randn(8, 3))
     with pytest.raises(Exception, match="Runtime assertion failed"):
