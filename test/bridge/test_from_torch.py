@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 
 import texport  # noqa: E402
 from texport.bridge import from_torch  # noqa: E402
-from texport.bridge.values import ImportError_, tensor_of  # noqa: E402
+from texport.bridge.values import TorchImportError, tensor_of  # noqa: E402
 from texport.dialects import bootstrap  # noqa: E402
 from texport.dialects.context import parse_module, verify_module  # noqa: E402
 from texport.dialects.registry import Registry  # noqa: E402
@@ -356,7 +356,7 @@ class UsesCustom(torch.nn.Module):
 
 def test_an_op_texport_lacks_is_named_with_its_schema() -> None:
     torch_ep = torch.export.export(UsesCustom(), (torch.randn(3),))
-    with pytest.raises(ImportError_) as err:
+    with pytest.raises(TorchImportError) as err:
         from_torch(torch_ep)
     message = str(err.value)
     assert "b19test.twice.default" in message and "b19test::twice(Tensor x) -> Tensor" in message
@@ -454,5 +454,5 @@ def test_a_symbolic_op_texport_lacks_names_the_node_and_the_line() -> None:
     (power,) = [node for node in torch_ep.graph.nodes if node.target in (operator.pow, torch.sym_float)] or [None]
     if power is None:
         pytest.skip("torch folded the power into the size")
-    with pytest.raises(ImportError_, match=rf"(?s)cannot import node {power.name} .*x.new_zeros\(x.shape\[0\] \*\* 2\)"):
+    with pytest.raises(TorchImportError, match=rf"(?s)cannot import node {power.name} .*x.new_zeros\(x.shape\[0\] \*\* 2\)"):
         from_torch(torch_ep)

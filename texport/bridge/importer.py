@@ -50,7 +50,7 @@ from .signature import (
     tree_spec,
 )
 from .values import (
-    ImportError_,
+    TorchImportError,
     dim_of,
     literal,
     location_of,
@@ -130,8 +130,8 @@ def _module(builder: GraphBuilder, torch_ep: Any, signature: Any, convention: Ca
     arg_attrs = [input_attrs(spec, next(paths) if spec.kind is InputKind.USER_INPUT else None) for spec in args]
     outputs = [spec for spec in signature.output_specs if not isinstance(spec.arg, ConstantArgument)]
     if len(outputs) != len(returned) or len(arg_attrs) != len(block.args):
-        raise ImportError_(f"the graph signature lists {len(arg_attrs)} inputs and {len(outputs)} outputs, "
-                           f"the graph takes {len(block.args)} and returns {len(returned)}")
+        raise TorchImportError(f"the graph signature lists {len(arg_attrs)} inputs and {len(outputs)} outputs, "
+                               f"the graph takes {len(block.args)} and returns {len(returned)}")
     func = FuncOp("forward", FunctionType.from_lists([a.type for a in block.args], [v.type for v in returned]),
                   Region(block))
     func.arg_attrs = ArrayAttr(arg_attrs)
@@ -179,7 +179,7 @@ class GraphBuilder:
                 if node.name in self.constant_inputs:
                     self.values[node] = self.constant_inputs[node.name]
             placeholders = [n for n in placeholders if n.name not in self.constant_inputs]
-        types = arg_types or [self._node_type(n) for n in placeholders]
+        types = arg_types if arg_types is not None else [self._node_type(n) for n in placeholders]
         self.block = Block(arg_types=types)
         for node, arg in zip(placeholders, self.block.args):
             set_name(arg, node.name)
@@ -198,7 +198,7 @@ class GraphBuilder:
     def _node_type(self, node: Any) -> Any:
         try:
             return type_of(node.meta["val"])
-        except (KeyError, ImportError_) as err:
+        except (KeyError, TorchImportError) as err:
             raise self.error(node, f"its value has no IR type ({err})") from None
 
     def _outputs(self, node: Any) -> list[SSAValue]:
@@ -428,10 +428,10 @@ class GraphBuilder:
                     node = self.nodes.get(op)
                     if node is not None:
                         raise self.error(node, f"texport's verifier disagrees with torch: {inner}") from None
-            raise ImportError_(f"the imported program does not verify: {err}") from err
+            raise TorchImportError(f"the imported program does not verify: {err}") from err
 
-    def error(self, node: Any, problem: str) -> ImportError_:
-        return ImportError_(f"cannot import node {node.name} ({node.target}): {problem}{source_line(node)}")
+    def error(self, node: Any, problem: str) -> TorchImportError:
+        return TorchImportError(f"cannot import node {node.name} ({node.target}): {problem}{source_line(node)}")
 
 
 def _level_for(op_def: Any, level: str) -> str:
@@ -518,7 +518,7 @@ def _constants(torch_ep: Any) -> dict[str, Any]:
     constants = {}
     for name, value in torch_ep.constants.items():
         if not isinstance(value, torch.Tensor):
-            raise ImportError_(f"constant {name} is a {type(value).__name__}: texport holds tensor constants only")
+            raise TorchImportError(f"constant {name} is a {type(value).__name__}: texport holds tensor constants only")
         constants[name] = tensor_of(value)
     return constants
 

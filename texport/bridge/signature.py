@@ -26,7 +26,7 @@ from texport.tracer.signature import (
     TokenArgument,
 )
 
-from .values import ImportError_, literal
+from .values import TorchImportError, literal
 
 
 def _argument(arg: Any, where: str) -> Any:
@@ -39,7 +39,7 @@ def _argument(arg: Any, where: str) -> Any:
         return ConstantArgument(arg.name, literal(arg.value))
     if kind == "TokenArgument":
         return TokenArgument(arg.name)
-    raise ImportError_(f"{where}: texport has no {kind} (found {arg})")
+    raise TorchImportError(f"{where}: texport has no {kind} (found {arg})")
 
 
 def signature_of(torch_signature: Any) -> ExportGraphSignature:
@@ -88,7 +88,7 @@ def tree_spec(spec: Any) -> pytree.TreeSpec:
 def _register_like_torch(node_type: Any) -> None:
     node = torch_pytree.SUPPORTED_NODES.get(node_type)
     if node is None:
-        raise ImportError_(f"the program's inputs or outputs hold a {node_type}, which torch's pytree "
+        raise TorchImportError(f"the program's inputs or outputs hold a {node_type}, which torch's pytree "
                            "does not know either")
     pytree.register_pytree_node(node_type, node.flatten_fn, node.unflatten_fn,
                                 flatten_with_keys_fn=node.flatten_with_keys_fn)
@@ -123,7 +123,7 @@ def calling_convention(torch_ep: Any, signature: ExportGraphSignature, placehold
              for path, _ in pytree.tree_flatten_with_path(value)[0]]
     user_specs = [spec for spec in signature.input_specs if spec.kind is InputKind.USER_INPUT]
     if len(paths) != len(user_specs):
-        raise ImportError_(f"the program's in_spec holds {len(paths)} leaves for its {len(user_specs)} user inputs")
+        raise TorchImportError(f"the program's in_spec holds {len(paths)} leaves for its {len(user_specs)} user inputs")
     for path, spec in zip(paths, user_specs):
         if isinstance(spec.arg, ConstantArgument):
             convention.input_constants[path] = spec.arg.value
