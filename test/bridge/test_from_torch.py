@@ -456,3 +456,44 @@ def test_a_symbolic_op_texport_lacks_names_the_node_and_the_line() -> None:
         pytest.skip("torch folded the power into the size")
     with pytest.raises(TorchImportError, match=rf"(?s)cannot import node {power.name} .*x.new_zeros\(x.shape\[0\] \*\* 2\)"):
         from_torch(torch_ep)
+
+
+@torch.library.custom_op("b19test::bump_", mutates_args=("x",))
+def _bump_(x: torch.Tensor, k: float) -> torch.Tensor:
+    x.add_(k)
+    return x * 2
+
+
+@_bump_.register_fake
+def _bump_fake(x, k):
+    return torch.empty_like(x)
+
+
+class Bumps(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("buf", torch.zeros(3))
+
+    def forward(self, x):
+        doubled = _bump_(self.buf, 2.0)
+        return x + self.buf + doubled
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_custom_op_that_writes_imports_at_every_level(level: str) -> None:
+    """torch's auto_functionalized_v2 (results first, then the new bases) becomes texport's
+    ``.auto_functionalized`` variant (new values first, then the results)."""
+    with restored_registries():
+        @texport.library.custom_op("b19test::bump_", mutates_args=("x",))
+        def bump_(x: texport.Tensor, k: float) -> texport.Tensor:
+            x.add_(k)
+            return x * 2
+
+        bump_.register_fake(lambda x, k: texport.empty_like(x))
+        torch_ep = at_level(torch.export.export(Bumps(), (torch.ones(3),)), level)
+        ep = from_torch(torch_ep)
+        if level != "training":
+            assert "b19test.bump_.auto_functionalized(%b_buf, 2.0)" in ep.mlir()
+        theirs, ours = torch_ep.module(), ep.module()
+        for _ in range(2):  # the second call sees the buffer the first one wrote
+            assert_same(theirs(torch.ones(3)), ours(texport.ones(3)))

@@ -382,6 +382,9 @@ class GraphBuilder:
     # ---- control flow ---------------------------------------------------
 
     def _higher_order(self, node: Any) -> None:
+        if node.target.__name__ in ("auto_functionalized", "auto_functionalized_v2"):
+            self._auto_functionalized(node)
+            return
         build = _HIGHER_ORDER.get(node.target.__name__)
         if build is None:
             raise self.error(node, f"texport has no form for the higher-order op {node.target.__name__}")
@@ -391,6 +394,46 @@ class GraphBuilder:
         for index, result in enumerate(op.results):
             set_name(result, names.get(index) or self.fresh("getitem"))
         self.values[node] = list(op.results)
+
+    def _auto_functionalized(self, node: Any) -> None:
+        """torch's functional form of a custom op that writes its arguments, as texport's:
+        the op's ``.auto_functionalized`` variant, which takes the written arguments'
+        values and returns their new values first, then the op's own results (torch
+        gives the results first, then the new bases)."""
+        target, kwargs = node.args[0], node.kwargs
+        namespace, name = target._schema.name.split("::")
+        variant = OPS.get(f"{namespace}.{name}.auto_functionalized")
+        if variant is None:
+            raise self.error(node, f"texport knows no custom op {target._schema.name} (register it with "
+                             f"texport.library, so that it has a functional form): {target._schema}")
+        bases = kwargs.get("_all_bases")
+        values, written = [], []  # written: the index in torch's results of each new value
+        own_results = len(target._schema.returns)
+        for arg in target._schema.arguments:
+            if not (arg.alias_info is not None and arg.alias_info.is_write):
+                values.append(self.value(kwargs.get(arg.name, arg.default_value), node))
+            elif bases is None:  # auto_functionalized (v1): the written tensor by name
+                values.append(self.value(kwargs[arg.name], node))
+                written.append(own_results + len(written))
+            elif any(f"_{arg.name}_{part}" in kwargs for part in ("size", "stride", "storage_offset")):
+                raise self.error(node, f"the op writes a view of an input ({arg.name}); texport's "
+                                 "functional form writes whole tensors only")
+            else:
+                index = kwargs[f"_{arg.name}_base_index"]
+                values.append(self.value(bases[index], node))
+                written.append(own_results + index)
+        types = result_types(node.meta.get("val"))
+        order = written + list(range(own_results))  # texport's result i is torch's result order[i]
+        op = self.add(op_class(variant, _level_for(variant, self.level)).build(values, [types[i] for i in order]),
+                      node)
+        results: list[Any] = [None] * len(types)
+        for index, result in zip(order, op.results):
+            results[index] = result
+        names = {user.args[1]: user.name for user in node.users if user.target is operator.getitem}
+        for index, result in enumerate(results):
+            if result is not None:
+                set_name(result, names.get(index) or self.fresh("getitem"))
+        self.values[node] = results
 
     def region(self, graph_node: Any, node: Any, arg_types: list[Any]) -> Region:
         """The subgraph a ``get_attr`` node names, as a region ending in control.yield."""
