@@ -497,3 +497,19 @@ def test_a_custom_op_that_writes_imports_at_every_level(level: str) -> None:
         theirs, ours = torch_ep.module(), ep.module()
         for _ in range(2):  # the second call sees the buffer the first one wrote
             assert_same(theirs(torch.ones(3)), ours(texport.ones(3)))
+
+
+@pytest.mark.parametrize("level", ("training", "core"))
+def test_a_program_read_back_by_torch_export_load_imports(level: str) -> None:
+    """What ``texport import model.pt2`` reads: torch's own archive, through torch's loader."""
+    batch = torch.export.Dim("batch", min=2, max=64)
+    args = (torch.randn(5, 4), torch.randn(3))
+    saved = at_level(torch.export.export(State().train(), args, dynamic_shapes={"x": {0: batch}, "y": None}), level)
+    buffer = io.BytesIO()
+    torch.export.save(saved, buffer)
+    buffer.seek(0)
+    torch_ep = torch.export.load(buffer)
+    ep = from_torch(torch_ep)
+    assert ep.dialect == DIALECTS[level]
+    assert {str(k) for k in ep.range_constraints} == {str(k) for k in torch_ep.range_constraints}
+    run_both(torch_ep, ep, torch.randn(7, 4), torch.randn(3))
