@@ -280,9 +280,12 @@ class GraphBuilder:
             raise self.error(node, f"texport's op table has no {_key(target)} ({target._schema}); a custom "
                              "op of that name can be registered with texport.library")
         values = self._bound(node, op_def)
-        types = result_types(node.meta.get("val"))
-        if len(op_def.schema.returns) == 0:
+        if not op_def.schema.returns:
             types = []
+        elif "val" in node.meta:
+            types = result_types(node.meta["val"])
+        else:
+            raise self.error(node, "torch recorded no value for it (node.meta['val']): its result types are unknown")
         cls = op_class(op_def, _level_for(op_def, self.level))
         try:
             op = cls.build(values, types)
