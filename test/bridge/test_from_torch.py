@@ -513,3 +513,24 @@ def test_a_program_read_back_by_torch_export_load_imports(level: str) -> None:
     assert ep.dialect == DIALECTS[level]
     assert {str(k) for k in ep.range_constraints} == {str(k) for k in torch_ep.range_constraints}
     run_both(torch_ep, ep, torch.randn(7, 4), torch.randn(3))
+
+
+class NestedBranches(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("step", torch.ones(4))
+
+    def forward(self, x):
+        def positive(x):
+            return torch.cond(x.mean() > 0.5, lambda x: x + self.step, lambda x: x - self.step, (x,))
+
+        return torch.cond(x.sum() > 0, positive, lambda x: x.cos(), (x,))
+
+
+@pytest.mark.parametrize("level", ("training", "core"))
+def test_nested_cond_keeps_its_inner_subgraphs(level: str) -> None:
+    torch_ep = at_level(torch.export.export(NestedBranches(), (torch.randn(3, 4).abs(),)), level)
+    ep = from_torch(torch_ep)
+    assert ep.mlir().count("control.cond") == 2
+    for x in (torch.ones(3, 4), torch.full((3, 4), 0.1), -torch.ones(3, 4)):
+        run_both(torch_ep, ep, x)

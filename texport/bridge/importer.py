@@ -442,7 +442,8 @@ class GraphBuilder:
         """The subgraph a ``get_attr`` node names, as a region ending in control.yield."""
         if not (isinstance(graph_node, torch.fx.Node) and graph_node.op == "get_attr"):
             raise self.error(node, f"expected a get_attr subgraph, found {graph_node}")
-        submodule = getattr(self.root, graph_node.target)
+        owner = graph_node.graph.owning_module or self.root  # a nested subgraph lives in its parent's
+        submodule = getattr(owner, graph_node.target)
         placeholders = [n for n in submodule.graph.nodes if n.op == "placeholder"]
         types = [self._node_type(p) for p in placeholders]
         if len(types) != len(arg_types):
