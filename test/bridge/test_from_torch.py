@@ -534,3 +534,28 @@ def test_nested_cond_keeps_its_inner_subgraphs(level: str) -> None:
     assert ep.mlir().count("control.cond") == 2
     for x in (torch.ones(3, 4), torch.full((3, 4), 0.1), -torch.ones(3, 4)):
         run_both(torch_ep, ep, x)
+
+
+def test_preserved_module_call_signatures_unflatten() -> None:
+    class Block(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.lin(x).relu()
+
+    class Top(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.block, self.out = Block(), torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.out(self.block(x) + 1)
+
+    torch_ep = torch.export.export(Top(), (torch.randn(2, 3),), preserve_module_call_signature=("block",))
+    ep = from_torch(torch_ep)
+    (entry,) = [e for e in ep.module_call_graph if e.fqn == "block"]
+    assert [a.name for a in entry.signature.inputs] == ["x"] and [a.name for a in entry.signature.outputs] == ["relu"]
+    x = torch.randn(2, 3)
+    assert_same(torch.export.unflatten(torch_ep)(x), texport.export.unflatten(ep)(tensor_of(x)))

@@ -43,6 +43,7 @@ from texport.tracer.signature import ConstantArgument, InputKind
 
 from .signature import (
     CallingConvention,
+    argument_of,
     calling_convention,
     input_attrs,
     output_attrs,
@@ -594,7 +595,10 @@ def _module_call_graph(torch_ep: Any, convention: CallingConvention) -> list[Mod
     for entry in torch_ep.module_call_graph[1:]:
         signature = entry.signature
         if signature is not None:
-            signature = ModuleCallSignature([], [], tree_spec(signature.in_spec), tree_spec(signature.out_spec),
+            where = f"module_call_graph entry {entry.fqn}"
+            signature = ModuleCallSignature([argument_of(a, where) for a in signature.inputs],
+                                            [argument_of(a, where) for a in signature.outputs],
+                                            tree_spec(signature.in_spec), tree_spec(signature.out_spec),
                                             signature.forward_arg_names)
         entries.append(ModuleCallEntry(entry.fqn, signature))
     return entries

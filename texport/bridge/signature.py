@@ -29,7 +29,8 @@ from texport.tracer.signature import (
 from .values import TorchImportError, literal
 
 
-def _argument(arg: Any, where: str) -> Any:
+def argument_of(arg: Any, where: str) -> Any:
+    """A torch graph-signature argument as texport's (the same name and kind)."""
     kind = type(arg).__name__
     if kind == "TensorArgument":
         return TensorArgument(arg.name)
@@ -44,9 +45,9 @@ def _argument(arg: Any, where: str) -> Any:
 
 def signature_of(torch_signature: Any) -> ExportGraphSignature:
     """The same specs, in the same order, with texport's argument types."""
-    inputs = [InputSpec(InputKind[spec.kind.name], _argument(spec.arg, f"input {spec.arg}"), spec.target,
+    inputs = [InputSpec(InputKind[spec.kind.name], argument_of(spec.arg, f"input {spec.arg}"), spec.target,
                         spec.persistent) for spec in torch_signature.input_specs]
-    outputs = [OutputSpec(OutputKind[spec.kind.name], _argument(spec.arg, f"output {spec.arg}"), spec.target)
+    outputs = [OutputSpec(OutputKind[spec.kind.name], argument_of(spec.arg, f"output {spec.arg}"), spec.target)
                for spec in torch_signature.output_specs]
     return ExportGraphSignature(inputs, outputs)
 
