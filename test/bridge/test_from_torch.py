@@ -536,6 +536,7 @@ def test_nested_cond_keeps_its_inner_subgraphs(level: str) -> None:
         run_both(torch_ep, ep, x)
 
 
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node:UserWarning")  # torch's own unflatten
 def test_preserved_module_call_signatures_unflatten() -> None:
     class Block(torch.nn.Module):
         def __init__(self) -> None:
