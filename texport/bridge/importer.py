@@ -297,6 +297,11 @@ class GraphBuilder:
 
     def _bound(self, node: Any, op_def: Any) -> list[Any]:
         """The node's arguments in schema order, defaults filled in from texport's schema."""
+        names = [arg.name for arg in op_def.schema.arguments]
+        unknown = [name for name in node.kwargs if name not in names[len(node.args):]]
+        if len(node.args) > len(names) or unknown:
+            raise self.error(node, f"its arguments do not fit texport's schema {op_def.schema_text} "
+                             f"({len(node.args)} positional, keywords {list(node.kwargs)})")
         values = []
         for index, arg in enumerate(op_def.schema.arguments):
             if index < len(node.args):
