@@ -413,7 +413,7 @@ def test_the_entry_points_load_the_bridge_on_first_use() -> None:
 def test_symbolic_true_division_is_texports_float_product() -> None:
     class Halve(torch.nn.Module):
         def forward(self, x):
-            return x * (x.shape[0] / 2)
+            return x * (x.shape[0] / 2), x.shape[0] / 2, x.shape[0] > 3  # symbolic float and bool outputs too
 
     torch_ep = torch.export.export(Halve(), (torch.randn(4),), dynamic_shapes={"x": {0: torch.export.Dim("n")}})
     ep = from_torch(torch_ep)

@@ -34,8 +34,8 @@ def argument_of(arg: Any, where: str) -> Any:
     kind = type(arg).__name__
     if kind == "TensorArgument":
         return TensorArgument(arg.name)
-    if kind == "SymIntArgument":
-        return SymIntArgument(arg.name)
+    if kind in ("SymIntArgument", "SymFloatArgument", "SymBoolArgument"):
+        return SymIntArgument(arg.name)  # texport's one argument kind for every symbolic scalar
     if kind == "ConstantArgument":
         return ConstantArgument(arg.name, literal(arg.value))
     if kind == "TokenArgument":
