@@ -560,3 +560,17 @@ def test_preserved_module_call_signatures_unflatten() -> None:
     assert [a.name for a in entry.signature.inputs] == ["x"] and [a.name for a in entry.signature.outputs] == ["relu"]
     x = torch.randn(2, 3)
     assert_same(torch.export.unflatten(torch_ep)(x), texport.export.unflatten(ep)(tensor_of(x)))
+
+
+def test_a_shape_texport_disagrees_with_names_the_node() -> None:
+    class Bump(torch.nn.Module):
+        def forward(self, x):
+            return (x + 1).relu()
+
+    torch_ep = torch.export.export(Bump(), (torch.randn(2, 3),))
+    relu = next(node for node in torch_ep.graph.nodes if node.name == "relu")
+    with relu.meta["val"].fake_mode:
+        relu.meta["val"] = torch.empty(3, 2)  # what a wrong shape rule on either side would give
+    with pytest.raises(TorchImportError, match=r"(?s)node relu \(aten.relu.default\): texport's verifier disagrees with "
+                       r"torch: .*\[3, 2\].*shape rule gives .*\[2, 3\].*return \(x \+ 1\).relu\(\)"):
+        from_torch(torch_ep)
