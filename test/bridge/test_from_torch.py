@@ -574,3 +574,39 @@ def test_a_shape_texport_disagrees_with_names_the_node() -> None:
     with pytest.raises(TorchImportError, match=r"(?s)node relu \(aten.relu.default\): texport's verifier disagrees with "
                        r"torch: .*\[3, 2\].*shape rule gives .*\[2, 3\].*return \(x \+ 1\).relu\(\)"):
         from_torch(torch_ep)
+
+
+class Scoped(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        with torch.no_grad():
+            y = self.lin(x) * 2
+        with torch.autocast("cpu", enabled=False):
+            z = y.float() + 1
+        return y + x, z
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_grad_and_disabled_autocast_scopes_are_inlined(level: str) -> None:
+    """torch keeps them as wrap_with_* subgraphs in the training IR; texport's tracer records their ops inline."""
+    torch_ep = at_level(torch.export.export(Scoped(), (torch.randn(2, 3),)), level)
+    ep = from_torch(torch_ep)
+    assert "wrap_with" not in ep.mlir() and "control." not in ep.mlir()
+    assert [s.arg.name for s in ep.graph_signature.output_specs] == \
+        [s.arg.name for s in torch_ep.graph_signature.output_specs]
+    verify_module(parse_module(ep.mlir()))
+    run_both(torch_ep, ep, torch.randn(2, 3))
+
+
+def test_an_enabled_autocast_is_refused_by_name() -> None:
+    class Cast(torch.nn.Module):
+        def forward(self, x):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return torch.mm(x, x)
+
+    torch_ep = torch.export.export(Cast(), (torch.randn(3, 3),))
+    with pytest.raises(TorchImportError, match=r"(?s)wrap_with_autocast.*texport has no autocast.*torch.mm\(x, x\)"):
+        from_torch(torch_ep)

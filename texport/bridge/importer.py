@@ -155,7 +155,8 @@ class GraphBuilder:
         self.constant_inputs = constant_inputs or {}  # a specialised input: torch's placeholder, no argument
         self.values: dict[Any, Any] = {}  # fx node -> SSA value, or a list of them (a multi-result op)
         self.nodes: dict[Operation, Any] = {}  # IR op -> the fx node it came from (for errors)
-        self.taken = {n.name for n in _all_nodes(graph_module)}
+        self.taken = {n.name for n in graph_module.graph.nodes}  # the names fresh() avoids
+        self.inlining = 0  # depth of subgraphs being inlined into the current block
         self.block: Block = Block()
 
     # ---- names ----------------------------------------------------------
@@ -167,6 +168,18 @@ class GraphBuilder:
             name = f"{base}_{count}"
         self.taken.add(name)
         return name
+
+    def name_of(self, node: Any) -> str:
+        """torch's node name; a fresh one inside an inlined subgraph (its names repeat the parent's)."""
+        return self.fresh(node.name) if self.inlining else node.name
+
+    def name_results(self, node: Any, results: Any) -> None:
+        """The results of a multi-result node, named after the getitem nodes that read them."""
+        readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+        for index, result in enumerate(results):
+            if result is not None:
+                reader = readers.get(index)
+                set_name(result, self.name_of(reader) if reader is not None else self.fresh("getitem"))
 
     # ---- blocks ---------------------------------------------------------
 
@@ -322,12 +335,10 @@ class GraphBuilder:
     def _bind_results(self, node: Any, op: Operation) -> None:
         val = node.meta.get("val")
         if isinstance(val, (tuple, list)):
-            names = {user.args[1]: user.name for user in node.users if user.target is operator.getitem}
-            for index, result in enumerate(op.results):
-                set_name(result, names.get(index) or self.fresh("getitem"))
+            self.name_results(node, op.results)
             self.values[node] = list(op.results)
         elif op.results:
-            set_name(op.results[0], node.name)
+            set_name(op.results[0], self.name_of(node))
             self.values[node] = op.results[0]
         else:
             self.values[node] = None
@@ -346,7 +357,7 @@ class GraphBuilder:
         else:
             op = _SYMBOLIC_OPS[target].create(operands=operands, result_types=[result_type])
         self.add(op, node)
-        set_name(op.results[0], node.name)
+        set_name(op.results[0], self.name_of(node))
         self.values[node] = op.results[0]
 
     def _not(self, node: Any) -> None:
@@ -358,7 +369,7 @@ class GraphBuilder:
         op = tx.CmpOp.create(operands=list(owner.operands), result_types=[self._node_type(node)],
                              properties={"predicate": StringAttr(_NEGATED[owner.predicate.data])})
         self.add(op, node)
-        set_name(op.results[0], node.name)
+        set_name(op.results[0], self.name_of(node))
         self.values[node] = op.results[0]
 
     def _truediv(self, node: Any) -> None:
@@ -375,7 +386,7 @@ class GraphBuilder:
             value = to_float.results[0]
         op = self.add(tx.MulOp.create(operands=[value, self.constant(1 / divisor, node)],
                                       result_types=[self._node_type(node)]), node)
-        set_name(op.results[0], node.name)
+        set_name(op.results[0], self.name_of(node))
         self.values[node] = op.results[0]
 
     def _assert(self, node: Any) -> None:
@@ -394,15 +405,46 @@ class GraphBuilder:
         if node.target.__name__ in ("auto_functionalized", "auto_functionalized_v2"):
             self._auto_functionalized(node)
             return
+        if node.target.__name__ in _INLINED:
+            self._inline(node, *_INLINED[node.target.__name__](node))
+            return
         build = _HIGHER_ORDER.get(node.target.__name__)
         if build is None:
             raise self.error(node, f"texport has no form for the higher-order op {node.target.__name__}")
         op = build(self, node)
         self.add(op, node)
-        names = {user.args[1]: user.name for user in node.users if user.target is operator.getitem}
-        for index, result in enumerate(op.results):
-            set_name(result, names.get(index) or self.fresh("getitem"))
+        self.name_results(node, op.results)
         self.values[node] = list(op.results)
+
+    def _inline(self, node: Any, graph_node: Any, operands: Any) -> None:
+        """A subgraph torch keeps only to scope a mode (grad, disabled autocast) that
+        changes no number here: its ops go into the current block, as texport's tracer
+        records them; its results are named after the getitem nodes that read them."""
+        owner = graph_node.graph.owning_module or self.root
+        graph = getattr(owner, graph_node.target).graph
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        for placeholder, operand in zip(placeholders, operands, strict=True):
+            self.values[placeholder] = self.value(operand, node)
+        first_new = len(self.block.ops)
+        self.inlining += 1
+        try:
+            returned = [self._returned(n) for n in graph.nodes if n.op != "placeholder"]
+        finally:
+            self.inlining -= 1
+        results = next(r for r in returned if r is not None)
+        made = {result for op in list(self.block.ops)[first_new:] for result in op.results}
+        readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+        for index, result in enumerate(results):
+            if result in made and index in readers:
+                set_name(result, readers[index].name)
+        self.values[node] = results
+
+    def _returned(self, node: Any) -> list[SSAValue] | None:
+        if node.op == "call_function":
+            self._call(node)
+        elif node.op == "output":
+            return self._outputs(node)
+        return None
 
     def _auto_functionalized(self, node: Any) -> None:
         """torch's functional form of a custom op that writes its arguments, as texport's:
@@ -438,10 +480,7 @@ class GraphBuilder:
         results: list[Any] = [None] * len(types)
         for index, result in zip(order, op.results):
             results[index] = result
-        names = {user.args[1]: user.name for user in node.users if user.target is operator.getitem}
-        for index, result in enumerate(results):
-            if result is not None:
-                set_name(result, names.get(index) or self.fresh("getitem"))
+        self.name_results(node, results)
         self.values[node] = results
 
     def region(self, graph_node: Any, node: Any, arg_types: list[Any]) -> Region:
@@ -537,6 +576,31 @@ def _while_loop(builder: GraphBuilder, node: Any) -> Operation:
 
 
 _HIGHER_ORDER = {"cond": _cond, "map_impl": _map, "scan": _scan, "while_loop": _while_loop}
+
+
+def _grad_scope(node: Any) -> tuple[Any, Any]:
+    """wrap_with_set_grad_enabled(enabled, subgraph, *operands): texport has no autograd."""
+    return node.args[1], node.args[2:]
+
+
+def _autocast_scope(node: Any) -> tuple[Any, Any]:
+    """wrap_with_autocast(device, dtype, enabled, cache_enabled, subgraph, *operands): only a
+    disabled autocast changes no number (texport has no autocast)."""
+    if node.args[2]:
+        raise TorchImportError(f"cannot import node {node.name} ({node.target}): texport has no autocast; "
+                               f"export the model without torch.autocast{_scope_source(node, node.args[4])}")
+    return node.args[4], node.args[5:]
+
+
+def _scope_source(node: Any, graph_node: Any) -> str:
+    """The user's line of a scope: torch records none for the HOP, so its first op's."""
+    if node.meta.get("stack_trace"):
+        return source_line(node)
+    graph = getattr(graph_node.graph.owning_module, graph_node.target).graph
+    return next((source_line(n) for n in graph.nodes if n.meta.get("stack_trace")), "")
+
+
+_INLINED = {"wrap_with_set_grad_enabled": _grad_scope, "wrap_with_autocast": _autocast_scope}
 
 _SYMBOLIC_OPS = {
     operator.add: tx.AddOp, operator.sub: tx.SubOp, operator.mul: tx.MulOp, operator.floordiv: tx.FloorDivOp,
