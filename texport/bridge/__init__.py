@@ -24,4 +24,12 @@ def to_torch(ep: Any, *args: Any, **kwargs: Any) -> Any:
     return _to_torch(ep, *args, **kwargs)
 
 
-__all__ = ["from_torch", "to_torch"]
+def __getattr__(name: str) -> Any:
+    if name == "TorchImportError":  # the error from_torch raises (its module imports torch)
+        from .values import TorchImportError
+
+        return TorchImportError
+    raise AttributeError(f"module 'texport.bridge' has no attribute '{name}'")
+
+
+__all__ = ["TorchImportError", "from_torch", "to_torch"]

@@ -43,6 +43,7 @@ from texport.tracer.signature import ConstantArgument, InputKind
 
 from .signature import (
     CallingConvention,
+    argument_of,
     calling_convention,
     input_attrs,
     output_attrs,
@@ -50,7 +51,7 @@ from .signature import (
     tree_spec,
 )
 from .values import (
-    ImportError_,
+    TorchImportError,
     dim_of,
     literal,
     location_of,
@@ -130,8 +131,8 @@ def _module(builder: GraphBuilder, torch_ep: Any, signature: Any, convention: Ca
     arg_attrs = [input_attrs(spec, next(paths) if spec.kind is InputKind.USER_INPUT else None) for spec in args]
     outputs = [spec for spec in signature.output_specs if not isinstance(spec.arg, ConstantArgument)]
     if len(outputs) != len(returned) or len(arg_attrs) != len(block.args):
-        raise ImportError_(f"the graph signature lists {len(arg_attrs)} inputs and {len(outputs)} outputs, "
-                           f"the graph takes {len(block.args)} and returns {len(returned)}")
+        raise TorchImportError(f"the graph signature lists {len(arg_attrs)} inputs and {len(outputs)} outputs, "
+                               f"the graph takes {len(block.args)} and returns {len(returned)}")
     func = FuncOp("forward", FunctionType.from_lists([a.type for a in block.args], [v.type for v in returned]),
                   Region(block))
     func.arg_attrs = ArrayAttr(arg_attrs)
@@ -154,7 +155,8 @@ class GraphBuilder:
         self.constant_inputs = constant_inputs or {}  # a specialised input: torch's placeholder, no argument
         self.values: dict[Any, Any] = {}  # fx node -> SSA value, or a list of them (a multi-result op)
         self.nodes: dict[Operation, Any] = {}  # IR op -> the fx node it came from (for errors)
-        self.taken = {n.name for n in _all_nodes(graph_module)}
+        self.taken = {n.name for n in graph_module.graph.nodes}  # the names fresh() avoids
+        self.inlining = 0  # depth of subgraphs being inlined into the current block
         self.block: Block = Block()
 
     # ---- names ----------------------------------------------------------
@@ -166,6 +168,18 @@ class GraphBuilder:
             name = f"{base}_{count}"
         self.taken.add(name)
         return name
+
+    def name_of(self, node: Any) -> str:
+        """torch's node name; a fresh one inside an inlined subgraph (its names repeat the parent's)."""
+        return self.fresh(node.name) if self.inlining else node.name
+
+    def name_results(self, node: Any, results: Any) -> None:
+        """The results of a multi-result node, named after the getitem nodes that read them."""
+        readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+        for index, result in enumerate(results):
+            if result is not None:
+                reader = readers.get(index)
+                set_name(result, self.name_of(reader) if reader is not None else self.fresh("getitem"))
 
     # ---- blocks ---------------------------------------------------------
 
@@ -179,7 +193,7 @@ class GraphBuilder:
                 if node.name in self.constant_inputs:
                     self.values[node] = self.constant_inputs[node.name]
             placeholders = [n for n in placeholders if n.name not in self.constant_inputs]
-        types = arg_types or [self._node_type(n) for n in placeholders]
+        types = arg_types if arg_types is not None else [self._node_type(n) for n in placeholders]
         self.block = Block(arg_types=types)
         for node, arg in zip(placeholders, self.block.args):
             set_name(arg, node.name)
@@ -198,7 +212,7 @@ class GraphBuilder:
     def _node_type(self, node: Any) -> Any:
         try:
             return type_of(node.meta["val"])
-        except (KeyError, ImportError_) as err:
+        except (KeyError, TorchImportError) as err:
             raise self.error(node, f"its value has no IR type ({err})") from None
 
     def _outputs(self, node: Any) -> list[SSAValue]:
@@ -247,6 +261,12 @@ class GraphBuilder:
         target = node.target
         if target is operator.getitem:
             self._getitem(node)
+        elif target is operator.truediv:
+            self._truediv(node)
+        elif target is operator.neg:
+            self._symbolic(node, [0, *node.args], tx.SubOp)  # -s as 0 - s
+        elif target is torch.sym_not:
+            self._not(node)
         elif target in _SYMBOLIC_OPS or target in _COMPARISONS:
             self._symbolic(node)
         elif target in _DROPPED:
@@ -269,14 +289,17 @@ class GraphBuilder:
 
     def _aten(self, node: Any) -> None:
         target = node.target
-        op_def = OPS.get(_key(target))
+        op_def = OPS.get(_key(target)) or OPS.get(_SAME_OP.get(_key(target), ""))
         if op_def is None:
             raise self.error(node, f"texport's op table has no {_key(target)} ({target._schema}); a custom "
                              "op of that name can be registered with texport.library")
         values = self._bound(node, op_def)
-        types = result_types(node.meta.get("val"))
-        if len(op_def.schema.returns) == 0:
+        if not op_def.schema.returns:
             types = []
+        elif "val" in node.meta:
+            types = result_types(node.meta["val"])
+        else:
+            raise self.error(node, "torch recorded no value for it (node.meta['val']): its result types are unknown")
         cls = op_class(op_def, _level_for(op_def, self.level))
         try:
             op = cls.build(values, types)
@@ -287,6 +310,11 @@ class GraphBuilder:
 
     def _bound(self, node: Any, op_def: Any) -> list[Any]:
         """The node's arguments in schema order, defaults filled in from texport's schema."""
+        names = [arg.name for arg in op_def.schema.arguments]
+        unknown = [name for name in node.kwargs if name not in names[len(node.args):]]
+        if len(node.args) > len(names) or unknown:
+            raise self.error(node, f"its arguments do not fit texport's schema {op_def.schema_text} "
+                             f"({len(node.args)} positional, keywords {list(node.kwargs)})")
         values = []
         for index, arg in enumerate(op_def.schema.arguments):
             if index < len(node.args):
@@ -299,27 +327,29 @@ class GraphBuilder:
                 continue
             else:
                 raise self.error(node, f"its required argument '{arg.name}' of {op_def.key} is missing")
+            if isinstance(value, (torch.device, torch.layout)) and not arg.type.optional:
+                value = str(value).removeprefix("torch.")  # to.device's device: texport holds it as text
             values.append(self.value(value, node))
         return values
 
     def _bind_results(self, node: Any, op: Operation) -> None:
         val = node.meta.get("val")
         if isinstance(val, (tuple, list)):
-            names = {user.args[1]: user.name for user in node.users if user.target is operator.getitem}
-            for index, result in enumerate(op.results):
-                set_name(result, names.get(index) or self.fresh("getitem"))
+            self.name_results(node, op.results)
             self.values[node] = list(op.results)
         elif op.results:
-            set_name(op.results[0], node.name)
+            set_name(op.results[0], self.name_of(node))
             self.values[node] = op.results[0]
         else:
             self.values[node] = None
 
-    def _symbolic(self, node: Any) -> None:
+    def _symbolic(self, node: Any, args: list[Any] | None = None, op_type: Any = None) -> None:
         target = node.target
-        operands = [self.sym_operand(arg, node) for arg in node.args]
+        operands = [self.sym_operand(arg, node) for arg in (node.args if args is None else args)]
         result_type = self._node_type(node)
-        if target in _COMPARISONS:
+        if op_type is not None:
+            op = op_type.create(operands=operands, result_types=[result_type])
+        elif target in _COMPARISONS:
             op = tx.CmpOp.create(operands=operands, result_types=[result_type],
                                  properties={"predicate": StringAttr(_COMPARISONS[target])})
         elif target is torch.sym_float:
@@ -327,7 +357,36 @@ class GraphBuilder:
         else:
             op = _SYMBOLIC_OPS[target].create(operands=operands, result_types=[result_type])
         self.add(op, node)
-        set_name(op.results[0], node.name)
+        set_name(op.results[0], self.name_of(node))
+        self.values[node] = op.results[0]
+
+    def _not(self, node: Any) -> None:
+        """``sym_not(a == b)`` (torch's spelling of ``a != b``) as the negated comparison."""
+        compared = self.value(node.args[0], node)
+        owner = compared.owner
+        if not isinstance(owner, tx.CmpOp):
+            raise self.error(node, "texport negates a comparison only (tx has no boolean not)")
+        op = tx.CmpOp.create(operands=list(owner.operands), result_types=[self._node_type(node)],
+                             properties={"predicate": StringAttr(_NEGATED[owner.predicate.data])})
+        self.add(op, node)
+        set_name(op.results[0], self.name_of(node))
+        self.values[node] = op.results[0]
+
+    def _truediv(self, node: Any) -> None:
+        """``s / c`` as texport's tracer records it: ``tx.to_float`` of ``s``, times the
+        constant ``1/c`` (tx has no division of floats; a symbolic divisor has no form)."""
+        dividend, divisor = node.args
+        if isinstance(divisor, torch.fx.Node) or isinstance(divisor, bool) or not divisor:
+            raise self.error(node, "texport divides a symbolic number by a non-zero constant only")
+        value = self.sym_operand(dividend, node)
+        if isinstance(value.type, tx.SymIntType):
+            to_float = self.add(tx.ToFloatOp.create(operands=[value], result_types=[
+                tx.SymFloatType(tx.SymExprAttr(value.type.value))]), node)
+            set_name(to_float.results[0], self.fresh("sym_float"))
+            value = to_float.results[0]
+        op = self.add(tx.MulOp.create(operands=[value, self.constant(1 / divisor, node)],
+                                      result_types=[self._node_type(node)]), node)
+        set_name(op.results[0], self.name_of(node))
         self.values[node] = op.results[0]
 
     def _assert(self, node: Any) -> None:
@@ -343,21 +402,93 @@ class GraphBuilder:
     # ---- control flow ---------------------------------------------------
 
     def _higher_order(self, node: Any) -> None:
+        if node.target.__name__ in ("auto_functionalized", "auto_functionalized_v2"):
+            self._auto_functionalized(node)
+            return
+        if node.target.__name__ in _INLINED:
+            self._inline(node, *_INLINED[node.target.__name__](node))
+            return
         build = _HIGHER_ORDER.get(node.target.__name__)
         if build is None:
             raise self.error(node, f"texport has no form for the higher-order op {node.target.__name__}")
         op = build(self, node)
         self.add(op, node)
-        names = {user.args[1]: user.name for user in node.users if user.target is operator.getitem}
-        for index, result in enumerate(op.results):
-            set_name(result, names.get(index) or self.fresh("getitem"))
+        self.name_results(node, op.results)
         self.values[node] = list(op.results)
+
+    def _inline(self, node: Any, graph_node: Any, operands: Any) -> None:
+        """A subgraph torch keeps only to scope a mode (grad, disabled autocast) that
+        changes no number here: its ops go into the current block, as texport's tracer
+        records them; its results are named after the getitem nodes that read them."""
+        owner = graph_node.graph.owning_module or self.root
+        graph = getattr(owner, graph_node.target).graph
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        for placeholder, operand in zip(placeholders, operands, strict=True):
+            self.values[placeholder] = self.value(operand, node)
+        first_new = len(self.block.ops)
+        self.inlining += 1
+        try:
+            returned = [self._returned(n) for n in graph.nodes if n.op != "placeholder"]
+        finally:
+            self.inlining -= 1
+        results = next(r for r in returned if r is not None)
+        made = {result for op in list(self.block.ops)[first_new:] for result in op.results}
+        readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
+        for index, result in enumerate(results):
+            if result in made and index in readers:
+                set_name(result, readers[index].name)
+        self.values[node] = results
+
+    def _returned(self, node: Any) -> list[SSAValue] | None:
+        if node.op == "call_function":
+            self._call(node)
+        elif node.op == "output":
+            return self._outputs(node)
+        return None
+
+    def _auto_functionalized(self, node: Any) -> None:
+        """torch's functional form of a custom op that writes its arguments, as texport's:
+        the op's ``.auto_functionalized`` variant, which takes the written arguments'
+        values and returns their new values first, then the op's own results (torch
+        gives the results first, then the new bases)."""
+        target, kwargs = node.args[0], node.kwargs
+        namespace, name = target._schema.name.split("::")
+        variant = OPS.get(f"{namespace}.{name}.auto_functionalized")
+        if variant is None:
+            raise self.error(node, f"texport knows no custom op {target._schema.name} (register it with "
+                             f"texport.library, so that it has a functional form): {target._schema}")
+        bases = kwargs.get("_all_bases")
+        values, written = [], []  # written: the index in torch's results of each new value
+        own_results = len(target._schema.returns)
+        for arg in target._schema.arguments:
+            if not (arg.alias_info is not None and arg.alias_info.is_write):
+                values.append(self.value(kwargs.get(arg.name, arg.default_value), node))
+            elif bases is None:  # auto_functionalized (v1): the written tensor by name
+                values.append(self.value(kwargs[arg.name], node))
+                written.append(own_results + len(written))
+            elif any(f"_{arg.name}_{part}" in kwargs for part in ("size", "stride", "storage_offset")):
+                raise self.error(node, f"the op writes a view of an input ({arg.name}); texport's "
+                                 "functional form writes whole tensors only")
+            else:
+                index = kwargs[f"_{arg.name}_base_index"]
+                values.append(self.value(bases[index], node))
+                written.append(own_results + index)
+        types = result_types(node.meta.get("val"))
+        order = written + list(range(own_results))  # texport's result i is torch's result order[i]
+        op = self.add(op_class(variant, _level_for(variant, self.level)).build(values, [types[i] for i in order]),
+                      node)
+        results: list[Any] = [None] * len(types)
+        for index, result in zip(order, op.results):
+            results[index] = result
+        self.name_results(node, results)
+        self.values[node] = results
 
     def region(self, graph_node: Any, node: Any, arg_types: list[Any]) -> Region:
         """The subgraph a ``get_attr`` node names, as a region ending in control.yield."""
         if not (isinstance(graph_node, torch.fx.Node) and graph_node.op == "get_attr"):
             raise self.error(node, f"expected a get_attr subgraph, found {graph_node}")
-        submodule = getattr(self.root, graph_node.target)
+        owner = graph_node.graph.owning_module or self.root  # a nested subgraph lives in its parent's
+        submodule = getattr(owner, graph_node.target)
         placeholders = [n for n in submodule.graph.nodes if n.op == "placeholder"]
         types = [self._node_type(p) for p in placeholders]
         if len(types) != len(arg_types):
@@ -388,11 +519,11 @@ class GraphBuilder:
                 except Exception as inner:  # noqa: BLE001
                     node = self.nodes.get(op)
                     if node is not None:
-                        raise self.error(node, f"texport's verifier disagrees with torch: {inner}") from inner
-            raise ImportError_(f"the imported program does not verify: {err}") from err
+                        raise self.error(node, f"texport's verifier disagrees with torch: {inner}") from None
+            raise TorchImportError(f"the imported program does not verify: {err}") from err
 
-    def error(self, node: Any, problem: str) -> ImportError_:
-        return ImportError_(f"cannot import node {node.name} ({node.target}): {problem}{source_line(node)}")
+    def error(self, node: Any, problem: str) -> TorchImportError:
+        return TorchImportError(f"cannot import node {node.name} ({node.target}): {problem}{source_line(node)}")
 
 
 def _level_for(op_def: Any, level: str) -> str:
@@ -446,13 +577,43 @@ def _while_loop(builder: GraphBuilder, node: Any) -> Operation:
 
 _HIGHER_ORDER = {"cond": _cond, "map_impl": _map, "scan": _scan, "while_loop": _while_loop}
 
+
+def _grad_scope(node: Any) -> tuple[Any, Any]:
+    """wrap_with_set_grad_enabled(enabled, subgraph, *operands): texport has no autograd."""
+    return node.args[1], node.args[2:]
+
+
+def _autocast_scope(node: Any) -> tuple[Any, Any]:
+    """wrap_with_autocast(device, dtype, enabled, cache_enabled, subgraph, *operands): only a
+    disabled autocast changes no number (texport has no autocast)."""
+    if node.args[2]:
+        raise TorchImportError(f"cannot import node {node.name} ({node.target}): texport has no autocast; "
+                               f"export the model without torch.autocast{_scope_source(node, node.args[4])}")
+    return node.args[4], node.args[5:]
+
+
+def _scope_source(node: Any, graph_node: Any) -> str:
+    """The user's line of a scope: torch records none for the HOP, so its first op's."""
+    if node.meta.get("stack_trace"):
+        return source_line(node)
+    graph = getattr(graph_node.graph.owning_module, graph_node.target).graph
+    return next((source_line(n) for n in graph.nodes if n.meta.get("stack_trace")), "")
+
+
+_INLINED = {"wrap_with_set_grad_enabled": _grad_scope, "wrap_with_autocast": _autocast_scope}
+
 _SYMBOLIC_OPS = {
     operator.add: tx.AddOp, operator.sub: tx.SubOp, operator.mul: tx.MulOp, operator.floordiv: tx.FloorDivOp,
     operator.mod: tx.ModOp, torch.sym_max: tx.MaxOp, torch.sym_min: tx.MinOp, torch.sym_float: tx.ToFloatOp,
 }
 _COMPARISONS = {operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
                 operator.gt: "gt", operator.ge: "ge"}
+_NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 _DROPPED = {torch.ops.aten._assert_tensor_metadata.default}
+# torch's operator overloads that texport's tracer records as the op they call (``a & b`` is
+# bitwise_and there): the same schema and numbers, under the name texport's table has
+_SAME_OP = {f"aten.__{name}__.{overload}": f"aten.bitwise_{name}.{overload}"
+            for name in ("and", "or", "xor") for overload in ("Tensor", "Scalar")}
 
 
 # --------------------------------------------------------------------------
@@ -474,7 +635,7 @@ def _constants(torch_ep: Any) -> dict[str, Any]:
     constants = {}
     for name, value in torch_ep.constants.items():
         if not isinstance(value, torch.Tensor):
-            raise ImportError_(f"constant {name} is a {type(value).__name__}: texport holds tensor constants only")
+            raise TorchImportError(f"constant {name} is a {type(value).__name__}: texport holds tensor constants only")
         constants[name] = tensor_of(value)
     return constants
 
@@ -503,7 +664,10 @@ def _module_call_graph(torch_ep: Any, convention: CallingConvention) -> list[Mod
     for entry in torch_ep.module_call_graph[1:]:
         signature = entry.signature
         if signature is not None:
-            signature = ModuleCallSignature([], [], tree_spec(signature.in_spec), tree_spec(signature.out_spec),
+            where = f"module_call_graph entry {entry.fqn}"
+            signature = ModuleCallSignature([argument_of(a, where) for a in signature.inputs],
+                                            [argument_of(a, where) for a in signature.outputs],
+                                            tree_spec(signature.in_spec), tree_spec(signature.out_spec),
                                             signature.forward_arg_names)
         entries.append(ModuleCallEntry(entry.fqn, signature))
     return entries

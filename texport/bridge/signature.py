@@ -26,27 +26,28 @@ from texport.tracer.signature import (
     TokenArgument,
 )
 
-from .values import ImportError_, literal
+from .values import TorchImportError, literal
 
 
-def _argument(arg: Any, where: str) -> Any:
+def argument_of(arg: Any, where: str) -> Any:
+    """A torch graph-signature argument as texport's (the same name and kind)."""
     kind = type(arg).__name__
     if kind == "TensorArgument":
         return TensorArgument(arg.name)
-    if kind == "SymIntArgument":
-        return SymIntArgument(arg.name)
+    if kind in ("SymIntArgument", "SymFloatArgument", "SymBoolArgument"):
+        return SymIntArgument(arg.name)  # texport's one argument kind for every symbolic scalar
     if kind == "ConstantArgument":
         return ConstantArgument(arg.name, literal(arg.value))
     if kind == "TokenArgument":
         return TokenArgument(arg.name)
-    raise ImportError_(f"{where}: texport has no {kind} (found {arg})")
+    raise TorchImportError(f"{where}: texport has no {kind} (found {arg})")
 
 
 def signature_of(torch_signature: Any) -> ExportGraphSignature:
     """The same specs, in the same order, with texport's argument types."""
-    inputs = [InputSpec(InputKind[spec.kind.name], _argument(spec.arg, f"input {spec.arg}"), spec.target,
+    inputs = [InputSpec(InputKind[spec.kind.name], argument_of(spec.arg, f"input {spec.arg}"), spec.target,
                         spec.persistent) for spec in torch_signature.input_specs]
-    outputs = [OutputSpec(OutputKind[spec.kind.name], _argument(spec.arg, f"output {spec.arg}"), spec.target)
+    outputs = [OutputSpec(OutputKind[spec.kind.name], argument_of(spec.arg, f"output {spec.arg}"), spec.target)
                for spec in torch_signature.output_specs]
     return ExportGraphSignature(inputs, outputs)
 
@@ -88,7 +89,7 @@ def tree_spec(spec: Any) -> pytree.TreeSpec:
 def _register_like_torch(node_type: Any) -> None:
     node = torch_pytree.SUPPORTED_NODES.get(node_type)
     if node is None:
-        raise ImportError_(f"the program's inputs or outputs hold a {node_type}, which torch's pytree "
+        raise TorchImportError(f"the program's inputs or outputs hold a {node_type}, which torch's pytree "
                            "does not know either")
     pytree.register_pytree_node(node_type, node.flatten_fn, node.unflatten_fn,
                                 flatten_with_keys_fn=node.flatten_with_keys_fn)
@@ -123,7 +124,7 @@ def calling_convention(torch_ep: Any, signature: ExportGraphSignature, placehold
              for path, _ in pytree.tree_flatten_with_path(value)[0]]
     user_specs = [spec for spec in signature.input_specs if spec.kind is InputKind.USER_INPUT]
     if len(paths) != len(user_specs):
-        raise ImportError_(f"the program's in_spec holds {len(paths)} leaves for its {len(user_specs)} user inputs")
+        raise TorchImportError(f"the program's in_spec holds {len(paths)} leaves for its {len(user_specs)} user inputs")
     for path, spec in zip(paths, user_specs):
         if isinstance(spec.arg, ConstantArgument):
             convention.input_constants[path] = spec.arg.value

@@ -21,8 +21,9 @@ from texport.tracer.shape_env import INF, ValueRange
 from texport.tracer.tensor import Tensor
 
 
-class ImportError_(ValueError):  # noqa: N801 - not the builtin ImportError (a failed import statement)
-    """A torch program texport cannot hold; the message names the node and its source line."""
+class TorchImportError(ValueError):
+    """A torch program texport cannot hold; the message names the node, its target,
+    what was expected and found, and the user's source line when torch recorded it."""
 
 
 def dim_of(value: Any) -> Any:
@@ -35,7 +36,7 @@ def dim_of(value: Any) -> Any:
     try:
         return _parse(str(value), parse_dim)
     except ValueError as err:
-        raise ImportError_(f"the symbolic size {value} has no texport form: {err}") from None
+        raise TorchImportError(f"the symbolic size {value} has no texport form: {err}") from None
 
 
 def _parse(text: str, parse: Any) -> Any:
@@ -48,7 +49,7 @@ def dtype_of(torch_dtype: torch.dtype) -> DType:
     try:
         return DType[name]
     except KeyError:
-        raise ImportError_(f"texport has no dtype {torch_dtype}") from None
+        raise TorchImportError(f"texport has no dtype {torch_dtype}") from None
 
 
 def type_of(val: Any) -> Attribute:
@@ -65,7 +66,7 @@ def type_of(val: Any) -> Attribute:
             return SymFloatType(SymExprAttr(_parse(str(expr), parse_scalar_expr)))
         except ValueError:
             return SymFloatType(SymExprAttr(None))
-    raise ImportError_(f"a value of type {type(val).__name__} has no IR type")
+    raise TorchImportError(f"a value of type {type(val).__name__} has no IR type")
 
 
 _ABSENT = TensorType.get((0,), DType.float32)  # a result torch gives as None (texport's form)
