@@ -280,13 +280,13 @@ def _forward_arg_names(ep: Any, in_spec: Any) -> list[str]:
     signature = ep._traced.forward_signature
     names = []
     positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    count = in_spec.children_specs[0].num_children
+    count = in_spec.child(0).num_children
     for param in positional[:count]:
         names.append(param.name)
     var = next((p for p in signature.parameters.values() if p.kind is p.VAR_POSITIONAL), None)
     if var is not None and count > len(positional):
         names.extend(f"{var.name}_{i}" for i in range(count - len(positional)))
-    names.extend(in_spec.children_specs[1].context)
+    names.extend(in_spec.child(1).context)
     return names
 
 
