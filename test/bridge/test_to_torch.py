@@ -355,3 +355,71 @@ def test_the_conversion_leaves_texports_program_alone() -> None:
     for name, value in texport_ep.state_dict.items():
         np.testing.assert_array_equal(value.numpy(), state[name])
     assert copy.deepcopy(torch_ep.graph_signature) == torch_ep.graph_signature
+
+
+@pytest.mark.parametrize(("name", "level"), [("text.gpt_decoder_tied_head", "training"),
+                                             ("structures.derived_dims_4h", "core"),
+                                             ("basics.conv_bn_train", "functional")])
+def test_torchs_listing_is_texports(name: str, level: str) -> None:
+    """Same node names, targets, arguments and types as texport's torch-style listing
+    (texport prints a memory format as its name, torch as the object)."""
+    texport_ep = runner(name).program("texport", level)
+    torch_ep = converted(name, level)
+
+    def lines(text: str) -> list[str]:
+        return [" ".join(line.split()) for line in text.splitlines() if line.strip() and "#" not in line]
+
+    want = [line.replace("'contiguous_format'", "torch.contiguous_format")
+            for line in lines(texport_ep.graph_module.print_readable(print_output=False))]
+    assert lines(torch_ep.graph_module.print_readable(print_output=False)) == want
+
+
+def test_a_program_without_example_inputs_gets_hints_from_its_ranges() -> None:
+    texport_ep = runner("structures.derived_dims_4h").program("texport", "core")
+    bare = type(texport_ep)(dataclasses.replace(texport_ep._traced, example_inputs=None), texport_ep.dialect)
+    torch_ep = to_torch(bare)
+    assert torch_ep.example_inputs is None
+    assert_torch_eager("structures.derived_dims_4h", torch_ep.module())
+    assert_torch_eager("structures.derived_dims_4h", to_torch(bare).module(), second=True)
+
+
+class BumpsBuffer(texport.nn.Module):
+    def __init__(self, op: Any) -> None:
+        super().__init__()
+        self.op = op
+        self.register_buffer("buf", texport.zeros(3))
+
+    def forward(self, x):
+        self.op(self.buf)
+        return x + self.buf
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_custom_op_that_writes_becomes_torchs_auto_functionalized(level: str, restored_registries: None) -> None:
+    @texport.library.custom_op("texport_bridge_test::bump_", mutates_args=("x",))
+    def bump_(x: texport.Tensor) -> None:
+        x.add_(1)
+
+    @bump_.register_fake
+    def _(x: texport.Tensor) -> None:
+        return None
+
+    if not hasattr(torch.ops.texport_bridge_test, "bump_"):
+        @torch.library.custom_op("texport_bridge_test::bump_", mutates_args=("x",))
+        def torch_bump_(x: torch.Tensor) -> None:
+            x.add_(1)
+
+        @torch_bump_.register_fake
+        def _(x: torch.Tensor) -> None:
+            return None
+
+    ep = texport.export.export(BumpsBuffer(bump_), (texport.ones(3),))
+    ep = ep if level == "training" else ep.run_decompositions({} if level == "functional" else None)
+    torch_ep = to_torch(ep)
+    targets = [n.target for n in torch_ep.graph.nodes if n.op == "call_function"]
+    expected = torch.ops.texport_bridge_test.bump_.default if level == "training" \
+        else torch.ops.higher_order.auto_functionalized_v2
+    assert expected in targets
+    module = torch_ep.module()
+    assert module(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    assert module(torch.ones(3)).tolist() == [3.0, 3.0, 3.0]  # the buffer keeps its update
