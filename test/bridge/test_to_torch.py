@@ -423,3 +423,35 @@ def test_a_custom_op_that_writes_becomes_torchs_auto_functionalized(level: str, 
     module = torch_ep.module()
     assert module(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
     assert module(torch.ones(3)).tolist() == [3.0, 3.0, 3.0]  # the buffer keeps its update
+
+
+class Inner(texport.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = texport.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x).relu()
+
+
+class Outer(texport.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = Inner()
+        self.out = texport.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.out(self.inner(x) + 1)
+
+
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node:UserWarning")  # torch's own, as for its programs
+@pytest.mark.parametrize("level", LEVELS)
+def test_torchs_unflatten_calls_a_preserved_submodule_alone(level: str) -> None:
+    x = texport.randn(2, 4)
+    ep = texport.export.export(Outer(), (x,), preserve_module_call_signature=("inner",))
+    ep = ep if level == "training" else ep.run_decompositions({} if level == "functional" else None)
+    torch_ep = to_torch(ep)
+    assert [e.fqn for e in torch_ep.module_call_graph if e.signature is not None] == ["", "inner"]
+    unflattened = torch.export.unflatten(torch_ep)
+    _assert_same(ep.module()(x), unflattened(_torch_of(x)))
+    _assert_same(texport.export.unflatten(ep).inner(x), unflattened.inner(_torch_of(x)))

@@ -31,6 +31,7 @@ from .torch_specs import (
     input_spec,
     module_call_graph,
     output_spec,
+    set_module_stacks,
     state_tensors,
 )
 from .torch_symbols import TorchSymbols
@@ -58,6 +59,7 @@ def to_torch(ep: Any) -> torch.export.ExportedProgram:
     outputs = [spec.arg.value if isinstance(spec.arg, ConstantArgument) else next(returned)
                for spec in ep.graph_signature.output_specs]
     builder.output(tuple(outputs))
+    set_module_stacks(ep, builder.graph, builder.origin)
     state_dict, constants = state_tensors(ep)
     signature = torch.export.ExportGraphSignature(
         [input_spec(spec, node) for spec, node in zip(input_specs, input_nodes)],

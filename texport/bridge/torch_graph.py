@@ -89,6 +89,7 @@ class GraphBuilder:
         self.nodes: dict[SSAValue, Any] = {}  # IR value -> fx Node or literal
         self.vals: dict[SSAValue, Any] = {}  # IR value -> fake value
         self.subgraph_counts: dict[str, int] = {}
+        self.origin: dict[Any, Operation] = {}  # fx node -> the IR op it came from
 
     # ---- the graph ----------------------------------------------------------
 
@@ -177,7 +178,7 @@ class GraphBuilder:
             torch._check(condition, lambda: op.message.data)  # teaches torch's ShapeEnv the fact
         node = self.graph.create_node("call_function", torch.ops.aten._assert_scalar.default,
                                       (self.nodes[op.condition], op.message.data), name="_assert_scalar_default")
-        _set_meta(node, None, op)
+        self.set_meta(node, None, op)
 
     def emit_aten(self, op: AtenOp) -> None:
         if op.op_def.schema.overload == AUTO_FUNCTIONALIZED:
@@ -253,17 +254,25 @@ class GraphBuilder:
             if result.uses:
                 item = self.graph.create_node("call_function", operator.getitem, (node, index),
                                               name=_name(result, "getitem"))
-                _set_meta(item, val, op)
+                self.set_meta(item, val, op)
                 self.nodes[result] = item
 
     def call(self, target: Any, args: tuple[Any, ...], kwargs: dict[str, Any], val: Any, name: str,
              op: Operation, with_val: bool = True) -> Any:
         node = self.graph.create_node("call_function", target, args, kwargs, name=name)
-        _set_meta(node, val if with_val else _NO_VAL, op)
+        self.set_meta(node, val if with_val else _NO_VAL, op)
         bindings = compute_unbacked_bindings(self.symbols.shape_env, val)
         if bindings:
             node.meta["unbacked_bindings"] = bindings
         return node
+
+    def set_meta(self, node: Any, val: Any, op: Operation) -> None:
+        if val is not _NO_VAL:
+            node.meta["val"] = val
+        trace = stack_trace(op)
+        if trace is not None:
+            node.meta["stack_trace"] = trace
+        self.origin[node] = op
 
     def bind(self, result: SSAValue, val: Any, op: Operation) -> None:
         """Tell the symbol table which torch symbols texport's result dims are; a
@@ -388,20 +397,14 @@ class GraphBuilder:
             builder.output(tuple(returned))
         graph_module = torch.fx.GraphModule(module, builder.graph, class_name=name)
         self.owner.register_module(name, graph_module)
-        return self.graph.create_node("get_attr", name, name=name), graph_module
+        node = self.graph.create_node("get_attr", name, name=name)
+        self.origin[node] = op
+        return node, graph_module
 
 
 # ---- helpers ----------------------------------------------------------------
 
 _NO_VAL = object()
-
-
-def _set_meta(node: Any, val: Any, op: Operation) -> None:
-    if val is not _NO_VAL:
-        node.meta["val"] = val
-    trace = stack_trace(op)
-    if trace is not None:
-        node.meta["stack_trace"] = trace
 
 
 def stack_trace(op: Operation) -> str | None:
