@@ -455,3 +455,26 @@ def test_torchs_unflatten_calls_a_preserved_submodule_alone(level: str) -> None:
     unflattened = torch.export.unflatten(torch_ep)
     _assert_same(ep.module()(x), unflattened(_torch_of(x)))
     _assert_same(texport.export.unflatten(ep).inner(x), unflattened.inner(_torch_of(x)))
+
+
+class Scalars(texport.nn.Module):
+    def forward(self, x, n, f, flag):
+        return x * n + f, n * 2, None, 3
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_int_inputs_specialised_inputs_and_constant_outputs(level: str) -> None:
+    x = texport.randn(3)
+    dynamic = {"x": None, "n": texport.export.Dim.DYNAMIC, "f": None, "flag": None}
+    ep = texport.export.export(Scalars(), (x, 4, 2.5, True), dynamic_shapes=dynamic)
+    ep = ep if level == "training" else ep.run_decompositions({} if level == "functional" else None)
+    torch_ep = to_torch(ep)
+    kinds = [type(s.arg).__name__ for s in torch_ep.graph_signature.input_specs]
+    assert kinds == ["TensorArgument", "SymIntArgument", "ConstantArgument", "ConstantArgument"]
+    assert [str(k) for k in torch_ep.range_constraints] == [str(k) for k in ep.range_constraints]
+    for n in (4, 7):
+        _assert_same(ep.module()(x, n, 2.5, True), torch_ep.module()(_torch_of(x), n, 2.5, True))
+    buffer = io.BytesIO()
+    torch.export.save(torch_ep, buffer)
+    buffer.seek(0)
+    _assert_same(ep.module()(x, 5, 2.5, True), torch.export.load(buffer).module()(_torch_of(x), 5, 2.5, True))

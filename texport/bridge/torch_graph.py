@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import linecache
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -93,10 +93,10 @@ class GraphBuilder:
 
     # ---- the graph ----------------------------------------------------------
 
-    def placeholders(self, block: Block, names: list[str], vals: list[Any] | None = None) -> list[Any]:
+    def placeholders(self, args: Sequence[SSAValue], names: list[str], vals: list[Any] | None = None) -> list[Any]:
         """One placeholder per block argument, named ``names``, valued ``vals`` (else from the IR type)."""
         created = []
-        for index, (arg, name) in enumerate(zip(block.args, names, strict=True)):
+        for index, (arg, name) in enumerate(zip(args, names, strict=True)):
             val = vals[index] if vals is not None else self.fake_of_type(arg.type, name)
             node = self.graph.placeholder(name)
             node.meta["val"] = val
@@ -174,8 +174,11 @@ class GraphBuilder:
             if not condition:
                 raise ToTorchError(f"{_where(op)}: the program asserts a false condition: {op.message.data}")
             return
-        with self.symbols.fake_mode:
-            torch._check(condition, lambda: op.message.data)  # teaches torch's ShapeEnv the fact
+        try:
+            with self.symbols.fake_mode:
+                torch._check(condition, lambda: op.message.data)  # teaches torch's ShapeEnv the fact
+        except RuntimeError:  # false on the hints (a guess when no example input gave them): torch checks at run time
+            pass
         node = self.graph.create_node("call_function", torch.ops.aten._assert_scalar.default,
                                       (self.nodes[op.condition], op.message.data), name="_assert_scalar_default")
         self.set_meta(node, None, op)
@@ -387,7 +390,7 @@ class GraphBuilder:
         module = torch.nn.Module()
         builder = GraphBuilder(self.symbols, module)
         names = [_name(arg, f"arg{i}_1") for i, arg in enumerate(block.args)]
-        builder.placeholders(block, _unique(names), vals)
+        builder.placeholders(block.args, _unique(names), vals)
         returned = builder.body(block)
         if base == "while_loop_cond_graph":
             builder.output(returned[0])  # torch's cond graph returns the bare predicate

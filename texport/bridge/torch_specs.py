@@ -253,7 +253,8 @@ def _positional_count(ep: Any, signature: inspect.Signature) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
 
 
-def module_call_graph(ep: Any, signature: Any) -> list[ModuleCallEntry]:
+def module_call_graph(ep: Any) -> list[ModuleCallEntry]:
+    """torch's module call graph: the root's call specs in torch's ``(args, kwargs)`` form."""
     entries = []
     for index, entry in enumerate(ep.module_call_graph):
         sig = entry.signature
