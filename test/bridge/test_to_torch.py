@@ -40,6 +40,8 @@ MODELS = (
 )
 # Models whose texport core program is compared op by op with torch's decomposition of
 # the training program to_torch gives.
+# torch's eager scan imports a module that warns on its own use of torch.jit
+TORCH_SCAN_WARNS = pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 CORE_OP_MODELS = ("basics.mlp", "basics.conv_bn_train", "stateful.resnet_block_train", "text.gpt_decoder_tied_head",
                   "vision.mobilenetv3_small_eval")
 
@@ -205,6 +207,7 @@ def test_cond_becomes_torchs_cond_with_subgraph_modules(level: str) -> None:
     torch_ep.run_decompositions().module()(_torch_of(x))
 
 
+@TORCH_SCAN_WARNS
 @pytest.mark.parametrize("level", LEVELS)
 def test_map_scan_and_while_loop_run_in_torch(level: str) -> None:
     args = (texport.arange(6.0).view(2, 3), texport.ones(3), texport.tensor(0))
@@ -478,3 +481,57 @@ def test_int_inputs_specialised_inputs_and_constant_outputs(level: str) -> None:
     torch.export.save(torch_ep, buffer)
     buffer.seek(0)
     _assert_same(ep.module()(x, 5, 2.5, True), torch.export.load(buffer).module()(_torch_of(x), 5, 2.5, True))
+
+
+# ---- the model zoo -------------------------------------------------------------------
+
+
+@functools.cache
+def torch_zoo() -> Any:
+    """texport's zoo (``texport/examples/models.py``) run with real torch: the file is
+    written against torch's API, so swapping its imports gives torch's models."""
+    import types
+
+    import texport.examples.models as zoo
+
+    source = Path(zoo.__file__).read_text()
+    for ours, theirs in (("import texport as torch", "import torch"), ("import texport.nn as nn", "import torch.nn as nn"),
+                         ("import texport.nn.functional as F", "import torch.nn.functional as F")):
+        source = source.replace(ours, theirs)
+    module = types.ModuleType("torch_zoo")
+    exec(compile(source, zoo.__file__, "exec"), module.__dict__)  # noqa: S102 - texport's own zoo
+    return module
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", ["ConvBN", "MLP50", "GPT4", "ResNet18", "TinyLSTM", "EarlyExit"])
+def test_zoo_models_give_torchs_numbers(name: str, level: str) -> None:
+    import texport.examples.models as zoo
+
+    torch_model, args = getattr(torch_zoo(), f"make_{name}")()
+    model, _ = getattr(zoo, f"make_{name}")()
+    model.load_state_dict({k: texport.from_numpy(v.detach().numpy().copy()) for k, v in torch_model.state_dict().items()})
+    torch_model.eval()
+    model.eval()
+    ep = texport.export.export(model, tuple(texport.from_numpy(a.numpy().copy()) for a in args))
+    ep = ep if level == "training" else ep.run_decompositions({} if level == "functional" else None)
+    with torch.no_grad():
+        want, got = torch_model(*args), to_torch(ep).module()(*args)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+@TORCH_SCAN_WARNS
+@pytest.mark.parametrize("level", LEVELS)
+def test_zoo_scan_lstm_with_dynamic_batch_and_steps(level: str) -> None:
+    """torch's scan runs eagerly only through dynamo, which cannot trace an exec'd
+    file: texport's interpreter is the reference here."""
+    import texport.examples.models as zoo
+
+    model, args = zoo.make_LSTMScan()
+    dims = {"xs": {0: texport.export.Dim("b", min=2, max=64), 1: texport.export.Dim("t", min=2, max=64)}}
+    ep = texport.export.export(model, args, dynamic_shapes=dims)
+    ep = ep if level == "training" else ep.run_decompositions({} if level == "functional" else None)
+    torch_ep = to_torch(ep)
+    assert torch.ops.higher_order.scan in [n.target for n in torch_ep.graph.nodes]
+    x = texport.randn(3, 9, 64)
+    _assert_same(ep.module()(x), torch_ep.module()(_torch_of(x)))
