@@ -31,6 +31,7 @@ from .torch_specs import (
     input_spec,
     module_call_graph,
     output_spec,
+    set_module_stacks,
     state_tensors,
 )
 from .torch_symbols import TorchSymbols
@@ -40,24 +41,12 @@ __all__ = ["ToTorchError", "to_torch"]
 
 def to_torch(ep: Any) -> torch.export.ExportedProgram:
     """``ep`` as a torch.export.ExportedProgram (see the module docstring)."""
-    func = ep.graph
     symbols = TorchSymbols(ep.range_constraints, example_hints(ep))
-    root = torch.nn.Module()
+    root = torch.nn.Module()  # holds the control ops' subgraph modules
     builder = GraphBuilder(symbols, root)
-    args = iter(func.body.block.args)
-    defaulted = defaulted_inputs(ep)
-    input_specs = [s for i, s in enumerate(ep.graph_signature.input_specs) if i not in defaulted]
-    input_nodes = []
-    for spec in input_specs:
-        if isinstance(spec.arg, ConstantArgument):
-            input_nodes.append(builder.constant_placeholder(spec.arg.name, spec.arg.value))
-        else:
-            arg = next(args)
-            input_nodes.extend(builder.placeholders(_one_block(arg), [spec.arg.name]))
-    returned = iter(builder.body(func.body.block))
-    outputs = [spec.arg.value if isinstance(spec.arg, ConstantArgument) else next(returned)
-               for spec in ep.graph_signature.output_specs]
-    builder.output(tuple(outputs))
+    input_specs, input_nodes = _inputs(ep, builder)
+    outputs = _outputs(ep, builder)
+    set_module_stacks(ep, builder.graph, builder.origin)
     state_dict, constants = state_tensors(ep)
     signature = torch.export.ExportGraphSignature(
         [input_spec(spec, node) for spec, node in zip(input_specs, input_nodes)],
@@ -70,20 +59,34 @@ def to_torch(ep: Any) -> torch.export.ExportedProgram:
         graph_signature=signature,
         state_dict=state_dict,
         range_constraints=symbols.range_constraints(),
-        module_call_graph=module_call_graph(ep, signature),
+        module_call_graph=module_call_graph(ep),
         example_inputs=example_inputs(ep),
         constants=constants,
         verifiers=[verifier],
     )
 
 
-class _OneArg:
-    """A block view holding one argument (placeholders are made spec by spec,
-    so a constant input's placeholder lands in its place between them)."""
+def _inputs(ep: Any, builder: GraphBuilder) -> tuple[list[Any], list[Any]]:
+    """The input specs torch keeps and one placeholder each: the function's arguments,
+    and a placeholder for each input export specialised to a constant (the IR has
+    none; torch keeps one), except the parameters the call left to their defaults."""
+    args = iter(ep.graph.body.block.args)
+    defaulted = defaulted_inputs(ep)
+    specs = [s for i, s in enumerate(ep.graph_signature.input_specs) if i not in defaulted]
+    nodes = []
+    for spec in specs:
+        if isinstance(spec.arg, ConstantArgument):
+            nodes.append(builder.constant_placeholder(spec.arg.name, spec.arg.value))
+        else:
+            nodes.extend(builder.placeholders([next(args)], [spec.arg.name]))
+    return specs, nodes
 
-    def __init__(self, arg: Any) -> None:
-        self.args = (arg,)
 
-
-def _one_block(arg: Any) -> Any:
-    return _OneArg(arg)
+def _outputs(ep: Any, builder: GraphBuilder) -> list[Any]:
+    """The body, and the output node: what the function returns, with each constant
+    output in its place (torch's graph returns the constant)."""
+    returned = iter(builder.body(ep.graph.body.block))
+    outputs = [spec.arg.value if isinstance(spec.arg, ConstantArgument) else next(returned)
+               for spec in ep.graph_signature.output_specs]
+    builder.output(tuple(outputs))
+    return outputs

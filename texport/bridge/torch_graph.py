@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import linecache
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -36,6 +36,7 @@ from texport.dialects.aten import AtenOp
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import dim_str
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
+from texport.tracer.library import AUTO_FUNCTIONALIZED
 
 from .torch_symbols import TorchSymbols
 
@@ -88,13 +89,14 @@ class GraphBuilder:
         self.nodes: dict[SSAValue, Any] = {}  # IR value -> fx Node or literal
         self.vals: dict[SSAValue, Any] = {}  # IR value -> fake value
         self.subgraph_counts: dict[str, int] = {}
+        self.origin: dict[Any, Operation] = {}  # fx node -> the IR op it came from
 
     # ---- the graph ----------------------------------------------------------
 
-    def placeholders(self, block: Block, names: list[str], vals: list[Any] | None = None) -> list[Any]:
+    def placeholders(self, args: Sequence[SSAValue], names: list[str], vals: list[Any] | None = None) -> list[Any]:
         """One placeholder per block argument, named ``names``, valued ``vals`` (else from the IR type)."""
         created = []
-        for index, (arg, name) in enumerate(zip(block.args, names, strict=True)):
+        for index, (arg, name) in enumerate(zip(args, names, strict=True)):
             val = vals[index] if vals is not None else self.fake_of_type(arg.type, name)
             node = self.graph.placeholder(name)
             node.meta["val"] = val
@@ -172,13 +174,19 @@ class GraphBuilder:
             if not condition:
                 raise ToTorchError(f"{_where(op)}: the program asserts a false condition: {op.message.data}")
             return
-        with self.symbols.fake_mode:
-            torch._check(condition, lambda: op.message.data)  # teaches torch's ShapeEnv the fact
+        try:
+            with self.symbols.fake_mode:
+                torch._check(condition, lambda: op.message.data)  # teaches torch's ShapeEnv the fact
+        except RuntimeError:  # false on the hints (a guess when no example input gave them): torch checks at run time
+            pass
         node = self.graph.create_node("call_function", torch.ops.aten._assert_scalar.default,
                                       (self.nodes[op.condition], op.message.data), name="_assert_scalar_default")
-        _set_meta(node, None, op)
+        self.set_meta(node, None, op)
 
     def emit_aten(self, op: AtenOp) -> None:
+        if op.op_def.schema.overload == AUTO_FUNCTIONALIZED:
+            self.emit_auto_functionalized(op)
+            return
         target = torch_op(op)
         args, kwargs, fake_args, fake_kwargs = self.call_arguments(op)
         try:
@@ -196,38 +204,89 @@ class GraphBuilder:
         if single:
             self.nodes[results[0]] = self.call(target, args, kwargs, val, _name(results[0], schema.name), op)
             self.vals[results[0]] = val
-            self.bind(results[0], val)
+            self.bind(results[0], val, op)
             return
         node = self.call(target, args, kwargs, val, schema.name, op)
         self.read_results(node, list(val), results, op)
 
-    def read_results(self, node: Any, vals: list[Any], results: list[SSAValue], op: Operation) -> None:
+    def emit_auto_functionalized(self, op: AtenOp) -> None:
+        """texport's functional form of a custom op that writes its arguments
+        (``mylib.add_one_.auto_functionalized``: the new values of the written
+        arguments, then the op's results) as torch's ``auto_functionalized_v2``
+        (the op's results, then the new value of each distinct written base)."""
+        schema = op.op_def.schema
+        packet = getattr(getattr(torch.ops, schema.namespace, None), schema.name, None)
+        mutable = getattr(packet, "default", None)
+        if mutable is None:
+            raise ToTorchError(f"{_where(op)}: torch has no op {schema.namespace}::{schema.name}.default, "
+                               f"the op texport's {op.op_def.key} is the functional form of")
+        written = [a.name for a in mutable._schema.arguments if a.is_write]
+        kwargs, fake_kwargs, bases = {}, {}, []
+        for plan, value in zip(op.plan, op.arguments()):
+            if plan.name in written:
+                if value not in bases:
+                    bases.append(value)
+                kwargs[f"_{plan.name}_base_index"] = fake_kwargs[f"_{plan.name}_base_index"] = bases.index(value)
+            else:
+                kwargs[plan.name], fake_kwargs[plan.name] = self.argument(value, plan.arg.type.base, op)
+        kwargs["_all_bases"] = [self.nodes[b] for b in bases]
+        fake_kwargs["_all_bases"] = [self.vals[b] for b in bases]
+        hop = torch.ops.higher_order.auto_functionalized_v2
+        try:
+            with self.symbols.fake_mode, enable_python_dispatcher():
+                val = hop(mutable, **fake_kwargs)
+        except Exception as err:  # noqa: BLE001 - located below
+            raise ToTorchError(f"{_where(op)}: torch's auto_functionalized_v2 of {mutable} failed on the "
+                               f"program's values ({type(err).__name__}: {err})") from err
+        node = self.call(hop, (mutable,), kwargs, val, "auto_functionalized_v2", op)
+        own = len(val) - len(bases)
+        order = [own + bases.index(v) for v, plan in zip(op.arguments(), op.plan) if plan.name in written]
+        order += list(range(len(op.results) - len(order)))
+        self.read_results(node, [val[i] for i in order], list(op.results), op, indexes=order)
+
+    def read_results(self, node: Any, vals: list[Any], results: list[SSAValue], op: Operation,
+                     indexes: list[int] | None = None) -> None:
         """``getitem`` nodes for the results the program reads (torch leaves the rest out)."""
         if len(vals) != len(results):
             raise ToTorchError(f"{_where(op)}: texport's op has {len(results)} results, "
                                f"torch's {node.target} returns {len(vals)}")
-        for index, (result, val) in enumerate(zip(results, vals)):
+        for position, (result, val) in enumerate(zip(results, vals)):
+            index = indexes[position] if indexes is not None else position
             self.vals[result] = val
-            self.bind(result, val)
+            self.bind(result, val, op)
             if result.uses:
                 item = self.graph.create_node("call_function", operator.getitem, (node, index),
                                               name=_name(result, "getitem"))
-                _set_meta(item, val, op)
+                self.set_meta(item, val, op)
                 self.nodes[result] = item
 
     def call(self, target: Any, args: tuple[Any, ...], kwargs: dict[str, Any], val: Any, name: str,
              op: Operation, with_val: bool = True) -> Any:
         node = self.graph.create_node("call_function", target, args, kwargs, name=name)
-        _set_meta(node, val if with_val else _NO_VAL, op)
+        self.set_meta(node, val if with_val else _NO_VAL, op)
         bindings = compute_unbacked_bindings(self.symbols.shape_env, val)
         if bindings:
             node.meta["unbacked_bindings"] = bindings
         return node
 
-    def bind(self, result: SSAValue, val: Any) -> None:
-        """Tell the symbol table which torch symbols texport's result dims are."""
+    def set_meta(self, node: Any, val: Any, op: Operation) -> None:
+        if val is not _NO_VAL:
+            node.meta["val"] = val
+        trace = stack_trace(op)
+        if trace is not None:
+            node.meta["stack_trace"] = trace
+        self.origin[node] = op
+
+    def bind(self, result: SSAValue, val: Any, op: Operation) -> None:
+        """Tell the symbol table which torch symbols texport's result dims are; a
+        result torch computes otherwise than texport's IR type says is an error."""
         attr = result.type
-        if isinstance(attr, TensorType) and isinstance(val, torch.Tensor) and len(attr.shape) == val.dim():
+        if isinstance(attr, TensorType) and isinstance(val, torch.Tensor):
+            static = [(d, s) for d, s in zip(attr.shape, val.shape) if type(d) is int and isinstance(s, int)]
+            if val.dtype != torch_dtype(attr.dtype) or val.dim() != len(attr.shape) \
+                    or any(d != s for d, s in static):
+                raise ToTorchError(f"{_where(op)}: torch computes {_describe_val(val)} where texport's IR "
+                                   f"type is {describe_type(attr)}")
             for dim, size in zip(attr.shape, val.shape):
                 self.symbols.bind(dim, size)
         elif isinstance(attr, SymIntType) and attr.value is not None:
@@ -331,7 +390,7 @@ class GraphBuilder:
         module = torch.nn.Module()
         builder = GraphBuilder(self.symbols, module)
         names = [_name(arg, f"arg{i}_1") for i, arg in enumerate(block.args)]
-        builder.placeholders(block, _unique(names), vals)
+        builder.placeholders(block.args, _unique(names), vals)
         returned = builder.body(block)
         if base == "while_loop_cond_graph":
             builder.output(returned[0])  # torch's cond graph returns the bare predicate
@@ -341,20 +400,14 @@ class GraphBuilder:
             builder.output(tuple(returned))
         graph_module = torch.fx.GraphModule(module, builder.graph, class_name=name)
         self.owner.register_module(name, graph_module)
-        return self.graph.create_node("get_attr", name, name=name), graph_module
+        node = self.graph.create_node("get_attr", name, name=name)
+        self.origin[node] = op
+        return node, graph_module
 
 
 # ---- helpers ----------------------------------------------------------------
 
 _NO_VAL = object()
-
-
-def _set_meta(node: Any, val: Any, op: Operation) -> None:
-    if val is not _NO_VAL:
-        node.meta["val"] = val
-    trace = stack_trace(op)
-    if trace is not None:
-        node.meta["stack_trace"] = trace
 
 
 def stack_trace(op: Operation) -> str | None:
@@ -426,6 +479,10 @@ def _first_slice(val: Any) -> Any:
     if not isinstance(val, torch.Tensor):
         raise ToTorchError("map and scan take tensors with a leading dim")
     return val.select(0, 0)
+
+
+def _describe_val(val: Any) -> str:
+    return f"{str(val.dtype).removeprefix('torch.')}[{', '.join(str(d) for d in val.shape)}]"
 
 
 def describe_type(attr: Any) -> str:

@@ -253,7 +253,8 @@ def _positional_count(ep: Any, signature: inspect.Signature) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
 
 
-def module_call_graph(ep: Any, signature: Any) -> list[ModuleCallEntry]:
+def module_call_graph(ep: Any) -> list[ModuleCallEntry]:
+    """torch's module call graph: the root's call specs in torch's ``(args, kwargs)`` form."""
     entries = []
     for index, entry in enumerate(ep.module_call_graph):
         sig = entry.signature
@@ -274,19 +275,64 @@ def module_call_graph(ep: Any, signature: Any) -> list[ModuleCallEntry]:
     return entries
 
 
+def set_module_stacks(ep: Any, graph: Any, origin: dict[Any, Any]) -> None:
+    """``meta["nn_module_stack"]`` of every node, which torch's ``unflatten`` outlines
+    submodules by: the root, then each submodule whose call export preserved and
+    whose part of the program (found as texport's own unflatten finds it) holds the
+    node's op. texport's IR keeps no other module scopes: other nodes sit in the root."""
+    parts = {fqn: set(ops) for fqn, ops in _preserved_parts(ep)}
+    root = {"L__self__": ("", "texport.export.ExportedProgram")}
+    for node in graph.nodes:
+        op = origin.get(node)
+        if op is None and node.op not in ("call_function", "get_attr"):
+            continue
+        stack = dict(root)
+        for fqn in sorted((f for f, ops in parts.items() if op in ops), key=lambda f: f.count(".")):
+            stack[f"L__self__{fqn}"] = (fqn, fqn)
+        node.meta["nn_module_stack"] = stack
+
+
+def _preserved_parts(ep: Any) -> list[tuple[str, list[Any]]]:
+    from texport.export.unflatten import (
+        _lifted_specs,
+        _ops_between,
+        _own_buffer_mutations,
+        _values_by_name,
+    )
+
+    block = ep.graph.body.block
+    by_name = _values_by_name(block)
+    state = {arg: spec.target for arg, spec in zip(block.args, _lifted_specs(ep))
+             if spec.kind is not InputKind.USER_INPUT}
+    parts = []
+    for entry in ep.module_call_graph[1:]:
+        signature = entry.signature
+        if signature is None:
+            continue
+        try:
+            inputs = [by_name[a.name] for a in signature.inputs if not isinstance(a, ConstantArgument)]
+            outputs = [by_name[a.name] for a in signature.outputs if not isinstance(a, ConstantArgument)]
+            ops, _ = _ops_between(block, set(inputs), state, outputs, _own_buffer_mutations(ep, entry.fqn),
+                                  entry.fqn)
+        except (KeyError, RuntimeError):  # a rewritten program may have lost the call's values
+            continue
+        parts.append((entry.fqn, ops))
+    return parts
+
+
 def _forward_arg_names(ep: Any, in_spec: Any) -> list[str]:
     """torch's names of the call's inputs: the positional parameters given (``args_0``,
     ``args_1`` for ``*args``), then the keywords in the call spec's order."""
     signature = ep._traced.forward_signature
     names = []
     positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    count = in_spec.children_specs[0].num_children
+    count = in_spec.child(0).num_children
     for param in positional[:count]:
         names.append(param.name)
     var = next((p for p in signature.parameters.values() if p.kind is p.VAR_POSITIONAL), None)
     if var is not None and count > len(positional):
         names.extend(f"{var.name}_{i}" for i in range(count - len(positional)))
-    names.extend(in_spec.children_specs[1].context)
+    names.extend(in_spec.child(1).context)
     return names
 
 
@@ -298,5 +344,5 @@ def _call_argument(arg: Any) -> Any:
     return torch_signature.TensorArgument(name=arg.name)
 
 
-__all__ = ["defaulted_inputs", "example_hints", "example_inputs", "input_spec", "module_call_graph",
+__all__ = ["set_module_stacks", "defaulted_inputs", "example_hints", "example_inputs", "input_spec", "module_call_graph",
            "output_spec", "state_tensors", "torch_spec", "torch_tensor"]

@@ -85,9 +85,6 @@ class TorchSymbols:
 
     def _new_backed(self, name: str) -> sympy.Symbol:
         """A backed size symbol as torch's deserializer makes it: its name, a hint, its range."""
-        if not name.startswith("s"):
-            raise SymbolError(f"symbol {name} is used before an op of the program binds it "
-                              f"(only input size symbols s<N> are made from the signature)")
         symbol = sympy.Symbol(name, integer=True, positive=True)
         lower, upper = self._range_of(name)
         hint = self.hints.get(name)
