@@ -3,22 +3,19 @@ timm and Hugging Face transformers models, small, with seeded random weights (no
 download), in eval mode, each with its example inputs, a second input of other
 dynamic sizes and the dynamic shapes torch exports it with.
 
-The packages are optional: ``builder(name)`` imports the one a model needs when
-it is built, so a test skips (``pytest.importorskip``) without it. torchvision
-goes through ``import_torchvision()``, which first works around its wheel's C
-extension (see there).
+The packages are optional: ``build(model)`` imports the one a model needs when
+it is built (``import_package``, ModuleNotFoundError without it: the tests skip).
+Every import of them goes through ``import_package``, which first works around
+torchvision's C extension (``define_torchvision_schemas``: the one place for it).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-LEVELS = ("training", "functional", "core")
 
 
 @dataclass
@@ -229,16 +226,3 @@ def export(model: ThirdPartyModel, module: Any | None = None) -> Any:
 
     module = build(model) if module is None else module
     return torch.export.export(module, example_inputs(model), dynamic_shapes=model.dynamic(torch))
-
-
-def at_level(torch_ep: Any, level: str) -> Any:
-    """torch's program at a level: training as exported, functional, core."""
-    if level == "training":
-        return torch_ep
-    return torch_ep.run_decompositions({} if level == "functional" else None)
-
-
-def timed(action: Callable[[], Any]) -> tuple[Any, float]:
-    start = time.perf_counter()
-    result = action()
-    return result, time.perf_counter() - start
