@@ -3,6 +3,16 @@ into texport IR, ``to_torch`` hands a texport program back to torch.
 
 torch is optional: this package is the only place in texport that imports it,
 and only when an entry point is called (``import texport.bridge`` loads no torch).
+
+    torch_ep = torch.export.export(model, (x,), dynamic_shapes={"x": {0: Dim("batch")}})
+    ep = texport.from_torch(torch_ep)                  # training; TRAINING dialect
+    ep = texport.from_torch(torch_ep.run_decompositions())   # core; ATEN dialect
+    print(ep.mlir())                                   # torch's symbols: !tx.tensor<[s77, 3], f32>
+    ep.module()(texport.from_numpy(x.numpy()))         # texport's interpreter, torch's calling convention
+
+Files: ``importer.py`` (the FX graph as IR, the level, state and ranges),
+``signature.py`` (graph signature and calling convention), ``values.py``
+(dims, types, literals, tensors, locations, ``TorchImportError``).
 """
 
 from __future__ import annotations
