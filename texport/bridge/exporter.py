@@ -59,7 +59,7 @@ def to_torch(ep: Any) -> torch.export.ExportedProgram:
         graph_signature=signature,
         state_dict=state_dict,
         range_constraints=symbols.range_constraints(),
-        module_call_graph=module_call_graph(ep),
+        module_call_graph=module_call_graph(ep, builder.node_names()),
         example_inputs=example_inputs(ep),
         constants=constants,
         verifiers=[verifier],

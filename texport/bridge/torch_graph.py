@@ -105,6 +105,11 @@ class GraphBuilder:
             created.append(node)
         return created
 
+    def node_names(self) -> dict[str, str]:
+        """texport value name -> the name of its FX node (FX renames a clash)."""
+        return {value.name_hint: node.name for value, node in self.nodes.items()
+                if value.name_hint and isinstance(node, torch.fx.Node)}
+
     def constant_placeholder(self, name: str, value: Any) -> Any:
         """A placeholder for a user input export specialised to a constant (torch keeps one)."""
         node = self.graph.placeholder(name)

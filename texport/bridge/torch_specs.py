@@ -253,26 +253,35 @@ def _positional_count(ep: Any, signature: inspect.Signature) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
 
 
-def module_call_graph(ep: Any) -> list[ModuleCallEntry]:
-    """torch's module call graph: the root's call specs in torch's ``(args, kwargs)`` form."""
+def module_call_graph(ep: Any, node_names: dict[str, str]) -> list[ModuleCallEntry]:
+    """torch's module call graph: the root's call specs in torch's ``(args, kwargs)``
+    form; a preserved submodule's inputs and outputs by their FX node names
+    (``node_names``: texport value name -> node name). A submodule whose values a
+    rewrite of the program removed keeps its entry without a signature."""
     entries = []
     for index, entry in enumerate(ep.module_call_graph):
         sig = entry.signature
-        if sig is None:
-            entries.append(ModuleCallEntry(fqn=entry.fqn, signature=None))
-            continue
-        names = sig.forward_arg_names
-        if index == 0:
+        names = sig.forward_arg_names if sig is not None else None
+        if index == 0 and sig is not None:
             in_spec, out_spec = call_in_spec(ep), torch_spec(ep.call_spec.out_spec)
             names = _forward_arg_names(ep, in_spec) if names is not None else None
-        else:
+        elif sig is not None:
             in_spec, out_spec = torch_spec(sig.in_spec), torch_spec(sig.out_spec)
+        arguments = [*sig.inputs, *sig.outputs] if sig is not None else []
+        if sig is None or any(_is_missing(a, node_names) for a in arguments):
+            entries.append(ModuleCallEntry(fqn=entry.fqn, signature=None))
+            continue
         entries.append(ModuleCallEntry(fqn=entry.fqn, signature=ModuleCallSignature(
-            inputs=[_call_argument(a) for a in sig.inputs], outputs=[_call_argument(a) for a in sig.outputs],
+            inputs=[_call_argument(a, node_names) for a in sig.inputs],
+            outputs=[_call_argument(a, node_names) for a in sig.outputs],
             in_spec=in_spec, out_spec=out_spec, forward_arg_names=names)))
-    if not entries:
-        raise ToTorchError("the program has no module call graph (its root entry carries the call's specs)")
+    if not entries or entries[0].signature is None:
+        raise ToTorchError("the program has no root entry in its module call graph (it carries the call's specs)")
     return entries
+
+
+def _is_missing(arg: Any, node_names: dict[str, str]) -> bool:
+    return not isinstance(arg, ConstantArgument) and arg.name not in node_names
 
 
 def set_module_stacks(ep: Any, graph: Any, origin: dict[Any, Any]) -> None:
@@ -336,12 +345,12 @@ def _forward_arg_names(ep: Any, in_spec: Any) -> list[str]:
     return names
 
 
-def _call_argument(arg: Any) -> Any:
+def _call_argument(arg: Any, node_names: dict[str, str]) -> Any:
     if isinstance(arg, ConstantArgument):
         return torch_signature.ConstantArgument(name=arg.name, value=arg.value)
     if isinstance(arg, SymIntArgument):
-        return torch_signature.SymIntArgument(name=arg.name)
-    return torch_signature.TensorArgument(name=arg.name)
+        return torch_signature.SymIntArgument(name=node_names[arg.name])
+    return torch_signature.TensorArgument(name=node_names[arg.name])
 
 
 __all__ = ["set_module_stacks", "defaulted_inputs", "example_hints", "example_inputs", "input_spec", "module_call_graph",
