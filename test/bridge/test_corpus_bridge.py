@@ -40,21 +40,12 @@ import texport  # noqa: E402
 NAMES = sorted(PAIRS)
 
 # Measured failures of the bridge (strict xfails: a fixed one must leave the table).
-# Boolean masks combined with `&` (sdpa left padding, a switch router's capacity mask): torch's
-# training and functional programs call aten.__and__.Tensor (core says bitwise_and)
-NO_AND_OP = "texport's op table has no aten.__and__.Tensor (torch's training/functional programs call it)"
 # derived_dims_4h's core program divides a size by 4 in Python (operator.truediv on SymInts)
 NO_TRUEDIV = "from_torch has no form for operator.truediv on sizes (derived_dims_4h's core program)"
 # a forward parameter named `input`: to_torch's FX graph names its placeholder input_1
 INPUT_RENAMED = "to_torch names a user input called `input` input_1 (torch keeps `input`)"
 
-_AND_CASES = ("attention.sdpa_left_padding_masked_rows", "structures.switch_top1_router_capacity",
-              "text.left_padded_decoder")
 KNOWN_FAILURES: dict[str, str] = {
-    **{f"test_{test}[{name}-{level}]": NO_AND_OP for name in _AND_CASES for level in ("training", "functional")
-       for test in ("imported_program_runs_with_torchs_numbers", "round_trip_runs_in_torch_with_torchs_numbers")},
-    **{f"test_texport_lowering_of_imported_program_gives_torchs_core_ops[{name}]": NO_AND_OP
-       for name in _AND_CASES},
     "test_imported_program_runs_with_torchs_numbers[structures.derived_dims_4h-core]": NO_TRUEDIV,
     "test_round_trip_runs_in_torch_with_torchs_numbers[structures.derived_dims_4h-core]": NO_TRUEDIV,
     **{f"test_round_trip_runs_in_torch_with_torchs_numbers[vision.mobilenetv2_blocks_train-{level}]": INPUT_RENAMED

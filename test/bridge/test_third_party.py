@@ -43,9 +43,6 @@ DIALECTS = {"training": "TRAINING", "functional": "INFERENCE", "core": "ATEN"}  
 INPUTS = ("example", "second")
 
 
-# __and__ on bool masks: GPT-2's and Llama's attention masks (`causal & padding`) at the
-# training and functional levels (their core programs say bitwise_and)
-NO_AND_OP = "texport's op table has no aten.__and__.Tensor (torch's training/functional programs call it)"
 # texport's matmul decomposition folds T5's 3-D @ 2-D products of transposed views differently
 MATMUL_FOLD = ("texport's lowering of T5's imported matmuls gives bmm+expand+view where torch's gives "
                "clone+mm (folding a non-contiguous 3-D operand): same numbers, other core ops")
@@ -60,16 +57,6 @@ TORCH_T5_FUNCTIONAL = ("torch's own functional T5 program fails in torch (a view
                        "the round trip hands torch the same program")
 
 KNOWN_FAILURES: dict[str, str] = {
-    **{f"test_import_keeps_torchs_signature_and_ranges[{name}-{level}]": NO_AND_OP
-       for name in ("gpt2", "llama") for level in ("training", "functional")},
-    **{f"test_import_runs_with_torchs_numbers[{name}-{level}-{which}]": NO_AND_OP
-       for name in ("gpt2", "llama") for level in ("training", "functional") for which in INPUTS},
-    **{f"test_import_prints_parses_and_saves[{name}-{level}]": NO_AND_OP
-       for name in ("gpt2", "llama") for level in ("training", "functional")},
-    **{f"test_round_trip_runs_in_torch_with_torchs_numbers[{name}-{level}]": NO_AND_OP
-       for name in ("gpt2", "llama") for level in ("training", "functional")},
-    **{f"test_texport_lowers_imported_training_program_to_core[{name}]": NO_AND_OP for name in ("gpt2", "llama")},
-    **{f"test_texport_lowering_gives_torchs_core_ops[{name}]": NO_AND_OP for name in ("gpt2", "llama")},
     "test_texport_lowering_gives_torchs_core_ops[t5]": MATMUL_FOLD,
     "test_texport_lowering_gives_torchs_core_ops[mobilenet_v3_small]": EXTRA_CLONE,
     "test_round_trip_runs_in_torch_with_torchs_numbers[t5-functional]": TORCH_T5_FUNCTIONAL,
