@@ -4,6 +4,7 @@ ranges, signature, calling convention, control flow, asserts and locations kept.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import operator
 import re
@@ -610,3 +611,28 @@ def test_an_enabled_autocast_is_refused_by_name() -> None:
     torch_ep = torch.export.export(Cast(), (torch.randn(3, 3),))
     with pytest.raises(TorchImportError, match=r"(?s)wrap_with_autocast.*texport has no autocast.*torch.mm\(x, x\)"):
         from_torch(torch_ep)
+
+
+@dataclasses.dataclass
+class Pair:
+    first: torch.Tensor
+    second: torch.Tensor
+
+
+torch.export.register_dataclass(Pair)
+
+
+def test_a_dataclass_only_torch_knows_keeps_the_calling_convention() -> None:
+    """A pytree node type registered with torch alone is registered with texport's
+    pytree by torch's own functions: inputs and outputs keep their classes."""
+    class Swap(torch.nn.Module):
+        def forward(self, pair: Pair):
+            return Pair(pair.second * 2, pair.first + pair.second)
+
+    torch_ep = torch.export.export(Swap(), (Pair(torch.randn(2), torch.randn(2)),))
+    ep = from_torch(torch_ep)
+    assert ep._traced.user_input_paths == ["pair.first", "pair.second"]
+    pair = Pair(torch.randn(2), torch.randn(2))
+    got = ep.module()(Pair(tensor_of(pair.first), tensor_of(pair.second)))
+    assert isinstance(got, Pair)
+    assert_same(torch_ep.module()(pair), got)

@@ -113,3 +113,18 @@ def test_no_module_imports_itself_through_others() -> None:
     graph = {name: set(_imported_modules(name, path, known)) - {name} for name, path in known.items()}
     cycle = _cycle(graph)
     assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+def test_only_the_bridge_imports_torch() -> None:
+    """torch is optional: texport/bridge is the one place that may import it (every import
+    counts, also one inside a function)."""
+    wrong = []
+    for path in (ROOT / "texport").rglob("*.py"):
+        if "bridge" in path.relative_to(ROOT / "texport").parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            wrong += [f"{path.relative_to(ROOT)}:{node.lineno} imports {name}" for name in names
+                      if name.split(".")[0] == "torch"]
+    assert not wrong, "\n".join(wrong)
