@@ -203,8 +203,8 @@ class GraphBuilder:
         schema = op.op_def.schema
         results = list(op.results)
         single = len(results) == 1 and not schema.returns_tuple and not schema.returns[0].type.is_list
-        if not results:
-            node = self.call(target, args, kwargs, None, schema.name, op, with_val=bool(schema.returns))
+        if not results:  # an op run for its effect (an assert, a write): torch's node has no val
+            self.call(target, args, kwargs, None, schema.name, op, with_val=bool(schema.returns))
             return
         if single:
             self.nodes[results[0]] = self.call(target, args, kwargs, val, _name(results[0], schema.name), op)
