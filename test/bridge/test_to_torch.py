@@ -535,3 +535,21 @@ def test_zoo_scan_lstm_with_dynamic_batch_and_steps(level: str) -> None:
     assert torch.ops.higher_order.scan in [n.target for n in torch_ep.graph.nodes]
     x = texport.randn(3, 9, 64)
     _assert_same(ep.module()(x), torch_ep.module()(_torch_of(x)))
+
+
+class ReverseScan(texport.nn.Module):
+    def forward(self, xs):
+        return texport.scan(lambda c, x: (c + x, c * x), texport.zeros(3), xs, reverse=True)
+
+
+@TORCH_SCAN_WARNS
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_reverse_scan_flips_around_torchs_forward_scan(level: str) -> None:
+    xs = texport.randn(5, 3)
+    ep = texport.export.export(ReverseScan(), (xs,), dynamic_shapes={"xs": {0: texport.export.Dim("t", min=2)}})
+    ep = ep if level == "training" else ep.run_decompositions({} if level == "functional" else None)
+    torch_ep = to_torch(ep)
+    targets = [n.target for n in torch_ep.graph.nodes if n.op == "call_function"]
+    assert targets.count(torch.ops.aten.flip.default) == 2
+    for value in (xs, texport.randn(7, 3)):
+        _assert_same(ep.module()(value), torch_ep.module()(_torch_of(value)))

@@ -203,8 +203,8 @@ class GraphBuilder:
         schema = op.op_def.schema
         results = list(op.results)
         single = len(results) == 1 and not schema.returns_tuple and not schema.returns[0].type.is_list
-        if not results:
-            node = self.call(target, args, kwargs, None, schema.name, op, with_val=bool(schema.returns))
+        if not results:  # an op run for its effect (an assert, a write): torch's node has no val
+            self.call(target, args, kwargs, None, schema.name, op, with_val=bool(schema.returns))
             return
         if single:
             self.nodes[results[0]] = self.call(target, args, kwargs, val, _name(results[0], schema.name), op)
@@ -358,6 +358,18 @@ class GraphBuilder:
                                f"({type(err).__name__}: {err})") from err
         node = self.call(hop, node_args, {}, val, hop_name, op)
         self.read_results(node, list(val), list(op.results), op)
+        if op.name == "control.scan" and _reversed(op):
+            stacked = [r for r in list(op.results)[len(op.init):] if r in self.nodes]
+            flipped, fake = self.flipped([self.nodes[r] for r in stacked], [self.vals[r] for r in stacked], op)
+            self.nodes.update(zip(stacked, flipped))
+            self.vals.update(zip(stacked, fake))
+
+    def flipped(self, nodes: list[Any], vals: list[Any], op: Operation) -> tuple[list[Any], list[Any]]:
+        """``aten.flip(x, [0])`` of each node (torch's reverse scan runs forward on flipped tensors)."""
+        flip = torch.ops.aten.flip.default
+        with self.symbols.fake_mode, enable_python_dispatcher():
+            fake = [flip(v, [0]) for v in vals]
+        return [self.call(flip, (n, [0]), {}, f, "flip", op) for n, f in zip(nodes, fake)], fake
 
     def control_arguments(self, op: Operation, graph_nodes: list[tuple[Any, Any]]) -> tuple[tuple, tuple]:
         """torch's operand layout of each higher-order op (nodes, and fake values)."""
@@ -376,11 +388,10 @@ class GraphBuilder:
             args, fake_args = pick(op.args)
             return (graphs[0], xs, args), (modules[0], fake_xs, fake_args)
         if op.name == "control.scan":
-            if op.reverse is not None and op.reverse.value.data:
-                raise ToTorchError(f"{_where(op)}: a reverse scan has no torch higher-order form "
-                                   "(torch's scan HOP runs forward; flip xs before it)")
             init, fake_init = pick(op.init)
             xs, fake_xs = pick(op.xs)
+            if _reversed(op):  # torch's scan(reverse=True): flip xs, scan forward, flip the stacked outputs
+                xs, fake_xs = self.flipped(xs, fake_xs, op)
             extra, fake_extra = pick(op.additional_inputs)
             return (graphs[0], init, xs, tuple(extra)), (modules[0], fake_init, fake_xs, tuple(fake_extra))
         carried, fake_carried = pick(op.carried)
@@ -477,6 +488,10 @@ def _literal(value: Any, base: str, op: Operation) -> Any:
         if base == "Device":
             return torch.device(value)
     return value
+
+
+def _reversed(op: Operation) -> bool:
+    return op.reverse is not None and bool(op.reverse.value.data)
 
 
 def _first_slice(val: Any) -> Any:

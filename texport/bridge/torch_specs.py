@@ -17,6 +17,13 @@ import torch.export.graph_signature as torch_signature
 import torch.utils._pytree as torch_pytree
 from torch.export.exported_program import ModuleCallEntry, ModuleCallSignature
 
+from texport.export.program import _check_inputs
+from texport.export.unflatten import (
+    _lifted_specs,
+    _ops_between,
+    _own_buffer_mutations,
+    _values_by_name,
+)
 from texport.interpreter.dtypes import is_bfloat16
 from texport.tracer import pytree
 from texport.tracer.signature import (
@@ -101,8 +108,7 @@ def example_hints(ep: Any) -> dict[str, int]:
 
 
 def _example_leaves(ep: Any) -> list[Any] | None:
-    from texport.export.program import _check_inputs
-
+    """The example call's input leaves, flattened as ``ep.module()`` flattens a call."""
     if ep.example_inputs is None:
         return None
     args, kwargs = ep.example_inputs
@@ -256,28 +262,28 @@ def _positional_count(ep: Any, signature: inspect.Signature) -> int:
 def module_call_graph(ep: Any, node_names: dict[str, str]) -> list[ModuleCallEntry]:
     """torch's module call graph: the root's call specs in torch's ``(args, kwargs)``
     form; a preserved submodule's inputs and outputs by their FX node names
-    (``node_names``: texport value name -> node name). A submodule whose values a
-    rewrite of the program removed keeps its entry without a signature."""
-    entries = []
-    for index, entry in enumerate(ep.module_call_graph):
-        sig = entry.signature
-        names = sig.forward_arg_names if sig is not None else None
-        if index == 0 and sig is not None:
-            in_spec, out_spec = call_in_spec(ep), torch_spec(ep.call_spec.out_spec)
-            names = _forward_arg_names(ep, in_spec) if names is not None else None
-        elif sig is not None:
-            in_spec, out_spec = torch_spec(sig.in_spec), torch_spec(sig.out_spec)
-        arguments = [*sig.inputs, *sig.outputs] if sig is not None else []
-        if sig is None or any(_is_missing(a, node_names) for a in arguments):
-            entries.append(ModuleCallEntry(fqn=entry.fqn, signature=None))
-            continue
-        entries.append(ModuleCallEntry(fqn=entry.fqn, signature=ModuleCallSignature(
-            inputs=[_call_argument(a, node_names) for a in sig.inputs],
-            outputs=[_call_argument(a, node_names) for a in sig.outputs],
-            in_spec=in_spec, out_spec=out_spec, forward_arg_names=names)))
+    (``node_names``: texport value name -> node name)."""
+    entries = [_call_entry(ep, entry, node_names, root=index == 0) for index, entry in enumerate(ep.module_call_graph)]
     if not entries or entries[0].signature is None:
         raise ToTorchError("the program has no root entry in its module call graph (it carries the call's specs)")
     return entries
+
+
+def _call_entry(ep: Any, entry: Any, node_names: dict[str, str], root: bool) -> ModuleCallEntry:
+    """One entry; a submodule whose values a rewrite of the program removed keeps
+    its entry without a signature (torch's verifier refuses names not in the graph)."""
+    sig = entry.signature
+    if sig is None or any(_is_missing(a, node_names) for a in [*sig.inputs, *sig.outputs]):
+        return ModuleCallEntry(fqn=entry.fqn, signature=None)
+    if root:
+        in_spec, out_spec = call_in_spec(ep), torch_spec(ep.call_spec.out_spec)
+        names = _forward_arg_names(ep, in_spec) if sig.forward_arg_names is not None else None
+    else:
+        in_spec, out_spec, names = torch_spec(sig.in_spec), torch_spec(sig.out_spec), sig.forward_arg_names
+    return ModuleCallEntry(fqn=entry.fqn, signature=ModuleCallSignature(
+        inputs=[_call_argument(a, node_names) for a in sig.inputs],
+        outputs=[_call_argument(a, node_names) for a in sig.outputs],
+        in_spec=in_spec, out_spec=out_spec, forward_arg_names=names))
 
 
 def _is_missing(arg: Any, node_names: dict[str, str]) -> bool:
@@ -302,13 +308,7 @@ def set_module_stacks(ep: Any, graph: Any, origin: dict[Any, Any]) -> None:
 
 
 def _preserved_parts(ep: Any) -> list[tuple[str, list[Any]]]:
-    from texport.export.unflatten import (
-        _lifted_specs,
-        _ops_between,
-        _own_buffer_mutations,
-        _values_by_name,
-    )
-
+    """(fqn, its ops) of each submodule whose call signature export preserved."""
     block = ep.graph.body.block
     by_name = _values_by_name(block)
     state = {arg: spec.target for arg, spec in zip(block.args, _lifted_specs(ep))
