@@ -4,13 +4,12 @@ texport's interpreter with torch's numbers, keeps torch's graph signature, print
 and parses back, lowers to torch's core op multiset; ``to_torch(from_torch(ep))``
 runs in torch with torch's numbers and keeps the signature.
 
-The numbers compared are always torch's own (its program's ``module()`` or its
-eager model), never texport against itself.
+The numbers compared are always torch's own (its eager model's), never texport
+against itself.
 """
 
 from __future__ import annotations
 
-import copy
 import io
 from typing import Any
 
@@ -104,12 +103,6 @@ def assert_same_numbers(want: Any, got: Any, rtol: float, atol: float, where: st
 # --------------------------------------------------------------------------
 # Running programs
 # --------------------------------------------------------------------------
-
-
-def run_torch_program(torch_ep: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Any:
-    """torch's numbers: its program's module (on a copy: module() shares the program's
-    state, which a training program's buffer mutations would change)."""
-    return copy.deepcopy(torch_ep).module()(*fresh_torch(args), **fresh_torch(kwargs or {}))
 
 
 def run_texport_program(ep: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Any:

@@ -31,7 +31,7 @@ class ThirdPartyModel:
     dynamic: Callable[[Any], Any]
     rtol: float = 1e-4
     atol: float = 1e-5
-    slow: bool = False  # torch's run_decompositions({}) of it takes seconds: that level is marked slow
+    slow: bool = False  # torch's run_decompositions of it takes 5-10 s: its lowered levels are marked slow
 
 
 # --------------------------------------------------------------------------

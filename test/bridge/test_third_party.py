@@ -30,7 +30,6 @@ from differential import (  # noqa: E402
     fresh_torch,
     from_torch,
     run_texport_program,
-    run_torch_program,
     saved_and_loaded,
     signature_lines,
     to_torch,
@@ -116,16 +115,19 @@ def subject(name: str) -> Subject:
     return Subject(name)
 
 
-def _models() -> list[Any]:
-    return [pytest.param(name, id=name) for name in NAMES]
+def _models(slow_needs_core: bool = False) -> list[Any]:
+    """Every model; with ``slow_needs_core`` (the test needs torch's core program) a
+    slow model is marked ``slow`` (see _models_and_levels)."""
+    return [pytest.param(name, id=name, marks=[pytest.mark.slow] if slow_needs_core and third_party.MODELS[name].slow
+                         else []) for name in NAMES]
 
 
 def _models_and_levels() -> list[Any]:
-    """(name, level) for every model and level; a slow model's functional level
-    (torch's run_decompositions({}) alone costs it seconds) is marked ``slow``:
-    ``-m 'not slow'`` still checks every model at the training and core levels."""
+    """(name, level) for every model and level; a slow model's lowered levels
+    (torch's run_decompositions alone costs it 5-10 s each) are marked ``slow``:
+    ``-m 'not slow'`` still checks every model at the training level."""
     return [pytest.param(name, level, id=f"{name}-{level}",
-                         marks=[pytest.mark.slow] if third_party.MODELS[name].slow and level == "functional" else [])
+                         marks=[pytest.mark.slow] if third_party.MODELS[name].slow and level != "training" else [])
             for name in NAMES for level in LEVELS]
 
 
@@ -165,7 +167,7 @@ def test_texport_lowers_imported_training_program_to_core(name: str) -> None:
                     "lowered to core by texport")
 
 
-@pytest.mark.parametrize("name", _models())
+@pytest.mark.parametrize("name", _models(slow_needs_core=True))
 def test_texport_lowering_gives_torchs_core_ops(name: str) -> None:
     model = subject(name)
     want, got = torch_core_ops(model.torch_program("core")), texport_core_ops(model.lowered_by_texport())
@@ -179,8 +181,9 @@ def test_round_trip_runs_in_torch_with_torchs_numbers(name: str, level: str) -> 
     ep = model.imported(level)
     back = to_torch(ep)
     assert signature_lines(back.graph_signature) == signature_lines(model.torch_program(level).graph_signature)
+    module = back.module()  # eval mode: the calls change no state, one module serves both
     for which in INPUTS:
-        model.check(run_torch_program(back, model.inputs[which]), level, which, "to_torch(from_torch(ep)) in torch")
+        model.check(module(*fresh_torch(model.inputs[which])), level, which, "to_torch(from_torch(ep)) in torch")
 
 
 def _ranges(ranges: dict[Any, Any]) -> dict[str, tuple[str, str]]:
