@@ -426,6 +426,9 @@ def test_a_custom_op_that_writes_becomes_torchs_auto_functionalized(level: str, 
     module = torch_ep.module()
     assert module(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
     assert module(torch.ones(3)).tolist() == [3.0, 3.0, 3.0]  # the buffer keeps its update
+    lowered = to_torch(ep).run_decompositions()
+    assert torch.ops.higher_order.auto_functionalized_v2 in [n.target for n in lowered.graph.nodes]
+    assert lowered.module()(torch.ones(3)).tolist() == [2.0, 2.0, 2.0]
 
 
 class Inner(texport.nn.Module):
