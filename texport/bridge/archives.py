@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 TORCH_EXTRA = "pip install texport[torch]"
-LEVELS = ("training", "functional", "core")
 
 
 class TorchNotInstalled(ImportError):
