@@ -636,3 +636,22 @@ def test_a_dataclass_only_torch_knows_keeps_the_calling_convention() -> None:
     got = ep.module()(Pair(tensor_of(pair.first), tensor_of(pair.second)))
     assert isinstance(got, Pair)
     assert_same(torch_ep.module()(pair), got)
+
+
+class Aliases(torch.nn.Module):
+    """Ops torch records that texport's tracer records as another op: ``&`` (bitwise_and),
+    ``mT`` (transpose), functionalized ``zero_`` (fill), core xlogy's ``prims.scalar_tensor``."""
+
+    def forward(self, x, y):
+        zeroed = x.clone()
+        zeroed.zero_()
+        return x.mT @ x, zeroed + 1, torch.xlogy(2.0, y), (x > 0) & (x < 1)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_ops_texport_records_as_others_import_as_those(level: str) -> None:
+    args = (torch.randn(3, 3), torch.rand(3) + 0.1)
+    torch_ep = at_level(torch.export.export(Aliases(), args), level)
+    ep = from_torch(torch_ep)
+    ep.validate()
+    run_both(torch_ep, ep, *args)

@@ -288,12 +288,15 @@ class GraphBuilder:
         self.values[node] = results[index]
 
     def _aten(self, node: Any) -> None:
-        target = node.target
-        op_def = OPS.get(_key(target)) or OPS.get(_SAME_OP.get(_key(target), ""))
+        target, args, kwargs = node.target, node.args, node.kwargs
+        op_def = OPS.get(_key(target))
+        if op_def is None and _key(target) in _RECORDED_AS:  # an alias texport's tracer records as another op
+            key, rewrite = _RECORDED_AS[_key(target)]
+            op_def, (args, kwargs) = OPS.get(key), rewrite(args, kwargs)
         if op_def is None:
             raise self.error(node, f"texport's op table has no {_key(target)} ({target._schema}); a custom "
                              "op of that name can be registered with texport.library")
-        values = self._bound(node, op_def)
+        values = self._bound(node, op_def, args, kwargs)
         if not op_def.schema.returns:
             types = []
         elif "val" in node.meta:
@@ -308,19 +311,19 @@ class GraphBuilder:
         self.add(op, node)
         self._bind_results(node, op)
 
-    def _bound(self, node: Any, op_def: Any) -> list[Any]:
+    def _bound(self, node: Any, op_def: Any, args: Any, kwargs: Any) -> list[Any]:
         """The node's arguments in schema order, defaults filled in from texport's schema."""
         names = [arg.name for arg in op_def.schema.arguments]
-        unknown = [name for name in node.kwargs if name not in names[len(node.args):]]
-        if len(node.args) > len(names) or unknown:
+        unknown = [name for name in kwargs if name not in names[len(args):]]
+        if len(args) > len(names) or unknown:
             raise self.error(node, f"its arguments do not fit texport's schema {op_def.schema_text} "
-                             f"({len(node.args)} positional, keywords {list(node.kwargs)})")
+                             f"({len(args)} positional, keywords {list(kwargs)})")
         values = []
         for index, arg in enumerate(op_def.schema.arguments):
-            if index < len(node.args):
-                value = node.args[index]
-            elif arg.name in node.kwargs:
-                value = node.kwargs[arg.name]
+            if index < len(args):
+                value = args[index]
+            elif arg.name in kwargs:
+                value = kwargs[arg.name]
             elif arg.has_default:
                 value = arg.default
                 values.append(list(value) if isinstance(value, list) else value)
@@ -610,10 +613,22 @@ _COMPARISONS = {operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operato
                 operator.gt: "gt", operator.ge: "ge"}
 _NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 _DROPPED = {torch.ops.aten._assert_tensor_metadata.default}
-# torch's operator overloads that texport's tracer records as the op they call (``a & b`` is
-# bitwise_and there): the same schema and numbers, under the name texport's table has
-_SAME_OP = {f"aten.__{name}__.{overload}": f"aten.bitwise_{name}.{overload}"
-            for name in ("and", "or", "xor") for overload in ("Tensor", "Scalar")}
+
+
+def _same_arguments(args: Any, kwargs: Any) -> tuple[Any, Any]:
+    return args, kwargs
+
+
+# Ops torch records that texport's tracer records as another op with the same numbers
+# (``a & b`` is bitwise_and there, ``x.mT`` transpose(-2, -1), functionalized ``zero_``
+# fill(x, 0)): the op texport's table has, and the arguments it takes.
+_RECORDED_AS: dict[str, tuple[str, Any]] = {
+    **{f"aten.__{name}__.{overload}": (f"aten.bitwise_{name}.{overload}", _same_arguments)
+       for name in ("and", "or", "xor") for overload in ("Tensor", "Scalar")},
+    "aten.mT.default": ("aten.transpose.int", lambda args, kwargs: ((args[0], -2, -1), {})),
+    "aten.zero.default": ("aten.fill.Scalar", lambda args, kwargs: ((args[0], 0), {})),
+    "prims.scalar_tensor.default": ("aten.scalar_tensor.default", _same_arguments),
+}
 
 
 # --------------------------------------------------------------------------
