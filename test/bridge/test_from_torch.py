@@ -636,3 +636,45 @@ def test_a_dataclass_only_torch_knows_keeps_the_calling_convention() -> None:
     got = ep.module()(Pair(tensor_of(pair.first), tensor_of(pair.second)))
     assert isinstance(got, Pair)
     assert_same(torch_ep.module()(pair), got)
+
+
+class Aliases(torch.nn.Module):
+    """Ops torch records that texport's tracer records as another op: ``&`` (bitwise_and),
+    ``mT`` (transpose), functionalized ``zero_`` (fill), core xlogy's ``prims.scalar_tensor``."""
+
+    def forward(self, x, y):
+        zeroed = x.clone()
+        zeroed.zero_()
+        return x.mT @ x, zeroed + 1, torch.xlogy(2.0, y), (x > 0) & (x < 1)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_ops_texport_records_as_others_import_as_those(level: str) -> None:
+    args = (torch.randn(3, 3), torch.rand(3) + 0.1)
+    torch_ep = at_level(torch.export.export(Aliases(), args), level)
+    ep = from_torch(torch_ep)
+    ep.validate()
+    run_both(torch_ep, ep, *args)
+
+
+class Inverse(torch.nn.Module):
+    def forward(self, x):
+        return torch.linalg.inv(x)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_effect_tokens_are_dropped_and_the_effect_kept(level: str) -> None:
+    """torch's core program threads a TOKEN through with_effects(_linalg_check_errors);
+    texport keeps the op, ordered by the block, and no token."""
+    x = torch.randn(3, 3) + 3 * torch.eye(3)
+    torch_ep = at_level(torch.export.export(Inverse(), (x,)), level)
+    ep = from_torch(torch_ep)
+    assert [s.kind.name for s in ep.graph_signature.input_specs] == ["USER_INPUT"]
+    assert [s.kind.name for s in ep.graph_signature.output_specs] == ["USER_OUTPUT"]
+    if level == "core":
+        assert "_linalg_check_errors" in ep.mlir()
+    run_both(torch_ep, ep, x)
+    with pytest.raises(Exception, match="singular"):
+        torch_ep.module()(torch.zeros(3, 3))
+    with pytest.raises(Exception, match="singular"):
+        ep.module()(texport.zeros(3, 3))

@@ -48,6 +48,7 @@ from .signature import (
     input_attrs,
     output_attrs,
     signature_of,
+    token_names,
     tree_spec,
 )
 from .values import (
@@ -75,7 +76,8 @@ def from_torch(torch_ep: Any, *, level: str | None = None) -> ExportedProgram:
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     signature = signature_of(torch_ep.graph_signature)
-    builder = GraphBuilder(torch_ep.graph_module, level, _constant_inputs(signature))
+    tokens = dict.fromkeys(token_names(torch_ep.graph_signature), _TOKEN)
+    builder = GraphBuilder(torch_ep.graph_module, level, _constant_inputs(signature) | tokens)
     placeholders = {n.name: n.meta.get("val") for n in torch_ep.graph.nodes if n.op == "placeholder"}
     convention = calling_convention(torch_ep, signature, placeholders)
     module = _module(builder, torch_ep, signature, convention)
@@ -177,7 +179,7 @@ class GraphBuilder:
         """The results of a multi-result node, named after the getitem nodes that read them."""
         readers = {user.args[1]: user for user in node.users if user.target is operator.getitem}
         for index, result in enumerate(results):
-            if result is not None:
+            if result is not None and result is not _TOKEN:
                 reader = readers.get(index)
                 set_name(result, self.name_of(reader) if reader is not None else self.fresh("getitem"))
 
@@ -217,7 +219,8 @@ class GraphBuilder:
 
     def _outputs(self, node: Any) -> list[SSAValue]:
         leaves = torch.utils._pytree.tree_leaves(node.args[0])
-        return [self.value(leaf, node) for leaf in leaves if isinstance(leaf, torch.fx.Node)]
+        values = [self.value(leaf, node) for leaf in leaves if isinstance(leaf, torch.fx.Node)]
+        return [value for value in values if value is not _TOKEN]
 
     # ---- values ---------------------------------------------------------
 
@@ -287,17 +290,21 @@ class GraphBuilder:
             raise self.error(node, f"getitem reads {source.name}, which is not a multi-result op")
         self.values[node] = results[index]
 
-    def _aten(self, node: Any) -> None:
-        target = node.target
-        op_def = OPS.get(_key(target)) or OPS.get(_SAME_OP.get(_key(target), ""))
+    def _aten(self, node: Any, call: tuple[Any, Any, Any, Any] | None = None) -> Operation:
+        """The node's op; ``call`` (target, args, kwargs, value) when the node wraps the call."""
+        target, args, kwargs, val = call or (node.target, node.args, node.kwargs, node.meta.get("val"))
+        op_def = OPS.get(_key(target))
+        if op_def is None and _key(target) in _RECORDED_AS:  # an alias texport's tracer records as another op
+            key, rewrite = _RECORDED_AS[_key(target)]
+            op_def, (args, kwargs) = OPS.get(key), rewrite(args, kwargs)
         if op_def is None:
             raise self.error(node, f"texport's op table has no {_key(target)} ({target._schema}); a custom "
                              "op of that name can be registered with texport.library")
-        values = self._bound(node, op_def)
+        values = self._bound(node, op_def, args, kwargs)
         if not op_def.schema.returns:
             types = []
-        elif "val" in node.meta:
-            types = result_types(node.meta["val"])
+        elif val is not None:
+            types = result_types(val)
         else:
             raise self.error(node, "torch recorded no value for it (node.meta['val']): its result types are unknown")
         cls = op_class(op_def, _level_for(op_def, self.level))
@@ -306,21 +313,34 @@ class GraphBuilder:
         except (TypeError, ValueError) as err:
             raise self.error(node, f"its arguments do not fit texport's {op_def.key} ({err})") from None
         self.add(op, node)
-        self._bind_results(node, op)
+        if call is None:
+            self._bind_results(node, op)
+        return op
 
-    def _bound(self, node: Any, op_def: Any) -> list[Any]:
+    def _with_effects(self, node: Any) -> None:
+        """with_effects(token, op, *args): the op itself, ordered by the block as texport's
+        export orders it; its results follow torch's token (result 0, no value here)."""
+        target, args = node.args[1], node.args[2:]
+        val = node.meta.get("val")
+        own = val[1:] if isinstance(val, (tuple, list)) else ()
+        op = self._aten(node, (target, args, node.kwargs, own[0] if len(own) == 1 else own or None))
+        results: list[Any] = [_TOKEN, *op.results]
+        self.name_results(node, results)
+        self.values[node] = results
+
+    def _bound(self, node: Any, op_def: Any, args: Any, kwargs: Any) -> list[Any]:
         """The node's arguments in schema order, defaults filled in from texport's schema."""
         names = [arg.name for arg in op_def.schema.arguments]
-        unknown = [name for name in node.kwargs if name not in names[len(node.args):]]
-        if len(node.args) > len(names) or unknown:
+        unknown = [name for name in kwargs if name not in names[len(args):]]
+        if len(args) > len(names) or unknown:
             raise self.error(node, f"its arguments do not fit texport's schema {op_def.schema_text} "
-                             f"({len(node.args)} positional, keywords {list(node.kwargs)})")
+                             f"({len(args)} positional, keywords {list(kwargs)})")
         values = []
         for index, arg in enumerate(op_def.schema.arguments):
-            if index < len(node.args):
-                value = node.args[index]
-            elif arg.name in node.kwargs:
-                value = node.kwargs[arg.name]
+            if index < len(args):
+                value = args[index]
+            elif arg.name in kwargs:
+                value = kwargs[arg.name]
             elif arg.has_default:
                 value = arg.default
                 values.append(list(value) if isinstance(value, list) else value)
@@ -402,6 +422,9 @@ class GraphBuilder:
     # ---- control flow ---------------------------------------------------
 
     def _higher_order(self, node: Any) -> None:
+        if node.target.__name__ == "with_effects":
+            self._with_effects(node)
+            return
         if node.target.__name__ in ("auto_functionalized", "auto_functionalized_v2"):
             self._auto_functionalized(node)
             return
@@ -608,12 +631,25 @@ _SYMBOLIC_OPS = {
 }
 _COMPARISONS = {operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
                 operator.gt: "gt", operator.ge: "ge"}
+_TOKEN = object()  # torch's effect token: texport orders effects by the block, it has no value
 _NEGATED = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt"}
 _DROPPED = {torch.ops.aten._assert_tensor_metadata.default}
-# torch's operator overloads that texport's tracer records as the op they call (``a & b`` is
-# bitwise_and there): the same schema and numbers, under the name texport's table has
-_SAME_OP = {f"aten.__{name}__.{overload}": f"aten.bitwise_{name}.{overload}"
-            for name in ("and", "or", "xor") for overload in ("Tensor", "Scalar")}
+
+
+def _same_arguments(args: Any, kwargs: Any) -> tuple[Any, Any]:
+    return args, kwargs
+
+
+# Ops torch records that texport's tracer records as another op with the same numbers
+# (``a & b`` is bitwise_and there, ``x.mT`` transpose(-2, -1), functionalized ``zero_``
+# fill(x, 0)): the op texport's table has, and the arguments it takes.
+_RECORDED_AS: dict[str, tuple[str, Any]] = {
+    **{f"aten.__{name}__.{overload}": (f"aten.bitwise_{name}.{overload}", _same_arguments)
+       for name in ("and", "or", "xor") for overload in ("Tensor", "Scalar")},
+    "aten.mT.default": ("aten.transpose.int", lambda args, kwargs: ((args[0], -2, -1), {})),
+    "aten.zero.default": ("aten.fill.Scalar", lambda args, kwargs: ((args[0], 0), {})),
+    "prims.scalar_tensor.default": ("aten.scalar_tensor.default", _same_arguments),
+}
 
 
 # --------------------------------------------------------------------------

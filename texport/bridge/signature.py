@@ -44,12 +44,18 @@ def argument_of(arg: Any, where: str) -> Any:
 
 
 def signature_of(torch_signature: Any) -> ExportGraphSignature:
-    """The same specs, in the same order, with texport's argument types."""
+    """The same specs, in the same order, with texport's argument types; without torch's
+    effect tokens (texport orders effectful ops by the block, as its own export does)."""
     inputs = [InputSpec(InputKind[spec.kind.name], argument_of(spec.arg, f"input {spec.arg}"), spec.target,
-                        spec.persistent) for spec in torch_signature.input_specs]
+                        spec.persistent) for spec in torch_signature.input_specs if spec.kind.name != "TOKEN"]
     outputs = [OutputSpec(OutputKind[spec.kind.name], argument_of(spec.arg, f"output {spec.arg}"), spec.target)
-               for spec in torch_signature.output_specs]
+               for spec in torch_signature.output_specs if spec.kind.name != "TOKEN"]
     return ExportGraphSignature(inputs, outputs)
+
+
+def token_names(torch_signature: Any) -> set[str]:
+    """The placeholders of torch's effect tokens (no argument in texport)."""
+    return {spec.arg.name for spec in torch_signature.input_specs if spec.kind.name == "TOKEN"}
 
 
 def input_attrs(spec: InputSpec, path: str | None) -> DictionaryAttr:
