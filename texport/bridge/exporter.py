@@ -8,6 +8,12 @@ take: ``module()``, ``run_decompositions()``, ``validate()``,
     torch_ep.module()(x)                      # torch runs it
     torch_ep.run_decompositions()             # torch lowers it
 
+What texport's IR does not hold, the result lacks: ``nn_module_stack`` names
+only the root and the submodules whose call signature export preserved (enough
+for ``torch.export.unflatten``), a ``stack_trace`` has the file, line and
+source but not the function name, and programs without example inputs get
+size hints from their ranges.
+
 The pieces: ``torch_symbols`` (the ShapeEnv holding texport's symbols with
 their names, hints and ranges), ``torch_graph`` (the IR as an FX graph with
 fake values), ``torch_specs`` (signature, pytree specs, module call graph,

@@ -473,20 +473,18 @@ def _is_default(plan: Any, value: Any) -> bool:
     return value == arg.default and (type(value) is type(arg.default) or value is None)
 
 
-_MEMORY_FORMATS = ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d")
-
-
 def _literal(value: Any, base: str, op: Operation) -> Any:
-    """A literal argument as torch takes it: dtypes, layouts, devices and memory formats as torch's objects."""
+    """A literal argument as torch takes it: texport holds dtypes as DTypes and
+    layouts, devices and memory formats by name (``"contiguous_format"``)."""
     if isinstance(value, DType):
         return torch_dtype(value)
-    if isinstance(value, str):
-        if base == "MemoryFormat" or value in _MEMORY_FORMATS:
-            return getattr(torch, value)
-        if base == "Layout":
-            return getattr(torch, value)
-        if base == "Device":
-            return torch.device(value)
+    if isinstance(value, str) and base in ("MemoryFormat", "Layout"):
+        found = getattr(torch, value, None)
+        if not isinstance(found, (torch.memory_format, torch.layout)):
+            raise ToTorchError(f"{_where(op)}: {value!r} is not a torch {base}")
+        return found
+    if isinstance(value, str) and base == "Device":
+        return torch.device(value)
     return value
 
 
