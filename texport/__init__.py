@@ -96,6 +96,7 @@ _ON_FIRST_USE = {
     "nn": "texport.nn", "fft": "texport.fft", "linalg": "texport.linalg", "export": "texport.export",
     "library": "texport.library", "utils": "texport.utils", "control_flow": "texport.tracer.control_flow",
     "special": "texport.special",
+    "from_torch": "texport.bridge:from_torch", "to_torch": "texport.bridge:to_torch",  # torch only when called
     "save": "texport.export:save", "load": "texport.export:load",
     "cond": "texport.tracer.control_flow:cond", "scan": "texport.tracer.control_flow:scan",
     "while_loop": "texport.tracer.control_flow:while_loop",

@@ -1,5 +1,5 @@
 """The design card's layering: each component folder imports only the folders
-listed before it (dialects, interpreter, tracer, lowering, texport, tools), so
+listed before it (dialects, interpreter, tracer, lowering, texport, bridge, tools), so
 that, e.g., dialects reach texport's canonicalization rules through a registry
 lowering fills, never by importing lowering; and no module imports itself
 through others."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-LAYERS = ("dialects", "interpreter", "tracer", "lowering", "texport", "tools")
+LAYERS = ("dialects", "interpreter", "tracer", "lowering", "texport", "bridge", "tools")
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -113,3 +113,18 @@ def test_no_module_imports_itself_through_others() -> None:
     graph = {name: set(_imported_modules(name, path, known)) - {name} for name, path in known.items()}
     cycle = _cycle(graph)
     assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+def test_only_the_bridge_imports_torch() -> None:
+    """torch is optional: texport/bridge is the one place that may import it (every import
+    counts, also one inside a function)."""
+    wrong = []
+    for path in (ROOT / "texport").rglob("*.py"):
+        if "bridge" in path.relative_to(ROOT / "texport").parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            wrong += [f"{path.relative_to(ROOT)}:{node.lineno} imports {name}" for name in names
+                      if name.split(".")[0] == "torch"]
+    assert not wrong, "\n".join(wrong)

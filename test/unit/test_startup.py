@@ -76,7 +76,7 @@ def test_texport_never_imports_torch() -> None:
     # a subprocess: the parity suite imports real torch into the test process
     lines = run("""
         import sys, texport as torch
-        import texport.export, texport.library, texport.nn, texport.utils.pytree, texport.universe
+        import texport.export, texport.library, texport.nn, texport.utils.pytree, texport.universe, texport.bridge
         from texport.tools import texport_cli, texport_opt, texport_run
         ep = torch.export.export(torch.nn.Linear(3, 2), (torch.ones(4, 3),))
         ep.run_decompositions().module()(torch.ones(4, 3))

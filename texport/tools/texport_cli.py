@@ -2,6 +2,8 @@
 
     texport export MODEL.py [--factory NAME] [--dynamic NAME=[ARG.]AXIS[:MIN..MAX]]
                             [--level training|functional|core] [-o OUT.texport]
+    texport export --torch MODEL.py [same options]   a real-torch model, exported by torch, imported
+    texport import MODEL.pt2 [-o OUT.texport]        a torch.export.save archive, imported
     texport export | texport demo     the bundled ConvBN at every level, checked against eager
     texport show FILE                 IR, signature, range constraints and state of an archive
     texport run FILE [--inputs IN.npz | --random-inputs [--seed N] [--bind s0=8]] [--outputs OUT.npz]
@@ -11,6 +13,10 @@ MODEL.py defines the model and its example inputs: a ``make_*()`` factory
 returning ``(model, args)`` or ``(model, args, kwargs)`` (``--factory`` picks
 one when there are several), or ``MODEL`` and ``EXAMPLE_INPUTS`` (and
 optionally ``EXAMPLE_KWARGS``) globals. Without ``-o`` the IR is printed.
+With ``--torch`` the file is real-torch code: torch exports it (``--level``
+lowers with torch's run_decompositions) and texport imports torch's program;
+``import`` reads an archive with torch's own loader. Both need torch
+(``pip install texport[torch]``); texport imports it only for them.
 Errors print as one paragraph and exit 1 (2 for a bad command line, 130 when
 interrupted); an error in the model's own code is reported at the model's frame.
 ``--debug`` (or ``TEXPORT_DEBUG=1``) shows Python's traceback instead.
@@ -291,15 +297,17 @@ def parse_dynamic(text: str) -> DynamicSpec:
     return spec
 
 
-def dynamic_shapes(specs: list[str], model: Any, args: tuple[Any, ...],
-                   kwargs: dict[str, Any]) -> dict[str, Any] | None:
+def dynamic_shapes(specs: list[str], model: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   framework: Any = None) -> dict[str, Any] | None:
     """``batch=0:1..64``: dim 0 of every tensor argument is Dim('batch', min=1, max=64);
     ``batch=x.0:1..64`` names the argument. A name given twice is one Dim (the same
-    size) and its range is given once, or the same each time."""
+    size) and its range is given once, or the same each time. ``framework``: real
+    torch for a real-torch model (its Dim and Tensor), texport by default."""
     if not specs:
         return None
     parsed = [parse_dynamic(text) for text in specs]
-    dim_class = getattr(texport.export, "Dim", None)
+    framework = framework or texport
+    dim_class = getattr(framework.export, "Dim", None)
     if dim_class is None:
         raise CliError("--dynamic is not supported yet: this texport has no texport.export.Dim "
                        "(dynamic shapes are not in); export with the example input's static shapes")
@@ -313,7 +321,7 @@ def dynamic_shapes(specs: list[str], model: Any, args: tuple[Any, ...],
     marked: dict[tuple[str, int], DynamicSpec] = {}
     sized: dict[str, tuple[DynamicSpec, str]] = {}
     for spec in parsed:
-        for arg in _dynamic_targets(spec.arg, named, spec.text):
+        for arg in _dynamic_targets(spec.arg, named, spec.text, framework.Tensor):
             _check_target(spec, arg, named[arg], marked.setdefault((arg, spec.axis), spec), ranges[spec.name])
             _check_same_size(spec, arg, named, *sized.setdefault(spec.name, (spec, arg)))
             shapes[arg] = {**(shapes[arg] or {}), spec.axis: dims[spec.name]}
@@ -368,8 +376,8 @@ def _check_target(spec: DynamicSpec, arg: str, value: Any, first: DynamicSpec, b
                        f"outside {spec.name}'s range [{low}, {'inf' if high is None else high}]{note}")
 
 
-def _dynamic_targets(arg: str | None, named: dict[str, Any], text: str) -> list[str]:
-    tensors = [name for name, value in named.items() if isinstance(value, Tensor)]
+def _dynamic_targets(arg: str | None, named: dict[str, Any], text: str, tensor_type: type) -> list[str]:
+    tensors = [name for name, value in named.items() if isinstance(value, tensor_type)]
     if arg is None:
         return tensors
     if arg not in tensors:
@@ -500,6 +508,8 @@ def _write_or_print(ep: Any, out: str | None) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.torch:
+        return cmd_export_torch(args)
     if args.model is None:
         return cmd_demo(args)
     for spec in args.dynamic:  # a mistyped option is found before the model runs
@@ -512,6 +522,59 @@ def cmd_export(args: argparse.Namespace) -> int:
         ep = texport.export.export(model, call_args, kwargs, dynamic_shapes=shapes)
     _write_or_print(lower(ep, args.level), args.output)
     return 0
+
+
+def cmd_export_torch(args: argparse.Namespace) -> int:
+    """``export --torch MODEL.py``: torch exports the real-torch model (at --level with
+    torch's run_decompositions), texport imports torch's program."""
+    if args.model is None:
+        raise UsageError("--torch needs a model file: texport export --torch MODEL.py")
+    for spec in args.dynamic:
+        parse_dynamic(spec)
+    if args.output:
+        check_output_path(args.output, "-o")
+    from texport.bridge import archives  # torch is optional: imported for this command only
+
+    torch = _bridge_call(lambda: archives.import_torch("texport export --torch"))
+    model, call_args, kwargs = make_model(args.model, args.factory)
+    shapes = dynamic_shapes(args.dynamic, model, call_args, kwargs, framework=torch)
+    try:
+        with model_code(args.model, "exporting it with torch (running its forward)"):
+            torch_ep = archives.export_with_torch(model, call_args, kwargs, shapes, args.level)
+    except Exception as err:
+        if not type(err).__module__.startswith("torch"):
+            raise
+        raise CliError(f"torch.export could not export {args.model}: {type(err).__name__}: {err}") from err
+    _write_or_print(_import_program(torch_ep, args.model), args.output)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """``import MODEL.pt2``: a torch.export.save archive, read by torch, imported."""
+    if args.output:
+        check_output_path(args.output, "-o")
+    from texport.bridge import archives  # torch is optional: imported for this command only
+
+    torch_ep = _bridge_call(lambda: archives.load_torch_archive(args.archive))
+    _write_or_print(_import_program(torch_ep, args.archive), args.output)
+    return 0
+
+
+def _import_program(torch_ep: Any, source: str) -> Any:
+    from texport.bridge import from_torch
+
+    return _bridge_call(lambda: from_torch(torch_ep), f"importing torch's program from {source}: ")
+
+
+def _bridge_call(action: Callable[[], Any], context: str = "") -> Any:
+    """The bridge's own errors (torch missing, an archive torch cannot read, an op
+    texport lacks) already say what and where: reported as they are, no traceback."""
+    try:
+        return action()
+    except Exception as err:
+        if not type(err).__module__.startswith("texport.bridge"):
+            raise
+        raise CliError(f"{context}{err}") from err
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -645,6 +708,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--dynamic", action="append", default=[], metavar="NAME=[ARG.]AXIS[:MIN..MAX]")
     export.add_argument("--level", choices=LEVELS, default="training")
     export.add_argument("-o", "--output", help="write an archive instead of printing the IR")
+    export.add_argument("--torch", action="store_true",
+                        help="the file is real-torch code: export it with torch, import torch's program")
+    import_ = commands.add_parser("import", help="import a torch.export.save archive (.pt2), read by torch")
+    import_.add_argument("archive", help="a .pt2 file written by torch.export.save")
+    import_.add_argument("-o", "--output", help="write texport's archive instead of printing the IR")
     commands.add_parser("demo", help="export the bundled ConvBN, run every level against eager")
     show = commands.add_parser("show", help="print a saved program: IR, signature, state")
     show.add_argument("file")
@@ -665,7 +733,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = {"export": cmd_export, "demo": cmd_demo, "show": cmd_show, "run": cmd_run, "lower": cmd_lower}
+_COMMANDS = {"export": cmd_export, "import": cmd_import, "demo": cmd_demo, "show": cmd_show, "run": cmd_run, "lower": cmd_lower}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
