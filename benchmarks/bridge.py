@@ -4,7 +4,7 @@ import time (and per 1,000 FX nodes), ``to_torch``'s time and the round trip
 
     python benchmarks/bridge.py [--repeat 3] [--models resnet18 bert] [--levels core] [--json FILE]
 
-The models are test/bridge/models.py's (torchvision, timm, Hugging Face transformers
+The models are test/bridge/third_party_models.py's (torchvision, timm, Hugging Face transformers
 from tiny configs; needs ``pip install -e ".[parity,models]"``): torch exports each
 with its dynamic dims, lowers it with its own run_decompositions, and texport
 imports torch's program at each level. Each time is the median of --repeat runs:
@@ -53,7 +53,7 @@ def count_nodes(torch_ep: Any) -> int:
 
 
 def measure(name: str, levels: list[str], repeat: int) -> list[dict[str, Any]]:
-    import models as third_party
+    import third_party_models as third_party
 
     model = third_party.MODELS[name]
     module = third_party.build(model)
@@ -114,7 +114,7 @@ def warm_up() -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import models as third_party
+    import third_party_models as third_party
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)

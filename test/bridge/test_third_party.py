@@ -22,7 +22,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the bridge's tests compare with real torch: pip install -e '.[parity]'")
 
-import models as third_party  # noqa: E402
+import third_party_models as third_party  # noqa: E402
 from differential import (  # noqa: E402
     LEVELS,
     assert_prints_and_parses,

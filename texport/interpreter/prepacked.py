@@ -66,7 +66,7 @@ def note_shared(array: Any) -> None:
     owner = _owner(array)
     key = id(owner)
     if key not in _SHARED:
-        _SHARED[key] = weakref.ref(owner, lambda _, key=key: _SHARED.pop(key, None))
+        _SHARED[key] = weakref.ref(owner, lambda _, key=key, shared=_SHARED: shared.pop(key, None))
     note_written(owner)
 
 
@@ -95,15 +95,18 @@ def _pack(weight: np.ndarray) -> np.ndarray | None:
     return packed
 
 
-def _forget(weight_id: int) -> None:
-    entry = _PACKED.pop(weight_id, None)
+def _forget(weight_id: int, packed: dict[int, Any] = _PACKED, by_owner: dict[int, list[int]] = _BY_OWNER,
+            total: list[int] = _bytes) -> None:
+    # (the tables are bound as defaults: a weight may die while the interpreter shuts
+    # down, after this module's globals are gone)
+    entry = packed.pop(weight_id, None)
     if entry is not None:
-        _bytes[0] -= entry[1].nbytes
-        ids = _BY_OWNER.get(entry[2])
+        total[0] -= entry[1].nbytes
+        ids = by_owner.get(entry[2])
         if ids is not None and weight_id in ids:
             ids.remove(weight_id)
             if not ids:
-                del _BY_OWNER[entry[2]]
+                del by_owner[entry[2]]
 
 
 def clear() -> None:
