@@ -33,7 +33,7 @@ from texport.dialects import tx
 from texport.dialects.aten import op_class
 from texport.dialects.context import verify_module
 from texport.dialects.control import CondOp, MapOp, ScanOp, WhileLoopOp, YieldOp
-from texport.dialects.names import set_name
+from texport.dialects.names import fresh_name, set_name
 from texport.dialects.registry import LEVELS, OPS
 from texport.dialects.symbolic import dim_str
 from texport.export.program import ExportedProgram
@@ -164,12 +164,7 @@ class GraphBuilder:
     # ---- names ----------------------------------------------------------
 
     def fresh(self, base: str) -> str:
-        name, count = base, 0
-        while name in self.taken:
-            count += 1
-            name = f"{base}_{count}"
-        self.taken.add(name)
-        return name
+        return fresh_name(base, self.taken)
 
     def name_of(self, node: Any) -> str:
         """torch's node name; a fresh one inside an inlined subgraph (its names repeat the parent's)."""

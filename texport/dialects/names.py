@@ -27,6 +27,17 @@ from .schema import OpSchema
 _INSERTED_RETURNS = frozenset({"SymInt", "SymBool", "SymFloat"})
 
 
+def fresh_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_1``, ``base_2``... the first not in ``taken`` (as fx
+    names a repeated node), added to ``taken``."""
+    name, count = base, 0
+    while name in taken:
+        count += 1
+        name = f"{base}_{count}"
+    taken.add(name)
+    return name
+
+
 def node_name(schema: OpSchema) -> str:
     """The base name torch gives an op's node: a traced op is named after its
     packet (``softmax.int`` -> ``softmax``); an op export inserts itself (one

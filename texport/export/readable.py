@@ -19,6 +19,7 @@ from xdsl.ir import Operation, SSAValue
 from texport.dialects import tx
 from texport.dialects.aten import AtenOp
 from texport.dialects.dtypes import DType
+from texport.dialects.names import fresh_name
 from texport.dialects.symbolic import dim_str
 from texport.dialects.tx import TensorType
 
@@ -72,12 +73,7 @@ class _Printer:
         return self.names[value]
 
     def fresh(self, base: str) -> str:
-        text, n = base, 0
-        while text in self.taken:
-            n += 1
-            text = f"{base}_{n}"
-        self.taken.add(text)
-        return text
+        return fresh_name(base, self.taken)
 
     def run(self, class_name: str = "GraphModule", block: Any = None,
             arg_names: list[str] | None = None) -> str:
