@@ -62,7 +62,9 @@ def measure(name: str, levels: list[str], repeat: int) -> list[dict[str, Any]]:
 
 
 def measure_level(name: str, level: str, exported: Any, export_time: float, repeat: int) -> dict[str, Any]:
-    from differential import from_torch, to_torch, torch_at_level
+    from differential import torch_at_level
+
+    from texport.bridge import from_torch, to_torch
 
     torch_ep, lower_time = median_time(lambda: torch_at_level(exported, level), 1)  # seconds each: once
     row = {"model": name, "level": level, "nodes": count_nodes(torch_ep), "torch_export_s": export_time,
@@ -104,9 +106,11 @@ def warm_up() -> float:
     """The bridge's first use in the process (its modules, the IR context, torch's meta
     kernels), on a one-layer program: seconds, printed apart so that the first model's
     figures are not the process's start-up."""
-    import torch
-    from differential import from_torch, to_torch
+    import third_party_models as third_party
 
+    from texport.bridge import from_torch, to_torch
+
+    torch = third_party.import_package("torch")  # the bridge's test support imports torch, not this script
     program = torch.export.export(torch.nn.Linear(3, 2), (torch.randn(2, 3),))
     start = time.perf_counter()
     to_torch(from_torch(program))

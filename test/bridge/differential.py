@@ -20,18 +20,6 @@ import texport
 LEVELS = ("training", "functional", "core")
 
 
-def from_torch(torch_ep: Any) -> Any:
-    from texport.bridge import from_torch
-
-    return from_torch(torch_ep)
-
-
-def to_torch(ep: Any) -> Any:
-    from texport.bridge.exporter import to_torch
-
-    return to_torch(ep)
-
-
 def torch_at_level(torch_ep: Any, level: str) -> Any:
     """torch's program at a level: training as exported, functional, core."""
     if level == "training":

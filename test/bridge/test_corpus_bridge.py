@@ -19,7 +19,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the bridge's tests compare with real torch: pip install -e '.[parity]'")
 
-from differential import LEVELS, from_torch, to_torch  # noqa: E402
+from differential import LEVELS  # noqa: E402
 from harness import (  # noqa: E402
     assert_close,
     call_args,
@@ -36,6 +36,7 @@ from harness import (  # noqa: E402
 from test_parity import PAIRS, runner  # noqa: E402
 
 import texport  # noqa: E402
+from texport.bridge import from_torch, to_torch  # noqa: E402
 
 NAMES = sorted(PAIRS)
 

@@ -28,14 +28,14 @@ from differential import (  # noqa: E402
     assert_prints_and_parses,
     assert_same_numbers,
     fresh_torch,
-    from_torch,
     run_texport_program,
     saved_and_loaded,
     signature_lines,
-    to_torch,
     torch_at_level,
 )
 from harness import core_op_difference, texport_core_ops, torch_core_ops  # noqa: E402
+
+from texport.bridge import from_torch, to_torch  # noqa: E402
 
 NAMES = sorted(third_party.MODELS)
 DIALECTS = {"training": "TRAINING", "functional": "INFERENCE", "core": "ATEN"}  # texport's names, as its lowering sets

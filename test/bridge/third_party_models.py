@@ -63,7 +63,7 @@ _LIBRARIES: list[Any] = []
 
 
 def import_package(package: str) -> Any:
-    """A model's package (torchvision, timm, transformers); ModuleNotFoundError when absent."""
+    """A package the models need (torch, torchvision, timm, transformers); ModuleNotFoundError when absent."""
     define_torchvision_schemas()
     return importlib.import_module(package)
 
