@@ -52,12 +52,31 @@ def _pass(name: str) -> Callable[[], type[ModulePass]]:
     return factory
 
 
+def _linalg_pass(name: str) -> Callable[[], type[ModulePass]]:
+    def factory() -> type[ModulePass]:
+        from texport.lowering.linalg import LINALG_PASSES
+
+        return next(p for p in LINALG_PASSES if p.name == name)
+
+    return factory
+
+
+# The passes below core (texport.lowering.linalg), named here so that a tool
+# finds them without importing them
+LINALG_PASS_NAMES = (
+    "lower-core-to-linalg", "legalize-linalg",
+    *(f"lower-core-to-linalg-{family}" for family in
+      ("scalars", "pointwise", "matmul", "conv-pool", "reductions", "views", "indexing", "control")),
+)
+
+
 # Lowering passes by name (xDSL's own `dce`, `cse`, `canonicalize` and
 # `apply-pdl` come from xDSL's universe and work on texport IR too; stock
 # `canonicalize` applies texport's algebraic rules, the ops' canonicalization
 # patterns).
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    name: _pass(name) for name in ("functionalize", "decompose", "legalize-functional", "legalize-core")
+    **{name: _pass(name) for name in ("functionalize", "decompose", "legalize-functional", "legalize-core")},
+    **{name: _linalg_pass(name) for name in LINALG_PASS_NAMES},
 }
 
 TEXPORT_UNIVERSE = Universe(all_dialects=DIALECTS, all_passes=PASSES)

@@ -1,0 +1,3 @@
+"""Linalg lowerings: control."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Linalg lowerings: conv_pool."""
+
+from __future__ import annotations

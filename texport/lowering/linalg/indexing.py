@@ -1,0 +1,3 @@
+"""Linalg lowerings: indexing."""
+
+from __future__ import annotations

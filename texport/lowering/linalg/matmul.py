@@ -1,0 +1,3 @@
+"""Linalg lowerings: matmul."""
+
+from __future__ import annotations

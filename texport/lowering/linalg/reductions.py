@@ -1,0 +1,3 @@
+"""Linalg lowerings: reductions."""
+
+from __future__ import annotations

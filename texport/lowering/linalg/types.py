@@ -1,0 +1,61 @@
+"""texport's types as upstream MLIR's: ``!tx.tensor<[s0, 3], f32>`` is
+``tensor<?x3xf32>``, a size (``!tx.symint``) is an ``index``.
+
+Upstream arith and linalg take signless integers only, so ``ui8`` becomes
+``i8`` (the ops that care about unsignedness choose the unsigned arith op)
+and bool is ``i1``."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from texport.dialects.dtypes import DType
+from texport.dialects.symbolic import is_static
+from texport.dialects.tx import SymIntType
+from texport.dialects.tx import TensorType as TxTensorType
+
+_ELEMENTS: dict[DType, Attribute] = {
+    DType.float32: Float32Type(), DType.float64: Float64Type(), DType.float16: Float16Type(),
+    DType.bfloat16: BFloat16Type(), DType.int64: IntegerType(64), DType.int32: IntegerType(32),
+    DType.int16: IntegerType(16), DType.int8: IntegerType(8), DType.uint8: IntegerType(8),
+    DType.bool: IntegerType(1),
+}
+
+
+class UnsupportedType(ValueError):
+    """A texport type upstream MLIR's tensors cannot hold (complex numbers)."""
+
+
+def element_type(dtype: DType) -> Attribute:
+    try:
+        return _ELEMENTS[dtype]
+    except KeyError:
+        raise UnsupportedType(f"no upstream element type for {dtype.name}") from None
+
+
+def tensor_type(tx_type: TxTensorType) -> TensorType:
+    shape = [dim if is_static(dim) else DYNAMIC_INDEX for dim in tx_type.shape]
+    return TensorType(element_type(tx_type.dtype), shape)
+
+
+def upstream_type(attr: Attribute) -> Attribute:
+    """The upstream type of a texport value's type (tensors and sizes); others unchanged."""
+    if isinstance(attr, TxTensorType):
+        return tensor_type(attr)
+    if isinstance(attr, SymIntType):
+        return IndexType()
+    return attr
+
+
+def is_float(element: Attribute) -> bool:
+    return isinstance(element, (Float16Type, BFloat16Type, Float32Type, Float64Type))

@@ -1,0 +1,3 @@
+"""Linalg lowerings: views."""
+
+from __future__ import annotations
