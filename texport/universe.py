@@ -66,7 +66,7 @@ def _linalg_pass(name: str) -> Callable[[], type[ModulePass]]:
 LINALG_PASS_NAMES = (
     "lower-core-to-linalg", "legalize-linalg",
     *(f"lower-core-to-linalg-{family}" for family in
-      ("scalars", "pointwise", "matmul", "conv-pool", "reductions", "views", "indexing", "control")),
+      ("scalars", "pointwise", "matmul", "conv-pool", "reductions", "norms", "views", "indexing", "control")),
 )
 
 

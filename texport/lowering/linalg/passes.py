@@ -35,7 +35,7 @@ from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_cast
 
 from ..errors import LegalityError, LoweringError
 from ..legality import where
-from . import control, conv_pool, indexing, matmul, pointwise, reductions, scalars, views  # noqa: F401
+from . import control, conv_pool, indexing, matmul, norms, pointwise, reductions, scalars, views  # noqa: F401
 from .builder import Lowering
 from .registry import FAMILIES, LOWERINGS, op_key
 from .sizes import SizeError, SizeTable

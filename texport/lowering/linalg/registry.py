@@ -20,7 +20,7 @@ LowerFn = Callable[[Lowering], Sequence[SSAValue | None]]
 
 # The families, one pass each (``lower-core-to-linalg-<family>``), in the
 # order ``lower-core-to-linalg`` lists them.
-FAMILIES = ("scalars", "pointwise", "matmul", "conv-pool", "reductions", "views", "indexing", "control")
+FAMILIES = ("scalars", "pointwise", "matmul", "conv-pool", "reductions", "norms", "views", "indexing", "control")
 
 
 @dataclass(frozen=True)

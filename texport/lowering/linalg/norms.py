@@ -1,0 +1,3 @@
+"""Linalg lowerings: norms."""
+
+from __future__ import annotations
