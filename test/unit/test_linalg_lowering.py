@@ -11,7 +11,7 @@ from xdsl.context import Context
 import texport as torch
 from texport.export import Dim
 from texport.lowering.errors import LegalityError
-from texport.lowering.linalg import LINALG_PASSES, lower_to_linalg
+from texport.lowering.linalg import LINALG_PASSES, lower_to_linalg, lower_to_linalg_text
 from texport.lowering.linalg.passes import LegalizeLinalgPass, LowerCoreToLinalgPass
 from texport.universe import LINALG_PASS_NAMES
 
@@ -45,31 +45,16 @@ def test_a_size_expression_becomes_index_arithmetic_at_the_entry():
     assert text.count("tensor.dim") == 1
 
 
-def test_an_op_without_a_lowering_is_named_by_legalize_linalg():
-    class Cumsum(torch.nn.Module):
+def test_legalize_linalg_names_the_op_left_and_keeps_the_rest_lowered():
+    class NonZeroOfRelu(torch.nn.Module):
         def forward(self, x):
-            return (x.cumsum(0).relu(),)
+            return (x.relu().nonzero(),)
 
-    module = core_program(Cumsum(), (torch.randn(3, 4),)).graph_module.module.clone()
+    module = core_program(NonZeroOfRelu(), (torch.randn(3, 4),)).graph_module.module.clone()
     LowerCoreToLinalgPass().apply(Context(), module)
-    try:
+    assert "linalg.generic" in str(module)  # the relu was lowered around the op left
+    with pytest.raises(LegalityError, match=r"legalize-linalg: 'core.nonzero'.*core.sym_size.int"):
         LegalizeLinalgPass().apply(Context(), module)
-    except LegalityError as error:
-        assert "core.cumsum" in str(error) and "legalize-linalg" in str(error)
-    else:
-        pytest.skip("cumsum has a lowering now: pick another op for this check")
-
-
-def test_lower_to_linalg_fails_on_what_is_left():
-    class Weird(torch.nn.Module):
-        def forward(self, x):
-            return (x.cumsum(0),)
-
-    module = core_program(Weird(), (torch.randn(3, 4),)).graph_module.module.clone()
-    try:
-        lower_to_linalg(module)
-    except LegalityError as error:
-        assert "cumsum" in str(error)
 
 
 def test_the_universe_names_every_linalg_pass():
@@ -84,3 +69,28 @@ def test_integer_results_keep_their_dtype():
     program = core_program(Count(), (torch.from_numpy(np.arange(6, dtype=np.int64).reshape(2, 3)),))
     text = check_lowered(program, [torch.from_numpy(np.arange(6, dtype=np.int64).reshape(2, 3) - 3)])
     assert "arith.muli" in text and "i64" in text
+
+
+def test_range_constraints_become_asserts_that_iree_checks_at_the_call():
+    from linalg_checks import compile_and_run
+
+    program = core_program(Elementwise(), (torch.randn(3, 4), torch.randn(4)),
+                           dynamic_shapes={"x": {0: Dim("b", min=2, max=64)}, "y": None})
+    text = lower_to_linalg_text(program.graph_module.module)
+    assert text.count("cf.assert") == 2
+    y = np.ones(4, np.float32)
+    got = compile_and_run(text, [np.ones((64, 4), np.float32), y])
+    np.testing.assert_array_equal(got[0], np.full((64, 4), 3.0, np.float32))
+    for bad in (65, 1):
+        with pytest.raises(Exception, match=r"the size s\d+ must be at (most 64|least 2)"):
+            compile_and_run(text, [np.ones((bad, 4), np.float32), y])
+
+
+def test_a_size_known_only_at_run_time_leaves_its_op_and_says_why():
+    class NonZero(torch.nn.Module):
+        def forward(self, x):
+            return (x.nonzero(),)
+
+    module = core_program(NonZero(), (torch.randn(3, 4),)).graph_module.module.clone()
+    with pytest.raises(LegalityError, match="core.nonzero"):
+        lower_to_linalg(module)

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import warnings
+import weakref
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -38,11 +39,17 @@ from ..legality import where
 from . import control, conv_pool, indexing, matmul, norms, pointwise, reductions, scalars, views  # noqa: F401
 from .builder import Lowering
 from .registry import FAMILIES, LOWERINGS, op_key
+from .scalars import assert_ranges
 from .sizes import SizeError, SizeTable
 from .types import UnsupportedType, upstream_type
 
 # The dialects a lowered program may hold: what iree-opt and mlir-opt register.
 UPSTREAM_DIALECTS = frozenset({"builtin", "func", "linalg", "tensor", "arith", "math", "scf", "cf"})
+
+
+# Why an op that has a lowering was left: its lowering could not apply (a size
+# only known at run time, an element type upstream tensors lack)
+UNLOWERED_BECAUSE: weakref.WeakKeyDictionary[Operation, str] = weakref.WeakKeyDictionary()
 
 
 class LowerToLinalgPattern(RewritePattern):
@@ -63,7 +70,10 @@ class LowerToLinalgPattern(RewritePattern):
         try:
             values = entry.lower(Lowering(op, rewriter, sizes))
         except (SizeError, UnsupportedType) as error:
-            raise LoweringError(f"lower-core-to-linalg: '{op.name}'{where(op)}: {error}") from None
+            # the op stays (what the lowering inserted before failing is dead, and goes);
+            # legalize-linalg names it with the reason
+            UNLOWERED_BECAUSE[op] = str(error)
+            return
         _replace(op, values, rewriter)
 
 
@@ -155,9 +165,10 @@ def check_linalg(module: ModuleOp, pass_name: str = "legalize-linalg") -> None:
     if left:
         first = left[0]
         names = sorted({op.name for op in left})
+        reason = UNLOWERED_BECAUSE.get(first)
+        why = f"was not lowered: {reason}" if reason else "has no lowering to upstream MLIR"
         raise LegalityError(
-            f"{pass_name}: '{first.name}'{where(first)} has no lowering to upstream MLIR "
-            f"({len(left)} op(s) left: {', '.join(names)})")
+            f"{pass_name}: '{first.name}'{where(first)} {why} ({len(left)} op(s) left: {', '.join(names)})")
 
 
 def lower_to_linalg(module: ModuleOp) -> ModuleOp:
@@ -194,6 +205,8 @@ class LowerCoreToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_families(op, frozenset(FAMILIES))
+        for func in (inner for inner in op.walk() if isinstance(inner, FuncOp)):
+            assert_ranges(func)
         convert_signatures(op)
         with warnings.catch_warnings():
             # the casts around an op left unlowered stay (legalize-linalg names the op)

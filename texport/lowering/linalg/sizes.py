@@ -46,6 +46,10 @@ class SizeTable:
             found = self._values[key] = make()
         return found
 
+    def at_entry(self, op: Operation) -> Operation:
+        """Insert ``op`` at the function's entry, after the sizes read so far."""
+        return self._insert(op)
+
     def _insert(self, op: Operation) -> Operation:
         block = self.func.body.block
         point = InsertPoint.after(self._last) if self._last is not None else InsertPoint.at_start(block)

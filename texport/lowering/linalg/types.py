@@ -1,5 +1,6 @@
 """texport's types as upstream MLIR's: ``!tx.tensor<[s0, 3], f32>`` is
-``tensor<?x3xf32>``, a size (``!tx.symint``) is an ``index``.
+``tensor<?x3xf32>``, a size (``!tx.symint``) is an ``index``, a size
+comparison (``!tx.symbool``) an ``i1``.
 
 Upstream arith and linalg take signless integers only, so ``ui8`` becomes
 ``i8`` (the ops that care about unsignedness choose the unsigned arith op)
@@ -21,7 +22,7 @@ from xdsl.ir import Attribute
 
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
-from texport.dialects.tx import SymIntType
+from texport.dialects.tx import SymBoolType, SymIntType
 from texport.dialects.tx import TensorType as TxTensorType
 
 _ELEMENTS: dict[DType, Attribute] = {
@@ -54,6 +55,8 @@ def upstream_type(attr: Attribute) -> Attribute:
         return tensor_type(attr)
     if isinstance(attr, SymIntType):
         return IndexType()
+    if isinstance(attr, SymBoolType):
+        return IntegerType(1)
     return attr
 
 
