@@ -17,8 +17,15 @@ from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr, Float32Type, TensorType
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, IteratorTypeAttr, MatmulOp, YieldOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, Float32Type, TensorType
+from xdsl.dialects.linalg.ops import (
+    FillOp,
+    GenericOp,
+    IteratorType,
+    IteratorTypeAttr,
+    MatmulOp,
+    YieldOp,
+)
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint
@@ -40,7 +47,7 @@ def accumulator(element: Attribute) -> Attribute:
 def _empty(lw: Lowering, shape: tuple[Any, ...], element: Attribute) -> SSAValue:
     """``tensor.empty`` of a texport shape with any element type."""
     dynamic = [lw.index(d) for d in shape if not isinstance(d, int)]
-    static = [d if isinstance(d, int) else -1 for d in shape]
+    static = [d if isinstance(d, int) else DYNAMIC_INDEX for d in shape]
     return lw.insert(tensor.EmptyOp(dynamic, TensorType(element, static))).results[0]
 
 

@@ -35,7 +35,14 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp, IteratorType, IteratorTypeAttr, TransposeOp, YieldOp
+from xdsl.dialects.linalg.ops import (
+    GenericOp,
+    IndexOp,
+    IteratorType,
+    IteratorTypeAttr,
+    TransposeOp,
+    YieldOp,
+)
 from xdsl.dialects.utils import split_dynamic_index_list
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
