@@ -84,32 +84,33 @@ def _arith(lw: Lowering, op: Operation) -> SSAValue:
 
 def _start(lw: Lowering, start: Any, size: Any) -> Size:
     """A slice start as Python reads it: negative counts from the end, clamped to [0, size]."""
-    if start is None:
+    if start is None or (isinstance(start, int) and start == 0):
         return 0
     if isinstance(start, int) and isinstance(size, int):
         return min(max(start + size if start < 0 else start, 0), size)
-    if isinstance(start, int) and start == 0:
-        return 0
-    length = lw.index(size)
-    value = lw.index(start) if isinstance(start, SSAValue) else lw.constant(start, IndexType())
-    zero = lw.constant(0, IndexType())
-    from_end = _arith(lw, arith.MaxSIOp(_arith(lw, arith.AddiOp(value, length)), zero))
-    from_start = _arith(lw, arith.MinSIOp(value, length))
+    value, length = lw.index(start), lw.index(size)
+
+    def from_start() -> SSAValue:
+        return _arith(lw, arith.MinSIOp(value, length))
+
+    def from_end() -> SSAValue:
+        return _arith(lw, arith.MaxSIOp(_arith(lw, arith.AddiOp(value, length)), lw.index(0)))
+
     if isinstance(start, int):
-        return from_end if start < 0 else from_start
-    negative = _arith(lw, arith.CmpiOp(value, zero, "slt"))
-    return _arith(lw, arith.SelectOp(negative, from_end, from_start))
+        return from_start() if start > 0 else from_end()
+    negative = _arith(lw, arith.CmpiOp(value, lw.index(0), "slt"))
+    return _arith(lw, arith.SelectOp(negative, from_end(), from_start()))
 
 
 def _position(lw: Lowering, index: Any, size: Any) -> Size:
     """An element index (select's): negative counts from the end (the shape rule checked bounds)."""
     if isinstance(index, int) and (index >= 0 or isinstance(size, int)):
         return index + size if index < 0 else index
-    value = lw.index(index) if isinstance(index, SSAValue) else lw.constant(index, IndexType())
+    value = lw.index(index)
     shifted = _arith(lw, arith.AddiOp(value, lw.index(size)))
     if isinstance(index, int):
         return shifted
-    negative = _arith(lw, arith.CmpiOp(value, lw.constant(0, IndexType()), "slt"))
+    negative = _arith(lw, arith.CmpiOp(value, lw.index(0), "slt"))
     return _arith(lw, arith.SelectOp(negative, shifted, value))
 
 
@@ -318,7 +319,7 @@ def diagonal(lw: Lowering) -> list[SSAValue]:
     first, second = _wrap(dim1, rank), _wrap(dim2, rank)
     value = lw.value(source)
     starts = {first: max(-offset, 0), second: max(offset, 0)}
-    shifts = {axis: lw.constant(start, IndexType()) for axis, start in starts.items() if start}
+    shifts = {axis: lw.index(start) for axis, start in starts.items() if start}
 
     def body(builder: Builder, _: list[SSAValue]) -> SSAValue:
         loops = _loop_indices(builder, rank - 1)
