@@ -102,6 +102,22 @@ builtin.module {
 // CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>]
 // CHECK:         arith.addi
 // CHECK:         tensor.extract %{{.*}} : tensor<2x3x4xf32>
+
+  // as_strided reads its input as its own row-major storage: collapsed to one dim,
+  // element offset + sum(index * stride).
+  func.func @strided(%x: !tx.tensor<[2, 3, 4], f32>) -> !tx.tensor<[3, 2], f32> {
+    %as_strided = core.as_strided(%x, [3, 2], [1, 4], 2) : !tx.tensor<[3, 2], f32>
+    func.return %as_strided : !tx.tensor<[3, 2], f32>
+  }
+
+// CHECK-LABEL: func.func @strided
+// CHECK:       %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0 : i64, 1 : i64, 2 : i64]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK:       linalg.generic
+// CHECK:         arith.muli
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    tensor.extract %[[FLAT]][%{{.*}}] : tensor<24xf32>
 }
 
 // FULL-NOT:   unrealized_conversion_cast

@@ -138,7 +138,8 @@ def test_layout_moves():
     def moves(x):
         return (x.permute(2, 0, 1), x.transpose(-1, -2), x[:, :1].expand(2, 3, 4), x[0].expand(5, 3, 4),
                 x.repeat(2, 1, 3), x.repeat(2, 1, 1, 2), x.flip(0, 2), x.flip(-1), x.diagonal(),
-                x.diagonal(1, 1, 2), x.diagonal(-1, 2, 1))
+                x.diagonal(1, 1, 2), x.diagonal(-1, 2, 1), torch.ops.aten.as_strided(x, (3, 2), (1, 4)),
+                torch.ops.aten.as_strided(x * 2, (2, 2, 2), (12, 4, 1), 2), torch.ops.aten.as_strided(x[0, 0, 0], (2,), (0,)))
 
     text = check(moves, torch.randn(2, 3, 4))
     assert "linalg.transpose" in text and "tensor.extract" in text
@@ -155,12 +156,13 @@ def test_sub_tensors():
 
 
 def test_cat_pad_and_index_select():
-    def joined(x, index):
-        return (torch.cat([x, x * 2], dim=1), torch.cat([x, x, x], dim=-1), F.pad(x, (1, 2)),
+    def joined(x, index, ones, empty):
+        return (torch.cat([x, x * 2], dim=1), torch.cat([x, x, x], dim=-1), torch.cat([x, ones, empty]), F.pad(x, (1, 2)),
                 F.pad(x, (1, -1, -1, 2), value=3.0), F.pad(x, (-1, -1)), torch.index_select(x, 1, index),
                 torch.index_select(x, 2, index))
 
-    text = check(joined, torch.randn(2, 3, 4), torch.from_numpy(np.array([2, 0, 1, 2], dtype=np.int64)))
+    index = torch.from_numpy(np.array([2, 0, 1, 2], dtype=np.int64))
+    text = check(joined, torch.randn(2, 3, 4), index, torch.ones(1, 3, 4, dtype=torch.int64), torch.randn(0))
     assert "tensor.pad" in text and "tensor.concat" not in text
 
 

@@ -11,8 +11,9 @@ chooses how to move the data:
 - permute: ``linalg.transpose``; expand: a broadcasting ``linalg.generic``;
   cat: ``tensor.insert_slice`` of each input into a ``tensor.empty`` (IREE takes
   no ``tensor.concat``); constant_pad_nd: ``tensor.pad`` (negative pads slice);
-- element moves affine maps cannot say (flip, index_select): a ``linalg.generic``
-  reading its input with ``tensor.extract`` at indices made from ``linalg.index``.
+- element moves affine maps cannot say (flip, diagonal, index_select, as_strided):
+  a ``linalg.generic`` reading its input with ``tensor.extract`` at indices made
+  from ``linalg.index``.
 
 Start and index operands follow Python's rules (negative counts from the end,
 slice bounds clamp), as the interpreter's kernels do; a dynamic size makes them
@@ -78,7 +79,8 @@ def _wrap(dim: int, rank: int) -> int:
     return dim + rank if dim < 0 else dim
 
 
-def _arith(lw: Lowering, op: Operation) -> SSAValue:
+def _emit(lw: Lowering, op: Operation) -> SSAValue:
+    """Insert ``op`` before the op being lowered; its (first) result."""
     return lw.insert(op).results[0]
 
 
@@ -91,15 +93,15 @@ def _start(lw: Lowering, start: Any, size: Any) -> Size:
     value, length = lw.index(start), lw.index(size)
 
     def from_start() -> SSAValue:
-        return _arith(lw, arith.MinSIOp(value, length))
+        return _emit(lw, arith.MinSIOp(value, length))
 
     def from_end() -> SSAValue:
-        return _arith(lw, arith.MaxSIOp(_arith(lw, arith.AddiOp(value, length)), lw.index(0)))
+        return _emit(lw, arith.MaxSIOp(_emit(lw, arith.AddiOp(value, length)), lw.index(0)))
 
     if isinstance(start, int):
         return from_start() if start > 0 else from_end()
-    negative = _arith(lw, arith.CmpiOp(value, lw.index(0), "slt"))
-    return _arith(lw, arith.SelectOp(negative, from_end(), from_start()))
+    negative = _emit(lw, arith.CmpiOp(value, lw.index(0), "slt"))
+    return _emit(lw, arith.SelectOp(negative, from_end(), from_start()))
 
 
 def _position(lw: Lowering, index: Any, size: Any) -> Size:
@@ -107,11 +109,11 @@ def _position(lw: Lowering, index: Any, size: Any) -> Size:
     if isinstance(index, int) and (index >= 0 or isinstance(size, int)):
         return index + size if index < 0 else index
     value = lw.index(index)
-    shifted = _arith(lw, arith.AddiOp(value, lw.index(size)))
+    shifted = _emit(lw, arith.AddiOp(value, lw.index(size)))
     if isinstance(index, int):
         return shifted
-    negative = _arith(lw, arith.CmpiOp(value, lw.index(0), "slt"))
-    return _arith(lw, arith.SelectOp(negative, shifted, value))
+    negative = _emit(lw, arith.CmpiOp(value, lw.index(0), "slt"))
+    return _emit(lw, arith.SelectOp(negative, shifted, value))
 
 
 # ---------------------------------------------------------------------------- builders
@@ -124,7 +126,7 @@ def _static_and_dynamic(values: Sequence[Size]) -> tuple[DenseArrayBase, list[SS
 
 def extract_slice(lw: Lowering, source: SSAValue, offsets: Sequence[Size], sizes: Sequence[Size],
                   strides: Sequence[Size], result: TensorType) -> SSAValue:
-    return _arith(lw, tensor.ExtractSliceOp(source, offsets, sizes, strides, result))
+    return _emit(lw, tensor.ExtractSliceOp(source, offsets, sizes, strides, result))
 
 
 def insert_slice(lw: Lowering, source: SSAValue, dest: SSAValue, offsets: Sequence[Size],
@@ -136,7 +138,7 @@ def insert_slice(lw: Lowering, source: SSAValue, dest: SSAValue, offsets: Sequen
         operands=[source, dest, dynamic_offsets, dynamic_sizes, dynamic_strides], result_types=[dest.type],
         properties={"static_offsets": static_offsets, "static_sizes": static_sizes,
                     "static_strides": static_strides})
-    return _arith(lw, op)
+    return _emit(lw, op)
 
 
 def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
@@ -146,14 +148,14 @@ def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
 def _collapse(lw: Lowering, source: SSAValue, groups: Sequence[Sequence[int]], result: TensorType) -> SSAValue:
     op = tensor.CollapseShapeOp.build(operands=[source], result_types=[result],
                                       properties={"reassociation": _reassociation(groups)})
-    return _arith(lw, op)
+    return _emit(lw, op)
 
 
 def _expand(lw: Lowering, source: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[Any],
             result: TensorType) -> SSAValue:
     sizes = [_size(lw, d) for d in shape]
     static, dynamic = split_dynamic_index_list(sizes, DYNAMIC_INDEX)
-    return _arith(lw, tensor.ExpandShapeOp(source, dynamic, _reassociation(groups), static, result))
+    return _emit(lw, tensor.ExpandShapeOp(source, dynamic, _reassociation(groups), static, result))
 
 
 def _generic(lw: Lowering, inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], result: TxTensorType,
@@ -168,7 +170,7 @@ def _generic(lw: Lowering, inputs: Sequence[SSAValue], input_maps: Sequence[Affi
     maps = [AffineMapAttr(m) for m in input_maps] + [AffineMapAttr(AffineMap.identity(rank))]
     generic = GenericOp(list(inputs), [lw.empty(result)], Region(block), maps,
                         [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [upstream])
-    return _arith(lw, generic)
+    return _emit(lw, generic)
 
 
 def _loop_indices(builder: Builder, rank: int) -> list[SSAValue]:
@@ -262,7 +264,7 @@ def permute(lw: Lowering) -> list[SSAValue]:
     result = lw.result_type()
     op = TransposeOp(lw.value(source), lw.empty(result), DenseArrayBase.from_list(i64, permutation),
                      tensor_type(result))
-    return [_arith(lw, op)]
+    return [_emit(lw, op)]
 
 
 @lowers("views", "aten.expand.default")
@@ -332,6 +334,28 @@ def diagonal(lw: Lowering) -> list[SSAValue]:
             else:
                 indices.append(next(rest))
         return builder.insert(tensor.ExtractOp(value, indices, value.type.element_type)).result
+
+    return [_generic(lw, [], [], lw.result_type(), body)]
+
+
+@lowers("views", "aten.as_strided.default")
+def as_strided(lw: Lowering) -> list[SSAValue]:
+    """``out[i] = storage[offset + sum(i * stride)]`` with the input as its own row-major
+    storage (a core value is a fresh tensor): the input collapsed to one dim, read by a
+    generic with ``tensor.extract``."""
+    source, _size_list, strides, offset = lw.op.arguments()
+    shape = _dims(source.type)
+    flat = reshape(lw, lw.value(source), shape, TxTensorType.get([_product(shape)], source.type.dtype))
+    element = flat.type.element_type
+    steps = [lw.index(stride) for stride in strides]
+    start = lw.index(offset or 0)
+
+    def body(builder: Builder, _: list[SSAValue]) -> SSAValue:
+        position = start
+        for loop, step in zip(_loop_indices(builder, len(steps)), steps, strict=True):
+            moved = builder.insert(arith.MuliOp(loop, step)).result
+            position = builder.insert(arith.AddiOp(position, moved)).result
+        return builder.insert(tensor.ExtractOp(flat, [position], element)).result
 
     return [_generic(lw, [], [], lw.result_type(), body)]
 
@@ -455,7 +479,7 @@ def constant_pad_nd(lw: Lowering) -> list[SSAValue]:
     block.add_ops([fill, tensor.YieldOp(fill.results[0])])
     pad_op = tensor.PadOp(current, [], [], Region(block), [max(p, 0) for p in low], [max(p, 0) for p in high],
                           result)
-    return [_arith(lw, pad_op)]
+    return [_emit(lw, pad_op)]
 
 
 def _pad_value(value: Any, element: Any) -> int | float | bool:
