@@ -13,11 +13,9 @@ ignores ``self`` (its NaNs do not propagate)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from xdsl.builder import Builder
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, Float32Type, TensorType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AffineMapAttr
 from xdsl.dialects.linalg.ops import (
     FillOp,
     GenericOp,
@@ -30,6 +28,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint
 
+from texport.dialects.dtypes import DType
 from texport.dialects.tx import TensorType as TxTensorType
 
 from .builder import Body, Lowering
@@ -37,37 +36,23 @@ from .registry import lowers
 from .types import element_type, is_float
 
 
-def accumulator(element: Attribute) -> Attribute:
-    """The type a product of ``element``s sums in: f32 for the half floats (torch's opmath)."""
-    if is_float(element) and element.bitwidth < 32:
-        return Float32Type()
-    return element
+def accumulator(dtype: DType) -> DType:
+    """The dtype a product of ``dtype``s sums in: f32 for the half floats (torch's opmath)."""
+    return DType.float32 if dtype in (DType.float16, DType.bfloat16) else dtype
 
 
-def _empty(lw: Lowering, shape: tuple[Any, ...], element: Attribute) -> SSAValue:
-    """``tensor.empty`` of a texport shape with any element type."""
-    dynamic = [lw.index(d) for d in shape if not isinstance(d, int)]
-    static = [d if isinstance(d, int) else DYNAMIC_INDEX for d in shape]
-    return lw.insert(tensor.EmptyOp(dynamic, TensorType(element, static))).results[0]
-
-
-def _zeros(lw: Lowering, shape: tuple[Any, ...], element: Attribute) -> SSAValue:
-    zero = lw.constant(0, element)
-    init = _empty(lw, shape, element)
-    return lw.insert(FillOp([zero], [init])).results[0]
-
-
-def _product(lw: Lowering, a: SSAValue, b: SSAValue, shape: tuple[Any, ...], init: SSAValue | None = None
+def _product(lw: Lowering, a: SSAValue, b: SSAValue, result: TxTensorType, init: SSAValue | None = None
              ) -> SSAValue:
-    """``init + a @ b`` (2-D or batched 3-D), in the accumulation type (``init``'s element
-    type; zeros of the accumulator of ``a``'s element type when ``init`` is None)."""
+    """``init + a @ b`` (2-D or batched 3-D) over ``result``'s shape, in ``init``'s
+    element type (when None: zeros in the accumulation type of ``result``'s dtype)."""
     a, b = lw.value(a), lw.value(b)
-    source = a.type.element_type
     if init is None:
-        init = _zeros(lw, shape, accumulator(source))
-    if len(shape) == 2 and init.type.element_type == source:
+        accumulate = TxTensorType.get(result.shape, accumulator(result.dtype))
+        zero = lw.constant(0, element_type(accumulate.dtype))
+        init = lw.insert(FillOp([zero], [lw.empty(accumulate)])).results[0]
+    if len(result.shape) == 2 and init.type.element_type == a.type.element_type:
         return lw.insert(MatmulOp([a, b], [init])).results[0]
-    return lw.insert(_contraction(a, b, init, batched=len(shape) == 3)).results[0]
+    return lw.insert(_contraction(a, b, init, batched=len(result.shape) == 3)).results[0]
 
 
 def _contraction(a: SSAValue, b: SSAValue, init: SSAValue, batched: bool) -> GenericOp:
@@ -110,21 +95,20 @@ def _rounded(lw: Lowering, product: SSAValue, result: TxTensorType) -> SSAValue:
 def mm(lw: Lowering) -> list[SSAValue]:
     a, b = lw.op.arguments()
     result = lw.result_type()
-    return [_rounded(lw, _product(lw, a, b, result.shape), result)]
+    return [_rounded(lw, _product(lw, a, b, result), result)]
 
 
-@lowers("matmul", "aten.addmm.default", "aten.baddbmm.default")
+@lowers("matmul", "aten.addmm.default")
 def addmm(lw: Lowering) -> list[SSAValue]:
     """``beta * self + alpha * (a @ b)``; the usual ``beta = alpha = 1`` (a linear layer)
     accumulates the product into ``self`` broadcast to the result: one contraction."""
     bias, a, b, beta, alpha = lw.op.arguments()
     result = lw.result_type()
-    element = element_type(result.dtype)
-    accumulate = accumulator(element)
-    if beta == 1 and alpha == 1 and accumulate == element:
+    accumulate = element_type(accumulator(result.dtype))
+    if beta == 1 and alpha == 1 and accumulator(result.dtype) == result.dtype:
         init = lw.pointwise([bias], result, lambda body: body.args[0])
-        return [_product(lw, a, b, result.shape, init)]
-    product = _product(lw, a, b, result.shape)
+        return [_product(lw, a, b, result, init)]
+    product = _product(lw, a, b, result)
     scale = float if is_float(accumulate) else int  # torch's scalar.to<opmath_t>()
     beta, alpha = scale(beta), scale(alpha)
 
