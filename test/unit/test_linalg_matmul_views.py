@@ -185,6 +185,21 @@ def test_views_with_a_dynamic_batch():
     assert "tensor<?x3x4xf32>" in text
 
 
+class StartsFromSizes(torch.nn.Module):
+    """Slice starts and a select index that are symbolic sizes (SSA operands)."""
+
+    def forward(self, x, y):
+        n = y.shape[0]
+        return x[n:], x[:, :n], x[-n:], x.narrow(0, n, 2), torch.cat([x[:n], y], 1), x[n - 1]
+
+
+def test_starts_and_indices_given_as_sizes():
+    program = core_program(StartsFromSizes(), (torch.randn(8, 8), torch.randn(3, 2)),
+                           dynamic_shapes={"x": None, "y": {0: Dim("n", min=1, max=5)}})
+    for n in (1, 5):
+        check_lowered(program, [torch.randn(8, 8), torch.randn(n, 2)])
+
+
 # ---------------------------------------------------------------------------- the zoo
 
 
