@@ -61,11 +61,13 @@ builtin.module {
 // CHECK:       tensor.extract_slice %{{.*}}[0, 0, 0] [%[[S0]], 1, 4] [1, 1, 1] : tensor<?x3x4xf32> to tensor<?x1x4xf32>
 // CHECK:       tensor.extract_slice %{{.*}}[0, 1, 0] [%[[S0]], 2, 4] [1, 1, 1] : tensor<?x3x4xf32> to tensor<?x2x4xf32>
 
-  // cat inserts each input at the sum of the sizes before it; slice_scatter is one insert.
-  func.func @inserts(%x: !tx.tensor<[s0, 3, 4], f32>, %y: !tx.tensor<[2, 3, 4], f32>, %z: !tx.tensor<[s0, 1, 4], f32>) -> (!tx.tensor<[s0 + 2, 3, 4], f32>, !tx.tensor<[s0, 3, 4], f32>) {
+  // cat inserts each input at the sum of the sizes before it; slice_scatter and
+  // select_scatter (a rank-reduced source) are one insert.
+  func.func @inserts(%x: !tx.tensor<[s0, 3, 4], f32>, %y: !tx.tensor<[2, 3, 4], f32>, %z: !tx.tensor<[s0, 1, 4], f32>, %w: !tx.tensor<[s0, 4], f32>) -> (!tx.tensor<[s0 + 2, 3, 4], f32>, !tx.tensor<[s0, 3, 4], f32>, !tx.tensor<[s0, 3, 4], f32>) {
     %cat = core.cat([%x, %y]) : !tx.tensor<[s0 + 2, 3, 4], f32>
     %slice_scatter = core.slice_scatter(%x, %z, 1, 1, 2) : !tx.tensor<[s0, 3, 4], f32>
-    func.return %cat, %slice_scatter : !tx.tensor<[s0 + 2, 3, 4], f32>, !tx.tensor<[s0, 3, 4], f32>
+    %select_scatter = core.select_scatter(%x, %w, 1, -1) : !tx.tensor<[s0, 3, 4], f32>
+    func.return %cat, %slice_scatter, %select_scatter : !tx.tensor<[s0 + 2, 3, 4], f32>, !tx.tensor<[s0, 3, 4], f32>, !tx.tensor<[s0, 3, 4], f32>
   }
 
 // CHECK-LABEL: func.func @inserts
@@ -75,6 +77,7 @@ builtin.module {
 // CHECK:       %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]][0, 0, 0] [%[[S0]], 3, 4] [1, 1, 1] : tensor<?x3x4xf32> into tensor<?x3x4xf32>
 // CHECK:       tensor.insert_slice %{{.*}} into %[[FIRST]]{{\[}}%[[S0]], 0, 0] [2, 3, 4] [1, 1, 1] : tensor<2x3x4xf32> into tensor<?x3x4xf32>
 // CHECK:       tensor.insert_slice %{{.*}} into %{{.*}}[0, 1, 0] [%[[S0]], 1, 4] [1, 1, 1] : tensor<?x1x4xf32> into tensor<?x3x4xf32>
+// CHECK:       tensor.insert_slice %{{.*}} into %{{.*}}[0, 2, 0] [%[[S0]], 1, 4] [1, 1, 1] : tensor<?x4xf32> into tensor<?x3x4xf32>
 
   // constant_pad_nd: a negative pad slices first, the rest is tensor.pad with the value.
   // flip and diagonal read their input with tensor.extract; repeat broadcasts to

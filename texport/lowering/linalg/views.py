@@ -4,7 +4,7 @@ Each result's shape is read from the op's result type (the shape rule has
 resolved ``-1``, clamped slice bounds, squeezed dims), so a lowering only
 chooses how to move the data:
 
-- reshapes (view, reshape, squeeze, unsqueeze): ``tensor.collapse_shape`` then
+- reshapes (view, squeeze, unsqueeze): ``tensor.collapse_shape`` then
   ``tensor.expand_shape`` over the groups of dims whose products match;
 - sub-tensors (slice, select, split, narrow's slice): ``tensor.extract_slice``
   (rank-reduced for select), their scatters ``tensor.insert_slice``;
@@ -246,8 +246,7 @@ def _upstream_shape(shape: Sequence[Any], element: Any) -> TensorType:
     return TensorType(element, [d if isinstance(d, int) else DYNAMIC_INDEX for d in shape])
 
 
-@lowers("views", "aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
-        "aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze.default", "aten.unsqueeze.default")
+@lowers("views", "aten.view.default", "aten.squeeze.dim", "aten.squeeze.dims", "aten.unsqueeze.default")
 def view(lw: Lowering) -> list[SSAValue]:
     source = lw.op.arguments()[0]
     return [reshape(lw, lw.value(source), _dims(source.type), lw.result_type())]
@@ -391,10 +390,10 @@ def select(lw: Lowering) -> list[SSAValue]:
     return [extract_slice(lw, lw.value(source), offsets, sizes, strides, tensor_type(lw.result_type()))]
 
 
-@lowers("views", "aten.split_with_sizes.default", "aten.split.Tensor")
+@lowers("views", "aten.split_with_sizes.default")
 def split(lw: Lowering) -> list[SSAValue]:
     """One slice per piece, each starting where the pieces before it end."""
-    source, _sizes, dim = lw.op.arguments()[:3]
+    source, _sizes, dim = lw.op.arguments()
     shape = _dims(source.type)
     axis = _wrap(dim, len(shape))
     value, start = lw.value(source), 0
