@@ -14,6 +14,8 @@ import texport as torch
 from texport.dialects import symbolic
 from texport.examples.models import make_GPT4, make_MLP50
 from texport.export import Dim
+from texport.lowering.errors import LoweringError
+from texport.lowering.linalg import lower_to_linalg
 from texport.lowering.linalg.passes import lower_families
 from texport.lowering.linalg.registry import LOWERINGS
 from texport.lowering.linalg.views import reshape_groups
@@ -198,6 +200,18 @@ def test_starts_and_indices_given_as_sizes():
                            dynamic_shapes={"x": None, "y": {0: Dim("n", min=1, max=5)}})
     for n in (1, 5):
         check_lowered(program, [torch.randn(8, 8), torch.randn(n, 2)])
+
+
+class RepeatBySize(torch.nn.Module):
+    def forward(self, x, y):
+        return (x.repeat(y.shape[0], 1),)
+
+
+def test_a_symbolic_repeat_count_is_named_with_its_op():
+    program = core_program(RepeatBySize(), (torch.randn(2, 3), torch.randn(3)),
+                           dynamic_shapes={"x": None, "y": {0: Dim("n", max=8)}})
+    with pytest.raises(LoweringError, match=r"core\.repeat.*symbolic repeats"):
+        lower_to_linalg(program.graph_module.module.clone())
 
 
 # ---------------------------------------------------------------------------- the zoo

@@ -54,6 +54,7 @@ from texport.dialects.tx import TensorType as TxTensorType
 
 from .builder import Lowering, scalar_constant
 from .registry import lowers
+from .sizes import SizeError
 from .types import is_float, tensor_type
 
 Size = int | SSAValue  # a static size or offset, or an ``index`` value
@@ -77,6 +78,13 @@ def _size(lw: Lowering, dim: Any) -> Size:
 
 def _wrap(dim: int, rank: int) -> int:
     return dim + rank if dim < 0 else dim
+
+
+def _literals(values: Sequence[Any], what: str) -> list[int]:
+    """``values`` as Python ints; a symbolic one is named (the pass adds the op and its line)."""
+    if any(isinstance(v, SSAValue) for v in values):
+        raise SizeError(f"symbolic {what} are not supported (expected integers, found {list(values)})")
+    return [int(v) for v in values]
 
 
 def _emit(lw: Lowering, op: Operation) -> SSAValue:
@@ -281,7 +289,7 @@ def repeat(lw: Lowering) -> list[SSAValue]:
     shape = _dims(source.type)
     lead = len(repeats) - len(shape)
     sizes = [1] * lead + list(shape)
-    paired = [d for r, s in zip(repeats, sizes, strict=True) for d in (int(r), s)]
+    paired = [d for r, s in zip(_literals(repeats, "repeats"), sizes, strict=True) for d in (r, s)]
     loops = len(paired)
     input_map = AffineMap(loops, 0, tuple(AffineExpr.dimension(2 * (lead + k) + 1) for k in range(len(shape))))
     result = lw.result_type()
@@ -461,8 +469,9 @@ def constant_pad_nd(lw: Lowering) -> list[SSAValue]:
     shape = _dims(source.type)
     rank = len(shape)
     low, high = [0] * rank, [0] * rank
+    pad = _literals(pad, "pads")
     for k in range(len(pad) // 2):  # pairs from the last dim backwards
-        low[rank - 1 - k], high[rank - 1 - k] = int(pad[2 * k]), int(pad[2 * k + 1])
+        low[rank - 1 - k], high[rank - 1 - k] = pad[2 * k], pad[2 * k + 1]
     current = lw.value(source)
     if any(p < 0 for p in low + high):
         cut = [d + min(lo, 0) + min(hi, 0) for d, lo, hi in zip(shape, low, high, strict=True)]
