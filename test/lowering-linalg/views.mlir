@@ -27,15 +27,19 @@ builtin.module {
 // CHECK-NEXT:  tensor.expand_shape %{{.*}} {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [%[[S0]], 2, 6] : tensor<?x12xf32> into tensor<?x2x6xf32>
 
   // permute is linalg.transpose; expand a generic reading index 0 of a stretched dim.
-  func.func @layout(%x: !tx.tensor<[s0, 1, 4], f32>) -> (!tx.tensor<[4, s0, 1], f32>, !tx.tensor<[s0, 5, 4], f32>) {
+  // (an expand to the same shape is its input).
+  func.func @layout(%x: !tx.tensor<[s0, 1, 4], f32>) -> (!tx.tensor<[4, s0, 1], f32>, !tx.tensor<[s0, 5, 4], f32>, !tx.tensor<[s0, 1, 4], f32>) {
     %permute = core.permute(%x, [2, 0, -2]) : !tx.tensor<[4, s0, 1], f32>
     %expand = core.expand(%x, [-1, 5, 4]) : !tx.tensor<[s0, 5, 4], f32>
-    func.return %permute, %expand : !tx.tensor<[4, s0, 1], f32>, !tx.tensor<[s0, 5, 4], f32>
+    %expand_1 = core.expand(%x, [-1, 1, 4]) : !tx.tensor<[s0, 1, 4], f32>
+    func.return %permute, %expand, %expand_1 : !tx.tensor<[4, s0, 1], f32>, !tx.tensor<[s0, 5, 4], f32>, !tx.tensor<[s0, 1, 4], f32>
   }
 
 // CHECK-LABEL: func.func @layout
 // CHECK:       linalg.transpose ins(%{{.*}}:tensor<?x1x4xf32>) outs(%{{.*}}:tensor<4x?x1xf32>) permutation = [2, 0, 1]
 // CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-NOT:   linalg.generic
+// CHECK:       %expand_1 = builtin.unrealized_conversion_cast %{{.*}} : tensor<?x1x4xf32> to !tx.tensor<[s0, 1, 4], f32>
 
   // Sub-tensors: extract_slice with Python's start (negative from the end, clamped) and
   // the step as a stride; select drops its dim (a rank-reduced slice); split slices
