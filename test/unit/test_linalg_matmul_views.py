@@ -181,7 +181,8 @@ def test_views_with_a_dynamic_batch():
     def moves(x):
         return (x.permute(2, 0, 1), x.view(-1, 4), x.reshape(x.shape[0] * 3, 2, 2), x.unsqueeze(1).expand(-1, 5, 3, 4),
                 x[1:], x[-1:], x[:, 1:], torch.cat([x, x * 2], 0), torch.cat([x, x], 2), x.flip(0), x[:, 0], x[-1],
-                x.split([1, 2], 1)[1], F.pad(x, (1, 1, 1, 1)))
+                x.split([1, 2], 1)[1], F.pad(x, (1, 1, 1, 1)), x.repeat(2, 1, 1), x.diagonal(0, 1, 2), x.flip(-1),
+                torch.slice_scatter(x, x[:, :1] * 2, 1, 0, 1), x.permute(1, 0, 2).unsqueeze(0).squeeze(0))
 
     text = check(moves, torch.randn(3, 3, 4), dynamic=True, sizes=(1, 6))
     assert "tensor<?x3x4xf32>" in text
