@@ -1,0 +1,116 @@
+"""lower-core-to-linalg, control family: cond, scan, map and while_loop as scf,
+compiled and run by IREE against texport's interpreter (the regions' bodies use
+only ops other families lower today: add, mul, relu)."""
+
+from __future__ import annotations
+
+import pytest
+from linalg_checks import check_lowered, core_program
+
+import texport as torch
+from texport.export import Dim
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+
+BATCH = {0: Dim("b", max=64)}
+
+
+class CondOnATensor(torch.nn.Module):
+    def forward(self, p, x):
+        return torch.cond(p, lambda x: x.relu() + 1, lambda x: x * 2, (x,))
+
+
+def test_cond_takes_either_branch_with_a_dynamic_batch():
+    program = core_program(CondOnATensor(), (torch.tensor(True), torch.randn(3, 4)),
+                           dynamic_shapes={"p": None, "x": BATCH})
+    for pred, batch in ((True, 2), (False, 5)):
+        text = check_lowered(program, [torch.tensor(pred), torch.randn(batch, 4)])
+    assert "scf.if" in text and "tensor.extract" in text
+
+
+class CondOnASize(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.shape[0] > 4, lambda x: x.relu() + 1, lambda x: x * 2, (x,))
+
+
+def test_cond_on_a_symbolic_bool_compares_the_sizes():
+    program = core_program(CondOnASize(), (torch.randn(3, 4),), dynamic_shapes={"x": BATCH})
+    for batch in (3, 6):
+        text = check_lowered(program, [torch.randn(batch, 4)])
+    assert "arith.cmpi sgt" in text
+
+
+class ReverseScan(torch.nn.Module):
+    def forward(self, c, xs, w):
+        def step(c, x):
+            n = c * w + x
+            return n, n.relu()
+        return torch.scan(step, c, xs, reverse=True)
+
+
+def test_reverse_scan_threads_the_carry_and_stacks_each_output_at_its_step():
+    program = core_program(ReverseScan(), (torch.randn(4), torch.randn(5, 4), torch.randn(4)))
+    text = check_lowered(program, [torch.randn(4), torch.randn(5, 4), torch.randn(4)])
+    assert "scf.for" in text and "tensor.insert_slice" in text
+
+
+class TwoOutputScan(torch.nn.Module):
+    def forward(self, c, xs):
+        def step(c, x):
+            n = c + x
+            return n, (n * 2, x.relu())
+        return torch.scan(step, c, xs)
+
+
+def test_scan_of_a_dynamic_length_runs_at_two_lengths():
+    program = core_program(TwoOutputScan(), (torch.randn(3), torch.randn(5, 3)),
+                           dynamic_shapes={"c": None, "xs": {0: Dim("n", max=64)}})
+    for length in (1, 7):
+        text = check_lowered(program, [torch.randn(3), torch.randn(length, 3)])
+    assert "tensor.dim" in text
+
+
+class MapWithAnArgument(torch.nn.Module):
+    def forward(self, xs, y):
+        return torch.control_flow.map(lambda x, y: x * y + 1, xs, y)
+
+
+def test_map_stacks_the_body_over_each_slice():
+    program = core_program(MapWithAnArgument(), (torch.randn(5, 2, 4), torch.randn(4)),
+                           dynamic_shapes={"xs": BATCH, "y": None})
+    for batch in (1, 6):
+        check_lowered(program, [torch.randn(batch, 2, 4), torch.randn(4)])
+
+
+class ShiftRegisterWhile(torch.nn.Module):
+    """Runs once per leading true of (a, b, c): each flag takes the and of itself
+    and its right neighbour (a false ``f`` on the right), so the leading trues
+    shrink by one a step; x doubles plus one each step."""
+
+    def forward(self, a, b, c, f, x):
+        return torch.while_loop(lambda a, b, c, x, f: a,
+                                lambda a, b, c, x, f: (a * b, b * c, c * f, x * 2 + 1), (a, b, c, x), (f,))
+
+
+@pytest.mark.parametrize("flags", [(False, True, True), (True, False, True), (True, True, True)])
+def test_while_loop_runs_as_long_as_its_condition_holds(flags):
+    program = core_program(ShiftRegisterWhile(),
+                           (*(torch.tensor(True) for _ in range(3)), torch.tensor(False), torch.randn(3)))
+    text = check_lowered(program, [*(torch.tensor(v) for v in flags), torch.tensor(False), torch.randn(3)])
+    assert "scf.while" in text and "scf.condition" in text
+
+
+class CondInsideScan(torch.nn.Module):
+    def forward(self, p, c, xs):
+        def step(c, x):
+            n = torch.cond(p, lambda c, x: c + x, lambda c, x: c * x, (c, x))
+            return n, n.relu()
+        return torch.scan(step, c, xs)
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_a_cond_nested_in_a_scan_body_is_lowered_in_the_loop(pred):
+    program = core_program(CondInsideScan(), (torch.tensor(True), torch.randn(4), torch.randn(3, 4)))
+    text = check_lowered(program, [torch.tensor(pred), torch.randn(4), torch.randn(3, 4)])
+    assert text.index("scf.for") < text.index("scf.if")
