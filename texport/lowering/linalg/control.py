@@ -229,6 +229,7 @@ class _MovedBlock:
         if not isinstance(self.terminator, YieldOp):
             raise UnsupportedType(f"a control region ends in control.yield, found {self.terminator}")
         self._entry = InsertPoint.before(self.block.first_op)  # ops made here come in order
+        self._casts: list[Operation] = []  # argument casts, dropped at the end if unread
 
     def add_arguments(self, types: Sequence[Attribute]) -> list[SSAValue]:
         return [self.lw.rewriter.insert_block_argument(self.block, index, t) for index, t in enumerate(types)]
@@ -241,7 +242,9 @@ class _MovedBlock:
         """``value`` (upstream) as the texport type the region's ops read."""
         if value.type == tx_type:
             return value
-        return self.at_entry(UnrealizedConversionCastOp.get([value], [tx_type]))
+        cast = UnrealizedConversionCastOp.get([value], [tx_type])
+        self._casts.append(cast)
+        return self.at_entry(cast)
 
     def bind(self, values: Sequence[SSAValue]) -> None:
         """The old arguments' uses read ``values``; the old arguments go."""
@@ -274,9 +277,13 @@ class _MovedBlock:
         return values
 
     def end(self, terminator: Operation) -> None:
-        """``terminator`` in place of the ``control.yield``."""
+        """``terminator`` in place of the ``control.yield``; the argument casts
+        nothing reads (an argument only yielded, or unused) go."""
         self.lw.rewriter.insert(terminator, self.before_terminator())
         self.lw.rewriter.erase(self.terminator)
+        for cast in self._casts:
+            if not cast.results[0].uses:
+                self.lw.rewriter.erase(cast)
 
 
 def _upstream_at(lw: Lowering, value: SSAValue, point: InsertPoint) -> SSAValue:
