@@ -1,5 +1,7 @@
 // RUN: texport-opt --split-input-file -p lower-core-to-linalg-control %s | filecheck %s
 // RUN: texport-opt --split-input-file -p lower-core-to-linalg %s | filecheck %s --check-prefix=FULL
+// The bodies lowered before their control op: the same result.
+// RUN: texport-opt --split-input-file -p lower-core-to-linalg-pointwise,lower-core-to-linalg-control,lower-core-to-linalg %s | filecheck %s --check-prefix=FULL
 
 // The control ops become scf, their regions moved in: the ops inside stay for
 // their own families (linked by casts: an scf block argument or a slice is cast

@@ -31,6 +31,7 @@ from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
+    IndexType,
     IntegerType,
     TensorType,
     UnrealizedConversionCastOp,
@@ -89,18 +90,17 @@ def while_loop(lw: Lowering) -> list[SSAValue]:
     op: WhileLoopOp = lw.op
     carried = [lw.value(v) for v in op.carried]
     types = [v.type for v in carried]
+    tx_types = [v.type for v in op.carried]
     extra = list(op.additional_inputs)
 
     before = _MovedBlock(lw, op.cond_region)
-    values = [before.as_texport(arg, v.type) for arg, v in zip(before.add_arguments(types), op.carried, strict=True)]
-    before.bind(values + extra)
-    (pred,) = before.yielded_texport()
-    condition = _predicate(lw, pred, before.before_terminator())
+    before.bind(before.as_texport(before.add_arguments(types), tx_types) + extra)
+    (pred,) = before.terminator.operands
+    condition = _predicate(lw, pred, before.end_point())
     before.end(scf.ConditionOp(condition, *before.block.args))
 
     body = _MovedBlock(lw, op.body)
-    values = [body.as_texport(arg, v.type) for arg, v in zip(body.add_arguments(types), op.carried, strict=True)]
-    body.bind(values + extra)
+    body.bind(body.as_texport(body.add_arguments(types), tx_types) + extra)
     body.end(scf.YieldOp(*body.yielded(types)))
 
     loop = lw.insert(scf.WhileOp(carried, types, Region(before.block), Region(body.block)))
@@ -119,26 +119,22 @@ def _loop_over_slices(lw: Lowering, region: Region, init: list[SSAValue], xs: li
     sources = [lw.value(x) for x in xs]
 
     body = _MovedBlock(lw, region)
-    step, *iter_args = body.add_arguments([lw.index(0).type, *(v.type for v in iter_init)])
+    slice_types = [arg.type for arg in body.old_args[len(init):len(init) + len(xs)]]  # after the carries
+    step, *iter_args = body.add_arguments([IndexType(), *(v.type for v in iter_init)])
     position = body.at_entry(arith.SubiOp(last, step)) if reverse else step
-    carries = [body.as_texport(arg, v.type) for arg, v in zip(iter_args[:len(init)], init, strict=True)]
-    slices = [body.as_texport(body.at_entry(_slice_of(lw, x, source, position)), x_slice)
-              for x, source, x_slice in zip(xs, sources, _slice_types(body, init, xs), strict=True)]
+    carries = body.as_texport(iter_args[:len(init)], [v.type for v in init])
+    slices = body.as_texport([body.at_entry(_slice_of(lw, x, source, position)) for x, source in zip(xs, sources)],
+                             slice_types)
     body.bind(carries + slices + extra)
 
     yielded = body.yielded([v.type for v in iter_init[:len(init)]] + [None] * len(stacked_types))
-    outputs = [body.before_terminator_insert(_insert_step(lw, value, into, stacked, position))
+    outputs = [body.before_end(_insert_step(lw, value, into, stacked, position))
                for value, into, stacked in zip(yielded[len(init):], iter_args[len(init):], stacked_types,
                                                strict=True)]
     body.end(scf.YieldOp(*yielded[:len(init)], *outputs))
 
     loop = lw.insert(scf.ForOp(lw.index(0), length, lw.index(1), iter_init, Region(body.block)))
     return _as_results(lw, list(loop.results))
-
-
-def _slice_types(body: _MovedBlock, init: list[SSAValue], xs: list[SSAValue]) -> list[Attribute]:
-    """The texport types of the per-step slices: the body's arguments after the carries."""
-    return [arg.type for arg in body.old_args[len(init):len(init) + len(xs)]]
 
 
 # --------------------------------------------------------------------------
@@ -238,13 +234,16 @@ class _MovedBlock:
         self.lw.rewriter.insert(op, self._entry)
         return op.results[0]
 
-    def as_texport(self, value: SSAValue, tx_type: Attribute) -> SSAValue:
-        """``value`` (upstream) as the texport type the region's ops read."""
-        if value.type == tx_type:
-            return value
-        cast = UnrealizedConversionCastOp.get([value], [tx_type])
-        self._casts.append(cast)
-        return self.at_entry(cast)
+    def as_texport(self, values: Sequence[SSAValue], tx_types: Sequence[Attribute]) -> list[SSAValue]:
+        """``values`` (upstream, at the entry) in the texport types the region's ops read."""
+        views = []
+        for value, tx_type in zip(values, tx_types, strict=True):
+            if value.type != tx_type:
+                cast = UnrealizedConversionCastOp.get([value], [tx_type])
+                self._casts.append(cast)
+                value = self.at_entry(cast)
+            views.append(value)
+        return views
 
     def bind(self, values: Sequence[SSAValue]) -> None:
         """The old arguments' uses read ``values``; the old arguments go."""
@@ -255,31 +254,29 @@ class _MovedBlock:
             arg.replace_all_uses_with(value)
             self.lw.rewriter.erase_block_argument(arg)
 
-    def before_terminator(self) -> InsertPoint:
+    def end_point(self) -> InsertPoint:
+        """Before the ``control.yield`` (so before the scf terminator that replaces it)."""
         return InsertPoint.before(self.terminator)
 
-    def before_terminator_insert(self, op: Operation) -> SSAValue:
-        self.lw.rewriter.insert(op, self.before_terminator())
+    def before_end(self, op: Operation) -> SSAValue:
+        self.lw.rewriter.insert(op, self.end_point())
         return op.results[0]
-
-    def yielded_texport(self) -> list[SSAValue]:
-        return list(self.terminator.operands)
 
     def yielded(self, types: Sequence[Attribute | None]) -> list[SSAValue]:
         """The yielded values upstream, each of ``types`` (``tensor.cast`` where a
         dim is static on one side only); None: its own upstream type."""
         values = []
-        for value, wanted in zip(self.yielded_texport(), types, strict=True):
-            upstream = _upstream_at(self.lw, value, self.before_terminator())
+        for value, wanted in zip(self.terminator.operands, types, strict=True):
+            upstream = _upstream_at(self.lw, value, self.end_point())
             if wanted is not None and upstream.type != wanted:
-                upstream = self.before_terminator_insert(tensor.CastOp(upstream, wanted))
+                upstream = self.before_end(tensor.CastOp(upstream, wanted))
             values.append(upstream)
         return values
 
     def end(self, terminator: Operation) -> None:
         """``terminator`` in place of the ``control.yield``; the argument casts
         nothing reads (an argument only yielded, or unused) go."""
-        self.lw.rewriter.insert(terminator, self.before_terminator())
+        self.lw.rewriter.insert(terminator, self.end_point())
         self.lw.rewriter.erase(self.terminator)
         for cast in self._casts:
             if not cast.results[0].uses:
