@@ -8,10 +8,10 @@ import pytest
 from linalg_checks import check_lowered, core_program
 
 import texport as torch
+from texport.dialects.context import parse_module
 from texport.export import Dim
-
-pytest.importorskip("iree.compiler")
-pytest.importorskip("iree.runtime")
+from texport.lowering.errors import LoweringError
+from texport.lowering.linalg import lower_to_linalg
 
 BATCH = {0: Dim("b", max=64)}
 
@@ -158,3 +158,22 @@ def test_while_loop_whose_body_leaves_a_carry_unread():
                                               torch.randn(3)))
     check_lowered(program, [torch.tensor(True), torch.tensor(True), torch.tensor(False), torch.tensor(False),
                             torch.randn(3)])
+
+
+def test_a_predicate_of_unknown_origin_is_named_with_the_op():
+    module = parse_module("""
+builtin.module {
+  func.func @forward(%p: !tx.symbool, %x: !tx.tensor<[3], f32>) -> !tx.tensor<[3], f32> {
+    %r = control.cond %p(%x) : !tx.symbool, (!tx.tensor<[3], f32>) -> (!tx.tensor<[3], f32>) {
+    ^bb0(%0: !tx.tensor<[3], f32>):
+      control.yield %0 : !tx.tensor<[3], f32>
+    }, {
+    ^bb0(%1: !tx.tensor<[3], f32>):
+      control.yield %1 : !tx.tensor<[3], f32>
+    }
+    func.return %r : !tx.tensor<[3], f32>
+  }
+}
+""")
+    with pytest.raises(LoweringError, match=r"'control.cond'.*predicate.*found !tx.symbool"):
+        lower_to_linalg(module)
