@@ -91,6 +91,39 @@ builtin.module {
 // FULL:         func.return
 // -----
 
+// Branches of different shapes: the result's dim is unbacked (?), each branch's
+// value reaches it through tensor.cast.
+builtin.module {
+  func.func @cond_of_two_shapes(%p: !tx.tensor<[], i1>, %x: !tx.tensor<[1, 4], f32>, %y: !tx.tensor<[3, 4], f32>) -> !tx.tensor<[u0, 4], f32> {
+    %r = control.cond %p(%x, %y) : !tx.tensor<[], i1>, (!tx.tensor<[1, 4], f32>, !tx.tensor<[3, 4], f32>) -> (!tx.tensor<[u0, 4], f32>) {
+    ^bb0(%0: !tx.tensor<[1, 4], f32>, %1: !tx.tensor<[3, 4], f32>):
+      control.yield %0 : !tx.tensor<[1, 4], f32>
+    }, {
+    ^bb0(%2: !tx.tensor<[1, 4], f32>, %3: !tx.tensor<[3, 4], f32>):
+      control.yield %3 : !tx.tensor<[3, 4], f32>
+    }
+    func.return %r : !tx.tensor<[u0, 4], f32>
+  }
+}
+
+// CHECK-LABEL: func.func @cond_of_two_shapes(
+// CHECK:         scf.if %{{.*}} -> (tensor<?x4xf32>) {
+// CHECK-NEXT:      %[[X:.*]] = builtin.unrealized_conversion_cast %x : !tx.tensor<[1, 4], f32> to tensor<1x4xf32>
+// CHECK-NEXT:      %[[XC:.*]] = tensor.cast %[[X]] : tensor<1x4xf32> to tensor<?x4xf32>
+// CHECK-NEXT:      scf.yield %[[XC]] : tensor<?x4xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[Y:.*]] = builtin.unrealized_conversion_cast %y
+// CHECK-NEXT:      %[[YC:.*]] = tensor.cast %[[Y]] : tensor<3x4xf32> to tensor<?x4xf32>
+// CHECK-NEXT:      scf.yield %[[YC]] : tensor<?x4xf32>
+
+// FULL-LABEL: func.func @cond_of_two_shapes(%p: tensor<i1>, %x: tensor<1x4xf32>, %y: tensor<3x4xf32>) -> tensor<?x4xf32>
+// FULL:           tensor.cast %x : tensor<1x4xf32> to tensor<?x4xf32>
+// FULL:           tensor.cast %y : tensor<3x4xf32> to tensor<?x4xf32>
+// FULL-NOT:     tx.
+// FULL:         func.return
+
+// -----
+
 // A reverse scan over a dynamic length, with an additional input: scf.for over
 // the length, index n-1-i, carries and the stacked output as iter_args.
 builtin.module {
