@@ -118,12 +118,14 @@ class ShiftRegisterWhile(torch.nn.Module):
                                 lambda a, b, c, x, f: (a * b, b * c, c * f, x * 2 + 1), (a, b, c, x), (f,))
 
 
-@pytest.mark.parametrize("flags", [(False, True, True), (True, False, True), (True, True, True)])
-def test_while_loop_runs_as_long_as_its_condition_holds(flags):
-    program = core_program(ShiftRegisterWhile(),
-                           (*(torch.tensor(True) for _ in range(3)), torch.tensor(False), torch.randn(3)))
-    text = check_lowered(program, [*(torch.tensor(v) for v in flags), torch.tensor(False), torch.randn(3)])
-    assert "scf.while" in text and "scf.condition" in text
+def test_while_loop_runs_as_long_as_its_condition_holds_with_a_dynamic_batch():
+    flags = (torch.tensor(True), torch.tensor(True), torch.tensor(True), torch.tensor(False))
+    program = core_program(ShiftRegisterWhile(), (*flags, torch.randn(2, 3)),
+                           dynamic_shapes={"a": None, "b": None, "c": None, "f": None, "x": BATCH})
+    for (a, b, c), batch in (((False, True, True), 1), ((True, False, True), 4), ((True, True, True), 2)):
+        inputs = [torch.tensor(a), torch.tensor(b), torch.tensor(c), torch.tensor(False), torch.randn(batch, 3)]
+        text = check_lowered(program, inputs)
+    assert "scf.while" in text and "scf.condition" in text and "tensor<?x3xf32>" in text
 
 
 class CondInsideScan(torch.nn.Module):
