@@ -71,6 +71,21 @@ def test_scan_of_a_dynamic_length_runs_at_two_lengths():
     assert "tensor.dim" in text
 
 
+class CumulativeSum(torch.nn.Module):
+    """The carry is also the step's output (as LSTMScan's h); the slices are 0-d."""
+
+    def forward(self, c, xs):
+        return torch.scan(lambda c, x: (c + x, c + x), c, xs)
+
+
+def test_scan_over_a_vector_reads_and_writes_0d_slices():
+    program = core_program(CumulativeSum(), (torch.tensor(0.0), torch.randn(5)),
+                           dynamic_shapes={"c": None, "xs": {0: Dim("n", max=64)}})
+    for length in (1, 6):
+        text = check_lowered(program, [torch.tensor(0.5), torch.randn(length)])
+    assert "to tensor<f32>" in text and "tensor<f32> into tensor<?xf32>" in text
+
+
 class OneOutputScan(torch.nn.Module):
     def forward(self, c, xs):
         return torch.scan(lambda c, x: (c + x, x.relu()), c, xs)
