@@ -198,6 +198,9 @@ def _predicate(lw: Lowering, value: SSAValue, point: InsertPoint) -> SSAValue:
         return extract.results[0]
     owner = value.owner
     if isinstance(value.type, SymBoolType) and isinstance(owner, Operation) and owner.name == "tx.cmp":
+        if not all(isinstance(upstream_type(v.type), IndexType) for v in owner.operands):
+            raise UnsupportedType(f"a predicate compares integer sizes, found tx.cmp of "
+                                  f"{', '.join(str(v.type) for v in owner.operands)}")
         lhs, rhs = (_upstream_at(lw, v, point) for v in owner.operands)
         compare = arith.CmpiOp(lhs, rhs, _CMPI[owner.predicate.data])
         lw.rewriter.insert(compare, point)
