@@ -73,9 +73,8 @@ builtin.module {
 }
 
 // CHECK-LABEL: func.func @cond_on_a_size(
-// CHECK:         %[[SIZE:.*]] = builtin.unrealized_conversion_cast %size : !tx.symint<s0> to index
-// CHECK-NEXT:    %[[FOUR:.*]] = builtin.unrealized_conversion_cast %c4 : !tx.symint<4> to index
-// CHECK-NEXT:    %[[GT:.*]] = arith.cmpi sgt, %[[SIZE]], %[[FOUR]] : index
+// CHECK:         %gt = tx.cmp gt, %size, %c4 : !tx.symbool
+// CHECK-NEXT:    %[[GT:.*]] = builtin.unrealized_conversion_cast %gt : !tx.symbool to i1
 // CHECK-NEXT:    scf.if %[[GT]] -> (tensor<?x4xf32>) {
 // CHECK:         } else {
 // CHECK-NEXT:      %[[X:.*]] = builtin.unrealized_conversion_cast %x : !tx.tensor<[s0, 4], f32> to tensor<?x4xf32>

@@ -48,10 +48,6 @@ from .builder import Lowering, upstream_value
 from .registry import lowers
 from .types import UnsupportedType, tensor_type, upstream_type
 
-# tx.cmp's predicates as arith.cmpi's on (signed) index values
-_CMPI = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
-
-
 # --------------------------------------------------------------------------
 # The ops
 # --------------------------------------------------------------------------
@@ -189,22 +185,15 @@ def _sliced(op_class: type, tensors: list[SSAValue], offsets: Sequence[int | SSA
 
 def _predicate(lw: Lowering, value: SSAValue, point: InsertPoint) -> SSAValue:
     """An ``i1`` for a predicate: the element of a one-element bool tensor, or
-    a ``!tx.symbool`` made by ``tx.cmp`` compared on its index operands."""
+    a ``!tx.symbool`` (a size comparison, ``arith.cmpi`` once lowered)."""
     if isinstance(value.type, TxTensorType):
         source = _upstream_at(lw, value, point)
         indices = [lw.index(0) for _ in value.type.shape]
         extract = tensor.ExtractOp(source, indices, IntegerType(1))
         lw.rewriter.insert(extract, point)
         return extract.results[0]
-    owner = value.owner
-    if isinstance(value.type, SymBoolType) and isinstance(owner, Operation) and owner.name == "tx.cmp":
-        if not all(isinstance(upstream_type(v.type), IndexType) for v in owner.operands):
-            raise UnsupportedType(f"a predicate compares integer sizes, found tx.cmp of "
-                                  f"{', '.join(str(v.type) for v in owner.operands)}")
-        lhs, rhs = (_upstream_at(lw, v, point) for v in owner.operands)
-        compare = arith.CmpiOp(lhs, rhs, _CMPI[owner.predicate.data])
-        lw.rewriter.insert(compare, point)
-        return compare.results[0]
+    if isinstance(value.type, SymBoolType):  # a size comparison: tx.cmp is arith.cmpi (scalars)
+        return _upstream_at(lw, value, point)
     raise UnsupportedType(f"a predicate must be a one-element bool tensor or a !tx.symbool made by "
                           f"tx.cmp, found {value.type}")
 
