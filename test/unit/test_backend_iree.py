@@ -1,0 +1,266 @@
+"""The IREE backend (texport/backends/iree.py): ``ep.compile(backend="iree")`` has
+``ep.module()``'s calling convention, state handling and input checks, caches its
+compiles and says clearly what went wrong.
+
+The routes that lower a core program (linalg, torch dialect) are tested on their
+own; here the backend runs hand-written upstream MLIR for tiny programs, registered
+as test routes, so a failure is the backend's. Numbers are compared with the
+interpreter (``ep.module()``): the programs are exact in f32 (relu, adds of small
+values), so the tolerance is 1e-6 absolute."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+import pytest
+
+import texport
+from texport import nn
+from texport.backends import BackendError, routes
+from texport.backends.routes import RouteText
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+
+from texport.backends import iree as backend  # noqa: E402 - after the skips: IREE is there
+
+ATOL = 1e-6
+
+POINTWISE = "affine_map<(d0, d1) -> (d0, d1)>"
+
+
+def _generic(result: str, operands: list[tuple[str, str]], out: str, body: list[str], shape: str) -> list[str]:
+    """A 2-d pointwise linalg.generic (IREE takes pointwise work in this form)."""
+    maps = ", ".join([POINTWISE] * (len(operands) + 1))
+    names = ", ".join(name for name, _ in operands)
+    types = ", ".join(t for _, t in operands)
+    args = ", ".join(f"%in{i}: f32" for i in range(len(operands)))
+    return [
+        f"  {result} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [\"parallel\", \"parallel\"]}}"
+        f" ins({names} : {types}) outs({out} : {shape}) {{",
+        f"  ^bb0({args}, %out: f32):",
+        *(f"    {line}" for line in body),
+        f"  }} -> {shape}",
+    ]
+
+
+RELU_BODY = ["%zero = arith.constant 0.0 : f32", "%r = arith.maximumf %in0, %zero : f32", "linalg.yield %r : f32"]
+ADD_BODY = ["%r = arith.addf %in0, %in1 : f32", "linalg.yield %r : f32"]
+
+# relu(x): the core program's only argument is the user input
+RELU = "\n".join([
+    "func.func @forward(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {",
+    "  %empty = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%relu", [("%x", "tensor<2x3xf32>")], "%empty", RELU_BODY, "tensor<2x3xf32>"),
+    "  return %relu : tensor<2x3xf32>",
+    "}",
+])
+
+# count += x; return relu(x) + w: a parameter, a buffer, and its mutation returned first
+STATEFUL = "\n".join([
+    "func.func @forward(%w: tensor<2x3xf32>, %count: tensor<2x3xf32>, %x: tensor<2x3xf32>)"
+    " -> (tensor<2x3xf32>, tensor<2x3xf32>) {",
+    "  %e0 = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%add", [("%count", "tensor<2x3xf32>"), ("%x", "tensor<2x3xf32>")], "%e0", ADD_BODY,
+              "tensor<2x3xf32>"),
+    "  %e1 = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%relu", [("%x", "tensor<2x3xf32>")], "%e1", RELU_BODY, "tensor<2x3xf32>"),
+    "  %e2 = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%out", [("%relu", "tensor<2x3xf32>"), ("%w", "tensor<2x3xf32>")], "%e2", ADD_BODY,
+              "tensor<2x3xf32>"),
+    "  return %add, %out : tensor<2x3xf32>, tensor<2x3xf32>",
+    "}",
+])
+
+# relu(x) + y on a dynamic batch, returned as a dict {"relu": ..., "sum": ...} at core level
+DYNAMIC = "\n".join([
+    "func.func @forward(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {",
+    "  %c0 = arith.constant 0 : index",
+    "  %n = tensor.dim %x, %c0 : tensor<?x3xf32>",
+    "  %e0 = tensor.empty(%n) : tensor<?x3xf32>",
+    *_generic("%relu", [("%x", "tensor<?x3xf32>")], "%e0", RELU_BODY, "tensor<?x3xf32>"),
+    "  %e1 = tensor.empty(%n) : tensor<?x3xf32>",
+    *_generic("%sum", [("%relu", "tensor<?x3xf32>"), ("%y", "tensor<?x3xf32>")], "%e1", ADD_BODY,
+              "tensor<?x3xf32>"),
+    "  return %relu, %sum : tensor<?x3xf32>, tensor<?x3xf32>",
+    "}",
+])
+
+
+class Relu(nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.relu()
+
+
+class Stateful(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(texport.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 4))
+        self.register_buffer("count", texport.zeros(2, 3))
+
+    def forward(self, x: Any) -> Any:
+        self.count.add_(x)
+        return x.relu() + self.w
+
+
+class Dynamic(nn.Module):
+    def forward(self, x: Any, y: Any) -> Any:
+        relu = x.relu()
+        return {"relu": relu, "sum": relu + y}
+
+
+def _route(text: str) -> Any:
+    calls = []
+
+    def lower(module: Any) -> RouteText:
+        calls.append(module)
+        return RouteText(text, "none")
+    lower.calls = calls
+    return lower
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Each test compiles into a cache of its own (no hit from another test or run)."""
+    monkeypatch.setenv(backend.CACHE_VARIABLE, str(tmp_path / "cache"))
+    return tmp_path / "cache" / "iree"
+
+
+@pytest.fixture
+def test_routes(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    made = {"relu": _route(RELU), "stateful": _route(STATEFUL), "dynamic": _route(DYNAMIC)}
+    for name, lower in made.items():
+        monkeypatch.setitem(routes.ROUTES, f"test-{name}", lower)
+    return made
+
+
+def _x(rows: int = 2, seed: int = 0) -> Any:
+    return texport.tensor(np.random.default_rng(seed).standard_normal((rows, 3)).astype(np.float32))
+
+
+def _close(got: Any, want: Any) -> None:
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=0, atol=ATOL)
+
+
+def test_relu_equals_the_interpreter(test_routes: dict[str, Any]) -> None:
+    ep = texport.export.export(Relu(), (_x(),))
+    compiled = ep.compile(backend="iree", route="test-relu")
+    x = _x(seed=3)
+    _close(compiled(x), ep.module()(x))
+    _close(compiled(x=x), ep.module()(x))  # by keyword too
+    assert compiled.route == "test-relu" and compiled.vmfb
+
+
+def test_the_route_gets_the_core_program(test_routes: dict[str, Any]) -> None:
+    ep = texport.export.export(Relu(), (_x(),))
+    ep.compile(backend="iree", route="test-relu")
+    (module,) = test_routes["relu"].calls
+    assert "core.relu" in str(module)  # lowered to core before the route saw it
+
+
+def test_buffer_write_back_across_calls(test_routes: dict[str, Any]) -> None:
+    ep = texport.export.export(Stateful(), (_x(),))
+    compiled, interpreted = ep.compile(route="test-stateful"), ep.module()
+    for seed in (1, 2):  # the second call must see the first call's count on the device
+        x = _x(seed=seed)
+        _close(compiled(x), interpreted(x))
+        _close(compiled.count, interpreted.count)
+    assert np.abs(compiled.count.numpy()).max() > 0.1
+
+
+def test_a_weight_written_in_place_is_uploaded_again(test_routes: dict[str, Any]) -> None:
+    ep = texport.export.export(Stateful(), (_x(),))
+    compiled, interpreted = ep.compile(route="test-stateful"), ep.module()
+    x = _x(seed=1)
+    compiled(x)
+    interpreted(x)
+    for module in (compiled, interpreted):
+        module.w.add_(texport.ones(2, 3))  # in place: the kept device copy is stale now
+    _close(compiled(x), interpreted(x))
+
+
+def test_dynamic_batch_and_pytree_outputs(test_routes: dict[str, Any]) -> None:
+    dim = texport.export.Dim("batch", min=2, max=16)
+    ep = texport.export.export(Dynamic(), (_x(4), _x(4, seed=1)), dynamic_shapes=({0: dim}, {0: dim}))
+    compiled, interpreted = ep.compile(route="test-dynamic"), ep.module()
+    for rows in (3, 9):
+        x, y = _x(rows, seed=rows), _x(rows, seed=rows + 1)
+        got, want = compiled(x, y=y), interpreted(x, y=y)
+        assert set(got) == {"relu", "sum"}
+        assert list(got["sum"].shape) == [rows, 3]
+        for key in want:
+            _close(got[key], want[key])
+
+
+def test_a_range_violation_is_the_interpreters_error(test_routes: dict[str, Any]) -> None:
+    dim = texport.export.Dim("batch", min=2, max=16)
+    ep = texport.export.export(Dynamic(), (_x(4), _x(4, seed=1)), dynamic_shapes=({0: dim}, {0: dim}))
+    compiled = ep.compile(route="test-dynamic")
+    for x, y in [(_x(17), _x(17)), (_x(4), _x(5)), (_x(4), "a string")]:
+        with pytest.raises(Exception) as want:
+            ep.module()(x, y)
+        with pytest.raises(type(want.value)) as got:
+            compiled(x, y)
+        assert str(got.value) == str(want.value)
+
+
+def test_a_second_compile_hits_the_cache(test_routes: dict[str, Any], cache: Any,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import iree.compiler
+
+    real, calls = iree.compiler.compile_str, []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(iree.compiler, "compile_str", counting)
+    ep = texport.export.export(Relu(), (_x(),))
+    first = ep.compile(route="test-relu")
+    second = ep.compile(route="test-relu")
+    assert len(calls) == 1
+    assert len(list(cache.glob("*.vmfb"))) == 1 and not list(cache.glob("*.partial"))
+    x = _x(seed=5)
+    _close(second(x), first(x))
+
+
+def test_missing_iree_names_the_extra(monkeypatch: pytest.MonkeyPatch, test_routes: dict[str, Any]) -> None:
+    real_import = builtins.__import__
+
+    def no_iree(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "iree" or name.startswith("iree."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+    monkeypatch.setattr(builtins, "__import__", no_iree)
+    ep = texport.export.export(Relu(), (_x(),))
+    with pytest.raises(backend.IreeUnavailable, match=r"pip install texport\[iree\]"):
+        ep.compile(backend="iree", route="test-relu")
+    assert not test_routes["relu"].calls  # said before any lowering work
+
+
+def test_a_compile_error_names_route_diagnostic_and_saved_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = RELU.replace("arith.maximumf %in0, %zero : f32", "arith.maximumf %in0, %nowhere : f32")
+    monkeypatch.setitem(routes.ROUTES, "test-broken", _route(broken))
+    ep = texport.export.export(Relu(), (_x(),))
+    with pytest.raises(backend.IreeCompileError) as raised:
+        ep.compile(route="test-broken")
+    message = str(raised.value)
+    assert "'test-broken' route" in message
+    saved = raised.value.saved
+    assert saved.read_text() == broken
+    # the first diagnostic (not the whole log), located in the saved text
+    assert f"{saved}:6:" in message and "error: use of undeclared SSA value" in message
+    assert "Invoked with" not in message
+
+
+def test_unknown_and_missing_routes_and_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    ep = texport.export.export(Relu(), (_x(),))
+    with pytest.raises(ValueError, match="unknown route 'nope'.*linalg"):
+        ep.compile(route="nope")
+    with pytest.raises(ValueError, match="unknown backend 'tvm'.*iree"):
+        ep.compile(backend="tvm")
+    monkeypatch.setitem(routes.ROUTES, "test-absent", routes._LazyRoute(
+        "test-absent", "texport.lowering.no_such_route:lower", "none"))
+    with pytest.raises(BackendError, match="'test-absent' route is not available.*no_such_route"):
+        ep.compile(route="test-absent")
