@@ -17,123 +17,35 @@ import numpy as np
 import pytest
 
 import texport
-from texport import nn
 from texport.backends import BackendError, routes
-from texport.backends.routes import RouteText
 
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
+
+from iree_test_routes import (  # noqa: E402
+    RELU,
+    Dynamic,
+    Relu,
+    Stateful,
+    install_test_routes,
+    make_route,
+    private_cache,
+)
 
 from texport.backends import iree as backend  # noqa: E402 - after the skips: IREE is there
 
 ATOL = 1e-6
 
-POINTWISE = "affine_map<(d0, d1) -> (d0, d1)>"
-
-
-def _generic(result: str, operands: list[tuple[str, str]], out: str, body: list[str], shape: str) -> list[str]:
-    """A 2-d pointwise linalg.generic (IREE takes pointwise work in this form)."""
-    maps = ", ".join([POINTWISE] * (len(operands) + 1))
-    names = ", ".join(name for name, _ in operands)
-    types = ", ".join(t for _, t in operands)
-    args = ", ".join(f"%in{i}: f32" for i in range(len(operands)))
-    return [
-        f"  {result} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [\"parallel\", \"parallel\"]}}"
-        f" ins({names} : {types}) outs({out} : {shape}) {{",
-        f"  ^bb0({args}, %out: f32):",
-        *(f"    {line}" for line in body),
-        f"  }} -> {shape}",
-    ]
-
-
-RELU_BODY = ["%zero = arith.constant 0.0 : f32", "%r = arith.maximumf %in0, %zero : f32", "linalg.yield %r : f32"]
-ADD_BODY = ["%r = arith.addf %in0, %in1 : f32", "linalg.yield %r : f32"]
-
-# relu(x): the core program's only argument is the user input
-RELU = "\n".join([
-    "func.func @forward(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {",
-    "  %empty = tensor.empty() : tensor<2x3xf32>",
-    *_generic("%relu", [("%x", "tensor<2x3xf32>")], "%empty", RELU_BODY, "tensor<2x3xf32>"),
-    "  return %relu : tensor<2x3xf32>",
-    "}",
-])
-
-# count += x; return relu(x) + w: a parameter, a buffer, and its mutation returned first
-STATEFUL = "\n".join([
-    "func.func @forward(%w: tensor<2x3xf32>, %count: tensor<2x3xf32>, %x: tensor<2x3xf32>)"
-    " -> (tensor<2x3xf32>, tensor<2x3xf32>) {",
-    "  %e0 = tensor.empty() : tensor<2x3xf32>",
-    *_generic("%add", [("%count", "tensor<2x3xf32>"), ("%x", "tensor<2x3xf32>")], "%e0", ADD_BODY,
-              "tensor<2x3xf32>"),
-    "  %e1 = tensor.empty() : tensor<2x3xf32>",
-    *_generic("%relu", [("%x", "tensor<2x3xf32>")], "%e1", RELU_BODY, "tensor<2x3xf32>"),
-    "  %e2 = tensor.empty() : tensor<2x3xf32>",
-    *_generic("%out", [("%relu", "tensor<2x3xf32>"), ("%w", "tensor<2x3xf32>")], "%e2", ADD_BODY,
-              "tensor<2x3xf32>"),
-    "  return %add, %out : tensor<2x3xf32>, tensor<2x3xf32>",
-    "}",
-])
-
-# relu(x) + y on a dynamic batch, returned as a dict {"relu": ..., "sum": ...} at core level
-DYNAMIC = "\n".join([
-    "func.func @forward(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {",
-    "  %c0 = arith.constant 0 : index",
-    "  %n = tensor.dim %x, %c0 : tensor<?x3xf32>",
-    "  %e0 = tensor.empty(%n) : tensor<?x3xf32>",
-    *_generic("%relu", [("%x", "tensor<?x3xf32>")], "%e0", RELU_BODY, "tensor<?x3xf32>"),
-    "  %e1 = tensor.empty(%n) : tensor<?x3xf32>",
-    *_generic("%sum", [("%relu", "tensor<?x3xf32>"), ("%y", "tensor<?x3xf32>")], "%e1", ADD_BODY,
-              "tensor<?x3xf32>"),
-    "  return %relu, %sum : tensor<?x3xf32>, tensor<?x3xf32>",
-    "}",
-])
-
-
-class Relu(nn.Module):
-    def forward(self, x: Any) -> Any:
-        return x.relu()
-
-
-class Stateful(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.w = nn.Parameter(texport.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 4))
-        self.register_buffer("count", texport.zeros(2, 3))
-
-    def forward(self, x: Any) -> Any:
-        self.count.add_(x)
-        return x.relu() + self.w
-
-
-class Dynamic(nn.Module):
-    def forward(self, x: Any, y: Any) -> Any:
-        relu = x.relu()
-        return {"relu": relu, "sum": relu + y}
-
-
-def _route(text: str) -> Any:
-    calls = []
-
-    def lower(module: Any) -> RouteText:
-        calls.append(module)
-        return RouteText(text, "none")
-    lower.calls = calls
-    return lower
-
 
 @pytest.fixture(autouse=True)
 def cache(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Each test compiles into a cache of its own (no hit from another test or run)."""
-    monkeypatch.setenv(backend.CACHE_VARIABLE, str(tmp_path / "cache"))
-    return tmp_path / "cache" / "iree"
+    return private_cache(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def test_routes(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    made = {"relu": _route(RELU), "stateful": _route(STATEFUL), "dynamic": _route(DYNAMIC)}
-    for name, lower in made.items():
-        monkeypatch.setitem(routes.ROUTES, f"test-{name}", lower)
-    return made
+    return install_test_routes(monkeypatch)
 
 
 def _x(rows: int = 2, seed: int = 0) -> Any:
@@ -241,7 +153,7 @@ def test_missing_iree_names_the_extra(monkeypatch: pytest.MonkeyPatch, test_rout
 
 def test_a_compile_error_names_route_diagnostic_and_saved_text(monkeypatch: pytest.MonkeyPatch) -> None:
     broken = RELU.replace("arith.maximumf %in0, %zero : f32", "arith.maximumf %in0, %nowhere : f32")
-    monkeypatch.setitem(routes.ROUTES, "test-broken", _route(broken))
+    monkeypatch.setitem(routes.ROUTES, "test-broken", make_route(broken))
     ep = texport.export.export(Relu(), (_x(),))
     with pytest.raises(backend.IreeCompileError) as raised:
         ep.compile(route="test-broken")

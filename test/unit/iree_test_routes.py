@@ -1,0 +1,123 @@
+"""Hand-written upstream MLIR for tiny core programs, and their models: test routes
+for the IREE backend's tests (test_backend_iree.py, test_cli_iree.py), so that a
+failure there is the backend's, not a lowering's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import texport
+from texport import nn
+from texport.backends.routes import RouteText
+
+POINTWISE = "affine_map<(d0, d1) -> (d0, d1)>"
+
+
+def _generic(result: str, operands: list[tuple[str, str]], out: str, body: list[str], shape: str) -> list[str]:
+    """A 2-d pointwise linalg.generic (IREE takes pointwise work in this form)."""
+    maps = ", ".join([POINTWISE] * (len(operands) + 1))
+    names = ", ".join(name for name, _ in operands)
+    types = ", ".join(t for _, t in operands)
+    args = ", ".join(f"%in{i}: f32" for i in range(len(operands)))
+    return [
+        f"  {result} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [\"parallel\", \"parallel\"]}}"
+        f" ins({names} : {types}) outs({out} : {shape}) {{",
+        f"  ^bb0({args}, %out: f32):",
+        *(f"    {line}" for line in body),
+        f"  }} -> {shape}",
+    ]
+
+
+RELU_BODY = ["%zero = arith.constant 0.0 : f32", "%r = arith.maximumf %in0, %zero : f32", "linalg.yield %r : f32"]
+ADD_BODY = ["%r = arith.addf %in0, %in1 : f32", "linalg.yield %r : f32"]
+
+# relu(x): the core program's only argument is the user input
+RELU = "\n".join([
+    "func.func @forward(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {",
+    "  %empty = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%relu", [("%x", "tensor<2x3xf32>")], "%empty", RELU_BODY, "tensor<2x3xf32>"),
+    "  return %relu : tensor<2x3xf32>",
+    "}",
+])
+
+# count += x; return relu(x) + w: a parameter, a buffer, and its mutation returned first
+STATEFUL = "\n".join([
+    "func.func @forward(%w: tensor<2x3xf32>, %count: tensor<2x3xf32>, %x: tensor<2x3xf32>)"
+    " -> (tensor<2x3xf32>, tensor<2x3xf32>) {",
+    "  %e0 = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%add", [("%count", "tensor<2x3xf32>"), ("%x", "tensor<2x3xf32>")], "%e0", ADD_BODY,
+              "tensor<2x3xf32>"),
+    "  %e1 = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%relu", [("%x", "tensor<2x3xf32>")], "%e1", RELU_BODY, "tensor<2x3xf32>"),
+    "  %e2 = tensor.empty() : tensor<2x3xf32>",
+    *_generic("%out", [("%relu", "tensor<2x3xf32>"), ("%w", "tensor<2x3xf32>")], "%e2", ADD_BODY,
+              "tensor<2x3xf32>"),
+    "  return %add, %out : tensor<2x3xf32>, tensor<2x3xf32>",
+    "}",
+])
+
+# relu(x) + y on a dynamic batch, returned as a dict {"relu": ..., "sum": ...} at core level
+DYNAMIC = "\n".join([
+    "func.func @forward(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {",
+    "  %c0 = arith.constant 0 : index",
+    "  %n = tensor.dim %x, %c0 : tensor<?x3xf32>",
+    "  %e0 = tensor.empty(%n) : tensor<?x3xf32>",
+    *_generic("%relu", [("%x", "tensor<?x3xf32>")], "%e0", RELU_BODY, "tensor<?x3xf32>"),
+    "  %e1 = tensor.empty(%n) : tensor<?x3xf32>",
+    *_generic("%sum", [("%relu", "tensor<?x3xf32>"), ("%y", "tensor<?x3xf32>")], "%e1", ADD_BODY,
+              "tensor<?x3xf32>"),
+    "  return %relu, %sum : tensor<?x3xf32>, tensor<?x3xf32>",
+    "}",
+])
+
+
+class Relu(nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.relu()
+
+
+class Stateful(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(texport.tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 4))
+        self.register_buffer("count", texport.zeros(2, 3))
+
+    def forward(self, x: Any) -> Any:
+        self.count.add_(x)
+        return x.relu() + self.w
+
+
+class Dynamic(nn.Module):
+    def forward(self, x: Any, y: Any) -> Any:
+        relu = x.relu()
+        return {"relu": relu, "sum": relu + y}
+
+
+def make_route(text: str) -> Any:
+    calls = []
+
+    def lower(module: Any) -> RouteText:
+        calls.append(module)
+        return RouteText(text, "none")
+    lower.calls = calls
+    return lower
+
+
+def install_test_routes(monkeypatch: Any) -> dict[str, Any]:
+    """ROUTES gets test-relu, test-stateful and test-dynamic for the test; returns their lowerings."""
+    from texport.backends import routes
+
+    made = {"relu": make_route(RELU), "stateful": make_route(STATEFUL), "dynamic": make_route(DYNAMIC)}
+    for name, lower in made.items():
+        monkeypatch.setitem(routes.ROUTES, f"test-{name}", lower)
+    return made
+
+
+def private_cache(tmp_path: Any, monkeypatch: Any) -> Any:
+    """The compile cache in ``tmp_path`` for the test (no hit from another test or run); its folder."""
+    from texport.backends import iree
+
+    monkeypatch.setenv(iree.CACHE_VARIABLE, str(tmp_path / "cache"))
+    return tmp_path / "cache" / "iree"
