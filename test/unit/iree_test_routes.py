@@ -106,10 +106,12 @@ def make_route(text: str) -> Any:
 
 
 def install_test_routes(monkeypatch: Any) -> dict[str, Any]:
-    """ROUTES gets test-relu, test-stateful and test-dynamic for the test; returns their lowerings."""
+    """ROUTES gets test-relu, test-stateful, test-dynamic and test-convbn for the test; returns
+    their lowerings."""
     from texport.backends import routes
 
-    made = {"relu": make_route(RELU), "stateful": make_route(STATEFUL), "dynamic": make_route(DYNAMIC)}
+    made = {"relu": make_route(RELU), "stateful": make_route(STATEFUL), "dynamic": make_route(DYNAMIC),
+            "convbn": make_route(CONVBN_EVAL)}
     for name, lower in made.items():
         monkeypatch.setitem(routes.ROUTES, f"test-{name}", lower)
     return made
@@ -121,3 +123,38 @@ def private_cache(tmp_path: Any, monkeypatch: Any) -> Any:
 
     monkeypatch.setenv(iree.CACHE_VARIABLE, str(tmp_path / "cache"))
     return tmp_path / "cache" / "iree"
+
+
+# The zoo's ConvBN in eval mode (1x1 conv of one channel, then batch norm with running
+# statistics) as one linalg.generic: its core signature has parameters, buffers (one an
+# i64 scalar the program does not read) and the input, in that order.
+_CONVBN_MAPS = ", ".join([
+    "affine_map<(n, c, h, w) -> (n, 0, h, w)>",  # x
+    "affine_map<(n, c, h, w) -> (c, 0, 0, 0)>",  # conv.weight
+    *["affine_map<(n, c, h, w) -> (c)>"] * 5,  # conv.bias, bn.weight, bn.bias, running mean, var
+    "affine_map<(n, c, h, w) -> (n, c, h, w)>",  # the output
+])
+CONVBN_EVAL = "\n".join([
+    "func.func @forward(%w: tensor<3x1x1x1xf32>, %b: tensor<3xf32>, %gamma: tensor<3xf32>, %beta: tensor<3xf32>,"
+    " %mean: tensor<3xf32>, %var: tensor<3xf32>, %batches: tensor<i64>, %x: tensor<1x1x3x3xf32>)"
+    " -> tensor<1x3x3x3xf32> {",
+    "  %empty = tensor.empty() : tensor<1x3x3x3xf32>",
+    f"  %y = linalg.generic {{indexing_maps = [{_CONVBN_MAPS}],"
+    " iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}"
+    " ins(%x, %w, %b, %gamma, %beta, %mean, %var : tensor<1x1x3x3xf32>, tensor<3x1x1x1xf32>, tensor<3xf32>,"
+    " tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) outs(%empty : tensor<1x3x3x3xf32>) {",
+    "  ^bb0(%xi: f32, %wi: f32, %bi: f32, %g: f32, %be: f32, %m: f32, %v: f32, %out: f32):",
+    "    %eps = arith.constant 1.0e-05 : f32",
+    "    %conv = arith.mulf %xi, %wi : f32",
+    "    %biased = arith.addf %conv, %bi : f32",
+    "    %centred = arith.subf %biased, %m : f32",
+    "    %shifted = arith.addf %v, %eps : f32",
+    "    %std = math.sqrt %shifted : f32",
+    "    %normed = arith.divf %centred, %std : f32",
+    "    %scaled = arith.mulf %normed, %g : f32",
+    "    %r = arith.addf %scaled, %be : f32",
+    "    linalg.yield %r : f32",
+    "  } -> tensor<1x3x3x3xf32>",
+    "  return %y : tensor<1x3x3x3xf32>",
+    "}",
+])

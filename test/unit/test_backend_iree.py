@@ -176,3 +176,24 @@ def test_unknown_and_missing_routes_and_backends(monkeypatch: pytest.MonkeyPatch
         "test-absent", "texport.lowering.no_such_route:lower", "none"))
     with pytest.raises(BackendError, match="'test-absent' route is not available.*no_such_route"):
         ep.compile(route="test-absent")
+
+
+def test_the_zoos_convbn_in_eval_mode(test_routes: dict[str, Any]) -> None:
+    """Parameters, buffers (an i64 scalar among them) and an input, uploaded and passed in
+    the core signature's order. Tolerance 1e-5: the interpreter's batch norm rounds in
+    another order (and may use rsqrt) than the hand-written sqrt and divide."""
+    from texport.examples.models import ZOO
+
+    model, args = ZOO["ConvBN"]()[:2]
+    with texport.no_grad():  # statistics and an affine map that are not the identity's
+        model.bn.running_mean.fill_(0.5)
+        model.bn.running_var.fill_(2.0)
+        model.bn.weight.fill_(1.5)
+        model.bn.bias.fill_(-0.25)
+    model.eval()
+    ep = texport.export.export(model, args)
+    compiled, interpreted = ep.compile(route="test-convbn"), ep.module()
+    for seed in (0, 1):
+        x = texport.tensor(np.random.default_rng(seed).standard_normal((1, 1, 3, 3)).astype(np.float32))
+        (got,), (want,) = compiled(x), interpreted(x)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=0, atol=1e-5)
