@@ -62,6 +62,8 @@ def test_relu_equals_the_interpreter(test_routes: dict[str, Any]) -> None:
     x = _x(seed=3)
     _close(compiled(x), ep.module()(x))
     _close(compiled(x=x), ep.module()(x))  # by keyword too
+    view = texport.tensor(np.arange(6, dtype=np.float32).reshape(3, 2) - 2.5).t()
+    _close(compiled(view), ep.module()(view))  # a transposed view: not row-major memory
     assert compiled.route == "test-relu" and compiled.vmfb
 
 
