@@ -158,3 +158,46 @@ CONVBN_EVAL = "\n".join([
     "  return %y : tensor<1x3x3x3xf32>",
     "}",
 ])
+
+
+class IntsAndBools(nn.Module):
+    """An int input (a symbolic size at core level) and result, a bool and an int64 tensor."""
+
+    def forward(self, x: Any, flags: Any, counts: Any, n: int) -> Any:
+        return x * n, texport.logical_not(flags), counts + 1, n + 1
+
+
+# the boundary's forms: a symbolic int is an i64 scalar, bool an i1 tensor, int64 an i64 tensor
+INTS_AND_BOOLS = """
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#m1 = affine_map<(d0) -> (d0)>
+func.func @forward(%x: tensor<2x3xf32>, %flags: tensor<1x3xi1>, %counts: tensor<3xi64>, %n: i64)
+    -> (tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi64>, i64) {
+  %nf = arith.sitofp %n : i64 to f32
+  %e0 = tensor.empty() : tensor<2x3xf32>
+  %scaled = linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x3xf32>) outs(%e0 : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %nf : f32
+    linalg.yield %m : f32
+  } -> tensor<2x3xf32>
+  %true = arith.constant true
+  %e1 = tensor.empty() : tensor<1x3xi1>
+  %not = linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%flags : tensor<1x3xi1>) outs(%e1 : tensor<1x3xi1>) {
+  ^bb0(%in: i1, %out: i1):
+    %m = arith.xori %in, %true : i1
+    linalg.yield %m : i1
+  } -> tensor<1x3xi1>
+  %one = arith.constant 1 : i64
+  %e2 = tensor.empty() : tensor<3xi64>
+  %next = linalg.generic {indexing_maps = [#m1, #m1], iterator_types = ["parallel"]}
+      ins(%counts : tensor<3xi64>) outs(%e2 : tensor<3xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %m = arith.addi %in, %one : i64
+    linalg.yield %m : i64
+  } -> tensor<3xi64>
+  %n1 = arith.addi %n, %one : i64
+  return %scaled, %not, %next, %n1 : tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi64>, i64
+}
+"""

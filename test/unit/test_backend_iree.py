@@ -23,8 +23,10 @@ pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
 from iree_test_routes import (  # noqa: E402
+    INTS_AND_BOOLS,
     RELU,
     Dynamic,
+    IntsAndBools,
     Relu,
     Stateful,
     install_test_routes,
@@ -199,3 +201,47 @@ def test_the_zoos_convbn_in_eval_mode(test_routes: dict[str, Any]) -> None:
         x = texport.tensor(np.random.default_rng(seed).standard_normal((1, 1, 3, 3)).astype(np.float32))
         (got,), (want,) = compiled(x), interpreted(x)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=0, atol=1e-5)
+
+
+def _ints_and_bools_program() -> Any:
+    flags = texport.tensor(np.array([[True, False, True]]))
+    counts = texport.tensor(np.array([1, 2, 3]))
+    return texport.export.export(IntsAndBools(), (_x(), flags, counts, 3),
+                                 dynamic_shapes=(None, None, None, texport.export.Dim("n", min=1, max=10)))
+
+
+def test_ints_and_bools_cross_the_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(routes.ROUTES, "test-ints", make_route(INTS_AND_BOOLS))
+    ep = _ints_and_bools_program()
+    compiled = ep.compile(route="test-ints")
+    call = (_x(seed=4), texport.tensor(np.array([[False, False, True]])), texport.tensor(np.array([7, 8, 9])), 5)
+    got, want = compiled(*call), ep.module()(*call)
+    assert got[3] == want[3] == 6
+    for a, b in zip(got[:3], want[:3]):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=0, atol=ATOL)
+
+
+def test_a_result_of_another_form_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A route whose @forward returns another dtype than the core program's is caught at the call."""
+    # the int64 result narrowed to i32 and declared so
+    wrong = INTS_AND_BOOLS.replace("-> (tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi64>, i64)",
+                                   "-> (tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi32>, i64)").replace(
+        "  %n1 = arith.addi %n, %one : i64\n",
+        "  %n1 = arith.addi %n, %one : i64\n  %narrow = arith.trunci %next : tensor<3xi64> to tensor<3xi32>\n").replace(
+        "return %scaled, %not, %next, %n1 : tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi64>, i64",
+        "return %scaled, %not, %narrow, %n1 : tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi32>, i64")
+    monkeypatch.setitem(routes.ROUTES, "test-narrow", make_route(wrong))
+    compiled = _ints_and_bools_program().compile(route="test-narrow")
+    call = (_x(), texport.tensor(np.array([[False, False, True]])), texport.tensor(np.array([7, 8, 9])), 5)
+    with pytest.raises(BackendError, match=r"result #2 of the 'test-narrow' route's @forward is a int32 array "
+                                           r"of rank 1; the core program returns a int64 array of rank 1"):
+        compiled(*call)
+
+
+def test_threads_size_the_device(test_routes: dict[str, Any]) -> None:
+    ep = texport.export.export(Relu(), (_x(),))
+    one = ep.compile(route="test-relu", threads=1)
+    assert backend._DEVICES[1] is one._plan.loaded.device
+    x = _x(seed=2)
+    _close(one(x), ep.module()(x))

@@ -42,14 +42,16 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from texport.backends import BackendError
 from texport.backends.routes import route_text
+from texport.dialects.tx import TensorType
 from texport.export.program import ExportedModule, ExportedProgram
 from texport.export.serialization import replace_atomically
+from texport.interpreter.dtypes import to_numpy
 from texport.interpreter.executor import compile_input_checks
 from texport.interpreter.prepacked import note_copied
 from texport.interpreter.threads import get_num_threads
@@ -203,8 +205,10 @@ class IreeRunner:
     out. ``state``: the argument positions of parameters, buffers and constants, whose
     device copies are kept while their host arrays are unwritten."""
 
-    def __init__(self, loaded: LoadedProgram, check: Any, state: Sequence[int]) -> None:
+    def __init__(self, loaded: LoadedProgram, check: Any, state: Sequence[int],
+                 results: Sequence[ResultForm], route: str) -> None:
         self.loaded, self.check, self.state = loaded, check, list(state)
+        self.results, self.route = list(results), route
         self._device: dict[int, tuple[np.ndarray, Any]] = {}  # position -> (host array, its device copy)
 
     def __call__(self, *inputs: Any) -> list[Any]:
@@ -214,7 +218,18 @@ class IreeRunner:
             values[position] = self._on_device(position, inputs[position])
         results = self.loaded.forward(*values)
         results = () if results is None else results if isinstance(results, tuple) else (results,)
-        return [_to_host(value) for value in results]
+        return self._checked([_to_host(value) for value in results])
+
+    def _checked(self, results: list[Any]) -> list[Any]:
+        """The results, each of the core program's form (a route's text could declare another)."""
+        if len(results) != len(self.results):
+            raise BackendError(f"the {self.route!r} route's @forward returned {len(results)} results; "
+                               f"the core program returns {len(self.results)}")
+        for index, (value, form) in enumerate(zip(results, self.results)):
+            if not form.fits(value):
+                raise BackendError(f"result #{index} of the {self.route!r} route's @forward is "
+                                   f"{_form_of(value)}; the core program returns {form}")
+        return results
 
     def _on_device(self, position: int, host: np.ndarray) -> Any:
         kept = self._device.get(position)
@@ -231,6 +246,33 @@ class IreeRunner:
         if note_copied(host, forget):
             self._device[position] = (host, device)
         return device
+
+
+class ResultForm(NamedTuple):
+    """What a result of the core program is: an int (a symbolic size), or a tensor of a dtype and rank."""
+
+    dtype: np.dtype | None  # None: an int
+    rank: int = 0
+
+    @classmethod
+    def of(cls, result_type: Any) -> ResultForm:
+        if isinstance(result_type, TensorType):
+            return cls(to_numpy(result_type.dtype), len(result_type.shape))
+        return cls(None)
+
+    def fits(self, value: Any) -> bool:
+        if self.dtype is None:
+            return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        return isinstance(value, np.ndarray) and value.dtype == self.dtype and value.ndim == self.rank
+
+    def __str__(self) -> str:
+        return "an int" if self.dtype is None else f"a {self.dtype} array of rank {self.rank}"
+
+
+def _form_of(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"a {value.dtype} array of rank {value.ndim}"
+    return f"a {type(value).__name__}"
 
 
 def _to_host(value: Any) -> Any:
@@ -255,7 +297,8 @@ class IreeModule(ExportedModule):
         check = compile_input_checks(program.graph, **self._entry_checks())
         specs = [s for s in program.graph_signature.input_specs if not isinstance(s.arg, ConstantArgument)]
         state = [i for i, s in enumerate(specs) if s.kind is not InputKind.USER_INPUT]
-        return IreeRunner(loaded, check, state)
+        results = [ResultForm.of(t) for t in program.graph.function_type.outputs.data]
+        return IreeRunner(loaded, check, state, results, self.route)
 
 
 def core_program(program: ExportedProgram) -> ExportedProgram:
