@@ -33,10 +33,12 @@ compiling gives two workers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
 import os
+import platform
 import re
 import tempfile
 from collections.abc import Sequence
@@ -114,8 +116,23 @@ def cache_dir() -> Path:
 
 
 def cache_key(text: str, route: str, input_type: str, flags: Sequence[str]) -> str:
-    identity = [text, route, input_type, list(TARGET_BACKENDS), list(flags), iree_version()]
+    """What the flatbuffer depends on; the host CPU too, as ``target-cpu=host`` means
+    this machine's CPU (a cache folder may be shared by machines)."""
+    identity = [text, route, input_type, list(TARGET_BACKENDS), list(flags), iree_version(), host_cpu()]
     return hashlib.sha256(json.dumps(identity).encode()).hexdigest()
+
+
+@functools.cache
+def host_cpu() -> str:
+    """The machine and, where Linux tells, the CPU's model and feature flags."""
+    described = [platform.machine()]
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            lines = [line for line in info if line.startswith(("model name", "flags", "Features"))]
+        described += sorted(set(lines))
+    except OSError:
+        described.append(platform.processor())
+    return "\n".join(described)
 
 
 def compile_vmfb(text: str, route: str, input_type: str) -> bytes:
