@@ -95,6 +95,12 @@ def test_a_weight_written_in_place_is_uploaded_again(test_routes: dict[str, Any]
     for module in (compiled, interpreted):
         module.w.add_(texport.ones(2, 3))  # in place: the kept device copy is stale now
     _close(compiled(x), interpreted(x))
+    for module in (compiled, interpreted):  # written by numpy, unseen: uploaded at every call from now on
+        module.w.numpy()[0, 0] = 10.0
+    _close(compiled(x), interpreted(x))
+    compiled.w.numpy()[1, 1] = -3.0
+    interpreted.w.numpy()[1, 1] = -3.0
+    _close(compiled(x), interpreted(x))
 
 
 def test_dynamic_batch_and_pytree_outputs(test_routes: dict[str, Any]) -> None:

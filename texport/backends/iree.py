@@ -22,7 +22,8 @@ array whose writes could go unseen (memory the user holds through
 
 Compiling: ``compile_str`` for ``llvm-cpu`` with ``--iree-llvmcpu-target-cpu=host``.
 The flatbuffer is cached under ``cache_dir()`` by the hash of (MLIR text, route,
-input type, flags, IREE's version), written atomically; a hit skips iree-compile.
+input type, flags, IREE's version, the host CPU), written atomically; a hit skips
+iree-compile.
 
 Threads: IREE's local-task driver runs a pool of workers fixed when its device is
 made. The device is made with ``--task_topology_max_group_count`` set to

@@ -4,7 +4,10 @@ A route is a function of the core program's module (one ``func.func @forward``:
 arguments = parameters, buffers, constants, user inputs in the core signature's
 order; results = buffer and input mutations, then user outputs) returning the
 text of one ``func.func @forward`` with the same arguments and results in the same
-order, and the input type IREE compiles it as. ``ROUTES`` holds them by name; the
+order, and the input type IREE compiles it as. At that boundary a tensor is a
+tensor of its dtype (bool as ``i1``, int64 as ``i64``; dynamic dims ``?``) and a
+symbolic int is an ``i64`` scalar; the backend checks each result's dtype and rank
+against the core program's. ``ROUTES`` holds them by name; the
 built-in ones import their lowering only when called, so a route whose module is
 missing fails when it is asked for, and only then."""
 
