@@ -82,6 +82,8 @@ def test_errors_are_one_paragraph(relu_file: Path, tmp_path: Path, monkeypatch: 
     out = str(tmp_path / "m.vmfb")
     assert main(["compile", str(relu_file), "-o", out, "--route", "nope"]) == 2
     assert "--route nope: no such route (routes: linalg, torch" in capsys.readouterr().err
+    assert main(["run", str(relu_file), "--route", "test-relu"]) == 2  # the interpreter has no routes
+    assert "it goes with --backend iree" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:  # -o is required
         main(["compile", str(relu_file)])
     assert usage.value.code == 2

@@ -607,8 +607,11 @@ def check_route(route: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.backend == "interpreter" and args.route is not None:
+        raise UsageError(f"--route {args.route} picks how a native backend compiles: it goes with --backend iree")
+    route = args.route or "linalg"
     if args.backend != "interpreter":
-        check_route(args.route)
+        check_route(route)
     check_bindings(args.bind, args.random_inputs, "it goes with --random-inputs")
     if args.outputs:
         check_output_path(args.outputs, "--outputs")
@@ -622,7 +625,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         call = ep.example_inputs
     else:
         raise CliError(f"{args.file} holds no example inputs: pass --inputs IN.npz or --random-inputs")
-    module = ep.module() if args.backend == "interpreter" else ep.compile(backend=args.backend, route=args.route)
+    module = ep.module() if args.backend == "interpreter" else ep.compile(backend=args.backend, route=route)
     outputs = pytree.tree_flatten_with_path(module(*call[0], **call[1]))[0]
     labelled = [("out" + pytree.keystr(path), value) for path, value in outputs]
     for label, value in labelled:
@@ -768,8 +771,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--outputs", help="write the outputs to this .npz")
     run.add_argument("--backend", choices=("interpreter", *BACKENDS), default="interpreter",
                      help="what runs it: texport's interpreter (default) or native code (iree)")
-    run.add_argument("--route", default="linalg", metavar="|".join(ROUTES),
-                     help="with --backend iree: how the core program becomes upstream MLIR")
+    run.add_argument("--route", metavar="|".join(ROUTES),
+                     help="with --backend iree: how the core program becomes upstream MLIR (default: linalg)")
     compile_ = commands.add_parser("compile", help="compile a saved program to native code (IREE)")
     compile_.add_argument("file", help="a saved program, or a core program's .mlir")
     compile_.add_argument("-o", "--output", required=True, help="the IREE module to write (.vmfb)")
