@@ -172,7 +172,7 @@ def first_diagnostic(message: str) -> str:
 def _save_text(text: str, key: str, route: str) -> Path | None:
     """Where the refused text is kept for the user: beside the cache, else in the temp folder."""
     for folder in (cache_dir(), Path(tempfile.gettempdir())):
-        path = folder / f"{key[:16]}.{route}.mlir"
+        path = folder / f"{key[:16]}.{re.sub(r'[^A-Za-z0-9_.-]', '_', route)}.mlir"  # a route name is any string
         try:
             folder.mkdir(parents=True, exist_ok=True)
             replace_atomically(path, lambda out: out.write(text.encode()))
