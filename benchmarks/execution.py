@@ -357,9 +357,10 @@ def variants(runner: Runner, torch: Any, levels: list[str]) -> tuple[dict[str, C
     return calls, errors
 
 
-def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: int, profile_top: int,
-            pause: float = 0.02, memory: bool = True) -> dict[str, Any]:
-    calls, errors = variants(runner, torch, levels)
+def median_ms(calls: dict[str, Callable[[], Any]], repeat: int, pause: float = 0.02) -> dict[str, float]:
+    """Median milliseconds of each call: two warm-up calls each, then the calls take turns,
+    ``repeat`` times, each timed after a pause and an untimed call (the module's docstring
+    says why)."""
     for fn in calls.values():  # warm-up
         fn()
         fn()
@@ -371,7 +372,13 @@ def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: in
             start = time.perf_counter()
             fn()
             times[key].append(time.perf_counter() - start)
-    row: dict[str, Any] = {"model": name, "ms": {k: statistics.median(v) * 1e3 for k, v in times.items()},
+    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
+
+
+def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: int, profile_top: int,
+            pause: float = 0.02, memory: bool = True) -> dict[str, Any]:
+    calls, errors = variants(runner, torch, levels)
+    row: dict[str, Any] = {"model": name, "ms": median_ms(calls, repeat, pause),
                            "errors": errors, "peak_bytes": {}, "peak_bytes_all": {}}
     for key, fn in calls.items() if memory else ():
         if key == "torch":
@@ -482,15 +489,18 @@ def header(with_torch: bool) -> list[str]:
             "core_GF/s"]
 
 
-def print_table(rows: list[dict[str, Any]], levels: list[str], with_torch: bool, title: str) -> None:
-    head = header(with_torch)
-    body = [cells(r, levels, with_torch) for r in rows]
+def markdown_table(head: list[str], body: list[list[str]]) -> str:
+    """A markdown table, its columns padded to their widest cell."""
     widths = [max(len(c) for c in col) for col in zip(head, *body)]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |",
+             "| " + " | ".join("-" * w for w in widths) + " |"]
+    lines += ["| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |" for line in body]
+    return "\n".join(lines)
+
+
+def print_table(rows: list[dict[str, Any]], levels: list[str], with_torch: bool, title: str) -> None:
     print(f"\n## {title}\n")
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |")
-    print("| " + " | ".join("-" * w for w in widths) + " |")
-    for line in body:
-        print("| " + " | ".join(c.ljust(w) for c, w in zip(line, widths)) + " |")
+    print(markdown_table(header(with_torch), [cells(r, levels, with_torch) for r in rows]))
     if with_torch and rows:
         geo = []
         for level in LEVELS:

@@ -1,8 +1,9 @@
 """The design card's layering: each component folder imports only the folders
-listed before it (dialects, interpreter, tracer, lowering, texport, bridge, tools), so
-that, e.g., dialects reach texport's canonicalization rules through a registry
-lowering fills, never by importing lowering; and no module imports itself
-through others."""
+listed before it (dialects, interpreter, tracer, lowering, texport, bridge, tools;
+texport/export and texport/backends are texport's own), so that, e.g., dialects
+reach texport's canonicalization rules through a registry lowering fills, never
+by importing lowering; and no module imports itself through others. Optional
+packages (torch, IREE) are imported by one folder each."""
 
 from __future__ import annotations
 
@@ -115,16 +116,33 @@ def test_no_module_imports_itself_through_others() -> None:
     assert not cycle, "import cycle: " + " -> ".join(cycle)
 
 
-def test_only_the_bridge_imports_torch() -> None:
-    """torch is optional: texport/bridge is the one place that may import it (every import
-    counts, also one inside a function)."""
+# optional packages, each imported by one folder only (and there only when called)
+OPTIONAL_PACKAGES = {"torch": "bridge", "iree": "backends"}
+
+
+@pytest.mark.parametrize("package", OPTIONAL_PACKAGES)
+def test_only_its_folder_imports_an_optional_package(package: str) -> None:
+    """torch is optional: texport/bridge is the one place that may import it; IREE too,
+    for texport/backends (every import counts, also one inside a function)."""
+    folder = OPTIONAL_PACKAGES[package]
     wrong = []
     for path in (ROOT / "texport").rglob("*.py"):
-        if "bridge" in path.relative_to(ROOT / "texport").parts:
+        if folder in path.relative_to(ROOT / "texport").parts:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
                 [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
             wrong += [f"{path.relative_to(ROOT)}:{node.lineno} imports {name}" for name in names
-                      if name.split(".")[0] == "torch"]
+                      if name.split(".")[0] == package]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_backends_import_iree_only_when_called() -> None:
+    """A backend module imports IREE inside functions, so ``texport.backends.iree`` loads
+    (and says how to install IREE) without it."""
+    for path in (ROOT / "texport" / "backends").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        names = [a.name for n in top if isinstance(n, ast.Import) for a in n.names] + \
+            [n.module for n in top if isinstance(n, ast.ImportFrom) and n.module]
+        assert not [n for n in names if n.split(".")[0] == "iree"], path

@@ -146,6 +146,15 @@ class ExportedProgram:
         """A callable with the original calling convention, run by the interpreter."""
         return ExportedModule(self)
 
+    def compile(self, backend: str = "iree", **options: Any) -> Any:
+        """A callable with ``module()``'s calling convention whose work runs on ``backend``
+        (``"iree"``: native code for this CPU; ``route="linalg"|"torch"`` picks how the
+        core program becomes upstream MLIR). A program not at the core level is lowered
+        to it first."""
+        from texport.backends import compile_program  # a backend's imports load only when asked for
+
+        return compile_program(self, backend, **options)
+
     def run_decompositions(self, decomp_table: Any = None, *, decompose_custom_triton_ops: bool = False,
                            **kwargs: Any) -> ExportedProgram:
         """A new program at the functional (``{}``) or core level: this one's IR through the
@@ -266,12 +275,15 @@ class ExportedModule(Module):
 
     def _compiled(self) -> Plan:
         if self._plan is None:
-            program = self._program
-            names = _plan_input_names(program)
-            object.__setattr__(self, "_plan", compile_function(
-                program.graph, input_names=names, ranges=program.range_constraints,
-                guards=program._traced.runtime_guards))
+            object.__setattr__(self, "_plan", compile_function(self._program.graph, **self._entry_checks()))
         return self._plan
+
+    def _entry_checks(self) -> dict[str, Any]:
+        """What the inputs are checked against on entry: the labels messages give them,
+        the range constraints, the guards export recorded."""
+        program = self._program
+        return {"input_names": _plan_input_names(program), "ranges": program.range_constraints,
+                "guards": program._traced.runtime_guards}
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         program = self._program

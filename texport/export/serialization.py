@@ -160,10 +160,10 @@ def save(ep: ExportedProgram, f: Where, *, extra_files: dict[str, str | bytes] |
     if not isinstance(f, (str, os.PathLike)):
         _write(f, manifest, text, arrays, extras)
         return
-    _replace_atomically(Path(f), lambda out: _write(out, manifest, text, arrays, extras))
+    replace_atomically(Path(f), lambda out: _write(out, manifest, text, arrays, extras))
 
 
-def _replace_atomically(path: Path, write: Any) -> None:
+def replace_atomically(path: Path, write: Any) -> None:
     """Write ``path`` through a temporary file that only this call can have made (an
     unpredictable name, created exclusively, links not followed: a planted link
     cannot redirect the write), synced before it replaces ``path``. Any failure,

@@ -447,20 +447,45 @@ def compile_function(
     ranges: dict[Any, tuple[Any, Any]] | None = None, guards: Sequence[Any] = (),
 ) -> Plan:
     """Compile ``func`` into a Plan that checks its inputs and runs its ops."""
-    namespace: dict[str, Any] = {
-        **RUNTIME_HELPERS, "GuardError": GuardError, "RuntimeAssertError": RuntimeAssertError,
-        "Max": max, "Min": min, "ndarray": np.ndarray, "_got": _got,
-    }
-    gen = _Codegen(namespace)
-    block = func.body.block
-    params = [gen.name(arg) for arg in block.args]
-    names = list(input_names) if input_names is not None else [
-        arg.name_hint or f"arg{i}" for i, arg in enumerate(block.args)
-    ]
-    checks = _input_checks(func, params, names, ranges or {}, namespace, guards)
+    gen = _Codegen(_plan_namespace())
+    params = [gen.name(arg) for arg in func.body.block.args]
+    names = _input_labels(func, input_names)
+    checks = _input_checks(func, params, names, ranges or {}, gen.namespace, guards)
     plan = gen.finish_function(func, checks)
     plan.arg_names = names
     return plan
+
+
+def compile_input_checks(
+    func: FuncOp, *, input_names: Sequence[str] | None = None,
+    ranges: dict[Any, tuple[Any, Any]] | None = None, guards: Sequence[Any] = (),
+) -> Callable[..., None]:
+    """The checks a Plan of ``func`` makes on entry (types, dims, ranges, guards: the same
+    lines, the same GuardErrors), alone: for a runner that runs the ops elsewhere (a
+    native backend). Call it with one value per function argument."""
+    namespace = _plan_namespace()
+    gen = _Codegen(namespace)
+    params = [gen.name(arg) for arg in func.body.block.args]
+    checks = _input_checks(func, params, _input_labels(func, input_names), ranges or {}, namespace, guards)
+    name = gen.bind("check", None)
+    source = f"def {name}({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in checks) + "    return None\n"
+    exec(compile(source, f"<texport input checks {func.sym_name.data}>", "exec"), namespace)  # noqa: S102 - our own codegen
+    return namespace[name]
+
+
+def _plan_namespace() -> dict[str, Any]:
+    """The names generated plan code may use besides the ones it binds itself."""
+    return {
+        **RUNTIME_HELPERS, "GuardError": GuardError, "RuntimeAssertError": RuntimeAssertError,
+        "Max": max, "Min": min, "ndarray": np.ndarray, "_got": _got,
+    }
+
+
+def _input_labels(func: FuncOp, input_names: Sequence[str] | None) -> list[str]:
+    """How messages name each argument: as given, else its IR name, else argN."""
+    if input_names is not None:
+        return list(input_names)
+    return [arg.name_hint or f"arg{i}" for i, arg in enumerate(func.body.block.args)]
 
 
 def find_function(module: Operation, entry: str | None = None) -> FuncOp:

@@ -21,7 +21,11 @@ tells this module:
 
 Only arrays that own their memory are packed (two arrays over one foreign buffer
 could not tell each other of a write). The packed copies hold at most
-``PACKED_BYTES`` in all."""
+``PACKED_BYTES`` in all.
+
+Copies made elsewhere rest on the same notes: a native backend keeps a weight's
+device copy while the weight is unwritten (``note_copied``: its ``forget`` is
+called at the first write)."""
 
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ PACKED_BYTES = 256 << 20
 _PACKED: dict[int, tuple[Any, np.ndarray, int]] = {}
 _BY_OWNER: dict[int, list[int]] = {}  # id(owner) -> ids of the packed weights over its memory
 _SHARED: dict[int, Any] = {}  # id(owner) -> weakref: memory the user holds too
+_COPIES: dict[int, tuple[Any, list[Any]]] = {}  # id(owner) -> (weakref, forget callbacks of copies elsewhere)
 _bytes = [0]
 
 
@@ -47,16 +52,43 @@ def _owner(array: np.ndarray) -> np.ndarray:
 
 
 def note_written(array: Any) -> None:
-    """``array`` (or a view of it, or a list of them) was written: forget what was packed from its memory."""
-    if not _BY_OWNER:
+    """``array`` (or a view of it, or a list of them) was written: forget what was packed
+    or copied from its memory."""
+    if not _BY_OWNER and not _COPIES:
         return
     if isinstance(array, (list, tuple)):
         for item in array:
             note_written(item)
         return
     if type(array) is np.ndarray:
-        for weight_id in _BY_OWNER.pop(id(_owner(array)), ()):
+        owner = id(_owner(array))
+        for weight_id in _BY_OWNER.pop(owner, ()):
             _forget(weight_id)
+        copies = _COPIES.pop(owner, None)
+        for forget in copies[1] if copies is not None else ():
+            forget()
+
+
+def note_copied(array: np.ndarray, forget: Any) -> bool:
+    """A copy of ``array`` is kept elsewhere (a device's): ``forget()`` is called at the
+    next write to its memory. False (nothing noted) when writes to it could go unseen
+    (memory shared with the user, not its own, read-only): then keep no copy."""
+    if not _trackable(array):
+        return False
+    owner = _owner(array)
+    key = id(owner)
+    entry = _COPIES.get(key)
+    if entry is None or entry[0]() is not owner:
+        entry = _COPIES[key] = (weakref.ref(owner, lambda _, key=key, copies=_COPIES: copies.pop(key, None)), [])
+    entry[1].append(forget)
+    return True
+
+
+def _trackable(array: np.ndarray) -> bool:
+    """Every write to ``array``'s memory reaches ``note_written``."""
+    owner = _owner(array)
+    shared = _SHARED.get(id(owner))
+    return not (shared is not None and shared() is owner) and owner.flags.owndata and owner.flags.writeable
 
 
 def note_shared(array: Any) -> None:
@@ -83,8 +115,7 @@ def transposed(weight: np.ndarray) -> np.ndarray | None:
 def _pack(weight: np.ndarray) -> np.ndarray | None:
     key = id(weight)
     owner = _owner(weight)
-    shared = _SHARED.get(id(owner))
-    if (shared is not None and shared() is owner) or not owner.flags.owndata or not owner.flags.writeable:
+    if not _trackable(weight):
         return None  # (read-only memory may be a file's, written behind numpy's back)
     if _bytes[0] + weight.nbytes > PACKED_BYTES:
         return None

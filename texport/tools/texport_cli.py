@@ -8,6 +8,8 @@
     texport show FILE                 IR, signature, range constraints and state of an archive
     texport run FILE [--inputs IN.npz | --random-inputs [--seed N] [--bind s0=8]] [--outputs OUT.npz]
     texport lower FILE --to functional|core [-o OUT.texport]
+    texport compile FILE -o MODEL.vmfb [--route linalg|torch]   native code for this CPU (IREE)
+    texport run --backend iree [--route linalg|torch] FILE [run's options]
 
 MODEL.py defines the model and its example inputs: a ``make_*()`` factory
 returning ``(model, args)`` or ``(model, args, kwargs)`` (``--factory`` picks
@@ -17,6 +19,11 @@ With ``--torch`` the file is real-torch code: torch exports it (``--level``
 lowers with torch's run_decompositions) and texport imports torch's program;
 ``import`` reads an archive with torch's own loader. Both need torch
 (``pip install texport[torch]``); texport imports it only for them.
+``compile`` lowers a saved program (or a core program's ``.mlir``) to core, then by the
+route to upstream MLIR, and compiles it with IREE (``pip install texport[iree]``); the
+module's ``@forward`` takes the parameters, buffers and constants, then the user
+inputs, in the core signature's order. ``run --backend iree`` runs the program that
+way (``ep.compile``) instead of on texport's interpreter.
 Errors print as one paragraph and exit 1 (2 for a bad command line, 130 when
 interrupted); an error in the model's own code is reported at the model's frame.
 ``--debug`` (or ``TEXPORT_DEBUG=1``) shows Python's traceback instead.
@@ -44,8 +51,11 @@ from typing import Any
 import numpy as np
 
 import texport
+from texport.backends import BACKENDS, BackendError
+from texport.backends.routes import ROUTES
+from texport.dialects.context import parse_module, verify_module
 from texport.dialects.tx import TensorType
-from texport.export.serialization import SerializationError, load, save
+from texport.export.serialization import SerializationError, load, replace_atomically, save
 from texport.interpreter.errors import ExecutionError, GuardError, RuntimeAssertError
 from texport.interpreter.inputs import (
     InputError,
@@ -92,7 +102,8 @@ class LevelUnavailable(CliError):
 
 # Errors that already say what is wrong and where: printed as they are.
 _CLEAR_ERRORS = (SerializationError, UserError, TracingError, UnsupportedError, GuardOnDataDependentSymNode,
-                 GuardError, RuntimeAssertError, ExecutionError, InputError, pytree.TreeStructureError)
+                 GuardError, RuntimeAssertError, ExecutionError, InputError, pytree.TreeStructureError,
+                 BackendError)
 
 
 # --------------------------------------------------------------------------
@@ -589,7 +600,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_route(route: str) -> None:
+    """A route ROUTES has (read when the command runs: a test may add one)."""
+    if route not in ROUTES:
+        raise UsageError(f"--route {route}: no such route (routes: {', '.join(ROUTES)})")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.backend == "interpreter" and args.route is not None:
+        raise UsageError(f"--route {args.route} picks how a native backend compiles: it goes with --backend iree")
+    route = args.route or "linalg"
+    if args.backend != "interpreter":
+        check_route(route)
     check_bindings(args.bind, args.random_inputs, "it goes with --random-inputs")
     if args.outputs:
         check_output_path(args.outputs, "--outputs")
@@ -603,7 +625,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         call = ep.example_inputs
     else:
         raise CliError(f"{args.file} holds no example inputs: pass --inputs IN.npz or --random-inputs")
-    outputs = pytree.tree_flatten_with_path(ep.module()(*call[0], **call[1]))[0]
+    module = ep.module() if args.backend == "interpreter" else ep.compile(backend=args.backend, route=route)
+    outputs = pytree.tree_flatten_with_path(module(*call[0], **call[1]))[0]
     labelled = [("out" + pytree.keystr(path), value) for path, value in outputs]
     for label, value in labelled:
         print(describe(label, value))
@@ -611,6 +634,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         with open(args.outputs, "wb") as handle:  # the name as given: np.savez would add .npz
             np.savez(handle, **{label: np.asarray(v.numpy() if isinstance(v, Tensor) else v)
                                 for label, v in labelled})
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    """``compile FILE -o MODEL.vmfb``: the core program by the route, compiled by IREE."""
+    check_route(args.route)
+    check_output_path(args.output, "-o")
+    from texport.backends import iree, routes  # IREE's packages load only for this command
+    from texport.lowering.ir import clone_module
+
+    if args.file.endswith(".mlir"):  # a core program's text: no state, every argument a runtime input
+        with open(args.file, "rb") as handle:  # the parser locates a byte that is not UTF-8
+            module = parse_module(handle.read(), name=args.file)
+        verify_module(module)
+    else:
+        module = clone_module(iree.core_program(load(args.file)).graph_module.module)
+    iree.iree_packages()  # a missing IREE is said before the lowering work
+    lowered = routes.route_text(args.route, module)
+    vmfb = iree.compile_vmfb(lowered.text, args.route, lowered.input_type)
+    replace_atomically(Path(args.output), lambda out: out.write(vmfb))
+    print(f"wrote {args.output}: {args.file} by the {args.route} route, {len(vmfb):,} bytes "
+          f"(IREE {iree.iree_version()}, llvm-cpu for this CPU)")
     return 0
 
 
@@ -724,6 +769,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=non_negative_int, default=0)
     run.add_argument("--bind", action="append", default=[], metavar="SYM=N")
     run.add_argument("--outputs", help="write the outputs to this .npz")
+    run.add_argument("--backend", choices=("interpreter", *BACKENDS), default="interpreter",
+                     help="what runs it: texport's interpreter (default) or native code (iree)")
+    run.add_argument("--route", metavar="|".join(ROUTES),
+                     help="with --backend iree: how the core program becomes upstream MLIR (default: linalg)")
+    compile_ = commands.add_parser("compile", help="compile a saved program to native code (IREE)")
+    compile_.add_argument("file", help="a saved program, or a core program's .mlir")
+    compile_.add_argument("-o", "--output", required=True, help="the IREE module to write (.vmfb)")
+    compile_.add_argument("--route", default="linalg", metavar="|".join(ROUTES),
+                          help="how the core program becomes upstream MLIR (default: linalg)")
     lower_ = commands.add_parser("lower", help="lower a saved program")
     lower_.add_argument("file")
     lower_.add_argument("--to", choices=LEVELS[1:], required=True)
@@ -733,7 +787,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = {"export": cmd_export, "import": cmd_import, "demo": cmd_demo, "show": cmd_show, "run": cmd_run, "lower": cmd_lower}
+_COMMANDS = {"export": cmd_export, "import": cmd_import, "demo": cmd_demo, "show": cmd_show, "run": cmd_run, "lower": cmd_lower,
+             "compile": cmd_compile}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
