@@ -1,0 +1,572 @@
+"""Core IR as torch-mlir's ``torch`` dialect text, the form torch-mlir's fx importer
+prints (IREE compiles it with ``--iree-input-type=torch``):
+
+    func.func @forward(%arg0: !torch.vtensor<[4,4],f32>, %arg1: !torch.vtensor<[?,4],f32>) -> ... {
+      %int1 = torch.constant.int 1
+      %int0 = torch.constant.int 0
+      %0 = torch.prim.ListConstruct %int1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+      %1 = torch.aten.permute %arg0, %0 : !torch.vtensor<[4,4],f32>, !torch.list<int> -> !torch.vtensor<[4,4],f32>
+
+A translation, not a dialect: every ATen op maps one to one, driven by its schema
+(each argument becomes a torch value of the schema's type: constants, lists, the SSA
+values of tensors and symbolic ints); the few ops whose torch-mlir form differs (ops
+torch-mlir only knows decomposed, symbolic-int ops, a scalar in a Tensor position)
+are in ``_RENAMED`` and ``_SPECIAL_FORMS``. ``control.cond`` becomes ``torch.prim.If``
+and ``control.scan`` a ``torch.prim.Loop``. An op torch-mlir lacks is an error naming
+the op, its schema and where it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from texport.dialects.aten import AtenOp
+from texport.dialects.dtypes import DType
+from texport.dialects.schema import ArgType, OpSchema
+from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
+from texport.lowering.legality import where
+
+
+class TorchDialectError(ValueError):
+    """A core program the torch dialect cannot express; the message names the op and where."""
+
+
+# torch-mlir's vtensor element types (signed integers, i1 for bool), as the fx importer spells them
+ELEMENT_TYPES = {
+    DType.float32: "f32", DType.float64: "f64", DType.float16: "f16", DType.bfloat16: "bf16",
+    DType.int64: "si64", DType.int32: "si32", DType.int16: "si16", DType.int8: "si8",
+    DType.uint8: "ui8", DType.bool: "i1", DType.complex64: "complex<f32>", DType.complex128: "complex<f64>",
+}
+# torch's enums as the integers torch-mlir takes (c10::MemoryFormat, c10::Layout)
+MEMORY_FORMATS = {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2, "channels_last_3d": 3}
+LAYOUTS = {"strided": 0, "sparse_coo": 1, "sparse_csr": 2, "sparse_csc": 3, "sparse_bsr": 4, "sparse_bsc": 5}
+# A scalar in an op's Tensor ``other``: torch-mlir's Scalar overload, as the fx importer picks it
+SCALAR_OVERLOADS = {
+    "torch.aten.mul.Tensor": "torch.aten.mul.Scalar", "torch.aten.div.Tensor": "torch.aten.div.Scalar",
+    "torch.aten.add.Tensor": "torch.aten.add.Scalar", "torch.aten.sub.Tensor": "torch.aten.sub.Scalar",
+}
+# ops torch-mlir spells differently, with the same arguments
+_RENAMED = {
+    "aten.sym_size.int": "torch.aten.size.int",
+    "aten.sym_numel.default": "torch.aten.numel",
+    "aten.squeeze.dims": "torch.prims.squeeze",
+}
+# symbolic-int arithmetic: tx op -> torch-mlir op on !torch.int, on !torch.float
+_SYMBOLIC_OPS = {
+    "tx.add": ("torch.aten.add.int", "torch.aten.add.float"),
+    "tx.sub": ("torch.aten.sub.int", "torch.aten.sub.float"),
+    "tx.mul": ("torch.aten.mul.int", "torch.aten.mul.float"),
+    "tx.floordiv": ("torch.aten.floordiv.int", None),
+    "tx.mod": ("torch.aten.remainder.int", None),
+    "tx.max": ("torch.prim.max.int", None),
+    "tx.min": ("torch.prim.min.int", None),
+}
+
+_TENSOR = ArgType("Tensor")
+_OPTIONAL_TENSOR = ArgType("Tensor", optional=True)
+_INT, _FLOAT, _BOOL = ArgType("int"), ArgType("float"), ArgType("bool")
+_INTS = ArgType("int", is_list=True)
+
+
+@functools.cache
+def torch_mlir_ops() -> frozenset[str]:
+    """The op names torch-mlir's dialect defines (``torch.aten.add.Tensor``)."""
+    text = resources.files("texport.lowering").joinpath("torch_mlir_ops.txt").read_text()
+    return frozenset("torch." + line.strip() for line in text.splitlines() if line.strip() and line[0] != "#")
+
+
+def torch_op_name(schema: OpSchema) -> str:
+    """``torch.aten.add.Tensor``; the ``.default`` overload is left out, as torch-mlir does."""
+    return f"torch.{schema.namespace}.{schema.qualified_name}"
+
+
+def torch_type(attr: Attribute) -> str:
+    if isinstance(attr, TensorType):
+        dims = ",".join(str(d) if type(d) is int else "?" for d in attr.shape)
+        return f"!torch.vtensor<[{dims}],{ELEMENT_TYPES[attr.dtype]}>"
+    if isinstance(attr, SymIntType):
+        return "!torch.int"
+    if isinstance(attr, SymFloatType):
+        return "!torch.float"
+    if isinstance(attr, SymBoolType):
+        return "!torch.bool"
+    raise TorchDialectError(f"no torch-mlir type for {attr}")
+
+
+def float_literal(value: float) -> str:
+    """An f64 as MLIR reads it: a '.' in the mantissa, the bits in hex when not finite."""
+    if math.isnan(value):
+        return "0x7FF8000000000000"
+    if math.isinf(value):
+        return "0x7FF0000000000000" if value > 0 else "0xFFF0000000000000"
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
+
+
+def describe(op: Operation) -> str:
+    """``'core.view' (%view) at file:line``: the op and where it is."""
+    hint = next((r.name_hint for r in op.results if r.name_hint), None)
+    return f"'{op.name}'" + (f" (%{hint})" if hint else "") + where(op)
+
+
+def emit_torch_dialect(module: ModuleOp) -> str:
+    """The module's ``func.func @forward`` (core level) as torch-mlir ``torch`` dialect text."""
+    funcs = [op for op in module.ops if op.name == "func.func"]
+    if len(funcs) != 1:
+        raise TorchDialectError(f"expected one func.func in the module, found {len(funcs)}")
+    return _Emitter().module(funcs[0])
+
+
+Typed = tuple[str, str]  # (SSA name, torch type)
+
+
+class _Emitter:
+    """Writes one function: SSA names of the core values, the text lines, fresh names."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 4
+        self.names: dict[SSAValue, str] = {}
+        self.counter = 0
+        self.taken: dict[str, int] = {}
+
+    # ---- text ----------------------------------------------------------------
+
+    def module(self, func: Operation) -> str:
+        body = func.regions[0].block
+        arguments = []
+        for index, arg in enumerate(body.args):
+            self.names[arg] = f"%arg{index}"
+            arguments.append(f"%arg{index}: {torch_type(arg.type)}")
+        results = [torch_type(t) for t in func.function_type.outputs.data]
+        arrow = "" if not results else " -> " + (results[0] if len(results) == 1 else f"({', '.join(results)})")
+        name = func.sym_name.data
+        self.emit_block(body.ops)
+        head = ["module {", f"  func.func @{name}({', '.join(arguments)}){arrow} {{"]
+        return "\n".join([*head, *self.lines, "  }", "}", ""])
+
+    def line(self, text: str) -> None:
+        self.lines.append(" " * self.depth + text)
+
+    def fresh(self, base: str | None = None) -> str:
+        """A new SSA name: ``%7``, or ``%int1``, ``%int1_0``, ... as MLIR's printer names constants."""
+        if base is None:
+            self.counter += 1
+            return f"%{self.counter - 1}"
+        seen = self.taken.get(base)
+        self.taken[base] = 0 if seen is None else seen + 1
+        return f"%{base}" if seen is None else f"%{base}_{seen}"
+
+    def value(self, value: SSAValue, op: Operation) -> Typed:
+        try:
+            return self.names[value], torch_type(value.type)
+        except KeyError:
+            raise TorchDialectError(f"{describe(op)} uses a value defined by no emitted op") from None
+
+    def bind(self, head: str, values: Sequence[SSAValue]) -> str:
+        """Name ``values`` after one result head: ``%3`` or ``%3#0``, ``%3#1``; the head to print."""
+        if len(values) == 1:
+            self.names[values[0]] = head
+            return head
+        for index, value in enumerate(values):
+            self.names[value] = f"{head}#{index}"
+        return f"{head}:{len(values)}"
+
+    def call(self, name: str, operands: Sequence[Typed], results: Sequence[SSAValue],
+             result_types: Sequence[str] | None = None) -> str:
+        """``%r = name %a, %b : ta, tb -> tr`` (torch-mlir's default op syntax); the head
+        (``%r``, ``%r:2``), or the new name of one result of ``result_types`` when
+        ``results`` is empty (a value with no core counterpart)."""
+        types = list(result_types) if result_types is not None else [torch_type(r.type) for r in results]
+        if results:
+            head = self.bind(self.fresh(), results)
+        else:
+            head = self.fresh() if types else ""
+        text = f"{head} = {name}" if head else name
+        if operands:
+            text += " " + ", ".join(n for n, _ in operands)
+        text += " : " + ", ".join(t for _, t in operands)
+        if operands and types:
+            text += " -> "
+        self.line(text + ", ".join(types))
+        return head
+
+    def emit_block(self, ops: Any) -> None:
+        for op in ops:
+            self.emit_op(op)
+
+    def emit_op(self, op: Operation) -> None:
+        if isinstance(op, AtenOp):
+            special = _SPECIAL_FORMS.get(op.op_def.key)
+            (special or _emit_aten)(self, op)
+        elif op.name in _OTHER_OPS:
+            _OTHER_OPS[op.name](self, op)
+        else:
+            raise TorchDialectError(f"{describe(op)} has no torch-mlir form")
+
+    # ---- constants and arguments ---------------------------------------------------
+
+    def constant(self, value: Any, arg_type: ArgType = _INT) -> Typed:
+        """A literal as a torch constant of the schema type ``arg_type``."""
+        base = arg_type.base
+        if value is None:
+            return self._constant("none", "torch.constant.none", "!torch.none")
+        if isinstance(value, DType):
+            return self.constant(value.scalar_type)
+        if base in ("MemoryFormat", "Layout") and isinstance(value, str):
+            codes = MEMORY_FORMATS if base == "MemoryFormat" else LAYOUTS
+            return self.constant(codes[value])
+        if base == "Device":
+            return self._constant("cpu", f'torch.constant.device "{value}"', "!torch.Device")
+        if isinstance(value, bool):
+            word = "true" if value else "false"
+            return self._constant(word, f"torch.constant.bool {word}", "!torch.bool")
+        if isinstance(value, int) and base not in ("float", "SymFloat"):
+            return self._constant(f"int{value}", f"torch.constant.int {value}", "!torch.int")
+        if isinstance(value, (int, float)):
+            return self._constant("float", f"torch.constant.float {float_literal(float(value))}", "!torch.float")
+        if isinstance(value, str):
+            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+            return self._constant("str", f'torch.constant.str "{escaped}"', "!torch.str")
+        raise TorchDialectError(f"no torch-mlir constant for {type(value).__name__} {value!r}")
+
+    def _constant(self, base: str, text: str, type_text: str) -> Typed:
+        name = self.fresh(base)
+        self.line(f"{name} = {text}")
+        return name, type_text
+
+    def argument(self, value: Any, arg_type: ArgType, op: Operation) -> Typed:
+        """One schema argument as a torch value: an SSA value, a constant or a list."""
+        if isinstance(value, SSAValue):
+            return self.value(value, op)
+        if arg_type.is_list and isinstance(value, (list, tuple)):
+            return self.list_value(value, arg_type, op)
+        if arg_type.base == "Tensor" and value is not None:
+            return self.number_tensor(value)
+        return self.constant(value, arg_type)
+
+    def list_value(self, items: Sequence[Any], arg_type: ArgType, op: Operation) -> Typed:
+        element = ArgType(arg_type.base)
+        kind = {"Tensor": "vtensor", "SymInt": "int", "SymFloat": "float", "SymBool": "bool"}.get(
+            arg_type.base, arg_type.base)
+        list_type = f"!torch.list<optional<{kind}>>" if arg_type.element_optional else f"!torch.list<{kind}>"
+        elements = [self.argument(item, element, op) if item is not None else self.constant(None)
+                    for item in items]
+        name = self.fresh()
+        names = ", ".join(n for n, _ in elements)
+        self.line(f"{name} = torch.prim.ListConstruct {names}{' ' if names else ''}: "
+                  f"({', '.join(t for _, t in elements)}) -> {list_type}")
+        return name, list_type
+
+    def number_tensor(self, value: Any) -> Typed:
+        """A Python scalar where the schema wants a Tensor: a 0-d tensor of it
+        (``torch.prim.NumToTensor.Scalar``, as the fx importer makes it)."""
+        scalar = self.constant(value, _FLOAT if isinstance(value, float) else _INT)
+        dtype = DType.bool if isinstance(value, bool) else DType.int64 if isinstance(value, int) else DType.float64
+        type_text = f"!torch.vtensor<[],{ELEMENT_TYPES[dtype]}>"
+        name = self.fresh()
+        self.line(f"{name} = torch.prim.NumToTensor.Scalar {scalar[0]} : {scalar[1]} -> {type_text}")
+        return name, type_text
+
+    def scalar(self, value: Any, op: Operation) -> Typed:
+        """A Scalar argument: the SSA value of a symbolic scalar, else a constant."""
+        if isinstance(value, SSAValue):
+            return self.value(value, op)
+        return self.constant(value, _FLOAT if isinstance(value, float) else _INT)
+
+
+# ---- ATen ops ----------------------------------------------------------------------
+
+
+def _require(name: str, op: Operation) -> None:
+    if name not in torch_mlir_ops():
+        raise TorchDialectError(
+            f"{describe(op)}: torch-mlir has no op {name} for the schema "
+            f"'{op.op_def.schema_text}'" if isinstance(op, AtenOp) else f"{describe(op)}: torch-mlir has no op {name}"
+        )
+
+
+def _emit_aten(emitter: _Emitter, op: AtenOp) -> None:
+    """The one-to-one form: the op under its torch-mlir name, every schema argument in order."""
+    schema = op.op_def.schema
+    name = _RENAMED.get(op.op_def.key) or torch_op_name(schema)
+    operands: list[Typed] = []
+    for index, (arg, value) in enumerate(zip(schema.arguments, op.arguments())):
+        literal_other = index == 1 and arg.type == _TENSOR and isinstance(value, (int, float))
+        if literal_other and name in SCALAR_OVERLOADS:
+            name = SCALAR_OVERLOADS[name]
+            operands.append(emitter.scalar(value, op))
+        else:
+            operands.append(emitter.argument(value, arg.type, op))
+    _require(name, op)
+    returns_list = len(schema.returns) == 1 and schema.returns[0].type.is_list
+    if not returns_list:
+        emitter.call(name, operands, op.results)
+        return
+    # a Tensor[] result: the list, then torch.prim.ListUnpack into the core op's results
+    listed = emitter.call(name, operands, [], ["!torch.list<vtensor>"])
+    emitter.call("torch.prim.ListUnpack", [(listed, "!torch.list<vtensor>")], op.results)
+
+
+# ---- ops torch-mlir only knows in another form -----------------------------------------
+
+
+def _native_batch_norm(emitter: _Emitter, op: AtenOp, args: dict[str, Any], results: Sequence[SSAValue]) -> None:
+    """``torch.aten.native_batch_norm`` (torch-mlir has none of the ``_native_batch_norm_legit``
+    family: torch-mlir's importer decomposes them first); ``results`` are out, save_mean, save_rstd."""
+    operands = [
+        emitter.argument(args["input"], _TENSOR, op),
+        *(emitter.argument(args.get(name), _OPTIONAL_TENSOR, op)
+          for name in ("weight", "bias", "running_mean", "running_var")),
+        emitter.constant(args["training"], _BOOL),
+        emitter.constant(args["momentum"], _FLOAT),
+        emitter.constant(args["eps"], _FLOAT),
+    ]
+    emitter.call("torch.aten.native_batch_norm", operands, results)
+
+
+def _batch_norm_arguments(op: AtenOp) -> dict[str, Any]:
+    return {arg.name: value for arg, value in zip(op.op_def.schema.arguments, op.arguments())}
+
+
+def _batch_norm_no_training(emitter: _Emitter, op: AtenOp) -> None:
+    _native_batch_norm(emitter, op, {**_batch_norm_arguments(op), "training": False}, op.results)
+
+
+def _batch_norm_legit(emitter: _Emitter, op: AtenOp) -> None:
+    _native_batch_norm(emitter, op, _batch_norm_arguments(op), op.results)
+
+
+def _batch_norm_functional(emitter: _Emitter, op: AtenOp) -> None:
+    """``_native_batch_norm_legit_functional``: native_batch_norm, then the new running
+    statistics as torch computes them (momentum-weighted mean, unbiased variance)."""
+    args = _batch_norm_arguments(op)
+    out, save_mean, save_rstd, new_mean, new_var = op.results
+    _native_batch_norm(emitter, op, args, (out, save_mean, save_rstd))
+    running_mean, running_var = args["running_mean"], args["running_var"]
+    if not args["training"]:
+        emitter.names[new_mean], emitter.names[new_var] = emitter.names[running_mean], emitter.names[running_var]
+        return
+    rank = len(args["input"].type.shape)
+    dims = emitter.list_value([0, *range(2, rank)], _INTS, op)
+    variance = emitter.call("torch.aten.var.correction", [
+        emitter.value(args["input"], op), dims, emitter.constant(1), emitter.constant(False)],
+        [], [torch_type(running_var.type)])
+    momentum = args["momentum"]
+    for new, running, batch in ((new_mean, running_mean, emitter.names[save_mean]), (new_var, running_var, variance)):
+        kept = emitter.call("torch.aten.mul.Scalar", [
+            emitter.value(running, op), emitter.constant(1.0 - momentum, _FLOAT)], [], [torch_type(running.type)])
+        emitter.call("torch.aten.add.Tensor", [
+            (kept, torch_type(running.type)), (batch, torch_type(running.type)),
+            emitter.constant(momentum, _FLOAT)], [new])
+
+
+def _batch_norm_no_stats(emitter: _Emitter, op: AtenOp) -> None:
+    _native_batch_norm(emitter, op, _batch_norm_arguments(op), op.results)
+
+
+def _local_scalar_dense(emitter: _Emitter, op: AtenOp) -> None:
+    """``.item()``: torch.aten.Float/Int/Bool.Tensor by the tensor's dtype, as torch-mlir's importer."""
+    (tensor,) = op.operands
+    dtype = tensor.type.dtype
+    kind = "Bool" if dtype == DType.bool else "Float" if dtype.is_floating_point else "Int"
+    emitter.call(f"torch.aten.{kind}.Tensor", [emitter.value(tensor, op)], op.results)
+
+
+_SPECIAL_FORMS: dict[str, Callable[[_Emitter, AtenOp], None]] = {
+    "aten._native_batch_norm_legit_no_training.default": _batch_norm_no_training,
+    "aten._native_batch_norm_legit.default": _batch_norm_legit,
+    "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
+    "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
+    "aten._local_scalar_dense.default": _local_scalar_dense,
+}
+
+
+# ---- symbolic scalars, return, control flow ------------------------------------------------
+
+
+def _tx_constant(emitter: _Emitter, op: Operation) -> None:
+    value = op.value.value.data
+    emitter.names[op.result] = emitter.constant(value, _FLOAT if isinstance(value, float) else _INT)[0]
+
+
+def _tx_arithmetic(emitter: _Emitter, op: Operation) -> None:
+    on_ints, on_floats = _SYMBOLIC_OPS[op.name]
+    is_float = isinstance(op.result.type, SymFloatType)
+    name = on_floats if is_float else on_ints
+    if name is None:
+        raise TorchDialectError(f"{describe(op)}: torch-mlir has no form of it on floats")
+    operands = [_as_float(emitter, value, op) if is_float else emitter.value(value, op) for value in op.operands]
+    emitter.call(name, operands, op.results)
+
+
+def _as_float(emitter: _Emitter, value: SSAValue, op: Operation) -> Typed:
+    name, type_text = emitter.value(value, op)
+    if type_text == "!torch.float":
+        return name, type_text
+    return emitter.call("torch.aten.Float.Scalar", [(name, type_text)], [], ["!torch.float"]), "!torch.float"
+
+
+def _tx_to_float(emitter: _Emitter, op: Operation) -> None:
+    emitter.call("torch.aten.Float.Scalar", [emitter.value(op.input, op)], op.results)
+
+
+def _tx_cmp(emitter: _Emitter, op: Operation) -> None:
+    emitter.call(f"torch.aten.{op.predicate.data}.int", [emitter.value(v, op) for v in op.operands], op.results)
+
+
+def _tx_assert(emitter: _Emitter, op: Operation) -> None:
+    condition = emitter.value(op.condition, op)[0]
+    message = op.message.data.replace("\\", "\\\\").replace('"', '\\"')
+    emitter.line(f'torch.runtime.assert {condition}, "{message}"')
+
+
+def _return(emitter: _Emitter, op: Operation) -> None:
+    values = [emitter.value(v, op) for v in op.operands]
+    if not values:
+        emitter.line("return")
+        return
+    emitter.line(f"return {', '.join(n for n, _ in values)} : {', '.join(t for _, t in values)}")
+
+
+def _predicate(emitter: _Emitter, op: Operation) -> str:
+    """A cond's predicate as a !torch.bool: a symbolic bool, or a one-element bool tensor."""
+    value = emitter.value(op.pred, op)
+    if value[1] == "!torch.bool":
+        return value[0]
+    return emitter.call("torch.aten.Bool.Tensor", [value], [], ["!torch.bool"])
+
+
+def _cond(emitter: _Emitter, op: Operation) -> None:
+    """``control.cond`` → ``torch.prim.If``; the branches read the op's operands where the
+    core regions read their block arguments (torch.prim.If regions take none)."""
+    predicate = _predicate(emitter, op)
+    inputs = list(op.inputs)
+    types = [torch_type(r.type) for r in op.res]
+    head = emitter.bind(emitter.fresh(), list(op.res)) if op.res else ""
+    prefix = f"{head} = " if head else ""
+    emitter.line(f"{prefix}torch.prim.If {predicate} -> ({', '.join(types)}) {{")
+    for index, region in enumerate((op.true_region, op.false_region)):
+        if index:
+            emitter.line("} else {")
+        block = region.block
+        for arg, value in zip(block.args, inputs):
+            emitter.names[arg] = emitter.names[value]
+        _region_body(emitter, block, lambda values: _if_yield(emitter, values, op))
+    emitter.line("}")
+
+
+def _if_yield(emitter: _Emitter, values: Sequence[SSAValue], op: Operation) -> None:
+    typed = [emitter.value(v, op) for v in values]
+    if not typed:
+        emitter.line("torch.prim.If.yield")
+        return
+    emitter.line(f"torch.prim.If.yield {', '.join(n for n, _ in typed)} : {', '.join(t for _, t in typed)}")
+
+
+def _region_body(emitter: _Emitter, block: Any, terminate: Callable[[Sequence[SSAValue]], None]) -> None:
+    """A core region's ops one level deeper, its control.yield handed to ``terminate``."""
+    emitter.depth += 2
+    for inner in block.ops:
+        if inner.name == "control.yield":
+            terminate(list(inner.operands))
+        else:
+            emitter.emit_op(inner)
+    emitter.depth -= 2
+
+
+def _scan(emitter: _Emitter, op: Operation) -> None:
+    """``control.scan`` → ``torch.prim.Loop`` over dim 0 of ``xs``: the carries are the loop's
+    iteration values, and so is each stacked output (zeros, filled one slice per step)."""
+    if op.reverse is not None and op.reverse.value.data:
+        raise TorchDialectError(f"{describe(op)}: a reverse scan has no torch.prim.Loop form here")
+    if not op.xs:
+        raise TorchDialectError(f"{describe(op)}: a scan without xs has no trip count")
+    carries = list(op.init)
+    n_carries = len(carries)
+    stacked_results = list(op.res)[n_carries:]
+    first = op.xs[0]
+    trip_count = emitter.call("torch.aten.size.int", [emitter.value(first, op), emitter.constant(0)], [],
+                              ["!torch.int"])
+    go_on = emitter.constant(True)
+    initial = [emitter.value(v, op) for v in carries]
+    for result in stacked_results:
+        initial.append((_zeros(emitter, result, op), torch_type(result.type)))
+    loop_types = [t for _, t in initial]
+    head = emitter.bind(emitter.fresh(), list(op.res))
+    emitter.line(f"{head} = torch.prim.Loop {trip_count}, {go_on[0]}, init({', '.join(n for n, _ in initial)}) {{")
+    step = emitter.fresh("arg")
+    iterated = [emitter.fresh("arg") for _ in initial]
+    block_args = ", ".join(f"{n}: {t}" for n, t in zip([step, *iterated], ["!torch.int", *loop_types]))
+    emitter.line(f"^bb0({block_args}):")
+    block = op.body.block
+    carried_args = block.args[:n_carries]
+    slice_args = block.args[n_carries:n_carries + len(op.xs)]
+    extra_args = block.args[n_carries + len(op.xs):]
+    for arg, name in zip(carried_args, iterated):
+        emitter.names[arg] = name
+    for arg, value in zip(extra_args, op.additional_inputs):
+        emitter.names[arg] = emitter.names[value]
+    emitter.depth += 2
+    for arg, xs in zip(slice_args, op.xs):
+        emitter.names[arg] = emitter.call("torch.aten.select.int", [
+            emitter.value(xs, op), emitter.constant(0), (step, "!torch.int")], [], [torch_type(arg.type)])
+    emitter.depth -= 2
+
+    def condition(values: Sequence[SSAValue]) -> None:
+        nexts = [emitter.value(v, op) for v in values[:n_carries]]
+        following = emitter.call("torch.aten.add.int", [(step, "!torch.int"), emitter.constant(1)], [],
+                                 ["!torch.int"])
+        for value, buffer, result in zip(values[n_carries:], iterated[n_carries:], stacked_results):
+            one = emitter.value(value, op)
+            row_type = torch_type(TensorType.get((1, *value.type.shape), value.type.dtype))
+            row = emitter.call("torch.aten.unsqueeze", [one, emitter.constant(0)], [], [row_type])
+            nexts.append((emitter.call("torch.aten.slice_scatter", [
+                (buffer, torch_type(result.type)), (row, row_type), emitter.constant(0), (step, "!torch.int"),
+                (following, "!torch.int"), emitter.constant(1)], [], [torch_type(result.type)]),
+                torch_type(result.type)))
+        emitter.line(f"torch.prim.Loop.condition {go_on[0]}, iter({', '.join(n for n, _ in nexts)} : "
+                     f"{', '.join(t for _, t in nexts)})")
+
+    _region_body(emitter, block, condition)
+    operand_types = ", ".join(["!torch.int", "!torch.bool", *loop_types])
+    emitter.line(f"}} : ({operand_types}) -> ({', '.join(loop_types)})")
+
+
+def _zeros(emitter: _Emitter, result: SSAValue, op: Operation) -> str:
+    """A zero tensor of ``result``'s type (static dims only: the sizes of a stacked scan output)."""
+    shape = result.type.shape
+    if not all(type(d) is int for d in shape):
+        raise TorchDialectError(f"{describe(op)}: a stacked output of symbolic shape {shape} is not supported")
+    sizes = emitter.list_value(list(shape), _INTS, op)
+    return emitter.call("torch.aten.zeros", [
+        sizes, emitter.constant(result.type.dtype), emitter.constant(None), emitter.constant(None),
+        emitter.constant(None)], [], [torch_type(result.type)])
+
+
+def _unsupported_control(emitter: _Emitter, op: Operation) -> None:
+    raise TorchDialectError(f"{describe(op)} has no torch-mlir form here (control.cond and control.scan have)")
+
+
+_OTHER_OPS: dict[str, Callable[[_Emitter, Operation], None]] = {
+    "tx.constant": _tx_constant,
+    **dict.fromkeys(_SYMBOLIC_OPS, _tx_arithmetic),
+    "tx.to_float": _tx_to_float,
+    "tx.cmp": _tx_cmp,
+    "tx.assert": _tx_assert,
+    "func.return": _return,
+    "control.cond": _cond,
+    "control.scan": _scan,
+    "control.map": _unsupported_control,
+    "control.while_loop": _unsupported_control,
+}
