@@ -227,7 +227,9 @@ class _Emitter:
             codes = MEMORY_FORMATS if base == "MemoryFormat" else LAYOUTS
             return self.constant(codes[value])
         if base == "Device":
-            return self._constant("cpu", f'torch.constant.device "{value}"', "!torch.Device")
+            return self._constant("cpu", f"torch.constant.device {_string(str(value))}", "!torch.Device")
+        if isinstance(value, bool) and base == "Scalar":
+            return self.constant(int(value))  # torch-mlir's Scalar is a number (the importer's Int.bool)
         if isinstance(value, bool):
             word = "true" if value else "false"
             return self._constant(word, f"torch.constant.bool {word}", "!torch.bool")
@@ -236,8 +238,7 @@ class _Emitter:
         if isinstance(value, (int, float)):
             return self._constant("float", f"torch.constant.float {float_literal(float(value))}", "!torch.float")
         if isinstance(value, str):
-            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-            return self._constant("str", f'torch.constant.str "{escaped}"', "!torch.str")
+            return self._constant("str", f"torch.constant.str {_string(value)}", "!torch.str")
         raise TorchDialectError(f"no torch-mlir constant for {type(value).__name__} {value!r}")
 
     def _constant(self, base: str, text: str, type_text: str) -> Typed:
@@ -248,6 +249,8 @@ class _Emitter:
     def argument(self, value: Any, arg_type: ArgType, op: Operation) -> Typed:
         """One schema argument as a torch value: an SSA value, a constant or a list."""
         if isinstance(value, SSAValue):
+            if arg_type.base == "Tensor" and not isinstance(value.type, TensorType):
+                return self.number_tensor(self.value(value, op), value.type)
             return self.value(value, op)
         if arg_type.is_list and isinstance(value, (list, tuple)):
             return self.list_value(value, arg_type, op)
@@ -268,15 +271,19 @@ class _Emitter:
                   f"({', '.join(t for _, t in elements)}) -> {list_type}")
         return name, list_type
 
-    def number_tensor(self, value: Any) -> Typed:
-        """A Python scalar where the schema wants a Tensor: a 0-d tensor of it
-        (``torch.prim.NumToTensor.Scalar``, as the fx importer makes it)."""
-        scalar = self.constant(value, _FLOAT if isinstance(value, float) else _INT)
-        dtype = DType.bool if isinstance(value, bool) else DType.int64 if isinstance(value, int) else DType.float64
+    def number_tensor(self, value: Any, symbolic_type: Attribute | None = None) -> Typed:
+        """A scalar where the schema wants a Tensor: a 0-d tensor of it (``torch.prim.NumToTensor.Scalar``,
+        as the fx importer makes it); ``value`` a Python scalar, or a symbolic one's (name, type)."""
+        if symbolic_type is not None:
+            scalar = value
+            dtype = DType.float64 if isinstance(symbolic_type, SymFloatType) else DType.bool \
+                if isinstance(symbolic_type, SymBoolType) else DType.int64
+        else:
+            scalar = self.constant(value, _FLOAT if isinstance(value, float) else _INT)
+            dtype = DType.bool if isinstance(value, bool) else DType.int64 if isinstance(value, int) \
+                else DType.float64
         type_text = f"!torch.vtensor<[],{ELEMENT_TYPES[dtype]}>"
-        name = self.fresh()
-        self.line(f"{name} = torch.prim.NumToTensor.Scalar {scalar[0]} : {scalar[1]} -> {type_text}")
-        return name, type_text
+        return self.call("torch.prim.NumToTensor.Scalar", [scalar], [], [type_text]), type_text
 
     def scalar(self, value: Any, op: Operation) -> Typed:
         """A Scalar argument: the SSA value of a symbolic scalar, else a constant."""
@@ -302,8 +309,9 @@ def _emit_aten(emitter: _Emitter, op: AtenOp) -> None:
     name = _RENAMED.get(op.op_def.key) or torch_op_name(schema)
     operands: list[Typed] = []
     for index, (arg, value) in enumerate(zip(schema.arguments, op.arguments())):
-        literal_other = index == 1 and arg.type == _TENSOR and isinstance(value, (int, float))
-        if literal_other and name in SCALAR_OVERLOADS:
+        scalar_other = index == 1 and arg.type == _TENSOR and (
+            isinstance(value, (int, float)) or isinstance(value, SSAValue) and not isinstance(value.type, TensorType))
+        if scalar_other and name in SCALAR_OVERLOADS:
             name = SCALAR_OVERLOADS[name]
             operands.append(emitter.scalar(value, op))
         else:
@@ -383,7 +391,59 @@ def _local_scalar_dense(emitter: _Emitter, op: AtenOp) -> None:
     emitter.call(f"torch.aten.{kind}.Tensor", [emitter.value(tensor, op)], op.results)
 
 
+def _upsample_bilinear(emitter: _Emitter, op: AtenOp) -> None:
+    """``upsample_bilinear2d.vec`` → ``torch.aten.__interpolate.size_list_scale_list`` (what torch-mlir
+    lowers; its own upsample_bilinear2d.vec stops at IREE's legalization)."""
+    image, output_size, align_corners, scale_factors = op.arguments()
+    optional_ints = ArgType("int", optional=True, is_list=True)
+    optional_floats = ArgType("float", optional=True, is_list=True)
+    emitter.call("torch.aten.__interpolate.size_list_scale_list", [
+        emitter.argument(image, _TENSOR, op), emitter.argument(output_size, optional_ints, op),
+        emitter.argument(scale_factors, optional_floats, op), emitter.constant("bilinear", ArgType("str")),
+        emitter.constant(align_corners, _BOOL), emitter.constant(None), emitter.constant(False)], op.results)
+
+
+def _assert_scalar(emitter: _Emitter, op: AtenOp) -> None:
+    """``_assert_scalar``: ``torch.runtime.assert`` on a symbolic bool; a literal true checks nothing."""
+    condition, message = op.arguments()
+    if isinstance(condition, SSAValue):
+        _runtime_assert(emitter, emitter.value(condition, op)[0], message)
+    elif not condition:
+        raise TorchDialectError(f"{describe(op)} asserts false: {message}")
+
+
+def _checks_nothing(emitter: _Emitter, op: AtenOp) -> None:
+    """Tensor asserts and range hints: torch-mlir's importer drops them (nothing computes on them)."""
+
+
+def _view(emitter: _Emitter, op: AtenOp) -> None:
+    """``view`` between shapes with several symbolic dims goes through the flat tensor: torch-mlir
+    lowers a reshape of several dynamic dims by pairing them up, and a wrong pairing is silently
+    wrong ([s0, 4*s1, 4] -> [s0*s1, 16] came out as s1 = 1)."""
+    source = op.operands[0]
+    before, after = source.type.shape, op.results[0].type.shape
+    if _symbolic_dims(before) < 2 and _symbolic_dims(after) < 2 or before == after:
+        _emit_aten(emitter, op)
+        return
+    flat_type = f"!torch.vtensor<[?],{ELEMENT_TYPES[source.type.dtype]}>"
+    flat = emitter.call("torch.aten.view", [emitter.value(source, op), emitter.list_value([-1], _INTS, op)], [],
+                        [flat_type])
+    size = op.arguments()[1]
+    emitter.call("torch.aten.view", [(flat, flat_type), emitter.list_value(size, _INTS, op)], op.results)
+
+
+def _symbolic_dims(shape: Sequence[Any]) -> int:
+    return sum(type(dim) is not int for dim in shape)
+
+
 _SPECIAL_FORMS: dict[str, Callable[[_Emitter, AtenOp], None]] = {
+    "aten.view.default": _view,
+    "aten.upsample_bilinear2d.vec": _upsample_bilinear,
+    "aten._assert_scalar.default": _assert_scalar,
+    "aten._assert_async.default": _checks_nothing,
+    "aten._assert_async.msg": _checks_nothing,
+    "aten.sym_constrain_range.default": _checks_nothing,
+    "aten.sym_constrain_range_for_size.default": _checks_nothing,
     "aten._native_batch_norm_legit_no_training.default": _batch_norm_no_training,
     "aten._native_batch_norm_legit.default": _batch_norm_legit,
     "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
@@ -426,9 +486,16 @@ def _tx_cmp(emitter: _Emitter, op: Operation) -> None:
 
 
 def _tx_assert(emitter: _Emitter, op: Operation) -> None:
-    condition = emitter.value(op.condition, op)[0]
-    message = op.message.data.replace("\\", "\\\\").replace('"', '\\"')
-    emitter.line(f'torch.runtime.assert {condition}, "{message}"')
+    _runtime_assert(emitter, emitter.value(op.condition, op)[0], op.message.data)
+
+
+def _runtime_assert(emitter: _Emitter, condition: str, message: str) -> None:
+    emitter.line(f"torch.runtime.assert {condition}, {_string(message)}")
+
+
+def _string(text: str) -> str:
+    """An MLIR string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _return(emitter: _Emitter, op: Operation) -> None:
