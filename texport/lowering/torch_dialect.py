@@ -29,6 +29,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from texport.dialects.aten import AtenOp
 from texport.dialects.dtypes import DType
+from texport.dialects.registry import OpDef
 from texport.dialects.schema import ArgType, OpSchema
 from texport.dialects.tx import SymBoolType, SymFloatType, SymIntType, TensorType
 from texport.lowering.legality import where
@@ -57,6 +58,7 @@ _RENAMED = {
     "aten.sym_size.int": "torch.aten.size.int",
     "aten.sym_numel.default": "torch.aten.numel",
     "aten.squeeze.dims": "torch.prims.squeeze",
+    "aten.grid_sampler_2d.default": "torch.aten.grid_sampler",
 }
 # symbolic-int arithmetic: tx op -> torch-mlir op on !torch.int, on !torch.float
 _SYMBOLIC_OPS = {
@@ -85,6 +87,13 @@ def torch_mlir_ops() -> frozenset[str]:
 def torch_op_name(schema: OpSchema) -> str:
     """``torch.aten.add.Tensor``; the ``.default`` overload is left out, as torch-mlir does."""
     return f"torch.{schema.namespace}.{schema.qualified_name}"
+
+
+def has_torch_mlir_form(op_def: OpDef) -> bool:
+    """Whether the emitter can write ``op_def``: a special form, or torch-mlir has its op."""
+    if op_def.key in _SPECIAL_FORMS:
+        return True
+    return (_RENAMED.get(op_def.key) or torch_op_name(op_def.schema)) in torch_mlir_ops()
 
 
 def torch_type(attr: Attribute) -> str:
@@ -174,7 +183,8 @@ class _Emitter:
             raise TorchDialectError(f"{describe(op)} uses a value defined by no emitted op") from None
 
     def bind(self, head: str, values: Sequence[SSAValue]) -> str:
-        """Name ``values`` after one result head: ``%3`` or ``%3#0``, ``%3#1``; the head to print."""
+        """Name ``values`` after one result head: ``%3``, or ``%3#0``, ``%3#1``; the head to print
+        (``%3``, ``%3:2``)."""
         if len(values) == 1:
             self.names[values[0]] = head
             return head
@@ -184,15 +194,15 @@ class _Emitter:
 
     def call(self, name: str, operands: Sequence[Typed], results: Sequence[SSAValue],
              result_types: Sequence[str] | None = None) -> str:
-        """``%r = name %a, %b : ta, tb -> tr`` (torch-mlir's default op syntax); the head
-        (``%r``, ``%r:2``), or the new name of one result of ``result_types`` when
-        ``results`` is empty (a value with no core counterpart)."""
+        """``%r = name %a, %b : ta, tb -> tr`` (torch-mlir's default op syntax), naming ``results``
+        (``%r``, or ``%r#0``, ``%r#1``); the result's name ``%r``. Without ``results`` the op
+        makes values of ``result_types`` that no core value stands for."""
         types = list(result_types) if result_types is not None else [torch_type(r.type) for r in results]
+        head = self.fresh() if types else ""
         if results:
-            head = self.bind(self.fresh(), results)
-        else:
-            head = self.fresh() if types else ""
-        text = f"{head} = {name}" if head else name
+            self.bind(head, results)
+        shown = f"{head}:{len(types)}" if len(types) > 1 else head
+        text = f"{shown} = {name}" if shown else name
         if operands:
             text += " " + ", ".join(n for n, _ in operands)
         text += " : " + ", ".join(t for _, t in operands)
@@ -340,7 +350,16 @@ def _native_batch_norm(emitter: _Emitter, op: AtenOp, args: dict[str, Any], resu
         emitter.constant(args["momentum"], _FLOAT),
         emitter.constant(args["eps"], _FLOAT),
     ]
-    emitter.call("torch.aten.native_batch_norm", operands, results)
+    # torch returns empty statistics ([0]) in eval mode, torch-mlir's op per-channel ones ([C])
+    channels = TensorType.get((args["input"].type.shape[1],), results[1].type.dtype)
+    empty = [index for index in (1, 2) if results[index].type.shape == (0,)]
+    types = [torch_type(channels if index in empty else r.type) for index, r in enumerate(results)]
+    head = emitter.call("torch.aten.native_batch_norm", operands, [], types)
+    for index, result in enumerate(results):
+        if index not in empty:
+            emitter.names[result] = f"{head}#{index}"
+        elif result.uses:
+            emitter.names[result] = _zeros(emitter, result, op)
 
 
 def _batch_norm_arguments(op: AtenOp) -> dict[str, Any]:
@@ -412,6 +431,17 @@ def _assert_scalar(emitter: _Emitter, op: AtenOp) -> None:
         raise TorchDialectError(f"{describe(op)} asserts false: {message}")
 
 
+def _scalar_other_as_tensor(emitter: _Emitter, op: AtenOp) -> None:
+    """``bitwise_or.Scalar``, ``bitwise_xor.Scalar``: torch-mlir has only the Tensor overloads,
+    so the scalar becomes a 0-d tensor."""
+    schema = op.op_def.schema
+    name = f"torch.{schema.namespace}.{schema.name}.Tensor"
+    self_value, other = op.arguments()
+    operands = [emitter.argument(self_value, _TENSOR, op), emitter.argument(other, _TENSOR, op)]
+    _require(name, op)
+    emitter.call(name, operands, op.results)
+
+
 def _checks_nothing(emitter: _Emitter, op: AtenOp) -> None:
     """Tensor asserts and range hints: torch-mlir's importer drops them (nothing computes on them)."""
 
@@ -438,6 +468,8 @@ def _symbolic_dims(shape: Sequence[Any]) -> int:
 
 _SPECIAL_FORMS: dict[str, Callable[[_Emitter, AtenOp], None]] = {
     "aten.view.default": _view,
+    "aten.bitwise_or.Scalar": _scalar_other_as_tensor,
+    "aten.bitwise_xor.Scalar": _scalar_other_as_tensor,
     "aten.upsample_bilinear2d.vec": _upsample_bilinear,
     "aten._assert_scalar.default": _assert_scalar,
     "aten._assert_async.default": _checks_nothing,
