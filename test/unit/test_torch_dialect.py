@@ -199,14 +199,19 @@ def _flat_inputs(ep, user_args) -> list[np.ndarray]:  # noqa: ANN001
     return flat
 
 
-def _run_on_iree(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+def _compile(text: str):  # noqa: ANN202
+    """The program compiled by IREE for the host CPU, loaded: its ``forward``."""
     compiler = pytest.importorskip("iree.compiler")
     runtime = pytest.importorskip("iree.runtime")
     vmfb = compiler.compile_str(text, target_backends=["llvm-cpu"], input_type="torch",
                                 extra_args=["--iree-llvmcpu-target-cpu=host", *IREE_FLAGS])
     context = runtime.SystemContext(config=runtime.Config("local-task"))
     context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
-    outputs = context.modules.module.forward(*inputs)
+    return context.modules.module.forward
+
+
+def _outputs(forward, inputs: list[np.ndarray]) -> list[np.ndarray]:  # noqa: ANN001
+    outputs = forward(*inputs)
     outputs = outputs if isinstance(outputs, (list, tuple)) else [outputs]
     return [np.asarray(o.to_host()) if hasattr(o, "to_host") else np.asarray(o) for o in outputs]
 
@@ -227,19 +232,21 @@ def _expected_outputs(ep, user_args) -> list[np.ndarray]:  # noqa: ANN001
     return expected
 
 
-def _max_difference(ep, user_args) -> float:  # noqa: ANN001
-    """Compile ``ep`` through the torch dialect, run it, compare every output; the largest difference."""
-    flat = _flat_inputs(ep, user_args)
-    got = _run_on_iree(_emit(ep), flat)
-    want = _expected_outputs(ep, user_args)
-    assert len(got) == len(want)
+def _max_difference(ep, *calls) -> float:  # noqa: ANN001, ANN002
+    """Compile ``ep`` through the torch dialect once, run it on each call's user inputs, compare
+    every output with the interpreter's; the largest difference."""
+    forward = _compile(_emit(ep))
     worst = 0.0
-    for index, (a, b) in enumerate(zip(got, want)):
-        assert a.shape == b.shape, f"output {index}: {a.shape} != {b.shape}"
-        np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL, err_msg=f"output {index}")
-        finite = np.isfinite(b)
-        if finite.any():
-            worst = max(worst, float(np.max(np.abs(a[finite].astype(np.float64) - b[finite]))))
+    for user_args in calls:
+        got = _outputs(forward, _flat_inputs(ep, user_args))
+        want = _expected_outputs(ep, user_args)
+        assert len(got) == len(want)
+        for index, (a, b) in enumerate(zip(got, want)):
+            assert a.shape == b.shape, f"output {index}: {a.shape} != {b.shape}"
+            np.testing.assert_allclose(a, b, rtol=RTOL, atol=ATOL, err_msg=f"output {index}")
+            finite = np.isfinite(b)
+            if finite.any():
+                worst = max(worst, float(np.max(np.abs(a[finite].astype(np.float64) - b[finite]))))
     return worst
 
 
@@ -248,6 +255,26 @@ def test_zoo_model_compiles_and_matches_the_interpreter(name: str) -> None:
     pytest.importorskip("iree.compiler")
     model, args = ZOO[name]()
     _max_difference(_core(model, args), args)
+
+
+class MapAndWhile(torch.nn.Module):
+    def forward(self, xs, y, start):  # noqa: ANN001, ANN201
+        mapped = torch.control_flow.map(lambda x, y: x * 2 + y, xs, y)
+        count, doubled = torch.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2), (start, y))
+        return mapped, count, doubled
+
+
+def test_map_and_while_loop_become_torch_prim_loops() -> None:
+    """control.map: a for-like torch.prim.Loop stacking its outputs; control.while_loop: a
+    while-like one (its cond region before the loop and after each body), run 3 times and 0 times."""
+    rng = np.random.default_rng(0)
+    xs, y = (torch.from_numpy(rng.standard_normal(shape, dtype=np.float32)) for shape in ((5, 3), (3,)))
+    ep = _core(MapAndWhile(), (xs, y, torch.tensor(0)))
+    text = _emit(ep)
+    assert text.count("torch.prim.Loop ") == 2 and "torch.prim.Loop %int9223372036854775807, %" in text
+    pytest.importorskip("iree.compiler")
+    _max_difference(ep, (xs, y, torch.tensor(0)), (xs, y, torch.tensor(7)))
+
 
 
 # Programs covering the core ops of the zoo and the parity corpus; each asserts the ops it

@@ -275,11 +275,15 @@ class _Emitter:
         list_type = f"!torch.list<optional<{kind}>>" if arg_type.element_optional else f"!torch.list<{kind}>"
         elements = [self.argument(item, element, op) if item is not None else self.constant(None)
                     for item in items]
+        return self.construct_list(elements, list_type), list_type
+
+    def construct_list(self, elements: Sequence[Typed], list_type: str) -> str:
+        """``torch.prim.ListConstruct`` (its syntax: a functional type); the list's name."""
         name = self.fresh()
         names = ", ".join(n for n, _ in elements)
         self.line(f"{name} = torch.prim.ListConstruct {names}{' ' if names else ''}: "
                   f"({', '.join(t for _, t in elements)}) -> {list_type}")
-        return name, list_type
+        return name
 
     def number_tensor(self, value: Any, symbolic_type: Attribute | None = None) -> Typed:
         """A scalar where the schema wants a Tensor: a 0-d tensor of it (``torch.prim.NumToTensor.Scalar``,
@@ -538,9 +542,8 @@ def _return(emitter: _Emitter, op: Operation) -> None:
     emitter.line(f"return {', '.join(n for n, _ in values)} : {', '.join(t for _, t in values)}")
 
 
-def _predicate(emitter: _Emitter, op: Operation) -> str:
-    """A cond's predicate as a !torch.bool: a symbolic bool, or a one-element bool tensor."""
-    value = emitter.value(op.pred, op)
+def _as_bool(emitter: _Emitter, value: Typed) -> str:
+    """A predicate as a !torch.bool: a symbolic bool, or a one-element bool tensor."""
     if value[1] == "!torch.bool":
         return value[0]
     return emitter.call("torch.aten.Bool.Tensor", [value], [], ["!torch.bool"])
@@ -549,7 +552,7 @@ def _predicate(emitter: _Emitter, op: Operation) -> str:
 def _cond(emitter: _Emitter, op: Operation) -> None:
     """``control.cond`` → ``torch.prim.If``; the branches read the op's operands where the
     core regions read their block arguments (torch.prim.If regions take none)."""
-    predicate = _predicate(emitter, op)
+    predicate = _as_bool(emitter, emitter.value(op.pred, op))
     inputs = list(op.inputs)
     types = [torch_type(r.type) for r in op.res]
     head = emitter.bind(emitter.fresh(), list(op.res)) if op.res else ""
@@ -576,85 +579,126 @@ def _if_yield(emitter: _Emitter, values: Sequence[SSAValue], op: Operation) -> N
 def _region_body(emitter: _Emitter, block: Any, terminate: Callable[[Sequence[SSAValue]], None]) -> None:
     """A core region's ops one level deeper, its control.yield handed to ``terminate``."""
     emitter.depth += 2
+    terminate(_inline(emitter, block))
+    emitter.depth -= 2
+
+
+def _inline(emitter: _Emitter, block: Any, arguments: Sequence[str] = ()) -> list[SSAValue]:
+    """Emit a core region's ops where the emitter is (its block arguments named ``arguments``
+    when given); the values its control.yield gives."""
+    for arg, name in zip(block.args, arguments):
+        emitter.names[arg] = name
     for inner in block.ops:
         if inner.name == "control.yield":
-            terminate(list(inner.operands))
-        else:
-            emitter.emit_op(inner)
-    emitter.depth -= 2
+            return list(inner.operands)
+        emitter.emit_op(inner)
+    return []
 
 
 def _scan(emitter: _Emitter, op: Operation) -> None:
-    """``control.scan`` → ``torch.prim.Loop`` over dim 0 of ``xs``: the carries are the loop's
-    iteration values, and so is each stacked output (zeros, filled one slice per step)."""
+    """``control.scan`` → ``torch.prim.Loop`` over dim 0 of ``xs``."""
     if op.reverse is not None and op.reverse.value.data:
         raise TorchDialectError(f"{describe(op)}: a reverse scan has no torch.prim.Loop form here")
-    if not op.xs:
-        raise TorchDialectError(f"{describe(op)}: a scan without xs has no trip count")
-    carries = list(op.init)
+    _slice_loop(emitter, op, list(op.init), list(op.xs), list(op.additional_inputs), op.body.block)
+
+
+def _map(emitter: _Emitter, op: Operation) -> None:
+    """``control.map`` → ``torch.prim.Loop``: a scan without carries."""
+    _slice_loop(emitter, op, [], list(op.xs), list(op.args), op.body.block)
+
+
+def _slice_loop(emitter: _Emitter, op: Operation, carries: list[SSAValue], xs: list[SSAValue],
+                extras: list[SSAValue], block: Any) -> None:
+    """A loop over dim 0 of ``xs`` as ``torch.prim.Loop``: the carries are the loop's iteration
+    values, and so is each stacked output (zeros, filled one slice per step by slice_scatter);
+    the body reads slice ``step`` of each of ``xs`` and ``extras`` from outside."""
+    if not xs:
+        raise TorchDialectError(f"{describe(op)}: a loop without xs has no trip count")
     n_carries = len(carries)
     stacked_results = list(op.res)[n_carries:]
-    first = op.xs[0]
-    trip_count = emitter.call("torch.aten.size.int", [emitter.value(first, op), emitter.constant(0)], [],
+    trip_count = emitter.call("torch.aten.size.int", [emitter.value(xs[0], op), emitter.constant(0)], [],
                               ["!torch.int"])
-    go_on = emitter.constant(True)
+    go_on = emitter.constant(True)[0]
     initial = [emitter.value(v, op) for v in carries]
-    for result in stacked_results:
-        initial.append((_zeros(emitter, result, op), torch_type(result.type)))
-    loop_types = [t for _, t in initial]
-    head = emitter.bind(emitter.fresh(), list(op.res))
-    emitter.line(f"{head} = torch.prim.Loop {trip_count}, {go_on[0]}, init({', '.join(n for n, _ in initial)}) {{")
-    step = emitter.fresh("arg")
-    iterated = [emitter.fresh("arg") for _ in initial]
-    block_args = ", ".join(f"{n}: {t}" for n, t in zip([step, *iterated], ["!torch.int", *loop_types]))
-    emitter.line(f"^bb0({block_args}):")
-    block = op.body.block
-    carried_args = block.args[:n_carries]
-    slice_args = block.args[n_carries:n_carries + len(op.xs)]
-    extra_args = block.args[n_carries + len(op.xs):]
-    for arg, name in zip(carried_args, iterated):
-        emitter.names[arg] = name
-    for arg, value in zip(extra_args, op.additional_inputs):
+    initial += [(_zeros(emitter, result, op, trip_count), torch_type(result.type)) for result in stacked_results]
+    step, iterated = _loop_head(emitter, op, trip_count, go_on, initial)
+    for arg, value in zip(block.args[n_carries + len(xs):], extras):
         emitter.names[arg] = emitter.names[value]
     emitter.depth += 2
-    for arg, xs in zip(slice_args, op.xs):
-        emitter.names[arg] = emitter.call("torch.aten.select.int", [
-            emitter.value(xs, op), emitter.constant(0), (step, "!torch.int")], [], [torch_type(arg.type)])
+    slices = [emitter.call("torch.aten.select.int", [emitter.value(x, op), emitter.constant(0), (step, "!torch.int")],
+                           [], [torch_type(arg.type)]) for x, arg in zip(xs, block.args[n_carries:])]
+    values = _inline(emitter, block, [*iterated[:n_carries], *slices])
+    nexts = [emitter.value(v, op) for v in values[:n_carries]]
+    following = emitter.call("torch.aten.add.int", [(step, "!torch.int"), emitter.constant(1)], [], ["!torch.int"])
+    for value, buffer, result in zip(values[n_carries:], iterated[n_carries:], stacked_results):
+        row_type = torch_type(TensorType.get((1, *value.type.shape), value.type.dtype))
+        row = emitter.call("torch.aten.unsqueeze", [emitter.value(value, op), emitter.constant(0)], [], [row_type])
+        stacked = emitter.call("torch.aten.slice_scatter", [
+            (buffer, torch_type(result.type)), (row, row_type), emitter.constant(0), (step, "!torch.int"),
+            (following, "!torch.int"), emitter.constant(1)], [], [torch_type(result.type)])
+        nexts.append((stacked, torch_type(result.type)))
+    _loop_end(emitter, go_on, nexts, initial)
+
+
+def _while_loop(emitter: _Emitter, op: Operation) -> None:
+    """``control.while_loop`` → a while-like ``torch.prim.Loop``: the cond region runs once on
+    the initial values (the loop's initial condition) and again after each body."""
+    extras = [emitter.names[v] for v in op.additional_inputs]
+    initial = [emitter.value(v, op) for v in op.carried]
+    first = _condition(emitter, op, [n for n, _ in initial])
+    step, iterated = _loop_head(emitter, op, emitter.constant(2**63 - 1)[0], first, initial)
+    emitter.depth += 2
+    values = _inline(emitter, op.body.block, [*iterated, *extras])
+    nexts = [emitter.value(v, op) for v in values]
+    go_on = _condition(emitter, op, [n for n, _ in nexts])
+    _loop_end(emitter, go_on, nexts, initial)
+
+
+def _condition(emitter: _Emitter, op: Operation, carried: list[str]) -> str:
+    """A while loop's cond region on ``carried`` (and its additional inputs), as a !torch.bool."""
+    extras = [emitter.names[v] for v in op.additional_inputs]
+    (value,) = _inline(emitter, op.cond_region.block, [*carried, *extras])
+    return _as_bool(emitter, emitter.value(value, op))
+
+
+def _loop_head(emitter: _Emitter, op: Operation, trip_count: str, condition: str,
+               initial: list[Typed]) -> tuple[str, list[str]]:
+    """``%r:n = torch.prim.Loop trip, cond, init(...) {`` and its block's arguments; the names of
+    the step and of the iteration values."""
+    head = emitter.bind(emitter.fresh(), list(op.res))
+    emitter.line(f"{head} = torch.prim.Loop {trip_count}, {condition}, init({', '.join(n for n, _ in initial)}) {{")
+    step = emitter.fresh("arg")
+    iterated = [emitter.fresh("arg") for _ in initial]
+    types = ["!torch.int", *(t for _, t in initial)]
+    emitter.line(f"^bb0({', '.join(f'{n}: {t}' for n, t in zip([step, *iterated], types))}):")
+    return step, iterated
+
+
+def _loop_end(emitter: _Emitter, condition: str, nexts: list[Typed], initial: list[Typed]) -> None:
+    """The loop's ``torch.prim.Loop.condition`` and the closing line (entered one level deeper)."""
+    emitter.line(f"torch.prim.Loop.condition {condition}, iter({', '.join(n for n, _ in nexts)} : "
+                 f"{', '.join(t for _, t in nexts)})")
     emitter.depth -= 2
-
-    def condition(values: Sequence[SSAValue]) -> None:
-        nexts = [emitter.value(v, op) for v in values[:n_carries]]
-        following = emitter.call("torch.aten.add.int", [(step, "!torch.int"), emitter.constant(1)], [],
-                                 ["!torch.int"])
-        for value, buffer, result in zip(values[n_carries:], iterated[n_carries:], stacked_results):
-            one = emitter.value(value, op)
-            row_type = torch_type(TensorType.get((1, *value.type.shape), value.type.dtype))
-            row = emitter.call("torch.aten.unsqueeze", [one, emitter.constant(0)], [], [row_type])
-            nexts.append((emitter.call("torch.aten.slice_scatter", [
-                (buffer, torch_type(result.type)), (row, row_type), emitter.constant(0), (step, "!torch.int"),
-                (following, "!torch.int"), emitter.constant(1)], [], [torch_type(result.type)]),
-                torch_type(result.type)))
-        emitter.line(f"torch.prim.Loop.condition {go_on[0]}, iter({', '.join(n for n, _ in nexts)} : "
-                     f"{', '.join(t for _, t in nexts)})")
-
-    _region_body(emitter, block, condition)
-    operand_types = ", ".join(["!torch.int", "!torch.bool", *loop_types])
-    emitter.line(f"}} : ({operand_types}) -> ({', '.join(loop_types)})")
+    types = [t for _, t in initial]
+    emitter.line(f"}} : ({', '.join(['!torch.int', '!torch.bool', *types])}) -> ({', '.join(types)})")
 
 
-def _zeros(emitter: _Emitter, result: SSAValue, op: Operation) -> str:
-    """A zero tensor of ``result``'s type (static dims only: the sizes of a stacked scan output)."""
+def _zeros(emitter: _Emitter, result: SSAValue, op: Operation, leading: str | None = None) -> str:
+    """A zero tensor of ``result``'s type: its dims static, or its leading one ``leading``
+    (the trip count of a loop stacking per-step outputs)."""
     shape = result.type.shape
-    if not all(type(d) is int for d in shape):
-        raise TorchDialectError(f"{describe(op)}: a stacked output of symbolic shape {shape} is not supported")
-    sizes = emitter.list_value(list(shape), _INTS, op)
+    dims: list[Typed] = []
+    for index, dim in enumerate(shape):
+        if type(dim) is int:
+            dims.append(emitter.constant(dim))
+        elif index == 0 and leading is not None:
+            dims.append((leading, "!torch.int"))
+        else:
+            raise TorchDialectError(f"{describe(op)}: a stacked output of symbolic shape {shape} is not supported")
+    sizes = (emitter.construct_list(dims, "!torch.list<int>"), "!torch.list<int>")
     return emitter.call("torch.aten.zeros", [
         sizes, emitter.constant(result.type.dtype), emitter.constant(None), emitter.constant(None),
         emitter.constant(None)], [], [torch_type(result.type)])
-
-
-def _unsupported_control(emitter: _Emitter, op: Operation) -> None:
-    raise TorchDialectError(f"{describe(op)} has no torch-mlir form here (control.cond and control.scan have)")
 
 
 _OTHER_OPS: dict[str, Callable[[_Emitter, Operation], None]] = {
@@ -666,6 +710,6 @@ _OTHER_OPS: dict[str, Callable[[_Emitter, Operation], None]] = {
     "func.return": _return,
     "control.cond": _cond,
     "control.scan": _scan,
-    "control.map": _unsupported_control,
-    "control.while_loop": _unsupported_control,
+    "control.map": _map,
+    "control.while_loop": _while_loop,
 }
