@@ -179,6 +179,22 @@ def test_an_op_without_a_torch_mlir_counterpart_is_a_located_error() -> None:
         _emit(ep)
 
 
+def test_a_training_program_that_writes_is_refused() -> None:
+    class Counter(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("count", torch.zeros(()))
+
+        def forward(self, x):  # noqa: ANN001, ANN201
+            self.count.add_(1)
+            return x * 2
+
+    training = torch.export.export(Counter(), (torch.randn(2),))
+    with pytest.raises(TorchDialectError, match=r"'training.add_.Tensor' .* writes its argument"):
+        _emit(training)
+    assert "torch.aten.add.Scalar" in _emit(training.run_decompositions())
+
+
 # --------------------------------------------------------------------------
 # Compiled by IREE, against the interpreter
 # --------------------------------------------------------------------------
@@ -321,13 +337,14 @@ class Vision(torch.nn.Module):
         self.frozen_bn = torch.nn.BatchNorm2d(4).eval()
         self.gn = torch.nn.GroupNorm(2, 4)
         self.embedding = torch.nn.Embedding(10, 4)
+        self.bag = torch.nn.EmbeddingBag(10, 4, mode="sum")  # torch-mlir lowers mode sum only
 
-    def forward(self, x, tokens):  # noqa: ANN001, ANN201
+    def forward(self, x, tokens, offsets):  # noqa: ANN001, ANN201
         y = self.frozen_bn(self.bn(self.conv(x)))
         pooled = F.max_pool2d(y, 2) + F.avg_pool2d(y, 2)
         up = F.interpolate(pooled, scale_factor=2.0, mode="nearest")
         smooth = F.interpolate(pooled, scale_factor=2.0, mode="bilinear", align_corners=False)
-        z = self.gn(up + smooth) + self.embedding(tokens).sum()
+        z = self.gn(up + smooth) + self.embedding(tokens).sum() + self.bag(tokens, offsets).sum()
         flat = z.flatten(1)
         return torch.bmm(flat.unsqueeze(0), flat.t().unsqueeze(0)) + torch.mm(flat, flat.t())
 
@@ -344,7 +361,7 @@ _CORE_OPS = {
                       "scalar_tensor unsqueeze expand permute"),
     "vision": ("convolution _native_batch_norm_legit_functional _native_batch_norm_legit_no_training "
                "max_pool2d_with_indices avg_pool2d upsample_nearest2d.vec upsample_bilinear2d.vec "
-               "native_group_norm embedding bmm mm view"),
+               "native_group_norm embedding _embedding_bag bmm mm view"),
 }
 
 
@@ -360,7 +377,8 @@ def _program(name: str):  # noqa: ANN202
         return Fn(_data_movement), (x, torch.from_numpy(np.array([[0, 3], [1, 1], [2, 0]], dtype=np.int64)))
     torch.manual_seed(0)
     images = torch.from_numpy(rng.standard_normal((2, 3, 8, 8), dtype=np.float32))
-    return Vision(), (images, torch.from_numpy(np.array([1, 5, 7], dtype=np.int64)))
+    tokens, offsets = (torch.from_numpy(np.array(values, dtype=np.int64)) for values in ([1, 5, 7, 2], [0, 1]))
+    return Vision(), (images, tokens, offsets)
 
 
 @pytest.mark.parametrize("name", list(_CORE_OPS))

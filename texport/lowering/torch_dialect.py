@@ -218,6 +218,9 @@ class _Emitter:
     def emit_op(self, op: Operation) -> None:
         if isinstance(op, AtenOp):
             special = _SPECIAL_FORMS.get(op.op_def.key)
+            if special is None and op.op_def.schema.is_mutable:
+                raise TorchDialectError(f"{describe(op)} writes its argument, which torch-mlir's value tensors "
+                                        "cannot; emit a core program (ep.run_decompositions())")
             (special or _emit_aten)(self, op)
         elif op.name in _OTHER_OPS:
             _OTHER_OPS[op.name](self, op)
