@@ -391,6 +391,20 @@ def test_core_ops_compile_and_match_the_interpreter(name: str) -> None:
     _max_difference(ep, args)
 
 
+class ShapeBranch(torch.nn.Module):
+    def forward(self, x):  # noqa: ANN001, ANN201
+        return torch.cond(x.shape[0] > 4, lambda x: x + 1, lambda x: x - 1, (x,))
+
+
+def test_a_cond_on_a_symbolic_size_runs_both_branches() -> None:
+    """tx.cmp → torch.aten.gt.int, a !torch.bool predicate of torch.prim.If."""
+    ep = _core(ShapeBranch(), (torch.ones(6, 2),), {"x": (torch.export.Dim.AUTO, None)})
+    text = _emit(ep)
+    assert "torch.aten.gt.int" in text and "torch.prim.If" in text
+    pytest.importorskip("iree.compiler")
+    _max_difference(ep, (torch.randn(3, 2),), (torch.randn(6, 2),))
+
+
 class PaddedAttention(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()

@@ -11,9 +11,12 @@ A translation, not a dialect: every ATen op maps one to one, driven by its schem
 (each argument becomes a torch value of the schema's type: constants, lists, the SSA
 values of tensors and symbolic ints); the few ops whose torch-mlir form differs (ops
 torch-mlir only knows decomposed, symbolic-int ops, a scalar in a Tensor position)
-are in ``_RENAMED`` and ``_SPECIAL_FORMS``. ``control.cond`` becomes ``torch.prim.If``
-and ``control.scan`` a ``torch.prim.Loop``. An op torch-mlir lacks is an error naming
-the op, its schema and where it is.
+are in ``_RENAMED`` and ``_SPECIAL_FORMS``. ``control.cond`` becomes ``torch.prim.If``;
+``control.scan``, ``control.map`` and ``control.while_loop`` become ``torch.prim.Loop``.
+An op torch-mlir lacks is an error naming the op, its schema and where it is.
+
+IREE notes (iree-base-compiler 3.13): compile with ``--iree-input-demote-f64-to-f32=false``
+when a program returns f64 (the default demotion breaks the output's buffer size).
 """
 
 from __future__ import annotations
