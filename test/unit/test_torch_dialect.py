@@ -273,6 +273,15 @@ def test_zoo_model_compiles_and_matches_the_interpreter(name: str) -> None:
     _max_difference(_core(model, args), args)
 
 
+def test_a_scan_of_symbolic_length_runs_at_two_lengths() -> None:
+    """LSTMScan with a dynamic number of steps: the loop's trip count and the stacked output's
+    leading dim are torch.aten.size.int of xs."""
+    pytest.importorskip("iree.compiler")
+    model, args = ZOO["LSTMScan"]()
+    ep = _core(model, args, ({1: torch.export.Dim("steps", min=2, max=64)},))
+    _max_difference(ep, args, (torch.randn(4, 5, 64),))
+
+
 class MapAndWhile(torch.nn.Module):
     def forward(self, xs, y, start):  # noqa: ANN001, ANN201
         mapped = torch.control_flow.map(lambda x, y: x * 2 + y, xs, y)
