@@ -282,6 +282,19 @@ def test_a_scan_of_symbolic_length_runs_at_two_lengths() -> None:
     _max_difference(ep, args, (torch.randn(4, 5, 64),))
 
 
+class ReverseCumulative(torch.nn.Module):
+    def forward(self, xs):  # noqa: ANN001, ANN201
+        return torch.scan(lambda total, x: (total + x, (total + x) * 2), torch.zeros(3), xs, reverse=True)
+
+
+def test_a_reverse_scan_reads_and_stacks_from_the_end() -> None:
+    pytest.importorskip("iree.compiler")
+    xs = torch.randn(5, 3)
+    ep = _core(ReverseCumulative(), (xs,))
+    assert "torch.aten.sub.int" in _emit(ep)
+    _max_difference(ep, (xs,))
+
+
 class MapAndWhile(torch.nn.Module):
     def forward(self, xs, y, start):  # noqa: ANN001, ANN201
         mapped = torch.control_flow.map(lambda x, y: x * 2 + y, xs, y)

@@ -603,9 +603,8 @@ def _inline(emitter: _Emitter, block: Any, arguments: Sequence[str] = ()) -> lis
 
 def _scan(emitter: _Emitter, op: Operation) -> None:
     """``control.scan`` → ``torch.prim.Loop`` over dim 0 of ``xs``."""
-    if op.reverse is not None and op.reverse.value.data:
-        raise TorchDialectError(f"{describe(op)}: a reverse scan has no torch.prim.Loop form here")
-    _slice_loop(emitter, op, list(op.init), list(op.xs), list(op.additional_inputs), op.body.block)
+    reverse = op.reverse is not None and bool(op.reverse.value.data)
+    _slice_loop(emitter, op, list(op.init), list(op.xs), list(op.additional_inputs), op.body.block, reverse)
 
 
 def _map(emitter: _Emitter, op: Operation) -> None:
@@ -614,10 +613,11 @@ def _map(emitter: _Emitter, op: Operation) -> None:
 
 
 def _slice_loop(emitter: _Emitter, op: Operation, carries: list[SSAValue], xs: list[SSAValue],
-                extras: list[SSAValue], block: Any) -> None:
+                extras: list[SSAValue], block: Any, reverse: bool = False) -> None:
     """A loop over dim 0 of ``xs`` as ``torch.prim.Loop``: the carries are the loop's iteration
     values, and so is each stacked output (zeros, filled one slice per step by slice_scatter);
-    the body reads slice ``step`` of each of ``xs`` and ``extras`` from outside."""
+    the body reads slice ``step`` of each of ``xs`` (``length - 1 - step`` when ``reverse``: the
+    outputs still line up with xs) and ``extras`` from outside."""
     if not xs:
         raise TorchDialectError(f"{describe(op)}: a loop without xs has no trip count")
     n_carries = len(carries)
@@ -631,16 +631,20 @@ def _slice_loop(emitter: _Emitter, op: Operation, carries: list[SSAValue], xs: l
     for arg, value in zip(block.args[n_carries + len(xs):], extras):
         emitter.names[arg] = emitter.names[value]
     emitter.depth += 2
-    slices = [emitter.call("torch.aten.select.int", [emitter.value(x, op), emitter.constant(0), (step, "!torch.int")],
+    index = step
+    if reverse:
+        last = emitter.call("torch.aten.sub.int", [(trip_count, "!torch.int"), emitter.constant(1)], [], ["!torch.int"])
+        index = emitter.call("torch.aten.sub.int", [(last, "!torch.int"), (step, "!torch.int")], [], ["!torch.int"])
+    slices = [emitter.call("torch.aten.select.int", [emitter.value(x, op), emitter.constant(0), (index, "!torch.int")],
                            [], [torch_type(arg.type)]) for x, arg in zip(xs, block.args[n_carries:])]
     values = _inline(emitter, block, [*iterated[:n_carries], *slices])
     nexts = [emitter.value(v, op) for v in values[:n_carries]]
-    following = emitter.call("torch.aten.add.int", [(step, "!torch.int"), emitter.constant(1)], [], ["!torch.int"])
+    following = emitter.call("torch.aten.add.int", [(index, "!torch.int"), emitter.constant(1)], [], ["!torch.int"])
     for value, buffer, result in zip(values[n_carries:], iterated[n_carries:], stacked_results):
         row_type = torch_type(TensorType.get((1, *value.type.shape), value.type.dtype))
         row = emitter.call("torch.aten.unsqueeze", [emitter.value(value, op), emitter.constant(0)], [], [row_type])
         stacked = emitter.call("torch.aten.slice_scatter", [
-            (buffer, torch_type(result.type)), (row, row_type), emitter.constant(0), (step, "!torch.int"),
+            (buffer, torch_type(result.type)), (row, row_type), emitter.constant(0), (index, "!torch.int"),
             (following, "!torch.int"), emitter.constant(1)], [], [torch_type(result.type)])
         nexts.append((stacked, torch_type(result.type)))
     _loop_end(emitter, go_on, nexts, initial)
