@@ -315,12 +315,11 @@ class _Emitter:
 # ---- ATen ops ----------------------------------------------------------------------
 
 
-def _require(name: str, op: Operation) -> None:
+def _require(name: str, op: AtenOp) -> None:
+    """An op torch-mlir lacks would import as an opaque torch.operator no backend lowers: refuse it."""
     if name not in torch_mlir_ops():
         raise TorchDialectError(
-            f"{describe(op)}: torch-mlir has no op {name} for the schema "
-            f"'{op.op_def.schema_text}'" if isinstance(op, AtenOp) else f"{describe(op)}: torch-mlir has no op {name}"
-        )
+            f"{describe(op)}: torch-mlir has no op {name} for the schema '{op.op_def.schema_text}'")
 
 
 def _emit_aten(emitter: _Emitter, op: AtenOp) -> None:
@@ -381,6 +380,7 @@ def _batch_norm_no_training(emitter: _Emitter, op: AtenOp) -> None:
 
 
 def _batch_norm_legit(emitter: _Emitter, op: AtenOp) -> None:
+    """``_native_batch_norm_legit`` (the ``no_stats`` overload has no running statistics: None)."""
     _native_batch_norm(emitter, op, _batch_norm_arguments(op), op.results)
 
 
@@ -406,10 +406,6 @@ def _batch_norm_functional(emitter: _Emitter, op: AtenOp) -> None:
         emitter.call("torch.aten.add.Tensor", [
             (kept, torch_type(running.type)), (batch, torch_type(running.type)),
             emitter.constant(momentum, _FLOAT)], [new])
-
-
-def _batch_norm_no_stats(emitter: _Emitter, op: AtenOp) -> None:
-    _native_batch_norm(emitter, op, _batch_norm_arguments(op), op.results)
 
 
 def _local_scalar_dense(emitter: _Emitter, op: AtenOp) -> None:
@@ -488,7 +484,7 @@ _SPECIAL_FORMS: dict[str, Callable[[_Emitter, AtenOp], None]] = {
     "aten.sym_constrain_range_for_size.default": _checks_nothing,
     "aten._native_batch_norm_legit_no_training.default": _batch_norm_no_training,
     "aten._native_batch_norm_legit.default": _batch_norm_legit,
-    "aten._native_batch_norm_legit.no_stats": _batch_norm_no_stats,
+    "aten._native_batch_norm_legit.no_stats": _batch_norm_legit,
     "aten._native_batch_norm_legit_functional.default": _batch_norm_functional,
     "aten._local_scalar_dense.default": _local_scalar_dense,
 }
