@@ -1,4 +1,5 @@
-"""texport-opt: parse texport IR, run a pass pipeline, print the result (like mlir-opt).
+"""texport-opt: parse texport IR, run a pass pipeline, print the result (like mlir-opt);
+``-t torch`` prints a core-level module as torch-mlir's torch dialect instead.
 
 All of xdsl-opt's options work (-p, --print-op-generic, --split-input-file,
 --verify-diagnostics, -o, --print-debuginfo, ...); texport's dialects and
@@ -48,9 +49,21 @@ class TexportOptMain(xDSLOptMain):
 
         self.available_frontends["mlir"] = parse_mlir
 
+    def register_all_targets(self) -> None:
+        """``-t torch``: the module as torch-mlir's torch dialect (IREE's ``--iree-input-type=torch``)."""
+        super().register_all_targets()
+        self.available_targets["torch"] = _emit_torch
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         add_debug_option(arg_parser)
+
+
+def _emit_torch(module: ModuleOp, output: IO[str]) -> None:
+    # imported when the target is asked for: texport-opt's start-up loads no lowering
+    from texport.lowering.torch_dialect import emit_torch_dialect
+
+    output.write(emit_torch_dialect(module))
 
 
 def main(args: Sequence[str] | None = None) -> None:
