@@ -63,7 +63,8 @@ from texport.tracer.signature import ConstantArgument, InputKind
 
 INSTALL_HINT = "pip install texport[iree]"
 TARGET_BACKENDS = ("llvm-cpu",)
-TARGET_FLAGS = ("--iree-llvmcpu-target-cpu=host",)
+# IREE demotes f64 to f32 by default: a float64 program must stay float64, as the interpreter runs it
+TARGET_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
 CACHE_VARIABLE = "TEXPORT_CACHE_DIR"
 
 
