@@ -1,0 +1,170 @@
+"""lower-core-to-linalg, the conv-pool and indexing families: each op lowered,
+compiled by IREE and run against texport's interpreter (``check_lowered``).
+
+Tolerances: convolution and the pools accumulate in another order than the
+interpreter's numpy (im2col + BLAS, running sums), so f32 results agree to
+about 1e-6 relative; convolutions are checked at 1e-4 (rtol and atol), the rest
+at the default 1e-5. Gathers and max pooling copy elements: they are exact."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from linalg_checks import check_lowered, core_program
+from xdsl.context import Context
+
+import texport as torch
+import texport.nn.functional as F
+from texport.export import Dim
+from texport.lowering.errors import LegalityError, LoweringError
+from texport.lowering.linalg.passes import LegalizeLinalgPass, LowerCoreToLinalgPass
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("iree.runtime")
+
+CONV_TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
+BATCH = {"x": {0: Dim("b", max=64)}}
+
+
+def lowered_and_checked(model, example, runs, dynamic_shapes=None, **tolerance):
+    program = core_program(model, example, dynamic_shapes=dynamic_shapes)
+    text = ""
+    for inputs in runs:
+        text = check_lowered(program, list(inputs), **tolerance)
+    return text
+
+
+# --------------------------------------------------------------- convolution
+
+
+class Conv(torch.nn.Module):
+    def __init__(self, conv):
+        super().__init__()
+        self.conv = conv
+
+    def forward(self, x):
+        return (self.conv(x),)
+
+
+@pytest.mark.parametrize("conv, named", [
+    (torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, dilation=1), "linalg.conv_2d_nchw_fchw"),
+    (torch.nn.Conv2d(4, 6, 3, stride=1, padding=2, dilation=2, bias=False), "linalg.conv_2d_nchw_fchw"),
+    (torch.nn.Conv2d(4, 6, (3, 1), stride=(1, 2), padding=(1, 0), groups=2), "linalg.conv_2d_ngchw_gfchw"),
+    (torch.nn.Conv2d(4, 4, 3, padding=1, groups=4, bias=False), "linalg.conv_2d_ngchw_gfchw"),  # depthwise
+], ids=["stride-padding-bias", "dilation-no-bias", "groups", "depthwise"])
+def test_conv2d_with_a_dynamic_batch(conv, named):
+    x = torch.randn(2, conv.in_channels, 9, 10)
+    text = lowered_and_checked(Conv(conv), (x,), [(x,), (torch.randn(3, conv.in_channels, 9, 10),)],
+                               dynamic_shapes=BATCH, **CONV_TOLERANCE)
+    assert named in text and "tensor<?x" in text
+
+
+def test_conv1d_is_a_2d_convolution_over_a_unit_height():
+    conv = torch.nn.Conv1d(3, 5, 3, stride=2, padding=1)
+    x = torch.randn(2, 3, 11)
+    text = lowered_and_checked(Conv(conv), (x,), [(x,)], **CONV_TOLERANCE)
+    assert "linalg.conv_2d_nchw_fchw" in text and "tensor.expand_shape" in text
+
+
+def test_a_transposed_convolution_is_refused_by_name():
+    x = torch.randn(1, 2, 4, 4)
+    program = core_program(Conv(torch.nn.ConvTranspose2d(2, 3, 2)), (x,))
+    with pytest.raises(LoweringError, match="transposed convolution"):
+        LowerCoreToLinalgPass().apply(Context(), program.graph_module.module.clone())
+
+
+# --------------------------------------------------------------- pooling
+
+
+class MaxPool(torch.nn.Module):
+    def __init__(self, indices, **pool):
+        super().__init__()
+        self.indices, self.pool = indices, pool
+
+    def forward(self, x):
+        values, indices = F.max_pool2d(x, return_indices=True, **self.pool)
+        return (values, indices) if self.indices else (values,)
+
+
+@pytest.mark.parametrize("pool", [
+    {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": 2, "stride": 2, "ceil_mode": True},
+    {"kernel_size": 3, "stride": 1, "dilation": 2, "padding": 1},
+], ids=["padded", "ceil", "dilated"])
+def test_max_pool_values_only_is_the_named_pooling(pool):
+    x = torch.randn(2, 3, 9, 9)
+    text = lowered_and_checked(MaxPool(False, **pool), (x,), [(x,), (torch.randn(1, 3, 9, 9),)],
+                               dynamic_shapes=BATCH)
+    assert "linalg.pooling_nchw_max" in text and "arith.constant 0xff800000 : f32" in text  # -inf
+
+
+@pytest.mark.parametrize("pool", [
+    {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": 2, "stride": 2, "ceil_mode": True},
+], ids=["padded", "ceil"])
+def test_max_pool_indices_are_flat_in_the_input_plane(pool):
+    x = torch.randn(2, 3, 9, 9)
+    x[0, 0, :4, :4] = float("-inf")  # a window of lowest values points at its first element
+    x[1, 1, 2, 2] = float("nan")
+    text = lowered_and_checked(MaxPool(True, **pool), (x,), [(x,)])
+    assert "linalg.pooling_nchw_max" not in text
+
+
+@pytest.mark.parametrize("pool", [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 2, "padding": 1},
+    {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+    {"kernel_size": 3, "stride": 2, "ceil_mode": True},
+    {"kernel_size": 2, "divisor_override": 3},
+], ids=["default", "padded", "exclude-pad", "ceil", "divisor"])
+def test_avg_pool2d(pool):
+    class AvgPool(torch.nn.Module):
+        def forward(self, x):
+            return (F.avg_pool2d(x, **pool),)
+
+    x = torch.randn(2, 3, 8, 9)
+    lowered_and_checked(AvgPool(), (x,), [(x,), (torch.randn(3, 3, 8, 9),)], dynamic_shapes=BATCH)
+
+
+def test_adaptive_avg_pool2d_with_uneven_boxes():
+    class Adaptive(torch.nn.Module):
+        def forward(self, x):
+            return (F.adaptive_avg_pool2d(x, (3, 4)),)
+
+    x = torch.randn(2, 3, 7, 10)
+    lowered_and_checked(Adaptive(), (x,), [(x,), (torch.randn(1, 3, 7, 10),)], dynamic_shapes=BATCH)
+
+
+@pytest.mark.parametrize("resample", [
+    {"scale_factor": 2, "mode": "nearest"},
+    {"size": (5, 7), "mode": "nearest"},
+    {"scale_factor": 2, "mode": "bilinear", "align_corners": False},
+    {"size": (5, 9), "mode": "bilinear", "align_corners": True},
+    {"scale_factor": 1.5, "mode": "bilinear", "align_corners": False},
+], ids=["nearest-x2", "nearest-sized", "bilinear-x2", "bilinear-aligned", "bilinear-x1.5"])
+def test_upsample(resample):
+    class Resample(torch.nn.Module):
+        def forward(self, x):
+            return (F.interpolate(x, **resample),)
+
+    x = torch.randn(2, 3, 4, 6)
+    lowered_and_checked(Resample(), (x,), [(x,), (torch.randn(1, 3, 4, 6),)], dynamic_shapes=BATCH)
+
+
+class Stem(torch.nn.Module):
+    """ResNet18's stem: 7x7/2 convolution, relu, 3x3/2 max pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 16, 7, stride=2, padding=3, bias=False)
+        self.pool = torch.nn.MaxPool2d(3, 2, 1)
+
+    def forward(self, x):
+        return (self.pool(self.conv(x).relu()),)
+
+
+def test_a_resnet_stem_with_a_dynamic_batch():
+    x = torch.randn(2, 3, 32, 32)
+    text = lowered_and_checked(Stem(), (x,), [(x,), (torch.randn(3, 3, 32, 32),)],
+                               dynamic_shapes=BATCH, **CONV_TOLERANCE)
+    assert "linalg.conv_2d_nchw_fchw" in text and "linalg.pooling_nchw_max" in text
