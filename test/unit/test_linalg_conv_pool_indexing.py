@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from linalg_checks import check_lowered, core_program
+from linalg_checks import core_program, function_inputs, interpreter_outputs, verify_with_iree_opt
 from xdsl.context import Context
 
 import texport as torch
 import texport.nn.functional as F
 from texport.export import Dim
 from texport.lowering.errors import LegalityError, LoweringError
+from texport.lowering.linalg import LINALG_PASSES, lower_to_linalg_text
 from texport.lowering.linalg.passes import LegalizeLinalgPass, LowerCoreToLinalgPass
 
 pytest.importorskip("iree.compiler")
@@ -24,14 +25,39 @@ pytest.importorskip("iree.runtime")
 
 CONV_TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
 BATCH = {"x": {0: Dim("b", max=64)}}
+LINALG_PASS = {p.name: p for p in LINALG_PASSES}
 
 
-def lowered_and_checked(model, example, runs, dynamic_shapes=None, **tolerance):
+def lowered_and_checked(model, example, runs, dynamic_shapes=None, rtol=1e-5, atol=1e-5):
+    """``check_lowered`` for each of ``runs``, compiling once (IREE's compile is
+    most of a check's time)."""
     program = core_program(model, example, dynamic_shapes=dynamic_shapes)
-    text = ""
-    for inputs in runs:
-        text = check_lowered(program, list(inputs), **tolerance)
+    text = lower_to_linalg_text(program.graph_module.module)
+    verify_with_iree_opt(text)
+    forward = compiled(text)
+    for run in runs:
+        inputs = [np.asarray(x._value if hasattr(x, "_value") else x) for x in function_inputs(program, list(run))]
+        want = interpreter_outputs(program, inputs)
+        got = forward(inputs)
+        assert len(got) == len(want)
+        for position, (w, g) in enumerate(zip(want, got, strict=True)):
+            assert g.shape == w.shape and g.dtype == w.dtype, f"result #{position}: {g.shape} {g.dtype}"
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"result #{position}")
     return text
+
+
+def compiled(text):
+    compiler, runtime = pytest.importorskip("iree.compiler"), pytest.importorskip("iree.runtime")
+    vmfb = compiler.compile_str(text, target_backends=["llvm-cpu"], extra_args=["--iree-llvmcpu-target-cpu=host"])
+    context = runtime.SystemContext(config=runtime.Config("local-task"))
+    context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
+
+    def forward(inputs):
+        results = context.modules.module.forward(*inputs)
+        results = results if isinstance(results, (tuple, list)) else [results]
+        return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
+
+    return forward
 
 
 # --------------------------------------------------------------- convolution
@@ -168,3 +194,92 @@ def test_a_resnet_stem_with_a_dynamic_batch():
     text = lowered_and_checked(Stem(), (x,), [(x,), (torch.randn(3, 3, 32, 32),)],
                                dynamic_shapes=BATCH, **CONV_TOLERANCE)
     assert "linalg.conv_2d_nchw_fchw" in text and "linalg.pooling_nchw_max" in text
+
+
+# --------------------------------------------------------------- indexing
+
+
+def ints(values, dtype=np.int64):
+    return torch.from_numpy(np.asarray(values, dtype=dtype))
+
+
+class Gathers(torch.nn.Module):
+    def forward(self, table, rows, columns, index):
+        return (F.embedding(rows, table), table.index_select(1, columns), torch.gather(table, 1, index))
+
+
+def test_embedding_index_select_and_gather():
+    table, columns = torch.randn(6, 5), ints([4, 0, 0])
+    rows, index = ints([[0, 5, 2], [1, 1, 4]]), ints([[0, 4], [3, 3], [1, 0], [2, 2], [4, 1], [0, 0]])
+    runs = [(table, rows, columns, index), (torch.randn(6, 5), ints([[3, 3, 3], [0, 1, 2]]), columns, index)]
+    text = lowered_and_checked(Gathers(), (table, rows, columns, index), runs)
+    assert "tensor.extract" in text and "scf.for" not in text
+
+
+def test_embedding_with_a_dynamic_number_of_rows():
+    class Embed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = torch.nn.Embedding(10, 4)
+
+        def forward(self, x):
+            return (self.embed(x),)
+
+    x = ints([[1, 2, 9], [0, 0, 3]])
+    lowered_and_checked(Embed(), (x,), [(x,), (ints([[7, 8, 9]]),)], dynamic_shapes=BATCH)
+
+
+@pytest.mark.parametrize("pick", [
+    lambda x, i, j, k: x[i],
+    lambda x, i, j, k: x[:, i],
+    lambda x, i, j, k: x[i, :, j],  # not adjacent: the block goes in front
+    lambda x, i, j, k: x[:, i, j],
+    lambda x, i, j, k: x[k, :, j],  # broadcast indices: (2, 1) with (2,)
+], ids=["first", "second", "apart", "adjacent-pair", "broadcast"])
+def test_advanced_indexing(pick):
+    class Index(torch.nn.Module):
+        def forward(self, x, i, j, k):
+            return (pick(x, i, j, k),)
+
+    x, i, j, k = torch.randn(4, 5, 6), ints([3, -1]), ints([0, 5]), ints([[1], [-4]])
+    lowered_and_checked(Index(), (x, i, j, k), [(x, i, j, k)])
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put(accumulate):
+    class Put(torch.nn.Module):
+        def forward(self, x, i, v):
+            return (torch.ops.aten.index_put(x, [i, None], v, accumulate),)
+
+    x, i, v = torch.randn(5, 3), ints([4, 0, -1]), torch.randn(3, 3)  # 4 twice: the last wins, or both add
+    text = lowered_and_checked(Put(), (x, i, v), [(x, i, v)])
+    assert "scf.for" not in text and "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]" in text
+
+
+@pytest.mark.parametrize("op", ["src", "value", "add"])
+def test_scatter(op):
+    class Scatter(torch.nn.Module):
+        def forward(self, x, index, src):
+            if op == "src":
+                return (x.scatter(1, index, src),)
+            if op == "value":
+                return (x.scatter(1, index, 2.5),)
+            return (x.scatter_add(1, index, src),)
+
+    x, index, src = torch.randn(3, 5), ints([[0, 4], [2, 2], [1, 3]]), torch.randn(3, 2)
+    lowered_and_checked(Scatter(), (x, index, src), [(x, index, src)])
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda x: x.nonzero(), "core.nonzero"),
+    (lambda x: x.topk(2)[0], "core.topk"),
+])
+def test_what_stays_unlowered_is_named_by_legalize_linalg(make, name):
+    class Op(torch.nn.Module):
+        def forward(self, x):
+            return (make(x),)
+
+    module = core_program(Op(), (torch.randn(3, 4),)).graph_module.module.clone()
+    LINALG_PASS["lower-core-to-linalg-indexing"]().apply(Context(), module)
+    with pytest.raises(LegalityError, match=name):
+        LegalizeLinalgPass().apply(Context(), module)

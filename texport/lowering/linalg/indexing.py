@@ -1,3 +1,391 @@
-"""Linalg lowerings: indexing."""
+"""Linalg lowerings: indexing.
+
+A gather (embedding, index_select, gather, advanced indexing) is a
+``linalg.generic`` over the result whose body reads the source with
+``tensor.extract`` at coordinates made of ``linalg.index`` and the index
+tensors' elements. A scatter (index_put, scatter, scatter_add) is a reduction,
+for each element, over the writes that may reach it (see below): later writes
+win and duplicates accumulate as torch's CPU loops do.
+
+Not lowered, named by ``legalize-linalg``: ``nonzero`` (its size depends on the
+data), ``topk`` (a sort), ``_embedding_bag``, ``scatter_reduce``."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from texport.dialects.dtypes import DType
+
+from .builder import Body, Lowering
+from .conv_pool import (
+    PARALLEL,
+    REDUCTION,
+    dims_map,
+    empty,
+    fill,
+    generic,
+    identity,
+    index_constant,
+    loop_index,
+    to_index,
+    unsupported,
+)
+from .registry import lowers
+from .types import is_float, tensor_type
+
+# ---------------------------------------------------------------------------
+# Gathers
+# ---------------------------------------------------------------------------
+
+
+def _gather_along(lw: Lowering, source: SSAValue, dim: int, index_map: AffineMap, index: SSAValue
+                  ) -> SSAValue:
+    """result[p] = source[p with p[dim] = index[index_map(p)]]: a generic over the result."""
+    result = lw.result_type()
+    rank = len(result.shape)
+    source_value = lw.value(source)
+    element = tensor_type(result).element_type
+
+    def body(b: Body) -> list[SSAValue]:
+        coords = [to_index(b, b.args[0]) if axis == dim else loop_index(b, axis) for axis in range(rank)]
+        return [b.insert(tensor.ExtractOp(source_value, coords, element))]
+
+    return generic(lw, [lw.value(index)], [index_map], [lw.empty(result)], [identity(rank)],
+                   [PARALLEL] * rank, body)[0]
+
+
+def _dim(lw: Lowering, dim: int, rank: int) -> int:
+    if not -max(rank, 1) <= dim < max(rank, 1):
+        raise unsupported(lw, f"expected a dim in [{-rank}, {rank}), found {dim}")
+    return dim % max(rank, 1)
+
+
+@lowers("indexing", "aten.embedding.default")
+def embedding(lw: Lowering) -> list[SSAValue]:
+    """result[i..., j] = weight[indices[i...], j]."""
+    weight, indices = lw.op.arguments()[:2]
+    result = lw.result_type()
+    rank = len(result.shape)
+    weight_value = lw.value(weight)
+    element = tensor_type(result).element_type
+
+    def body(b: Body) -> list[SSAValue]:
+        coords = [to_index(b, b.args[0]), loop_index(b, rank - 1)]
+        return [b.insert(tensor.ExtractOp(weight_value, coords, element))]
+
+    return generic(lw, [lw.value(indices)], [dims_map(rank, range(rank - 1))], [lw.empty(result)],
+                   [identity(rank)], [PARALLEL] * rank, body)
+
+
+@lowers("indexing", "aten.index_select.default")
+def index_select(lw: Lowering) -> list[SSAValue]:
+    source, dim, index = lw.op.arguments()
+    rank = len(source.type.shape)
+    if rank == 0 or len(index.type.shape) != 1:
+        raise unsupported(lw, "expected a source of rank >= 1 and a 1-d index")
+    dim = _dim(lw, dim, rank)
+    return [_gather_along(lw, source, dim, dims_map(rank, [dim]), index)]
+
+
+@lowers("indexing", "aten.gather.default")
+def gather(lw: Lowering) -> list[SSAValue]:
+    source, dim, index = lw.op.arguments()[:3]
+    rank = len(source.type.shape)
+    if rank == 0 or len(index.type.shape) != rank:
+        raise unsupported(lw, "expected a source of rank >= 1 and an index of the same rank")
+    return [_gather_along(lw, source, _dim(lw, dim, rank), identity(rank), index)]
+
+
+# ---------------------------------------------------------------------------
+# Advanced indexing: x[i0, :, i2] with index tensors (some None)
+# ---------------------------------------------------------------------------
+
+
+class Advanced:
+    """Where the dims of ``x[indices]`` come from, as torch (numpy) lays them out:
+    the index tensors broadcast to one block, in place of the indexed dims when
+    these are adjacent, else in front; the other dims of x keep their order."""
+
+    def __init__(self, lw: Lowering, source: SSAValue, indices: Sequence[SSAValue | None]) -> None:
+        self.rank = len(source.type.shape)
+        self.indices = list(indices) + [None] * (self.rank - len(indices))
+        self.indexed = [axis for axis, index in enumerate(self.indices) if index is not None]
+        if not self.indexed:
+            raise unsupported(lw, "expected at least one index tensor")
+        for index in self.indices:
+            if index is not None and index.type.dtype in (DType.bool, DType.uint8):
+                raise unsupported(lw, "a boolean mask index has a data-dependent size (nonzero)")
+        adjacent = self.indexed == list(range(self.indexed[0], self.indexed[-1] + 1))
+        self.block_start = self.indexed[0] if adjacent else 0
+        shapes = [list(self.indices[axis].type.shape) for axis in self.indexed]
+        self.block_rank = max(len(shape) for shape in shapes)
+        self.block = [_broadcast_size([s[len(s) - self.block_rank + j] for s in shapes
+                                       if len(s) - self.block_rank + j >= 0]) for j in range(self.block_rank)]
+        kept = [axis for axis in range(self.rank) if axis not in self.indexed]
+        self.kept_position = {}  # a kept dim of x -> its dim in the result
+        position = 0
+        for axis in kept:
+            if position == self.block_start:
+                position += self.block_rank
+            self.kept_position[axis] = position
+            position += 1
+        self.sizes = list(source.type.shape)
+        self.shape = [None] * (len(kept) + self.block_rank)
+        for axis, at in self.kept_position.items():
+            self.shape[at] = self.sizes[axis]
+        self.shape[self.block_start:self.block_start + self.block_rank] = self.block
+        self.size_value = {axis: lw.index(self.sizes[axis]) for axis in self.indexed}
+
+    def index_coords(self, index: SSAValue) -> list[int | None]:
+        """The result dims an index tensor's dims follow (None: a broadcast dim, read at 0)."""
+        shape = index.type.shape
+        offset = self.block_start + self.block_rank - len(shape)
+        return [None if size == 1 and self.shape[offset + j] != 1 else offset + j
+                for j, size in enumerate(shape)]
+
+    def source_coords(self, b: Body, position: Callable[[int], SSAValue], elements: Sequence[SSAValue]
+                      ) -> list[SSAValue]:
+        """x's coordinates for a result position (``position(dim)``), given the
+        index tensors' elements there; a negative index counts from the end."""
+        coords, values = [], iter(elements)
+        for axis in range(self.rank):
+            if axis in self.kept_position:
+                coords.append(position(self.kept_position[axis]))
+            else:
+                coords.append(_wrapped(b, to_index(b, next(values)), self.size_value[axis]))
+        return coords
+
+
+def _broadcast_size(sizes: Sequence[Any]) -> Any:
+    for size in sizes:
+        if size != 1:
+            return size
+    return 1
+
+
+def _wrapped(b: Body, index: SSAValue, size: SSAValue) -> SSAValue:
+    negative = b.insert(arith.CmpiOp(index, index_constant(b, 0), "slt"))
+    return b.insert(arith.SelectOp(negative, b.insert(arith.AddiOp(index, size)), index))
+
+
+def _index_map(rank: int, coords: Sequence[int | None]) -> AffineMap:
+    exprs = tuple(AffineExpr.constant(0) if c is None else AffineExpr.dimension(c) for c in coords)
+    return AffineMap(rank, 0, exprs)
+
+
+@lowers("indexing", "aten.index.Tensor")
+def index_tensor(lw: Lowering) -> list[SSAValue]:
+    source, indices = lw.op.arguments()
+    layout = Advanced(lw, source, indices)
+    result = lw.result_type()
+    rank = len(result.shape)
+    tensors = [layout.indices[axis] for axis in layout.indexed]
+    source_value = lw.value(source)
+    element = tensor_type(result).element_type
+
+    def body(b: Body) -> list[SSAValue]:
+        coords = layout.source_coords(b, lambda dim: loop_index(b, dim), b.args[:len(tensors)])
+        return [b.insert(tensor.ExtractOp(source_value, coords, element))]
+
+    maps = [_index_map(rank, layout.index_coords(t)) for t in tensors]
+    return generic(lw, [lw.value(t) for t in tensors], maps, [lw.empty(result)], [identity(rank)],
+                   [PARALLEL] * rank, body)
+
+
+# Scatters: which write reaches each element, as a reduction over the writes
+# ---------------------------------------------------------------------------
+#
+# Each element of the result looks at every write that may reach it (a reduction
+# dim per dim of the writes): a plain write keeps the last one in torch's loop
+# order (the largest flat position of the writes, a max: order-free), then a
+# second generic reads its value; an accumulating write adds every hit. All
+# linalg, so IREE makes dispatches of it (an scf.for of tensor.insert runs on the
+# host, and IREE 3.13's runtime fails on it: "OUT_OF_RANGE ... queue.alloca").
+# The work is |result| x |writes per element|.
+
+
+def _and(b: Body, x: SSAValue | None, y: SSAValue) -> SSAValue:
+    return y if x is None else b.insert(arith.AndIOp(x, y))
+
+
+def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
+    if is_float(x.type):
+        return b.insert(arith.AddfOp(x, y))
+    if isinstance(x.type, IntegerType) and x.type.width.data == 1:
+        return b.insert(arith.OrIOp(x, y))  # bool: x + y is x or y
+    return b.insert(arith.AddiOp(x, y))
+
+
+def _flat(b: Body, coords: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
+    flat = coords[0]
+    for coord, size in zip(coords[1:], sizes[1:], strict=True):
+        flat = b.insert(arith.AddiOp(b.insert(arith.MuliOp(flat, size)), coord))
+    return flat
+
+
+def _unflat(b: Body, flat: SSAValue, sizes: Sequence[SSAValue]) -> list[SSAValue]:
+    coords = []
+    for size in reversed(sizes[1:]):
+        coords.append(b.insert(arith.RemSIOp(flat, size)))
+        flat = b.insert(arith.DivSIOp(flat, size))
+    return [flat, *reversed(coords)]
+
+
+def _last_write(lw: Lowering, rank: int, writes: Sequence[Any], inputs: Sequence[SSAValue],
+                input_maps: Sequence[AffineMap], hit: Callable[[Body], SSAValue]) -> SSAValue:
+    """winner[p] = the largest flat write position (over ``writes``, reduction dims
+    after the result's ``rank`` dims) whose ``hit`` is true at p, else -1."""
+    result = lw.result_type()
+    winner = fill(lw, -1, empty(lw, result.shape, IntegerType(64)))
+    loops = rank + len(writes)
+    write_sizes = [lw.index(size) for size in writes]
+
+    def body(b: Body) -> list[SSAValue]:
+        position = _flat(b, [loop_index(b, rank + k) for k in range(len(writes))], write_sizes)
+        position = b.insert(arith.IndexCastOp(position, IntegerType(64)))
+        running = b.args[-1]
+        later = b.insert(arith.MaxSIOp(running, position))
+        return [b.insert(arith.SelectOp(hit(b), later, running))]
+
+    window = empty(lw, writes, IntegerType(1))
+    return generic(lw, [window, *inputs], [dims_map(loops, range(rank, loops)), *input_maps], [winner],
+                   [dims_map(loops, range(rank))],
+                   [PARALLEL] * rank + [REDUCTION] * len(writes), body)[0]
+
+
+def _written(lw: Lowering, source: SSAValue, winner: SSAValue,
+             value_at: Callable[[Body, SSAValue], SSAValue]) -> SSAValue:
+    """result[p] = value_at(winner[p]) where a write reached p, else source[p]."""
+    result = lw.result_type()
+    rank = len(result.shape)
+    element = tensor_type(result).element_type
+
+    def body(b: Body) -> list[SSAValue]:
+        won, kept, _out = b.args
+        reached = b.insert(arith.CmpiOp(won, b.constant(0, won.type), "sge"))
+        clamped = b.insert(arith.MaxSIOp(won, b.constant(0, won.type)))
+        return [b.insert(arith.SelectOp(reached, b.convert(value_at(b, to_index(b, clamped)), element), kept))]
+
+    return generic(lw, [winner, lw.value(source)], [identity(rank)] * 2, [lw.empty(result)], [identity(rank)],
+                   [PARALLEL] * rank, body)[0]
+
+
+def _accumulated(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], inputs: Sequence[SSAValue],
+                 input_maps: Sequence[AffineMap], hit: Callable[[Body], SSAValue],
+                 value: Callable[[Body], SSAValue]) -> SSAValue:
+    """result[p] = source[p] + the sum of the written values that hit p, in write order."""
+    loops = rank + len(writes)
+    element = tensor_type(lw.result_type()).element_type
+
+    def body(b: Body) -> list[SSAValue]:
+        running = b.args[-1]
+        added = _add(b, running, b.convert(value(b), element))
+        return [b.insert(arith.SelectOp(hit(b), added, running))]
+
+    window = empty(lw, writes, IntegerType(1))
+    return generic(lw, [window, *inputs], [dims_map(loops, range(rank, loops)), *input_maps], [lw.value(source)],
+                   [dims_map(loops, range(rank))], [PARALLEL] * rank + [REDUCTION] * len(writes), body)[0]
+
+
+def _broadcast_read(b: Body, source: SSAValue, source_shape: Sequence[Any], target_shape: Sequence[Any],
+                    coords: Sequence[SSAValue]) -> SSAValue:
+    """``source`` broadcast (right-aligned) to ``target_shape``, read at ``coords``."""
+    offset = len(target_shape) - len(source_shape)
+    at = [index_constant(b, 0) if size == 1 and target_shape[offset + j] != 1 else coords[offset + j]
+          for j, size in enumerate(source_shape)]
+    return b.insert(tensor.ExtractOp(source, at, source.type.element_type))
+
+
+@lowers("indexing", "aten.index_put.default")
+def index_put(lw: Lowering) -> list[SSAValue]:
+    """x[indices] = values (or += with accumulate): the writes are the index block."""
+    source, indices, values, accumulate = lw.op.arguments()
+    layout = Advanced(lw, source, indices)
+    rank, block = layout.rank, layout.block
+    loops = rank + len(block)
+    tensors = [layout.indices[axis] for axis in layout.indexed]
+    maps = [_index_map(loops, [None if c is None else rank + c - layout.block_start
+                               for c in layout.index_coords(t)]) for t in tensors]
+    values_value = lw.value(values)
+
+    def hit(b: Body) -> SSAValue:
+        reached = None
+        for axis, element in zip(layout.indexed, b.args[1:1 + len(tensors)], strict=True):
+            target = _wrapped(b, to_index(b, element), layout.size_value[axis])
+            reached = _and(b, reached, b.insert(arith.CmpiOp(target, loop_index(b, axis), "eq")))
+        return reached
+
+    def value_at(b: Body, block_coords: Sequence[SSAValue]) -> SSAValue:
+        coords: list[Any] = [None] * len(layout.shape)
+        for axis, at in layout.kept_position.items():
+            coords[at] = loop_index(b, axis)
+        coords[layout.block_start:layout.block_start + len(block)] = block_coords
+        return _broadcast_read(b, values_value, values.type.shape, layout.shape, coords)
+
+    inputs = [lw.value(t) for t in tensors]
+    if accumulate:
+        return [_accumulated(lw, source, rank, block, inputs, maps, hit,
+                             lambda b: value_at(b, [loop_index(b, rank + k) for k in range(len(block))]))]
+    winner = _last_write(lw, rank, block, inputs, maps, hit)
+    sizes = [lw.index(size) for size in block]
+    return [_written(lw, source, winner, lambda b, won: value_at(b, _unflat(b, won, sizes)))]
+
+
+def _scatter(lw: Lowering, accumulate: bool) -> list[SSAValue]:
+    """The writes to p are index[q] for q = p with q[dim] = j, j over index.shape[dim]
+    (only where p lies inside index's shape in the other dims)."""
+    source, dim, index, src = lw.op.arguments()[:4]
+    rank = len(source.type.shape)
+    if rank == 0 or len(index.type.shape) != rank:
+        raise unsupported(lw, "expected a source of rank >= 1 and an index of the same rank")
+    dim = _dim(lw, dim, rank)
+    index_value = lw.value(index)
+    index_sizes = [lw.index(size) for size in index.type.shape]
+    src_value = lw.value(src) if isinstance(src, SSAValue) else None
+    element = tensor_type(lw.result_type()).element_type
+
+    def write_coords(b: Body, j: SSAValue) -> tuple[list[SSAValue], SSAValue | None]:
+        """q (clamped into index's shape) and whether p lies inside it."""
+        coords, inside = [], None
+        for axis in range(rank):
+            if axis == dim:
+                coords.append(j)
+                continue
+            p = loop_index(b, axis)
+            last = b.insert(arith.SubiOp(index_sizes[axis], index_constant(b, 1)))
+            inside = _and(b, inside, b.insert(arith.CmpiOp(p, index_sizes[axis], "slt")))
+            coords.append(b.insert(arith.MinSIOp(p, last)))
+        return coords, inside
+
+    def hit(b: Body) -> SSAValue:
+        coords, inside = write_coords(b, loop_index(b, rank))
+        target = to_index(b, b.insert(tensor.ExtractOp(index_value, coords, index_value.type.element_type)))
+        return _and(b, inside, b.insert(arith.CmpiOp(target, loop_index(b, dim), "eq")))
+
+    def value_at(b: Body, j: SSAValue) -> SSAValue:
+        if src_value is None:
+            return b.constant(src, element)
+        coords, _inside = write_coords(b, j)
+        return b.insert(tensor.ExtractOp(src_value, coords, src_value.type.element_type))
+
+    writes = [index.type.shape[dim]]
+    if accumulate:
+        return [_accumulated(lw, source, rank, writes, [], [], hit, lambda b: value_at(b, loop_index(b, rank)))]
+    winner = _last_write(lw, rank, writes, [], [], hit)
+    return [_written(lw, source, winner, lambda b, won: value_at(b, won))]
+
+
+@lowers("indexing", "aten.scatter.src", "aten.scatter.value")
+def scatter(lw: Lowering) -> list[SSAValue]:
+    return _scatter(lw, accumulate=False)
+
+
+@lowers("indexing", "aten.scatter_add.default")
+def scatter_add(lw: Lowering) -> list[SSAValue]:
+    return _scatter(lw, accumulate=True)
