@@ -102,79 +102,66 @@ def test_a_transposed_convolution_is_refused_by_name():
 # --------------------------------------------------------------- pooling
 
 
-class MaxPool(torch.nn.Module):
-    def __init__(self, indices, **pool):
+class Pools(torch.nn.Module):
+    """Several pools of one input, one compile (IREE's compile is most of a check's time)."""
+
+    def __init__(self, pool, *settings):
         super().__init__()
-        self.indices, self.pool = indices, pool
+        self.pool, self.settings = pool, settings
 
     def forward(self, x):
-        values, indices = F.max_pool2d(x, return_indices=True, **self.pool)
-        return (values, indices) if self.indices else (values,)
+        return tuple(self.pool(x, **kwargs) for kwargs in self.settings)
 
 
-@pytest.mark.parametrize("pool", [
-    {"kernel_size": 3, "stride": 2, "padding": 1},
-    {"kernel_size": 2, "stride": 2, "ceil_mode": True},
-    {"kernel_size": 3, "stride": 1, "dilation": 2, "padding": 1},
-], ids=["padded", "ceil", "dilated"])
-def test_max_pool_values_only_is_the_named_pooling(pool):
+def max_pool_values(x, **pool):
+    return F.max_pool2d(x, **pool)
+
+
+def test_max_pool_values_only_is_the_named_pooling():
+    pools = Pools(max_pool_values, {"kernel_size": 3, "stride": 2, "padding": 1},
+                  {"kernel_size": 2, "stride": 2, "ceil_mode": True},
+                  {"kernel_size": 3, "stride": 1, "dilation": 2, "padding": 1})
     x = torch.randn(2, 3, 9, 9)
-    text = lowered_and_checked(MaxPool(False, **pool), (x,), [(x,), (torch.randn(1, 3, 9, 9),)],
-                               dynamic_shapes=BATCH)
-    assert "linalg.pooling_nchw_max" in text and "arith.constant 0xff800000 : f32" in text  # -inf
+    text = lowered_and_checked(pools, (x,), [(x,), (torch.randn(1, 3, 9, 9),)], dynamic_shapes=BATCH)
+    assert text.count("linalg.pooling_nchw_max") == 3 and "arith.constant 0xff800000 : f32" in text  # -inf
 
 
-@pytest.mark.parametrize("pool", [
-    {"kernel_size": 3, "stride": 2, "padding": 1},
-    {"kernel_size": 2, "stride": 2, "ceil_mode": True},
-], ids=["padded", "ceil"])
-def test_max_pool_indices_are_flat_in_the_input_plane(pool):
+class MaxPool(torch.nn.Module):
+    def forward(self, x):
+        padded = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+        ceil = F.max_pool2d(x, 2, 2, ceil_mode=True, return_indices=True)
+        return (*padded, *ceil)
+
+
+def test_max_pool_indices_are_flat_in_the_input_plane():
     x = torch.randn(2, 3, 9, 9)
     x[0, 0, :4, :4] = float("-inf")  # a window of lowest values points at its first element
     x[1, 1, 2, 2] = float("nan")
-    text = lowered_and_checked(MaxPool(True, **pool), (x,), [(x,)])
+    text = lowered_and_checked(MaxPool(), (x,), [(x,)])
     assert "linalg.pooling_nchw_max" not in text
 
 
-@pytest.mark.parametrize("pool", [
-    {"kernel_size": 2},
-    {"kernel_size": 3, "stride": 2, "padding": 1},
-    {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
-    {"kernel_size": 3, "stride": 2, "ceil_mode": True},
-    {"kernel_size": 2, "divisor_override": 3},
-], ids=["default", "padded", "exclude-pad", "ceil", "divisor"])
-def test_avg_pool2d(pool):
-    class AvgPool(torch.nn.Module):
-        def forward(self, x):
-            return (F.avg_pool2d(x, **pool),)
-
+def test_avg_pool2d():
+    pools = Pools(F.avg_pool2d, {"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                  {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": False},
+                  {"kernel_size": 3, "stride": 2, "ceil_mode": True}, {"kernel_size": 2, "divisor_override": 3})
     x = torch.randn(2, 3, 8, 9)
-    lowered_and_checked(AvgPool(), (x,), [(x,), (torch.randn(3, 3, 8, 9),)], dynamic_shapes=BATCH)
+    lowered_and_checked(pools, (x,), [(x,), (torch.randn(3, 3, 8, 9),)], dynamic_shapes=BATCH)
 
 
 def test_adaptive_avg_pool2d_with_uneven_boxes():
-    class Adaptive(torch.nn.Module):
-        def forward(self, x):
-            return (F.adaptive_avg_pool2d(x, (3, 4)),)
-
     x = torch.randn(2, 3, 7, 10)
-    lowered_and_checked(Adaptive(), (x,), [(x,), (torch.randn(1, 3, 7, 10),)], dynamic_shapes=BATCH)
+    pools = Pools(F.adaptive_avg_pool2d, {"output_size": (3, 4)}, {"output_size": (7, 3)})
+    lowered_and_checked(pools, (x,), [(x,), (torch.randn(1, 3, 7, 10),)], dynamic_shapes=BATCH)
 
 
-@pytest.mark.parametrize("resample", [
-    {"scale_factor": 2, "mode": "nearest"},
-    {"size": (5, 7), "mode": "nearest"},
-    {"scale_factor": 2, "mode": "bilinear", "align_corners": False},
-    {"size": (5, 9), "mode": "bilinear", "align_corners": True},
-    {"scale_factor": 1.5, "mode": "bilinear", "align_corners": False},
-], ids=["nearest-x2", "nearest-sized", "bilinear-x2", "bilinear-aligned", "bilinear-x1.5"])
-def test_upsample(resample):
-    class Resample(torch.nn.Module):
-        def forward(self, x):
-            return (F.interpolate(x, **resample),)
-
+def test_upsample():
+    resamples = Pools(F.interpolate, {"scale_factor": 2, "mode": "nearest"}, {"size": (5, 7), "mode": "nearest"},
+                      {"scale_factor": 2, "mode": "bilinear", "align_corners": False},
+                      {"size": (5, 9), "mode": "bilinear", "align_corners": True},
+                      {"scale_factor": 1.5, "mode": "bilinear", "align_corners": False})
     x = torch.randn(2, 3, 4, 6)
-    lowered_and_checked(Resample(), (x,), [(x,), (torch.randn(1, 3, 4, 6),)], dynamic_shapes=BATCH)
+    lowered_and_checked(resamples, (x,), [(x,), (torch.randn(1, 3, 4, 6),)], dynamic_shapes=BATCH)
 
 
 class Stem(torch.nn.Module):
@@ -229,42 +216,31 @@ def test_embedding_with_a_dynamic_number_of_rows():
     lowered_and_checked(Embed(), (x,), [(x,), (ints([[7, 8, 9]]),)], dynamic_shapes=BATCH)
 
 
-@pytest.mark.parametrize("pick", [
-    lambda x, i, j, k: x[i],
-    lambda x, i, j, k: x[:, i],
-    lambda x, i, j, k: x[i, :, j],  # not adjacent: the block goes in front
-    lambda x, i, j, k: x[:, i, j],
-    lambda x, i, j, k: x[k, :, j],  # broadcast indices: (2, 1) with (2,)
-], ids=["first", "second", "apart", "adjacent-pair", "broadcast"])
-def test_advanced_indexing(pick):
-    class Index(torch.nn.Module):
-        def forward(self, x, i, j, k):
-            return (pick(x, i, j, k),)
+class Index(torch.nn.Module):
+    def forward(self, x, i, j, k):
+        # the block in place of adjacent indexed dims, in front of apart ones; (2, 1) and (2,) broadcast
+        return x[i], x[:, i], x[i, :, j], x[:, i, j], x[k, :, j]
 
+
+def test_advanced_indexing():
     x, i, j, k = torch.randn(4, 5, 6), ints([3, -1]), ints([0, 5]), ints([[1], [-4]])
     lowered_and_checked(Index(), (x, i, j, k), [(x, i, j, k)])
 
 
-@pytest.mark.parametrize("accumulate", [False, True])
-def test_index_put(accumulate):
+def test_index_put():
     class Put(torch.nn.Module):
         def forward(self, x, i, v):
-            return (torch.ops.aten.index_put(x, [i, None], v, accumulate),)
+            return torch.ops.aten.index_put(x, [i, None], v, False), torch.ops.aten.index_put(x, [i, None], v, True)
 
     x, i, v = torch.randn(5, 3), ints([4, 0, -1]), torch.randn(3, 3)  # 4 twice: the last wins, or both add
     text = lowered_and_checked(Put(), (x, i, v), [(x, i, v)])
     assert "scf.for" not in text and "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]" in text
 
 
-@pytest.mark.parametrize("op", ["src", "value", "add"])
-def test_scatter(op):
+def test_scatter():
     class Scatter(torch.nn.Module):
         def forward(self, x, index, src):
-            if op == "src":
-                return (x.scatter(1, index, src),)
-            if op == "value":
-                return (x.scatter(1, index, 2.5),)
-            return (x.scatter_add(1, index, src),)
+            return x.scatter(1, index, src), x.scatter(1, index, 2.5), x.scatter_add(1, index, src)
 
     x, index, src = torch.randn(3, 5), ints([[0, 4], [2, 2], [1, 3]]), torch.randn(3, 2)
     lowered_and_checked(Scatter(), (x, index, src), [(x, index, src)])
