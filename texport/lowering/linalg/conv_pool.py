@@ -212,6 +212,13 @@ def _spatial(lw: Lowering, operand: SSAValue, n: int) -> list[Any]:
     return list(operand.type.shape[-n:])
 
 
+def _pool_sizes(lw: Lowering, x: SSAValue, ceil_mode: bool) -> list[Any]:
+    sizes = _spatial(lw, x, 2)
+    if ceil_mode and not all(is_static(s) for s in sizes):
+        raise unsupported(lw, "ceil_mode needs static spatial sizes (its last window's reach is read off them)")
+    return sizes
+
+
 def _high_padding(size: Any, out: Any, kernel: int, stride: int, padding: int, dilation: int) -> int:
     """Padding after the input so that every window read stays inside (ceil_mode's
     last window may run past the right padding); never less than ``padding``."""
@@ -321,14 +328,14 @@ def _sizes_of(lw: Lowering, value: SSAValue) -> list[Any]:
 
 @lowers("conv-pool", "aten.max_pool2d_with_indices.default")
 def max_pool2d_with_indices(lw: Lowering) -> list[SSAValue | None]:
-    x, kernel, stride, padding, dilation, _ceil_mode = lw.op.arguments()
+    x, kernel, stride, padding, dilation, ceil_mode = lw.op.arguments()
     kernel = _ints(lw, kernel, 2, "kernel sizes")
     stride = _ints(lw, stride, 2, "strides", default=kernel)
     padding = _ints(lw, padding, 2, "paddings")
     dilation = _ints(lw, dilation, 2, "dilations")
     result = lw.result_type(0)
     element = element_type(result.dtype)
-    sizes = _spatial(lw, x, 2)
+    sizes = _pool_sizes(lw, x, ceil_mode)
     high = [_high_padding(s, o, k, st, p, d) for s, o, k, st, p, d in
             zip(sizes, result.shape[2:], kernel, stride, padding, dilation, strict=True)]
     padded = pad(lw, lw.value(x), [0, 0, *padding], [0, 0, *high], lowest(element))
@@ -382,20 +389,22 @@ def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, val
 
 @lowers("conv-pool", "aten.avg_pool2d.default")
 def avg_pool2d(lw: Lowering) -> list[SSAValue]:
-    x, kernel, stride, padding, _ceil_mode, count_include_pad, divisor_override = lw.op.arguments()
+    x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override = lw.op.arguments()
     kernel = _ints(lw, kernel, 2, "kernel sizes")
     stride = _ints(lw, stride, 2, "strides", default=kernel)
     padding = _ints(lw, padding, 2, "paddings")
     result = lw.result_type()
     element = element_type(result.dtype)
     accumulator = accumulator_type(element)
-    sizes = _spatial(lw, x, 2)
+    sizes = _pool_sizes(lw, x, ceil_mode)
     high = [_high_padding(s, o, k, st, p, 1) for s, o, k, st, p in
             zip(sizes, result.shape[2:], kernel, stride, padding, strict=True)]
     padded = pad(lw, convert_tensor(lw, lw.value(x), accumulator), [0, 0, *padding], [0, 0, *high], 0)
     total = _window_sum(lw, padded, kernel, stride, list(result.shape), accumulator)
-    if divisor_override:
-        divisor = lambda b: b.constant(divisor_override, accumulator)  # noqa: E731
+    if divisor_override or (not any(padding) and high == [0, 0]):
+        # every window lies inside the input: one divisor for all
+        constant = divisor_override or kernel[0] * kernel[1]
+        divisor = lambda b: b.constant(constant, accumulator)  # noqa: E731
     else:
         counts = [_window_count(lw, s, k, st, p, count_include_pad)
                   for s, k, st, p in zip(sizes, kernel, stride, padding, strict=True)]
