@@ -233,7 +233,8 @@ def test_index_put():
             return torch.ops.aten.index_put(x, [i, None], v, False), torch.ops.aten.index_put(x, [i, None], v, True)
 
     x, i, v = torch.randn(5, 3), ints([4, 0, -1]), torch.randn(3, 3)  # 4 twice: the last wins, or both add
-    text = lowered_and_checked(Put(), (x, i, v), [(x, i, v)])
+    runs = [(x, i, v), (torch.randn(7, 3), ints([6, -7, 2]), v)]
+    text = lowered_and_checked(Put(), (x, i, v), runs, dynamic_shapes={"x": {0: Dim("rows", max=64)}, "i": None, "v": None})
     assert "scf.for" not in text and "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]" in text
 
 
@@ -243,7 +244,10 @@ def test_scatter():
             return x.scatter(1, index, src), x.scatter(1, index, 2.5), x.scatter_add(1, index, src)
 
     x, index, src = torch.randn(3, 5), ints([[0, 4], [2, 2], [1, 3]]), torch.randn(3, 2)
-    lowered_and_checked(Scatter(), (x, index, src), [(x, index, src)])
+    batch = Dim("b", max=64)
+    runs = [(x, index, src), (torch.randn(1, 5), ints([[3, 3]]), torch.randn(1, 2))]
+    lowered_and_checked(Scatter(), (x, index, src), runs,
+                        dynamic_shapes={"x": {0: batch}, "index": {0: batch}, "src": {0: batch}})
 
 
 @pytest.mark.parametrize("make, name", [
