@@ -216,6 +216,22 @@ def test_embedding_with_a_dynamic_number_of_rows():
     lowered_and_checked(Embed(), (x,), [(x,), (ints([[7, 8, 9]]),)], dynamic_shapes=BATCH)
 
 
+class Bags(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.sums = torch.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=2)
+        self.means = torch.nn.EmbeddingBag(10, 3, mode="mean")
+
+    def forward(self, indices, offsets, weights):
+        return self.sums(indices, offsets), self.means(indices, offsets), F.embedding_bag(
+            indices, self.means.weight, offsets, mode="sum", per_sample_weights=weights)
+
+
+def test_embedding_bag_sum_and_mean():
+    indices, offsets, weights = ints([1, 2, 3, 4, 9, 2]), ints([0, 2, 2, 5]), torch.randn(6)  # bag 1 is empty
+    lowered_and_checked(Bags(), (indices, offsets, weights), [(indices, offsets, weights)])
+
+
 class Index(torch.nn.Module):
     def forward(self, x, i, j, k):
         # the block in place of adjacent indexed dims, in front of apart ones; (2, 1) and (2,) broadcast

@@ -26,6 +26,7 @@ from .builder import Body, Lowering
 from .conv_pool import (
     PARALLEL,
     REDUCTION,
+    accumulator_type,
     dims_map,
     empty,
     fill,
@@ -100,6 +101,83 @@ def gather(lw: Lowering) -> list[SSAValue]:
     if rank == 0 or len(index.type.shape) != rank:
         raise unsupported(lw, "expected a source of rank >= 1 and an index of the same rank")
     return [_gather_along(lw, source, _dim(lw, dim, rank), identity(rank), index)]
+
+
+_SUM, _MEAN = 0, 1
+
+
+@lowers("indexing", "aten._embedding_bag.default")
+def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
+    """The output of a sum or mean bag: bag b holds indices[offsets[b]:offsets[b + 1]]
+    (the last one runs to the end), padding_idx skipped; a reduction over the index
+    positions, those of other bags adding nothing. A mean divides the sum, rounded to
+    the weight's dtype, by the bag's count (1 for an empty bag), as torch."""
+    (weight, indices, offsets, _scale_grad, mode, _sparse, per_sample_weights,
+     include_last_offset, padding_idx) = lw.op.arguments()
+    if mode not in (_SUM, _MEAN):
+        raise unsupported(lw, f"expected mode sum (0) or mean (1), found {mode} (max has no lowering yet)")
+    if any(result.uses for result in lw.op.results[1:]):
+        raise unsupported(lw, "only the output of _embedding_bag is lowered (offset2bag, bag_size and "
+                              "max_indices are used here)")
+    if len(indices.type.shape) != 1:
+        raise unsupported(lw, "expected 1-d indices and offsets")
+    result = lw.result_type()
+    element = tensor_type(result).element_type
+    accumulator = accumulator_type(element)
+    bags = lw.index(result.shape[0])
+    positions = lw.index(indices.type.shape[0])
+    weight_value, offsets_value = lw.value(weight), lw.value(offsets)
+
+    def in_bag(b: Body, bag: SSAValue, position: SSAValue, index: SSAValue) -> SSAValue:
+        start = to_index(b, b.insert(tensor.ExtractOp(offsets_value, [bag], offsets_value.type.element_type)))
+        following = b.insert(arith.AddiOp(bag, index_constant(b, 1)))
+        last = b.insert(arith.CmpiOp(following, bags, "sge"))
+        clamped = b.insert(arith.MinSIOp(following, b.insert(arith.SubiOp(bags, index_constant(b, 1)))))
+        next_start = to_index(b, b.insert(tensor.ExtractOp(offsets_value, [clamped],
+                                                           offsets_value.type.element_type)))
+        end = b.insert(arith.SelectOp(last, positions, next_start))
+        inside = b.insert(arith.AndIOp(b.insert(arith.CmpiOp(start, position, "sle")),
+                                       b.insert(arith.CmpiOp(position, end, "slt"))))
+        if padding_idx is None or padding_idx < 0:
+            return inside
+        kept = b.insert(arith.CmpiOp(index, b.constant(padding_idx, index.type), "ne"))
+        return b.insert(arith.AndIOp(inside, kept))
+
+    def add_row(b: Body) -> list[SSAValue]:
+        index, *weights, running = b.args
+        bag, column, position = loop_index(b, 0), loop_index(b, 1), loop_index(b, 2)
+        row = b.insert(tensor.ExtractOp(weight_value, [to_index(b, index), column], element))
+        value = b.convert(row, accumulator)
+        if weights:
+            value = b.insert(arith.MulfOp(value, b.convert(weights[0], accumulator)))
+        added = b.insert(arith.AddfOp(running, value))
+        return [b.insert(arith.SelectOp(in_bag(b, bag, position, index), added, running))]
+
+    inputs = [lw.value(indices)] + ([lw.value(per_sample_weights)] if per_sample_weights is not None else [])
+    total = fill(lw, 0, empty(lw, result.shape, accumulator))
+    total = generic(lw, inputs, [dims_map(3, [2])] * len(inputs), [total], [dims_map(3, [0, 1])],
+                    [PARALLEL, PARALLEL, REDUCTION], add_row)[0]
+    if mode == _SUM:
+        return [lw.pointwise([total], result, lambda b: b.args[0]), None, None, None]
+
+    def count_row(b: Body) -> list[SSAValue]:
+        index, running = b.args
+        hit = in_bag(b, loop_index(b, 0), loop_index(b, 1), index)
+        return [b.insert(arith.SelectOp(hit, b.insert(arith.AddiOp(running, b.constant(1, running.type))), running))]
+
+    counts = fill(lw, 0, empty(lw, result.shape[:1], IntegerType(64)))
+    counts = generic(lw, [lw.value(indices)], [dims_map(2, [1])], [counts], [dims_map(2, [0])],
+                     [PARALLEL, REDUCTION], count_row)[0]
+
+    def mean(b: Body) -> list[SSAValue]:
+        total_element, count, _out = b.args
+        rounded = b.convert(b.convert(total_element, element), accumulator)
+        divisor = b.insert(arith.MaxSIOp(count, b.constant(1, count.type)))
+        return [b.convert(b.insert(arith.DivfOp(rounded, b.convert(divisor, accumulator))), element)]
+
+    output = generic(lw, [total, counts], [identity(2), dims_map(2, [0])], [lw.empty(result)], [identity(2)],
+                     [PARALLEL] * 2, mean)[0]
+    return [output, None, None, None]
 
 
 # ---------------------------------------------------------------------------
