@@ -183,6 +183,20 @@ def test_a_resnet_stem_with_a_dynamic_batch():
     assert "linalg.conv_2d_nchw_fchw" in text and "linalg.pooling_nchw_max" in text
 
 
+class HalfPrecision(torch.nn.Module):
+    def forward(self, x, w, b):
+        return (F.conv2d(x, w, b, padding=1), F.avg_pool2d(x, 3, 2, 1), F.max_pool2d(x, 2),
+                F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False),
+                F.adaptive_avg_pool2d(x, (2, 3)))
+
+
+def test_float16_computes_in_float32_and_rounds_once():
+    """torch's opmath: f16 convolutions, sums and interpolation weights in f32, one
+    rounding at the end; results can differ by an f16 ulp where the f32 sums do."""
+    x, w, b = torch.randn(2, 3, 6, 6).half(), torch.randn(4, 3, 3, 3).half(), torch.randn(4).half()
+    lowered_and_checked(HalfPrecision(), (x, w, b), [(x, w, b)], rtol=2e-3, atol=2e-3)
+
+
 # --------------------------------------------------------------- indexing
 
 
