@@ -183,6 +183,24 @@ def test_a_resnet_stem_with_a_dynamic_batch():
     assert "linalg.conv_2d_nchw_fchw" in text and "linalg.pooling_nchw_max" in text
 
 
+class StridedWindows(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        return self.conv(x), F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 3, 2, 1)
+
+
+def test_dynamic_spatial_sizes():
+    """Output sizes are index arithmetic on the input's dims (floordiv), odd and even."""
+    x = torch.randn(2, 3, 10, 12)
+    dims = {"x": {0: Dim("b", max=8), 2: Dim("h", min=4, max=64), 3: Dim("w", min=4, max=64)}}
+    text = lowered_and_checked(StridedWindows(), (x,), [(x,), (torch.randn(1, 3, 7, 9),)], dynamic_shapes=dims,
+                               **CONV_TOLERANCE)
+    assert "tensor<?x3x?x?xf32>" in text and "arith.floordivsi" in text
+
+
 class HalfPrecision(torch.nn.Module):
     def forward(self, x, w, b):
         return (F.conv2d(x, w, b, padding=1), F.avg_pool2d(x, 3, 2, 1), F.max_pool2d(x, 2),
