@@ -92,9 +92,28 @@ def test_conv1d_is_a_2d_convolution_over_a_unit_height():
     assert "linalg.conv_2d_nchw_fchw" in text and "tensor.expand_shape" in text
 
 
-def test_a_transposed_convolution_is_refused_by_name():
+class Transposed(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1)
+        self.grouped = torch.nn.ConvTranspose2d(4, 6, (2, 3), stride=(1, 2), dilation=(2, 1), groups=2, bias=False)
+        self.line = torch.nn.ConvTranspose1d(4, 2, 3, stride=3)
+
+    def forward(self, x, y):
+        return self.up(x), self.grouped(x), self.line(y)
+
+
+def test_transposed_convolution_is_a_forward_one_over_a_spread_input():
+    x, y = torch.randn(2, 4, 5, 6), torch.randn(2, 4, 7)
+    dims = {"x": {0: Dim("b", max=8)}, "y": None}
+    text = lowered_and_checked(Transposed(), (x, y), [(x, y), (torch.randn(3, 4, 5, 6), y)], dynamic_shapes=dims,
+                               **CONV_TOLERANCE)
+    assert "tensor.insert_slice" in text and "linalg.conv_2d_ngchw_gfchw" in text
+
+
+def test_a_transposed_convolution_padded_beyond_its_kernel_is_refused_by_name():
     x = torch.randn(1, 2, 4, 4)
-    program = core_program(Conv(torch.nn.ConvTranspose2d(2, 3, 2)), (x,))
+    program = core_program(Conv(torch.nn.ConvTranspose2d(2, 3, 2, padding=2)), (x,))
     with pytest.raises(LoweringError, match="transposed convolution"):
         LowerCoreToLinalgPass().apply(Context(), program.graph_module.module.clone())
 

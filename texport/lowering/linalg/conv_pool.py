@@ -252,16 +252,15 @@ def _window_input(lw: Lowering, kernel: Sequence[int], element: Attribute) -> SS
 
 @lowers("conv-pool", "aten.convolution.default")
 def convolution(lw: Lowering) -> list[SSAValue]:
-    x, weight, bias, stride, padding, dilation, transposed, _output_padding, groups = lw.op.arguments()
+    x, weight, bias, stride, padding, dilation, transposed, output_padding, groups = lw.op.arguments()
     n = len(x.type.shape) - 2
-    if transposed:
-        raise unsupported(lw, "transposed convolution has no linalg lowering yet")
     if n not in (1, 2):
         raise unsupported(lw, f"expected a 1-d or 2-d convolution, found {n}-d")
     if not isinstance(groups, int):
         raise unsupported(lw, f"expected an integer groups, found {groups!r}")
-    stride, padding, dilation = (_ints(lw, v, n, name) for v, name in
-                                 ((stride, "strides"), (padding, "paddings"), (dilation, "dilations")))
+    stride, padding, dilation, output_padding = (
+        _ints(lw, v, n, name) for v, name in ((stride, "strides"), (padding, "paddings"),
+                                              (dilation, "dilations"), (output_padding, "output paddings")))
     result = lw.result_type()
     element = element_type(result.dtype)
     compute = accumulator_type(element) if is_float(element) else element
@@ -273,13 +272,61 @@ def convolution(lw: Lowering) -> list[SSAValue]:
         weight_value = expand(lw, weight_value, [[0], [1], [2, 3]],
                               [*weight.type.shape[:2], 1, weight.type.shape[2]])
         stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
+        output_padding = (0, *output_padding)
         out_sizes = [*out_sizes[:2], 1, out_sizes[2]]
+    if transposed:
+        input_value = _spread(lw, input_value, weight_value, stride, padding, dilation, output_padding)
+        weight_value = _flipped_weight(lw, weight_value, groups)
+        stride, padding = (1, 1), (0, 0)
     input_value = pad(lw, input_value, [0, 0, *padding], [0, 0, *padding], 0)
     init = _conv_init(lw, bias, out_sizes, compute)
     out = _conv2d(lw, input_value, weight_value, init, stride, dilation, groups, out_sizes)
     if n == 1:
         out = collapse(lw, out, [[0], [1], [2, 3]])
     return [convert_tensor(lw, out, element)]
+
+
+def _spread(lw: Lowering, x: SSAValue, weight: SSAValue, stride: Sequence[int], padding: Sequence[int],
+            dilation: Sequence[int], output_padding: Sequence[int]) -> SSAValue:
+    """A transposed convolution is the forward one, stride 1, over its input with
+    stride - 1 zeros between elements and dilation * (k - 1) - padding zeros around
+    (output_padding more after): the input inserted, strided, into zeros."""
+    shape = x.type.get_shape()
+    kernel = weight.type.get_shape()[2:]
+    around = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding, strict=True)]
+    if any(a < 0 for a in around) or DYNAMIC_INDEX in shape[1:]:
+        raise unsupported(lw, "a transposed convolution needs static channels and spatial sizes, and "
+                              "padding <= dilation * (kernel - 1)")
+    spread = [(size - 1) * s + 1 + 2 * a + extra
+              for size, s, a, extra in zip(shape[2:], stride, around, output_padding, strict=True)]
+    batch = lw.op.operands[0].type.shape[0]
+    zeros = fill(lw, 0, empty(lw, [batch, shape[1], *spread], x.type.element_type))
+    dynamic = [lw.index(batch)] if shape[0] == DYNAMIC_INDEX else []
+    insert = tensor.InsertSliceOp.get(x, zeros, static_sizes=list(shape), static_offsets=[0, 0, *around],
+                                      static_strides=[1, 1, *stride], sizes=dynamic)
+    return lw.insert(insert).results[0]
+
+
+def _flipped_weight(lw: Lowering, weight: SSAValue, groups: int) -> SSAValue:
+    """A transposed convolution's weight (G*C, F, kh, kw) as the forward one's
+    (G*F, C, kh, kw): channels swapped within each group, the kernel flipped."""
+    in_channels, per_group_out, kh, kw = weight.type.get_shape()
+    per_group_in = in_channels // groups
+    shape = [groups * per_group_out, per_group_in, kh, kw]
+
+    def body(b: Body) -> list[SSAValue]:
+        out_channel, in_channel = loop_index(b, 0), loop_index(b, 1)
+        group = b.insert(arith.DivUIOp(out_channel, index_constant(b, per_group_out)))
+        filter_index = b.insert(arith.RemUIOp(out_channel, index_constant(b, per_group_out)))
+        source_channel = b.insert(arith.AddiOp(
+            b.insert(arith.MuliOp(group, index_constant(b, per_group_in))), in_channel))
+        row = b.insert(arith.SubiOp(index_constant(b, kh - 1), loop_index(b, 2)))
+        column = b.insert(arith.SubiOp(index_constant(b, kw - 1), loop_index(b, 3)))
+        return [b.insert(tensor.ExtractOp(weight, [source_channel, filter_index, row, column],
+                                          weight.type.element_type))]
+
+    out = empty(lw, shape, weight.type.element_type)
+    return generic(lw, [], [], [out], [identity(4)], [PARALLEL] * 4, body)[0]
 
 
 def _conv_init(lw: Lowering, bias: SSAValue | None, sizes: Sequence[Any], element: Attribute) -> SSAValue:
