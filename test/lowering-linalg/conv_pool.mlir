@@ -10,7 +10,7 @@
 // tensor.empty. Resampling reads its input by tensor.extract.
 
 builtin.module {
-  func.func @forward(%x: !tx.tensor<[s0, 4, 9, 9], f32>, %w: !tx.tensor<[8, 4, 3, 3], f32>, %b: !tx.tensor<[8], f32>, %wg: !tx.tensor<[6, 2, 3, 3], f32>, %w1: !tx.tensor<[5, 4, 3], f32>, %x1: !tx.tensor<[s0, 4, 9], f32>) -> (!tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>) {
+  func.func @forward(%x: !tx.tensor<[s0, 4, 9, 9], f32>, %w: !tx.tensor<[8, 4, 3, 3], f32>, %b: !tx.tensor<[8], f32>, %wg: !tx.tensor<[6, 2, 3, 3], f32>, %w1: !tx.tensor<[5, 4, 3], f32>, %x1: !tx.tensor<[s0, 4, 9], f32>, %wt: !tx.tensor<[4, 3, 3, 3], f32>) -> (!tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 3, 18, 18], f32>) {
     %conv = core.convolution(%x, %w, %b, [2, 2], [1, 1], [1, 1], false, [0, 0], 1) : !tx.tensor<[s0, 8, 5, 5], f32>
     %grouped = core.convolution(%x, %wg, none, [1, 1], [0, 0], [1, 1], false, [0, 0], 2) : !tx.tensor<[s0, 6, 7, 7], f32>
     %conv1d = core.convolution(%x1, %w1, none, [1], [0], [1], false, [0], 1) : !tx.tensor<[s0, 5, 7], f32>
@@ -19,7 +19,8 @@ builtin.module {
     %avg = core.avg_pool2d(%x, [2, 2]) : !tx.tensor<[s0, 4, 4, 4], f32>
     %nearest = core.upsample_nearest2d.vec(%x, none, [2.0, 2.0]) : !tx.tensor<[s0, 4, 18, 18], f32>
     %bilinear = core.upsample_bilinear2d.vec(%x, none, false, [2.0, 2.0]) : !tx.tensor<[s0, 4, 18, 18], f32>
-    func.return %conv, %grouped, %conv1d, %values, %pooled, %indices, %avg, %nearest, %bilinear : !tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>
+    %up = core.convolution(%x, %wt, none, [2, 2], [1, 1], [1, 1], true, [1, 1], 1) : !tx.tensor<[s0, 3, 18, 18], f32>
+    func.return %conv, %grouped, %conv1d, %values, %pooled, %indices, %avg, %nearest, %bilinear, %up : !tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 3, 18, 18], f32>
   }
 }
 
@@ -75,6 +76,14 @@ builtin.module {
 // CHECK:      linalg.generic {{.*}} outs(%{{.*}} : tensor<?x4x18x18xf32>)
 // CHECK:        math.floor
 // CHECK-COUNT-4: tensor.extract
+
+// Transposed: the input spread into zeros (stride 2, 3 - 1 - 1 = 1 around, output
+// padding 1 after), the weight flipped with its channels swapped, stride 1.
+// CHECK:      tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [%{{.*}}, 4, 9, 9] [1, 1, 2, 2] : tensor<?x4x9x9xf32> into tensor<?x4x20x20xf32>
+// CHECK:      linalg.generic {{.*}} outs(%{{.*}} : tensor<3x4x3x3xf32>)
+// CHECK:        arith.subi
+// CHECK:        tensor.extract %{{.*}} : tensor<4x3x3x3xf32>
+// CHECK:      linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x4x20x20xf32>, tensor<3x4x3x3xf32>)
 
 // FULL:       func.func @forward(%x: tensor<?x4x9x9xf32>
 // FULL-NOT:   unrealized_conversion_cast
