@@ -6,7 +6,7 @@
 // wraps a negative index). A scatter is a reduction, per element of the result,
 // over the writes that may reach it: accumulating writes add every hit in order;
 // plain ones keep the last hit (a max over write positions), then read its value.
-// nonzero (a data-dependent size) and topk stay for legalize-linalg to name.
+// nonzero (a data-dependent size) stays for legalize-linalg to name.
 
 builtin.module {
   func.func @forward(%table: !tx.tensor<[6, 5], f32>, %rows: !tx.tensor<[s0, 3], i64>, %columns: !tx.tensor<[2], i64>, %index: !tx.tensor<[6, 2], i64>, %i: !tx.tensor<[2], i64>, %j: !tx.tensor<[2], i64>, %x: !tx.tensor<[4, 5, 6], f32>, %src: !tx.tensor<[6, 2], f32>, %values: !tx.tensor<[5], f32>, %mask: !tx.tensor<[3], f32>) -> (!tx.tensor<[s0, 3, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[2, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[u0, 1], i64>) {

@@ -301,7 +301,8 @@ def test_index_put():
 
     x, i, v = torch.randn(5, 3), ints([4, 0, -1]), torch.randn(3, 3)  # 4 twice: the last wins, or both add
     runs = [(x, i, v), (torch.randn(7, 3), ints([6, -7, 2]), v)]
-    text = lowered_and_checked(Put(), (x, i, v), runs, dynamic_shapes={"x": {0: Dim("rows", max=64)}, "i": None, "v": None})
+    dims = {"x": {0: Dim("rows", max=64)}, "i": None, "v": None}
+    text = lowered_and_checked(Put(), (x, i, v), runs, dynamic_shapes=dims)
     assert "scf.for" not in text and "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]" in text
 
 
@@ -317,16 +318,24 @@ def test_scatter():
                         dynamic_shapes={"x": {0: batch}, "index": {0: batch}, "src": {0: batch}})
 
 
-@pytest.mark.parametrize("make, name", [
-    (lambda x: x.nonzero(), "core.nonzero"),
-    (lambda x: x.topk(2)[0], "core.topk"),
-])
-def test_what_stays_unlowered_is_named_by_legalize_linalg(make, name):
-    class Op(torch.nn.Module):
-        def forward(self, x):
-            return (make(x),)
+def test_topk_in_torchs_stable_order():
+    class TopK(torch.nn.Module):
+        def forward(self, x, n):
+            largest, smallest, rows = x.topk(3), x.topk(2, dim=0, largest=False), n.topk(2)
+            return (*largest, *smallest, *rows)
 
-    module = core_program(Op(), (torch.randn(3, 4),)).graph_module.module.clone()
+    x = torch.randn(4, 6)
+    x[0, 1], x[0, 4], x[1, 2], x[2, 0] = 5.0, 5.0, float("nan"), float("nan")  # ties: lowest index first
+    n = ints([[3, 1, 3, 2], [0, 0, 0, 0]], np.int32)
+    lowered_and_checked(TopK(), (x, n), [(x, n)])
+
+
+def test_nonzero_stays_for_legalize_linalg_to_name():
+    class NonZero(torch.nn.Module):
+        def forward(self, x):
+            return (x.nonzero(),)
+
+    module = core_program(NonZero(), (torch.randn(3, 4),)).graph_module.module.clone()
     LINALG_PASS["lower-core-to-linalg-indexing"]().apply(Context(), module)
-    with pytest.raises(LegalityError, match=name):
+    with pytest.raises(LegalityError, match="core.nonzero"):
         LegalizeLinalgPass().apply(Context(), module)
