@@ -47,6 +47,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
+from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
 
 from ..errors import LoweringError
@@ -152,14 +153,22 @@ def collapse(lw: Lowering, value: SSAValue, groups: Sequence[Sequence[int]]) -> 
     return lw.insert(op).results[0]
 
 
+def sizes_of(lw: Lowering, value: SSAValue) -> list[Any]:
+    """The sizes of an upstream tensor: ints, or ``index`` values read by ``tensor.dim``."""
+    sizes: list[Any] = []
+    for axis, size in enumerate(value.type.get_shape()):
+        if size == DYNAMIC_INDEX:
+            size = lw.insert(tensor.DimOp(value, lw.index(axis))).results[0]
+        sizes.append(size)
+    return sizes
+
+
 def convert_tensor(lw: Lowering, value: SSAValue, element: Attribute) -> SSAValue:
     """``value`` with its elements converted to ``element`` (torch's casts)."""
     if value.type.element_type == element:
         return value
     rank = value.type.get_num_dims()
-    sizes = [tensor.DimOp(value, lw.index(axis)) if s == DYNAMIC_INDEX else None
-             for axis, s in enumerate(value.type.get_shape())]
-    dynamic = [lw.insert(op).results[0] for op in sizes if op is not None]
+    dynamic = [size for size in sizes_of(lw, value) if isinstance(size, SSAValue)]
     out = lw.insert(tensor.EmptyOp(dynamic, TensorType(element, value.type.get_shape()))).results[0]
     return generic(lw, [value], [identity(rank)], [out], [identity(rank)], [PARALLEL] * rank,
                    lambda b: [b.convert(b.args[0], element)])[0]
@@ -178,6 +187,13 @@ def lowest(element: Attribute) -> int | float:
         return float("-inf")
     width = element.width.data
     return 0 if width == 1 else -(1 << (width - 1))
+
+
+def refuse_unsigned(lw: Lowering, dtype: DType) -> None:
+    """uint8 is a signless i8 upstream: comparing or widening it needs the unsigned
+    arith ops, which these lowerings do not choose yet."""
+    if dtype == DType.uint8:
+        raise unsupported(lw, "expected a signed or floating-point dtype, found uint8")
 
 
 def to_index(b: Body, value: SSAValue) -> SSAValue:
@@ -208,12 +224,9 @@ def _ints(lw: Lowering, value: Any, n: int, name: str, default: Sequence[int] | 
     return tuple(values)
 
 
-def _spatial(lw: Lowering, operand: SSAValue, n: int) -> list[Any]:
-    return list(operand.type.shape[-n:])
-
-
 def _pool_sizes(lw: Lowering, x: SSAValue, ceil_mode: bool) -> list[Any]:
-    sizes = _spatial(lw, x, 2)
+    """The spatial sizes of a pool's input (texport dims)."""
+    sizes = list(x.type.shape[-2:])
     if ceil_mode and not all(is_static(s) for s in sizes):
         raise unsupported(lw, "ceil_mode needs static spatial sizes (its last window's reach is read off them)")
     return sizes
@@ -345,7 +358,7 @@ def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride:
     if groups == 1:
         return lw.insert(Conv2DNchwFchwOp([x, weight], [init], [init.type], **attrs)).results[0]
     # (N, G*C, H, W) as (N, G, C, H, W); (G*F, C, kh, kw) as (G, F, C, kh, kw)
-    batch, channels, height, width = _sizes_of(lw, x)
+    batch, channels, height, width = sizes_of(lw, x)
     filters, per_group, kh, kw = weight.type.get_shape()
     if DYNAMIC_INDEX in (channels, filters):
         raise unsupported(lw, "a grouped convolution needs static channel counts")
@@ -356,16 +369,6 @@ def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride:
     out = lw.insert(Conv2DNgchwGfchwOp([grouped_x, grouped_w], [grouped_init], [grouped_init.type],
                                        **attrs)).results[0]
     return collapse(lw, out, [[0], [1, 2], [3], [4]])
-
-
-def _sizes_of(lw: Lowering, value: SSAValue) -> list[Any]:
-    """The sizes of an upstream tensor: ints, or ``index`` values read by ``tensor.dim``."""
-    sizes: list[Any] = []
-    for axis, size in enumerate(value.type.get_shape()):
-        if size == DYNAMIC_INDEX:
-            size = lw.insert(tensor.DimOp(value, lw.index(axis))).results[0]
-        sizes.append(size)
-    return sizes
 
 
 # ---------------------------------------------------------------------------
@@ -382,6 +385,7 @@ def max_pool2d_with_indices(lw: Lowering) -> list[SSAValue | None]:
     dilation = _ints(lw, dilation, 2, "dilations")
     result = lw.result_type(0)
     element = element_type(result.dtype)
+    refuse_unsigned(lw, result.dtype)
     sizes = _pool_sizes(lw, x, ceil_mode)
     high = [_high_padding(s, o, k, st, p, d) for s, o, k, st, p, d in
             zip(sizes, result.shape[2:], kernel, stride, padding, dilation, strict=True)]
@@ -442,6 +446,7 @@ def avg_pool2d(lw: Lowering) -> list[SSAValue]:
     padding = _ints(lw, padding, 2, "paddings")
     result = lw.result_type()
     element = element_type(result.dtype)
+    refuse_unsigned(lw, result.dtype)
     accumulator = accumulator_type(element)
     sizes = _pool_sizes(lw, x, ceil_mode)
     high = [_high_padding(s, o, k, st, p, 1) for s, o, k, st, p in
@@ -502,15 +507,16 @@ def _window_count(lw: Lowering, size: Any, kernel: int, stride: int, padding: in
 # ---------------------------------------------------------------------------
 
 
-@lowers("conv-pool", "aten._adaptive_avg_pool2d.default", "aten.adaptive_avg_pool2d.default")
+@lowers("conv-pool", "aten._adaptive_avg_pool2d.default")
 def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
     """Each output sums the box [floor(i*in/out), ceil((i+1)*in/out)) of its plane:
     a reduction over the largest box, reading in-box elements by ``tensor.extract``."""
     x, _output_size = lw.op.arguments()
     result = lw.result_type()
     element = element_type(result.dtype)
+    refuse_unsigned(lw, result.dtype)
     accumulator = accumulator_type(element)
-    sizes = _spatial(lw, x, 2)
+    sizes = list(x.type.shape[-2:])
     outs = list(result.shape[2:])
     if not all(is_static(s) for s in (*sizes, *outs)):
         raise unsupported(lw, "adaptive pooling needs static spatial sizes")

@@ -37,6 +37,7 @@ from .conv_pool import (
     identity,
     index_constant,
     loop_index,
+    refuse_unsigned,
     to_index,
     unsupported,
 )
@@ -513,6 +514,7 @@ def topk(lw: Lowering) -> list[SSAValue]:
     rank = len(x.type.shape)
     if rank == 0 or not isinstance(k, int):
         raise unsupported(lw, "expected a tensor of rank >= 1 and an integer k")
+    refuse_unsigned(lw, x.type.dtype)
     dim = _dim(lw, dim, rank)
     source = lw.value(x)
     loops = rank + 1
