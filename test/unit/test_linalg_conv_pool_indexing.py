@@ -301,16 +301,28 @@ def test_index_put():
     assert "scf.for" not in text and "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]" in text
 
 
-def test_scatter():
+def test_scatter_and_scatter_reduce():
+    """Duplicate targets: the last write wins, or all combine in order; an integer mean
+    rounds down; the integers also check the reductions' integer ops."""
     class Scatter(torch.nn.Module):
-        def forward(self, x, index, src):
-            return x.scatter(1, index, src), x.scatter(1, index, 2.5), x.scatter_add(1, index, src)
+        def forward(self, x, index, src, n, n_src):
+            reduced = tuple(x.scatter_reduce(1, index, src, reduce, include_self=include)
+                            for reduce in ("sum", "prod", "mean", "amax", "amin") for include in (True, False))
+            integers = tuple(n.scatter_reduce(1, index, n_src, reduce, include_self=False)
+                             for reduce in ("mean", "amax", "amin"))
+            return (x.scatter(1, index, src), x.scatter(1, index, 2.5), x.scatter_add(1, index, src),
+                    *reduced, *integers, n.scatter_reduce(1, index, n_src, "mean"))
 
-    x, index, src = torch.randn(3, 5), ints([[0, 4], [2, 2], [1, 3]]), torch.randn(3, 2)
+    def example(rows):
+        picks = np.random.default_rng(rows).integers(0, 5, (rows, 2))
+        picks[0] = 3  # a duplicate target
+        index = ints(picks)
+        n, n_src = ints(np.arange(rows * 5).reshape(rows, 5) - 7), ints(np.arange(rows * 2).reshape(rows, 2) * -3)
+        return torch.randn(rows, 5), index, torch.randn(rows, 2), n, n_src
+
     batch = Dim("b", max=64)
-    runs = [(x, index, src), (torch.randn(1, 5), ints([[3, 3]]), torch.randn(1, 2))]
-    lowered_and_checked(Scatter(), (x, index, src), runs,
-                        dynamic_shapes={"x": {0: batch}, "index": {0: batch}, "src": {0: batch}})
+    dims = {name: {0: batch} for name in ("x", "index", "src", "n", "n_src")}
+    lowered_and_checked(Scatter(), example(4), [example(4), example(1)], dynamic_shapes=dims)
 
 
 def test_topk_in_torchs_stable_order():

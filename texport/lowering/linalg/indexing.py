@@ -10,8 +10,8 @@ win and duplicates accumulate as torch's CPU loops do.
 ``topk`` counts, for each element, the elements sorting before it.
 
 Not lowered, named by ``legalize-linalg``: ``nonzero`` (its size depends on the
-data), ``scatter_reduce``; ``_embedding_bag`` in max mode or with its other
-results used is refused by name."""
+data); ``_embedding_bag`` in max mode or with its other results used is refused
+by name."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from .conv_pool import (
     PARALLEL,
     REDUCTION,
     accumulator_type,
+    convert_tensor,
     dims_map,
     empty,
     fill,
@@ -358,20 +359,22 @@ def _written(lw: Lowering, source: SSAValue, winner: SSAValue,
                    [PARALLEL] * rank, body)[0]
 
 
-def _accumulated(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], inputs: Sequence[SSAValue],
+Combine = Callable[[Body, SSAValue, SSAValue], SSAValue]
+
+
+def _accumulated(lw: Lowering, init: SSAValue, rank: int, writes: Sequence[Any], inputs: Sequence[SSAValue],
                  input_maps: Sequence[AffineMap], hit: Callable[[Body], SSAValue],
-                 value: Callable[[Body], SSAValue]) -> SSAValue:
-    """result[p] = source[p] + the sum of the written values that hit p, in write order."""
+                 value: Callable[[Body], SSAValue], combine: Combine) -> SSAValue:
+    """result[p] = init[p] combined with each written value that hits p, in write order."""
     loops = rank + len(writes)
-    element = tensor_type(lw.result_type()).element_type
 
     def body(b: Body) -> list[SSAValue]:
         running = b.args[-1]
-        added = _add(b, running, b.convert(value(b), element))
-        return [b.insert(arith.SelectOp(hit(b), added, running))]
+        combined = combine(b, running, b.convert(value(b), running.type))
+        return [b.insert(arith.SelectOp(hit(b), combined, running))]
 
     window = empty(lw, writes, IntegerType(1))
-    return generic(lw, [window, *inputs], [dims_map(loops, range(rank, loops)), *input_maps], [lw.value(source)],
+    return generic(lw, [window, *inputs], [dims_map(loops, range(rank, loops)), *input_maps], [init],
                    [dims_map(loops, range(rank))], [PARALLEL] * rank + [REDUCTION] * len(writes), body)[0]
 
 
@@ -412,16 +415,17 @@ def index_put(lw: Lowering) -> list[SSAValue]:
 
     inputs = [lw.value(t) for t in tensors]
     if accumulate:
-        return [_accumulated(lw, source, rank, block, inputs, maps, hit,
-                             lambda b: value_at(b, [loop_index(b, rank + k) for k in range(len(block))]))]
+        return [_accumulated(lw, lw.value(source), rank, block, inputs, maps, hit,
+                             lambda b: value_at(b, [loop_index(b, rank + k) for k in range(len(block))]), _add)]
     winner = _last_write(lw, rank, block, inputs, maps, hit)
     sizes = [lw.index(size) for size in block]
     return [_written(lw, source, winner, lambda b, won: value_at(b, _unflat(b, won, sizes)))]
 
 
-def _scatter(lw: Lowering, accumulate: bool) -> list[SSAValue]:
+def _scatter(lw: Lowering, reduce: str | None, include_self: bool = True) -> list[SSAValue]:
     """The writes to p are index[q] for q = p with q[dim] = j, j over index.shape[dim]
-    (only where p lies inside index's shape in the other dims)."""
+    (only where p lies inside index's shape in the other dims); ``reduce`` None: the
+    last write wins."""
     source, dim, index, src = lw.op.arguments()[:4]
     rank = len(source.type.shape)
     if rank == 0 or len(index.type.shape) != rank:
@@ -457,87 +461,86 @@ def _scatter(lw: Lowering, accumulate: bool) -> list[SSAValue]:
         return b.insert(tensor.ExtractOp(src_value, coords, src_value.type.element_type))
 
     writes = [index.type.shape[dim]]
-    if accumulate:
-        return [_accumulated(lw, source, rank, writes, [], [], hit, lambda b: value_at(b, loop_index(b, rank)))]
-    winner = _last_write(lw, rank, writes, [], [], hit)
-    return [_written(lw, source, winner, lambda b, won: value_at(b, won))]
+    if reduce is None:
+        winner = _last_write(lw, rank, writes, [], [], hit)
+        return [_written(lw, source, winner, lambda b, won: value_at(b, won))]
+    return [_reduced(lw, source, rank, writes, hit, lambda b: value_at(b, loop_index(b, rank)), reduce,
+                     include_self)]
+
+
+_REDUCE_OPS: dict[str, tuple[type, type]] = {  # (float op, integer op)
+    "sum": (arith.AddfOp, arith.AddiOp), "mean": (arith.AddfOp, arith.AddiOp),
+    "prod": (arith.MulfOp, arith.MuliOp), "amax": (arith.MaximumfOp, arith.MaxSIOp),
+    "amin": (arith.MinimumfOp, arith.MinSIOp),
+}
+
+
+def _reduce_identity(reduce: str, element: Any) -> int | float:
+    """What a position starts from when self is not included (torch's identities)."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if is_float(element):
+        return float("inf") if reduce == "amin" else float("-inf")
+    width = element.width.data
+    return (1 << (width - 1)) - 1 if reduce == "amin" else -(1 << (width - 1))
+
+
+def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], hit: Callable[[Body], SSAValue],
+             value: Callable[[Body], SSAValue], reduce: str, include_self: bool) -> SSAValue:
+    """torch's scatter_reduce: each position combines self (when included) and every
+    write that hits it, in write order, in torch's accumulation type (f32 for f16);
+    a mean divides by the count of contributions; a position no write hits keeps self."""
+    if reduce not in _REDUCE_OPS:
+        raise unsupported(lw, f"expected a reduce of {', '.join(_REDUCE_OPS)}, found {reduce!r}")
+    result = lw.result_type()
+    refuse_unsigned(lw, result.dtype)
+    element = tensor_type(result).element_type
+    accumulator = accumulator_type(element) if is_float(element) else element
+    float_op, int_op = _REDUCE_OPS[reduce]
+    op = float_op if is_float(accumulator) else int_op
+
+    def combine(b: Body, running: SSAValue, new: SSAValue) -> SSAValue:
+        return b.insert(op(running, new))
+
+    if include_self:
+        init = convert_tensor(lw, lw.value(source), accumulator)
+    else:
+        init = fill(lw, _reduce_identity(reduce, accumulator), empty(lw, result.shape, accumulator))
+    total = _accumulated(lw, init, rank, writes, [], [], hit, value, combine)
+    if include_self and reduce != "mean":
+        return convert_tensor(lw, total, element)
+    counts = fill(lw, 0, empty(lw, result.shape, IntegerType(64)))
+    counts = _accumulated(lw, counts, rank, writes, [], [], hit, lambda b: b.constant(1, IntegerType(64)), _add)
+
+    def finish(b: Body) -> list[SSAValue]:
+        reduced, count, kept, _out = b.args
+        if reduce == "mean":
+            divisor = count if not include_self else b.insert(arith.AddiOp(count, b.constant(1, count.type)))
+            divisor = b.insert(arith.MaxSIOp(divisor, b.constant(1, count.type)))
+            if is_float(accumulator):
+                reduced = b.insert(arith.DivfOp(reduced, b.convert(divisor, accumulator)))
+            else:  # torch's floor division
+                reduced = b.insert(arith.FloorDivSIOp(reduced, b.convert(divisor, accumulator)))
+        written = b.insert(arith.CmpiOp(count, b.constant(0, count.type), "sgt"))
+        return [b.insert(arith.SelectOp(written, b.convert(reduced, element), kept))]
+
+    return generic(lw, [total, counts, lw.value(source)], [identity(rank)] * 3, [lw.empty(result)],
+                   [identity(rank)], [PARALLEL] * rank, finish)[0]
 
 
 @lowers("indexing", "aten.scatter.src", "aten.scatter.value")
 def scatter(lw: Lowering) -> list[SSAValue]:
-    return _scatter(lw, accumulate=False)
+    return _scatter(lw, reduce=None)
 
 
 @lowers("indexing", "aten.scatter_add.default")
 def scatter_add(lw: Lowering) -> list[SSAValue]:
-    return _scatter(lw, accumulate=True)
+    return _scatter(lw, reduce="sum")
 
 
-# ---------------------------------------------------------------------------
-# topk: each element's place in torch's stable order, then the first k places
-# ---------------------------------------------------------------------------
-
-
-def _ordered_before(b: Body, other: SSAValue, value: SSAValue, largest: bool) -> SSAValue:
-    """Whether ``other`` sorts strictly before ``value`` (nan is the largest value)."""
-    if not is_float(value.type):
-        return b.insert(arith.CmpiOp(other, value, "sgt" if largest else "slt"))
-    other_nan = b.insert(arith.CmpfOp(other, other, "uno"))
-    value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-    if largest:  # other > value, or other is nan and value is not
-        nan_first = b.insert(arith.AndIOp(other_nan, _not(b, value_nan)))
-        return b.insert(arith.OrIOp(b.insert(arith.CmpfOp(other, value, "ogt")), nan_first))
-    nan_last = b.insert(arith.AndIOp(value_nan, _not(b, other_nan)))
-    return b.insert(arith.OrIOp(b.insert(arith.CmpfOp(other, value, "olt")), nan_last))
-
-
-def _not(b: Body, flag: SSAValue) -> SSAValue:
-    return b.insert(arith.XOrIOp(flag, b.constant(True, flag.type)))
-
-
-def _same_place(b: Body, other: SSAValue, value: SSAValue) -> SSAValue:
-    if not is_float(value.type):
-        return b.insert(arith.CmpiOp(other, value, "eq"))
-    both_nan = b.insert(arith.AndIOp(b.insert(arith.CmpfOp(other, other, "uno")),
-                                     b.insert(arith.CmpfOp(value, value, "uno"))))
-    return b.insert(arith.OrIOp(b.insert(arith.CmpfOp(other, value, "oeq")), both_nan))
-
-
-@lowers("indexing", "aten.topk.default")
-def topk(lw: Lowering) -> list[SSAValue]:
-    """The k largest (smallest) along dim, ties lowest index first, nan largest (torch's
-    stable order): an element's place is the count of elements sorting before it (a
-    reduction over the dim), and output r takes the element whose place is r.
-    The work is size(dim)^2 per row: fine for the small k-of-n of detection heads and
-    samplers, not for a vocabulary."""
-    x, k, dim, largest, _sorted = lw.op.arguments()
-    rank = len(x.type.shape)
-    if rank == 0 or not isinstance(k, int):
-        raise unsupported(lw, "expected a tensor of rank >= 1 and an integer k")
-    refuse_unsigned(lw, x.type.dtype)
-    dim = _dim(lw, dim, rank)
-    source = lw.value(x)
-    loops = rank + 1
-    own = dims_map(loops, range(rank))
-    along = dims_map(loops, [rank if axis == dim else axis for axis in range(rank)])
-    iterators = [PARALLEL] * rank + [REDUCTION]
-
-    def count_before(b: Body) -> list[SSAValue]:
-        value, other, place = b.args
-        earlier = b.insert(arith.CmpiOp(loop_index(b, rank), loop_index(b, dim), "slt"))
-        tie_before = b.insert(arith.AndIOp(_same_place(b, other, value), earlier))
-        before = b.insert(arith.OrIOp(_ordered_before(b, other, value, largest), tie_before))
-        return [b.insert(arith.SelectOp(before, b.insert(arith.AddiOp(place, b.constant(1, place.type))), place))]
-
-    places = fill(lw, 0, empty(lw, x.type.shape, IntegerType(64)))
-    places = generic(lw, [source, source], [own, along], [places], [own], iterators, count_before)[0]
-
-    def pick(b: Body) -> list[SSAValue]:
-        value, place, best, best_index = b.args
-        hit = b.insert(arith.CmpiOp(to_index(b, place), loop_index(b, dim), "eq"))
-        position = b.insert(arith.IndexCastOp(loop_index(b, rank), IntegerType(64)))
-        return [b.insert(arith.SelectOp(hit, value, best)), b.insert(arith.SelectOp(hit, position, best_index))]
-
-    values = fill(lw, 0, lw.empty(lw.result_type(0)))
-    indices = fill(lw, 0, lw.empty(lw.result_type(1)))
-    return generic(lw, [source, places], [along, along], [values, indices], [own, own], iterators, pick)
+@lowers("indexing", "aten.scatter_reduce.two")
+def scatter_reduce(lw: Lowering) -> list[SSAValue]:
+    reduce, include_self = lw.op.arguments()[4:6]
+    return _scatter(lw, reduce=reduce, include_self=include_self)
