@@ -169,6 +169,16 @@ def test_avg_pool2d_and_adaptive_avg_pool2d():
     lowered_and_checked(pools, (x,), [(x,), (torch.randn(3, 3, 7, 10),)], dynamic_shapes=BATCH)
 
 
+def test_unbatched_pools():
+    class Unbatched(torch.nn.Module):
+        def forward(self, x):
+            return (F.max_pool2d(x, 2), *F.max_pool2d(x, 3, 2, 1, return_indices=True), F.avg_pool2d(x, 3, 2, 1),
+                    F.adaptive_avg_pool2d(x, (3, 2)))
+
+    x = torch.randn(3, 7, 8)
+    lowered_and_checked(Unbatched(), (x,), [(x,)])
+
+
 def test_upsample():
     resamples = Pools(F.interpolate, {"scale_factor": 2, "mode": "nearest"}, {"size": (5, 7), "mode": "nearest"},
                       {"scale_factor": 2, "mode": "bilinear", "align_corners": False},

@@ -232,6 +232,22 @@ def _pool_sizes(lw: Lowering, x: SSAValue, ceil_mode: bool) -> list[Any]:
     return sizes
 
 
+def _batched(lw: Lowering, x: SSAValue, result_shape: Sequence[Any]) -> tuple[SSAValue, list[Any], bool]:
+    """A pool's input as (N, C, H, W) and its output's sizes so: an unbatched
+    (C, H, W) input gets a unit batch (``_unbatched`` drops it from a result)."""
+    value = lw.value(x)
+    shape = list(x.type.shape)
+    if len(shape) == 3:
+        return expand(lw, value, [[0, 1], [2], [3]], [1, *shape]), [1, *result_shape], True
+    if len(shape) != 4:
+        raise unsupported(lw, f"expected an (N, C, H, W) or (C, H, W) input, found rank {len(shape)}")
+    return value, list(result_shape), False
+
+
+def _unbatched(lw: Lowering, value: SSAValue, unbatched: bool) -> SSAValue:
+    return collapse(lw, value, [[0, 1], [2], [3]]) if unbatched else value
+
+
 def _high_padding(size: Any, out: Any, kernel: int, stride: int, padding: int, dilation: int) -> int:
     """Padding after the input so that every window read stays inside (ceil_mode's
     last window may run past the right padding); never less than ``padding``."""
@@ -387,25 +403,27 @@ def max_pool2d_with_indices(lw: Lowering) -> list[SSAValue | None]:
     element = element_type(result.dtype)
     refuse_unsigned(lw, result.dtype)
     sizes = _pool_sizes(lw, x, ceil_mode)
+    source, out_shape, unbatched = _batched(lw, x, result.shape)
     high = [_high_padding(s, o, k, st, p, d) for s, o, k, st, p, d in
-            zip(sizes, result.shape[2:], kernel, stride, padding, dilation, strict=True)]
-    padded = pad(lw, lw.value(x), [0, 0, *padding], [0, 0, *high], lowest(element))
-    values = fill(lw, lowest(element), lw.empty(result))
+            zip(sizes, out_shape[2:], kernel, stride, padding, dilation, strict=True)]
+    padded = pad(lw, source, [0, 0, *padding], [0, 0, *high], lowest(element))
+    values = fill(lw, lowest(element), empty(lw, out_shape, element))
     window = _window_input(lw, kernel, element)
     if not lw.op.results[1].uses:
         pool = PoolingNchwMaxOp([padded, window], [values], [values.type],
                                 strides=dense_i64(stride), dilations=dense_i64(dilation))
-        return [lw.insert(pool).results[0], None]
-    return _max_pool_with_indices(lw, padded, window, values, sizes, stride, padding, dilation)
+        return [_unbatched(lw, lw.insert(pool).results[0], unbatched), None]
+    indices = fill(lw, -1, empty(lw, out_shape, IntegerType(64)))
+    results = _max_pool_with_indices(lw, padded, window, values, indices, sizes, stride, padding, dilation)
+    return [_unbatched(lw, r, unbatched) for r in results]
 
 
 def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, values: SSAValue,
-                           sizes: Sequence[Any], stride: Sequence[int], padding: Sequence[int],
-                           dilation: Sequence[int]) -> list[SSAValue]:
+                           indices: SSAValue, sizes: Sequence[Any], stride: Sequence[int],
+                           padding: Sequence[int], dilation: Sequence[int]) -> list[SSAValue]:
     """One generic with two outputs: the running max and its flat index into the
     input plane, updated as torch's loop does (``val > max || isnan(val)``; a window
     of lowest values points at its first element inside the input)."""
-    indices = fill(lw, -1, lw.empty(lw.result_type(1)))
     height, width = (lw.index(s) for s in sizes)
 
     def body(b: Body) -> list[SSAValue]:
@@ -449,10 +467,11 @@ def avg_pool2d(lw: Lowering) -> list[SSAValue]:
     refuse_unsigned(lw, result.dtype)
     accumulator = accumulator_type(element)
     sizes = _pool_sizes(lw, x, ceil_mode)
+    source, out_shape, unbatched = _batched(lw, x, result.shape)
     high = [_high_padding(s, o, k, st, p, 1) for s, o, k, st, p in
-            zip(sizes, result.shape[2:], kernel, stride, padding, strict=True)]
-    padded = pad(lw, convert_tensor(lw, lw.value(x), accumulator), [0, 0, *padding], [0, 0, *high], 0)
-    total = _window_sum(lw, padded, kernel, stride, list(result.shape), accumulator)
+            zip(sizes, out_shape[2:], kernel, stride, padding, strict=True)]
+    padded = pad(lw, convert_tensor(lw, source, accumulator), [0, 0, *padding], [0, 0, *high], 0)
+    total = _window_sum(lw, padded, kernel, stride, out_shape, accumulator)
     if divisor_override or (not any(padding) and high == [0, 0]):
         # every window lies inside the input: one divisor for all
         constant = divisor_override or kernel[0] * kernel[1]
@@ -470,7 +489,16 @@ def avg_pool2d(lw: Lowering) -> list[SSAValue]:
             return b.insert(arith.DivfOp(b.args[0], divisor(b)))
         return b.insert(arith.DivSIOp(b.args[0], divisor(b)))  # C++'s truncating division
 
-    return [lw.pointwise([total], result, divide)]
+    return [_unbatched(lw, _per_element(lw, total, out_shape, element, divide), unbatched)]
+
+
+def _per_element(lw: Lowering, value: SSAValue, out_shape: Sequence[Any], element: Attribute,
+                 compute: Callable[[Body], SSAValue]) -> SSAValue:
+    """A generic over ``value``'s shape: ``compute`` (reading ``Body.args[0]`` and
+    ``linalg.index``) converted to ``element``."""
+    rank = len(out_shape)
+    return generic(lw, [value], [identity(rank)], [empty(lw, out_shape, element)], [identity(rank)],
+                   [PARALLEL] * rank, lambda b: [b.convert(compute(b), element)])[0]
 
 
 def _window_sum(lw: Lowering, padded: SSAValue, kernel: Sequence[int], stride: Sequence[int],
@@ -517,14 +545,15 @@ def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
     refuse_unsigned(lw, result.dtype)
     accumulator = accumulator_type(element)
     sizes = list(x.type.shape[-2:])
-    outs = list(result.shape[2:])
+    outs = list(result.shape[-2:])
     if not all(is_static(s) for s in (*sizes, *outs)):
         raise unsupported(lw, "adaptive pooling needs static spatial sizes")
     sizes, outs = [int(s) for s in sizes], [int(s) for s in outs]
     bounds = [_adaptive_bounds(s, o) for s, o in zip(sizes, outs, strict=True)]
     boxes = [int((end - start).max()) for start, end in bounds]
-    source = convert_tensor(lw, lw.value(x), accumulator)
-    total = fill(lw, 0, empty(lw, result.shape, accumulator))
+    batched, out_shape, unbatched = _batched(lw, x, result.shape)
+    source = convert_tensor(lw, batched, accumulator)
+    total = fill(lw, 0, empty(lw, out_shape, accumulator))
     window = _window_input(lw, boxes, accumulator)
     add = arith.AddfOp if is_float(accumulator) else arith.AddiOp
 
@@ -532,12 +561,7 @@ def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
         _window, running = b.args
         coords, inside = [], None
         for axis, (size, out) in enumerate(zip(sizes, outs, strict=True)):
-            o = loop_index(b, 2 + axis)
-            start = b.insert(arith.DivUIOp(b.insert(arith.MuliOp(o, index_constant(b, size))),
-                                           index_constant(b, out)))
-            end = b.insert(arith.CeilDivUIOp(
-                b.insert(arith.MuliOp(b.insert(arith.AddiOp(o, index_constant(b, 1))), index_constant(b, size))),
-                index_constant(b, out)))
+            start, end = _box(b, loop_index(b, 2 + axis), size, out)
             coord = b.insert(arith.AddiOp(start, loop_index(b, 4 + axis)))
             in_box = b.insert(arith.CmpiOp(coord, end, "ult"))
             inside = in_box if inside is None else b.insert(arith.AndIOp(inside, in_box))
@@ -552,23 +576,26 @@ def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
     def divide(b: Body) -> SSAValue:
         counts = []
         for axis, (size, out) in enumerate(zip(sizes, outs, strict=True)):
-            o = loop_index(b, 2 + axis)
-            start = b.insert(arith.DivUIOp(b.insert(arith.MuliOp(o, index_constant(b, size))),
-                                           index_constant(b, out)))
-            end = b.insert(arith.CeilDivUIOp(
-                b.insert(arith.MuliOp(b.insert(arith.AddiOp(o, index_constant(b, 1))), index_constant(b, size))),
-                index_constant(b, out)))
+            start, end = _box(b, loop_index(b, 2 + axis), size, out)
             counts.append(b.insert(arith.SubiOp(end, start)))
         count = b.insert(arith.IndexCastOp(b.insert(arith.MuliOp(*counts)), IntegerType(64)))
         divide_op = arith.DivfOp if is_float(accumulator) else arith.DivSIOp
         return b.insert(divide_op(b.args[0], b.convert(count, accumulator)))
 
-    return [lw.pointwise([summed], result, divide)]
+    return [_unbatched(lw, _per_element(lw, summed, out_shape, element, divide), unbatched)]
 
 
 def _adaptive_bounds(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
+    """torch's boxes: start = floor(i*in/out), end = ceil((i+1)*in/out) (``_box`` in IR)."""
     i = np.arange(out)
     return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def _box(b: Body, out_index: SSAValue, size: int, out: int) -> tuple[SSAValue, SSAValue]:
+    scaled = b.insert(arith.MuliOp(out_index, index_constant(b, size)))
+    start = b.insert(arith.DivUIOp(scaled, index_constant(b, out)))
+    following = b.insert(arith.AddiOp(scaled, index_constant(b, size)))  # (i + 1) * in
+    return start, b.insert(arith.CeilDivUIOp(following, index_constant(b, out)))
 
 
 # ---------------------------------------------------------------------------
