@@ -301,13 +301,18 @@ def test_advanced_indexing():
 
 def test_index_put():
     class Put(torch.nn.Module):
-        def forward(self, x, i, v):
-            return torch.ops.aten.index_put(x, [i, None], v, False), torch.ops.aten.index_put(x, [i, None], v, True)
+        def forward(self, x, i, v, mask, one):
+            put = torch.ops.aten.index_put
+            # a boolean mask with one value (y[y > t] = t): where(mask, v, x), or x + v where mask
+            return put(x, [i, None], v, False), put(x, [i, None], v, True), put(x, [mask], one, False), put(
+                x, [mask], one, True)
 
     x, i, v = torch.randn(5, 3), ints([4, 0, -1]), torch.randn(3, 3)  # 4 twice: the last wins, or both add
-    runs = [(x, i, v), (torch.randn(7, 3), ints([6, -7, 2]), v)]
-    dims = {"x": {0: Dim("rows", max=64)}, "i": None, "v": None}
-    text = lowered_and_checked(Put(), (x, i, v), runs, dynamic_shapes=dims)
+    mask, one = torch.from_numpy(np.random.default_rng(0).random((5, 3)) > 0.5), torch.randn(())
+    runs = [(x, i, v, mask, one), (torch.randn(7, 3), ints([6, -7, 2]), v, torch.from_numpy(np.eye(7, 3) > 0), one)]
+    batch = Dim("rows", max=64)
+    dims = {"x": {0: batch}, "i": None, "v": None, "mask": {0: batch}, "one": None}
+    text = lowered_and_checked(Put(), (x, i, v, mask, one), runs, dynamic_shapes=dims)
     assert "scf.for" not in text and "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]" in text
 
 

@@ -202,7 +202,7 @@ class Advanced:
         if not self.indexed:
             raise unsupported(lw, "expected at least one index tensor")
         for index in self.indices:
-            if index is not None and index.type.dtype in (DType.bool, DType.uint8):
+            if index is not None and _is_mask(index):
                 raise unsupported(lw, "a boolean mask index has a data-dependent size (nonzero)")
         adjacent = self.indexed == list(range(self.indexed[0], self.indexed[-1] + 1))
         self.block_start = self.indexed[0] if adjacent else 0
@@ -391,6 +391,8 @@ def _broadcast_read(b: Body, source: SSAValue, source_shape: Sequence[Any], targ
 def index_put(lw: Lowering) -> list[SSAValue]:
     """x[indices] = values (or += with accumulate): the writes are the index block."""
     source, indices, values, accumulate = lw.op.arguments()
+    if any(index is not None and _is_mask(index) for index in indices):
+        return [_masked_put(lw, source, indices, values, accumulate)]
     layout = Advanced(lw, source, indices)
     rank, block = layout.rank, layout.block
     loops = rank + len(block)
@@ -420,6 +422,38 @@ def index_put(lw: Lowering) -> list[SSAValue]:
     winner = _last_write(lw, rank, block, inputs, maps, hit)
     sizes = [lw.index(size) for size in block]
     return [_written(lw, source, winner, lambda b, won: value_at(b, _unflat(b, won, sizes)))]
+
+
+def _is_mask(index: SSAValue) -> bool:
+    return index.type.dtype in (DType.bool, DType.uint8)
+
+
+def _masked_put(lw: Lowering, source: SSAValue, indices: Sequence[SSAValue | None], values: SSAValue,
+                accumulate: bool) -> SSAValue:
+    """x[mask] = v with one value (``y[y > t] = t``): where(mask, v, x), or x + v
+    where mask; the mask covers the dims from its position. More values than one
+    are written in the mask's order: data-dependent, refused."""
+    tensors = [(axis, index) for axis, index in enumerate(indices) if index is not None]
+    if len(tensors) != 1 or not all(size == 1 for size in values.type.shape):
+        raise unsupported(lw, "a boolean mask index is lowered only alone and with one value "
+                              "(more values go where the mask's true elements are: data-dependent)")
+    (start, mask), = tensors
+    result = lw.result_type()
+    rank = len(result.shape)
+    element = tensor_type(result).element_type
+    value = lw.value(values)
+    mask_map = dims_map(rank, range(start, start + len(mask.type.shape)))
+    value_map = AffineMap(rank, 0, tuple(AffineExpr.constant(0) for _ in values.type.shape))
+
+    def body(b: Body) -> list[SSAValue]:
+        kept, chosen, new, _out = b.args
+        new = b.convert(new, element)
+        if accumulate:
+            new = _add(b, kept, new)
+        return [b.insert(arith.SelectOp(b.convert(chosen, IntegerType(1)), new, kept))]
+
+    return generic(lw, [lw.value(source), lw.value(mask), value], [identity(rank), mask_map, value_map],
+                   [lw.empty(result)], [identity(rank)], [PARALLEL] * rank, body)[0]
 
 
 def _scatter(lw: Lowering, reduce: str | None, include_self: bool = True) -> list[SSAValue]:
