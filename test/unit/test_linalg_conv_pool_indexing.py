@@ -188,6 +188,24 @@ def test_upsample():
     lowered_and_checked(resamples, (x,), [(x,), (torch.randn(1, 3, 4, 6),)], dynamic_shapes=BATCH)
 
 
+class ResampleTo(torch.nn.Module):
+    def forward(self, x, skip):
+        return (F.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=False),
+                F.interpolate(x, size=skip.shape[-2:], mode="nearest"),
+                F.interpolate(x, size=skip.shape[-2:], mode="bilinear", align_corners=True),
+                F.interpolate(x, scale_factor=2, mode="nearest"), F.interpolate(x, size=(5, 6), mode="nearest"))
+
+
+def test_upsample_with_dynamic_spatial_sizes():
+    """UNet's interpolate to the skip's size: the scale and nearest's special cases
+    (same size, twice the size) are chosen at run time."""
+    x, skip = torch.randn(1, 2, 3, 4), torch.randn(1, 1, 7, 8)
+    dims = {"x": {2: Dim("h", min=2, max=32), 3: Dim("w", min=2, max=32)},
+            "skip": {2: Dim("sh", min=2, max=64), 3: Dim("sw", min=2, max=64)}}
+    runs = [(x, skip), (torch.randn(1, 2, 5, 3), torch.randn(1, 1, 10, 3)), (torch.randn(1, 2, 4, 4), torch.randn(1, 1, 6, 9))]
+    lowered_and_checked(ResampleTo(), (x, skip), runs, dynamic_shapes=dims)
+
+
 class Stem(torch.nn.Module):
     """ResNet18's stem: 7x7/2 convolution, relu, 3x3/2 max pool."""
 

@@ -603,10 +603,6 @@ def _box(b: Body, out_index: SSAValue, size: int, out: int) -> tuple[SSAValue, S
 # ---------------------------------------------------------------------------
 
 
-def _scales(scale_factors: Sequence[float] | None, n: int) -> list[float | None]:
-    return [None] * n if scale_factors is None else [float(s) for s in scale_factors]
-
-
 def _area_scale(size: int, out: int, align_corners: bool, scale: float | None,
                 f32: type = np.float32) -> Any:
     """torch's area_pixel_compute_scale in the opmath type (``f32``: np.float32 or np.float64)."""
@@ -617,42 +613,91 @@ def _area_scale(size: int, out: int, align_corners: bool, scale: float | None,
     return f32(size) / f32(out)
 
 
-def _static_resample_sizes(lw: Lowering, x: SSAValue, result: Any) -> tuple[list[int], list[int]]:
-    sizes, outs = list(x.type.shape[-2:]), list(result.shape[-2:])
-    if not all(is_static(s) for s in (*sizes, *outs)):
-        raise unsupported(lw, "resampling needs static spatial sizes")
-    return [int(s) for s in sizes], [int(s) for s in outs]
+class _ResampleAxis:
+    """One spatial axis of a resampling, made before its generic: the input's size and
+    last index (``index``), and torch's scale (area_pixel_compute_scale) in ``element``,
+    a constant for static sizes, else computed as torch does from the sizes."""
+
+    def __init__(self, lw: Lowering, size: Any, out: Any, align_corners: bool, scale: float | None,
+                 element: Attribute) -> None:
+        self.static = (int(size), int(out)) if is_static(size) and is_static(out) else None
+        self.size, self.out = lw.index(size), lw.index(out)
+        self.last = lw.index(size - 1) if is_static(size) else lw.insert(arith.SubiOp(self.size, lw.index(1))).result
+        if self.static is not None:
+            numpy_type = np.float64 if element.bitwidth == 64 else np.float32
+            self.ratio = lw.constant(float(_area_scale(*self.static, align_corners, scale, numpy_type)), element)
+        elif not align_corners and scale is not None and scale > 0:
+            self.ratio = lw.constant(float((np.float64 if element.bitwidth == 64 else np.float32)(1.0 / scale)),
+                                     element)
+        elif align_corners:  # (in - 1) / (out - 1), or 0 for one output
+            one = lw.index(1)
+            span = lw.insert(arith.SubiOp(self.out, one)).result
+            ratio = lw.insert(arith.DivfOp(_float_of(lw, self.last, element), _float_of(lw, span, element))).result
+            several = lw.insert(arith.CmpiOp(self.out, one, "sgt")).result
+            self.ratio = lw.insert(arith.SelectOp(several, ratio, lw.constant(0.0, element))).result
+        else:
+            self.ratio = lw.insert(arith.DivfOp(_float_of(lw, self.size, element),
+                                                _float_of(lw, self.out, element))).result
+
+
+def _float_of(lw: Lowering, index: SSAValue, element: Attribute) -> SSAValue:
+    as_integer = lw.insert(arith.IndexCastOp(index, IntegerType(64))).result
+    return lw.insert(arith.SIToFPOp(as_integer, element)).result
+
+
+def _resample_axes(lw: Lowering, x: SSAValue, result: Any, align_corners: bool,
+                   scale_factors: Sequence[float] | None, element: Attribute) -> list[_ResampleAxis]:
+    scales = [None, None] if scale_factors is None else [float(s) for s in scale_factors]
+    return [_ResampleAxis(lw, x.type.shape[2 + axis], result.shape[2 + axis], align_corners, scales[axis], element)
+            for axis in range(2)]
 
 
 @lowers("conv-pool", "aten.upsample_nearest2d.vec")
 def upsample_nearest2d(lw: Lowering) -> list[SSAValue]:
     """out[n, c, h, w] = x[n, c, src(h), src(w)] with torch's nearest_idx: the identity
-    for equal sizes, dst >> 1 for twice the size, else min(floor(dst * scale), in - 1) in f32."""
+    for equal sizes, dst >> 1 for twice the size, else min(floor(dst * scale), in - 1) in f32
+    (for dynamic sizes the three chosen at run time)."""
     x, _output_size, scale_factors = lw.op.arguments()
     result = lw.result_type()
-    sizes, outs = _static_resample_sizes(lw, x, result)
-    scales = _scales(scale_factors, 2)
+    axes = _resample_axes(lw, x, result, False, scale_factors, Float32Type())
+    cases = [None if axis.static else _nearest_cases(lw, axis) for axis in axes]
     source = lw.value(x)
     element = tensor_type(result).element_type
 
-    def nearest(b: Body, axis: int) -> SSAValue:
-        dst = loop_index(b, 2 + axis)
-        size, out = sizes[axis], outs[axis]
-        if out == size:
-            return dst
-        if out == 2 * size:
-            return b.insert(arith.ShRUIOp(dst, index_constant(b, 1)))
-        ratio = b.constant(float(_area_scale(size, out, False, scales[axis])), Float32Type())
-        position = b.insert(arith.MulfOp(_index_to_float(b, dst, Float32Type()), ratio))
-        floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(position)), IntegerType(64)))
-        return b.insert(arith.MinSIOp(to_index(b, floor), index_constant(b, size - 1)))
+    def nearest(b: Body, axis: _ResampleAxis, dst: SSAValue, case: tuple[SSAValue, SSAValue] | None) -> SSAValue:
+        if axis.static is not None:
+            size, out = axis.static
+            if out == size:
+                return dst
+            return _halved(b, dst) if out == 2 * size else _scaled(b, axis, dst)
+        same, double = case
+        return b.insert(arith.SelectOp(same, dst, b.insert(arith.SelectOp(double, _halved(b, dst),
+                                                                          _scaled(b, axis, dst)))))
 
     def body(b: Body) -> list[SSAValue]:
-        coords = [loop_index(b, 0), loop_index(b, 1), nearest(b, 0), nearest(b, 1)]
+        coords = [loop_index(b, 0), loop_index(b, 1),
+                  *(nearest(b, axis, loop_index(b, 2 + j), cases[j]) for j, axis in enumerate(axes))]
         return [b.insert(tensor.ExtractOp(source, coords, element))]
 
-    out = lw.empty(result)
-    return generic(lw, [], [], [out], [identity(4)], [PARALLEL] * 4, body)
+    return generic(lw, [], [], [lw.empty(result)], [identity(4)], [PARALLEL] * 4, body)
+
+
+def _halved(b: Body, dst: SSAValue) -> SSAValue:
+    return b.insert(arith.ShRUIOp(dst, index_constant(b, 1)))
+
+
+def _scaled(b: Body, axis: _ResampleAxis, dst: SSAValue) -> SSAValue:
+    """min(floor(dst * scale), in - 1), in f32."""
+    position = b.insert(arith.MulfOp(_index_to_float(b, dst, Float32Type()), axis.ratio))
+    floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(position)), IntegerType(64)))
+    return b.insert(arith.MinSIOp(to_index(b, floor), axis.last))
+
+
+def _nearest_cases(lw: Lowering, axis: _ResampleAxis) -> tuple[SSAValue, SSAValue]:
+    """Whether the output is as large as the input, or twice as large (run time)."""
+    same = lw.insert(arith.CmpiOp(axis.out, axis.size, "eq")).result
+    twice = lw.insert(arith.AddiOp(axis.size, axis.size)).result
+    return same, lw.insert(arith.CmpiOp(axis.out, twice, "eq")).result
 
 
 def _index_to_float(b: Body, value: SSAValue, element: Attribute) -> SSAValue:
@@ -665,41 +710,37 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
     torch's source index, lambda (stored in the input's dtype) and upper tap."""
     x, _output_size, align_corners, scale_factors = lw.op.arguments()
     result = lw.result_type()
-    sizes, outs = _static_resample_sizes(lw, x, result)
-    scales = _scales(scale_factors, 2)
     element = tensor_type(result).element_type
     if not is_float(element):
         raise unsupported(lw, f"expected a floating-point input, found {element}")
     source = lw.value(x)
     f32 = accumulator_type(element)  # torch's opmath type
-    numpy_type = np.float64 if f32.bitwidth == 64 else np.float32
+    axes = _resample_axes(lw, x, result, align_corners, scale_factors, f32)
 
-    def taps(b: Body, axis: int) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
-        """(lower index, upper index, 1 - lambda, lambda) of the output's position along ``axis``."""
-        size, out = sizes[axis], outs[axis]
-        ratio = b.constant(float(_area_scale(size, out, align_corners, scales[axis], numpy_type)), f32)
-        dst = _index_to_float(b, loop_index(b, 2 + axis), f32)
+    def taps(b: Body, axis: _ResampleAxis, dst: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+        """(lower index, upper index, 1 - lambda, lambda) of an output's position along ``axis``."""
+        dst = _index_to_float(b, dst, f32)
         if align_corners:
-            src = b.insert(arith.MulfOp(ratio, dst))
+            src = b.insert(arith.MulfOp(axis.ratio, dst))
         else:
             half = b.constant(0.5, f32)
-            src = b.insert(arith.SubfOp(b.insert(arith.MulfOp(ratio, b.insert(arith.AddfOp(dst, half)))), half))
+            src = b.insert(arith.SubfOp(b.insert(arith.MulfOp(axis.ratio, b.insert(arith.AddfOp(dst, half)))), half))
             src = b.insert(arith.MaximumfOp(src, b.constant(0.0, f32)))
         floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(src)), IntegerType(64)))
-        lower = b.insert(arith.MinSIOp(to_index(b, floor), index_constant(b, size - 1)))
+        lower = b.insert(arith.MinSIOp(to_index(b, floor), axis.last))
         lam = b.insert(arith.SubfOp(src, _index_to_float(b, lower, f32)))
         lam = b.insert(arith.MinimumfOp(b.insert(arith.MaximumfOp(lam, b.constant(0.0, f32))), b.constant(1.0, f32)))
         if element != f32:  # torch stores lambda in the input's dtype
             lam = b.convert(b.convert(lam, element), f32)
-        step = b.insert(arith.CmpiOp(lower, index_constant(b, size - 1), "slt"))
+        step = b.insert(arith.CmpiOp(lower, axis.last, "slt"))
         upper = b.insert(arith.AddiOp(lower, b.insert(arith.IndexCastOp(
             b.insert(arith.ExtUIOp(step, IntegerType(64))), IndexType()))))
         return lower, upper, b.insert(arith.SubfOp(b.constant(1.0, f32), lam)), lam
 
     def body(b: Body) -> list[SSAValue]:
         n, c = loop_index(b, 0), loop_index(b, 1)
-        h0, h1, h_low, h_high = taps(b, 0)
-        w0, w1, w_low, w_high = taps(b, 1)
+        h0, h1, h_low, h_high = taps(b, axes[0], loop_index(b, 2))
+        w0, w1, w_low, w_high = taps(b, axes[1], loop_index(b, 3))
 
         def along_width(h: SSAValue) -> SSAValue:
             left = b.convert(b.insert(tensor.ExtractOp(source, [n, c, h, w0], element)), f32)
