@@ -298,10 +298,12 @@ class Bags(torch.nn.Module):
 
     def forward(self, indices, offsets, weights):
         return self.sums(indices, offsets), self.means(indices, offsets), F.embedding_bag(
-            indices, self.means.weight, offsets, mode="sum", per_sample_weights=weights)
+            indices, self.means.weight, offsets, mode="sum", per_sample_weights=weights), F.embedding_bag(
+            indices, self.sums.weight, offsets, mode="max"), F.embedding_bag(
+            indices, self.sums.weight, offsets, mode="mean", include_last_offset=True)
 
 
-def test_embedding_bag_sum_and_mean():
+def test_embedding_bag_sum_mean_and_max():
     indices, offsets, weights = ints([1, 2, 3, 4, 9, 2]), ints([0, 2, 2, 5]), torch.randn(6)  # bag 1 is empty
     lowered_and_checked(Bags(), (indices, offsets, weights), [(indices, offsets, weights)])
 

@@ -3,15 +3,15 @@
 A gather (embedding, index_select, gather, advanced indexing) is a
 ``linalg.generic`` over the result whose body reads the source with
 ``tensor.extract`` at coordinates made of ``linalg.index`` and the index
-tensors' elements. A scatter (index_put, scatter, scatter_add) is a reduction,
+tensors' elements. A scatter (index_put, scatter, scatter_add, scatter_reduce) is a reduction,
 for each element, over the writes that may reach it (see below): later writes
 win and duplicates accumulate as torch's CPU loops do.
 
 ``topk`` counts, for each element, the elements sorting before it.
 
 Not lowered, named by ``legalize-linalg``: ``nonzero`` (its size depends on the
-data); ``_embedding_bag`` in max mode or with its other results used is refused
-by name."""
+data). Refused by name: ``_embedding_bag`` with its other results used, a boolean
+mask index (but index_put's with one value), uint8 where signedness matters."""
 
 from __future__ import annotations
 
@@ -108,19 +108,20 @@ def gather(lw: Lowering) -> list[SSAValue]:
     return [_gather_along(lw, source, _dim(lw, dim, rank), identity(rank), index)]
 
 
-_SUM, _MEAN = 0, 1
+_SUM, _MEAN, _MAX = 0, 1, 2
 
 
 @lowers("indexing", "aten._embedding_bag.default")
 def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
-    """The output of a sum or mean bag: bag b holds indices[offsets[b]:offsets[b + 1]]
+    """The output of a sum, mean or max bag: bag b holds indices[offsets[b]:offsets[b + 1]]
     (the last one runs to the end), padding_idx skipped; a reduction over the index
     positions, those of other bags adding nothing. A mean divides the sum, rounded to
-    the weight's dtype, by the bag's count (1 for an empty bag), as torch."""
+    the weight's dtype, by the bag's count (1 for an empty bag); an empty bag's max
+    is 0, as torch."""
     (weight, indices, offsets, _scale_grad, mode, _sparse, per_sample_weights,
      include_last_offset, padding_idx) = lw.op.arguments()
-    if mode not in (_SUM, _MEAN):
-        raise unsupported(lw, f"expected mode sum (0) or mean (1), found {mode} (max has no lowering yet)")
+    if mode not in (_SUM, _MEAN, _MAX):
+        raise unsupported(lw, f"expected mode sum (0), mean (1) or max (2), found {mode}")
     if any(result.uses for result in lw.op.results[1:]):
         raise unsupported(lw, "only the output of _embedding_bag is lowered (offset2bag, bag_size and "
                               "max_indices are used here)")
@@ -155,11 +156,13 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
         value = b.convert(row, accumulator)
         if weights:
             value = b.insert(arith.MulfOp(value, b.convert(weights[0], accumulator)))
-        added = b.insert(arith.AddfOp(running, value))
-        return [b.insert(arith.SelectOp(in_bag(b, bag, position, index), added, running))]
+        combined = b.insert((arith.MaximumfOp if mode == _MAX else arith.AddfOp)(running, value))
+        return [b.insert(arith.SelectOp(in_bag(b, bag, position, index), combined, running))]
 
+    if not is_float(element):
+        raise unsupported(lw, f"expected a floating-point weight, found {element}")
     inputs = [lw.value(indices)] + ([lw.value(per_sample_weights)] if per_sample_weights is not None else [])
-    total = fill(lw, 0, empty(lw, result.shape, accumulator))
+    total = fill(lw, float("-inf") if mode == _MAX else 0, empty(lw, result.shape, accumulator))
     total = generic(lw, inputs, [dims_map(3, [2])] * len(inputs), [total], [dims_map(3, [0, 1])],
                     [PARALLEL, PARALLEL, REDUCTION], add_row)[0]
     if mode == _SUM:
@@ -174,14 +177,17 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
     counts = generic(lw, [lw.value(indices)], [dims_map(2, [1])], [counts], [dims_map(2, [0])],
                      [PARALLEL, REDUCTION], count_row)[0]
 
-    def mean(b: Body) -> list[SSAValue]:
+    def finish(b: Body) -> list[SSAValue]:
         total_element, count, _out = b.args
+        if mode == _MAX:
+            some = b.insert(arith.CmpiOp(count, b.constant(0, count.type), "sgt"))
+            return [b.convert(b.insert(arith.SelectOp(some, total_element, b.constant(0.0, accumulator))), element)]
         rounded = b.convert(b.convert(total_element, element), accumulator)
         divisor = b.insert(arith.MaxSIOp(count, b.constant(1, count.type)))
         return [b.convert(b.insert(arith.DivfOp(rounded, b.convert(divisor, accumulator))), element)]
 
     output = generic(lw, [total, counts], [identity(2), dims_map(2, [0])], [lw.empty(result)], [identity(2)],
-                     [PARALLEL] * 2, mean)[0]
+                     [PARALLEL] * 2, finish)[0]
     return [output, None, None, None]
 
 
