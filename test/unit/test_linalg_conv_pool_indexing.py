@@ -179,6 +179,18 @@ def test_unbatched_pools():
     lowered_and_checked(Unbatched(), (x,), [(x,)])
 
 
+def test_3d_pools():
+    class Pools3d(torch.nn.Module):
+        def forward(self, x, v):
+            return (F.max_pool3d(x, 2), *F.max_pool3d(x, 3, 2, 1, return_indices=True),
+                    F.avg_pool3d(x, 3, 2, 1, count_include_pad=False), F.avg_pool3d(x, 2, ceil_mode=True),
+                    F.adaptive_avg_pool3d(x, (2, 3, 2)), F.max_pool3d(v, 2), F.avg_pool3d(v, 2))
+
+    x, v = torch.randn(2, 3, 5, 6, 7), torch.randn(2, 4, 4, 6)  # v: unbatched (C, D, H, W)
+    lowered_and_checked(Pools3d(), (x, v), [(x, v), (torch.randn(1, 3, 5, 6, 7), v)],
+                        dynamic_shapes={"x": {0: Dim("b", max=8)}, "v": None})
+
+
 def test_upsample():
     resamples = Pools(F.interpolate, {"scale_factor": 2, "mode": "nearest"}, {"size": (5, 7), "mode": "nearest"},
                       {"scale_factor": 2, "mode": "bilinear", "align_corners": False},

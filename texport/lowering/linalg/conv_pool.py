@@ -2,15 +2,17 @@
 
 What IREE compiles fast: ``linalg.conv_2d_nchw_fchw`` (``conv_2d_ngchw_gfchw``
 for groups > 1) and ``linalg.pooling_nchw_max`` on an input padded by
-``tensor.pad``; a 1-d convolution is the 2-d one over a unit height. The rest
-are ``linalg.generic``s: a window is a pair of reduction dims whose bounds come
-from a window-shaped ``tensor.empty`` operand (as the named pooling ops take it),
-and a resampled image reads its input with ``tensor.extract`` at indices computed
-from ``linalg.index``.
+``tensor.pad``; a 1-d convolution is the 2-d one over a unit height, a
+transposed one the forward one over its input spread with zeros. The rest are
+``linalg.generic``s: a window's dims are reduction dims whose bounds come from a
+window-shaped ``tensor.empty`` operand (as the named pooling ops take it), and a
+resampled image reads its input with ``tensor.extract`` at indices computed from
+``linalg.index``. Pools take 2 or 3 spatial dims (3-d max pooling always by the
+generic: linalg has no ncdhw pooling op), batched or not.
 
 The structured-op helpers at the top (``generic``, ``pad``, ``expand``,
-``collapse``, ``fill``) are shared with ``indexing.py``; they belong in
-``builder.py`` once the machinery takes them."""
+``collapse``, ``fill``, ``empty``, ``convert_tensor``, ...) are shared with
+``indexing.py``; they belong in ``builder.py`` once the machinery takes them."""
 
 from __future__ import annotations
 
@@ -224,28 +226,32 @@ def _ints(lw: Lowering, value: Any, n: int, name: str, default: Sequence[int] | 
     return tuple(values)
 
 
-def _pool_sizes(lw: Lowering, x: SSAValue, ceil_mode: bool) -> list[Any]:
-    """The spatial sizes of a pool's input (texport dims)."""
-    sizes = list(x.type.shape[-2:])
+def _pool_sizes(lw: Lowering, x: SSAValue, n: int, ceil_mode: bool) -> list[Any]:
+    """The ``n`` spatial sizes of a pool's input (texport dims)."""
+    sizes = list(x.type.shape[-n:])
     if ceil_mode and not all(is_static(s) for s in sizes):
         raise unsupported(lw, "ceil_mode needs static spatial sizes (its last window's reach is read off them)")
     return sizes
 
 
-def _batched(lw: Lowering, x: SSAValue, result_shape: Sequence[Any]) -> tuple[SSAValue, list[Any], bool]:
-    """A pool's input as (N, C, H, W) and its output's sizes so: an unbatched
-    (C, H, W) input gets a unit batch (``_unbatched`` drops it from a result)."""
+def _batched(lw: Lowering, x: SSAValue, result_shape: Sequence[Any], n: int) -> tuple[SSAValue, list[Any], bool]:
+    """A pool's input as (N, C, *spatial) and its output's sizes so: an unbatched
+    (C, *spatial) input gets a unit batch (``_unbatched`` drops it from a result)."""
     value = lw.value(x)
     shape = list(x.type.shape)
-    if len(shape) == 3:
-        return expand(lw, value, [[0, 1], [2], [3]], [1, *shape]), [1, *result_shape], True
-    if len(shape) != 4:
-        raise unsupported(lw, f"expected an (N, C, H, W) or (C, H, W) input, found rank {len(shape)}")
+    if len(shape) == n + 1:
+        return expand(lw, value, _unit_batch(n), [1, *shape]), [1, *result_shape], True
+    if len(shape) != n + 2:
+        raise unsupported(lw, f"expected an (N, C, {n} spatial) or (C, {n} spatial) input, found rank {len(shape)}")
     return value, list(result_shape), False
 
 
+def _unit_batch(n: int) -> list[list[int]]:
+    return [[0, 1], *([axis] for axis in range(2, n + 2))]
+
+
 def _unbatched(lw: Lowering, value: SSAValue, unbatched: bool) -> SSAValue:
-    return collapse(lw, value, [[0, 1], [2], [3]]) if unbatched else value
+    return collapse(lw, value, _unit_batch(value.type.get_num_dims() - 2)) if unbatched else value
 
 
 def _high_padding(size: Any, out: Any, kernel: int, stride: int, padding: int, dilation: int) -> int:
@@ -392,53 +398,59 @@ def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride:
 # ---------------------------------------------------------------------------
 
 
-@lowers("conv-pool", "aten.max_pool2d_with_indices.default")
-def max_pool2d_with_indices(lw: Lowering) -> list[SSAValue | None]:
+def _pool_arguments(lw: Lowering, n: int, kernel: Any, stride: Any, padding: Any,
+                    dilation: Any = 1) -> tuple[tuple[int, ...], ...]:
+    kernel = _ints(lw, kernel, n, "kernel sizes")
+    return (kernel, _ints(lw, stride, n, "strides", default=kernel), _ints(lw, padding, n, "paddings"),
+            _ints(lw, dilation, n, "dilations"))
+
+
+@lowers("conv-pool", "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default")
+def max_pool_with_indices(lw: Lowering) -> list[SSAValue | None]:
     x, kernel, stride, padding, dilation, ceil_mode = lw.op.arguments()
-    kernel = _ints(lw, kernel, 2, "kernel sizes")
-    stride = _ints(lw, stride, 2, "strides", default=kernel)
-    padding = _ints(lw, padding, 2, "paddings")
-    dilation = _ints(lw, dilation, 2, "dilations")
+    n = 3 if "pool3d" in lw.op.op_def.key else 2
+    kernel, stride, padding, dilation = _pool_arguments(lw, n, kernel, stride, padding, dilation)
     result = lw.result_type(0)
     element = element_type(result.dtype)
     refuse_unsigned(lw, result.dtype)
-    sizes = _pool_sizes(lw, x, ceil_mode)
-    source, out_shape, unbatched = _batched(lw, x, result.shape)
+    sizes = _pool_sizes(lw, x, n, ceil_mode)
+    source, out_shape, unbatched = _batched(lw, x, result.shape, n)
     high = [_high_padding(s, o, k, st, p, d) for s, o, k, st, p, d in
             zip(sizes, out_shape[2:], kernel, stride, padding, dilation, strict=True)]
     padded = pad(lw, source, [0, 0, *padding], [0, 0, *high], lowest(element))
     values = fill(lw, lowest(element), empty(lw, out_shape, element))
     window = _window_input(lw, kernel, element)
-    if not lw.op.results[1].uses:
+    if n == 2 and not lw.op.results[1].uses:
         pool = PoolingNchwMaxOp([padded, window], [values], [values.type],
                                 strides=dense_i64(stride), dilations=dense_i64(dilation))
         return [_unbatched(lw, lw.insert(pool).results[0], unbatched), None]
     indices = fill(lw, -1, empty(lw, out_shape, IntegerType(64)))
-    results = _max_pool_with_indices(lw, padded, window, values, indices, sizes, stride, padding, dilation)
-    return [_unbatched(lw, r, unbatched) for r in results]
+    values, indices = _max_pool_with_indices(lw, padded, window, values, indices, sizes, stride, padding, dilation)
+    return [_unbatched(lw, values, unbatched), _unbatched(lw, indices, unbatched) if lw.op.results[1].uses else None]
 
 
 def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, values: SSAValue,
                            indices: SSAValue, sizes: Sequence[Any], stride: Sequence[int],
                            padding: Sequence[int], dilation: Sequence[int]) -> list[SSAValue]:
     """One generic with two outputs: the running max and its flat index into the
-    input plane, updated as torch's loop does (``val > max || isnan(val)``; a window
-    of lowest values points at its first element inside the input)."""
-    height, width = (lw.index(s) for s in sizes)
+    input plane (or volume), updated as torch's loop does (``val > max || isnan(val)``;
+    a window of lowest values points at its first element inside the input)."""
+    n = len(sizes)
+    bounds = [lw.index(s) for s in sizes]
 
     def body(b: Body) -> list[SSAValue]:
         value, _window, running, index = b.args
-        coords, inside = [], None
-        for axis, bound in enumerate((height, width)):
+        flat, inside = None, None
+        for axis, bound in enumerate(bounds):
             start = b.insert(arith.MuliOp(loop_index(b, 2 + axis), index_constant(b, stride[axis])))
-            offset = b.insert(arith.MuliOp(loop_index(b, 4 + axis), index_constant(b, dilation[axis])))
+            offset = b.insert(arith.MuliOp(loop_index(b, 2 + n + axis), index_constant(b, dilation[axis])))
             coord = b.insert(arith.SubiOp(b.insert(arith.AddiOp(start, offset)),
                                           index_constant(b, padding[axis])))
-            coords.append(coord)
             above = b.insert(arith.CmpiOp(coord, index_constant(b, 0), "sge"))
             below = b.insert(arith.CmpiOp(coord, bound, "slt"))
             both = b.insert(arith.AndIOp(above, below))
             inside = both if inside is None else b.insert(arith.AndIOp(inside, both))
+            flat = coord if flat is None else b.insert(arith.AddiOp(b.insert(arith.MuliOp(flat, bound)), coord))
         if is_float(value.type):
             better = b.insert(arith.OrIOp(b.insert(arith.CmpfOp(value, running, "ogt")),
                                           b.insert(arith.CmpfOp(value, value, "uno"))))
@@ -446,42 +458,43 @@ def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, val
             better = b.insert(arith.CmpiOp(value, running, "sgt"))
         first = b.insert(arith.CmpiOp(index, b.constant(-1, index.type), "eq"))
         take = b.insert(arith.AndIOp(inside, b.insert(arith.OrIOp(better, first))))
-        flat = b.insert(arith.AddiOp(b.insert(arith.MuliOp(coords[0], width)), coords[1]))
         flat = b.insert(arith.IndexCastOp(flat, index.type))
         return [b.insert(arith.SelectOp(take, value, running)), b.insert(arith.SelectOp(take, flat, index))]
 
-    loops = 6
-    return generic(lw, [padded, window], [_window_map(2, stride, dilation), dims_map(loops, [4, 5])],
-                   [values, indices], [dims_map(loops, [0, 1, 2, 3])] * 2,
-                   [PARALLEL] * 4 + [REDUCTION] * 2, body)
+    loops = 2 + 2 * n
+    return generic(lw, [padded, window], [_window_map(2, stride, dilation), dims_map(loops, range(2 + n, loops))],
+                   [values, indices], [dims_map(loops, range(2 + n))] * 2,
+                   [PARALLEL] * (2 + n) + [REDUCTION] * n, body)
 
 
-@lowers("conv-pool", "aten.avg_pool2d.default")
-def avg_pool2d(lw: Lowering) -> list[SSAValue]:
+@lowers("conv-pool", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
+def avg_pool(lw: Lowering) -> list[SSAValue]:
     x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override = lw.op.arguments()
-    kernel = _ints(lw, kernel, 2, "kernel sizes")
-    stride = _ints(lw, stride, 2, "strides", default=kernel)
-    padding = _ints(lw, padding, 2, "paddings")
+    n = 3 if "pool3d" in lw.op.op_def.key else 2
+    kernel, stride, padding, _dilation = _pool_arguments(lw, n, kernel, stride, padding)
     result = lw.result_type()
     element = element_type(result.dtype)
     refuse_unsigned(lw, result.dtype)
     accumulator = accumulator_type(element)
-    sizes = _pool_sizes(lw, x, ceil_mode)
-    source, out_shape, unbatched = _batched(lw, x, result.shape)
+    sizes = _pool_sizes(lw, x, n, ceil_mode)
+    source, out_shape, unbatched = _batched(lw, x, result.shape, n)
     high = [_high_padding(s, o, k, st, p, 1) for s, o, k, st, p in
             zip(sizes, out_shape[2:], kernel, stride, padding, strict=True)]
     padded = pad(lw, convert_tensor(lw, source, accumulator), [0, 0, *padding], [0, 0, *high], 0)
     total = _window_sum(lw, padded, kernel, stride, out_shape, accumulator)
-    if divisor_override or (not any(padding) and high == [0, 0]):
+    if divisor_override or (not any(padding) and not any(high)):
         # every window lies inside the input: one divisor for all
-        constant = divisor_override or kernel[0] * kernel[1]
+        constant = divisor_override or int(np.prod(kernel))
         divisor = lambda b: b.constant(constant, accumulator)  # noqa: E731
     else:
         counts = [_window_count(lw, s, k, st, p, count_include_pad)
                   for s, k, st, p in zip(sizes, kernel, stride, padding, strict=True)]
 
         def divisor(b: Body) -> SSAValue:
-            count = b.insert(arith.MuliOp(counts[0](b, loop_index(b, 2)), counts[1](b, loop_index(b, 3))))
+            count = None
+            for axis, axis_count in enumerate(counts):
+                this = axis_count(b, loop_index(b, 2 + axis))
+                count = this if count is None else b.insert(arith.MuliOp(count, this))
             return b.convert(b.insert(arith.IndexCastOp(count, IntegerType(64))), accumulator)
 
     def divide(b: Body) -> SSAValue:
@@ -503,11 +516,13 @@ def _per_element(lw: Lowering, value: SSAValue, out_shape: Sequence[Any], elemen
 
 def _window_sum(lw: Lowering, padded: SSAValue, kernel: Sequence[int], stride: Sequence[int],
                 out_sizes: Sequence[Any], accumulator: Attribute) -> SSAValue:
+    n = len(kernel)
+    loops = 2 + 2 * n
     total = fill(lw, 0, empty(lw, out_sizes, accumulator))
     window = _window_input(lw, kernel, accumulator)
     add = arith.AddfOp if is_float(accumulator) else arith.AddiOp
-    return generic(lw, [padded, window], [_window_map(2, stride, (1, 1)), dims_map(6, [4, 5])],
-                   [total], [dims_map(6, [0, 1, 2, 3])], [PARALLEL] * 4 + [REDUCTION] * 2,
+    return generic(lw, [padded, window], [_window_map(2, stride, (1,) * n), dims_map(loops, range(2 + n, loops))],
+                   [total], [dims_map(loops, range(2 + n))], [PARALLEL] * (2 + n) + [REDUCTION] * n,
                    lambda b: [b.insert(add(b.args[2], b.args[0]))])[0]
 
 
@@ -535,23 +550,22 @@ def _window_count(lw: Lowering, size: Any, kernel: int, stride: int, padding: in
 # ---------------------------------------------------------------------------
 
 
-@lowers("conv-pool", "aten._adaptive_avg_pool2d.default")
-def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
+@lowers("conv-pool", "aten._adaptive_avg_pool2d.default", "aten._adaptive_avg_pool3d.default")
+def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
     """Each output sums the box [floor(i*in/out), ceil((i+1)*in/out)) of its plane:
     a reduction over the largest box, reading in-box elements by ``tensor.extract``."""
     x, _output_size = lw.op.arguments()
+    n = 3 if "pool3d" in lw.op.op_def.key else 2
     result = lw.result_type()
     element = element_type(result.dtype)
     refuse_unsigned(lw, result.dtype)
     accumulator = accumulator_type(element)
-    sizes = list(x.type.shape[-2:])
-    outs = list(result.shape[-2:])
+    sizes, outs = list(x.type.shape[-n:]), list(result.shape[-n:])
     if not all(is_static(s) for s in (*sizes, *outs)):
         raise unsupported(lw, "adaptive pooling needs static spatial sizes")
     sizes, outs = [int(s) for s in sizes], [int(s) for s in outs]
-    bounds = [_adaptive_bounds(s, o) for s, o in zip(sizes, outs, strict=True)]
-    boxes = [int((end - start).max()) for start, end in bounds]
-    batched, out_shape, unbatched = _batched(lw, x, result.shape)
+    boxes = [int((end - start).max()) for start, end in (_adaptive_bounds(s, o) for s, o in zip(sizes, outs))]
+    batched, out_shape, unbatched = _batched(lw, x, result.shape, n)
     source = convert_tensor(lw, batched, accumulator)
     total = fill(lw, 0, empty(lw, out_shape, accumulator))
     window = _window_input(lw, boxes, accumulator)
@@ -562,7 +576,7 @@ def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
         coords, inside = [], None
         for axis, (size, out) in enumerate(zip(sizes, outs, strict=True)):
             start, end = _box(b, loop_index(b, 2 + axis), size, out)
-            coord = b.insert(arith.AddiOp(start, loop_index(b, 4 + axis)))
+            coord = b.insert(arith.AddiOp(start, loop_index(b, 2 + n + axis)))
             in_box = b.insert(arith.CmpiOp(coord, end, "ult"))
             inside = in_box if inside is None else b.insert(arith.AndIOp(inside, in_box))
             coords.append(b.insert(arith.MinUIOp(coord, index_constant(b, size - 1))))
@@ -570,15 +584,17 @@ def adaptive_avg_pool2d(lw: Lowering) -> list[SSAValue]:
         zero = b.constant(0, accumulator)
         return [b.insert(add(running, b.insert(arith.SelectOp(inside, value, zero))))]
 
-    summed = generic(lw, [window], [dims_map(6, [4, 5])], [total], [dims_map(6, [0, 1, 2, 3])],
-                     [PARALLEL] * 4 + [REDUCTION] * 2, body)[0]
+    loops = 2 + 2 * n
+    summed = generic(lw, [window], [dims_map(loops, range(2 + n, loops))], [total], [dims_map(loops, range(2 + n))],
+                     [PARALLEL] * (2 + n) + [REDUCTION] * n, body)[0]
 
     def divide(b: Body) -> SSAValue:
-        counts = []
+        count = None
         for axis, (size, out) in enumerate(zip(sizes, outs, strict=True)):
             start, end = _box(b, loop_index(b, 2 + axis), size, out)
-            counts.append(b.insert(arith.SubiOp(end, start)))
-        count = b.insert(arith.IndexCastOp(b.insert(arith.MuliOp(*counts)), IntegerType(64)))
+            this = b.insert(arith.SubiOp(end, start))
+            count = this if count is None else b.insert(arith.MuliOp(count, this))
+        count = b.insert(arith.IndexCastOp(count, IntegerType(64)))
         divide_op = arith.DivfOp if is_float(accumulator) else arith.DivSIOp
         return b.insert(divide_op(b.args[0], b.convert(count, accumulator)))
 
