@@ -1,10 +1,13 @@
 """lower-core-to-linalg, the conv-pool and indexing families: each op lowered,
-compiled by IREE and run against texport's interpreter (``check_lowered``).
+verified by iree-opt, compiled by IREE and run against texport's interpreter
+(``check_lowered``'s checks, with one compile per model for several inputs:
+``lowered_and_checked``, a candidate for linalg_checks).
 
-Tolerances: convolution and the pools accumulate in another order than the
-interpreter's numpy (im2col + BLAS, running sums), so f32 results agree to
-about 1e-6 relative; convolutions are checked at 1e-4 (rtol and atol), the rest
-at the default 1e-5. Gathers and max pooling copy elements: they are exact."""
+Tolerances: convolutions accumulate in another order than the interpreter's
+im2col + BLAS, so f32 results agree to about 1e-6 relative; they are checked at
+1e-4 (rtol and atol). Pools, interpolation, bags and scatter sums at the default
+1e-5; gathers, max pooling and topk copy elements (exact). float16 at 2e-3 (an
+f16 ulp where the f32 sums differ)."""
 
 from __future__ import annotations
 
