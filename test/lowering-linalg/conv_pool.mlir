@@ -10,7 +10,7 @@
 // tensor.empty. Resampling reads its input by tensor.extract.
 
 builtin.module {
-  func.func @forward(%x: !tx.tensor<[s0, 4, 9, 9], f32>, %w: !tx.tensor<[8, 4, 3, 3], f32>, %b: !tx.tensor<[8], f32>, %wg: !tx.tensor<[6, 2, 3, 3], f32>, %w1: !tx.tensor<[5, 4, 3], f32>, %x1: !tx.tensor<[s0, 4, 9], f32>, %wt: !tx.tensor<[4, 3, 3, 3], f32>) -> (!tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 3, 18, 18], f32>) {
+  func.func @forward(%x: !tx.tensor<[s0, 4, 9, 9], f32>, %w: !tx.tensor<[8, 4, 3, 3], f32>, %b: !tx.tensor<[8], f32>, %wg: !tx.tensor<[6, 2, 3, 3], f32>, %w1: !tx.tensor<[5, 4, 3], f32>, %x1: !tx.tensor<[s0, 4, 9], f32>, %wt: !tx.tensor<[4, 3, 3, 3], f32>, %v: !tx.tensor<[4, 4, 6, 6], f32>) -> (!tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 3, 18, 18], f32>, !tx.tensor<[4, 2, 3, 3], f32>) {
     %conv = core.convolution(%x, %w, %b, [2, 2], [1, 1], [1, 1], false, [0, 0], 1) : !tx.tensor<[s0, 8, 5, 5], f32>
     %grouped = core.convolution(%x, %wg, none, [1, 1], [0, 0], [1, 1], false, [0, 0], 2) : !tx.tensor<[s0, 6, 7, 7], f32>
     %conv1d = core.convolution(%x1, %w1, none, [1], [0], [1], false, [0], 1) : !tx.tensor<[s0, 5, 7], f32>
@@ -20,7 +20,8 @@ builtin.module {
     %nearest = core.upsample_nearest2d.vec(%x, none, [2.0, 2.0]) : !tx.tensor<[s0, 4, 18, 18], f32>
     %bilinear = core.upsample_bilinear2d.vec(%x, none, false, [2.0, 2.0]) : !tx.tensor<[s0, 4, 18, 18], f32>
     %up = core.convolution(%x, %wt, none, [2, 2], [1, 1], [1, 1], true, [1, 1], 1) : !tx.tensor<[s0, 3, 18, 18], f32>
-    func.return %conv, %grouped, %conv1d, %values, %pooled, %indices, %avg, %nearest, %bilinear, %up : !tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 3, 18, 18], f32>
+    %volume, %unused3d = core.max_pool3d_with_indices(%v, [2, 2, 2]) : (!tx.tensor<[4, 2, 3, 3], f32>, !tx.tensor<[4, 2, 3, 3], i64>)
+    func.return %conv, %grouped, %conv1d, %values, %pooled, %indices, %avg, %nearest, %bilinear, %up, %volume : !tx.tensor<[s0, 8, 5, 5], f32>, !tx.tensor<[s0, 6, 7, 7], f32>, !tx.tensor<[s0, 5, 7], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], f32>, !tx.tensor<[s0, 4, 5, 5], i64>, !tx.tensor<[s0, 4, 4, 4], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 4, 18, 18], f32>, !tx.tensor<[s0, 3, 18, 18], f32>, !tx.tensor<[4, 2, 3, 3], f32>
   }
 }
 
@@ -84,6 +85,12 @@ builtin.module {
 // CHECK:        arith.subi
 // CHECK:        tensor.extract %{{.*}} : tensor<4x3x3x3xf32>
 // CHECK:      linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x4x20x20xf32>, tensor<3x4x3x3xf32>)
+
+// 3-d max pool of an unbatched (C, D, H, W) input: a unit batch, the generic
+// (linalg has no ncdhw pooling), the batch dropped again.
+// CHECK:      tensor.expand_shape %{{.*}} {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64], [4 : i64]] output_shape [1, 4, 4, 6, 6]
+// CHECK:      linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK:      tensor.collapse_shape %{{.*}} : tensor<1x4x2x3x3xf32> into tensor<4x2x3x3xf32>
 
 // FULL:       func.func @forward(%x: tensor<?x4x9x9xf32>
 // FULL-NOT:   unrealized_conversion_cast
