@@ -398,6 +398,11 @@ def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride:
 # ---------------------------------------------------------------------------
 
 
+def _pool_rank(lw: Lowering) -> int:
+    """The spatial rank of a pool, from its name (its input may be unbatched)."""
+    return 3 if "pool3d" in lw.op.op_def.key else 2
+
+
 def _pool_arguments(lw: Lowering, n: int, kernel: Any, stride: Any, padding: Any,
                     dilation: Any = 1) -> tuple[tuple[int, ...], ...]:
     kernel = _ints(lw, kernel, n, "kernel sizes")
@@ -408,7 +413,7 @@ def _pool_arguments(lw: Lowering, n: int, kernel: Any, stride: Any, padding: Any
 @lowers("conv-pool", "aten.max_pool2d_with_indices.default", "aten.max_pool3d_with_indices.default")
 def max_pool_with_indices(lw: Lowering) -> list[SSAValue | None]:
     x, kernel, stride, padding, dilation, ceil_mode = lw.op.arguments()
-    n = 3 if "pool3d" in lw.op.op_def.key else 2
+    n = _pool_rank(lw)
     kernel, stride, padding, dilation = _pool_arguments(lw, n, kernel, stride, padding, dilation)
     result = lw.result_type(0)
     element = element_type(result.dtype)
@@ -470,7 +475,7 @@ def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, val
 @lowers("conv-pool", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
 def avg_pool(lw: Lowering) -> list[SSAValue]:
     x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override = lw.op.arguments()
-    n = 3 if "pool3d" in lw.op.op_def.key else 2
+    n = _pool_rank(lw)
     kernel, stride, padding, _dilation = _pool_arguments(lw, n, kernel, stride, padding)
     result = lw.result_type()
     element = element_type(result.dtype)
@@ -555,7 +560,7 @@ def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
     """Each output sums the box [floor(i*in/out), ceil((i+1)*in/out)) of its plane:
     a reduction over the largest box, reading in-box elements by ``tensor.extract``."""
     x, _output_size = lw.op.arguments()
-    n = 3 if "pool3d" in lw.op.op_def.key else 2
+    n = _pool_rank(lw)
     result = lw.result_type()
     element = element_type(result.dtype)
     refuse_unsigned(lw, result.dtype)
