@@ -11,7 +11,7 @@ chooses how to move the data:
 - permute: ``linalg.transpose``; expand: a broadcasting ``linalg.generic``;
   cat: ``tensor.insert_slice`` of each input into a ``tensor.empty`` (IREE takes
   no ``tensor.concat``); constant_pad_nd: ``tensor.pad`` (negative pads slice);
-- element moves affine maps cannot say (flip, diagonal, index_select, as_strided):
+- element moves affine maps cannot say (flip, diagonal, as_strided):
   a ``linalg.generic`` reading its input with ``tensor.extract`` at indices made
   from ``linalg.index``.
 
@@ -497,25 +497,3 @@ def _pad_value(value: Any, element: Any) -> int | float | bool:
     if is_float(element):
         return float(value)
     return int(value)
-
-
-@lowers("views", "aten.index_select.default")
-def index_select(lw: Lowering) -> list[SSAValue]:
-    """``out[.., i, ..] = x[.., index[i], ..]``: a generic over the result reading the
-    index tensor along ``dim`` and ``x`` with ``tensor.extract``."""
-    source, dim, index = lw.op.arguments()
-    rank = len(source.type.shape)
-    axis = _wrap(dim, max(rank, 1))
-    value = lw.value(source)
-    index_value = lw.value(index)
-    result = lw.result_type()
-    loops = len(result.shape)
-    index_map = AffineMap(loops, 0, (AffineExpr.dimension(axis),) if index_value.type.get_shape() else ())
-
-    def body(builder: Builder, args: list[SSAValue]) -> SSAValue:
-        indices = _loop_indices(builder, loops)
-        if rank:
-            indices[axis] = builder.insert(arith.IndexCastOp(args[0], IndexType())).result
-        return builder.insert(tensor.ExtractOp(value, indices[:rank], value.type.element_type)).result
-
-    return [_generic(lw, [index_value], [index_map], result, body)]
