@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, TensorType, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import IndexType, UnrealizedConversionCastOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -86,22 +86,49 @@ class SizeTable:
         raise SizeError(f"no index arithmetic for the size {symbolic.dim_str(expr)}")
 
     def _read(self, symbol: Any) -> SSAValue:
-        for arg in self.func.body.block.args:
-            if not isinstance(arg.type, (TxTensorType, TensorType)):
-                continue
-            shape = arg.type.shape if isinstance(arg.type, TxTensorType) else None
-            if shape is None:
-                continue
-            for axis, dim in enumerate(shape):
-                if dim == symbol:
-                    return self._dim(arg, axis)
+        """The symbol's value: the dim of the first argument that is the symbol itself,
+        else solved from the first linear one (``4*s0 + 2``: ``(dim - 2) / 4``)."""
+        dims = list(self._argument_dims())
+        for arg, axis, dim in dims:
+            if dim == symbol:
+                return self._dim(arg, axis)
+        for arg, axis, dim in dims:
+            solved = _linear_in(dim, symbol)
+            if solved is not None:
+                scale, offset = solved
+                value = self._dim(arg, axis)
+                if offset:
+                    value = self._insert(arith.SubiOp(value, self.size(offset))).result
+                if scale != 1:
+                    value = self._insert(arith.DivSIOp(value, self.size(scale))).result
+                return value
         raise SizeError(f"the size {symbol} is no dim of an argument of @{self.func.sym_name.data}: "
                         f"only sizes the inputs carry can be computed (data-dependent sizes cannot)")
+
+    def _argument_dims(self) -> Any:
+        for arg in self.func.body.block.args:
+            if isinstance(arg.type, TxTensorType):
+                for axis, dim in enumerate(arg.type.shape):
+                    if not isinstance(dim, int):
+                        yield arg, axis, dim
 
     def _dim(self, arg: SSAValue, axis: int) -> SSAValue:
         cast = self._insert(UnrealizedConversionCastOp.get([arg], [tensor_type(arg.type)]))
         index = self.size(axis)
         return self._insert(tensor.DimOp(cast.results[0], index)).result
+
+
+def _linear_in(dim: Any, symbol: Any) -> tuple[int, int] | None:
+    """(a, b) when ``dim`` is ``a*symbol + b`` with integers a != 0 and b, else None."""
+    if dim.free_symbols != {symbol}:
+        return None
+    polynomial = symbolic.sympy.Poly(dim, symbol) if dim.is_polynomial(symbol) else None
+    if polynomial is None or polynomial.degree() != 1:
+        return None
+    scale, offset = (polynomial.coeff_monomial(symbol), polynomial.coeff_monomial(1))
+    if not (scale.is_Integer and offset.is_Integer):
+        return None
+    return int(scale), int(offset)
 
 
 def _as_dim(value: Any) -> Any:
