@@ -1,3 +1,516 @@
-"""Linalg lowerings: reductions."""
+"""Linalg lowerings: reductions, arg-extremes, variance, softmax and the cumulative sum.
+
+A reduction is a ``linalg.generic`` over its input's shape whose reduced dims are
+``reduction`` iterators; its init is a ``linalg.fill`` of the identity (0, 1,
+-inf, false...). With ``keepdim`` the result's map reads index 0 for each
+reduced dim, so no reshape follows. float16/bfloat16 accumulate in float32 and
+are rounded once at the end, as torch and the interpreter do (prod excepted: torch
+rounds each product). The helpers here (``generic``, ``reduction``,
+``elementwise``, ``moments``) are shared with ``norms.py``.
+
+cumsum has no reduction form (each output element sums a prefix), and linalg has
+no scan op: it is a generic with one extra reduction loop ``j`` over the scanned
+dim, accumulating ``x[j]`` where ``j <= i`` (a triangular mask, by ``select`` so an
+inf or nan outside the prefix does not leak in). One dispatch, O(L²) work per
+line of length L instead of O(L): fine for the short dims models scan, the price
+of staying in upstream linalg (an ``scf.for`` of slices would be O(L) work but L
+dispatches, and IREE's own ``iree_linalg_ext.scan`` is not upstream MLIR)."""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, tensor
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, IntegerType, TensorType
+from xdsl.dialects.linalg.ops import (
+    FillOp,
+    GenericOp,
+    IndexOp,
+    IteratorType,
+    IteratorTypeAttr,
+    YieldOp,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint
+
+from texport.dialects.dtypes import DType
+from texport.dialects.symbolic import is_static
+
+from .builder import Body, Lowering
+from .registry import lowers
+from .types import element_type, is_float
+
+PARALLEL = IteratorTypeAttr(IteratorType.PARALLEL)
+REDUCTION = IteratorTypeAttr(IteratorType.REDUCTION)
+F32 = element_type(DType.float32)
+I64 = IntegerType(64)
+
+Operand = SSAValue | tuple[SSAValue, AffineMap]  # a tensor read by the identity map, or by a map
+
+
+# ---------------------------------------------------------------- building blocks
+
+
+def axes_of(dim: Any, rank: int) -> tuple[int, ...]:
+    """The reduced axes: None or [] is every dim (a 0-d input has none)."""
+    dims = [] if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    if rank == 0:
+        return ()
+    if not dims:
+        return tuple(range(rank))
+    return tuple(sorted({d % rank for d in dims}))
+
+
+def compute_element(dtype: DType) -> Attribute:
+    """float16 and bfloat16 compute in float32 (torch's opmath type); others as they are."""
+    return F32 if dtype in (DType.float16, DType.bfloat16) else element_type(dtype)
+
+
+def is_unsigned(dtype: DType) -> bool:
+    """bool and uint8 compare unsigned (upstream's integers are signless)."""
+    return dtype in (DType.bool, DType.uint8)
+
+
+def empty(lw: Lowering, dims: Sequence[Any], element: Attribute) -> SSAValue:
+    """``tensor.empty`` of a shape of texport dims (ints or expressions)."""
+    dynamic = [lw.index(d) for d in dims if not is_static(d)]
+    shape = [int(d) if is_static(d) else DYNAMIC_INDEX for d in dims]
+    return lw.insert(tensor.EmptyOp(dynamic, TensorType(element, shape))).results[0]
+
+
+def filled(lw: Lowering, dims: Sequence[Any], element: Attribute, value: int | float | bool) -> SSAValue:
+    init = empty(lw, dims, element)
+    return lw.insert(FillOp([lw.constant(value, element)], [init], [init.type])).results[0]
+
+
+def generic(lw: Lowering, inputs: Sequence[tuple[SSAValue, AffineMap]],
+            outputs: Sequence[tuple[SSAValue, AffineMap]], iterators: Sequence[IteratorTypeAttr],
+            body: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
+    """A ``linalg.generic``; ``body`` gets the elements of inputs then outputs as
+    ``Body.args`` (``Body.element``: the first output's) and returns one value per output."""
+    values = [v for v, _ in inputs] + [v for v, _ in outputs]
+    block = Block(arg_types=[v.type.element_type for v in values])
+    builder = Body(Builder(InsertPoint.at_end(block)), list(block.args), outputs[0][0].type.element_type)
+    yielded = body(builder)
+    builder.insert(YieldOp(*[builder.convert(v, o.type.element_type) for v, (o, _) in
+                             zip(yielded, outputs, strict=True)]))
+    maps = [AffineMapAttr(m) for _, m in (*inputs, *outputs)]
+    op = GenericOp([v for v, _ in inputs], [v for v, _ in outputs], Region(block), maps, list(iterators),
+                   [v.type for v, _ in outputs])
+    return list(lw.insert(op).results)
+
+
+def _with_maps(operands: Sequence[Operand], rank: int) -> list[tuple[SSAValue, AffineMap]]:
+    return [o if isinstance(o, tuple) else (o, AffineMap.identity(rank)) for o in operands]
+
+
+def reduced_map(rank: int, axes: Sequence[int], keepdim: bool) -> AffineMap:
+    """How a reduction's result is indexed from its input's loops: reduced dims dropped,
+    or read at index 0 with ``keepdim``."""
+    exprs = []
+    for axis in range(rank):
+        if axis not in axes:
+            exprs.append(AffineExpr.dimension(axis))
+        elif keepdim:
+            exprs.append(AffineExpr.constant(0))
+    return AffineMap(rank, 0, tuple(exprs))
+
+
+def reduced_dims(shape: Sequence[Any], axes: Sequence[int], keepdim: bool) -> list[Any]:
+    return [1 if axis in axes else size for axis, size in enumerate(shape) if keepdim or axis not in axes]
+
+
+def reduction(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
+              inputs: Sequence[Operand], accumulators: Sequence[tuple[Attribute, int | float | bool]],
+              step: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
+    """A generic over ``shape`` reducing ``axes``: one output per (element, identity) of
+    ``accumulators``, each filled with its identity; ``step`` combines the inputs'
+    elements with the accumulators' (``Body.args``: inputs, then accumulators)."""
+    rank = len(shape)
+    out_dims = reduced_dims(shape, axes, keepdim)
+    out_map = reduced_map(rank, axes, keepdim)
+    outputs = [(filled(lw, out_dims, element, identity), out_map) for element, identity in accumulators]
+    iterators = [REDUCTION if axis in axes else PARALLEL for axis in range(rank)]
+    return generic(lw, _with_maps(inputs, rank), outputs, iterators, step)
+
+
+def elementwise(lw: Lowering, dims: Sequence[Any], element: Attribute, inputs: Sequence[Operand],
+                compute: Callable[[Body, list[SSAValue]], SSAValue]) -> SSAValue:
+    """A parallel generic over ``dims`` making one tensor of ``element``s; ``compute`` gets
+    the inputs' elements (read by their maps, the identity by default)."""
+    rank = len(dims)
+    out = (empty(lw, dims, element), AffineMap.identity(rank))
+    count = len(inputs)
+    return generic(lw, _with_maps(inputs, rank), [out], [PARALLEL] * rank,
+                   lambda b: [compute(b, b.args[:count])])[0]
+
+
+def converted(lw: Lowering, value: SSAValue, dims: Sequence[Any], element: Attribute) -> SSAValue:
+    """``value`` as ``element`` (torch's cast), or itself when it is already."""
+    if value.type.element_type == element:
+        return value
+    return elementwise(lw, dims, element, [value], lambda b, v: v[0])
+
+
+def element_count(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], element: Attribute) -> SSAValue:
+    """The number of elements a reduction over ``axes`` combines, as a float scalar."""
+    sizes = [shape[a] for a in axes]
+    if all(is_static(s) for s in sizes):
+        return lw.constant(float(math.prod(int(s) for s in sizes)), element)
+    count = lw.index(1)
+    for size in sizes:
+        count = lw.insert(arith.MuliOp(count, lw.index(size))).results[0]
+    as_int = lw.insert(arith.IndexCastOp(count, I64)).results[0]
+    return lw.insert(arith.SIToFPOp(as_int, element)).results[0]
+
+
+def moments(lw: Lowering, x: SSAValue, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
+            element: Attribute) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """(mean, sum of squared deviations from it, count) over ``axes``, in ``element``
+    (torch's two passes: the mean, then the deviations)."""
+    count = element_count(lw, shape, axes, element)
+    (total,) = reduction(lw, shape, axes, keepdim, [x], [(element, 0.0)],
+                         lambda b: [_add(b, b.convert(b.args[0], element), b.args[1])])
+    dims = reduced_dims(shape, axes, keepdim)
+    mean = elementwise(lw, dims, element, [total], lambda b, v: b.insert(arith.DivfOp(v[0], count)))
+
+    def square(b: Body) -> list[SSAValue]:
+        deviation = b.insert(arith.SubfOp(b.convert(b.args[0], element), b.args[1]))
+        return [_add(b, b.insert(arith.MulfOp(deviation, deviation)), b.args[2])]
+
+    (squares,) = reduction(lw, shape, axes, keepdim, [x, (mean, reduced_map(len(shape), axes, keepdim))],
+                           [(element, 0.0)], square)
+    return mean, squares, count
+
+
+def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
+    return b.insert((arith.AddfOp if is_float(x.type) else arith.AddiOp)(x, y))
+
+
+def _mul(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
+    return b.insert((arith.MulfOp if is_float(x.type) else arith.MuliOp)(x, y))
+
+
+def _shape(value: SSAValue) -> tuple[Any, ...]:
+    return value.type.shape
+
+
+# ---------------------------------------------------------------- sum, mean, prod
+
+
+def _sum(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool, divide: bool) -> SSAValue:
+    """sum (or mean, ``divide``) of ``x`` over ``axes`` as the result's dtype."""
+    result = lw.result_type()
+    element = compute_element(result.dtype)
+    shape = _shape(x)
+    (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, 0)],
+                         lambda b: [_add(b, b.convert(b.args[0], element), b.args[1])])
+    if not divide:
+        return converted(lw, total, result.shape, element_type(result.dtype))
+    count = element_count(lw, shape, axes, element)
+    return elementwise(lw, result.shape, element_type(result.dtype), [total],
+                       lambda b, v: b.insert(arith.DivfOp(v[0], count)))
+
+
+@lowers("reductions", "aten.sum.dim_IntList")
+def sum_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim, _dtype = lw.op.arguments()
+    return [_sum(lw, x, axes_of(dim, len(_shape(x))), keepdim, divide=False)]
+
+
+@lowers("reductions", "aten.mean.dim")
+def mean_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim, _dtype = lw.op.arguments()
+    return [_sum(lw, x, axes_of(dim, len(_shape(x))), keepdim, divide=True)]
+
+
+@lowers("reductions", "aten.mean.default")
+def mean_all(lw: Lowering) -> list[SSAValue]:
+    x, _dtype = lw.op.arguments()
+    return [_sum(lw, x, axes_of(None, len(_shape(x))), False, divide=True)]
+
+
+def _product(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool) -> SSAValue:
+    """prod in the result's dtype; float16/bfloat16 round each product, as torch."""
+    result = lw.result_type()
+    element = element_type(result.dtype)
+
+    def step(b: Body) -> list[SSAValue]:
+        if not is_float(element) or element in (F32, element_type(DType.float64)):
+            return [_mul(b, b.convert(b.args[0], element), b.args[1])]
+        factors = [b.convert(v, F32) for v in b.args]
+        return [b.convert(b.insert(arith.MulfOp(*factors)), element)]
+
+    return reduction(lw, _shape(x), axes, keepdim, [lw.value(x)], [(element, 1)], step)[0]
+
+
+@lowers("reductions", "aten.prod.default")
+def prod_all(lw: Lowering) -> list[SSAValue]:
+    x, _dtype = lw.op.arguments()
+    return [_product(lw, x, axes_of(None, len(_shape(x))), False)]
+
+
+@lowers("reductions", "aten.prod.dim_int")
+def prod_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim, _dtype = lw.op.arguments()
+    return [_product(lw, x, axes_of(dim, len(_shape(x))), keepdim)]
+
+
+# ---------------------------------------------------------------- amax, amin, any
+
+
+def _lowest(element: Attribute, unsigned: bool, largest: bool) -> int | float:
+    """The identity of max (``largest`` False: of min): -inf / +inf, or the integer bounds."""
+    if is_float(element):
+        return -math.inf if not largest else math.inf
+    width = element.width.data
+    if unsigned:
+        return -1 if largest else 0  # all ones is the largest unsigned value
+    return (1 << (width - 1)) - 1 if largest else -(1 << (width - 1))
+
+
+def _extreme_op(element: Attribute, unsigned: bool, maximum: bool) -> type:
+    """max/min that propagate nan (arith.maximumf), or the integer ones."""
+    if is_float(element):
+        return arith.MaximumfOp if maximum else arith.MinimumfOp
+    if unsigned:
+        return arith.MaxUIOp if maximum else arith.MinUIOp
+    return arith.MaxSIOp if maximum else arith.MinSIOp
+
+
+def _extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
+    x, dim, keepdim = lw.op.arguments()
+    dtype = x.type.dtype
+    element = element_type(dtype)
+    identity = _lowest(element, is_unsigned(dtype), largest=not maximum)
+    combine = _extreme_op(element, is_unsigned(dtype), maximum)
+    return reduction(lw, _shape(x), axes_of(dim, len(_shape(x))), keepdim, [lw.value(x)], [(element, identity)],
+                     lambda b: [b.insert(combine(b.args[0], b.args[1]))])
+
+
+@lowers("reductions", "aten.amax.default")
+def amax(lw: Lowering) -> list[SSAValue]:
+    return _extreme(lw, maximum=True)
+
+
+@lowers("reductions", "aten.amin.default")
+def amin(lw: Lowering) -> list[SSAValue]:
+    return _extreme(lw, maximum=False)
+
+
+def _any(lw: Lowering, x: SSAValue, dim: Any, keepdim: bool) -> list[SSAValue]:
+    """Whether any element is nonzero (nan counts); a uint8 input gives uint8 0/1."""
+    bool_element = IntegerType(1)
+    (found,) = reduction(lw, _shape(x), axes_of(dim, len(_shape(x))), keepdim, [lw.value(x)],
+                         [(bool_element, False)],
+                         lambda b: [b.insert(arith.OrIOp(b.convert(b.args[0], bool_element), b.args[1]))])
+    result = lw.result_type()
+    if element_type(result.dtype) == bool_element:
+        return [found]
+    return [elementwise(lw, result.shape, element_type(result.dtype), [found],
+                        lambda b, v: b.insert(arith.ExtUIOp(v[0], b.element)))]
+
+
+@lowers("reductions", "aten.any.dim", "aten.any.dims")
+def any_dims(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim = lw.op.arguments()
+    return _any(lw, x, dim, keepdim)
+
+
+@lowers("reductions", "aten.any.default")
+def any_all(lw: Lowering) -> list[SSAValue]:
+    (x,) = lw.op.arguments()
+    return _any(lw, x, None, False)
+
+
+# ---------------------------------------------------------------- values and indices
+
+
+def _position(b: Body, axes: Sequence[int], sizes: Sequence[SSAValue]) -> SSAValue:
+    """The int64 index of the current element along ``axes`` (row-major over them)."""
+    position = b.insert(IndexOp(axes[0]))
+    for axis, size in zip(axes[1:], sizes[1:], strict=True):
+        scaled = b.insert(arith.MuliOp(position, size))
+        position = b.insert(arith.AddiOp(scaled, b.insert(IndexOp(axis))))
+    return b.insert(arith.IndexCastOp(position, I64))
+
+
+def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool,
+                     maximum: bool) -> list[SSAValue]:
+    """(max, first index of it) over ``axes`` (min with ``maximum`` False), a nan winning
+    with its first index, as torch. The combine is order-free (ties go to the smaller
+    index), so the reduction may run in any order."""
+    dtype = x.type.dtype
+    shape = _shape(x)
+    element = element_type(dtype)
+    unsigned = is_unsigned(dtype)
+    sizes = [lw.index(shape[a]) for a in axes]
+    floating = is_float(element)
+
+    def step(b: Body) -> list[SSAValue]:
+        value, best, best_index = b.args
+        index = _position(b, axes, sizes)
+        earlier = b.insert(arith.CmpiOp(index, best_index, "slt"))
+        if floating:
+            better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
+            equal = b.insert(arith.CmpfOp(value, best, "oeq"))
+        else:
+            order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
+            better = b.insert(arith.CmpiOp(value, best, order))
+            equal = b.insert(arith.CmpiOp(value, best, "eq"))
+        take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, earlier))))
+        if floating:  # a nan beats any number; between nans the first wins
+            value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
+            best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
+            nan_first = b.insert(arith.AndIOp(value_nan, earlier))
+            take = b.insert(arith.SelectOp(best_nan, nan_first, b.insert(arith.OrIOp(take, value_nan))))
+        return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
+
+    identity = _lowest(element, unsigned, largest=not maximum)
+    return reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, identity), (I64, 0)], step)
+
+
+@lowers("reductions", "aten.max.dim")
+def max_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim = lw.op.arguments()
+    return _value_and_index(lw, x, axes_of(dim, len(_shape(x))), keepdim, maximum=True)
+
+
+@lowers("reductions", "aten.min.dim")
+def min_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim = lw.op.arguments()
+    return _value_and_index(lw, x, axes_of(dim, len(_shape(x))), keepdim, maximum=False)
+
+
+def _arg_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
+    """argmax/argmin: dim None is the index into the flattened tensor."""
+    x, dim, keepdim = lw.op.arguments()
+    values_and_indices = _value_and_index(lw, x, axes_of(dim, len(_shape(x))), keepdim, maximum)
+    return [values_and_indices[1]]
+
+
+@lowers("reductions", "aten.argmax.default")
+def argmax(lw: Lowering) -> list[SSAValue]:
+    return _arg_extreme(lw, maximum=True)
+
+
+@lowers("reductions", "aten.argmin.default")
+def argmin(lw: Lowering) -> list[SSAValue]:
+    return _arg_extreme(lw, maximum=False)
+
+
+# ---------------------------------------------------------------- variance
+
+
+def _variance(lw: Lowering, x: SSAValue, dim: Any, correction: float, keepdim: bool) -> list[SSAValue]:
+    """squared deviations / max(count - correction, 0): inf or nan when count <= correction."""
+    result = lw.result_type()
+    element = compute_element(result.dtype)
+    shape = _shape(x)
+    axes = axes_of(dim, len(shape))
+    _mean, squares, count = moments(lw, lw.value(x), shape, axes, keepdim, element)
+    corrected = lw.insert(arith.SubfOp(count, lw.constant(correction, element))).results[0]
+    divisor = lw.insert(arith.MaximumfOp(corrected, lw.constant(0.0, element))).results[0]
+    return [elementwise(lw, result.shape, element_type(result.dtype), [squares],
+                        lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))]
+
+
+@lowers("reductions", "aten.var.correction")
+def var_correction(lw: Lowering) -> list[SSAValue]:
+    x, dim, correction, keepdim = lw.op.arguments()
+    return _variance(lw, x, dim, 1.0 if correction is None else float(correction), keepdim)
+
+
+@lowers("reductions", "aten.var.dim")
+def var_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, unbiased, keepdim = lw.op.arguments()
+    return _variance(lw, x, dim, 1.0 if unbiased else 0.0, keepdim)
+
+
+# ---------------------------------------------------------------- softmax
+
+
+def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
+    """exp(x - max) / sum, or (x - max) - log(sum), along ``dim`` in the result's
+    precision (float32 for float16/bfloat16)."""
+    x, dim, _half_to_float = lw.op.arguments()
+    result = lw.result_type()
+    element = compute_element(result.dtype)
+    shape = _shape(x)
+    rank = len(shape)
+    axes = axes_of(dim, rank) if rank else ()
+    value = lw.value(x)
+    keep = reduced_map(rank, axes, keepdim=True)
+    (peak,) = reduction(lw, shape, axes, True, [value], [(element, -math.inf)],
+                        lambda b: [b.insert(arith.MaximumfOp(b.convert(b.args[0], element), b.args[1]))])
+
+    def shifted(b: Body, x_element: SSAValue, peak_element: SSAValue) -> SSAValue:
+        return b.insert(arith.SubfOp(b.convert(x_element, element), peak_element))
+
+    (total,) = reduction(lw, shape, axes, True, [value, (peak, keep)], [(element, 0.0)],
+                         lambda b: [b.insert(arith.AddfOp(b.insert(mathd.ExpOp(shifted(b, *b.args[:2]))),
+                                                         b.args[2]))])
+    reduced_last = log and axes == (rank - 1,) and element != element_type(result.dtype)
+
+    def normalised(b: Body, v: list[SSAValue]) -> SSAValue:
+        difference = shifted(b, v[0], v[1])
+        if not log:
+            return b.insert(arith.DivfOp(b.insert(mathd.ExpOp(difference)), v[2]))
+        total_element = v[2]
+        if reduced_last:  # torch's last-dim kernel keeps the sum and its log in the input dtype
+            rounded = b.convert(b.convert(total_element, element_type(result.dtype)), element)
+            logged = b.convert(b.convert(b.insert(mathd.LogOp(rounded)), element_type(result.dtype)), element)
+            return b.insert(arith.SubfOp(difference, logged))
+        return b.insert(arith.SubfOp(difference, b.insert(mathd.LogOp(total_element))))
+
+    return [elementwise(lw, result.shape, element_type(result.dtype), [value, (peak, keep), (total, keep)],
+                        normalised)]
+
+
+@lowers("reductions", "aten._softmax.default")
+def softmax(lw: Lowering) -> list[SSAValue]:
+    return _softmax(lw, log=False)
+
+
+@lowers("reductions", "aten._log_softmax.default")
+def log_softmax(lw: Lowering) -> list[SSAValue]:
+    return _softmax(lw, log=True)
+
+
+# ---------------------------------------------------------------- scans
+
+
+@lowers("reductions", "aten.cumsum.default")
+def cumsum(lw: Lowering) -> list[SSAValue]:
+    """out[.., i, ..] = sum of x[.., j, ..] for j <= i: a generic with the extra reduction
+    loop j (the module's docstring says why and what it costs)."""
+    x, dim, _dtype = lw.op.arguments()
+    result = lw.result_type()
+    element = compute_element(result.dtype)
+    shape = _shape(x)
+    rank = len(shape)
+    if rank == 0:
+        return [converted(lw, lw.value(x), (), element_type(result.dtype))]
+    axis = dim % rank
+    scan = AffineExpr.dimension(rank)
+    read = AffineMap(rank + 1, 0, tuple(scan if a == axis else AffineExpr.dimension(a) for a in range(rank)))
+    write = AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(a) for a in range(rank)))
+    identity = -0.0 if is_float(element) else 0  # x + -0.0 is x for every x, -0.0 included
+
+    def step(b: Body) -> list[SSAValue]:
+        in_prefix = b.insert(arith.CmpiOp(b.insert(IndexOp(rank)), b.insert(IndexOp(axis)), "ule"))
+        total = _add(b, b.convert(b.args[0], element), b.args[1])
+        return [b.insert(arith.SelectOp(in_prefix, total, b.args[1]))]
+
+    init = filled(lw, shape, element, identity)
+    (total,) = generic(lw, [(lw.value(x), read)], [(init, write)], [PARALLEL] * rank + [REDUCTION], step)
+    return [converted(lw, total, result.shape, element_type(result.dtype))]
+
+
+__all__ = ["axes_of", "compute_element", "element_count", "elementwise", "empty", "filled", "generic",
+           "moments", "reduced_dims", "reduced_map", "reduction"]
