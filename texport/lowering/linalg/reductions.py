@@ -162,8 +162,8 @@ def element_count(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], eleme
     sizes = [shape[a] for a in axes]
     if all(is_static(s) for s in sizes):
         return lw.constant(float(math.prod(int(s) for s in sizes)), element)
-    count = lw.index(1)
-    for size in sizes:
+    count = lw.index(sizes[0])
+    for size in sizes[1:]:
         count = lw.insert(arith.MuliOp(count, lw.index(size))).results[0]
     as_int = lw.insert(arith.IndexCastOp(count, I64)).results[0]
     return lw.insert(arith.SIToFPOp(as_int, element)).results[0]
@@ -332,9 +332,12 @@ def any_all(lw: Lowering) -> list[SSAValue]:
 
 
 def _position(b: Body, axes: Sequence[int], sizes: Sequence[SSAValue]) -> SSAValue:
-    """The int64 index of the current element along ``axes`` (row-major over them)."""
+    """The int64 index of the current element along ``axes`` (row-major over them;
+    ``sizes``: those of ``axes[1:]``)."""
+    if not axes:  # a 0-d input: its one element is at 0
+        return b.constant(0, I64)
     position = b.insert(IndexOp(axes[0]))
-    for axis, size in zip(axes[1:], sizes[1:], strict=True):
+    for axis, size in zip(axes[1:], sizes, strict=True):
         scaled = b.insert(arith.MuliOp(position, size))
         position = b.insert(arith.AddiOp(scaled, b.insert(IndexOp(axis))))
     return b.insert(arith.IndexCastOp(position, I64))
@@ -349,7 +352,7 @@ def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bo
     shape = _shape(x)
     element = element_type(dtype)
     unsigned = is_unsigned(dtype)
-    sizes = [lw.index(shape[a]) for a in axes]
+    sizes = [lw.index(shape[a]) for a in axes[1:]]  # the sizes a flat index is made of
     floating = is_float(element)
 
     def step(b: Body) -> list[SSAValue]:
