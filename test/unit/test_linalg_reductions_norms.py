@@ -257,3 +257,22 @@ def test_functional_batch_norm_keeps_no_training_flag_out():
     assert "_native_batch_norm_legit.no_stats" in program.mlir()
     for batch in (2, 6):
         check_lowered(program, [tensor(batch, 4, 2)])
+
+
+class VectorNorms(torch.nn.Module):
+    def forward(self, x):
+        return (torch.linalg.vector_norm(x), torch.linalg.vector_norm(x, 1, dim=1, keepdim=True),
+                torch.linalg.vector_norm(x, float("inf"), dim=(0, 2)), torch.linalg.vector_norm(x, -float("inf"), dim=-1),
+                torch.linalg.vector_norm(x, 0, dim=1), torch.linalg.vector_norm(x, 3, dim=-1))
+
+
+def test_vector_norms_of_every_order_kind():
+    """linalg_vector_norm is kept in core (F.normalize, torch.norm reach it). rtol 1e-5 holds
+    for pow: IREE's powf and numpy's agree to a few float32 ulps."""
+    def with_zeros_and_nan(batch: int) -> torch.Tensor:
+        values = RNG.standard_normal((batch, 4, 5)).astype(np.float32)
+        values[0, 1] = 0.0  # a row of zeros: the 0-norm counts none of it
+        values[-1, 2, 3] = np.nan
+        return torch.from_numpy(values)
+
+    check_dynamic(VectorNorms(), with_zeros_and_nan)

@@ -435,6 +435,55 @@ def var_dim(lw: Lowering) -> list[SSAValue]:
     return _variance(lw, x, dim, 1.0 if unbiased else 0.0, keepdim)
 
 
+# ---------------------------------------------------------------- vector norm
+
+
+@lowers("reductions", "aten.linalg_vector_norm.default")
+def vector_norm(lw: Lowering) -> list[SSAValue]:
+    """||x||_ord over ``dim`` (None/[] = all): inf: max |x|, -inf: min |x|, 0: the count
+    of nonzeros (nan included), else (sum |x|^ord)^(1/ord); sqrt for 2, none for 1."""
+    x, order, dim, keepdim, dtype = lw.op.arguments()
+    result = lw.result_type()
+    element = compute_element(result.dtype)
+    source = element_type(dtype) if dtype is not None else element_type(x.type.dtype)
+    shape = _shape(x)
+    axes = axes_of(dim, len(shape))
+    order = float(order)
+
+    def magnitude(b: Body) -> SSAValue:
+        return b.convert(b.insert(mathd.AbsFOp(b.convert(b.args[0], source))), element)
+
+    if math.isinf(order):
+        combine = arith.MaximumfOp if order > 0 else arith.MinimumfOp
+        identity = 0.0 if order > 0 else math.inf  # |x| >= 0; a nan propagates either way
+        (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, identity)],
+                             lambda b: [b.insert(combine(magnitude(b), b.args[1]))])
+        return [converted(lw, total, result.shape, element_type(result.dtype))]
+
+    def term(b: Body) -> SSAValue:
+        size = magnitude(b)
+        if order == 0:
+            nonzero = b.insert(arith.CmpfOp(size, b.constant(0.0, element), "une"))
+            return b.insert(arith.UIToFPOp(nonzero, element))
+        if order == 1:
+            return size
+        if order == 2:
+            return b.insert(arith.MulfOp(size, size))
+        return b.insert(mathd.PowFOp(size, b.constant(order, element)))
+
+    (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, 0.0)],
+                         lambda b: [b.insert(arith.AddfOp(term(b), b.args[1]))])
+    if order in (0, 1):
+        return [converted(lw, total, result.shape, element_type(result.dtype))]
+
+    def root(b: Body, v: list[SSAValue]) -> SSAValue:
+        if order == 2:
+            return b.insert(mathd.SqrtOp(v[0]))
+        return b.insert(mathd.PowFOp(v[0], b.constant(1 / order, element)))
+
+    return [elementwise(lw, result.shape, element_type(result.dtype), [total], root)]
+
+
 # ---------------------------------------------------------------- softmax
 
 
