@@ -27,10 +27,11 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, TensorT
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
 
 from .builder import Body, Lowering
-from .reductions import compute_element, elementwise, empty, moments
+from .reductions import compute_element, elementwise, empty, moments, rounded_through
 from .registry import lowers
 from .types import element_type
 
@@ -75,6 +76,19 @@ def _result(lw: Lowering, value: SSAValue, index: int) -> SSAValue:
     return elementwise(lw, result.shape, target, [value], lambda b, v: v[0])
 
 
+def _normalised(lw: Lowering, x: SSAValue, dims: Sequence[Any], stats: AffineMap, mean: SSAValue,
+                rstd: SSAValue, params: AffineMap, weight: Any, bias: Any, element: Attribute) -> SSAValue:
+    """(x - mean) * rstd * weight + bias in ``element``, as x's dtype: ``x`` (upstream) over
+    ``dims``, the statistics read by ``stats``, weight and bias (optional) by ``params``."""
+    optional = [(lw.value(p), params) for p in _present([weight, bias])]
+
+    def normalise(b: Body, v: list[SSAValue]) -> SSAValue:
+        centred = b.insert(arith.SubfOp(b.convert(v[0], element), v[1]))
+        return _affine(b, b.insert(arith.MulfOp(centred, v[2])), *_optional_args(v[3:], [weight, bias]))
+
+    return elementwise(lw, dims, x.type.element_type, [x, (mean, stats), (rstd, stats), *optional], normalise)
+
+
 # ---------------------------------------------------------------- layer norm
 
 
@@ -95,15 +109,7 @@ def native_layer_norm(lw: Lowering) -> list[SSAValue]:
     keep = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if a in axes else AffineExpr.dimension(a)
                                     for a in range(rank)))
     trailing = AffineMap(rank, 0, tuple(AffineExpr.dimension(a) for a in axes))
-    params = [(lw.value(p), trailing) for p in _present([weight, bias])]
-
-    def normalise(b: Body, v: list[SSAValue]) -> SSAValue:
-        centred = b.insert(arith.SubfOp(b.convert(v[0], element), v[1]))
-        scaled = b.insert(arith.MulfOp(centred, v[2]))
-        return _affine(b, scaled, *_optional_args(v[3:], [weight, bias]))
-
-    out = elementwise(lw, shape, element_type(x.type.dtype), [value, (mean, keep), (rstd, keep), *params],
-                      normalise)
+    out = _normalised(lw, value, shape, keep, mean, rstd, trailing, weight, bias, element)
     return [out, _result(lw, mean, 1), _result(lw, rstd, 2)]
 
 
@@ -146,17 +152,29 @@ def _scale_shift(lw: Lowering, x: SSAValue, weight: Any, bias: Any, mean: SSAVal
 def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: Any,
                          running_var: Any, momentum: float, eps: float) -> list[SSAValue | None]:
     """(out, save_mean, save_invstd, new running_mean, new running_var) from the batch's
-    statistics; a running statistic that is None gives None."""
+    statistics; a running statistic that is None gives None. A float16/bfloat16 input
+    whose parameters share its dtype follows torch's kernels for it: float16 normalises
+    with the saved (rounded) statistics, bfloat16 rounds every statistic."""
     shape = x.type.shape
     element = compute_element(x.type.dtype)
-    channels = [shape[1]]
     axes = (0, *range(2, len(shape)))
     mean, squares, count = moments(lw, lw.value(x), shape, axes, False, element)
-    variance = elementwise(lw, channels, element, [squares], lambda b, v: b.insert(arith.DivfOp(v[0], count)))
+    params = (weight, bias, running_mean, running_var)
+    own_dtype = element != element_type(x.type.dtype) and all(p is None or p.type.dtype == x.type.dtype
+                                                             for p in params)
+    stats = _BatchStatistics(lw, [shape[1]], element, count)
+    if own_dtype and x.type.dtype == DType.bfloat16:
+        return _batch_norm_training_rounded(lw, x, weight, bias, running_mean, running_var, momentum, eps,
+                                            stats, mean, squares)
+    variance = stats.map([squares], lambda b, v: b.insert(arith.DivfOp(v[0], count)))
     eps_value = lw.constant(eps, element)
-    invstd = elementwise(lw, channels, element, [variance], lambda b, v: _inverse_root(b, v[0], eps_value))
+    invstd = stats.map([variance], lambda b, v: _inverse_root(b, v[0], eps_value))
+    saved = [_result(lw, mean, 1), _result(lw, invstd, 2)]
+    if own_dtype:  # float16: x * alpha + beta from the saved statistics
+        low = element_type(x.type.dtype)
+        mean, invstd = (stats.map([v], lambda b, v: rounded_through(b, v[0], low)) for v in (mean, invstd))
     out = _scale_shift(lw, x, weight, bias, mean, invstd, element)
-    # torch: var * (count / (count - 1)); one value per channel (count 1) gives inf, or nan for 0
+    # torch: var * (count / (count - 1)); one value per channel (count 1) gives 0 / 0
     one = lw.constant(1.0, element)
     bessel = lw.insert(arith.DivfOp(count, lw.insert(arith.SubfOp(count, one)).results[0])).results[0]
     rate = lw.constant(momentum, element)
@@ -171,10 +189,67 @@ def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, runn
             old = b.insert(arith.MulfOp(keep, b.convert(v[1], element)))
             return b.insert(arith.AddfOp(b.insert(arith.MulfOp(rate, new)), old))
 
-        return elementwise(lw, channels, element_type(running.type.dtype), [batch, lw.value(running)], blend)
+        return stats.result(4 if unbiased else 3, [batch, lw.value(running)], blend)
+
+    return [out, *saved, updated(mean, running_mean, False), updated(variance, running_var, True)]
+
+
+class _BatchStatistics:
+    """Per-channel vectors ([C]) computed elementwise in ``element``."""
+
+    def __init__(self, lw: Lowering, channels: list[Any], element: Attribute, count: SSAValue) -> None:
+        self.lw, self.channels, self.element, self.count = lw, channels, element, count
+
+    def map(self, inputs: list[SSAValue], compute: Any) -> SSAValue:
+        return elementwise(self.lw, self.channels, self.element, inputs, compute)
+
+    def result(self, index: int, inputs: list[SSAValue], compute: Any) -> SSAValue:
+        """A [C] result in the dtype the IR gives it (for a float16 input's running
+        statistics: float32)."""
+        return elementwise(self.lw, self.channels, element_type(self.lw.result_type(index).dtype), inputs, compute)
+
+
+def _batch_norm_training_rounded(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: Any,
+                                 running_var: Any, momentum: float, eps: float, stats: _BatchStatistics,
+                                 mean: SSAValue, squares: SSAValue) -> list[SSAValue | None]:
+    """Training batch norm as torch's bfloat16 CPU kernel: the mean and the squared
+    deviations summed in float32, each rounded to bfloat16; the variances are that sum
+    divided by the rounded count, rounded; out = (x - mean) * invstd * weight + bias in
+    float32 with the rounded statistics; the running blend rounds each product."""
+    low, element, count = element_type(x.type.dtype), stats.element, stats.count
+
+    def rounded(b: Body, value: SSAValue) -> SSAValue:
+        return rounded_through(b, value, low)
+
+    def divided(b: Body, value: SSAValue, divisor: SSAValue) -> SSAValue:
+        return rounded(b, b.insert(arith.DivfOp(rounded(b, value), rounded(b, divisor))))
+
+    mean = stats.map([mean], lambda b, v: rounded(b, v[0]))
+    count_less_one = lw.insert(arith.SubfOp(count, lw.constant(1.0, element))).results[0]
+    variance = stats.map([squares], lambda b, v: divided(b, v[0], count))
+    unbiased = stats.map([squares], lambda b, v: divided(b, v[0], count_less_one))
+    eps_value = lw.constant(eps, element)
+    invstd = stats.map([variance], lambda b, v: rounded(b, _inverse_root(b, v[0], eps_value)))
+    per_channel = _channel_map(len(x.type.shape))
+    out = _normalised(lw, lw.value(x), x.type.shape, per_channel, mean, invstd, per_channel, weight, bias,
+                      element)
+
+    def updated(batch: SSAValue, running: Any, index: int) -> SSAValue | None:
+        if running is None:
+            return None
+
+        def blend(b: Body, v: list[SSAValue]) -> SSAValue:
+            rate = rounded(b, b.constant(momentum, element))
+            keep = rounded(b, b.insert(arith.SubfOp(b.constant(1.0, element), rate)))
+            new = b.insert(arith.MulfOp(rate, v[0]))
+            new = rounded(b, new) if index == 3 else new  # c10: bfloat16 * bfloat16 rounds
+            old = rounded(b, b.insert(arith.MulfOp(keep, b.convert(v[1], element))))
+            return rounded(b, b.insert(arith.AddfOp(new, old)))
+
+        return stats.result(index, [batch, lw.value(running)], blend)
 
     return [out, _result(lw, mean, 1), _result(lw, invstd, 2),
-            updated(mean, running_mean, False), updated(variance, running_var, True)]
+            updated(mean, running_mean, 3), updated(unbiased, running_var, 4)]
 
 
 def _batch_norm_eval(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: SSAValue,
@@ -247,14 +322,7 @@ def native_group_norm(lw: Lowering) -> list[SSAValue]:
                        lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
     stats = AffineMap(rank, 0, (AffineExpr.dimension(0), AffineExpr.dimension(1)))
     channel = AffineMap(rank, 0, (AffineExpr.dimension(1) * per_group + AffineExpr.dimension(2),))
-    params = [(lw.value(p), channel) for p in _present([weight, bias])]
-
-    def normalise(b: Body, v: list[SSAValue]) -> SSAValue:
-        centred = b.insert(arith.SubfOp(b.convert(v[0], element), v[1]))
-        return _affine(b, b.insert(arith.MulfOp(centred, v[2])), *_optional_args(v[3:], [weight, bias]))
-
-    normalised = elementwise(lw, grouped_shape, element_type(x.type.dtype),
-                             [grouped, (mean, stats), (rstd, stats), *params], normalise)
+    normalised = _normalised(lw, grouped, grouped_shape, stats, mean, rstd, channel, weight, bias, element)
     out = lw.insert(tensor.CollapseShapeOp(
         operands=[normalised], result_types=[source.type],
         properties={"reassociation": reassociation})).results[0]

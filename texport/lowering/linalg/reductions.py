@@ -49,6 +49,8 @@ PARALLEL = IteratorTypeAttr(IteratorType.PARALLEL)
 REDUCTION = IteratorTypeAttr(IteratorType.REDUCTION)
 F32 = element_type(DType.float32)
 I64 = IntegerType(64)
+I32 = IntegerType(32)
+BF16 = element_type(DType.bfloat16)
 
 Operand = SSAValue | tuple[SSAValue, AffineMap]  # a tensor read by the identity map, or by a map
 
@@ -186,6 +188,20 @@ def moments(lw: Lowering, x: SSAValue, shape: Sequence[Any], axes: Sequence[int]
     (squares,) = reduction(lw, shape, axes, keepdim, [x, (mean, reduced_map(len(shape), axes, keepdim))],
                            [(element, 0.0)], square)
     return mean, squares, count
+
+
+def rounded_through(b: Body, value: SSAValue, low: Attribute) -> SSAValue:
+    """A float32 ``value`` rounded to the narrower float ``low`` and back, as torch rounds an
+    intermediate. bfloat16 by its bits (round to nearest even, a nan kept): IREE folds
+    ``extf(truncf(x))`` of bfloat16 to ``x``, which would skip the rounding."""
+    if low != BF16:
+        return b.convert(b.convert(value, low), value.type)
+    bits = b.insert(arith.BitcastOp(value, I32))
+    lowest_kept = b.insert(arith.AndIOp(b.insert(arith.ShRUIOp(bits, b.constant(16, I32))), b.constant(1, I32)))
+    bias = b.insert(arith.AddiOp(b.constant(0x7FFF, I32), lowest_kept))
+    kept = b.insert(arith.AndIOp(b.insert(arith.AddiOp(bits, bias)), b.constant(-0x10000, I32)))
+    is_nan = b.insert(arith.CmpfOp(value, value, "uno"))
+    return b.insert(arith.SelectOp(is_nan, value, b.insert(arith.BitcastOp(kept, value.type))))
 
 
 def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -515,8 +531,8 @@ def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
             return b.insert(arith.DivfOp(b.insert(mathd.ExpOp(difference)), v[2]))
         total_element = v[2]
         if reduced_last:  # torch's last-dim kernel keeps the sum and its log in the input dtype
-            rounded = b.convert(b.convert(total_element, element_type(result.dtype)), element)
-            logged = b.convert(b.convert(b.insert(mathd.LogOp(rounded)), element_type(result.dtype)), element)
+            low = element_type(result.dtype)
+            logged = rounded_through(b, b.insert(mathd.LogOp(rounded_through(b, total_element, low))), low)
             return b.insert(arith.SubfOp(difference, logged))
         return b.insert(arith.SubfOp(difference, b.insert(mathd.LogOp(total_element))))
 
@@ -565,4 +581,4 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
 
 
 __all__ = ["axes_of", "compute_element", "element_count", "elementwise", "empty", "filled", "generic",
-           "moments", "reduced_dims", "reduced_map", "reduction"]
+           "moments", "reduced_dims", "reduced_map", "reduction", "rounded_through"]
