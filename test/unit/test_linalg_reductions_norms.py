@@ -42,11 +42,12 @@ def with_ties_and_nans(batch: int) -> torch.Tensor:
     return torch.from_numpy(values)
 
 
-def check_dynamic(model: torch.nn.Module, make: callable, rtol: float = 1e-5, atol: float = 1e-5) -> str:
-    """Export with a dynamic batch; lowered results equal the interpreter's at batch 2 and 5."""
+def check_dynamic(model: torch.nn.Module, make: callable, batches: tuple[int, ...] = (2, 5)) -> str:
+    """Export with a dynamic batch; lowered results equal the interpreter's at each batch size
+    (two for one op of each kind; one elsewhere: each size is another IREE compile)."""
     program = core_program(model, (make(3),), dynamic_shapes=BATCH)
-    for batch in (2, 5):
-        text = check_lowered(program, [make(batch)], rtol=rtol, atol=atol)
+    for batch in batches:
+        text = check_lowered(program, [make(batch)])
     assert "tensor<?x" in text
     return text
 
@@ -67,11 +68,14 @@ def test_sum_mean_prod_over_all_some_and_kept_dims():
 
 class IntegerSums(torch.nn.Module):
     def forward(self, x):
-        return x.sum(1), x.sum(dtype=torch.float32), x.cumsum(0), x.prod(1)
+        values, indices = x.max(1)
+        return x.sum(1), x.sum(dtype=torch.float32), x.cumsum(0), x.prod(1), values, indices, x.argmin(0)
 
 
 def test_integers_accumulate_in_int64_and_dtype_converts_first():
+    """Also max and argmin of integers (signed compares, ties)."""
     values = RNG.integers(-50, 50, (3, 4)).astype(np.int32)
+    values[1, 2] = values[1, 0] = 60  # a tie for the max of row 1
     program = core_program(IntegerSums(), (torch.from_numpy(values),))
     text = check_lowered(program, [torch.from_numpy(values)])
     assert "arith.extsi" in text and "arith.sitofp" in text
@@ -83,7 +87,7 @@ class Extremes(torch.nn.Module):
 
 
 def test_amax_amin_propagate_nan():
-    check_dynamic(Extremes(), with_ties_and_nans)
+    check_dynamic(Extremes(), with_ties_and_nans, batches=(4,))
 
 
 class AnyOf(torch.nn.Module):
@@ -95,7 +99,7 @@ def test_any_of_bools_and_of_floats_counting_nan_as_true():
     def bools(batch: int) -> torch.Tensor:
         return torch.from_numpy(RNG.random((batch, 4, 5)) > 0.9)
 
-    check_dynamic(AnyOf(), bools)
+    check_dynamic(AnyOf(), bools, batches=(4,))
     floats = RNG.integers(0, 2, (2, 3, 4)).astype(np.float32) * 0.0
     floats[1, 2, 3] = np.nan
     program = core_program(AnyOf(), (torch.from_numpy(floats),))
@@ -112,8 +116,6 @@ class ValuesAndIndices(torch.nn.Module):
 def test_max_min_and_arg_give_the_first_index_and_nan_wins():
     text = check_dynamic(ValuesAndIndices(), with_ties_and_nans)
     assert "linalg.index" in text and "arith.select" in text
-    integers = torch.from_numpy(RNG.integers(-3, 3, (3, 4, 5)).astype(np.int64))
-    check_lowered(core_program(ValuesAndIndices(), (integers,)), [integers])
 
 
 class Variances(torch.nn.Module):
@@ -123,7 +125,7 @@ class Variances(torch.nn.Module):
 
 
 def test_var_with_corrections_and_keepdim():
-    check_dynamic(Variances(), lambda b: tensor(b, 4, 5) * 3 + 1)
+    check_dynamic(Variances(), lambda b: tensor(b, 4, 5) * 3 + 1, batches=(4,))
 
 
 class Softmaxes(torch.nn.Module):
@@ -255,15 +257,14 @@ def test_batch_norm_of_one_value_per_channel_gives_a_nan_running_variance():
     check_lowered(program, inputs, atol=1e-4)
 
 
-def test_functional_batch_norm_keeps_no_training_flag_out():
+def test_batch_norm_without_running_statistics():
     class Functional(torch.nn.Module):
         def forward(self, x):
             return F.batch_norm(x, None, None, training=True, momentum=0.2)
 
     program = core_program(Functional(), (tensor(3, 4, 2),), dynamic_shapes=BATCH)
     assert "_native_batch_norm_legit.no_stats" in program.mlir()
-    for batch in (2, 6):
-        check_lowered(program, [tensor(batch, 4, 2)])
+    check_lowered(program, [tensor(6, 4, 2)])
 
 
 class VectorNorms(torch.nn.Module):
@@ -282,7 +283,7 @@ def test_vector_norms_of_every_order_kind():
         values[-1, 2, 3] = np.nan
         return torch.from_numpy(values)
 
-    check_dynamic(VectorNorms(), with_zeros_and_nan)
+    check_dynamic(VectorNorms(), with_zeros_and_nan, batches=(4,))
 
 
 class ReducedFloatNorms(torch.nn.Module):
