@@ -190,6 +190,14 @@ def moments(lw: Lowering, x: SSAValue, shape: Sequence[Any], axes: Sequence[int]
     return mean, squares, count
 
 
+def widened(b: Body, value: SSAValue, element: Attribute, dtype: DType) -> SSAValue:
+    """An input element of ``dtype`` as the wider ``element``: a uint8 zero-extends (its
+    upstream type is the signless i8, which ``Body.convert`` sign-extends)."""
+    if dtype == DType.uint8 and value.type != element:
+        return b.insert((arith.UIToFPOp if is_float(element) else arith.ExtUIOp)(value, element))
+    return b.convert(value, element)
+
+
 def rounded_through(b: Body, value: SSAValue, low: Attribute) -> SSAValue:
     """A float32 ``value`` rounded to the narrower float ``low`` and back, as torch rounds an
     intermediate. bfloat16 by its bits (round to nearest even, a nan kept): IREE folds
@@ -225,7 +233,7 @@ def _sum(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool, divide: 
     element = compute_element(result.dtype)
     shape = _shape(x)
     (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, 0)],
-                         lambda b: [_add(b, b.convert(b.args[0], element), b.args[1])])
+                         lambda b: [_add(b, widened(b, b.args[0], element, x.type.dtype), b.args[1])])
     if not divide:
         return converted(lw, total, result.shape, element_type(result.dtype))
     count = element_count(lw, shape, axes, element)
@@ -258,7 +266,7 @@ def _product(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool) -> S
 
     def step(b: Body) -> list[SSAValue]:
         if not is_float(element) or element in (F32, element_type(DType.float64)):
-            return [_mul(b, b.convert(b.args[0], element), b.args[1])]
+            return [_mul(b, widened(b, b.args[0], element, x.type.dtype), b.args[1])]
         factors = [b.convert(v, F32) for v in b.args]
         return [b.convert(b.insert(arith.MulfOp(*factors)), element)]
 
@@ -572,7 +580,7 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
 
     def step(b: Body) -> list[SSAValue]:
         in_prefix = b.insert(arith.CmpiOp(b.insert(IndexOp(rank)), b.insert(IndexOp(axis)), "ule"))
-        total = _add(b, b.convert(b.args[0], element), b.args[1])
+        total = _add(b, widened(b, b.args[0], element, x.type.dtype), b.args[1])
         return [b.insert(arith.SelectOp(in_prefix, total, b.args[1]))]
 
     init = filled(lw, shape, element, identity)
@@ -581,4 +589,5 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
 
 
 __all__ = ["axes_of", "compute_element", "element_count", "elementwise", "empty", "filled", "generic",
-           "moments", "reduced_dims", "reduced_map", "reduction", "rounded_through"]
+           "moments", "reduced_dims", "reduced_map", "reduction", "rounded_through",
+           "widened"]
