@@ -31,7 +31,7 @@ from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
 
 from .builder import Body, Lowering
-from .reductions import compute_element, elementwise, empty, moments, rounded_through
+from .reductions import compute_element, elementwise, empty, moments, reduced_map, rounded_through
 from .registry import lowers
 from .types import element_type
 
@@ -106,8 +106,7 @@ def native_layer_norm(lw: Lowering) -> list[SSAValue]:
     eps_value = lw.constant(eps, element)
     rstd = elementwise(lw, stats_dims, element, [squares],
                        lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
-    keep = AffineMap(rank, 0, tuple(AffineExpr.constant(0) if a in axes else AffineExpr.dimension(a)
-                                    for a in range(rank)))
+    keep = reduced_map(rank, axes, keepdim=True)
     trailing = AffineMap(rank, 0, tuple(AffineExpr.dimension(a) for a in axes))
     out = _normalised(lw, value, shape, keep, mean, rstd, trailing, weight, bias, element)
     return [out, _result(lw, mean, 1), _result(lw, rstd, 2)]

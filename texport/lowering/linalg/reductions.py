@@ -6,7 +6,7 @@ A reduction is a ``linalg.generic`` over its input's shape whose reduced dims ar
 reduced dim, so no reshape follows. float16/bfloat16 accumulate in float32 and
 are rounded once at the end, as torch and the interpreter do (prod excepted: torch
 rounds each product). The helpers here (``generic``, ``reduction``,
-``elementwise``, ``moments``) are shared with ``norms.py``.
+``elementwise``, ``moments``, ``rounded_through``) are shared with ``norms.py``.
 
 cumsum has no reduction form (each output element sums a prefix), and linalg has
 no scan op: it is a generic with one extra reduction loop ``j`` over the scanned
@@ -288,14 +288,15 @@ def prod_dim(lw: Lowering) -> list[SSAValue]:
 # ---------------------------------------------------------------- amax, amin, any
 
 
-def _lowest(element: Attribute, unsigned: bool, largest: bool) -> int | float:
-    """The identity of max (``largest`` False: of min): -inf / +inf, or the integer bounds."""
+def _extreme_identity(element: Attribute, unsigned: bool, maximum: bool) -> int | float:
+    """The identity of max (the lowest value: -inf, or the integer minimum) or of min
+    (the highest)."""
     if is_float(element):
-        return -math.inf if not largest else math.inf
-    width = element.width.data
+        return -math.inf if maximum else math.inf
     if unsigned:
-        return -1 if largest else 0  # all ones is the largest unsigned value
-    return (1 << (width - 1)) - 1 if largest else -(1 << (width - 1))
+        return 0 if maximum else -1  # -1: all ones, the largest unsigned value
+    width = element.width.data
+    return -(1 << (width - 1)) if maximum else (1 << (width - 1)) - 1
 
 
 def _extreme_op(element: Attribute, unsigned: bool, maximum: bool) -> type:
@@ -311,7 +312,7 @@ def _extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
     x, dim, keepdim = lw.op.arguments()
     dtype = x.type.dtype
     element = element_type(dtype)
-    identity = _lowest(element, is_unsigned(dtype), largest=not maximum)
+    identity = _extreme_identity(element, is_unsigned(dtype), maximum)
     combine = _extreme_op(element, is_unsigned(dtype), maximum)
     return reduction(lw, _shape(x), axes_of(dim, len(_shape(x))), keepdim, [lw.value(x)], [(element, identity)],
                      lambda b: [b.insert(combine(b.args[0], b.args[1]))])
@@ -398,7 +399,7 @@ def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bo
             take = b.insert(arith.SelectOp(best_nan, nan_first, b.insert(arith.OrIOp(take, value_nan))))
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
 
-    identity = _lowest(element, unsigned, largest=not maximum)
+    identity = _extreme_identity(element, unsigned, maximum)
     return reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, identity), (I64, 0)], step)
 
 
