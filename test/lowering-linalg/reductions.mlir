@@ -5,7 +5,8 @@
 // its init a linalg.fill of the identity; keepdim reads index 0 of the reduced dim.
 // mean divides by the count, read from the dynamic size at run time.
 // max.dim is one generic with two results (value, first index; a nan wins);
-// softmax subtracts the max; cumsum adds x[j] for j <= i over an extra loop j.
+// softmax subtracts the max; cumsum adds x[j] for j <= i over an extra loop j;
+// linalg_vector_norm (kept in core) is a sum of powers and a root.
 
 builtin.module {
   func.func @forward(%x: !tx.tensor<[s0, 4], f32>, %m: !tx.tensor<[s0, 4], i1>) -> (!tx.tensor<[s0, 1], f32>, !tx.tensor<[4], f32>, !tx.tensor<[s0], f32>, !tx.tensor<[s0], i64>, !tx.tensor<[4], f32>, !tx.tensor<[s0], i1>, !tx.tensor<[4], f32>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>) {
@@ -18,6 +19,11 @@ builtin.module {
     %softmax = core._softmax(%x, 1, false) : !tx.tensor<[s0, 4], f32>
     %cumsum = core.cumsum(%x, 1) : !tx.tensor<[s0, 4], f32>
     func.return %sum, %mean, %values, %indices, %amax, %any, %var, %softmax, %cumsum : !tx.tensor<[s0, 1], f32>, !tx.tensor<[4], f32>, !tx.tensor<[s0], f32>, !tx.tensor<[s0], i64>, !tx.tensor<[4], f32>, !tx.tensor<[s0], i1>, !tx.tensor<[4], f32>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>
+  }
+  func.func @norm_and_prod(%x: !tx.tensor<[s0, 4], f32>, %h: !tx.tensor<[3, 4], f16>) -> (!tx.tensor<[s0], f32>, !tx.tensor<[3], f16>) {
+    %norm = functional.linalg_vector_norm(%x, 3, [1]) : !tx.tensor<[s0], f32>
+    %prod = core.prod.dim_int(%h, 1) : !tx.tensor<[3], f16>
+    func.return %norm, %prod : !tx.tensor<[s0], f32>, !tx.tensor<[3], f16>
   }
 }
 
@@ -88,7 +94,28 @@ builtin.module {
 // CHECK-NEXT:   arith.select %[[PREFIX]], %[[ADDED]]
 // CHECK:      %cumsum = builtin.unrealized_conversion_cast
 
+// the 3-norm: (sum |x|^3)^(1/3)
+// CHECK:      func.func @norm_and_prod
+// CHECK:        math.absf
+// CHECK-NEXT:   arith.constant 3.000000e+00 : f32
+// CHECK-NEXT:   math.powf
+// CHECK-NEXT:   arith.addf
+// CHECK:        arith.constant 0.333333343 : f32
+// CHECK-NEXT:   math.powf
+// CHECK:      %norm = builtin.unrealized_conversion_cast
+
+// a float16 prod rounds each product, as torch (no float32 accumulator)
+// CHECK:      linalg.fill ins(%{{.*}} : f16)
+// CHECK:      ^bb0(%{{.*}}: f16, %{{.*}}: f16):
+// CHECK-NEXT:   arith.extf
+// CHECK-NEXT:   arith.extf
+// CHECK-NEXT:   arith.mulf
+// CHECK-NEXT:   arith.truncf
+// CHECK-NEXT:   linalg.yield %{{.*}} : f16
+
 // FULL:       func.func @forward(%x: tensor<?x4xf32>, %m: tensor<?x4xi1>)
 // FULL-NOT:   unrealized_conversion_cast
+// FULL-NOT:   tx.
+// FULL:       func.func @norm_and_prod(%x: tensor<?x4xf32>, %h: tensor<3x4xf16>)
 // FULL-NOT:   tx.
 // FULL:       func.return
