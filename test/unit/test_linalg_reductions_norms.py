@@ -173,6 +173,32 @@ def test_cumsum_along_the_dynamic_and_static_dims():
     assert "arith.cmpi ule" in text
 
 
+class Sorts(torch.nn.Module):
+    def forward(self, x):
+        ascending = x.sort(1)
+        descending = x.sort(-1, descending=True)
+        along_batch = torch.ops.aten.sort.stable(x, stable=True, dim=0)
+        return (*ascending, *descending, *along_batch, *x.topk(2, dim=-1), *x.topk(3, largest=False),
+                x.argsort(0, descending=True))
+
+
+def test_sort_and_topk_are_stable_with_nan_largest():
+    """Ties keep their order (descending too), a nan sorts above inf, -0.0 ties with 0.0;
+    along the dynamic batch dim as well."""
+    def ties(batch: int) -> torch.Tensor:
+        values = RNG.integers(-2, 3, (batch, 5)).astype(np.float32)
+        values[0, 1] = values[0, 3] = np.nan
+        values[-1, 2] = -np.inf
+        values[1, 4] = np.inf
+        values[1, 0] = -0.0
+        return torch.from_numpy(values)
+
+    text = check_dynamic(Sorts(), ties)
+    assert "arith.cmpf uno" in text
+    integers = torch.from_numpy(RNG.integers(-3, 3, (4, 5)).astype(np.int64))
+    check_lowered(core_program(Sorts(), (integers,)), [integers])
+
+
 class HalfReductions(torch.nn.Module):
     def forward(self, x):
         return x.sum(1), x.mean(), x.softmax(-1), x.log_softmax(-1), x.cumsum(1)

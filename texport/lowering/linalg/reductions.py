@@ -559,6 +559,94 @@ def log_softmax(lw: Lowering) -> list[SSAValue]:
     return _softmax(lw, log=True)
 
 
+# ---------------------------------------------------------------- sort, top-k
+
+
+def _precedes(b: Body, a: SSAValue, c: SSAValue, a_first: SSAValue, descending: bool,
+              unsigned: bool) -> SSAValue:
+    """Whether ``a`` comes before ``c`` in torch's stable sort (``a_first``: a's index is the
+    lower): by value, a nan the largest, ties by index (descending keeps them in order too)."""
+    if descending:
+        a, c = c, a
+    if is_float(a.type):
+        a_nan = b.insert(arith.CmpfOp(a, a, "uno"))
+        c_nan = b.insert(arith.CmpfOp(c, c, "uno"))
+        below_nan = b.insert(arith.AndIOp(c_nan, b.insert(arith.XOrIOp(a_nan, b.constant(True, a_nan.type)))))
+        less = b.insert(arith.OrIOp(b.insert(arith.CmpfOp(a, c, "olt")), below_nan))
+        equal = b.insert(arith.OrIOp(b.insert(arith.CmpfOp(a, c, "oeq")), b.insert(arith.AndIOp(a_nan, c_nan))))
+    else:
+        less = b.insert(arith.CmpiOp(a, c, "ult" if unsigned else "slt"))
+        equal = b.insert(arith.CmpiOp(a, c, "eq"))
+    return b.insert(arith.OrIOp(less, b.insert(arith.AndIOp(equal, a_first))))
+
+
+def _scan_maps(rank: int, axis: int) -> tuple[AffineMap, AffineMap]:
+    """Over ``rank`` dims and one more loop: the map reading at the dims, and the map
+    reading at the extra loop in place of ``axis``."""
+    dims = [AffineExpr.dimension(a) for a in range(rank)]
+    at_loop = [AffineExpr.dimension(rank) if a == axis else d for a, d in enumerate(dims)]
+    return AffineMap(rank + 1, 0, tuple(dims)), AffineMap(rank + 1, 0, tuple(at_loop))
+
+
+def _sorted(lw: Lowering, x: SSAValue, axis: int, descending: bool, out_shape: Sequence[Any]) -> list[SSAValue]:
+    """(values, indices) of ``x`` sorted along ``axis``, the first ``out_shape[axis]`` of them.
+    linalg has no sort: each element's rank is the count of elements before it (a
+    reduction over a second loop along ``axis``), then output k gathers the element of
+    rank k (a reduction selecting it). O(L²) per line of length L, as cumsum."""
+    shape, rank = _shape(x), len(_shape(x))
+    value = lw.value(x)
+    here, there = _scan_maps(rank, axis)
+    iterators = [PARALLEL] * rank + [REDUCTION]
+    unsigned = is_unsigned(x.type.dtype)
+
+    def count_before(b: Body) -> list[SSAValue]:
+        mine, other, count = b.args
+        other_first = b.insert(arith.CmpiOp(b.insert(IndexOp(rank)), b.insert(IndexOp(axis)), "ult"))
+        before = _precedes(b, other, mine, other_first, descending, unsigned)
+        return [b.insert(arith.AddiOp(count, b.insert(arith.ExtUIOp(before, I64))))]
+
+    (ranks,) = generic(lw, [(value, here), (value, there)], [(filled(lw, shape, I64, 0), here)], iterators,
+                       count_before)
+
+    def gather(b: Body) -> list[SSAValue]:
+        element, element_rank, found, found_index = b.args
+        position = b.insert(arith.IndexCastOp(b.insert(IndexOp(axis)), I64))
+        hit = b.insert(arith.CmpiOp(element_rank, position, "eq"))
+        index = b.insert(arith.IndexCastOp(b.insert(IndexOp(rank)), I64))
+        return [b.insert(arith.SelectOp(hit, element, found)), b.insert(arith.SelectOp(hit, index, found_index))]
+
+    outputs = [(filled(lw, out_shape, value.type.element_type, 0), here), (filled(lw, out_shape, I64, 0), here)]
+    return generic(lw, [(value, there), (ranks, there)], outputs, iterators, gather)
+
+
+def _sort(lw: Lowering, x: SSAValue, dim: int, descending: bool, count: Any = None) -> list[SSAValue]:
+    shape = _shape(x)
+    if not shape:  # a 0-d tensor: itself, at index 0
+        return [lw.value(x), filled(lw, (), I64, 0)]
+    axis = dim % len(shape)
+    out_shape = [count if a == axis and count is not None else size for a, size in enumerate(shape)]
+    return _sorted(lw, x, axis, descending, out_shape)
+
+
+@lowers("reductions", "aten.sort.default")
+def sort(lw: Lowering) -> list[SSAValue]:
+    x, dim, descending = lw.op.arguments()
+    return _sort(lw, x, dim, descending)
+
+
+@lowers("reductions", "aten.sort.stable")
+def sort_stable(lw: Lowering) -> list[SSAValue]:
+    x, _stable, dim, descending = lw.op.arguments()  # torch's sort is stable either way
+    return _sort(lw, x, dim, descending)
+
+
+@lowers("reductions", "aten.topk.default")
+def topk(lw: Lowering) -> list[SSAValue]:
+    """The k largest (smallest) in order, ties by lowest index; ``sorted`` False too."""
+    x, count, dim, largest, _sorted_flag = lw.op.arguments()
+    return _sort(lw, x, dim, largest, lw.result_type(0).shape[dim % max(len(_shape(x)), 1)])
+
+
 # ---------------------------------------------------------------- scans
 
 
