@@ -179,15 +179,17 @@ class Sorts(torch.nn.Module):
         descending = x.sort(-1, descending=True)
         along_batch = torch.ops.aten.sort.stable(x, stable=True, dim=0)
         return (*ascending, *descending, *along_batch, *x.topk(2, dim=-1), *x.topk(3, largest=False),
-                x.argsort(0, descending=True))
+                x.argsort(0, descending=True), x.median())
 
 
-def test_sort_and_topk_are_stable_with_nan_largest():
+def test_sort_topk_and_median_are_stable_with_nan_largest():
     """Ties keep their order (descending too), a nan sorts above inf, -0.0 ties with 0.0;
-    along the dynamic batch dim as well."""
+    along the dynamic batch dim as well. The median is nan with a nan (batch 2), the lower
+    middle value without (batch 5)."""
     def ties(batch: int) -> torch.Tensor:
         values = RNG.integers(-2, 3, (batch, 5)).astype(np.float32)
-        values[0, 1] = values[0, 3] = np.nan
+        if batch == 2:
+            values[0, 1] = values[0, 3] = np.nan
         values[-1, 2] = -np.inf
         values[1, 4] = np.inf
         values[1, 0] = -0.0

@@ -18,14 +18,23 @@ dispatches, and IREE's own ``iree_linalg_ext.scan`` is not upstream MLIR)."""
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AffineMapAttr, IntegerType, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
 from xdsl.dialects.linalg.ops import (
     FillOp,
     GenericOp,
@@ -588,16 +597,16 @@ def _scan_maps(rank: int, axis: int) -> tuple[AffineMap, AffineMap]:
     return AffineMap(rank + 1, 0, tuple(dims)), AffineMap(rank + 1, 0, tuple(at_loop))
 
 
-def _sorted(lw: Lowering, x: SSAValue, axis: int, descending: bool, out_shape: Sequence[Any]) -> list[SSAValue]:
-    """(values, indices) of ``x`` sorted along ``axis``, the first ``out_shape[axis]`` of them.
-    linalg has no sort: each element's rank is the count of elements before it (a
-    reduction over a second loop along ``axis``), then output k gathers the element of
-    rank k (a reduction selecting it). O(L²) per line of length L, as cumsum."""
-    shape, rank = _shape(x), len(_shape(x))
-    value = lw.value(x)
+def _sorted(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int, descending: bool,
+            out_shape: Sequence[Any], unsigned: bool, first: SSAValue | None = None) -> list[SSAValue]:
+    """(values, indices) of ``value`` (upstream, of ``shape``) sorted along ``axis``: those of
+    rank ``first`` (an i64, default 0) on, ``out_shape[axis]`` of them. linalg has no sort:
+    each element's rank is the count of elements before it (a reduction over a second loop
+    along ``axis``), then output k gathers the element of rank first + k (a reduction
+    selecting it). O(L²) per line of length L, as cumsum."""
+    rank = len(shape)
     here, there = _scan_maps(rank, axis)
     iterators = [PARALLEL] * rank + [REDUCTION]
-    unsigned = is_unsigned(x.type.dtype)
 
     def count_before(b: Body) -> list[SSAValue]:
         mine, other, count = b.args
@@ -611,6 +620,8 @@ def _sorted(lw: Lowering, x: SSAValue, axis: int, descending: bool, out_shape: S
     def gather(b: Body) -> list[SSAValue]:
         element, element_rank, found, found_index = b.args
         position = b.insert(arith.IndexCastOp(b.insert(IndexOp(axis)), I64))
+        if first is not None:
+            position = b.insert(arith.AddiOp(position, first))
         hit = b.insert(arith.CmpiOp(element_rank, position, "eq"))
         index = b.insert(arith.IndexCastOp(b.insert(IndexOp(rank)), I64))
         return [b.insert(arith.SelectOp(hit, element, found)), b.insert(arith.SelectOp(hit, index, found_index))]
@@ -625,7 +636,7 @@ def _sort(lw: Lowering, x: SSAValue, dim: int, descending: bool, count: Any = No
         return [lw.value(x), filled(lw, (), I64, 0)]
     axis = dim % len(shape)
     out_shape = [count if a == axis and count is not None else size for a, size in enumerate(shape)]
-    return _sorted(lw, x, axis, descending, out_shape)
+    return _sorted(lw, lw.value(x), shape, axis, descending, out_shape, is_unsigned(x.type.dtype))
 
 
 @lowers("reductions", "aten.sort.default")
@@ -645,6 +656,39 @@ def topk(lw: Lowering) -> list[SSAValue]:
     """The k largest (smallest) in order, ties by lowest index; ``sorted`` False too."""
     x, count, dim, largest, _sorted_flag = lw.op.arguments()
     return _sort(lw, x, dim, largest, lw.result_type(0).shape[dim % max(len(_shape(x)), 1)])
+
+
+@lowers("reductions", "aten.median.default")
+def median(lw: Lowering) -> list[SSAValue]:
+    """The lower median of every element (rank (n - 1) // 2 of the sorted values), nan if
+    any is nan: the flattened tensor's element of that rank, by ``_sorted``."""
+    (x,) = lw.op.arguments()
+    shape = _shape(x)
+    if not shape:
+        return [lw.value(x)]
+    size = functools.reduce(operator.mul, shape, 1)
+    flat_type = TensorType(lw.value(x).type.element_type, [int(size) if is_static(size) else DYNAMIC_INDEX])
+    flat = lw.insert(tensor.CollapseShapeOp(
+        operands=[lw.value(x)], result_types=[flat_type],
+        properties={"reassociation": ArrayAttr([ArrayAttr([IntegerAttr(a, 64) for a in range(len(shape))])])},
+    )).results[0]
+    last = lw.insert(arith.SubiOp(lw.index(size), lw.index(1))).results[0]
+    middle = lw.insert(arith.FloorDivSIOp(last, lw.index(2))).results[0]
+    target = lw.insert(arith.IndexCastOp(middle, I64)).results[0]
+    unsigned = is_unsigned(x.type.dtype)
+    values, _indices = _sorted(lw, flat, [size], 0, False, [1], unsigned, first=target)
+    element = flat_type.element_type
+    one_value = AffineMap(0, 0, (AffineExpr.constant(0),))
+    if not is_float(element):
+        return [elementwise(lw, (), element, [(values, one_value)], lambda b, v: v[0])]
+    (has_nan,) = reduction(lw, [size], (0,), False, [flat], [(IntegerType(1), False)],
+                           lambda b: [b.insert(arith.OrIOp(b.insert(arith.CmpfOp(b.args[0], b.args[0], "uno")),
+                                                           b.args[1]))])
+
+    def pick(b: Body, v: list[SSAValue]) -> SSAValue:
+        return b.insert(arith.SelectOp(v[1], b.constant(math.nan, element), v[0]))
+
+    return [elementwise(lw, (), element, [(values, one_value), has_nan], pick)]
 
 
 # ---------------------------------------------------------------- scans
