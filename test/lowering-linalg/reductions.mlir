@@ -25,6 +25,10 @@ builtin.module {
     %prod = core.prod.dim_int(%h, 1) : !tx.tensor<[3], f16>
     func.return %norm, %prod : !tx.tensor<[s0], f32>, !tx.tensor<[3], f16>
   }
+  func.func @top_two(%x: !tx.tensor<[s0, 5], f32>) -> (!tx.tensor<[s0, 2], f32>, !tx.tensor<[s0, 2], i64>) {
+    %values, %indices = core.topk(%x, 2) : (!tx.tensor<[s0, 2], f32>, !tx.tensor<[s0, 2], i64>)
+    func.return %values, %indices : !tx.tensor<[s0, 2], f32>, !tx.tensor<[s0, 2], i64>
+  }
 }
 
 // sum, keepdim: the result's map reads index 0 of the reduced dim
@@ -112,6 +116,21 @@ builtin.module {
 // CHECK-NEXT:   arith.mulf
 // CHECK-NEXT:   arith.truncf
 // CHECK-NEXT:   linalg.yield %{{.*}} : f16
+
+// topk: ranks (a count over a second loop d2 along the dim: the elements before each),
+// then output k (d1, of 2) selects the element (d2) of rank k
+// CHECK:      func.func @top_two
+// CHECK:      %[[RANKS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME:   outs(%{{.*}} : tensor<?x5xi64>)
+// CHECK:        arith.cmpi ult
+// CHECK:        arith.cmpf olt
+// CHECK:        arith.extui
+// CHECK-NEXT:   arith.addi
+// CHECK:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %[[RANKS]] : tensor<?x5xf32>, tensor<?x5xi64>) outs(%{{.*}}, %{{.*}} : tensor<?x2xf32>, tensor<?x2xi64>)
+// CHECK:        arith.cmpi eq
+// CHECK:        arith.select
+// CHECK-NEXT:   arith.select
+// CHECK:      %values = builtin.unrealized_conversion_cast
 
 // FULL:       func.func @forward(%x: tensor<?x4xf32>, %m: tensor<?x4xi1>)
 // FULL-NOT:   unrealized_conversion_cast

@@ -1,4 +1,5 @@
-"""Linalg lowerings: reductions, arg-extremes, variance, softmax and the cumulative sum.
+"""Linalg lowerings: reductions, arg-extremes, variance, vector norms, softmax, sorting
+(sort, topk, median) and the cumulative sum.
 
 A reduction is a ``linalg.generic`` over its input's shape whose reduced dims are
 ``reduction`` iterators; its init is a ``linalg.fill`` of the identity (0, 1,
@@ -14,7 +15,9 @@ dim, accumulating ``x[j]`` where ``j <= i`` (a triangular mask, by ``select`` so
 inf or nan outside the prefix does not leak in). One dispatch, O(L²) work per
 line of length L instead of O(L): fine for the short dims models scan, the price
 of staying in upstream linalg (an ``scf.for`` of slices would be O(L) work but L
-dispatches, and IREE's own ``iree_linalg_ext.scan`` is not upstream MLIR)."""
+dispatches, and IREE's own ``iree_linalg_ext.scan`` is not upstream MLIR). Sorting
+is built the same way, as linalg has no sort either: each element's rank along the
+dim is a count over a second loop, and output k gathers the element of rank k."""
 
 from __future__ import annotations
 
