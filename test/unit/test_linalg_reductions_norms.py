@@ -315,12 +315,15 @@ class VectorNorms(torch.nn.Module):
     def forward(self, x):
         return (torch.linalg.vector_norm(x), torch.linalg.vector_norm(x, 1, dim=1, keepdim=True),
                 torch.linalg.vector_norm(x, float("inf"), dim=(0, 2)), torch.linalg.vector_norm(x, -float("inf"), dim=-1),
-                torch.linalg.vector_norm(x, 0, dim=1), torch.linalg.vector_norm(x, 3, dim=-1))
+                torch.linalg.vector_norm(x, 0, dim=1), torch.linalg.vector_norm(x, 3, dim=-1),
+                torch.dist(x, x.amax(0)), torch.dist(x, x.sum(1, keepdim=True), 3),
+                torch.dist(x, x.amin(0, keepdim=True), float("inf")))
 
 
-def test_vector_norms_of_every_order_kind():
-    """linalg_vector_norm is kept in core (F.normalize, torch.norm reach it). rtol 1e-5 holds
-    for pow: IREE's powf and numpy's agree to a few float32 ulps."""
+def test_vector_norms_of_every_order_kind_and_dist():
+    """linalg_vector_norm and dist are kept in core (F.normalize, torch.norm, cdist-like code
+    reach them); dist broadcasts its operands. rtol 1e-5 holds for pow: IREE's powf and
+    numpy's agree to a few float32 ulps."""
     def with_zeros_and_nan(batch: int) -> torch.Tensor:
         values = RNG.standard_normal((batch, 4, 5)).astype(np.float32)
         values[0, 1] = 0.0  # a row of zeros: the 0-norm counts none of it

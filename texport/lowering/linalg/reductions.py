@@ -53,7 +53,7 @@ from xdsl.rewriter import InsertPoint
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
 
-from .builder import Body, Lowering
+from .builder import Body, Lowering, _broadcast_map
 from .registry import lowers
 from .types import element_type, is_float
 
@@ -475,27 +475,19 @@ def var_dim(lw: Lowering) -> list[SSAValue]:
 # ---------------------------------------------------------------- vector norm
 
 
-@lowers("reductions", "aten.linalg_vector_norm.default")
-def vector_norm(lw: Lowering) -> list[SSAValue]:
-    """||x||_ord over ``dim`` (None/[] = all): inf: max |x|, -inf: min |x|, 0: the count
-    of nonzeros (nan included), else (sum |x|^ord)^(1/ord); sqrt for 2, none for 1."""
-    x, order, dim, keepdim, dtype = lw.op.arguments()
+def _p_norm(lw: Lowering, inputs: Sequence[Operand], shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
+            order: float, element: Attribute, magnitude: Callable[[Body], SSAValue]) -> SSAValue:
+    """The ``order``-norm of the ``magnitude``s (|x|, made from the inputs' elements) over
+    ``axes`` of ``shape``, in the result's dtype: inf: the largest, -inf: the smallest,
+    0: the count of nonzeros (nan included), else (sum m^order)^(1/order); sqrt for 2,
+    no root for 1."""
     result = lw.result_type()
-    element = compute_element(result.dtype)
-    source = element_type(dtype) if dtype is not None else element_type(x.type.dtype)
-    shape = _shape(x)
-    axes = axes_of(dim, len(shape))
-    order = float(order)
-
-    def magnitude(b: Body) -> SSAValue:
-        return b.convert(b.insert(mathd.AbsFOp(b.convert(b.args[0], source))), element)
-
     if math.isinf(order):
         combine = arith.MaximumfOp if order > 0 else arith.MinimumfOp
         identity = 0.0 if order > 0 else math.inf  # |x| >= 0; a nan propagates either way
-        (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, identity)],
-                             lambda b: [b.insert(combine(magnitude(b), b.args[1]))])
-        return [converted(lw, total, result.shape, element_type(result.dtype))]
+        (total,) = reduction(lw, shape, axes, keepdim, inputs, [(element, identity)],
+                             lambda b: [b.insert(combine(magnitude(b), b.args[-1]))])
+        return converted(lw, total, result.shape, element_type(result.dtype))
 
     def term(b: Body) -> SSAValue:
         size = magnitude(b)
@@ -508,17 +500,58 @@ def vector_norm(lw: Lowering) -> list[SSAValue]:
             return b.insert(arith.MulfOp(size, size))
         return b.insert(mathd.PowFOp(size, b.constant(order, element)))
 
-    (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, 0.0)],
-                         lambda b: [b.insert(arith.AddfOp(term(b), b.args[1]))])
+    (total,) = reduction(lw, shape, axes, keepdim, inputs, [(element, 0.0)],
+                         lambda b: [b.insert(arith.AddfOp(term(b), b.args[-1]))])
     if order in (0, 1):
-        return [converted(lw, total, result.shape, element_type(result.dtype))]
+        return converted(lw, total, result.shape, element_type(result.dtype))
 
     def root(b: Body, v: list[SSAValue]) -> SSAValue:
         if order == 2:
             return b.insert(mathd.SqrtOp(v[0]))
         return b.insert(mathd.PowFOp(v[0], b.constant(1 / order, element)))
 
-    return [elementwise(lw, result.shape, element_type(result.dtype), [total], root)]
+    return elementwise(lw, result.shape, element_type(result.dtype), [total], root)
+
+
+@lowers("reductions", "aten.linalg_vector_norm.default")
+def vector_norm(lw: Lowering) -> list[SSAValue]:
+    """||x||_ord over ``dim`` (None/[] = all), |x| taken in ``dtype`` if given."""
+    x, order, dim, keepdim, dtype = lw.op.arguments()
+    element = compute_element(lw.result_type().dtype)
+    source = element_type(dtype) if dtype is not None else element_type(x.type.dtype)
+    shape = _shape(x)
+
+    def magnitude(b: Body) -> SSAValue:
+        return b.convert(b.insert(mathd.AbsFOp(b.convert(b.args[0], source))), element)
+
+    return [_p_norm(lw, [lw.value(x)], shape, axes_of(dim, len(shape)), keepdim, float(order), element,
+                    magnitude)]
+
+
+@lowers("reductions", "aten.dist.default")
+def dist(lw: Lowering) -> list[SSAValue]:
+    """||x - y||_p over every element of x and y broadcast together."""
+    x, other, order = lw.op.arguments()
+    shape = broadcast_shape(_shape(x), _shape(other))
+    element = compute_element(x.type.dtype)
+    operands = [lw.value(x), lw.value(other)]
+    inputs = [(v, _broadcast_map(v.type, shape, len(shape)).data) for v in operands]
+
+    def magnitude(b: Body) -> SSAValue:
+        difference = b.insert(arith.SubfOp(*(b.convert(v, element) for v in b.args[:2])))
+        return b.insert(mathd.AbsFOp(difference))
+
+    return [_p_norm(lw, inputs, shape, tuple(range(len(shape))), False, float(order), element, magnitude)]
+
+
+def broadcast_shape(*shapes: Sequence[Any]) -> list[Any]:
+    """torch's broadcast of texport shapes (a dim of 1 takes the other's size)."""
+    rank = max(len(s) for s in shapes)
+    dims = []
+    for axis in range(rank):
+        sizes = [s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0]
+        dims.append(next((d for d in sizes if d != 1), 1))
+    return dims
 
 
 # ---------------------------------------------------------------- softmax
