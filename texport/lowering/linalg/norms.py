@@ -2,9 +2,11 @@
 
 Each is the interpreter's formula (``interpreter/kernels/norms.py``) in steps of the
 reductions family's helpers: the statistics by ``moments`` (the mean, then the
-squared deviations from it, as torch's two passes), the rest elementwise. The
-statistics are computed in float32 for float16/bfloat16 and every result rounded
-once to its dtype.
+squared deviations from it, as torch's two passes), the rest elementwise. float16
+and bfloat16 compute in float32, each result rounded once to its dtype, except where
+torch's kernels round sooner (training batch norm with parameters of the input's
+dtype: float16 normalises with the rounded saved statistics, bfloat16 rounds every
+statistic; ``rounded_through``).
 
 - layer norm: mean and rstd over the trailing ``normalized_shape`` dims, kept as 1s;
   out = (x - mean) * rstd * weight + bias.
