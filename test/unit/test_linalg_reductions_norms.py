@@ -201,6 +201,18 @@ def test_sort_topk_and_median_are_stable_with_nan_largest():
     check_lowered(core_program(Sorts(), (integers,)), [integers])
 
 
+class OfAScalar(torch.nn.Module):
+    def forward(self, x):
+        return (x.sum(), x.mean(), x.amax(), x.softmax(0), x.log_softmax(0), x.cumsum(0), x.argmax(),
+                *x.max(0), x.var(correction=0), x.sort()[0], x.median(), x.prod(), x.topk(1)[1])
+
+
+def test_a_0_d_input_reduces_over_no_dim():
+    """A 0-d tensor takes dim 0 / -1 and stays 0-d; its index is 0, its variance 0."""
+    scalar = torch.from_numpy(np.array(2.5, np.float32))
+    check_lowered(core_program(OfAScalar(), (scalar,)), [scalar])
+
+
 class HalfReductions(torch.nn.Module):
     def forward(self, x):
         return x.sum(1), x.mean(), x.softmax(-1), x.log_softmax(-1), x.cumsum(1)

@@ -690,8 +690,10 @@ def sort_stable(lw: Lowering) -> list[SSAValue]:
 @lowers("reductions", "aten.topk.default")
 def topk(lw: Lowering) -> list[SSAValue]:
     """The k largest (smallest) in order, ties by lowest index; ``sorted`` False too."""
-    x, count, dim, largest, _sorted_flag = lw.op.arguments()
-    return _sort(lw, x, dim, largest, lw.result_type(0).shape[dim % max(len(_shape(x)), 1)])
+    x, _count, dim, largest, _sorted_flag = lw.op.arguments()
+    rank = len(_shape(x))
+    count = lw.result_type(0).shape[dim % rank] if rank else None  # k as a dim (int or expression)
+    return _sort(lw, x, dim, largest, count)
 
 
 @lowers("reductions", "aten.median.default")
