@@ -137,10 +137,11 @@ def test_max_min_and_arg_give_the_first_index_and_nan_wins():
 class Variances(torch.nn.Module):
     def forward(self, x):
         return (x.var(1), x.var((0, 2), correction=0, keepdim=True), x.var(-1, correction=2.5),
-                torch.ops.aten.var.dim(x, [1], False, True), x.var())
+                torch.ops.aten.var.dim(x, [1], False, True), x.var(), *torch.var_mean(x, (0, 1), correction=0),
+                *torch.var_mean(x, 2, keepdim=True))
 
 
-def test_var_with_corrections_and_keepdim():
+def test_var_and_var_mean_with_corrections_and_keepdim():
     check_dynamic(Variances(), lambda b: tensor(b, 4, 5) * 3 + 1, batches=(4,))
 
 

@@ -448,28 +448,40 @@ def argmin(lw: Lowering) -> list[SSAValue]:
 
 
 def _variance(lw: Lowering, x: SSAValue, dim: Any, correction: float, keepdim: bool) -> list[SSAValue]:
-    """squared deviations / max(count - correction, 0): inf or nan when count <= correction."""
+    """(variance, mean): squared deviations / max(count - correction, 0), inf or nan when
+    count <= correction."""
     result = lw.result_type()
     element = compute_element(result.dtype)
     shape = _shape(x)
     axes = axes_of(dim, len(shape))
-    _mean, squares, count = moments(lw, lw.value(x), shape, axes, keepdim, element)
+    mean, squares, count = moments(lw, lw.value(x), shape, axes, keepdim, element)
     corrected = lw.insert(arith.SubfOp(count, lw.constant(correction, element))).results[0]
     divisor = lw.insert(arith.MaximumfOp(corrected, lw.constant(0.0, element))).results[0]
-    return [elementwise(lw, result.shape, element_type(result.dtype), [squares],
-                        lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))]
+    variance = elementwise(lw, result.shape, element_type(result.dtype), [squares],
+                           lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))
+    return [variance, converted(lw, mean, result.shape, element_type(result.dtype))]
+
+
+def _correction(correction: Any) -> float:
+    return 1.0 if correction is None else float(correction)
 
 
 @lowers("reductions", "aten.var.correction")
 def var_correction(lw: Lowering) -> list[SSAValue]:
     x, dim, correction, keepdim = lw.op.arguments()
-    return _variance(lw, x, dim, 1.0 if correction is None else float(correction), keepdim)
+    return _variance(lw, x, dim, _correction(correction), keepdim)[:1]
+
+
+@lowers("reductions", "aten.var_mean.correction")
+def var_mean(lw: Lowering) -> list[SSAValue]:
+    x, dim, correction, keepdim = lw.op.arguments()
+    return _variance(lw, x, dim, _correction(correction), keepdim)
 
 
 @lowers("reductions", "aten.var.dim")
 def var_dim(lw: Lowering) -> list[SSAValue]:
     x, dim, unbiased, keepdim = lw.op.arguments()
-    return _variance(lw, x, dim, 1.0 if unbiased else 0.0, keepdim)
+    return _variance(lw, x, dim, 1.0 if unbiased else 0.0, keepdim)[:1]
 
 
 # ---------------------------------------------------------------- vector norm
