@@ -161,13 +161,14 @@ def test_softmax_and_log_softmax_subtract_the_max():
 
 class Cumsums(torch.nn.Module):
     def forward(self, x):
-        return x.cumsum(0), x.cumsum(-1), x.cumsum(1)
+        return x.cumsum(0), x.cumsum(-1), x.cumsum(1), *x.cummax(1), *x.cummin(0)
 
 
-def test_cumsum_along_the_dynamic_and_static_dims():
+def test_cumsum_cummax_cummin_along_the_dynamic_and_static_dims():
     def with_inf(batch: int) -> torch.Tensor:
-        values = RNG.standard_normal((batch, 4, 5)).astype(np.float32)
+        values = RNG.integers(-2, 3, (batch, 4, 5)).astype(np.float32)  # ties for cummax/cummin
         values[-1, 3, 4] = np.inf  # the last element: it must not reach the earlier sums
+        values[0, 1, 2] = values[0, 3, 2] = np.nan  # cummax/cummin: the last nan's index stays
         return torch.from_numpy(values)
 
     text = check_dynamic(Cumsums(), with_inf)

@@ -771,6 +771,55 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
     return [converted(lw, total, result.shape, element_type(result.dtype))]
 
 
+def _running_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
+    """cummax/cummin: the running max (min) and the last index holding it, as torch's
+    loop: an equal element takes over, a nan once seen stays (the last nan's index).
+    Triangular as cumsum; the combine is order-free (later index wins ties)."""
+    x, dim = lw.op.arguments()
+    shape, rank = _shape(x), len(_shape(x))
+    if rank == 0:
+        return [lw.value(x), filled(lw, (), I64, 0)]
+    axis = dim % rank
+    here, there = _scan_maps(rank, axis)
+    element = element_type(x.type.dtype)
+    unsigned = is_unsigned(x.type.dtype)
+
+    def step(b: Body) -> list[SSAValue]:
+        value, best, best_index = b.args
+        position, current = b.insert(IndexOp(rank)), b.insert(IndexOp(axis))
+        index = b.insert(arith.IndexCastOp(position, I64))
+        later = b.insert(arith.CmpiOp(index, best_index, "sgt"))
+        if is_float(element):
+            better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
+            equal = b.insert(arith.CmpfOp(value, best, "oeq"))
+        else:
+            order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
+            better, equal = b.insert(arith.CmpiOp(value, best, order)), b.insert(arith.CmpiOp(value, best, "eq"))
+        take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, later))))
+        if is_float(element):  # a nan beats any number; between nans the later wins
+            value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
+            best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
+            nan_later = b.insert(arith.AndIOp(value_nan, later))
+            take = b.insert(arith.SelectOp(best_nan, nan_later, b.insert(arith.OrIOp(take, value_nan))))
+        in_prefix = b.insert(arith.CmpiOp(position, current, "ule"))
+        take = b.insert(arith.AndIOp(take, in_prefix))
+        return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
+
+    outputs = [(filled(lw, shape, element, _extreme_identity(element, unsigned, maximum)), here),
+               (filled(lw, shape, I64, 0), here)]
+    return generic(lw, [(lw.value(x), there)], outputs, [PARALLEL] * rank + [REDUCTION], step)
+
+
+@lowers("reductions", "aten.cummax.default")
+def cummax(lw: Lowering) -> list[SSAValue]:
+    return _running_extreme(lw, maximum=True)
+
+
+@lowers("reductions", "aten.cummin.default")
+def cummin(lw: Lowering) -> list[SSAValue]:
+    return _running_extreme(lw, maximum=False)
+
+
 __all__ = ["axes_of", "compute_element", "element_count", "elementwise", "empty", "filled", "generic",
            "moments", "reduced_dims", "reduced_map", "reduction", "rounded_through",
            "widened"]
