@@ -181,24 +181,28 @@ class Sorts(torch.nn.Module):
         descending = x.sort(-1, descending=True)
         along_batch = torch.ops.aten.sort.stable(x, stable=True, dim=0)
         return (*ascending, *descending, *along_batch, *x.topk(2, dim=-1), *x.topk(3, largest=False),
-                x.argsort(0, descending=True), x.median())
+                x.argsort(0, descending=True), x.median(), x.nanmedian(), *x.median(1), *x.nanmedian(1),
+                *x.median(0, keepdim=True), *x.nanmedian(0, keepdim=True), *x.kthvalue(2, 1),
+                *x.kthvalue(1, 0, keepdim=True))
 
 
-def test_sort_topk_and_median_are_stable_with_nan_largest():
+def test_sort_topk_medians_kthvalue_are_stable_with_nan_largest():
     """Ties keep their order (descending too), a nan sorts above inf, -0.0 ties with 0.0;
-    along the dynamic batch dim as well. The median is nan with a nan (batch 2), the lower
-    middle value without (batch 5)."""
+    along the dynamic batch dim as well. At batch 2 row 0 holds nans beside inf and row 1
+    is all nan: median takes the first nan, nanmedian the median of the numbers (of an
+    all-nan row: its middle nan); at batch 5 there is none."""
     def ties(batch: int) -> torch.Tensor:
         values = RNG.integers(-2, 3, (batch, 5)).astype(np.float32)
+        values[-1, 2] = -np.inf
+        values[0, 4] = np.inf
+        values[1, 0] = -0.0
         if batch == 2:
             values[0, 1] = values[0, 3] = np.nan
-        values[-1, 2] = -np.inf
-        values[1, 4] = np.inf
-        values[1, 0] = -0.0
+            values[1] = np.nan
         return torch.from_numpy(values)
 
     text = check_dynamic(Sorts(), ties)
-    assert "arith.cmpf uno" in text
+    assert "arith.cmpf uno" in text and "tensor.collapse_shape" in text
     integers = torch.from_numpy(RNG.integers(-3, 3, (4, 5)).astype(np.int64))
     check_lowered(core_program(Sorts(), (integers,)), [integers])
 

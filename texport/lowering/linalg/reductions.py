@@ -25,6 +25,7 @@ import functools
 import math
 import operator
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from xdsl.builder import Builder
@@ -97,9 +98,11 @@ def empty(lw: Lowering, dims: Sequence[Any], element: Attribute) -> SSAValue:
     return lw.insert(tensor.EmptyOp(dynamic, TensorType(element, shape))).results[0]
 
 
-def filled(lw: Lowering, dims: Sequence[Any], element: Attribute, value: int | float | bool) -> SSAValue:
+def filled(lw: Lowering, dims: Sequence[Any], element: Attribute, value: int | float | bool | SSAValue) -> SSAValue:
+    """A tensor of ``value`` (a number, or a scalar of ``element`` computed before)."""
     init = empty(lw, dims, element)
-    return lw.insert(FillOp([lw.constant(value, element)], [init], [init.type])).results[0]
+    scalar = value if isinstance(value, SSAValue) else lw.constant(value, element)
+    return lw.insert(FillOp([scalar], [init], [init.type])).results[0]
 
 
 def generic(lw: Lowering, inputs: Sequence[tuple[SSAValue, AffineMap]],
@@ -140,7 +143,7 @@ def reduced_dims(shape: Sequence[Any], axes: Sequence[int], keepdim: bool) -> li
 
 
 def reduction(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
-              inputs: Sequence[Operand], accumulators: Sequence[tuple[Attribute, int | float | bool]],
+              inputs: Sequence[Operand], accumulators: Sequence[tuple[Attribute, int | float | bool | SSAValue]],
               step: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
     """A generic over ``shape`` reducing ``axes``: one output per (element, identity) of
     ``accumulators``, each filled with its identity; ``step`` combines the inputs'
@@ -646,12 +649,13 @@ def _scan_maps(rank: int, axis: int) -> tuple[AffineMap, AffineMap]:
 
 
 def _sorted(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int, descending: bool,
-            out_shape: Sequence[Any], unsigned: bool, first: SSAValue | None = None) -> list[SSAValue]:
+            out_shape: Sequence[Any], unsigned: bool, first: Operand | None = None) -> list[SSAValue]:
     """(values, indices) of ``value`` (upstream, of ``shape``) sorted along ``axis``: those of
-    rank ``first`` (an i64, default 0) on, ``out_shape[axis]`` of them. linalg has no sort:
-    each element's rank is the count of elements before it (a reduction over a second loop
-    along ``axis``), then output k gathers the element of rank first + k (a reduction
-    selecting it). O(L²) per line of length L, as cumsum."""
+    rank ``first`` on (0 by default; an i64 scalar, or a tensor of one rank per line read by
+    its map), ``out_shape[axis]`` of them. linalg has no sort: each element's rank is the
+    count of elements before it (a reduction over a second loop along ``axis``), then
+    output k gathers the element of rank first + k (a reduction selecting it). O(L²) per
+    line of length L, as cumsum."""
     rank = len(shape)
     here, there = _scan_maps(rank, axis)
     iterators = [PARALLEL] * rank + [REDUCTION]
@@ -664,18 +668,21 @@ def _sorted(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int, desc
 
     (ranks,) = generic(lw, [(value, here), (value, there)], [(filled(lw, shape, I64, 0), here)], iterators,
                        count_before)
+    per_line = isinstance(first, tuple)
 
     def gather(b: Body) -> list[SSAValue]:
-        element, element_rank, found, found_index = b.args
+        element, element_rank, *line_first, found, found_index = b.args
         position = b.insert(arith.IndexCastOp(b.insert(IndexOp(axis)), I64))
-        if first is not None:
-            position = b.insert(arith.AddiOp(position, first))
+        offset = line_first[0] if per_line else first
+        if offset is not None:
+            position = b.insert(arith.AddiOp(position, offset))
         hit = b.insert(arith.CmpiOp(element_rank, position, "eq"))
         index = b.insert(arith.IndexCastOp(b.insert(IndexOp(rank)), I64))
         return [b.insert(arith.SelectOp(hit, element, found)), b.insert(arith.SelectOp(hit, index, found_index))]
 
+    inputs = [(value, there), (ranks, there), *([first] if per_line else [])]
     outputs = [(filled(lw, out_shape, value.type.element_type, 0), here), (filled(lw, out_shape, I64, 0), here)]
-    return generic(lw, [(value, there), (ranks, there)], outputs, iterators, gather)
+    return generic(lw, inputs, outputs, iterators, gather)
 
 
 def _sort(lw: Lowering, x: SSAValue, dim: int, descending: bool, count: Any = None) -> list[SSAValue]:
@@ -708,37 +715,150 @@ def topk(lw: Lowering) -> list[SSAValue]:
     return _sort(lw, x, dim, largest, count)
 
 
-@lowers("reductions", "aten.median.default")
-def median(lw: Lowering) -> list[SSAValue]:
-    """The lower median of every element (rank (n - 1) // 2 of the sorted values), nan if
-    any is nan: the flattened tensor's element of that rank, by ``_sorted``."""
+# ---------------------------------------------------------------- k-th values, medians
+
+Target = Callable[[SSAValue, Sequence[Any], int], SSAValue | Operand]  # (value, shape, axis) -> rank
+
+
+def _drop_axis(lw: Lowering, value: SSAValue, axis: int) -> SSAValue:
+    """``value`` without its unit dim ``axis`` (``tensor.collapse_shape`` into a neighbour)."""
+    shape = list(value.type.get_shape())
+    groups = [[a] for a in range(len(shape)) if a != axis]
+    if groups:  # the unit dim joins the group before it (or the first one)
+        neighbour = groups[max(axis - 1, 0)]
+        neighbour.insert(0 if axis == 0 else len(neighbour), axis)
+    return _collapsed(lw, value, groups, shape[:axis] + shape[axis + 1:])
+
+
+def _collapsed(lw: Lowering, value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]) -> SSAValue:
+    result = TensorType(value.type.element_type, list(shape))
+    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(a, 64) for a in group]) for group in groups])
+    return lw.insert(tensor.CollapseShapeOp(operands=[value], result_types=[result],
+                                            properties={"reassociation": reassociation})).results[0]
+
+
+def _selected(lw: Lowering, value: SSAValue, shape: Sequence[Any], dtype: DType, dim: int, keepdim: bool,
+              target: Target, nan_first: bool = False) -> list[SSAValue]:
+    """The element of rank ``target`` along ``dim`` of ``value`` (upstream, of ``shape``) in
+    ascending order (a nan largest, ties by index) and its index. ``target`` gives the rank
+    for every line (an i64) or per line (a keepdim-shaped tensor and its map).
+    ``nan_first``: a line holding a nan gives its first nan instead (median)."""
+    if not shape:  # a 0-d tensor: itself, at index 0
+        return [value, filled(lw, (), I64, 0)]
+    axis = dim % len(shape)
+    kept_shape = reduced_dims(shape, (axis,), True)
+    found = _sorted(lw, value, shape, axis, False, kept_shape, is_unsigned(dtype), target(value, shape, axis))
+    if nan_first and is_float(value.type.element_type):
+        found = _first_nan_instead(lw, value, shape, axis, found)
+    return found if keepdim else [_drop_axis(lw, v, axis) for v in found]
+
+
+def _first_nan_instead(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int,
+                       found: list[SSAValue]) -> list[SSAValue]:
+    """(nan, the first nan's index) on the lines (kept dim) holding a nan, ``found`` elsewhere."""
+    rank = len(shape)
+    limit = lw.insert(arith.IndexCastOp(lw.index(shape[axis]), I64)).results[0]  # past every index: no nan
+
+    def first_nan(b: Body) -> list[SSAValue]:
+        element, first = b.args
+        here = b.insert(arith.IndexCastOp(b.insert(IndexOp(axis)), I64))
+        candidate = b.insert(arith.SelectOp(b.insert(arith.CmpfOp(element, element, "uno")), here, limit))
+        return [b.insert(arith.MinSIOp(candidate, first))]
+
+    (first,) = reduction(lw, shape, (axis,), True, [value], [(I64, limit)], first_nan)
+    kept_shape = reduced_dims(shape, (axis,), True)
+    element = value.type.element_type
+
+    def pick(b: Body) -> list[SSAValue]:
+        median, index, nan_index = b.args[:3]
+        has_nan = b.insert(arith.CmpiOp(nan_index, limit, "slt"))
+        return [b.insert(arith.SelectOp(has_nan, b.constant(math.nan, element), median)),
+                b.insert(arith.SelectOp(has_nan, nan_index, index))]
+
+    identity = AffineMap.identity(rank)
+    outputs = [(empty(lw, kept_shape, element), identity), (empty(lw, kept_shape, I64), identity)]
+    return generic(lw, [(found[0], identity), (found[1], identity), (first, identity)], outputs,
+                   [PARALLEL] * rank, pick)
+
+
+def _middle_rank(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int) -> SSAValue:
+    """(n - 1) // 2 for the n elements along ``axis``: the lower median's rank, an i64."""
+    last = lw.insert(arith.SubiOp(lw.index(shape[axis]), lw.index(1))).results[0]
+    middle = lw.insert(arith.FloorDivSIOp(last, lw.index(2))).results[0]
+    return lw.insert(arith.IndexCastOp(middle, I64)).results[0]
+
+
+def _middle_of_numbers(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int) -> Operand:
+    """nanmedian's rank per line: (m - 1) // 2 of its m non-nan elements ((n - 1) // 2 of all
+    when every one is nan), a keepdim-shaped tensor read at the line."""
+    rank = len(shape)
+
+    def count(b: Body) -> list[SSAValue]:
+        number = b.insert(arith.CmpfOp(b.args[0], b.args[0], "ord"))
+        return [b.insert(arith.AddiOp(b.args[1], b.insert(arith.ExtUIOp(number, I64))))]
+
+    (numbers,) = reduction(lw, shape, (axis,), True, [value], [(I64, 0)], count)
+    all_nan = _middle_rank(lw, value, shape, axis)
+
+    def middle(b: Body, v: list[SSAValue]) -> SSAValue:
+        lower = b.insert(arith.FloorDivSIOp(b.insert(arith.SubiOp(v[0], b.constant(1, I64))), b.constant(2, I64)))
+        some = b.insert(arith.CmpiOp(v[0], b.constant(0, I64), "sgt"))
+        return b.insert(arith.SelectOp(some, lower, all_nan))
+
+    ranks = elementwise(lw, reduced_dims(shape, (axis,), True), I64, [numbers], middle)
+    at_line = reduced_map(rank, (axis,), True)
+    return ranks, AffineMap(rank + 1, 0, at_line.results)
+
+
+def _median(lw: Lowering, value: SSAValue, shape: Sequence[Any], dtype: DType, dim: int, keepdim: bool,
+            ignore_nan: bool) -> list[SSAValue]:
+    """The lower median along ``dim`` and its index: median lets a nan win (the first one),
+    nanmedian takes the median of the numbers."""
+    if ignore_nan and is_float(value.type.element_type):
+        return _selected(lw, value, shape, dtype, dim, keepdim, partial(_middle_of_numbers, lw))
+    return _selected(lw, value, shape, dtype, dim, keepdim, partial(_middle_rank, lw), nan_first=True)
+
+
+@lowers("reductions", "aten.median.dim")
+def median_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim = lw.op.arguments()
+    return _median(lw, lw.value(x), _shape(x), x.type.dtype, dim, keepdim, ignore_nan=False)
+
+
+@lowers("reductions", "aten.nanmedian.dim")
+def nanmedian_dim(lw: Lowering) -> list[SSAValue]:
+    x, dim, keepdim = lw.op.arguments()
+    return _median(lw, lw.value(x), _shape(x), x.type.dtype, dim, keepdim, ignore_nan=True)
+
+
+def _whole_median(lw: Lowering, ignore_nan: bool) -> list[SSAValue]:
+    """median()/nanmedian(): that of the flattened tensor, 0-d."""
     (x,) = lw.op.arguments()
     shape = _shape(x)
     if not shape:
         return [lw.value(x)]
     size = functools.reduce(operator.mul, shape, 1)
-    flat_type = TensorType(lw.value(x).type.element_type, [int(size) if is_static(size) else DYNAMIC_INDEX])
-    flat = lw.insert(tensor.CollapseShapeOp(
-        operands=[lw.value(x)], result_types=[flat_type],
-        properties={"reassociation": ArrayAttr([ArrayAttr([IntegerAttr(a, 64) for a in range(len(shape))])])},
-    )).results[0]
-    last = lw.insert(arith.SubiOp(lw.index(size), lw.index(1))).results[0]
-    middle = lw.insert(arith.FloorDivSIOp(last, lw.index(2))).results[0]
-    target = lw.insert(arith.IndexCastOp(middle, I64)).results[0]
-    unsigned = is_unsigned(x.type.dtype)
-    values, _indices = _sorted(lw, flat, [size], 0, False, [1], unsigned, first=target)
-    element = flat_type.element_type
-    one_value = AffineMap(0, 0, (AffineExpr.constant(0),))
-    if not is_float(element):
-        return [elementwise(lw, (), element, [(values, one_value)], lambda b, v: v[0])]
-    (has_nan,) = reduction(lw, [size], (0,), False, [flat], [(IntegerType(1), False)],
-                           lambda b: [b.insert(arith.OrIOp(b.insert(arith.CmpfOp(b.args[0], b.args[0], "uno")),
-                                                           b.args[1]))])
+    flat = _collapsed(lw, lw.value(x), [list(range(len(shape)))], [int(size) if is_static(size) else DYNAMIC_INDEX])
+    return _median(lw, flat, [size], x.type.dtype, 0, False, ignore_nan)[:1]
 
-    def pick(b: Body, v: list[SSAValue]) -> SSAValue:
-        return b.insert(arith.SelectOp(v[1], b.constant(math.nan, element), v[0]))
 
-    return [elementwise(lw, (), element, [(values, one_value), has_nan], pick)]
+@lowers("reductions", "aten.median.default")
+def median(lw: Lowering) -> list[SSAValue]:
+    return _whole_median(lw, ignore_nan=False)
+
+
+@lowers("reductions", "aten.nanmedian.default")
+def nanmedian(lw: Lowering) -> list[SSAValue]:
+    return _whole_median(lw, ignore_nan=True)
+
+
+@lowers("reductions", "aten.kthvalue.default")
+def kthvalue(lw: Lowering) -> list[SSAValue]:
+    """The k-th smallest (1-based) along ``dim`` and its index; a nan sorts last."""
+    x, k, dim, keepdim = lw.op.arguments()
+    k_index = lw.insert(arith.IndexCastOp(lw.index(k), I64)).results[0]
+    rank_of_k = lw.insert(arith.SubiOp(k_index, lw.constant(1, I64))).results[0]
+    return _selected(lw, lw.value(x), _shape(x), x.type.dtype, dim, keepdim, lambda *_: rank_of_k)
 
 
 # ---------------------------------------------------------------- scans
