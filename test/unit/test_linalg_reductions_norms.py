@@ -207,6 +207,26 @@ def test_sort_topk_medians_kthvalue_are_stable_with_nan_largest():
     check_lowered(core_program(Sorts(), (integers,)), [integers])
 
 
+class Searches(torch.nn.Module):
+    def forward(self, x, bounds):
+        rows = x.sort(-1)[0]  # a sorted row of boundaries per line
+        return (torch.bucketize(x, bounds), torch.bucketize(x, bounds, right=True, out_int32=True),
+                torch.searchsorted(bounds, x, side="right"), torch.searchsorted(rows, x),
+                torch.searchsorted(rows, x, right=True), torch.bucketize(0.5, bounds))
+
+
+def test_bucketize_and_searchsorted_count_the_boundaries_before():
+    """1-d boundaries order a nan last (numpy's searchsorted); per-line rows compare plainly."""
+    def with_nan(batch: int) -> torch.Tensor:
+        values = RNG.integers(-3, 4, (batch, 6)).astype(np.float32)
+        values[0, 1] = np.nan
+        return torch.from_numpy(values)
+
+    bounds = torch.from_numpy(np.array([-2, 0, 0, 1, 2.5, np.nan], np.float32))
+    program = core_program(Searches(), (with_nan(3), bounds), dynamic_shapes={**BATCH, "bounds": None})
+    check_lowered(program, [with_nan(4), bounds])
+
+
 class OfAScalar(torch.nn.Module):
     def forward(self, x):
         return (x.sum(), x.mean(), x.amax(), x.softmax(0), x.log_softmax(0), x.cumsum(0), x.argmax(),

@@ -56,7 +56,7 @@ from texport.dialects.symbolic import is_static
 
 from .builder import Body, Lowering, _broadcast_map
 from .registry import lowers
-from .types import element_type, is_float
+from .types import UnsupportedType, element_type, is_float
 
 PARALLEL = IteratorTypeAttr(IteratorType.PARALLEL)
 REDUCTION = IteratorTypeAttr(IteratorType.REDUCTION)
@@ -859,6 +859,70 @@ def kthvalue(lw: Lowering) -> list[SSAValue]:
     k_index = lw.insert(arith.IndexCastOp(lw.index(k), I64)).results[0]
     rank_of_k = lw.insert(arith.SubiOp(k_index, lw.constant(1, I64))).results[0]
     return _selected(lw, lw.value(x), _shape(x), x.type.dtype, dim, keepdim, lambda *_: rank_of_k)
+
+
+# ---------------------------------------------------------------- bucketize, searchsorted
+
+
+def _search(lw: Lowering, boundaries: SSAValue, values: Any, right: bool) -> SSAValue:
+    """How many boundaries (along their last dim) come before each value: < (left) or <=
+    (right). 1-d boundaries order as numpy's searchsorted (a nan the largest); a row of
+    boundaries per line of values compares plainly, as the interpreter. A count over a
+    reduction loop: O(values x boundaries) instead of a binary search."""
+    result = lw.result_type()
+    bounds = lw.value(boundaries)
+    dtype = boundaries.type.dtype
+    element = element_type(dtype)
+    shape = list(result.shape)
+    rank = len(shape)
+    loop = AffineExpr.dimension(rank)
+    if len(boundaries.type.shape) == 1:
+        bounds_map = AffineMap(rank + 1, 0, (loop,))
+    else:
+        bounds_map = AffineMap(rank + 1, 0, (*(AffineExpr.dimension(a) for a in range(rank - 1)), loop))
+    here = AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(a) for a in range(rank)))
+    inputs = [(bounds, bounds_map)]
+    if isinstance(values, SSAValue):
+        inputs.append((lw.value(values), here))
+    ordered = len(boundaries.type.shape) == 1
+
+    def count(b: Body) -> list[SSAValue]:
+        bound = b.args[0]
+        value = b.convert(b.args[1], element) if isinstance(values, SSAValue) else b.constant(values, element)
+        before = _bound_before(b, bound, value, right, ordered, is_unsigned(dtype))
+        total = b.args[-1]
+        return [b.insert(arith.AddiOp(total, b.insert(arith.ExtUIOp(before, total.type))))]
+
+    init = filled(lw, shape, element_type(result.dtype), 0)
+    return generic(lw, inputs, [(init, here)], [PARALLEL] * rank + [REDUCTION], count)[0]
+
+
+def _bound_before(b: Body, bound: SSAValue, value: SSAValue, right: bool, ordered: bool,
+                  unsigned: bool) -> SSAValue:
+    """bound < value (bound <= value with ``right``); ``ordered``: a nan the largest."""
+    if not is_float(bound.type):
+        return b.insert(arith.CmpiOp(bound, value, ("ule" if right else "ult") if unsigned
+                                     else ("sle" if right else "slt")))
+    if not ordered:
+        return b.insert(arith.CmpfOp(bound, value, "ole" if right else "olt"))
+    if right:  # not (value < bound): a nan bound is above any number, a nan value above all
+        value_below = _precedes(b, value, bound, b.constant(False, IntegerType(1)), False, False)
+        return b.insert(arith.XOrIOp(value_below, b.constant(True, IntegerType(1))))
+    return _precedes(b, bound, value, b.constant(False, IntegerType(1)), False, False)
+
+
+@lowers("reductions", "aten.bucketize.Tensor", "aten.bucketize.Scalar")
+def bucketize(lw: Lowering) -> list[SSAValue]:
+    values, boundaries, _out_int32, right = lw.op.arguments()
+    return [_search(lw, boundaries, values, right)]
+
+
+@lowers("reductions", "aten.searchsorted.Tensor", "aten.searchsorted.Scalar")
+def searchsorted(lw: Lowering) -> list[SSAValue]:
+    sorted_sequence, values, _out_int32, right, side, sorter = lw.op.arguments()
+    if sorter is not None:
+        raise UnsupportedType(f"'{lw.op.name}': a sorter has no lowering here (sort the sequence first)")
+    return [_search(lw, sorted_sequence, values, right or side == "right")]
 
 
 # ---------------------------------------------------------------- scans
