@@ -17,7 +17,9 @@ line of length L instead of O(L): fine for the short dims models scan, the price
 of staying in upstream linalg (an ``scf.for`` of slices would be O(L) work but L
 dispatches, and IREE's own ``iree_linalg_ext.scan`` is not upstream MLIR). Sorting
 is built the same way, as linalg has no sort either: each element's rank along the
-dim is a count over a second loop, and output k gathers the element of rank k."""
+dim is a count over a second loop, and output k gathers the element of rank k (sort,
+topk, kthvalue, the medians); bucketize/searchsorted count the boundaries below each
+value over a loop of the boundaries."""
 
 from __future__ import annotations
 
@@ -880,7 +882,7 @@ def _search(lw: Lowering, boundaries: SSAValue, values: Any, right: bool) -> SSA
         bounds_map = AffineMap(rank + 1, 0, (loop,))
     else:
         bounds_map = AffineMap(rank + 1, 0, (*(AffineExpr.dimension(a) for a in range(rank - 1)), loop))
-    here = AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(a) for a in range(rank)))
+    here = _scan_maps(rank, rank - 1)[0] if rank else AffineMap(1, 0, ())
     inputs = [(bounds, bounds_map)]
     if isinstance(values, SSAValue):
         inputs.append((lw.value(values), here))
@@ -940,9 +942,7 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
     if rank == 0:
         return [converted(lw, lw.value(x), (), element_type(result.dtype))]
     axis = dim % rank
-    scan = AffineExpr.dimension(rank)
-    read = AffineMap(rank + 1, 0, tuple(scan if a == axis else AffineExpr.dimension(a) for a in range(rank)))
-    write = AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(a) for a in range(rank)))
+    write, read = _scan_maps(rank, axis)
     identity = -0.0 if is_float(element) else 0  # x + -0.0 is x for every x, -0.0 included
 
     def step(b: Body) -> list[SSAValue]:
