@@ -9,7 +9,7 @@
 // nonzero (a data-dependent size) stays for legalize-linalg to name.
 
 builtin.module {
-  func.func @forward(%table: !tx.tensor<[6, 5], f32>, %rows: !tx.tensor<[s0, 3], i64>, %columns: !tx.tensor<[2], i64>, %index: !tx.tensor<[6, 2], i64>, %i: !tx.tensor<[2], i64>, %j: !tx.tensor<[2], i64>, %x: !tx.tensor<[4, 5, 6], f32>, %src: !tx.tensor<[6, 2], f32>, %values: !tx.tensor<[5], f32>, %mask: !tx.tensor<[3], f32>, %offsets: !tx.tensor<[2], i64>) -> (!tx.tensor<[s0, 3, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[2, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[u0, 1], i64>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], i64>, !tx.tensor<[2, 5], f32>) {
+  func.func @forward(%table: !tx.tensor<[6, 5], f32>, %rows: !tx.tensor<[s0, 3], i64>, %columns: !tx.tensor<[2], i64>, %index: !tx.tensor<[6, 2], i64>, %i: !tx.tensor<[2], i64>, %j: !tx.tensor<[2], i64>, %x: !tx.tensor<[4, 5, 6], f32>, %src: !tx.tensor<[6, 2], f32>, %values: !tx.tensor<[5], f32>, %mask: !tx.tensor<[3], f32>, %offsets: !tx.tensor<[2], i64>) -> (!tx.tensor<[s0, 3, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[2, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[u0, 1], i64>, !tx.tensor<[6, 5], f32>, !tx.tensor<[2, 5], f32>) {
     %embedding = core.embedding(%table, %rows) : !tx.tensor<[s0, 3, 5], f32>
     %selected = core.index_select(%table, 1, %columns) : !tx.tensor<[6, 2], f32>
     %gathered = core.gather(%table, 1, %index) : !tx.tensor<[6, 2], f32>
@@ -19,9 +19,8 @@ builtin.module {
     %added = core.scatter_add(%table, 1, %index, %src) : !tx.tensor<[6, 5], f32>
     %nonzero = core.nonzero(%mask) : !tx.tensor<[u0, 1], i64>
     %amax = core.scatter_reduce.two(%table, 1, %index, %src, "amax", include_self = false) : !tx.tensor<[6, 5], f32>
-    %top, %top_index = core.topk(%table, 2) : (!tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], i64>)
     %bags, %offset2bag, %bag_size, %max_indices = core._embedding_bag(%table, %columns, %offsets, false, 1) : (!tx.tensor<[2, 5], f32>, !tx.tensor<[2], i64>, !tx.tensor<[2], i64>, !tx.tensor<[2], i64>)
-    func.return %embedding, %selected, %gathered, %picked, %put, %scattered, %added, %nonzero, %amax, %top, %top_index, %bags : !tx.tensor<[s0, 3, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[2, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[u0, 1], i64>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], i64>, !tx.tensor<[2, 5], f32>
+    func.return %embedding, %selected, %gathered, %picked, %put, %scattered, %added, %nonzero, %amax, %bags : !tx.tensor<[s0, 3, 5], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[6, 2], f32>, !tx.tensor<[2, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[6, 5], f32>, !tx.tensor<[u0, 1], i64>, !tx.tensor<[6, 5], f32>, !tx.tensor<[2, 5], f32>
   }
 }
 
@@ -73,11 +72,6 @@ builtin.module {
 // CHECK:      linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<6x5xi64>)
 // CHECK:      linalg.generic {{.*}}ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<6x5xf32>, tensor<6x5xi64>, tensor<6x5xf32>)
 // CHECK:        arith.cmpi sgt
-
-// topk: each element's place (a count over the row), then the element of place r.
-// CHECK:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK:        arith.cmpf ogt
-// CHECK:      %{{.*}}, %{{.*}} = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<6x2xf32>, tensor<6x2xi64>)
 
 // _embedding_bag, mean: a sum over the index positions of each bag, a count, a division.
 // CHECK:      linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}

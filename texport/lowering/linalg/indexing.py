@@ -7,7 +7,6 @@ tensors' elements. A scatter (index_put, scatter, scatter_add, scatter_reduce) i
 for each element, over the writes that may reach it (see below): later writes
 win and duplicates accumulate as torch's CPU loops do.
 
-``topk`` counts, for each element, the elements sorting before it.
 
 Not lowered, named by ``legalize-linalg``: ``nonzero`` (its size depends on the
 data). Refused by name: ``_embedding_bag`` with its other results used, a boolean
@@ -584,73 +583,3 @@ def scatter_add(lw: Lowering) -> list[SSAValue]:
 def scatter_reduce(lw: Lowering) -> list[SSAValue]:
     reduce, include_self = lw.op.arguments()[4:6]
     return _scatter(lw, reduce=reduce, include_self=include_self)
-
-
-# ---------------------------------------------------------------------------
-# topk: each element's place in torch's stable order, then the first k places
-# ---------------------------------------------------------------------------
-
-
-def _ordered_before(b: Body, other: SSAValue, value: SSAValue, largest: bool) -> SSAValue:
-    """Whether ``other`` sorts strictly before ``value`` (nan is the largest value)."""
-    if not is_float(value.type):
-        return b.insert(arith.CmpiOp(other, value, "sgt" if largest else "slt"))
-    other_nan = b.insert(arith.CmpfOp(other, other, "uno"))
-    value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-    if largest:  # other > value, or other is nan and value is not
-        nan_first = b.insert(arith.AndIOp(other_nan, _not(b, value_nan)))
-        return b.insert(arith.OrIOp(b.insert(arith.CmpfOp(other, value, "ogt")), nan_first))
-    nan_last = b.insert(arith.AndIOp(value_nan, _not(b, other_nan)))
-    return b.insert(arith.OrIOp(b.insert(arith.CmpfOp(other, value, "olt")), nan_last))
-
-
-def _not(b: Body, flag: SSAValue) -> SSAValue:
-    return b.insert(arith.XOrIOp(flag, b.constant(True, flag.type)))
-
-
-def _same_place(b: Body, other: SSAValue, value: SSAValue) -> SSAValue:
-    if not is_float(value.type):
-        return b.insert(arith.CmpiOp(other, value, "eq"))
-    both_nan = b.insert(arith.AndIOp(b.insert(arith.CmpfOp(other, other, "uno")),
-                                     b.insert(arith.CmpfOp(value, value, "uno"))))
-    return b.insert(arith.OrIOp(b.insert(arith.CmpfOp(other, value, "oeq")), both_nan))
-
-
-@lowers("indexing", "aten.topk.default")
-def topk(lw: Lowering) -> list[SSAValue]:
-    """The k largest (smallest) along dim, ties lowest index first, nan largest (torch's
-    stable order): an element's place is the count of elements sorting before it (a
-    reduction over the dim), and output r takes the element whose place is r.
-    The work is size(dim)^2 per row: fine for the small k-of-n of detection heads and
-    samplers, not for a vocabulary."""
-    x, k, dim, largest, _sorted = lw.op.arguments()
-    rank = len(x.type.shape)
-    if rank == 0 or not isinstance(k, int):
-        raise unsupported(lw, "expected a tensor of rank >= 1 and an integer k")
-    refuse_unsigned(lw, x.type.dtype)
-    dim = _dim(lw, dim, rank)
-    source = lw.value(x)
-    loops = rank + 1
-    own = dims_map(loops, range(rank))
-    along = dims_map(loops, [rank if axis == dim else axis for axis in range(rank)])
-    iterators = [PARALLEL] * rank + [REDUCTION]
-
-    def count_before(b: Body) -> list[SSAValue]:
-        value, other, place = b.args
-        earlier = b.insert(arith.CmpiOp(loop_index(b, rank), loop_index(b, dim), "slt"))
-        tie_before = b.insert(arith.AndIOp(_same_place(b, other, value), earlier))
-        before = b.insert(arith.OrIOp(_ordered_before(b, other, value, largest), tie_before))
-        return [b.insert(arith.SelectOp(before, b.insert(arith.AddiOp(place, b.constant(1, place.type))), place))]
-
-    places = fill(lw, 0, empty(lw, x.type.shape, IntegerType(64)))
-    places = generic(lw, [source, source], [own, along], [places], [own], iterators, count_before)[0]
-
-    def pick(b: Body) -> list[SSAValue]:
-        value, place, best, best_index = b.args
-        hit = b.insert(arith.CmpiOp(to_index(b, place), loop_index(b, dim), "eq"))
-        position = b.insert(arith.IndexCastOp(loop_index(b, rank), IntegerType(64)))
-        return [b.insert(arith.SelectOp(hit, value, best)), b.insert(arith.SelectOp(hit, position, best_index))]
-
-    values = fill(lw, 0, lw.empty(lw.result_type(0)))
-    indices = fill(lw, 0, lw.empty(lw.result_type(1)))
-    return generic(lw, [source, places], [along, along], [values, indices], [own, own], iterators, pick)
