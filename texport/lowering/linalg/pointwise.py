@@ -1,73 +1,695 @@
 """Linalg lowerings: elementwise ops, each a ``linalg.generic`` (``Lowering.pointwise``)
-with torch's broadcasting; Python-number operands become constants of the body."""
+with torch's broadcasting; Python-number operands become constants of the body,
+a size (``!tx.symint``) an ``i64`` computed before the generic and read in it.
+
+Each op computes in one dtype, as texport's kernels do: the result's, or for a
+comparison the operands' promoted dtype (``dtypes.result_type``, torch's
+promotion); float16 and bfloat16 compute in float32 and round once at the end
+(torch's opmath). ``Scalars`` picks arith's float, signed or unsigned op for that
+dtype (bool and uint8 compare, divide and extend unsigned). The factories
+(``full``, ``arange``, ...) and the copies (``_to_copy``, ``clone``, ``copy``) are
+here too: each is a fill or a generic over its result."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects import arith
-from xdsl.ir import SSAValue
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import Float64Type, IntegerType
+from xdsl.dialects.linalg.ops import FillOp, IndexOp
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition
 
-from .builder import Body, Lowering
+from texport.dialects.dtypes import DType, result_type
+from texport.dialects.tx import SymIntType
+from texport.dialects.tx import TensorType as TxTensorType
+
+from .builder import Body, Lowering, conversion_ops
 from .registry import lowers
-from .types import is_float
+from .types import UnsupportedType, element_type, is_float, tensor_type
 
 
-def _elementwise(lw: Lowering, operands: list[Any], compute: Callable[[Body, list[SSAValue]], SSAValue]
+@irdl_op_definition
+class RemFOp(arith.FloatingPointLikeBinaryOperation):
+    """MLIR's ``arith.remf`` (C's fmod), which xDSL's arith dialect lacks."""
+
+    name = "arith.remf"
+
+
+_OPMATH = {DType.float16: DType.float32, DType.bfloat16: DType.float32}
+_UNSIGNED = frozenset({DType.uint8, DType.bool})
+_BOOL = IntegerType(1)
+
+# ---------------------------------------------------------------- the scalar ops of a body
+
+_FLOAT_PREDICATES = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_SIGNED_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_UNSIGNED_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+class Scalars:
+    """Builds scalar maths of one compute dtype in a generic's body."""
+
+    def __init__(self, body: Body, dtype: DType) -> None:
+        self.body = body
+        self.dtype = dtype
+        self.element = element_type(dtype)
+        self.is_float = is_float(self.element)
+        self.unsigned = dtype in _UNSIGNED
+
+    def insert(self, op: Any) -> SSAValue:
+        return self.body.insert(op)
+
+    def constant(self, value: int | float | bool) -> SSAValue:
+        return self.body.constant(value, self.element)
+
+    def pick(self, float_op: type, signed_op: type, unsigned_op: type | None = None) -> type:
+        if self.is_float:
+            return float_op
+        return unsigned_op if self.unsigned and unsigned_op is not None else signed_op
+
+    def add(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        if self.dtype is DType.bool:  # torch: True + True is True (logical or)
+            return self.insert(arith.OrIOp(x, y))
+        return self.insert(self.pick(arith.AddfOp, arith.AddiOp)(x, y))
+
+    def sub(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.insert(self.pick(arith.SubfOp, arith.SubiOp)(x, y))
+
+    def mul(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.insert(self.pick(arith.MulfOp, arith.MuliOp)(x, y))
+
+    def maximum(self, x: SSAValue, y: SSAValue) -> SSAValue:  # maximumf: nan propagates, as torch
+        return self.insert(self.pick(arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp)(x, y))
+
+    def minimum(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.insert(self.pick(arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp)(x, y))
+
+    def compare(self, predicate: str, x: SSAValue, y: SSAValue) -> SSAValue:
+        if self.is_float:
+            return self.insert(arith.CmpfOp(x, y, _FLOAT_PREDICATES[predicate]))
+        table = _UNSIGNED_PREDICATES if self.unsigned else _SIGNED_PREDICATES
+        return self.insert(arith.CmpiOp(x, y, table[predicate]))
+
+    def select(self, condition: SSAValue, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.insert(arith.SelectOp(condition, x, y))
+
+    def truth(self, x: SSAValue) -> SSAValue:
+        """x != 0 as i1 (nan is true), as torch's cast to bool."""
+        return self.body.convert(x, _BOOL)
+
+    def math(self, op: type, *operands: SSAValue) -> SSAValue:
+        return self.insert(op(*operands))
+
+
+def _opmath(dtype: DType) -> DType:
+    return _OPMATH.get(dtype, dtype)
+
+
+def _promotion_operand(value: Any) -> Any:
+    """What ``result_type`` reads of an operand: a tensor's type, a size as an int."""
+    if isinstance(value, SSAValue):
+        return value.type if isinstance(value.type, TxTensorType) else 0
+    return value
+
+
+def promoted_dtype(operands: Sequence[Any]) -> DType:
+    """torch's result type over the operands (tensors, sizes, Python numbers; None skipped)."""
+    return result_type(*(_promotion_operand(v) for v in operands if v is not None))
+
+
+def _convert(b: Body, value: SSAValue, source: DType, element: Attribute) -> SSAValue:
+    """``value`` of dtype ``source`` as ``element``; uint8 widens unsigned (the
+    builder's casts take an ``i8`` as signed)."""
+    if source is DType.uint8 and value.type != element:
+        if is_float(element):
+            return b.insert(arith.UIToFPOp(value, element))
+        if isinstance(element, IntegerType) and element.width.data > 8:
+            return b.insert(arith.ExtUIOp(value, element))
+    return b.convert(value, element)
+
+
+def _scalar_outside(lw: Lowering, value: SSAValue) -> SSAValue:
+    """A size operand as an ``i64`` made before the generic (its body reads it)."""
+    if not isinstance(value.type, SymIntType):
+        raise UnsupportedType(f"'{lw.op.name}': expected a tensor, a size or a Python number as "
+                              f"an elementwise operand, found {value.type}")
+    return lw.insert(arith.IndexCastOp(lw.value(value), IntegerType(64))).results[0]
+
+
+Compute = Callable[[Scalars, list[Any]], SSAValue]
+
+
+def _elementwise(lw: Lowering, operands: Sequence[Any], compute: Compute, dtype: DType | None = None
                  ) -> list[SSAValue]:
     """The result of ``compute`` on the operands' elements, each converted to the
-    result's element type (tensors through the generic's arguments, numbers as constants)."""
-    tensors = [v for v in operands if isinstance(v, SSAValue)]
-    result = lw.result_type()
+    compute dtype (``dtype``, by default the result's, in its opmath dtype): tensors
+    through the generic's arguments, Python numbers as constants, None as None."""
+    work = _opmath(lw.result_type().dtype if dtype is None else dtype)
+    tensors = [v for v in operands if isinstance(v, SSAValue) and isinstance(v.type, TxTensorType)]
+    sizes = {id(v): _scalar_outside(lw, v) for v in operands
+             if isinstance(v, SSAValue) and not isinstance(v.type, TxTensorType)}
 
     def body(b: Body) -> SSAValue:
+        s = Scalars(b, work)
         elements, args = [], iter(b.args)
         for value in operands:
-            if isinstance(value, SSAValue):
-                elements.append(b.convert(next(args), b.element))
+            if value is None:
+                elements.append(None)
+            elif id(value) in sizes:
+                elements.append(_convert(b, sizes[id(value)], DType.int64, s.element))
+            elif isinstance(value, SSAValue):
+                elements.append(_convert(b, next(args), value.type.dtype, s.element))
             else:
-                elements.append(b.constant(value, b.element))
-        return compute(b, elements)
+                elements.append(s.constant(value))
+        return compute(s, elements)
 
-    return [lw.pointwise(tensors, result, body)]
-
-
-def _float_or_int(float_op: type, int_op: type) -> Callable[[Body, SSAValue, SSAValue], SSAValue]:
-    def apply(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-        return b.insert((float_op if is_float(b.element) else int_op)(x, y))
-    return apply
+    return [lw.pointwise(tensors, lw.result_type(), body)]
 
 
-_add = _float_or_int(arith.AddfOp, arith.AddiOp)
-_mul = _float_or_int(arith.MulfOp, arith.MuliOp)
+def _binary(compute: Callable[[Scalars, SSAValue, SSAValue], SSAValue]) -> Callable[[Lowering], list[SSAValue]]:
+    """The lowering of an op ``(self, other)`` computed in its result's dtype."""
+    def lower(lw: Lowering) -> list[SSAValue]:
+        x, other = lw.op.arguments()[:2]
+        return _elementwise(lw, [x, other], lambda s, v: compute(s, v[0], v[1]))
+    return lower
 
 
-@lowers("pointwise", "aten.add.Tensor")
+def _unary(compute: Callable[[Scalars, SSAValue], SSAValue]) -> Callable[[Lowering], list[SSAValue]]:
+    def lower(lw: Lowering) -> list[SSAValue]:
+        x = lw.op.arguments()[0]
+        return _elementwise(lw, [x], lambda s, v: compute(s, v[0]))
+    return lower
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def _scaled(s: Scalars, other: SSAValue, alpha: Any) -> SSAValue:
+    return other if alpha == 1 else s.mul(other, s.constant(alpha))
+
+
+@lowers("pointwise", "aten.add.Tensor", "aten.add.Scalar")
 def add(lw: Lowering) -> list[SSAValue]:
     x, other, alpha = lw.op.arguments()
-
-    def compute(b: Body, v: list[SSAValue]) -> SSAValue:
-        scaled = v[1] if alpha == 1 else _mul(b, v[1], b.constant(alpha, b.element))
-        return _add(b, v[0], scaled)
-
-    return _elementwise(lw, [x, other], compute)
+    return _elementwise(lw, [x, other], lambda s, v: s.add(v[0], _scaled(s, v[1], alpha)))
 
 
-@lowers("pointwise", "aten.mul.Tensor")
-def mul(lw: Lowering) -> list[SSAValue]:
-    x, other = lw.op.arguments()
-    return _elementwise(lw, [x, other], lambda b, v: _mul(b, v[0], v[1]))
+@lowers("pointwise", "aten.sub.Tensor", "aten.sub.Scalar")
+def sub(lw: Lowering) -> list[SSAValue]:
+    x, other, alpha = lw.op.arguments()
+    return _elementwise(lw, [x, other], lambda s, v: s.sub(v[0], _scaled(s, v[1], alpha)))
+
+
+lowers("pointwise", "aten.mul.Tensor", "aten.mul.Scalar")(_binary(lambda s, x, y: s.mul(x, y)))
+lowers("pointwise", "aten.maximum.default")(_binary(lambda s, x, y: s.maximum(x, y)))
+lowers("pointwise", "aten.minimum.default")(_binary(lambda s, x, y: s.minimum(x, y)))
+# fmax/fmin: the number wins over a nan (maxnumf), unlike maximum
+lowers("pointwise", "aten.fmax.default")(_binary(lambda s, x, y: s.insert(
+    s.pick(arith.MaxnumfOp, arith.MaxSIOp, arith.MaxUIOp)(x, y))))
+lowers("pointwise", "aten.fmin.default")(_binary(lambda s, x, y: s.insert(
+    s.pick(arith.MinnumfOp, arith.MinSIOp, arith.MinUIOp)(x, y))))
+lowers("pointwise", "aten.atan2.default")(_binary(lambda s, x, y: s.math(mathd.Atan2Op, x, y)))
+lowers("pointwise", "aten.copysign.Tensor", "aten.copysign.Scalar")(
+    _binary(lambda s, x, y: s.math(mathd.CopySignOp, x, y)))
+
+
+def _hypot(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
+    return s.math(mathd.SqrtOp, s.add(s.mul(x, x), s.mul(y, y)))
+
+
+lowers("pointwise", "aten.hypot.default")(_binary(_hypot))
+
+
+def _floor_divide_float(s: Scalars, a: SSAValue, b: SSAValue) -> SSAValue:
+    """Python's a // b on floats (numpy's npy_divmod, which the interpreter's
+    floor_divide is): from fmod, so a quotient just below an integer is not
+    rounded up by a / b; b == 0 gives a / b (inf or nan)."""
+    zero = s.constant(0.0)
+    mod = s.insert(RemFOp(a, b))
+    div = s.insert(arith.DivfOp(s.sub(a, mod), b))
+    signs_differ = s.insert(arith.XOrIOp(s.compare("lt", b, zero), s.compare("lt", mod, zero)))
+    shift = s.insert(arith.AndIOp(s.compare("ne", mod, zero), signs_differ))
+    div = s.select(shift, s.sub(div, s.constant(1.0)), div)
+    floor = s.math(mathd.FloorOp, div)
+    round_up = s.compare("gt", s.sub(div, floor), s.constant(0.5))
+    floor = s.select(round_up, s.add(floor, s.constant(1.0)), floor)
+    quotient = s.insert(arith.DivfOp(a, b))
+    signed_zero = s.math(mathd.CopySignOp, zero, quotient)
+    floor = s.select(s.compare("eq", div, zero), signed_zero, floor)
+    return s.select(s.compare("eq", b, zero), quotient, floor)
+
+
+def _divide(s: Scalars, x: SSAValue, y: SSAValue, rounding_mode: str | None) -> SSAValue:
+    if rounding_mode is None:  # a float result (integers divide in float32)
+        return s.insert(arith.DivfOp(x, y))
+    if rounding_mode == "trunc":
+        if s.is_float:
+            return s.math(mathd.TruncOp, s.insert(arith.DivfOp(x, y)))
+        return s.insert(s.pick(arith.DivfOp, arith.DivSIOp, arith.DivUIOp)(x, y))
+    if rounding_mode == "floor":
+        if s.is_float:
+            return _floor_divide_float(s, x, y)
+        return s.insert(s.pick(arith.DivfOp, arith.FloorDivSIOp, arith.DivUIOp)(x, y))
+    raise UnsupportedType(f"div: expected rounding_mode None, 'trunc' or 'floor', found {rounding_mode!r}")
+
+
+@lowers("pointwise", "aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode", "aten.div.Scalar_mode")
+def div(lw: Lowering) -> list[SSAValue]:
+    x, other, *mode = lw.op.arguments()
+    rounding_mode = mode[0] if mode else None
+    return _elementwise(lw, [x, other], lambda s, v: _divide(s, v[0], v[1], rounding_mode))
+
+
+def _fmod(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
+    """C's fmod: the dividend's sign (integer division by zero is undefined, torch raises)."""
+    return s.insert(s.pick(RemFOp, arith.RemSIOp, arith.RemUIOp)(x, y))
+
+
+def _remainder(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
+    """Python's %: fmod, then shifted by the divisor when its sign differs (torch)."""
+    mod = _fmod(s, x, y)
+    if s.unsigned:
+        return mod
+    zero = s.constant(0)
+    signs_differ = s.insert(arith.XOrIOp(s.compare("lt", y, zero), s.compare("lt", mod, zero)))
+    shift = s.insert(arith.AndIOp(s.compare("ne", mod, zero), signs_differ))
+    return s.select(shift, s.add(mod, y), mod)
+
+
+lowers("pointwise", "aten.fmod.Tensor", "aten.fmod.Scalar")(_binary(_fmod))
+lowers("pointwise", "aten.remainder.Tensor", "aten.remainder.Scalar")(_binary(_remainder))
+
+
+# ---------------------------------------------------------------- pow
+
+
+def _square_and_multiply(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
+    """base ** exponent (>= 0) wrapping as integers do, one step per exponent bit
+    (IREE cannot lower math.ipowi of a variable exponent)."""
+    result, square, one = s.constant(1), base, s.constant(1)
+    for bit in range(s.element.width.data - 1):
+        if bit:
+            square = s.mul(square, square)
+        shifted = s.insert(arith.ShRUIOp(exponent, s.constant(bit))) if bit else exponent
+        taken = s.compare("ne", s.insert(arith.AndIOp(shifted, one)), s.constant(0))
+        result = s.select(taken, s.mul(result, square), result)
+    return result
+
+
+def _integer_power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
+    """torch's integer pow: a negative exponent gives 1 for base 1, +-1 for base -1, else 0
+    (math.ipowi's own answer for it is not defined the same way)."""
+    if s.dtype is DType.bool:  # x ** False = 1, x ** True = x
+        return s.insert(arith.OrIOp(base, s.insert(arith.XOrIOp(exponent, s.constant(True)))))
+    zero, one = s.constant(0), s.constant(1)
+    power = _square_and_multiply(s, base, s.maximum(exponent, zero))
+    if s.unsigned:
+        return power
+    odd = s.compare("ne", s.insert(arith.AndIOp(exponent, one)), zero)
+    minus_one = s.constant(-1)
+    at_minus_one = s.select(odd, minus_one, one)
+    negative = s.select(s.compare("eq", base, one), one,
+                        s.select(s.compare("eq", base, minus_one), at_minus_one, zero))
+    return s.select(s.compare("lt", exponent, zero), negative, power)
+
+
+def _float_power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
+    """C's pow from pow(|x|, y) (IREE's powf is exp(y log x), right for x > 0 only):
+    an odd whole exponent keeps the base's sign (-0 and -inf included), a finite
+    negative base to a fractional exponent is nan; x ** 0 and 1 ** y are 1, even for nan."""
+    zero, one = s.constant(0), s.constant(1)
+    magnitude = s.math(mathd.PowFOp, s.math(mathd.AbsFOp, base), exponent)
+    whole = s.compare("eq", s.math(mathd.FloorOp, exponent), exponent)
+    half_remainder = s.math(mathd.AbsFOp, s.insert(RemFOp(exponent, s.constant(2))))
+    odd = s.compare("eq", half_remainder, one)  # false for inf and nan exponents
+    signed = s.select(s.insert(arith.AndIOp(odd, _signbit(s, base))), s.insert(arith.NegfOp(magnitude)),
+                      magnitude)
+    finite_negative = s.insert(arith.AndIOp(s.compare("lt", base, zero),
+                                            s.compare("ne", base, s.constant(-math.inf))))
+    undefined = s.insert(arith.AndIOp(finite_negative, s.insert(arith.XOrIOp(whole, s.body.constant(True, _BOOL)))))
+    value = s.select(undefined, s.constant(math.nan), signed)
+    trivial = s.insert(arith.OrIOp(s.compare("eq", exponent, zero), s.compare("eq", base, one)))
+    return s.select(trivial, one, value)
+
+
+def _power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
+    if s.is_float:
+        return _float_power(s, base, exponent)
+    return _integer_power(s, base, exponent)
+
+
+@lowers("pointwise", "aten.pow.Tensor_Scalar")
+def pow_tensor_scalar(lw: Lowering) -> list[SSAValue]:
+    x, exponent = lw.op.arguments()
+    result_float = is_float(element_type(lw.result_type().dtype))
+    if result_float and exponent == 2:  # torch's float kernel: x * x
+        return _elementwise(lw, [x], lambda s, v: s.mul(v[0], v[0]))
+    if result_float and exponent == 0.5:
+        return _elementwise(lw, [x], lambda s, v: s.math(mathd.SqrtOp, v[0]))
+    return _elementwise(lw, [x, exponent], lambda s, v: _power(s, v[0], v[1]))
+
+
+lowers("pointwise", "aten.pow.Tensor_Tensor", "aten.pow.Scalar")(_binary(_power))
+
+
+# ---------------------------------------------------------------- comparisons, bitwise, logical
+
+
+def _comparison(predicate: str) -> Callable[[Lowering], list[SSAValue]]:
+    """A bool result of comparing in the operands' promoted dtype (int < 1.5 in float32)."""
+    def lower(lw: Lowering) -> list[SSAValue]:
+        x, other = lw.op.arguments()
+        compute = promoted_dtype([x, other])
+        return _elementwise(lw, [x, other], lambda s, v: s.compare(predicate, v[0], v[1]), compute)
+    return lower
+
+
+for _predicate in _FLOAT_PREDICATES:
+    lowers("pointwise", f"aten.{_predicate}.Tensor", f"aten.{_predicate}.Scalar")(_comparison(_predicate))
+
+for _name, _op in (("and", arith.AndIOp), ("or", arith.OrIOp), ("xor", arith.XOrIOp)):
+    lowers("pointwise", f"aten.bitwise_{_name}.Tensor", f"aten.bitwise_{_name}.Scalar")(
+        _binary(lambda s, x, y, op=_op: s.insert(op(x, y))))
+
+
+def _logical(op: type) -> Callable[[Lowering], list[SSAValue]]:
+    """Both operands as truths (nonzero, nan included), combined as i1."""
+    def lower(lw: Lowering) -> list[SSAValue]:
+        x, other = lw.op.arguments()
+        compute = promoted_dtype([x, other])
+        return _elementwise(lw, [x, other], lambda s, v: s.insert(op(s.truth(v[0]), s.truth(v[1]))), compute)
+    return lower
+
+
+lowers("pointwise", "aten.logical_and.default")(_logical(arith.AndIOp))
+lowers("pointwise", "aten.logical_or.default")(_logical(arith.OrIOp))
+lowers("pointwise", "aten.logical_xor.default")(_logical(arith.XOrIOp))
+
+
+def _invert(s: Scalars, x: SSAValue) -> SSAValue:
+    return s.insert(arith.XOrIOp(x, s.constant(-1)))  # all ones; for bool, true
+
+
+lowers("pointwise", "aten.bitwise_not.default")(_unary(_invert))
+
+
+@lowers("pointwise", "aten.logical_not.default")
+def logical_not(lw: Lowering) -> list[SSAValue]:
+    (x,) = lw.op.arguments()
+
+    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
+        return s.insert(arith.XOrIOp(s.truth(v[0]), s.body.constant(True, _BOOL)))
+
+    return _elementwise(lw, [x], compute, x.type.dtype)
+
+
+@lowers("pointwise", "aten.where.self")
+def where(lw: Lowering) -> list[SSAValue]:
+    """condition ? self : other; the condition (bool, or uint8 read as a truth) takes
+    no part in promotion."""
+    condition, x, other = lw.op.arguments()
+    work = _opmath(lw.result_type().dtype)
+
+    def body(b: Body) -> SSAValue:
+        s = Scalars(b, work)
+        args = iter(b.args)
+        truth = s.truth(next(args))
+        values = [_convert(b, next(args), v.type.dtype, s.element) if isinstance(v, SSAValue) else s.constant(v)
+                  for v in (x, other)]
+        return s.select(truth, *values)
+
+    tensors = [v for v in (condition, x, other) if isinstance(v, SSAValue)]
+    return [lw.pointwise(tensors, lw.result_type(), body)]
+
+
+# ---------------------------------------------------------------- clamping and activations
+
+
+def _clamp_to(s: Scalars, x: SSAValue, low: SSAValue | None, high: SSAValue | None) -> SSAValue:
+    """min(max(x, low), high): with low > high every element is high; nan propagates."""
+    if low is not None:
+        x = s.maximum(x, low)
+    if high is not None:
+        x = s.minimum(x, high)
+    return x
+
+
+@lowers("pointwise", "aten.clamp.default", "aten.clamp.Tensor", "aten.hardtanh.default")
+def clamp(lw: Lowering) -> list[SSAValue]:
+    x, low, high = lw.op.arguments()
+    return _elementwise(lw, [x, low, high], lambda s, v: _clamp_to(s, *v))
 
 
 @lowers("pointwise", "aten.relu.default")
 def relu(lw: Lowering) -> list[SSAValue]:
     (x,) = lw.op.arguments()
+    return _elementwise(lw, [x], lambda s, v: s.maximum(v[0], s.constant(0)))
 
-    def compute(b: Body, v: list[SSAValue]) -> SSAValue:
-        zero = b.constant(0, b.element)
-        if is_float(b.element):
-            return b.insert(arith.MaximumfOp(v[0], zero))
-        return b.insert(arith.MaxSIOp(v[0], zero))
+
+@lowers("pointwise", "aten.leaky_relu.default")
+def leaky_relu(lw: Lowering) -> list[SSAValue]:
+    x, slope = lw.op.arguments()
+
+    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
+        positive = s.compare("gt", v[0], s.constant(0))
+        return s.select(positive, v[0], s.mul(v[0], s.constant(slope)))
 
     return _elementwise(lw, [x], compute)
+
+
+@lowers("pointwise", "aten.elu.default")
+def elu(lw: Lowering) -> list[SSAValue]:
+    """x <= 0 ? expm1(x * input_scale) * alpha * scale : x * scale."""
+    x, alpha, scale, input_scale = lw.op.arguments()
+
+    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
+        negative = s.math(mathd.ExpM1Op, s.mul(v[0], s.constant(input_scale)))
+        negative = s.mul(negative, s.constant(alpha * scale))
+        return s.select(s.compare("le", v[0], s.constant(0)), negative, s.mul(v[0], s.constant(scale)))
+
+    return _elementwise(lw, [x], compute)
+
+
+def _sigmoid(s: Scalars, x: SSAValue) -> SSAValue:
+    """1 / (1 + exp(-x)), torch's formula."""
+    denominator = s.add(s.constant(1), s.math(mathd.ExpOp, s.insert(arith.NegfOp(x))))
+    return s.insert(arith.DivfOp(s.constant(1), denominator))
+
+
+lowers("pointwise", "aten.sigmoid.default")(_unary(_sigmoid))
+
+
+@lowers("pointwise", "aten.gelu.default")
+def gelu(lw: Lowering) -> list[SSAValue]:
+    """x / 2 (1 + erf(x / sqrt 2)), or with approximate="tanh"
+    x / 2 (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))."""
+    x, approximate = lw.op.arguments()
+    if approximate not in ("none", "tanh"):
+        raise UnsupportedType(f"gelu: expected approximate 'none' or 'tanh', found {approximate!r}")
+
+    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
+        (value,) = v
+        if approximate == "tanh":
+            cube = s.mul(s.mul(value, value), value)
+            inner = s.mul(s.constant(math.sqrt(2 / math.pi)), s.add(value, s.mul(s.constant(0.044715), cube)))
+            curve = s.math(mathd.TanhOp, inner)
+        else:
+            curve = s.math(mathd.ErfOp, s.mul(value, s.constant(math.sqrt(0.5))))
+        return s.mul(s.mul(s.constant(0.5), value), s.add(s.constant(1), curve))
+
+    return _elementwise(lw, [x], compute)
+
+
+# ---------------------------------------------------------------- unary maths
+
+# float-valued: an integer or bool operand computes in the float result dtype
+_MATH_UNARY = {
+    "exp": mathd.ExpOp, "exp2": mathd.Exp2Op, "expm1": mathd.ExpM1Op, "log": mathd.LogOp,
+    "log2": mathd.Log2Op, "log10": mathd.Log10Op, "log1p": mathd.Log1pOp, "sqrt": mathd.SqrtOp,
+    "rsqrt": mathd.RsqrtOp, "sin": mathd.SinOp, "cos": mathd.CosOp, "tan": mathd.TanOp,
+    "asin": mathd.AsinOp, "acos": mathd.AcosOp, "atan": mathd.AtanOp, "sinh": mathd.SinhOp,
+    "cosh": mathd.CoshOp, "tanh": mathd.TanhOp, "asinh": mathd.AsinhOp, "acosh": mathd.AcoshOp,
+    "atanh": mathd.AtanhOp, "erf": mathd.ErfOp,
+}
+for _name, _op in _MATH_UNARY.items():
+    lowers("pointwise", f"aten.{_name}.default")(_unary(lambda s, x, op=_op: s.math(op, x)))
+
+lowers("pointwise", "aten.reciprocal.default")(_unary(lambda s, x: s.insert(arith.DivfOp(s.constant(1), x))))
+
+
+def _whole(op: type) -> Callable[[Scalars, SSAValue], SSAValue]:
+    """floor, ceil, round, trunc: integers and bools are whole already."""
+    return lambda s, x: s.math(op, x) if s.is_float else x
+
+
+for _name, _op in (("floor", mathd.FloorOp), ("ceil", mathd.CeilOp), ("round", mathd.RoundEvenOp),
+                   ("trunc", mathd.TruncOp)):  # roundeven: half to even, as torch
+    lowers("pointwise", f"aten.{_name}.default")(_unary(_whole(_op)))
+
+
+@lowers("pointwise", "aten.round.decimals")
+def round_decimals(lw: Lowering) -> list[SSAValue]:
+    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0."""
+    x, decimals = lw.op.arguments()
+
+    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
+        scale = s.constant(10.0 ** abs(decimals))
+        if decimals < 0:
+            return s.mul(s.math(mathd.RoundEvenOp, s.insert(arith.DivfOp(v[0], scale))), scale)
+        return s.insert(arith.DivfOp(s.math(mathd.RoundEvenOp, s.mul(v[0], scale)), scale))
+
+    return _elementwise(lw, [x], compute)
+
+
+def _abs(s: Scalars, x: SSAValue) -> SSAValue:
+    if s.is_float:
+        return s.math(mathd.AbsFOp, x)
+    return x if s.unsigned else s.math(mathd.AbsIOp, x)
+
+
+def _neg(s: Scalars, x: SSAValue) -> SSAValue:
+    return s.insert(arith.NegfOp(x)) if s.is_float else s.sub(s.constant(0), x)
+
+
+def _sign(s: Scalars, x: SSAValue) -> SSAValue:
+    """(0 < x) - (x < 0): sign(nan) and sign(-0.0) are 0, as torch."""
+    if s.dtype is DType.bool:
+        return x
+    zero = s.constant(0)
+    below = s.select(s.compare("lt", x, zero), s.constant(-1), zero)
+    return s.select(s.compare("gt", x, zero), s.constant(1), below)
+
+
+def _signbit(s: Scalars, x: SSAValue) -> SSAValue:
+    """The sign bit: true for -0.0 and for a nan with it set (copysign keeps it)."""
+    if not s.is_float:
+        return s.compare("lt", x, s.constant(0)) if not s.unsigned else s.body.constant(False, _BOOL)
+    return s.compare("lt", s.math(mathd.CopySignOp, s.constant(1), x), s.constant(0))
+
+
+lowers("pointwise", "aten.abs.default")(_unary(_abs))
+lowers("pointwise", "aten.neg.default")(_unary(_neg))
+lowers("pointwise", "aten.sign.default")(_unary(_sign))
+
+
+def _float_test(test: Callable[[Scalars, SSAValue], SSAValue]) -> Callable[[Lowering], list[SSAValue]]:
+    """isnan, isinf, signbit: a bool of the operand in its own dtype (integers are never nan or inf)."""
+    def lower(lw: Lowering) -> list[SSAValue]:
+        (x,) = lw.op.arguments()
+        return _elementwise(lw, [x], lambda s, v: test(s, v[0]), x.type.dtype)
+    return lower
+
+
+def _isnan(s: Scalars, x: SSAValue) -> SSAValue:
+    return s.insert(arith.CmpfOp(x, x, "uno")) if s.is_float else s.body.constant(False, _BOOL)
+
+
+def _isinf(s: Scalars, x: SSAValue) -> SSAValue:
+    if not s.is_float:
+        return s.body.constant(False, _BOOL)
+    return s.insert(arith.CmpfOp(s.math(mathd.AbsFOp, x), s.constant(math.inf), "oeq"))
+
+
+lowers("pointwise", "aten.isnan.default")(_float_test(_isnan))
+lowers("pointwise", "aten.isinf.default")(_float_test(_isinf))
+lowers("pointwise", "aten.signbit.default")(_float_test(_signbit))
+
+
+# ---------------------------------------------------------------- copies and casts
+
+
+@lowers("pointwise", "aten._to_copy.default")
+def to_copy(lw: Lowering) -> list[SSAValue]:
+    """A dtype change (layout, device and memory format mean nothing here), as torch casts."""
+    x = lw.op.arguments()[0]
+    element = tensor_type(lw.result_type()).element_type
+    if x.type.dtype is lw.result_type().dtype:
+        return [lw.value(x)]
+    return [lw.pointwise([x], lw.result_type(), lambda b: _convert(b, b.args[0], x.type.dtype, element))]
+
+
+@lowers("pointwise", "aten.clone.default", "aten.alias.default")
+def identity(lw: Lowering) -> list[SSAValue]:
+    """Values are immutable upstream: a copy or an alias is the value itself."""
+    return [lw.value(lw.op.arguments()[0])]
+
+
+@lowers("pointwise", "aten.copy.default")
+def copy(lw: Lowering) -> list[SSAValue]:
+    """``src`` broadcast to ``self``'s shape, in its dtype."""
+    _, src = lw.op.arguments()[:2]
+    element = tensor_type(lw.result_type()).element_type
+    return [lw.pointwise([src], lw.result_type(), lambda b: _convert(b, b.args[0], src.type.dtype, element))]
+
+
+# ---------------------------------------------------------------- factories
+
+
+def _fill(lw: Lowering, value: Any) -> list[SSAValue]:
+    """``linalg.fill`` of the result with ``value`` (a Python number or a size), cast to its dtype."""
+    result = lw.result_type()
+    element = tensor_type(result).element_type
+    if isinstance(value, SSAValue):
+        wide = _scalar_outside(lw, value)
+        scalar = wide
+        for op in conversion_ops(wide, element):
+            scalar = lw.insert(op).results[0]
+    else:
+        scalar = lw.constant(value, element)
+    fill = FillOp([scalar], [lw.empty(result)], [tensor_type(result)])
+    return [lw.insert(fill).results[0]]
+
+
+@lowers("pointwise", "aten.full.default")
+def full(lw: Lowering) -> list[SSAValue]:
+    return _fill(lw, lw.op.arguments()[1])
+
+
+@lowers("pointwise", "aten.full_like.default", "aten.fill.Scalar")
+def full_like(lw: Lowering) -> list[SSAValue]:
+    return _fill(lw, lw.op.arguments()[1])
+
+
+@lowers("pointwise", "aten.scalar_tensor.default")
+def scalar_tensor(lw: Lowering) -> list[SSAValue]:
+    return _fill(lw, lw.op.arguments()[0])
+
+
+@lowers("pointwise", "aten.zeros_like.default")
+def zeros_like(lw: Lowering) -> list[SSAValue]:
+    return _fill(lw, 0)
+
+
+@lowers("pointwise", "aten.ones_like.default")
+def ones_like(lw: Lowering) -> list[SSAValue]:
+    return _fill(lw, 1)
+
+
+@lowers("pointwise", "aten.arange.start_step")
+def arange(lw: Lowering) -> list[SSAValue]:
+    """start + i * step over the result's length: in int64 for an integer result
+    (the bounds truncated), in double otherwise, then cast (the interpreter's kernel)."""
+    start, _, step = lw.op.arguments()[:3]
+    result = lw.result_type()
+    integral = not is_float(element_type(result.dtype))
+    wide = IntegerType(64) if integral else Float64Type()
+    if integral:
+        start = int(start) if not isinstance(start, SSAValue) else start
+        step = int(step) if not isinstance(step, SSAValue) else step
+    bounds = [_scalar_outside(lw, v) if isinstance(v, SSAValue) else v for v in (start, step)]
+
+    def body(b: Body) -> SSAValue:
+        position = b.insert(IndexOp(0))
+        count = b.insert(arith.IndexCastOp(position, IntegerType(64)))
+        first, stride = (b.convert(v, wide) if isinstance(v, SSAValue) else b.constant(v, wide) for v in bounds)
+        s = Scalars(b, DType.int64 if integral else DType.float64)
+        return s.add(first, s.mul(b.convert(count, wide), stride))
+
+    return [lw.pointwise([], result, body)]
+
+
+del _name, _op, _predicate
