@@ -320,7 +320,8 @@ def _integer_power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
 def _float_power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
     """C's pow from pow(|x|, y) (IREE's powf is exp(y log x), right for x > 0 only):
     an odd whole exponent keeps the base's sign (-0 and -inf included), a finite
-    negative base to a fractional exponent is nan; x ** 0 and 1 ** y are 1, even for nan."""
+    negative base to a fractional exponent is nan; x ** 0, 1 ** y and (-1) ** +-inf are 1,
+    even for nan."""
     zero, one = s.constant(0), s.constant(1)
     magnitude = s.math(mathd.PowFOp, s.math(mathd.AbsFOp, base), exponent)
     whole = s.compare("eq", s.math(mathd.FloorOp, exponent), exponent)
@@ -333,6 +334,8 @@ def _float_power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
     undefined = s.insert(arith.AndIOp(finite_negative, s.insert(arith.XOrIOp(whole, s.body.constant(True, _BOOL)))))
     value = s.select(undefined, s.constant(math.nan), signed)
     trivial = s.insert(arith.OrIOp(s.compare("eq", exponent, zero), s.compare("eq", base, one)))
+    infinite = s.compare("eq", s.math(mathd.AbsFOp, exponent), s.constant(math.inf))
+    trivial = s.insert(arith.OrIOp(trivial, s.insert(arith.AndIOp(s.compare("eq", base, s.constant(-1)), infinite))))
     return s.select(trivial, one, value)
 
 
@@ -509,7 +512,7 @@ def gelu(lw: Lowering) -> list[SSAValue]:
 # float-valued: an integer or bool operand computes in the float result dtype
 _MATH_UNARY = {
     "exp": mathd.ExpOp, "exp2": mathd.Exp2Op, "expm1": mathd.ExpM1Op, "log": mathd.LogOp,
-    "log2": mathd.Log2Op, "log10": mathd.Log10Op, "log1p": mathd.Log1pOp, "sqrt": mathd.SqrtOp,
+    "log2": mathd.Log2Op, "log1p": mathd.Log1pOp, "sqrt": mathd.SqrtOp,
     "rsqrt": mathd.RsqrtOp, "sin": mathd.SinOp, "cos": mathd.CosOp, "tan": mathd.TanOp,
     "asin": mathd.AsinOp, "acos": mathd.AcosOp, "atan": mathd.AtanOp, "sinh": mathd.SinhOp,
     "cosh": mathd.CoshOp, "tanh": mathd.TanhOp, "asinh": mathd.AsinhOp, "acosh": mathd.AcoshOp,
@@ -518,6 +521,9 @@ _MATH_UNARY = {
 for _name, _op in _MATH_UNARY.items():
     lowers("pointwise", f"aten.{_name}.default")(_unary(lambda s, x, op=_op: s.math(op, x)))
 
+# IREE's CPU backend has no log10 of its own (it would call libm's log10f, not linked)
+lowers("pointwise", "aten.log10.default")(_unary(
+    lambda s, x: s.insert(arith.DivfOp(s.math(mathd.LogOp, x), s.constant(math.log(10))))))
 lowers("pointwise", "aten.reciprocal.default")(_unary(lambda s, x: s.insert(arith.DivfOp(s.constant(1), x))))
 
 
