@@ -18,7 +18,7 @@ from typing import Any
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import Float64Type, IntegerType
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 from xdsl.dialects.linalg.ops import FillOp, IndexOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition
@@ -51,11 +51,13 @@ _UNSIGNED_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": 
 
 
 class Scalars:
-    """Builds scalar maths of one compute dtype in a generic's body."""
+    """Builds scalar maths of one compute dtype in a generic's body; ``stored`` is
+    the dtype it stands for (float16 computes in float32)."""
 
-    def __init__(self, body: Body, dtype: DType) -> None:
+    def __init__(self, body: Body, dtype: DType, stored: DType | None = None) -> None:
         self.body = body
         self.dtype = dtype
+        self.stored = dtype if stored is None else stored
         self.element = element_type(dtype)
         self.is_float = is_float(self.element)
         self.unsigned = dtype in _UNSIGNED
@@ -65,6 +67,13 @@ class Scalars:
 
     def constant(self, value: int | float | bool) -> SSAValue:
         return self.body.constant(value, self.element)
+
+    def rounded(self, value: int | float | bool) -> SSAValue:
+        """A Python number as torch's kernels meet it: rounded to the stored dtype
+        (0.1 as a float16), then in the compute dtype."""
+        if self.stored is self.dtype:
+            return self.constant(value)
+        return self.body.convert(self.body.constant(value, element_type(self.stored)), self.element)
 
     def pick(self, float_op: type, signed_op: type, unsigned_op: type | None = None) -> type:
         if self.is_float:
@@ -123,7 +132,11 @@ def promoted_dtype(operands: Sequence[Any]) -> DType:
 
 def _convert(b: Body, value: SSAValue, source: DType, element: Attribute) -> SSAValue:
     """``value`` of dtype ``source`` as ``element``; uint8 widens unsigned (the
-    builder's casts take an ``i8`` as signed)."""
+    builder's casts take an ``i8`` as signed), float16 and bfloat16 convert to each
+    other through float32 (arith has no cast between floats of one width)."""
+    if (is_float(value.type) and is_float(element) and value.type != element
+            and value.type.bitwidth == element.bitwidth):
+        return b.convert(b.convert(value, Float32Type()), element)
     if source is DType.uint8 and value.type != element:
         if is_float(element):
             return b.insert(arith.UIToFPOp(value, element))
@@ -143,18 +156,21 @@ def _scalar_outside(lw: Lowering, value: SSAValue) -> SSAValue:
 Compute = Callable[[Scalars, list[Any]], SSAValue]
 
 
-def _elementwise(lw: Lowering, operands: Sequence[Any], compute: Compute, dtype: DType | None = None
-                 ) -> list[SSAValue]:
+def _elementwise(lw: Lowering, operands: Sequence[Any], compute: Compute, dtype: DType | None = None,
+                 exact_numbers: bool = False) -> list[SSAValue]:
     """The result of ``compute`` on the operands' elements, each converted to the
     compute dtype (``dtype``, by default the result's, in its opmath dtype): tensors
-    through the generic's arguments, Python numbers as constants, None as None."""
-    work = _opmath(lw.result_type().dtype if dtype is None else dtype)
+    through the generic's arguments, Python numbers as constants (rounded to
+    ``dtype`` first, unless ``exact_numbers``: torch keeps a factor or divisor of
+    mul and div in float32), None as None."""
+    stored = lw.result_type().dtype if dtype is None else dtype
+    work = _opmath(stored)
     tensors = [v for v in operands if isinstance(v, SSAValue) and isinstance(v.type, TxTensorType)]
     sizes = {id(v): _scalar_outside(lw, v) for v in operands
              if isinstance(v, SSAValue) and not isinstance(v.type, TxTensorType)}
 
     def body(b: Body) -> SSAValue:
-        s = Scalars(b, work)
+        s = Scalars(b, work, stored)
         elements, args = [], iter(b.args)
         for value in operands:
             if value is None:
@@ -164,7 +180,7 @@ def _elementwise(lw: Lowering, operands: Sequence[Any], compute: Compute, dtype:
             elif isinstance(value, SSAValue):
                 elements.append(_convert(b, next(args), value.type.dtype, s.element))
             else:
-                elements.append(s.constant(value))
+                elements.append(s.constant(value) if exact_numbers else s.rounded(value))
         return compute(s, elements)
 
     return [lw.pointwise(tensors, lw.result_type(), body)]
@@ -189,7 +205,7 @@ def _unary(compute: Callable[[Scalars, SSAValue], SSAValue]) -> Callable[[Loweri
 
 
 def _scaled(s: Scalars, other: SSAValue, alpha: Any) -> SSAValue:
-    return other if alpha == 1 else s.mul(other, s.constant(alpha))
+    return other if alpha == 1 else s.mul(other, s.rounded(alpha))
 
 
 @lowers("pointwise", "aten.add.Tensor", "aten.add.Scalar")
@@ -204,7 +220,15 @@ def sub(lw: Lowering) -> list[SSAValue]:
     return _elementwise(lw, [x, other], lambda s, v: s.sub(v[0], _scaled(s, v[1], alpha)))
 
 
-lowers("pointwise", "aten.mul.Tensor", "aten.mul.Scalar")(_binary(lambda s, x, y: s.mul(x, y)))
+
+
+@lowers("pointwise", "aten.mul.Tensor", "aten.mul.Scalar")
+def mul(lw: Lowering) -> list[SSAValue]:
+    x, other = lw.op.arguments()
+    return _elementwise(lw, [x, other], lambda s, v: s.mul(v[0], v[1]), exact_numbers=True)
+
+
+
 lowers("pointwise", "aten.maximum.default")(_binary(lambda s, x, y: s.maximum(x, y)))
 lowers("pointwise", "aten.minimum.default")(_binary(lambda s, x, y: s.minimum(x, y)))
 # fmax/fmin: the number wins over a nan (maxnumf), unlike maximum
@@ -222,6 +246,24 @@ def _hypot(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
 
 
 lowers("pointwise", "aten.hypot.default")(_binary(_hypot))
+
+
+def _nextafter(s: Scalars, x: SSAValue, toward: SSAValue) -> SSAValue:
+    """The float next to x toward y: one step of x's bits (up when moving away from
+    zero), the least subnormal of y's sign from a zero, y when equal, nan from a nan."""
+    bits_type = IntegerType(s.element.bitwidth)
+    bits = s.insert(arith.BitcastOp(x, bits_type))
+    one = s.body.constant(1, bits_type)
+    away = s.insert(arith.XOrIOp(s.compare("lt", x, toward), s.compare("lt", x, s.constant(0))))
+    stepped = s.insert(arith.SelectOp(away, s.insert(arith.AddiOp(bits, one)), s.insert(arith.SubiOp(bits, one))))
+    value = s.insert(arith.BitcastOp(stepped, s.element))
+    least = s.math(mathd.CopySignOp, s.insert(arith.BitcastOp(one, s.element)), toward)
+    value = s.select(s.compare("eq", x, s.constant(0)), least, value)
+    value = s.select(s.compare("eq", x, toward), toward, value)
+    return s.select(s.insert(arith.CmpfOp(x, toward, "uno")), s.insert(arith.AddfOp(x, toward)), value)
+
+
+lowers("pointwise", "aten.nextafter.default")(_binary(_nextafter))
 
 
 def _floor_divide_float(s: Scalars, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -261,7 +303,7 @@ def _divide(s: Scalars, x: SSAValue, y: SSAValue, rounding_mode: str | None) -> 
 def div(lw: Lowering) -> list[SSAValue]:
     x, other, *mode = lw.op.arguments()
     rounding_mode = mode[0] if mode else None
-    return _elementwise(lw, [x, other], lambda s, v: _divide(s, v[0], v[1], rounding_mode))
+    return _elementwise(lw, [x, other], lambda s, v: _divide(s, v[0], v[1], rounding_mode), exact_numbers=True)
 
 
 def _fmod(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -377,6 +419,30 @@ for _predicate in _FLOAT_PREDICATES:
 for _name, _op in (("and", arith.AndIOp), ("or", arith.OrIOp), ("xor", arith.XOrIOp)):
     lowers("pointwise", f"aten.bitwise_{_name}.Tensor", f"aten.bitwise_{_name}.Scalar")(
         _binary(lambda s, x, y, op=_op: s.insert(op(x, y))))
+
+
+def _shift(left: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """x << n or x >> n (arithmetic for signed types); a count below 0 or of the
+    type's width or more gives 0, or the sign (-1 or 0) shifting right, as torch."""
+    def compute(s: Scalars, x: SSAValue, count: SSAValue) -> SSAValue:
+        if s.is_float or s.dtype is DType.bool:
+            raise UnsupportedType(f"bit shifts take integers, found {s.dtype.name}")
+        width = s.element.width.data
+        outside = s.insert(arith.OrIOp(s.compare("lt", count, s.constant(0)),
+                                       s.compare("ge", count, s.constant(width))))
+        if left:
+            return s.select(outside, s.constant(0), s.insert(arith.ShLIOp(x, count)))
+        shifted = s.insert((arith.ShRUIOp if s.unsigned else arith.ShRSIOp)(x, count))
+        sign = s.constant(0) if s.unsigned else s.select(s.compare("lt", x, s.constant(0)), s.constant(-1),
+                                                          s.constant(0))
+        return s.select(outside, sign, shifted)
+    return compute
+
+
+for _name, _left in (("left", True), ("right", False)):
+    lowers("pointwise", f"aten.bitwise_{_name}_shift.Tensor", f"aten.bitwise_{_name}_shift.Tensor_Scalar",
+           f"aten.bitwise_{_name}_shift.Scalar_Tensor", f"aten.__{_name[0]}shift__.Tensor",
+           f"aten.__{_name[0]}shift__.Scalar")(_binary(_shift(_left)))
 
 
 def _logical(op: type) -> Callable[[Lowering], list[SSAValue]]:
@@ -698,4 +764,4 @@ def arange(lw: Lowering) -> list[SSAValue]:
     return [lw.pointwise([], result, body)]
 
 
-del _name, _op, _predicate
+del _name, _op, _predicate, _left
