@@ -66,7 +66,7 @@ class Scalars:
         return self.body.insert(op)
 
     def constant(self, value: int | float | bool) -> SSAValue:
-        return self.body.constant(value, self.element)
+        return self.body.constant(_wrapped(value, self.element), self.element)
 
     def rounded(self, value: int | float | bool) -> SSAValue:
         """A Python number as torch's kernels meet it: rounded to the stored dtype
@@ -112,6 +112,16 @@ class Scalars:
 
     def math(self, op: type, *operands: SSAValue) -> SSAValue:
         return self.insert(op(*operands))
+
+
+def _wrapped(value: int | float | bool, element: Attribute) -> int | float | bool:
+    """An int as an integer type of ``element``'s width holds it: wrapped around, as
+    torch's C++ cast of a Python int (300 as int8 is 44)."""
+    if type(value) is not int or not isinstance(element, IntegerType) or element.width.data == 1:
+        return value
+    width = element.width.data
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >= 1 << (width - 1) else value
 
 
 def _opmath(dtype: DType) -> DType:
@@ -220,13 +230,10 @@ def sub(lw: Lowering) -> list[SSAValue]:
     return _elementwise(lw, [x, other], lambda s, v: s.sub(v[0], _scaled(s, v[1], alpha)))
 
 
-
-
 @lowers("pointwise", "aten.mul.Tensor", "aten.mul.Scalar")
 def mul(lw: Lowering) -> list[SSAValue]:
     x, other = lw.op.arguments()
     return _elementwise(lw, [x, other], lambda s, v: s.mul(v[0], v[1]), exact_numbers=True)
-
 
 
 lowers("pointwise", "aten.maximum.default")(_binary(lambda s, x, y: s.maximum(x, y)))
@@ -333,7 +340,8 @@ def _square_and_multiply(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAV
     """base ** exponent (>= 0) wrapping as integers do, one step per exponent bit
     (IREE cannot lower math.ipowi of a variable exponent)."""
     result, square, one = s.constant(1), base, s.constant(1)
-    for bit in range(s.element.width.data - 1):
+    width = s.element.width.data
+    for bit in range(width if s.unsigned else width - 1):  # a signed exponent's sign bit is 0 here
         if bit:
             square = s.mul(square, square)
         shifted = s.insert(arith.ShRUIOp(exponent, s.constant(bit))) if bit else exponent
@@ -711,7 +719,7 @@ def _fill(lw: Lowering, value: Any) -> list[SSAValue]:
         for op in conversion_ops(wide, element):
             scalar = lw.insert(op).results[0]
     else:
-        scalar = lw.constant(value, element)
+        scalar = lw.constant(_wrapped(value, element), element)
     fill = FillOp([scalar], [lw.empty(result)], [tensor_type(result)])
     return [lw.insert(fill).results[0]]
 
@@ -729,16 +737,6 @@ def full_like(lw: Lowering) -> list[SSAValue]:
 @lowers("pointwise", "aten.scalar_tensor.default")
 def scalar_tensor(lw: Lowering) -> list[SSAValue]:
     return _fill(lw, lw.op.arguments()[0])
-
-
-@lowers("pointwise", "aten.zeros_like.default")
-def zeros_like(lw: Lowering) -> list[SSAValue]:
-    return _fill(lw, 0)
-
-
-@lowers("pointwise", "aten.ones_like.default")
-def ones_like(lw: Lowering) -> list[SSAValue]:
-    return _fill(lw, 1)
 
 
 @lowers("pointwise", "aten.arange.start_step")
