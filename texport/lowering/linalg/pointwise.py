@@ -350,6 +350,18 @@ def _square_and_multiply(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAV
     return result
 
 
+def _known_power(s: Scalars, base: SSAValue, exponent: int) -> SSAValue:
+    """base ** exponent for a known exponent >= 0: the multiplications of its bits."""
+    result, square = None, base
+    while exponent:
+        if exponent & 1:
+            result = square if result is None else s.mul(result, square)
+        exponent >>= 1
+        if exponent:
+            square = s.mul(square, square)
+    return s.constant(1) if result is None else result
+
+
 def _integer_power(s: Scalars, base: SSAValue, exponent: SSAValue) -> SSAValue:
     """torch's integer pow: a negative exponent gives 1 for base 1, +-1 for base -1, else 0
     (math.ipowi's own answer for it is not defined the same way)."""
@@ -403,6 +415,8 @@ def pow_tensor_scalar(lw: Lowering) -> list[SSAValue]:
         return _elementwise(lw, [x], lambda s, v: s.mul(v[0], v[0]))
     if result_float and exponent == 0.5:
         return _elementwise(lw, [x], lambda s, v: s.math(mathd.SqrtOp, v[0]))
+    if not result_float and type(exponent) is int and exponent >= 0 and lw.result_type().dtype is not DType.bool:
+        return _elementwise(lw, [x], lambda s, v: _known_power(s, v[0], exponent))
     return _elementwise(lw, [x, exponent], lambda s, v: _power(s, v[0], v[1]))
 
 
