@@ -86,7 +86,8 @@ class RoundingAndSigns(torch.nn.Module):
         return (x.floor(), x.ceil(), x.round(), x.trunc(), x.sign(), x.abs(), -x, x.isnan(), x.isinf(),
                 torch.signbit(x), torch.round(x, decimals=1), torch.round(x, decimals=-1),
                 i.abs(), -i, i.sign(), i.floor(), i.round(), ~i, i.exp(), i.reciprocal(), i.isnan(),
-                ~b, torch.logical_not(b), torch.logical_not(i), b.sign(), b.sqrt())
+                ~b, torch.logical_not(b), torch.logical_not(i), b.sign(), b.sqrt(), torch.angle(x), torch.angle(i),
+                torch.conj_physical(x) + 1)
 
 
 def test_rounding_signs_and_float_tests_on_special_values_integers_and_bools():
@@ -219,11 +220,11 @@ def test_activations_and_clamps():
 
 
 class Casts(torch.nn.Module):
-    def forward(self, x, i, b, src):
+    def forward(self, x, i, b, src, u):
         y = x.clone()
         y.copy_(src)
         return (x.to(torch.int32), x.to(torch.bool), x.to(torch.float64).float(), i.to(torch.float32), b.to(torch.float32),
-                b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), y, x.clone() * 2,
+                b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32), y, x.clone() * 2,
                 torch.ops.aten.alias.default(x) + 1, x.to(torch.float16), (x.half().exp() + 1).float())
 
 
@@ -231,7 +232,8 @@ def test_casts_and_copies():
     # float64 results leave as float32: IREE demotes float64 to float32 by default
     x = floats(4, 6, scale=40) * torch.tensor([1.0, 1.0, 1.0, 1.0, 0.0, 1.0])
     # float16's exp rounds once from float32 in both (torch's opmath); 1e-3 is float16's ulp
-    text = run(Casts(), [x, ints(4, 6, low=-300, high=300), bools(4, 6), ints(6, low=-5, high=5)],
+    text = run(Casts(), [x, ints(4, 6, low=-300, high=300), bools(4, 6), ints(6, low=-5, high=5),
+                         ints(4, 6, low=0, high=255, dtype=np.uint8)],
                rtol=1e-3, atol=1e-3)
     assert "arith.fptosi" in text and "arith.truncf" in text and "arith.extui" in text
 
@@ -269,11 +271,13 @@ def test_float16_computes_in_float32_and_rounds_once():
 class DynamicBatch(torch.nn.Module):
     def forward(self, x, row):
         mask = x > row
+        batch = x.shape[0]
         return (x.exp(), x * row - 1, mask, torch.where(mask, x, row), x.to(torch.int64), torch.full_like(x, 2.0),
-                F.gelu(x), x % 1.5)
+                F.gelu(x), x % 1.5, x * batch, x > batch, torch.full_like(x, batch), torch.arange(0, batch, 1))
 
 
 def test_a_dynamic_batch_runs_at_two_sizes():
+    # the batch size itself is an operand too (an index made i64 before the generics)
     program = core_program(DynamicBatch(), (floats(3, 5), floats(5)),
                            dynamic_shapes={"x": {0: Dim("b", max=64)}, "row": None})
     for batch in (1, 7):

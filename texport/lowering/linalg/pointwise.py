@@ -688,6 +688,14 @@ def _isinf(s: Scalars, x: SSAValue) -> SSAValue:
     return s.insert(arith.CmpfOp(s.math(mathd.AbsFOp, x), s.constant(math.inf), "oeq"))
 
 
+def _angle(s: Scalars, x: SSAValue) -> SSAValue:
+    """A real number's argument: pi below zero, else 0; nan stays nan."""
+    zero = s.constant(0)
+    value = s.select(s.compare("lt", x, zero), s.constant(math.pi), zero)
+    return s.select(s.insert(arith.CmpfOp(x, x, "uno")), x, value)
+
+
+lowers("pointwise", "aten.angle.default")(_unary(_angle))
 lowers("pointwise", "aten.isnan.default")(_float_test(_isnan))
 lowers("pointwise", "aten.isinf.default")(_float_test(_isinf))
 lowers("pointwise", "aten.signbit.default")(_float_test(_signbit))
@@ -706,9 +714,10 @@ def to_copy(lw: Lowering) -> list[SSAValue]:
     return [lw.pointwise([x], lw.result_type(), lambda b: _convert(b, b.args[0], x.type.dtype, element))]
 
 
-@lowers("pointwise", "aten.clone.default", "aten.alias.default")
+@lowers("pointwise", "aten.clone.default", "aten.alias.default", "aten._conj_physical.default")
 def identity(lw: Lowering) -> list[SSAValue]:
-    """Values are immutable upstream: a copy or an alias is the value itself."""
+    """Values are immutable upstream: a copy or an alias is the value itself (and a
+    real number its own conjugate: complex tensors have no upstream type)."""
     return [lw.value(lw.op.arguments()[0])]
 
 
