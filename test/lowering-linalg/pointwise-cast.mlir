@@ -2,15 +2,17 @@
 
 // _to_copy changes the dtype as torch casts (float to int toward zero, to bool
 // x != 0); clone is the value itself (upstream tensors are values); copy(self,
-// src) is src broadcast to self's shape and converted to its dtype.
+// src) is src broadcast to self's shape and converted to its dtype; a real
+// tensor is its own conjugate.
 
 builtin.module {
-  func.func @forward(%x: !tx.tensor<[s0, 4], f32>, %src: !tx.tensor<[4], i64>) -> (!tx.tensor<[s0, 4], i32>, !tx.tensor<[s0, 4], i1>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>) {
+  func.func @forward(%x: !tx.tensor<[s0, 4], f32>, %src: !tx.tensor<[4], i64>) -> (!tx.tensor<[s0, 4], i32>, !tx.tensor<[s0, 4], i1>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>) {
     %to_int = core._to_copy(%x, dtype = i32) : !tx.tensor<[s0, 4], i32>
     %to_bool = core._to_copy(%x, dtype = i1) : !tx.tensor<[s0, 4], i1>
     %clone = core.clone(%x) : !tx.tensor<[s0, 4], f32>
     %copy = core.copy(%x, %src) : !tx.tensor<[s0, 4], f32>
-    func.return %to_int, %to_bool, %clone, %copy : !tx.tensor<[s0, 4], i32>, !tx.tensor<[s0, 4], i1>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>
+    %conj = core._conj_physical(%x) : !tx.tensor<[s0, 4], f32>
+    func.return %to_int, %to_bool, %clone, %copy, %conj : !tx.tensor<[s0, 4], i32>, !tx.tensor<[s0, 4], i1>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>
   }
 }
 
@@ -32,3 +34,6 @@ builtin.module {
 // CHECK-NEXT: ^bb0(%[[S:.*]]: i64, %{{.*}}: f32):
 // CHECK-NEXT:   %[[SF:.*]] = arith.sitofp %[[S]] : i64 to f32
 // CHECK-NEXT:   linalg.yield %[[SF]] : f32
+
+// CHECK-NOT:  core._conj_physical
+// CHECK:      %conj = builtin.unrealized_conversion_cast %{{.*}} : tensor<?x4xf32> to !tx.tensor<[s0, 4], f32>
