@@ -11,7 +11,7 @@ builtin.module {
     %to_bool = core._to_copy(%x, dtype = i1) : !tx.tensor<[s0, 4], i1>
     %clone = core.clone(%x) : !tx.tensor<[s0, 4], f32>
     %copy = core.copy(%x, %src) : !tx.tensor<[s0, 4], f32>
-    %conj = core._conj_physical(%x) : !tx.tensor<[s0, 4], f32>
+    %conj = functional._conj_physical(%x) : !tx.tensor<[s0, 4], f32>
     func.return %to_int, %to_bool, %clone, %copy, %conj : !tx.tensor<[s0, 4], i32>, !tx.tensor<[s0, 4], i1>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>, !tx.tensor<[s0, 4], f32>
   }
 }
@@ -35,5 +35,5 @@ builtin.module {
 // CHECK-NEXT:   %[[SF:.*]] = arith.sitofp %[[S]] : i64 to f32
 // CHECK-NEXT:   linalg.yield %[[SF]] : f32
 
-// CHECK-NOT:  core._conj_physical
+// CHECK-NOT:  functional._conj_physical
 // CHECK:      %conj = builtin.unrealized_conversion_cast %{{.*}} : tensor<?x4xf32> to !tx.tensor<[s0, 4], f32>
