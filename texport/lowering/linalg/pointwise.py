@@ -620,14 +620,94 @@ def _erfc(s: Scalars, x: SSAValue) -> SSAValue:
     erfc(-z) = 2 - erfc(z)."""
     z = s.math(mathd.AbsFOp, x)
     t = s.insert(arith.DivfOp(s.constant(1), s.add(s.constant(1), s.mul(s.constant(0.5), z))))
-    series = s.constant(_ERFC_COEFFICIENTS[-1])
-    for coefficient in reversed(_ERFC_COEFFICIENTS[:-1]):  # Horner
-        series = s.add(s.constant(coefficient), s.mul(t, series))
+    series = _series(s, t, _ERFC_COEFFICIENTS)
     tail = s.mul(t, s.math(mathd.ExpOp, s.sub(series, s.mul(z, z))))
     return s.select(s.compare("lt", x, s.constant(0)), s.sub(s.constant(2), tail), tail)
 
 
 lowers("pointwise", "aten.erfc.default")(_unary(_erfc))
+
+
+def _series(s: Scalars, t: SSAValue, coefficients: Sequence[float]) -> SSAValue:
+    """sum c_k t^k by Horner's rule."""
+    value = s.constant(coefficients[-1])
+    for coefficient in reversed(coefficients[:-1]):
+        value = s.add(s.constant(coefficient), s.mul(t, value))
+    return value
+
+
+# sin t / t and cos t as series in t^2, to t^14: below float32's rounding on |t| <= pi / 2
+_SIN_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(8))
+_COS_SERIES = tuple((-1) ** k / math.factorial(2 * k) for k in range(8))
+
+
+def _reflected(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+    """(x < 1/2, y = 1 - x there and x elsewhere, sin(pi r), cos(pi r)) for r = x - round(x),
+    exact: the reflection formulas' parts, their sine right to its last digits near the
+    poles (IREE's sin is right to 3e-7 absolute only) and for large |x|."""
+    reflect = s.compare("lt", x, s.constant(0.5))
+    y = s.select(reflect, s.sub(s.constant(1), x), x)
+    angle = s.mul(s.constant(math.pi), s.sub(x, s.math(mathd.RoundEvenOp, x)))
+    square = s.mul(angle, angle)
+    return reflect, y, s.mul(angle, _series(s, square, _SIN_SERIES)), _series(s, square, _COS_SERIES)
+
+
+def _shifted(s: Scalars, y: SSAValue, steps: int) -> tuple[SSAValue, SSAValue, list[SSAValue]]:
+    """y moved up by ``steps`` when below it (the asymptotic series needs a large
+    argument): (whether it moved, the argument, the terms y + k it moved over)."""
+    small = s.compare("lt", y, s.constant(steps))
+    z = s.select(small, s.add(y, s.constant(steps)), y)
+    return small, z, [s.add(y, s.constant(k)) if k else y for k in range(steps)]
+
+
+def _lgamma(s: Scalars, x: SSAValue) -> SSAValue:
+    """log |Gamma(x)|: Stirling's series at z >= 8 (x shifted up, the shift's product
+    divided out), reflected below 1/2 as log(pi / |sin(pi x)|) - lgamma(1 - x);
+    inf at the poles and at +-inf."""
+    reflect, y, sine, _ = _reflected(s, x)
+    small, z, terms = _shifted(s, y, 8)
+    product = terms[0]
+    for term in terms[1:]:
+        product = s.mul(product, term)
+    inverse = s.insert(arith.DivfOp(s.constant(1), z))
+    square = s.mul(inverse, inverse)
+    series = _series(s, square, (1 / 12, -1 / 360, 1 / 1260, -1 / 1680))
+    stirling = s.add(s.sub(s.mul(s.sub(z, s.constant(0.5)), s.math(mathd.LogOp, z)), z),
+                     s.add(s.constant(0.5 * math.log(2 * math.pi)), s.mul(series, inverse)))
+    value = s.select(small, s.sub(stirling, s.math(mathd.LogOp, product)), stirling)
+    magnitude = s.math(mathd.AbsFOp, sine)
+    mirrored = s.sub(s.math(mathd.LogOp, s.insert(arith.DivfOp(s.constant(math.pi), magnitude))), value)
+    value = s.select(reflect, mirrored, value)
+    infinite = s.compare("eq", s.math(mathd.AbsFOp, x), s.constant(math.inf))
+    return s.select(infinite, s.constant(math.inf), value)
+
+
+def _digamma(s: Scalars, x: SSAValue) -> SSAValue:
+    """psi(x): the asymptotic series at z >= 6 less the shift's 1 / (y + k), reflected
+    below 1/2 as psi(1 - x) - pi / tan(pi x); -inf at 0 (+inf at -0), nan at the
+    negative integers."""
+    reflect, y, sine, cosine = _reflected(s, x)
+    small, z, terms = _shifted(s, y, 6)
+    one = s.constant(1)
+    steps = s.insert(arith.DivfOp(one, terms[0]))
+    for term in terms[1:]:
+        steps = s.add(steps, s.insert(arith.DivfOp(one, term)))
+    inverse = s.insert(arith.DivfOp(one, z))
+    square = s.mul(inverse, inverse)
+    series = _series(s, square, (1 / 12, -1 / 120, 1 / 252))
+    value = s.sub(s.sub(s.math(mathd.LogOp, z), s.mul(s.constant(0.5), inverse)), s.mul(series, square))
+    value = s.select(small, s.sub(value, steps), value)
+    cotangent = s.insert(arith.DivfOp(cosine, sine))
+    value = s.select(reflect, s.sub(value, s.mul(s.constant(math.pi), cotangent)), value)
+    pole = s.insert(arith.AndIOp(s.compare("lt", x, s.constant(0)),
+                                 s.compare("eq", s.math(mathd.FloorOp, x), x)))
+    value = s.select(pole, s.constant(math.nan), value)
+    at_zero = s.math(mathd.CopySignOp, s.constant(math.inf), s.insert(arith.NegfOp(x)))
+    return s.select(s.compare("eq", x, s.constant(0)), at_zero, value)
+
+
+lowers("pointwise", "aten.lgamma.default")(_unary(_lgamma))
+lowers("pointwise", "aten.digamma.default")(_unary(_digamma))
 
 # IREE's CPU backend has no log10 of its own (it would call libm's log10f, not linked)
 lowers("pointwise", "aten.log10.default")(_unary(
