@@ -84,6 +84,25 @@ def test_lgamma_digamma_erfc_by_their_series():
     run(SpecialFunctions(), [dense, special])
 
 
+class IntegerMaths(torch.nn.Module):
+    def forward(self, x, e, f, i, j, k):
+        return torch.ldexp(x, e), torch.ldexp(x, f), torch.gcd(i, j), torch.lcm(i, j), torch.gcd(k, k + 6)
+
+
+def test_ldexp_gcd_and_lcm():
+    # ldexp's power of two is exact for whole exponents (inf above float32's range, 0
+    # below, a subnormal power applied in halves); the x here keep every result normal:
+    # IREE's CPU code flushes subnormal results to 0. A fractional exponent goes through
+    # IREE's exp2 (~2e-7 relative). gcd and lcm loop (scf.while) in the body.
+    x = torch.tensor([[1e30], [-3e20], [7.5e9], [0.0], [math.inf], [math.nan]])
+    e = torch.tensor([[-160, -149, -148, -130, -126, -125, -1, 0, 1, 3, 100, 127, 128, 200]])
+    f = torch.tensor([[-2.5, 0.5, 1.0, 3.25, 0.0, -1.0, 2.0, 1.5, 7.0, -7.0, 10.0, 0.1, -0.1, 4.0]])
+    i = torch.tensor([[12, -18, 0, 7, 0, 2**40, -5]])
+    j = torch.tensor([[18], [12], [5], [0], [-3 * 2**20]])
+    text = run(IntegerMaths(), [x, e, f, i, j, ints(3, 4, low=-100, high=100, dtype=np.int32)], rtol=1e-6, atol=0)
+    assert "scf.while" in text
+
+
 class ExpandedUnary(torch.nn.Module):
     def forward(self, x, unit):
         return x.tan(), x.atan(), x.sinh(), x.asinh(), unit.atanh()

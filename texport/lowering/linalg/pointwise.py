@@ -16,12 +16,14 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects import arith
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
 from xdsl.dialects.linalg.ops import FillOp, IndexOp
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import irdl_op_definition
+from xdsl.rewriter import InsertPoint
 
 from texport.dialects.dtypes import DType, result_type
 from texport.dialects.tx import SymIntType
@@ -272,6 +274,47 @@ def _nextafter(s: Scalars, x: SSAValue, toward: SSAValue) -> SSAValue:
 
 lowers("pointwise", "aten.nextafter.default")(_binary(_nextafter))
 
+# the mantissa's bits and the exponent's bias of each float type
+_FLOAT_LAYOUT = {16: (10, 15), 32: (23, 127), 64: (52, 1023)}
+
+
+def _power_of_two(s: Scalars, exponent: SSAValue) -> SSAValue:
+    """2 ** k for a whole float k, exactly (IREE's exp2 is a polynomial): the float's
+    bits made, a subnormal below the normal range, 0 below that, inf above."""
+    mantissa, bias = _FLOAT_LAYOUT[s.element.bitwidth]
+    bits_type = IntegerType(s.element.bitwidth)
+    low, high = -bias - mantissa, bias + 1
+    k = s.insert(arith.FPToSIOp(_clamp_to(s, exponent, s.constant(low), s.constant(high)), bits_type))
+
+    def integer(value: int) -> SSAValue:
+        return s.body.constant(value, bits_type)
+
+    normal = s.insert(arith.ShLIOp(s.insert(arith.AddiOp(k, integer(bias))), integer(mantissa)))
+    shift = s.insert(arith.AddiOp(k, integer(bias + mantissa - 1)))
+    subnormal = s.insert(arith.ShLIOp(integer(1), s.insert(arith.MaxSIOp(shift, integer(0)))))
+    in_normal_range = s.insert(arith.CmpiOp(k, integer(1 - bias), "sge"))
+    in_range = s.insert(arith.CmpiOp(k, integer(low), "sgt"))
+    bits = s.select(in_normal_range, normal, s.select(in_range, subnormal, integer(0)))
+    return s.insert(arith.BitcastOp(bits, s.element))
+
+
+def _ldexp(s: Scalars, x: SSAValue, exponent: SSAValue) -> SSAValue:
+    """x * 2 ** e as torch's mul(x, pow(2., e)): the power exact for a whole e (inf
+    above the float's range, 0 below), a subnormal power applied as two normal
+    halves (IREE's CPU code flushes a subnormal factor to 0)."""
+    whole = s.compare("eq", s.math(mathd.FloorOp, exponent), exponent)
+    single = s.mul(x, _power_of_two(s, exponent))
+    first = s.math(mathd.FloorOp, s.mul(exponent, s.constant(0.5)))
+    halves = s.mul(s.mul(x, _power_of_two(s, first)), _power_of_two(s, s.sub(exponent, first)))
+    mantissa, bias = _FLOAT_LAYOUT[s.element.bitwidth]
+    subnormal = s.insert(arith.AndIOp(s.compare("ge", exponent, s.constant(1 - bias - mantissa)),
+                                      s.compare("lt", exponent, s.constant(1 - bias))))
+    exact = s.select(subnormal, halves, single)
+    return s.select(whole, exact, s.mul(x, s.math(mathd.Exp2Op, exponent)))
+
+
+lowers("pointwise", "aten.ldexp.Tensor")(_binary(_ldexp))
+
 
 def _floor_divide_float(s: Scalars, a: SSAValue, b: SSAValue) -> SSAValue:
     """Python's a // b on floats (numpy's npy_divmod, which the interpreter's
@@ -329,6 +372,37 @@ def _remainder(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
     return s.select(shift, s.add(mod, y), mod)
 
 
+def _in_block(s: Scalars, block: Block) -> Scalars:
+    """The scalar builder of a block nested in the body (a loop's)."""
+    return Scalars(Body(Builder(InsertPoint.at_end(block)), list(block.args), s.body.element), s.dtype, s.stored)
+
+
+def _gcd(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
+    """Euclid's algorithm as torch's calc_gcd (a loop in the body: scf.while), >= 0."""
+    if not s.unsigned:
+        x, y = s.math(mathd.AbsIOp, x), s.math(mathd.AbsIOp, y)
+    before, after = Block(arg_types=[s.element] * 2), Block(arg_types=[s.element] * 2)
+    test = _in_block(s, before)
+    test.insert(scf.ConditionOp(test.compare("ne", before.args[1], test.constant(0)), *before.args))
+    step = _in_block(s, after)
+    step.insert(scf.YieldOp(after.args[1], _fmod(step, after.args[0], after.args[1])))
+    loop = scf.WhileOp([x, y], [s.element] * 2, Region(before), Region(after))
+    s.insert(loop)
+    return loop.results[0]
+
+
+def _lcm(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
+    """|x / gcd * y|, 0 when both are 0 (torch's calc_lcm)."""
+    divisor = _gcd(s, x, y)
+    zero = s.constant(0)
+    nonzero = s.select(s.compare("eq", divisor, zero), s.constant(1), divisor)
+    quotient = s.insert(s.pick(arith.DivfOp, arith.DivSIOp, arith.DivUIOp)(x, nonzero))
+    value = _abs(s, s.mul(quotient, y))
+    return s.select(s.compare("eq", divisor, zero), zero, value)
+
+
+lowers("pointwise", "aten.gcd.default")(_binary(_gcd))
+lowers("pointwise", "aten.lcm.default")(_binary(_lcm))
 lowers("pointwise", "aten.fmod.Tensor", "aten.fmod.Scalar")(_binary(_fmod))
 lowers("pointwise", "aten.remainder.Tensor", "aten.remainder.Scalar")(_binary(_remainder))
 
