@@ -122,7 +122,7 @@ class RoundingAndSigns(torch.nn.Module):
                 torch.signbit(x), torch.round(x, decimals=1), torch.round(x, decimals=-1),
                 i.abs(), -i, i.sign(), i.floor(), i.round(), ~i, i.exp(), i.reciprocal(), i.isnan(),
                 ~b, torch.logical_not(b), torch.logical_not(i), b.sign(), b.sqrt(), torch.angle(x), torch.angle(i),
-                torch.conj_physical(x) + 1)
+                torch.conj_physical(x) + 1, *torch.frexp(x))
 
 
 def test_rounding_signs_and_float_tests_on_special_values_integers_and_bools():

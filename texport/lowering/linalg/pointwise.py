@@ -316,6 +316,44 @@ def _ldexp(s: Scalars, x: SSAValue, exponent: SSAValue) -> SSAValue:
 lowers("pointwise", "aten.ldexp.Tensor")(_binary(_ldexp))
 
 
+def _frexp_parts(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(mantissa in [1/2, 1) with x's sign, exponent) from x's bits; 0, inf and nan
+    are their own mantissa with exponent 0. (A subnormal x is one too: IREE's CPU
+    code treats subnormals as 0.)"""
+    mantissa_bits, bias = _FLOAT_LAYOUT[s.element.bitwidth]
+    width = s.element.bitwidth
+    bits_type = IntegerType(width)
+
+    def integer(value: int) -> SSAValue:
+        return s.body.constant(_wrapped(value, bits_type), bits_type)
+
+    field_mask = (1 << (width - 1 - mantissa_bits)) - 1
+    bits = s.insert(arith.BitcastOp(x, bits_type))
+    field = s.insert(arith.AndIOp(s.insert(arith.ShRUIOp(bits, integer(mantissa_bits))), integer(field_mask)))
+    exponent = s.insert(arith.SubiOp(field, integer(bias - 1)))
+    kept = s.insert(arith.AndIOp(bits, integer(~(field_mask << mantissa_bits))))
+    half = s.insert(arith.OrIOp(kept, integer((bias - 1) << mantissa_bits)))
+    mantissa = s.insert(arith.BitcastOp(half, s.element))
+    finite = s.compare("lt", s.math(mathd.AbsFOp, x), s.constant(math.inf))
+    plain = s.insert(arith.AndIOp(finite, s.compare("ne", x, s.constant(0))))
+    return s.select(plain, mantissa, x), s.select(plain, exponent, integer(0))
+
+
+@lowers("pointwise", "aten.frexp.Tensor")
+def frexp(lw: Lowering) -> list[SSAValue]:
+    """Two generics, one per result (the exponent int32, as torch)."""
+    (x,) = lw.op.arguments()
+    work = _opmath(x.type.dtype)
+    values = []
+    for position in (0, 1):
+        def body(b: Body, position: int = position) -> SSAValue:
+            s = Scalars(b, work)
+            part = _frexp_parts(s, _convert(b, b.args[0], x.type.dtype, s.element))[position]
+            return part if position == 0 else b.convert(part, IntegerType(32))
+        values.append(lw.pointwise([x], lw.result_type(position), body))
+    return values
+
+
 def _floor_divide_float(s: Scalars, a: SSAValue, b: SSAValue) -> SSAValue:
     """Python's a // b on floats (numpy's npy_divmod, which the interpreter's
     floor_divide is): from fmod, so a quotient just below an integer is not
