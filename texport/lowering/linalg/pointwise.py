@@ -753,6 +753,29 @@ _SIN_SERIES = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(8))
 _COS_SERIES = tuple((-1) ** k / math.factorial(2 * k) for k in range(8))
 
 
+# Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), single
+# precision: erfinv(x) = x P(w), w = -log((1 - x)(1 + x)), one polynomial in w - 2.5
+# below w = 5 and one in sqrt(w) - 3 above (relative error ~3e-7 in float32)
+_ERFINV_CENTRAL = (1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087, -4.39150654e-06,
+                   -3.5233877e-06, 3.43273939e-07, 2.81022636e-08)
+_ERFINV_TAIL = (2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773, -0.00367342844,
+                0.00134934322, 0.000100950558, -0.000200214257)
+
+
+def _erfinv(s: Scalars, x: SSAValue) -> SSAValue:
+    """erfinv by Giles' polynomials; +-inf at +-1, nan beyond, -0 stays -0."""
+    one = s.constant(1)
+    w = s.insert(arith.NegfOp(s.math(mathd.LogOp, s.mul(s.sub(one, x), s.add(one, x)))))
+    central = _series(s, s.sub(w, s.constant(2.5)), _ERFINV_CENTRAL)
+    tail = _series(s, s.sub(s.math(mathd.SqrtOp, w), s.constant(3)), _ERFINV_TAIL)
+    value = s.mul(s.select(s.compare("lt", w, s.constant(5)), central, tail), x)
+    edge = s.compare("eq", s.math(mathd.AbsFOp, x), one)
+    return s.select(edge, s.math(mathd.CopySignOp, s.constant(math.inf), x), value)
+
+
+lowers("pointwise", "aten.erfinv.default")(_unary(_erfinv))
+
+
 def _reflected(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
     """(x < 1/2, y = 1 - x there and x elsewhere, sin(pi r), cos(pi r)) for r = x - round(x),
     exact: the reflection formulas' parts, their sine right to its last digits near the
