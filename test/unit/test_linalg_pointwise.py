@@ -262,7 +262,7 @@ class Casts(torch.nn.Module):
         y = x.clone()
         y.copy_(src)
         return (x.to(torch.int32), x.to(torch.bool), x.to(torch.float64).float(), i.to(torch.float32), b.to(torch.float32),
-                b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32), y, x.clone() * 2,
+                b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32), (x.abs() * 3).to(torch.uint8).long(), y, x.clone() * 2,
                 torch.ops.aten.alias.default(x) + 1, x.to(torch.float16), (x.half().exp() + 1).float())
 
 

@@ -145,10 +145,14 @@ def promoted_dtype(operands: Sequence[Any]) -> DType:
 def _convert(b: Body, value: SSAValue, source: DType, element: Attribute) -> SSAValue:
     """``value`` of dtype ``source`` as ``element``; uint8 widens unsigned (the
     builder's casts take an ``i8`` as signed), float16 and bfloat16 convert to each
-    other through float32 (arith has no cast between floats of one width)."""
-    if (is_float(value.type) and is_float(element) and value.type != element
-            and value.type.bitwidth == element.bitwidth):
-        return b.convert(b.convert(value, Float32Type()), element)
+    other through float32 (arith has no cast between floats of one width), a float
+    becomes a narrow integer through int32 (200.0 as uint8 is 200, -1.0 is 255, as
+    torch's CPU cast; fptosi straight to i8 would be poison)."""
+    if is_float(value.type) and value.type != element:
+        if is_float(element) and value.type.bitwidth == element.bitwidth:
+            return b.convert(b.convert(value, Float32Type()), element)
+        if isinstance(element, IntegerType) and 1 < element.width.data < 32:
+            return b.convert(b.convert(value, IntegerType(32)), element)
     if source is DType.uint8 and value.type != element:
         if is_float(element):
             return b.insert(arith.UIToFPOp(value, element))
