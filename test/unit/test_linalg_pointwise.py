@@ -75,7 +75,7 @@ class SpecialFunctions(torch.nn.Module):
         return (torch.lgamma(x), torch.digamma(x), x.erfc(), torch.lgamma(special), torch.digamma(special),
                 special.erfc(), torch.erfinv(unit), torch.erfinv(special), torch.i0(x), torch.special.i0e(x),
                 torch.special.i1(x), torch.special.i1e(x), torch.special.modified_bessel_i0(special),
-                torch.special.modified_bessel_i1(special))
+                torch.special.modified_bessel_i1(special), torch.special.erfcx(x), torch.special.erfcx(special))
 
 
 def test_special_functions_by_their_series():
