@@ -8,7 +8,12 @@ promotion); float16 and bfloat16 compute in float32 and round once at the end
 (torch's opmath). ``Scalars`` picks arith's float, signed or unsigned op for that
 dtype (bool and uint8 compare, divide and extend unsigned). The factories
 (``full``, ``arange``, ...) and the copies (``_to_copy``, ``clone``, ``copy``) are
-here too: each is a fill or a generic over its result."""
+here too: each is a fill or a generic over its result.
+
+What IREE's CPU backend lacks is built from arith and math here: integer pow
+(math.ipowi), erfc, log10 (a libm call it does not link), the special functions
+(float32 series and fits, each with its source and measured error); its powf is
+only right for a positive base, so pow takes the sign and the special cases itself."""
 
 from __future__ import annotations
 
@@ -259,103 +264,6 @@ def _hypot(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
 
 
 lowers("pointwise", "aten.hypot.default")(_binary(_hypot))
-
-
-def _nextafter(s: Scalars, x: SSAValue, toward: SSAValue) -> SSAValue:
-    """The float next to x toward y: one step of x's bits (up when moving away from
-    zero), the least subnormal of y's sign from a zero, y when equal, nan from a nan."""
-    bits_type = IntegerType(s.element.bitwidth)
-    bits = s.insert(arith.BitcastOp(x, bits_type))
-    one = s.body.constant(1, bits_type)
-    away = s.insert(arith.XOrIOp(s.compare("lt", x, toward), s.compare("lt", x, s.constant(0))))
-    stepped = s.insert(arith.SelectOp(away, s.insert(arith.AddiOp(bits, one)), s.insert(arith.SubiOp(bits, one))))
-    value = s.insert(arith.BitcastOp(stepped, s.element))
-    least = s.math(mathd.CopySignOp, s.insert(arith.BitcastOp(one, s.element)), toward)
-    value = s.select(s.compare("eq", x, s.constant(0)), least, value)
-    value = s.select(s.compare("eq", x, toward), toward, value)
-    return s.select(s.insert(arith.CmpfOp(x, toward, "uno")), s.insert(arith.AddfOp(x, toward)), value)
-
-
-lowers("pointwise", "aten.nextafter.default")(_binary(_nextafter))
-
-# the mantissa's bits and the exponent's bias of each float type
-_FLOAT_LAYOUT = {16: (10, 15), 32: (23, 127), 64: (52, 1023)}
-
-
-def _power_of_two(s: Scalars, exponent: SSAValue) -> SSAValue:
-    """2 ** k for a whole float k, exactly (IREE's exp2 is a polynomial): the float's
-    bits made, a subnormal below the normal range, 0 below that, inf above."""
-    mantissa, bias = _FLOAT_LAYOUT[s.element.bitwidth]
-    bits_type = IntegerType(s.element.bitwidth)
-    low, high = -bias - mantissa, bias + 1
-    k = s.insert(arith.FPToSIOp(_clamp_to(s, exponent, s.constant(low), s.constant(high)), bits_type))
-
-    def integer(value: int) -> SSAValue:
-        return s.body.constant(value, bits_type)
-
-    normal = s.insert(arith.ShLIOp(s.insert(arith.AddiOp(k, integer(bias))), integer(mantissa)))
-    shift = s.insert(arith.AddiOp(k, integer(bias + mantissa - 1)))
-    subnormal = s.insert(arith.ShLIOp(integer(1), s.insert(arith.MaxSIOp(shift, integer(0)))))
-    in_normal_range = s.insert(arith.CmpiOp(k, integer(1 - bias), "sge"))
-    in_range = s.insert(arith.CmpiOp(k, integer(low), "sgt"))
-    bits = s.select(in_normal_range, normal, s.select(in_range, subnormal, integer(0)))
-    return s.insert(arith.BitcastOp(bits, s.element))
-
-
-def _ldexp(s: Scalars, x: SSAValue, exponent: SSAValue) -> SSAValue:
-    """x * 2 ** e as torch's mul(x, pow(2., e)): the power exact for a whole e (inf
-    above the float's range, 0 below), a subnormal power applied as two normal
-    halves (IREE's CPU code flushes a subnormal factor to 0)."""
-    whole = s.compare("eq", s.math(mathd.FloorOp, exponent), exponent)
-    single = s.mul(x, _power_of_two(s, exponent))
-    first = s.math(mathd.FloorOp, s.mul(exponent, s.constant(0.5)))
-    halves = s.mul(s.mul(x, _power_of_two(s, first)), _power_of_two(s, s.sub(exponent, first)))
-    mantissa, bias = _FLOAT_LAYOUT[s.element.bitwidth]
-    subnormal = s.insert(arith.AndIOp(s.compare("ge", exponent, s.constant(1 - bias - mantissa)),
-                                      s.compare("lt", exponent, s.constant(1 - bias))))
-    exact = s.select(subnormal, halves, single)
-    return s.select(whole, exact, s.mul(x, s.math(mathd.Exp2Op, exponent)))
-
-
-lowers("pointwise", "aten.ldexp.Tensor")(_binary(_ldexp))
-
-
-def _frexp_parts(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """(mantissa in [1/2, 1) with x's sign, exponent) from x's bits; 0, inf and nan
-    are their own mantissa with exponent 0. (A subnormal x is one too: IREE's CPU
-    code treats subnormals as 0.)"""
-    mantissa_bits, bias = _FLOAT_LAYOUT[s.element.bitwidth]
-    width = s.element.bitwidth
-    bits_type = IntegerType(width)
-
-    def integer(value: int) -> SSAValue:
-        return s.body.constant(_wrapped(value, bits_type), bits_type)
-
-    field_mask = (1 << (width - 1 - mantissa_bits)) - 1
-    bits = s.insert(arith.BitcastOp(x, bits_type))
-    field = s.insert(arith.AndIOp(s.insert(arith.ShRUIOp(bits, integer(mantissa_bits))), integer(field_mask)))
-    exponent = s.insert(arith.SubiOp(field, integer(bias - 1)))
-    kept = s.insert(arith.AndIOp(bits, integer(~(field_mask << mantissa_bits))))
-    half = s.insert(arith.OrIOp(kept, integer((bias - 1) << mantissa_bits)))
-    mantissa = s.insert(arith.BitcastOp(half, s.element))
-    finite = s.compare("lt", s.math(mathd.AbsFOp, x), s.constant(math.inf))
-    plain = s.insert(arith.AndIOp(finite, s.compare("ne", x, s.constant(0))))
-    return s.select(plain, mantissa, x), s.select(plain, exponent, integer(0))
-
-
-@lowers("pointwise", "aten.frexp.Tensor")
-def frexp(lw: Lowering) -> list[SSAValue]:
-    """Two generics, one per result (the exponent int32, as torch)."""
-    (x,) = lw.op.arguments()
-    work = _opmath(x.type.dtype)
-    values = []
-    for position in (0, 1):
-        def body(b: Body, position: int = position) -> SSAValue:
-            s = Scalars(b, work)
-            part = _frexp_parts(s, _convert(b, b.args[0], x.type.dtype, s.element))[position]
-            return part if position == 0 else b.convert(part, IntegerType(32))
-        values.append(lw.pointwise([x], lw.result_type(position), body))
-    return values
 
 
 def _floor_divide_float(s: Scalars, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -725,6 +633,109 @@ _MATH_UNARY = {
 for _name, _op in _MATH_UNARY.items():
     lowers("pointwise", f"aten.{_name}.default")(_unary(lambda s, x, op=_op: s.math(op, x)))
 
+# IREE's CPU backend has no log10 of its own (it would call libm's log10f, not linked)
+lowers("pointwise", "aten.log10.default")(_unary(
+    lambda s, x: s.insert(arith.DivfOp(s.math(mathd.LogOp, x), s.constant(math.log(10))))))
+lowers("pointwise", "aten.reciprocal.default")(_unary(lambda s, x: s.insert(arith.DivfOp(s.constant(1), x))))
+
+
+def _whole(op: type) -> Callable[[Scalars, SSAValue], SSAValue]:
+    """floor, ceil, round, trunc: integers and bools are whole already."""
+    return lambda s, x: s.math(op, x) if s.is_float else x
+
+
+for _name, _op in (("floor", mathd.FloorOp), ("ceil", mathd.CeilOp), ("round", mathd.RoundEvenOp),
+                   ("trunc", mathd.TruncOp)):  # roundeven: half to even, as torch
+    lowers("pointwise", f"aten.{_name}.default")(_unary(_whole(_op)))
+
+
+@lowers("pointwise", "aten.round.decimals")
+def round_decimals(lw: Lowering) -> list[SSAValue]:
+    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0."""
+    x, decimals = lw.op.arguments()
+
+    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
+        scale = s.constant(10.0 ** abs(decimals))
+        if decimals < 0:
+            return s.mul(s.math(mathd.RoundEvenOp, s.insert(arith.DivfOp(v[0], scale))), scale)
+        return s.insert(arith.DivfOp(s.math(mathd.RoundEvenOp, s.mul(v[0], scale)), scale))
+
+    return _elementwise(lw, [x], compute)
+
+
+def _abs(s: Scalars, x: SSAValue) -> SSAValue:
+    if s.is_float:
+        return s.math(mathd.AbsFOp, x)
+    return x if s.unsigned else s.math(mathd.AbsIOp, x)
+
+
+def _neg(s: Scalars, x: SSAValue) -> SSAValue:
+    return s.insert(arith.NegfOp(x)) if s.is_float else s.sub(s.constant(0), x)
+
+
+def _sign(s: Scalars, x: SSAValue) -> SSAValue:
+    """(0 < x) - (x < 0): sign(nan) and sign(-0.0) are 0, as torch."""
+    if s.dtype is DType.bool:
+        return x
+    zero = s.constant(0)
+    below = s.select(s.compare("lt", x, zero), s.constant(-1), zero)
+    return s.select(s.compare("gt", x, zero), s.constant(1), below)
+
+
+def _signbit(s: Scalars, x: SSAValue) -> SSAValue:
+    """The sign bit: true for -0.0 and for a nan with it set (copysign keeps it)."""
+    if not s.is_float:
+        return s.compare("lt", x, s.constant(0)) if not s.unsigned else s.body.constant(False, _BOOL)
+    return s.compare("lt", s.math(mathd.CopySignOp, s.constant(1), x), s.constant(0))
+
+
+lowers("pointwise", "aten.abs.default")(_unary(_abs))
+lowers("pointwise", "aten.neg.default")(_unary(_neg))
+lowers("pointwise", "aten.sign.default")(_unary(_sign))
+
+
+def _float_test(test: Callable[[Scalars, SSAValue], SSAValue]) -> Callable[[Lowering], list[SSAValue]]:
+    """isnan, isinf, signbit: a bool of the operand in its own dtype (integers are never nan or inf)."""
+    def lower(lw: Lowering) -> list[SSAValue]:
+        (x,) = lw.op.arguments()
+        return _elementwise(lw, [x], lambda s, v: test(s, v[0]), x.type.dtype)
+    return lower
+
+
+def _isnan(s: Scalars, x: SSAValue) -> SSAValue:
+    return s.insert(arith.CmpfOp(x, x, "uno")) if s.is_float else s.body.constant(False, _BOOL)
+
+
+def _isinf(s: Scalars, x: SSAValue) -> SSAValue:
+    if not s.is_float:
+        return s.body.constant(False, _BOOL)
+    return s.insert(arith.CmpfOp(s.math(mathd.AbsFOp, x), s.constant(math.inf), "oeq"))
+
+
+def _angle(s: Scalars, x: SSAValue) -> SSAValue:
+    """A real number's argument: pi below zero, else 0; nan stays nan."""
+    zero = s.constant(0)
+    value = s.select(s.compare("lt", x, zero), s.constant(math.pi), zero)
+    return s.select(s.insert(arith.CmpfOp(x, x, "uno")), x, value)
+
+
+lowers("pointwise", "aten.angle.default")(_unary(_angle))
+lowers("pointwise", "aten.isnan.default")(_float_test(_isnan))
+lowers("pointwise", "aten.isinf.default")(_float_test(_isinf))
+lowers("pointwise", "aten.signbit.default")(_float_test(_signbit))
+
+
+# ---------------------------------------------------------------- special functions
+
+
+def _series(s: Scalars, t: SSAValue, coefficients: Sequence[float]) -> SSAValue:
+    """sum c_k t^k by Horner's rule."""
+    value = s.constant(coefficients[-1])
+    for coefficient in reversed(coefficients[:-1]):
+        value = s.add(s.constant(coefficient), s.mul(t, value))
+    return value
+
+
 # Numerical Recipes' erfcc (Chebyshev fit): erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2),
 # for z >= 0, relative error below 1.2e-7 (IREE has no math.erfc)
 _ERFC_COEFFICIENTS = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
@@ -755,14 +766,6 @@ def _erfcx(s: Scalars, x: SSAValue) -> SSAValue:
 
 
 lowers("pointwise", "aten.special_erfcx.default")(_unary(_erfcx))
-
-
-def _series(s: Scalars, t: SSAValue, coefficients: Sequence[float]) -> SSAValue:
-    """sum c_k t^k by Horner's rule."""
-    value = s.constant(coefficients[-1])
-    for coefficient in reversed(coefficients[:-1]):
-        value = s.add(s.constant(coefficient), s.mul(t, value))
-    return value
 
 
 # sin t / t and cos t as series in t^2, to t^14: below float32's rounding on |t| <= pi / 2
@@ -904,96 +907,105 @@ def _digamma(s: Scalars, x: SSAValue) -> SSAValue:
 lowers("pointwise", "aten.lgamma.default")(_unary(_lgamma))
 lowers("pointwise", "aten.digamma.default")(_unary(_digamma))
 
-# IREE's CPU backend has no log10 of its own (it would call libm's log10f, not linked)
-lowers("pointwise", "aten.log10.default")(_unary(
-    lambda s, x: s.insert(arith.DivfOp(s.math(mathd.LogOp, x), s.constant(math.log(10))))))
-lowers("pointwise", "aten.reciprocal.default")(_unary(lambda s, x: s.insert(arith.DivfOp(s.constant(1), x))))
+
+# ---------------------------------------------------------------- the bits of floats
 
 
-def _whole(op: type) -> Callable[[Scalars, SSAValue], SSAValue]:
-    """floor, ceil, round, trunc: integers and bools are whole already."""
-    return lambda s, x: s.math(op, x) if s.is_float else x
+def _nextafter(s: Scalars, x: SSAValue, toward: SSAValue) -> SSAValue:
+    """The float next to x toward y: one step of x's bits (up when moving away from
+    zero), the least subnormal of y's sign from a zero, y when equal, nan from a nan."""
+    bits_type = IntegerType(s.element.bitwidth)
+    bits = s.insert(arith.BitcastOp(x, bits_type))
+    one = s.body.constant(1, bits_type)
+    away = s.insert(arith.XOrIOp(s.compare("lt", x, toward), s.compare("lt", x, s.constant(0))))
+    stepped = s.insert(arith.SelectOp(away, s.insert(arith.AddiOp(bits, one)), s.insert(arith.SubiOp(bits, one))))
+    value = s.insert(arith.BitcastOp(stepped, s.element))
+    least = s.math(mathd.CopySignOp, s.insert(arith.BitcastOp(one, s.element)), toward)
+    value = s.select(s.compare("eq", x, s.constant(0)), least, value)
+    value = s.select(s.compare("eq", x, toward), toward, value)
+    return s.select(s.insert(arith.CmpfOp(x, toward, "uno")), s.insert(arith.AddfOp(x, toward)), value)
 
 
-for _name, _op in (("floor", mathd.FloorOp), ("ceil", mathd.CeilOp), ("round", mathd.RoundEvenOp),
-                   ("trunc", mathd.TruncOp)):  # roundeven: half to even, as torch
-    lowers("pointwise", f"aten.{_name}.default")(_unary(_whole(_op)))
+lowers("pointwise", "aten.nextafter.default")(_binary(_nextafter))
+
+# the mantissa's bits and the exponent's bias of each float type
+_FLOAT_LAYOUT = {16: (10, 15), 32: (23, 127), 64: (52, 1023)}
 
 
-@lowers("pointwise", "aten.round.decimals")
-def round_decimals(lw: Lowering) -> list[SSAValue]:
-    """torch: nearbyint(x * 10^d) / 10^d, or nearbyint(x / 10^-d) * 10^-d for d < 0."""
-    x, decimals = lw.op.arguments()
+def _power_of_two(s: Scalars, exponent: SSAValue) -> SSAValue:
+    """2 ** k for a whole float k, exactly (IREE's exp2 is a polynomial): the float's
+    bits made, a subnormal below the normal range, 0 below that, inf above."""
+    mantissa, bias = _FLOAT_LAYOUT[s.element.bitwidth]
+    bits_type = IntegerType(s.element.bitwidth)
+    low, high = -bias - mantissa, bias + 1
+    k = s.insert(arith.FPToSIOp(_clamp_to(s, exponent, s.constant(low), s.constant(high)), bits_type))
 
-    def compute(s: Scalars, v: list[SSAValue]) -> SSAValue:
-        scale = s.constant(10.0 ** abs(decimals))
-        if decimals < 0:
-            return s.mul(s.math(mathd.RoundEvenOp, s.insert(arith.DivfOp(v[0], scale))), scale)
-        return s.insert(arith.DivfOp(s.math(mathd.RoundEvenOp, s.mul(v[0], scale)), scale))
+    def integer(value: int) -> SSAValue:
+        return s.body.constant(value, bits_type)
 
-    return _elementwise(lw, [x], compute)
-
-
-def _abs(s: Scalars, x: SSAValue) -> SSAValue:
-    if s.is_float:
-        return s.math(mathd.AbsFOp, x)
-    return x if s.unsigned else s.math(mathd.AbsIOp, x)
-
-
-def _neg(s: Scalars, x: SSAValue) -> SSAValue:
-    return s.insert(arith.NegfOp(x)) if s.is_float else s.sub(s.constant(0), x)
+    normal = s.insert(arith.ShLIOp(s.insert(arith.AddiOp(k, integer(bias))), integer(mantissa)))
+    shift = s.insert(arith.AddiOp(k, integer(bias + mantissa - 1)))
+    subnormal = s.insert(arith.ShLIOp(integer(1), s.insert(arith.MaxSIOp(shift, integer(0)))))
+    in_normal_range = s.insert(arith.CmpiOp(k, integer(1 - bias), "sge"))
+    in_range = s.insert(arith.CmpiOp(k, integer(low), "sgt"))
+    bits = s.select(in_normal_range, normal, s.select(in_range, subnormal, integer(0)))
+    return s.insert(arith.BitcastOp(bits, s.element))
 
 
-def _sign(s: Scalars, x: SSAValue) -> SSAValue:
-    """(0 < x) - (x < 0): sign(nan) and sign(-0.0) are 0, as torch."""
-    if s.dtype is DType.bool:
-        return x
-    zero = s.constant(0)
-    below = s.select(s.compare("lt", x, zero), s.constant(-1), zero)
-    return s.select(s.compare("gt", x, zero), s.constant(1), below)
+def _ldexp(s: Scalars, x: SSAValue, exponent: SSAValue) -> SSAValue:
+    """x * 2 ** e as torch's mul(x, pow(2., e)): the power exact for a whole e (inf
+    above the float's range, 0 below), a subnormal power applied as two normal
+    halves (IREE's CPU code flushes a subnormal factor to 0)."""
+    whole = s.compare("eq", s.math(mathd.FloorOp, exponent), exponent)
+    single = s.mul(x, _power_of_two(s, exponent))
+    first = s.math(mathd.FloorOp, s.mul(exponent, s.constant(0.5)))
+    halves = s.mul(s.mul(x, _power_of_two(s, first)), _power_of_two(s, s.sub(exponent, first)))
+    mantissa, bias = _FLOAT_LAYOUT[s.element.bitwidth]
+    subnormal = s.insert(arith.AndIOp(s.compare("ge", exponent, s.constant(1 - bias - mantissa)),
+                                      s.compare("lt", exponent, s.constant(1 - bias))))
+    exact = s.select(subnormal, halves, single)
+    return s.select(whole, exact, s.mul(x, s.math(mathd.Exp2Op, exponent)))
 
 
-def _signbit(s: Scalars, x: SSAValue) -> SSAValue:
-    """The sign bit: true for -0.0 and for a nan with it set (copysign keeps it)."""
-    if not s.is_float:
-        return s.compare("lt", x, s.constant(0)) if not s.unsigned else s.body.constant(False, _BOOL)
-    return s.compare("lt", s.math(mathd.CopySignOp, s.constant(1), x), s.constant(0))
+lowers("pointwise", "aten.ldexp.Tensor")(_binary(_ldexp))
 
 
-lowers("pointwise", "aten.abs.default")(_unary(_abs))
-lowers("pointwise", "aten.neg.default")(_unary(_neg))
-lowers("pointwise", "aten.sign.default")(_unary(_sign))
+def _frexp_parts(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(mantissa in [1/2, 1) with x's sign, exponent) from x's bits; 0, inf and nan
+    are their own mantissa with exponent 0. (A subnormal x is one too: IREE's CPU
+    code treats subnormals as 0.)"""
+    mantissa_bits, bias = _FLOAT_LAYOUT[s.element.bitwidth]
+    width = s.element.bitwidth
+    bits_type = IntegerType(width)
+
+    def integer(value: int) -> SSAValue:
+        return s.body.constant(_wrapped(value, bits_type), bits_type)
+
+    field_mask = (1 << (width - 1 - mantissa_bits)) - 1
+    bits = s.insert(arith.BitcastOp(x, bits_type))
+    field = s.insert(arith.AndIOp(s.insert(arith.ShRUIOp(bits, integer(mantissa_bits))), integer(field_mask)))
+    exponent = s.insert(arith.SubiOp(field, integer(bias - 1)))
+    kept = s.insert(arith.AndIOp(bits, integer(~(field_mask << mantissa_bits))))
+    half = s.insert(arith.OrIOp(kept, integer((bias - 1) << mantissa_bits)))
+    mantissa = s.insert(arith.BitcastOp(half, s.element))
+    finite = s.compare("lt", s.math(mathd.AbsFOp, x), s.constant(math.inf))
+    plain = s.insert(arith.AndIOp(finite, s.compare("ne", x, s.constant(0))))
+    return s.select(plain, mantissa, x), s.select(plain, exponent, integer(0))
 
 
-def _float_test(test: Callable[[Scalars, SSAValue], SSAValue]) -> Callable[[Lowering], list[SSAValue]]:
-    """isnan, isinf, signbit: a bool of the operand in its own dtype (integers are never nan or inf)."""
-    def lower(lw: Lowering) -> list[SSAValue]:
-        (x,) = lw.op.arguments()
-        return _elementwise(lw, [x], lambda s, v: test(s, v[0]), x.type.dtype)
-    return lower
-
-
-def _isnan(s: Scalars, x: SSAValue) -> SSAValue:
-    return s.insert(arith.CmpfOp(x, x, "uno")) if s.is_float else s.body.constant(False, _BOOL)
-
-
-def _isinf(s: Scalars, x: SSAValue) -> SSAValue:
-    if not s.is_float:
-        return s.body.constant(False, _BOOL)
-    return s.insert(arith.CmpfOp(s.math(mathd.AbsFOp, x), s.constant(math.inf), "oeq"))
-
-
-def _angle(s: Scalars, x: SSAValue) -> SSAValue:
-    """A real number's argument: pi below zero, else 0; nan stays nan."""
-    zero = s.constant(0)
-    value = s.select(s.compare("lt", x, zero), s.constant(math.pi), zero)
-    return s.select(s.insert(arith.CmpfOp(x, x, "uno")), x, value)
-
-
-lowers("pointwise", "aten.angle.default")(_unary(_angle))
-lowers("pointwise", "aten.isnan.default")(_float_test(_isnan))
-lowers("pointwise", "aten.isinf.default")(_float_test(_isinf))
-lowers("pointwise", "aten.signbit.default")(_float_test(_signbit))
+@lowers("pointwise", "aten.frexp.Tensor")
+def frexp(lw: Lowering) -> list[SSAValue]:
+    """Two generics, one per result (the exponent int32, as torch)."""
+    (x,) = lw.op.arguments()
+    work = _opmath(x.type.dtype)
+    values = []
+    for position in (0, 1):
+        def body(b: Body, position: int = position) -> SSAValue:
+            s = Scalars(b, work)
+            part = _frexp_parts(s, _convert(b, b.args[0], x.type.dtype, s.element))[position]
+            return part if position == 0 else b.convert(part, IntegerType(32))
+        values.append(lw.pointwise([x], lw.result_type(position), body))
+    return values
 
 
 # ---------------------------------------------------------------- copies and casts
