@@ -75,14 +75,18 @@ class SpecialFunctions(torch.nn.Module):
         return (torch.lgamma(x), torch.digamma(x), x.erfc(), torch.lgamma(special), torch.digamma(special),
                 special.erfc(), torch.erfinv(unit), torch.erfinv(special), torch.i0(x), torch.special.i0e(x),
                 torch.special.i1(x), torch.special.i1e(x), torch.special.modified_bessel_i0(special),
-                torch.special.modified_bessel_i1(special), torch.special.erfcx(x), torch.special.erfcx(special))
+                torch.special.modified_bessel_i1(special), torch.special.erfcx(x), torch.special.erfcx(special),
+                torch.special.modified_bessel_k0(x), torch.special.modified_bessel_k1(special),
+                torch.special.scaled_modified_bessel_k0(special), torch.special.scaled_modified_bessel_k1(x),
+                torch.special.spherical_bessel_j0(x))
 
 
 def test_special_functions_by_their_series():
     # a dense range through the poles of the negative axis and the roots of lgamma (1, 2)
     # and digamma (1.46): float32 series (Stirling's, the asymptotic psi's, erfc's
-    # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0 and I1) against the
-    # interpreter's double-precision scipy, within 1e-5
+    # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0, I1, K0 and K1) against the
+    # interpreter's double-precision scipy, within 1e-5. (spherical_bessel_j0 is not
+    # given 1e20: IREE's sin has no range reduction that far and returns -inf.)
     dense = torch.from_numpy(np.concatenate([np.linspace(-30.3, 40, 3001), np.linspace(1e-3, 3, 500)]).astype(np.float32))
     special = torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, 1e-8, math.inf, -math.inf, math.nan, 1e20, -1e6 - 0.5])
     unit = torch.from_numpy(np.concatenate([np.linspace(-0.999999, 0.999999, 2001),

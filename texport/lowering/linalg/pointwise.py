@@ -839,6 +839,57 @@ lowers("pointwise", "aten.special_i1.default", "aten.special_modified_bessel_i1.
 lowers("pointwise", "aten.special_i1e.default")(_unary(_bessel_i(1, True)))
 
 
+# Abramowitz and Stegun 9.8.5-9.8.8 (Numerical Recipes' bessk0, bessk1): K0 and K1 from
+# log(x / 2) I(x) and a polynomial in x^2 / 4 up to x = 2, e^-x / sqrt x times a
+# polynomial in 2 / x above (relative error below 2e-7, measured against scipy)
+_BESSEL_K_SMALL = {0: (-0.57721566, 0.42278420, 0.23069756, 0.3488590e-1, 0.262698e-2, 0.10750e-3, 0.74e-5),
+                   1: (1.0, 0.15443144, -0.67278579, -0.18156897, -0.1919402e-1, -0.110404e-2, -0.4686e-4)}
+_BESSEL_K_LARGE = {0: (1.25331414, -0.7832358e-1, 0.2189568e-1, -0.1062446e-1, 0.587872e-2, -0.251540e-2,
+                       0.53208e-3),
+                   1: (1.25331414, 0.23498619, -0.3655620e-1, 0.1504268e-1, -0.780353e-2, 0.325614e-2,
+                       -0.68245e-3)}
+
+
+def _bessel_k(order: int, scaled: bool) -> Callable[[Scalars, SSAValue], SSAValue]:
+    """The modified Bessel function K0 or K1 of x, or e^x times it (``scaled``);
+    inf at 0, nan below."""
+    def compute(s: Scalars, x: SSAValue) -> SSAValue:
+        log_half = s.math(mathd.LogOp, s.mul(x, s.constant(0.5)))
+        near = _series(s, s.mul(s.mul(x, x), s.constant(0.25)), _BESSEL_K_SMALL[order])
+        if order == 0:
+            near = s.sub(near, s.mul(log_half, _bessel_i(0, False)(s, x)))
+        else:
+            near = s.add(s.insert(arith.DivfOp(near, x)), s.mul(log_half, _bessel_i(1, False)(s, x)))
+        if scaled:
+            near = s.mul(near, s.math(mathd.ExpOp, x))
+        far = _series(s, s.insert(arith.DivfOp(s.constant(2), x)), _BESSEL_K_LARGE[order])
+        decay = (s.math(mathd.RsqrtOp, x) if scaled else
+                 s.math(mathd.ExpOp, s.sub(s.insert(arith.NegfOp(x)),
+                                           s.mul(s.constant(0.5), s.math(mathd.LogOp, x)))))
+        value = s.select(s.compare("le", x, s.constant(2)), near, s.mul(far, decay))
+        value = s.select(s.compare("lt", x, s.constant(0)), s.constant(math.nan), value)
+        return s.select(s.compare("eq", x, s.constant(0)), s.constant(math.inf), value)
+    return compute
+
+
+lowers("pointwise", "aten.special_modified_bessel_k0.default")(_unary(_bessel_k(0, False)))
+lowers("pointwise", "aten.special_modified_bessel_k1.default")(_unary(_bessel_k(1, False)))
+lowers("pointwise", "aten.special_scaled_modified_bessel_k0.default")(_unary(_bessel_k(0, True)))
+lowers("pointwise", "aten.special_scaled_modified_bessel_k1.default")(_unary(_bessel_k(1, True)))
+
+
+def _spherical_bessel_j0(s: Scalars, x: SSAValue) -> SSAValue:
+    """sin(x) / x: its series near 0 (to x^14, as sin's), 0 at +-inf."""
+    near = _series(s, s.mul(x, x), _SIN_SERIES)
+    far = s.insert(arith.DivfOp(s.math(mathd.SinOp, x), x))
+    magnitude = s.math(mathd.AbsFOp, x)
+    value = s.select(s.compare("lt", magnitude, s.constant(1)), near, far)
+    return s.select(s.compare("eq", magnitude, s.constant(math.inf)), s.constant(0), value)
+
+
+lowers("pointwise", "aten.special_spherical_bessel_j0.default")(_unary(_spherical_bessel_j0))
+
+
 def _reflected(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
     """(x < 1/2, y = 1 - x there and x elsewhere, sin(pi r), cos(pi r)) for r = x - round(x),
     exact: the reflection formulas' parts, their sine right to its last digits near the
