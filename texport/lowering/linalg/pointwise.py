@@ -958,6 +958,52 @@ def _digamma(s: Scalars, x: SSAValue) -> SSAValue:
 lowers("pointwise", "aten.lgamma.default")(_unary(_lgamma))
 lowers("pointwise", "aten.digamma.default")(_unary(_digamma))
 
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66)  # B2 .. B10
+
+
+def _polygamma_of(s: Scalars, order: int, x: SSAValue) -> SSAValue:
+    """psi^(n)(x) = (-1)^(n+1) n! sum_k 1 / (x + k)^(n+1): the terms below z = 6 summed
+    by a loop (scf.while: any x, negative ones too), the rest by its asymptotic series
+    (n-1)! / z^n + n! / (2 z^(n+1)) + sum_j B_2j (2j+n-1)! / ((2j)! z^(2j+n)). At the
+    poles (x <= 0 whole) +-inf; the interpreter's nan at +inf (n >= 2) and -inf (n = 1)."""
+    floats = [s.element] * 2
+    before, after = Block(arg_types=floats), Block(arg_types=floats)
+    test = _in_block(s, before)
+    z, _ = before.args
+    below = test.compare("lt", z, test.constant(6))
+    moving = test.compare("ne", test.add(z, test.constant(1)), z)  # stops at -inf and |x| >= 2^24
+    test.insert(scf.ConditionOp(test.insert(arith.AndIOp(below, moving)), *before.args))
+    step = _in_block(s, after)
+    z, total = after.args
+    term = step.insert(arith.DivfOp(step.constant(1), _known_power(step, z, order + 1)))
+    step.insert(scf.YieldOp(step.add(z, step.constant(1)), step.add(total, term)))
+    loop = scf.WhileOp([x, s.constant(0)], floats, Region(before), Region(after))
+    s.insert(loop)
+    z, total = loop.results
+    inverse = s.insert(arith.DivfOp(s.constant(1), z))
+    corrections = [math.factorial(2 * j + order - 1) / math.factorial(2 * j) * bernoulli
+                   for j, bernoulli in enumerate(_BERNOULLI, start=1)]
+    series = s.add(s.mul(s.constant(math.factorial(order) / 2), inverse),
+                   _series(s, s.mul(inverse, inverse), (math.factorial(order - 1), *corrections)))
+    asymptotic = s.mul(series, _known_power(s, inverse, order))
+    value = s.add(s.mul(s.constant(math.factorial(order)), total), asymptotic)
+    sign = 1 if order % 2 else -1
+    value = s.mul(s.constant(sign), value)
+    pole = s.insert(arith.AndIOp(s.compare("le", x, s.constant(0)), s.compare("eq", s.math(mathd.FloorOp, x), x)))
+    value = s.select(pole, s.constant(sign * math.inf), value)
+    undefined = s.constant(-math.inf if order == 1 else math.inf)
+    return s.select(s.compare("eq", x, undefined), s.constant(math.nan), value)
+
+
+@lowers("pointwise", "aten.polygamma.default")
+def polygamma(lw: Lowering) -> list[SSAValue]:
+    order, x = lw.op.arguments()
+    if order < 0:
+        raise UnsupportedType(f"polygamma: expected an order n >= 0, found {order}")
+    if order == 0:
+        return _elementwise(lw, [x], lambda s, v: _digamma(s, v[0]))
+    return _elementwise(lw, [x], lambda s, v: _polygamma_of(s, order, v[0]))
+
 
 # ---------------------------------------------------------------- the bits of floats
 
