@@ -119,6 +119,19 @@ def test_ldexp_gcd_and_lcm():
     assert "scf.while" in text
 
 
+class Zeta(torch.nn.Module):
+    def forward(self, order, q, special_order, special_q):
+        return (torch.special.zeta(order, q), torch.special.zeta(special_order, special_q),
+                torch.special.zeta(order, 2.5), torch.special.zeta(3.0, q))
+
+
+def test_hurwitz_zeta():
+    # a loop of (q + k)^-s up to 9, then Euler-Maclaurin; IREE's powf in both (~1e-6)
+    special_order = torch.tensor([[1.0], [0.5], [2.0], [3.0], [math.inf], [math.nan], [4.0]])
+    special_q = torch.tensor([[0.0, -1.0, -2.5, 1.0, 1e-8, math.inf, math.nan, 1e20, -0.5]])
+    run(Zeta(), [floats(40, 1, low=1.05, high=8), floats(1, 30, low=0.05, high=30), special_order, special_q])
+
+
 class ExpandedUnary(torch.nn.Module):
     def forward(self, x, unit):
         return x.tan(), x.atan(), x.sinh(), x.asinh(), unit.atanh()

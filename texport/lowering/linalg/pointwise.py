@@ -995,6 +995,59 @@ def _polygamma_of(s: Scalars, order: int, x: SSAValue) -> SSAValue:
     return s.select(s.compare("eq", x, undefined), s.constant(math.nan), value)
 
 
+_BERNOULLI_12 = (*_BERNOULLI, -691 / 2730)  # B2 .. B12
+
+
+def _zeta(s: Scalars, order: SSAValue, q: SSAValue) -> SSAValue:
+    """Hurwitz's zeta(s, q) = sum_k (q + k)^-s: the terms below q + k = 9 summed by a
+    loop, the rest by Euler-Maclaurin (z^(1-s) / (s-1) + z^-s / 2 + the Bernoulli terms
+    to B12), C's pow for a negative q + k; inf at s = 1 and at the poles (q <= 0
+    whole), nan for s < 1 and at q = +inf, at s = +inf only q^-s, as the interpreter's
+    (scipy's)."""
+    floats = [s.element] * 2
+    before, after = Block(arg_types=floats), Block(arg_types=floats)
+    test = _in_block(s, before)
+    z, _ = before.args
+    below = test.compare("lt", z, test.constant(9))
+    moving = test.compare("ne", test.add(z, test.constant(1)), z)  # stops at -inf and |q| >= 2^24
+    test.insert(scf.ConditionOp(test.insert(arith.AndIOp(below, moving)), *before.args))
+    step = _in_block(s, after)
+    z, total = after.args
+    term = _float_power(step, z, step.insert(arith.NegfOp(order)))
+    step.insert(scf.YieldOp(step.add(z, step.constant(1)), step.add(total, term)))
+    loop = scf.WhileOp([q, s.constant(0)], floats, Region(before), Region(after))
+    s.insert(loop)
+    z, total = loop.results
+    power = s.math(mathd.PowFOp, z, s.insert(arith.NegfOp(order)))  # z^-s, z >= 9
+    one = s.constant(1)
+    value = s.add(total, s.insert(arith.DivfOp(s.mul(power, z), s.sub(order, one))))
+    value = s.add(value, s.mul(power, s.constant(0.5)))
+    inverse = s.insert(arith.DivfOp(one, z))
+    factor = s.mul(power, inverse)  # z^(-s-2j+1) for j = 1
+    rising = order  # s (s+1) ... (s+2j-2)
+    for j, bernoulli in enumerate(_BERNOULLI_12, start=1):
+        if j > 1:
+            factor = s.mul(factor, s.mul(inverse, inverse))
+            rising = s.mul(rising, s.mul(s.add(order, s.constant(2 * j - 3)), s.add(order, s.constant(2 * j - 2))))
+        coefficient = s.constant(bernoulli / math.factorial(2 * j))
+        value = s.add(value, s.mul(coefficient, s.mul(rising, factor)))
+    pole = s.insert(arith.AndIOp(s.compare("le", q, s.constant(0)), s.compare("eq", s.math(mathd.FloorOp, q), q)))
+    value = s.select(pole, s.constant(math.inf), value)
+    # s = inf: q^-inf alone counts (0 above 1, 1 at 1, inf below)
+    at_infinity = s.select(s.compare("gt", q, one), s.constant(0), s.select(s.compare("eq", q, one), one,
+                                                                               s.constant(math.inf)))
+    value = s.select(s.compare("eq", order, s.constant(math.inf)), at_infinity, value)
+    # scipy's order: s < 1 or q nan gives nan, but s = 1 inf; the interpreter's q = +inf nan
+    undefined = s.insert(arith.OrIOp(s.compare("lt", order, one), s.insert(arith.CmpfOp(q, q, "uno"))))
+    value = s.select(undefined, s.constant(math.nan), value)
+    value = s.select(s.compare("eq", order, one), s.constant(math.inf), value)
+    return s.select(s.compare("eq", q, s.constant(math.inf)), s.constant(math.nan), value)
+
+
+lowers("pointwise", "aten.special_zeta.default", "aten.special_zeta.other_scalar", "aten.special_zeta.self_scalar")(
+    _binary(_zeta))
+
+
 @lowers("pointwise", "aten.polygamma.default")
 def polygamma(lw: Lowering) -> list[SSAValue]:
     order, x = lw.op.arguments()
