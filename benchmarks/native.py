@@ -20,6 +20,11 @@ program's outputs and the interpreter's on the same inputs.
 
 A route that fails (not available yet, a lowering error, iree-compile refusing its
 text) puts its error in the model's row, and the run goes on.
+
+``--corpus``: coverage instead of speed, over every case of the parity corpus
+(test/parity/corpus): per route, how many cases compile and give the interpreter's
+outputs and updated buffers on the case's inputs (within the case's tolerance), and
+the first error of each that does not.
 """
 
 from __future__ import annotations
@@ -42,7 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from execution import (  # noqa: E402 - benchmarks/ is not a package
     HAS_TORCH,
+    Pair,
     Runner,
+    TexportOnlyRunner,
     call_args,
     markdown_table,
     median_ms,
@@ -150,6 +157,55 @@ def measure_all(models: list[str] | None, routes: list[str], torch: Any, repeat:
     return rows
 
 
+def corpus_pairs_without_torch() -> list[Pair]:
+    from harness import CORPUS, load_source  # the parity harness, on the path through execution.py
+
+    return [Pair(f"{path.stem}.{case.name}", case, case) for path in sorted(CORPUS.glob("*.py"))
+            for case in load_source(path, texport).cases()]
+
+
+def corpus_case(pair: Pair, route: str) -> str | None:
+    """None when ``route`` compiles the case's core program and its outputs and updated
+    buffers equal the interpreter's within the case's tolerance; else what went wrong."""
+    runner = TexportOnlyRunner(pair)
+    case = pair.texport_case
+    try:
+        core = runner.program("texport", "core")
+        compiled = core.compile(backend="iree", route=route)
+        interpreted = core.module()
+        args, kwargs = call_args(runner.inputs, texport)
+        got = [compiled(*args, **kwargs), dict(compiled.named_buffers())]
+        args, kwargs = call_args(runner.inputs, texport)
+        want = [interpreted(*args, **kwargs), dict(interpreted.named_buffers())]
+    except Exception as error:  # noqa: BLE001 - a case's failure is its line of the report
+        return short_error(error)
+    difference = max_difference(got, want)
+    scale = max((float(np.max(np.abs(np.asarray(leaf.numpy() if hasattr(leaf, "numpy") else leaf,
+                                                      dtype=np.float64))))
+                 for leaf in pytree.tree_leaves(want) if np.size(leaf)), default=0.0)
+    if not difference <= case.atol + case.rtol * scale:
+        return f"outputs differ from the interpreter's by {difference:.3g}"
+    return None
+
+
+def corpus_coverage(routes: list[str]) -> dict[str, dict[str, str | None]]:
+    pairs = corpus_pairs_without_torch()
+    report: dict[str, dict[str, str | None]] = {route: {} for route in routes}
+    for pair in pairs:
+        for route in routes:
+            report[route][pair.name] = corpus_case(pair, route)
+        print(f"  checked {pair.name}", file=sys.stderr, flush=True)
+    print(f"texport {importlib.metadata.version('texport')}, IREE {iree_version()} (llvm-cpu, host CPU)")
+    print("\n## parity corpus: compiled with the interpreter's numbers\n")
+    rows = [[route, str(len(cases)), str(sum(v is None for v in cases.values()))] for route, cases in report.items()]
+    print(markdown_table(["route", "cases", "compiled, same numbers"], rows))
+    for route, cases in report.items():
+        for name, problem in cases.items():
+            if problem is not None:
+                print(f"- {name} [{route}]: {problem}")
+    return report
+
+
 def header(routes: list[str]) -> list[str]:
     head = ["model", "torch_ms", "interp_ms"]
     for route in routes:
@@ -190,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-cache", action="store_true",
                         help=f"use the compile cache (${CACHE_VARIABLE}): compile times are then cache hits")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON")
+    parser.add_argument("--corpus", action="store_true",
+                        help="coverage of the parity corpus by each route, instead of the zoo's times")
     args = parser.parse_args(argv)
     unknown = [r for r in args.routes if r not in ROUTES]
     if unknown:
@@ -197,6 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 3 if args.quick else args.repeat
 
     texport.set_num_threads(args.threads)  # before compiling: IREE's device takes its worker count from it
+    if args.corpus:
+        with fresh_cache():
+            report = corpus_coverage(args.routes)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1))
+        return 0
     torch = None
     if HAS_TORCH and not args.no_torch:
         torch = real_torch()  # through the parity harness, as benchmarks/execution.py
