@@ -322,23 +322,30 @@ def _remainder(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
     return s.select(shift, s.add(mod, y), mod)
 
 
-def _in_block(s: Scalars, block: Block) -> Scalars:
-    """The scalar builder of a block nested in the body (a loop's)."""
-    return Scalars(Body(Builder(InsertPoint.at_end(block)), list(block.args), s.body.element), s.dtype, s.stored)
+Carried = Sequence[SSAValue]
+
+
+def _while(s: Scalars, initial: Carried, going: Callable[[Scalars, Carried], SSAValue],
+           step: Callable[[Scalars, Carried], Carried]) -> Carried:
+    """A loop in the body (scf.while; IREE runs it per element): the values ``initial``
+    carried through ``step`` while ``going`` holds of them; their last values."""
+    types = [v.type for v in initial]
+    before, after = Block(arg_types=types), Block(arg_types=types)
+    test = Scalars(Body(Builder(InsertPoint.at_end(before)), [], s.body.element), s.dtype, s.stored)
+    test.insert(scf.ConditionOp(going(test, before.args), *before.args))
+    body = Scalars(Body(Builder(InsertPoint.at_end(after)), [], s.body.element), s.dtype, s.stored)
+    body.insert(scf.YieldOp(*step(body, after.args)))
+    loop = scf.WhileOp(list(initial), types, Region(before), Region(after))
+    s.insert(loop)
+    return loop.results
 
 
 def _gcd(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
-    """Euclid's algorithm as torch's calc_gcd (a loop in the body: scf.while), >= 0."""
+    """Euclid's algorithm as torch's calc_gcd, >= 0."""
     if not s.unsigned:
         x, y = s.math(mathd.AbsIOp, x), s.math(mathd.AbsIOp, y)
-    before, after = Block(arg_types=[s.element] * 2), Block(arg_types=[s.element] * 2)
-    test = _in_block(s, before)
-    test.insert(scf.ConditionOp(test.compare("ne", before.args[1], test.constant(0)), *before.args))
-    step = _in_block(s, after)
-    step.insert(scf.YieldOp(after.args[1], _fmod(step, after.args[0], after.args[1])))
-    loop = scf.WhileOp([x, y], [s.element] * 2, Region(before), Region(after))
-    s.insert(loop)
-    return loop.results[0]
+    return _while(s, [x, y], lambda t, v: t.compare("ne", v[1], t.constant(0)),
+                  lambda t, v: [v[1], _fmod(t, v[0], v[1])])[0]
 
 
 def _lcm(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -961,25 +968,26 @@ lowers("pointwise", "aten.digamma.default")(_unary(_digamma))
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66)  # B2 .. B10
 
 
+def _sum_below(s: Scalars, start: SSAValue, limit: int, term: Callable[[Scalars, SSAValue], SSAValue]
+               ) -> tuple[SSAValue, SSAValue]:
+    """(z, the sum of term(start + k) for start + k < limit): the first z at the limit or
+    past it, where an asymptotic series takes over. Stops at -inf and at |start| >= 2^24,
+    where z + 1 is z."""
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        moving = t.compare("ne", t.add(v[0], t.constant(1)), v[0])
+        return t.insert(arith.AndIOp(t.compare("lt", v[0], t.constant(limit)), moving))
+
+    z, total = _while(s, [start, s.constant(0)], going,
+                      lambda t, v: [t.add(v[0], t.constant(1)), t.add(v[1], term(t, v[0]))])
+    return z, total
+
+
 def _polygamma_of(s: Scalars, order: int, x: SSAValue) -> SSAValue:
     """psi^(n)(x) = (-1)^(n+1) n! sum_k 1 / (x + k)^(n+1): the terms below z = 6 summed
     by a loop (scf.while: any x, negative ones too), the rest by its asymptotic series
     (n-1)! / z^n + n! / (2 z^(n+1)) + sum_j B_2j (2j+n-1)! / ((2j)! z^(2j+n)). At the
     poles (x <= 0 whole) +-inf; the interpreter's nan at +inf (n >= 2) and -inf (n = 1)."""
-    floats = [s.element] * 2
-    before, after = Block(arg_types=floats), Block(arg_types=floats)
-    test = _in_block(s, before)
-    z, _ = before.args
-    below = test.compare("lt", z, test.constant(6))
-    moving = test.compare("ne", test.add(z, test.constant(1)), z)  # stops at -inf and |x| >= 2^24
-    test.insert(scf.ConditionOp(test.insert(arith.AndIOp(below, moving)), *before.args))
-    step = _in_block(s, after)
-    z, total = after.args
-    term = step.insert(arith.DivfOp(step.constant(1), _known_power(step, z, order + 1)))
-    step.insert(scf.YieldOp(step.add(z, step.constant(1)), step.add(total, term)))
-    loop = scf.WhileOp([x, s.constant(0)], floats, Region(before), Region(after))
-    s.insert(loop)
-    z, total = loop.results
+    z, total = _sum_below(s, x, 6, lambda t, z: t.insert(arith.DivfOp(t.constant(1), _known_power(t, z, order + 1))))
     inverse = s.insert(arith.DivfOp(s.constant(1), z))
     corrections = [math.factorial(2 * j + order - 1) / math.factorial(2 * j) * bernoulli
                    for j, bernoulli in enumerate(_BERNOULLI, start=1)]
@@ -1004,20 +1012,7 @@ def _zeta(s: Scalars, order: SSAValue, q: SSAValue) -> SSAValue:
     to B12), C's pow for a negative q + k; inf at s = 1 and at the poles (q <= 0
     whole), nan for s < 1 and at q = +inf, at s = +inf only q^-s, as the interpreter's
     (scipy's)."""
-    floats = [s.element] * 2
-    before, after = Block(arg_types=floats), Block(arg_types=floats)
-    test = _in_block(s, before)
-    z, _ = before.args
-    below = test.compare("lt", z, test.constant(9))
-    moving = test.compare("ne", test.add(z, test.constant(1)), z)  # stops at -inf and |q| >= 2^24
-    test.insert(scf.ConditionOp(test.insert(arith.AndIOp(below, moving)), *before.args))
-    step = _in_block(s, after)
-    z, total = after.args
-    term = _float_power(step, z, step.insert(arith.NegfOp(order)))
-    step.insert(scf.YieldOp(step.add(z, step.constant(1)), step.add(total, term)))
-    loop = scf.WhileOp([q, s.constant(0)], floats, Region(before), Region(after))
-    s.insert(loop)
-    z, total = loop.results
+    z, total = _sum_below(s, q, 9, lambda t, z: _float_power(t, z, t.insert(arith.NegfOp(order))))
     power = s.math(mathd.PowFOp, z, s.insert(arith.NegfOp(order)))  # z^-s, z >= 9
     one = s.constant(1)
     value = s.add(total, s.insert(arith.DivfOp(s.mul(power, z), s.sub(order, one))))
