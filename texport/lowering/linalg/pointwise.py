@@ -1043,6 +1043,103 @@ lowers("pointwise", "aten.special_zeta.default", "aten.special_zeta.other_scalar
     _binary(_zeta))
 
 
+# the incomplete gamma function's loops stop at the float's epsilon (or after 2000 steps)
+_EPSILON = {32: 2.0**-24, 64: 2.0**-53}
+_STEPS = 2000
+
+
+def _gamma_series(s: Scalars, a: SSAValue, x: SSAValue) -> SSAValue:
+    """sum_n x^n / ((a+1) ... (a+n)): P(a, x) = it times x^a e^-x / Gamma(a + 1) (Cephes' igam)."""
+    epsilon = _EPSILON[s.element.bitwidth]
+
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        relative = t.insert(arith.DivfOp(v[1], v[2]))
+        return t.insert(arith.AndIOp(t.compare("gt", relative, t.constant(epsilon)),
+                                     t.compare("lt", v[3], t.constant(_STEPS))))
+
+    def step(t: Scalars, v: Carried) -> Carried:
+        r = t.add(v[0], t.constant(1))
+        c = t.mul(v[1], t.insert(arith.DivfOp(x, r)))
+        return [r, c, t.add(v[2], c), t.add(v[3], t.constant(1))]
+
+    one = s.constant(1)
+    return _while(s, [a, one, one, s.constant(0)], going, step)[2]
+
+
+def _gamma_fraction(s: Scalars, a: SSAValue, x: SSAValue) -> SSAValue:
+    """Q(a, x)'s continued fraction (Cephes' igamc): Q = it times x^a e^-x / Gamma(a),
+    its convergents rescaled when they grow past 1 / epsilon."""
+    epsilon = _EPSILON[s.element.bitwidth]
+    one = s.constant(1)
+    y = s.sub(one, a)
+    z = s.add(s.add(x, y), one)
+    numerator, denominator = s.add(x, one), s.mul(z, x)
+    start = [s.constant(0), y, z, one, numerator, x, denominator,
+             s.insert(arith.DivfOp(numerator, denominator)), one, s.constant(0)]
+
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        return t.insert(arith.AndIOp(t.compare("gt", v[8], t.constant(epsilon)),
+                                     t.compare("lt", v[9], t.constant(_STEPS))))
+
+    def step(t: Scalars, v: Carried) -> Carried:
+        count, y, z, p2, p1, q2, q1, answer, _, steps = v
+        count, y, z = t.add(count, t.constant(1)), t.add(y, t.constant(1)), t.add(z, t.constant(2))
+        yc = t.mul(y, count)
+        p = t.sub(t.mul(p1, z), t.mul(p2, yc))
+        q = t.sub(t.mul(q1, z), t.mul(q2, yc))
+        defined = t.compare("ne", q, t.constant(0))
+        ratio = t.insert(arith.DivfOp(p, q))
+        change = t.math(mathd.AbsFOp, t.insert(arith.DivfOp(t.sub(answer, ratio), ratio)))
+        change, answer = t.select(defined, change, t.constant(1)), t.select(defined, ratio, answer)
+        big = t.compare("gt", t.math(mathd.AbsFOp, p), t.constant(1 / epsilon))
+        scale = t.select(big, t.constant(epsilon), t.constant(1))
+        return [count, y, z, t.mul(p1, scale), t.mul(p, scale), t.mul(q1, scale), t.mul(q, scale), answer,
+                change, t.add(steps, t.constant(1))]
+
+    return _while(s, start, going, step)[7]
+
+
+def _incomplete_gamma(upper: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """The regularized incomplete gamma P(a, x) (igamma) or Q = 1 - P (igammac): the
+    series where x <= max(1, a), the continued fraction beyond (Cephes' choice); each
+    loop gets a trivial argument where the other is taken. scipy's special values."""
+    def compute(s: Scalars, a: SSAValue, x: SSAValue) -> SSAValue:
+        one, zero = s.constant(1), s.constant(0)
+        by_fraction = s.insert(arith.AndIOp(s.compare("gt", x, one), s.compare("gt", x, a)))
+        series_x = s.select(by_fraction, zero, x)
+        fraction_a, fraction_x = s.select(by_fraction, a, one), s.select(by_fraction, x, s.constant(2))
+        log_power = s.sub(s.mul(a, s.math(mathd.LogOp, x)), x)
+        series = s.mul(_gamma_series(s, a, series_x),
+                       s.math(mathd.ExpOp, s.sub(log_power, _lgamma(s, s.add(a, one)))))
+        log_prefactor = s.sub(log_power, _lgamma(s, a))
+        fraction = s.mul(_gamma_fraction(s, fraction_a, fraction_x), s.math(mathd.ExpOp, log_prefactor))
+        # x^a e^-x / Gamma(a) below the least normal float: Q is 0 (its fraction overflows there)
+        least = math.log(2.0 ** (-126 if s.element.bitwidth == 32 else -1022))
+        fraction = s.select(s.compare("lt", log_prefactor, s.constant(least)), zero, fraction)
+        lower = s.select(by_fraction, s.sub(one, fraction), series)
+        value = s.sub(one, lower) if upper else lower
+        if upper:
+            value = s.select(by_fraction, fraction, value)
+        full, empty = (zero, one) if upper else (one, zero)
+        value = s.select(s.compare("eq", x, zero), empty, value)
+        value = s.select(s.insert(arith.OrIOp(s.compare("eq", x, s.constant(math.inf)),
+                                              s.compare("eq", a, zero))), full, value)
+        value = s.select(s.compare("eq", a, s.constant(math.inf)), empty, value)
+        undefined = s.insert(arith.OrIOp(s.compare("lt", a, zero), s.compare("lt", x, zero)))
+        undefined = s.insert(arith.OrIOp(undefined, s.insert(arith.AndIOp(s.compare("eq", a, zero),
+                                                                          s.compare("eq", x, zero)))))
+        undefined = s.insert(arith.OrIOp(undefined, s.insert(arith.CmpfOp(a, x, "uno"))))
+        both_infinite = s.insert(arith.AndIOp(s.compare("eq", a, s.constant(math.inf)),
+                                              s.compare("eq", x, s.constant(math.inf))))
+        undefined = s.insert(arith.OrIOp(undefined, both_infinite))
+        return s.select(undefined, s.constant(math.nan), value)
+    return compute
+
+
+lowers("pointwise", "aten.igamma.default")(_binary(_incomplete_gamma(upper=False)))
+lowers("pointwise", "aten.igammac.default")(_binary(_incomplete_gamma(upper=True)))
+
+
 @lowers("pointwise", "aten.polygamma.default")
 def polygamma(lw: Lowering) -> list[SSAValue]:
     order, x = lw.op.arguments()
