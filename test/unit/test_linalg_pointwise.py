@@ -88,8 +88,10 @@ def test_special_functions_by_their_series():
     # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0, I1, K0 and K1) against the
     # interpreter's double-precision scipy, within 1e-5. (spherical_bessel_j0 is not
     # given 1e20: IREE's sin has no range reduction that far and returns -inf.)
-    dense = torch.from_numpy(np.concatenate([np.linspace(-30.3, 40, 3001), np.linspace(1e-3, 3, 500)]).astype(np.float32))
-    special = torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, 1e-8, math.inf, -math.inf, math.nan, 1e20, -1e6 - 0.5])
+    dense = np.concatenate([np.linspace(-30.3, 40, 3001), np.linspace(1e-3, 3, 500)])
+    dense = torch.from_numpy(dense.astype(np.float32))
+    special = torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, 1e-8, math.inf, -math.inf, math.nan, 1e20,
+                            -1e6 - 0.5])
     unit = torch.from_numpy(np.concatenate([np.linspace(-0.999999, 0.999999, 2001),
                                             1 - np.logspace(-7, -1, 50)]).astype(np.float32))
     # polygamma sums 1 / (x + k)^(n+1) up to x + k = 6: for even n and negative x those
@@ -134,7 +136,8 @@ def test_hurwitz_zeta():
 
 class IncompleteGamma(torch.nn.Module):
     def forward(self, a, x, special_a, special_x):
-        return torch.igamma(a, x), torch.igammac(a, x), torch.igamma(special_a, special_x), torch.igammac(special_a, special_x)
+        return (torch.igamma(a, x), torch.igammac(a, x), torch.igamma(special_a, special_x),
+                torch.igammac(special_a, special_x))
 
 
 def test_incomplete_gamma():
@@ -302,8 +305,9 @@ class Casts(torch.nn.Module):
     def forward(self, x, i, b, src, u):
         y = x.clone()
         y.copy_(src)
-        return (x.to(torch.int32), x.to(torch.bool), x.to(torch.float64).float(), i.to(torch.float32), b.to(torch.float32),
-                b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32), (x.abs() * 3).to(torch.uint8).long(), y, x.clone() * 2,
+        return (x.to(torch.int32), x.to(torch.bool), x.to(torch.float64).float(), i.to(torch.float32),
+                b.to(torch.float32), b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32),
+                (x.abs() * 3).to(torch.uint8).long(), y, x.clone() * 2,
                 torch.ops.aten.alias.default(x) + 1, x.to(torch.float16), (x.half().exp() + 1).float())
 
 
