@@ -150,6 +150,25 @@ def test_incomplete_gamma():
     run(IncompleteGamma(), [a.reshape(40, 1), x.reshape(1, 50), special_a, special_x])
 
 
+class Polynomials(torch.nn.Module):
+    def forward(self, x, n, unit):
+        special = torch.special
+        return (special.hermite_polynomial_h(x, n), special.hermite_polynomial_he(x, n),
+                special.laguerre_polynomial_l(x, n), special.legendre_polynomial_p(unit, n),
+                special.hermite_polynomial_h(x, 3), special.legendre_polynomial_p(0.5, n),
+                special.laguerre_polynomial_l(unit, 7.9))
+
+
+def test_orthogonal_polynomials():
+    # the recurrence as a loop of fused multiply-adds (math.fma), as torch's; the special
+    # cases (negative, nan and infinite degrees, the ends, Hermite's nan past degree 128)
+    x = torch.cat([floats(1, 30, low=-3, high=3), torch.tensor([[0.0, math.nan, math.inf]])], 1)
+    unit = torch.cat([floats(1, 30, low=-1, high=1), torch.tensor([[1.0, -1.0, 0.0]])], 1)
+    n = torch.tensor([[-1.0], [0.0], [1.0], [2.0], [3.7], [5.0], [10.0], [20.0], [math.nan], [math.inf], [129.0],
+                      [40.0]])
+    run(Polynomials(), [x, n, unit])
+
+
 class ExpandedUnary(torch.nn.Module):
     def forward(self, x, unit):
         return x.tan(), x.atan(), x.sinh(), x.asinh(), unit.atanh()

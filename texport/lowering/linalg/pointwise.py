@@ -1140,6 +1140,97 @@ lowers("pointwise", "aten.igamma.default")(_binary(_incomplete_gamma(upper=False
 lowers("pointwise", "aten.igammac.default")(_binary(_incomplete_gamma(upper=True)))
 
 
+# ---- orthogonal polynomials P_n(x), as torch's Math.h (the interpreter's): special cases
+# first, else the three-term recurrence up to the degree, each step a fused multiply-add
+
+
+def _degree(s: Scalars, n: SSAValue) -> SSAValue:
+    """torch's static_cast<int64_t>(n) as a float: truncated; nan and +-inf give -1."""
+    finite = s.compare("lt", s.math(mathd.AbsFOp, n), s.constant(math.inf))
+    return s.select(finite, s.math(mathd.TruncOp, _clamp_to(s, n, s.constant(-2.0**62), s.constant(2.0**62))),
+                    s.constant(-1))
+
+
+def _fms(s: Scalars, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+    """a * b - c rounded once (the fused multiply-add torch's compiled loops use)."""
+    return s.insert(mathd.FmaOp(a, b, s.insert(arith.NegfOp(c))))
+
+
+def _recurrence(s: Scalars, first: SSAValue, second: SSAValue, degree: SSAValue,
+                step: Callable[[Scalars, SSAValue, SSAValue, SSAValue], SSAValue]) -> SSAValue:
+    """P_degree from P_0 = first, P_1 = second and P_(j+1) = step(j, P_(j-1), P_j): a loop
+    that stops at the degree or once P_j is nan."""
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        return t.insert(arith.AndIOp(t.compare("lt", v[0], degree), t.insert(arith.CmpfOp(v[2], v[2], "ord"))))
+
+    return _while(s, [s.constant(1), first, second], going,
+                  lambda t, v: [t.add(v[0], t.constant(1)), v[2], step(t, v[0], v[1], v[2])])[2]
+
+
+def _cases(s: Scalars, cases: Sequence[tuple[SSAValue, SSAValue]], otherwise: SSAValue) -> SSAValue:
+    """The value of the first case whose condition holds (numpy's select)."""
+    value = otherwise
+    for condition, case in reversed(cases):
+        value = s.select(condition, case, value)
+    return value
+
+
+def _hermite(physicists: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """H_n (physicists') or He_n (probabilists'); nan beyond degree 128 (float32) or 512."""
+    def compute(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+        degree = _degree(s, n)
+        limit = s.constant(128 if s.element.bitwidth == 32 else 512)
+        second = s.add(x, x) if physicists else x
+
+        def step(t: Scalars, j: SSAValue, p: SSAValue, q: SSAValue) -> SSAValue:
+            weight = t.add(j, j) if physicists else j
+            return _fms(t, second, q, t.mul(weight, p))
+
+        chain = _recurrence(s, s.constant(1), second, s.minimum(degree, s.add(limit, s.constant(1))), step)
+        return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)),
+                          (s.compare("eq", degree, s.constant(0)), s.constant(1)),
+                          (s.compare("eq", degree, s.constant(1)), second),
+                          (s.compare("gt", degree, limit), s.constant(math.nan))], chain)
+    return compute
+
+
+def _laguerre(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+    degree = _degree(s, n)
+    one = s.constant(1)
+    second = s.sub(one, x)
+
+    def step(t: Scalars, j: SSAValue, p: SSAValue, q: SSAValue) -> SSAValue:
+        value = _fms(t, t.add(t.add(j, j), second), q, t.mul(j, p))
+        return t.insert(arith.DivfOp(value, t.add(j, t.constant(1))))
+
+    chain = _recurrence(s, one, second, degree, step)
+    return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)),
+                      (s.compare("eq", x, s.constant(0)), one), (s.compare("eq", degree, s.constant(0)), one),
+                      (s.compare("eq", degree, one), second)], chain)
+
+
+def _legendre(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+    degree = _degree(s, n)
+    one = s.constant(1)
+
+    def step(t: Scalars, j: SSAValue, p: SSAValue, q: SSAValue) -> SSAValue:
+        value = _fms(t, t.mul(t.add(t.add(j, j), t.constant(1)), x), q, t.mul(j, p))
+        return t.insert(arith.DivfOp(value, t.add(j, t.constant(1))))
+
+    chain = _recurrence(s, one, x, degree, step)
+    even = s.compare("eq", s.insert(RemFOp(degree, s.constant(2))), s.constant(0))
+    ends = s.select(s.insert(arith.OrIOp(s.compare("gt", x, s.constant(0)), even)), one, s.constant(-1))
+    return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)),
+                      (s.compare("eq", s.math(mathd.AbsFOp, x), one), ends),
+                      (s.compare("eq", degree, s.constant(0)), one), (s.compare("eq", degree, one), x)], chain)
+
+
+for _name, _compute in (("hermite_polynomial_h", _hermite(True)), ("hermite_polynomial_he", _hermite(False)),
+                        ("laguerre_polynomial_l", _laguerre), ("legendre_polynomial_p", _legendre)):
+    lowers("pointwise", f"aten.special_{_name}.default", f"aten.special_{_name}.x_scalar",
+           f"aten.special_{_name}.n_scalar")(_binary(_compute))
+
+
 @lowers("pointwise", "aten.polygamma.default")
 def polygamma(lw: Lowering) -> list[SSAValue]:
     order, x = lw.op.arguments()
@@ -1334,4 +1425,4 @@ def arange(lw: Lowering) -> list[SSAValue]:
     return [lw.pointwise([], result, body)]
 
 
-del _name, _op, _predicate, _left
+del _name, _op, _predicate, _left, _compute
