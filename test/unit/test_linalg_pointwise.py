@@ -169,6 +169,27 @@ def test_orthogonal_polynomials():
     run(Polynomials(), [x, n, unit])
 
 
+class Chebyshev(torch.nn.Module):
+    def forward(self, x, n, h):
+        special = torch.special
+        return (special.chebyshev_polynomial_t(x, n), special.chebyshev_polynomial_u(x, n),
+                special.chebyshev_polynomial_v(x, n), special.chebyshev_polynomial_w(x, n),
+                special.shifted_chebyshev_polynomial_t(h, n), special.shifted_chebyshev_polynomial_u(h, n),
+                special.shifted_chebyshev_polynomial_v(h, n), special.shifted_chebyshev_polynomial_w(h, n),
+                special.chebyshev_polynomial_t(x, 3))
+
+
+def test_chebyshev_polynomials():
+    # 5e-5: past a small degree the closed forms take cos and sin of n acos(y); IREE's
+    # acos, cos and sin are ~2e-7 absolute from the correctly rounded values the
+    # interpreter's take, and n (up to 40 here) multiplies that
+    x = torch.cat([floats(1, 30, low=-1, high=1), torch.tensor([[1.0, -1.0, 0.0, 1.5, -2.0, math.nan]])], 1)
+    h = torch.cat([floats(1, 30, low=0, high=1), torch.tensor([[1.0, 0.0, 0.5, 1.5, -2.0, math.nan]])], 1)
+    n = torch.tensor([[-1.0], [0.0], [1.0], [2.0], [3.7], [5.0], [7.0], [9.0], [20.0], [math.nan], [math.inf],
+                      [40.0]])
+    run(Chebyshev(), [x, n, h], rtol=5e-5, atol=5e-5)
+
+
 class ExpandedUnary(torch.nn.Module):
     def forward(self, x, unit):
         return x.tan(), x.atan(), x.sinh(), x.asinh(), unit.atanh()

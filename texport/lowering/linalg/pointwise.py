@@ -1225,7 +1225,65 @@ def _legendre(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
                       (s.compare("eq", degree, s.constant(0)), one), (s.compare("eq", degree, one), x)], chain)
 
 
-for _name, _compute in (("hermite_polynomial_h", _hermite(True)), ("hermite_polynomial_he", _hermite(False)),
+def _parity(s: Scalars, degree: SSAValue, even: SSAValue, odd: SSAValue) -> SSAValue:
+    return s.select(s.compare("eq", s.insert(RemFOp(degree, s.constant(2))), s.constant(0)), even, odd)
+
+
+def _chebyshev(kind: str, threshold: int, shifted: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """T, U, V, W and their shifted forms (of y = 2x - 1): the values at the ends, a
+    closed form in theta = acos(y) above ``threshold``, else the recurrence. The
+    divisors sin(theta), sin(theta / 2), cos(theta / 2) come from theta / 2's series
+    (right to their last digits near the ends, where IREE's sin is not)."""
+    def compute(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+        one, two = s.constant(1), s.constant(2)
+        degree = _degree(s, n)
+        y = s.sub(s.add(x, x), one) if shifted else x
+        at_top = s.compare("eq", x, one)
+        at_bottom = s.compare("eq", x, s.constant(0 if shifted else -1))
+        after = s.add(degree, one)
+        odd_sum = s.add(s.add(degree, degree), one)
+        alternating = _parity(s, degree, one, s.constant(-1))
+        top, bottom = {"t": (one, alternating),
+                       "u": (after, _parity(s, degree, after, s.insert(arith.NegfOp(after)))),
+                       "v": (one, _parity(s, degree, odd_sum, s.insert(arith.NegfOp(odd_sum)))),
+                       "w": (odd_sum, alternating)}[kind]
+        theta = s.math(mathd.AcosOp, y)
+        half = s.mul(theta, s.constant(0.5))
+        square = s.mul(half, half)
+        sin_half, cos_half = s.mul(half, _series(s, square, _SIN_SERIES)), _series(s, square, _COS_SERIES)
+        if kind == "t":
+            inside = s.math(mathd.CosOp, s.mul(degree, theta))
+        elif kind == "u":
+            sine = s.mul(two, s.mul(sin_half, cos_half))
+            angle = s.mul(after, theta)
+            inside = s.select(s.compare("ne", sine, s.constant(0)),
+                              s.insert(arith.DivfOp(s.math(mathd.SinOp, angle), sine)),
+                              s.insert(arith.DivfOp(s.mul(after, s.math(mathd.CosOp, angle)), y)))
+        else:
+            angle = s.mul(s.add(degree, s.constant(0.5)), theta)
+            if kind == "v":
+                inside = s.select(s.compare("ne", sin_half, one),
+                                  s.insert(arith.DivfOp(s.math(mathd.CosOp, angle), cos_half)), bottom)
+            else:
+                ends = alternating if shifted else s.select(s.compare("gt", x, s.constant(0)), odd_sum, alternating)
+                inside = s.select(s.compare("ne", cos_half, one),
+                                  s.insert(arith.DivfOp(s.math(mathd.SinOp, angle), sin_half)), ends)
+        double = s.add(y, y)
+        second = {"t": y, "u": double, "v": s.sub(double, one), "w": s.add(double, one)}[kind]
+        chain = _recurrence(s, one, second, degree, lambda t, j, p, q: _fms(t, double, q, p))
+        closed = s.insert(arith.AndIOp(s.compare("gt", degree, s.constant(threshold)),
+                                       s.compare("lt", s.math(mathd.AbsFOp, y), one)))
+        return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)), (at_top, top),
+                          (at_bottom, bottom), (closed, inside), (s.compare("eq", degree, s.constant(0)), one),
+                          (s.compare("eq", degree, one), second)], chain)
+    return compute
+
+
+_CHEBYSHEV = [(f"chebyshev_polynomial_{kind}", _chebyshev(kind, threshold, False))
+              for kind, threshold in (("t", 6), ("u", 8), ("v", 8), ("w", 8))]
+_CHEBYSHEV += [(f"shifted_chebyshev_polynomial_{kind}", _chebyshev(kind, threshold, True))
+               for kind, threshold in (("t", 6), ("u", 6), ("v", 6), ("w", 4))]
+for _name, _compute in (*_CHEBYSHEV, ("hermite_polynomial_h", _hermite(True)), ("hermite_polynomial_he", _hermite(False)),
                         ("laguerre_polynomial_l", _laguerre), ("legendre_polynomial_p", _legendre)):
     lowers("pointwise", f"aten.special_{_name}.default", f"aten.special_{_name}.x_scalar",
            f"aten.special_{_name}.n_scalar")(_binary(_compute))
