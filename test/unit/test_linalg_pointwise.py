@@ -71,7 +71,7 @@ def test_float_unary_maths():
 
 
 class SpecialFunctions(torch.nn.Module):
-    def forward(self, x, special, unit, positive):
+    def forward(self, x, special, unit, positive, probability):
         return (torch.lgamma(x), torch.digamma(x), x.erfc(), torch.lgamma(special), torch.digamma(special),
                 special.erfc(), torch.erfinv(unit), torch.erfinv(special), torch.i0(x), torch.special.i0e(x),
                 torch.special.i1(x), torch.special.i1e(x), torch.special.modified_bessel_i0(special),
@@ -79,7 +79,8 @@ class SpecialFunctions(torch.nn.Module):
                 torch.special.modified_bessel_k0(x), torch.special.modified_bessel_k1(special),
                 torch.special.scaled_modified_bessel_k0(special), torch.special.scaled_modified_bessel_k1(x),
                 torch.special.spherical_bessel_j0(x), torch.polygamma(1, positive), torch.polygamma(2, positive),
-                torch.polygamma(3, x), torch.polygamma(3, special), torch.polygamma(0, positive))
+                torch.polygamma(3, x), torch.polygamma(3, special), torch.polygamma(0, positive),
+                torch.special.ndtri(probability))
 
 
 def test_special_functions_by_their_series():
@@ -99,7 +100,10 @@ def test_special_functions_by_their_series():
     # near negative poles the interpreter's n = 1, torch's float32 trigamma, is itself off
     # by 1e-4 through sin(pi x))
     positive = torch.from_numpy(np.concatenate([np.linspace(1e-3, 3, 300), np.linspace(3, 60, 300)]).astype(np.float32))
-    run(SpecialFunctions(), [dense, special, unit, positive])
+    # ndtri down to 1e-37: Newton steps from Giles' erfinv, or from the tail's asymptotic form
+    probability = np.concatenate([np.linspace(0, 1, 2001), np.logspace(-37, -1, 300), 1 - np.logspace(-7, -1, 50),
+                                  [-0.1, 1.1, np.nan, 0.5]])
+    run(SpecialFunctions(), [dense, special, unit, positive, torch.from_numpy(probability.astype(np.float32))])
 
 
 class IntegerMaths(torch.nn.Module):

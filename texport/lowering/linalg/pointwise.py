@@ -803,6 +803,42 @@ def _erfinv(s: Scalars, x: SSAValue) -> SSAValue:
 lowers("pointwise", "aten.erfinv.default")(_unary(_erfinv))
 
 
+def _ndtri(s: Scalars, p: SSAValue) -> SSAValue:
+    """The normal quantile: for the lower tail q = min(p, 1 - p), Giles' erfinv of 2q - 1
+    (its w = -log(4 q (1 - q)) from q itself, so a tiny q keeps its digits), or the tail's
+    asymptotic form past its range, as the first guess, then three Newton steps on Phi(y) = q with Phi from erfc's tail fit, the step
+    (Phi - q) / phi = Phi / phi (1 - q / Phi) formed without Phi's underflow."""
+    one, zero, half = s.constant(1), s.constant(0), s.constant(0.5)
+    q = s.minimum(p, s.sub(one, p))
+    w = s.insert(arith.NegfOp(s.math(mathd.LogOp, s.mul(s.constant(4), s.mul(q, s.sub(one, q))))))
+    central = _series(s, s.sub(w, s.constant(2.5)), _ERFINV_CENTRAL)
+    tail = _series(s, s.sub(s.math(mathd.SqrtOp, w), s.constant(3)), _ERFINV_TAIL)
+    y = s.mul(s.constant(math.sqrt(2)), s.mul(s.select(s.compare("lt", w, s.constant(5)), central, tail),
+                                               s.sub(s.add(q, q), one)))
+    # past Giles' range (w > 16, q < 1e-7): y^2 = L - log(2 pi L), L = -2 log q
+    log_q = s.math(mathd.LogOp, q)
+    twice = s.mul(s.constant(-2), log_q)
+    far = s.sub(twice, s.math(mathd.LogOp, s.mul(s.constant(2 * math.pi), twice)))
+    y = s.select(s.compare("gt", w, s.constant(16)), s.insert(arith.NegfOp(s.math(mathd.SqrtOp, far))), y)
+    for _ in range(3):
+        z = s.mul(s.insert(arith.NegfOp(y)), s.constant(math.sqrt(0.5)))  # >= 0
+        t = s.insert(arith.DivfOp(one, s.add(one, s.mul(half, z))))
+        fit = _series(s, t, _ERFC_COEFFICIENTS)
+        log_tail = s.add(s.math(mathd.LogOp, s.mul(half, t)), fit)  # log Phi(y) + z^2
+        ratio = s.math(mathd.ExpOp, s.add(s.sub(log_q, log_tail), s.mul(z, z)))  # q / Phi
+        scale = s.mul(s.constant(math.sqrt(2 * math.pi)), s.mul(half, s.mul(t, s.math(mathd.ExpOp, fit))))
+        y = s.sub(y, s.mul(scale, s.sub(one, ratio)))
+    value = s.select(s.compare("gt", p, half), s.insert(arith.NegfOp(y)), y)
+    value = s.select(s.compare("eq", p, half), zero, value)
+    value = s.select(s.compare("eq", p, zero), s.constant(-math.inf), value)
+    value = s.select(s.compare("eq", p, one), s.constant(math.inf), value)
+    outside = s.insert(arith.OrIOp(s.compare("lt", p, zero), s.compare("gt", p, one)))
+    return s.select(outside, s.constant(math.nan), value)
+
+
+lowers("pointwise", "aten.special_ndtri.default")(_unary(_ndtri))
+
+
 # Abramowitz and Stegun 9.8.1-9.8.4 (Numerical Recipes' bessi0, bessi1): I0 and I1 as
 # polynomials in (x / 3.75)^2 below |x| = 3.75, e^|x| / sqrt|x| times polynomials in
 # 3.75 / |x| above (relative error below 6e-7, measured against scipy)
