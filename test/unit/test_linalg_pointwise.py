@@ -80,15 +80,17 @@ class SpecialFunctions(torch.nn.Module):
                 torch.special.scaled_modified_bessel_k0(special), torch.special.scaled_modified_bessel_k1(x),
                 torch.special.spherical_bessel_j0(x), torch.polygamma(1, positive), torch.polygamma(2, positive),
                 torch.polygamma(3, x), torch.polygamma(3, special), torch.polygamma(0, positive),
-                torch.special.ndtri(probability))
+                torch.special.ndtri(probability), torch.special.bessel_j0(x), torch.special.bessel_j1(x),
+                torch.special.bessel_y0(positive), torch.special.bessel_y1(positive))
 
 
 def test_special_functions_by_their_series():
     # a dense range through the poles of the negative axis and the roots of lgamma (1, 2)
     # and digamma (1.46): float32 series (Stirling's, the asymptotic psi's, erfc's
-    # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0, I1, K0 and K1) against the
-    # interpreter's double-precision scipy, within 1e-5. (spherical_bessel_j0 is not
-    # given 1e20: IREE's sin has no range reduction that far and returns -inf.)
+    # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0, I1, K0 and K1, Hart's J0, J1,
+    # Y0, Y1) against the interpreter's double-precision scipy, within 1e-5. (The
+    # functions built on sin and cos are not given 1e20: IREE's sin has no range
+    # reduction that far and returns -inf.)
     dense = np.concatenate([np.linspace(-30.3, 40, 3001), np.linspace(1e-3, 3, 500)])
     dense = torch.from_numpy(dense.astype(np.float32))
     special = torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, 1e-8, math.inf, -math.inf, math.nan, 1e20,
