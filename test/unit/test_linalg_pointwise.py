@@ -71,7 +71,7 @@ def test_float_unary_maths():
 
 
 class SpecialFunctions(torch.nn.Module):
-    def forward(self, x, special, unit, positive):
+    def forward(self, x, special, unit, positive, probability):
         return (torch.lgamma(x), torch.digamma(x), x.erfc(), torch.lgamma(special), torch.digamma(special),
                 special.erfc(), torch.erfinv(unit), torch.erfinv(special), torch.i0(x), torch.special.i0e(x),
                 torch.special.i1(x), torch.special.i1e(x), torch.special.modified_bessel_i0(special),
@@ -79,17 +79,22 @@ class SpecialFunctions(torch.nn.Module):
                 torch.special.modified_bessel_k0(x), torch.special.modified_bessel_k1(special),
                 torch.special.scaled_modified_bessel_k0(special), torch.special.scaled_modified_bessel_k1(x),
                 torch.special.spherical_bessel_j0(x), torch.polygamma(1, positive), torch.polygamma(2, positive),
-                torch.polygamma(3, x), torch.polygamma(3, special), torch.polygamma(0, positive))
+                torch.polygamma(3, x), torch.polygamma(3, special), torch.polygamma(0, positive),
+                torch.special.ndtri(probability), torch.special.bessel_j0(x), torch.special.bessel_j1(x),
+                torch.special.bessel_y0(positive), torch.special.bessel_y1(positive))
 
 
 def test_special_functions_by_their_series():
     # a dense range through the poles of the negative axis and the roots of lgamma (1, 2)
     # and digamma (1.46): float32 series (Stirling's, the asymptotic psi's, erfc's
-    # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0, I1, K0 and K1) against the
-    # interpreter's double-precision scipy, within 1e-5. (spherical_bessel_j0 is not
-    # given 1e20: IREE's sin has no range reduction that far and returns -inf.)
-    dense = torch.from_numpy(np.concatenate([np.linspace(-30.3, 40, 3001), np.linspace(1e-3, 3, 500)]).astype(np.float32))
-    special = torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, 1e-8, math.inf, -math.inf, math.nan, 1e20, -1e6 - 0.5])
+    # Chebyshev fit, Giles' erfinv, Abramowitz and Stegun's I0, I1, K0 and K1, Hart's J0, J1,
+    # Y0, Y1) against the interpreter's double-precision scipy, within 1e-5. (The
+    # functions built on sin and cos are not given 1e20: IREE's sin has no range
+    # reduction that far and returns -inf.)
+    dense = np.concatenate([np.linspace(-30.3, 40, 3001), np.linspace(1e-3, 3, 500)])
+    dense = torch.from_numpy(dense.astype(np.float32))
+    special = torch.tensor([0.0, -0.0, -1.0, -2.0, -2.5, 1.0, 2.0, 1e-8, math.inf, -math.inf, math.nan, 1e20,
+                            -1e6 - 0.5])
     unit = torch.from_numpy(np.concatenate([np.linspace(-0.999999, 0.999999, 2001),
                                             1 - np.logspace(-7, -1, 50)]).astype(np.float32))
     # polygamma sums 1 / (x + k)^(n+1) up to x + k = 6: for even n and negative x those
@@ -97,7 +102,10 @@ def test_special_functions_by_their_series():
     # near negative poles the interpreter's n = 1, torch's float32 trigamma, is itself off
     # by 1e-4 through sin(pi x))
     positive = torch.from_numpy(np.concatenate([np.linspace(1e-3, 3, 300), np.linspace(3, 60, 300)]).astype(np.float32))
-    run(SpecialFunctions(), [dense, special, unit, positive])
+    # ndtri down to 1e-37: Newton steps from Giles' erfinv, or from the tail's asymptotic form
+    probability = np.concatenate([np.linspace(0, 1, 2001), np.logspace(-37, -1, 300), 1 - np.logspace(-7, -1, 50),
+                                  [-0.1, 1.1, np.nan, 0.5]])
+    run(SpecialFunctions(), [dense, special, unit, positive, torch.from_numpy(probability.astype(np.float32))])
 
 
 class IntegerMaths(torch.nn.Module):
@@ -130,6 +138,62 @@ def test_hurwitz_zeta():
     special_order = torch.tensor([[1.0], [0.5], [2.0], [3.0], [math.inf], [math.nan], [4.0]])
     special_q = torch.tensor([[0.0, -1.0, -2.5, 1.0, 1e-8, math.inf, math.nan, 1e20, -0.5]])
     run(Zeta(), [floats(40, 1, low=1.05, high=8), floats(1, 30, low=0.05, high=30), special_order, special_q])
+
+
+class IncompleteGamma(torch.nn.Module):
+    def forward(self, a, x, special_a, special_x):
+        return (torch.igamma(a, x), torch.igammac(a, x), torch.igamma(special_a, special_x),
+                torch.igammac(special_a, special_x))
+
+
+def test_incomplete_gamma():
+    # Cephes' series and continued fraction as loops, in float32: within 1e-5 of scipy's
+    # double-precision values over a in (0.05, 60), x in (0.01, 120), and scipy's special values
+    a = torch.from_numpy(np.concatenate([np.linspace(0.05, 3, 20), np.linspace(3, 60, 20)]).astype(np.float32))
+    x = torch.from_numpy(np.concatenate([np.linspace(0.01, 3, 25), np.linspace(3, 120, 25)]).astype(np.float32))
+    special_a = torch.tensor([[0.0], [-1.0], [1.0], [math.inf], [math.nan], [1e-8], [5.0], [2.0]])
+    special_x = torch.tensor([[0.0, 1.0, -1.0, math.inf, math.nan, 1e-30, 1e30, 1e-8, 2.0]])
+    run(IncompleteGamma(), [a.reshape(40, 1), x.reshape(1, 50), special_a, special_x])
+
+
+class Polynomials(torch.nn.Module):
+    def forward(self, x, n, unit):
+        special = torch.special
+        return (special.hermite_polynomial_h(x, n), special.hermite_polynomial_he(x, n),
+                special.laguerre_polynomial_l(x, n), special.legendre_polynomial_p(unit, n),
+                special.hermite_polynomial_h(x, 3), special.legendre_polynomial_p(0.5, n),
+                special.laguerre_polynomial_l(unit, 7.9))
+
+
+def test_orthogonal_polynomials():
+    # the recurrence as a loop of fused multiply-adds (math.fma), as torch's; the special
+    # cases (negative, nan and infinite degrees, the ends, Hermite's nan past degree 128)
+    x = torch.cat([floats(1, 30, low=-3, high=3), torch.tensor([[0.0, math.nan, math.inf]])], 1)
+    unit = torch.cat([floats(1, 30, low=-1, high=1), torch.tensor([[1.0, -1.0, 0.0]])], 1)
+    n = torch.tensor([[-1.0], [0.0], [1.0], [2.0], [3.7], [5.0], [10.0], [20.0], [math.nan], [math.inf], [129.0],
+                      [40.0]])
+    run(Polynomials(), [x, n, unit])
+
+
+class Chebyshev(torch.nn.Module):
+    def forward(self, x, n, h):
+        special = torch.special
+        return (special.chebyshev_polynomial_t(x, n), special.chebyshev_polynomial_u(x, n),
+                special.chebyshev_polynomial_v(x, n), special.chebyshev_polynomial_w(x, n),
+                special.shifted_chebyshev_polynomial_t(h, n), special.shifted_chebyshev_polynomial_u(h, n),
+                special.shifted_chebyshev_polynomial_v(h, n), special.shifted_chebyshev_polynomial_w(h, n),
+                special.chebyshev_polynomial_t(x, 3))
+
+
+def test_chebyshev_polynomials():
+    # 5e-5: past a small degree the closed forms take cos and sin of n acos(y); IREE's
+    # acos, cos and sin are ~2e-7 absolute from the correctly rounded values the
+    # interpreter's take, and n (up to 40 here) multiplies that
+    x = torch.cat([floats(1, 30, low=-1, high=1), torch.tensor([[1.0, -1.0, 0.0, 1.5, -2.0, math.nan]])], 1)
+    h = torch.cat([floats(1, 30, low=0, high=1), torch.tensor([[1.0, 0.0, 0.5, 1.5, -2.0, math.nan]])], 1)
+    n = torch.tensor([[-1.0], [0.0], [1.0], [2.0], [3.7], [5.0], [7.0], [9.0], [20.0], [math.nan], [math.inf],
+                      [40.0]])
+    run(Chebyshev(), [x, n, h], rtol=5e-5, atol=5e-5)
 
 
 class ExpandedUnary(torch.nn.Module):
@@ -287,8 +351,9 @@ class Casts(torch.nn.Module):
     def forward(self, x, i, b, src, u):
         y = x.clone()
         y.copy_(src)
-        return (x.to(torch.int32), x.to(torch.bool), x.to(torch.float64).float(), i.to(torch.float32), b.to(torch.float32),
-                b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32), (x.abs() * 3).to(torch.uint8).long(), y, x.clone() * 2,
+        return (x.to(torch.int32), x.to(torch.bool), x.to(torch.float64).float(), i.to(torch.float32),
+                b.to(torch.float32), b.to(torch.int64), i.to(torch.bool), i.to(torch.int8), u.to(torch.float32),
+                (x.abs() * 3).to(torch.uint8).long(), y, x.clone() * 2,
                 torch.ops.aten.alias.default(x) + 1, x.to(torch.float16), (x.half().exp() + 1).float())
 
 

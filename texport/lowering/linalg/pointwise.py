@@ -322,23 +322,30 @@ def _remainder(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
     return s.select(shift, s.add(mod, y), mod)
 
 
-def _in_block(s: Scalars, block: Block) -> Scalars:
-    """The scalar builder of a block nested in the body (a loop's)."""
-    return Scalars(Body(Builder(InsertPoint.at_end(block)), list(block.args), s.body.element), s.dtype, s.stored)
+Carried = Sequence[SSAValue]
+
+
+def _while(s: Scalars, initial: Carried, going: Callable[[Scalars, Carried], SSAValue],
+           step: Callable[[Scalars, Carried], Carried]) -> Carried:
+    """A loop in the body (scf.while; IREE runs it per element): the values ``initial``
+    carried through ``step`` while ``going`` holds of them; their last values."""
+    types = [v.type for v in initial]
+    before, after = Block(arg_types=types), Block(arg_types=types)
+    test = Scalars(Body(Builder(InsertPoint.at_end(before)), [], s.body.element), s.dtype, s.stored)
+    test.insert(scf.ConditionOp(going(test, before.args), *before.args))
+    body = Scalars(Body(Builder(InsertPoint.at_end(after)), [], s.body.element), s.dtype, s.stored)
+    body.insert(scf.YieldOp(*step(body, after.args)))
+    loop = scf.WhileOp(list(initial), types, Region(before), Region(after))
+    s.insert(loop)
+    return loop.results
 
 
 def _gcd(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
-    """Euclid's algorithm as torch's calc_gcd (a loop in the body: scf.while), >= 0."""
+    """Euclid's algorithm as torch's calc_gcd, >= 0."""
     if not s.unsigned:
         x, y = s.math(mathd.AbsIOp, x), s.math(mathd.AbsIOp, y)
-    before, after = Block(arg_types=[s.element] * 2), Block(arg_types=[s.element] * 2)
-    test = _in_block(s, before)
-    test.insert(scf.ConditionOp(test.compare("ne", before.args[1], test.constant(0)), *before.args))
-    step = _in_block(s, after)
-    step.insert(scf.YieldOp(after.args[1], _fmod(step, after.args[0], after.args[1])))
-    loop = scf.WhileOp([x, y], [s.element] * 2, Region(before), Region(after))
-    s.insert(loop)
-    return loop.results[0]
+    return _while(s, [x, y], lambda t, v: t.compare("ne", v[1], t.constant(0)),
+                  lambda t, v: [v[1], _fmod(t, v[0], v[1])])[0]
 
 
 def _lcm(s: Scalars, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -796,6 +803,42 @@ def _erfinv(s: Scalars, x: SSAValue) -> SSAValue:
 lowers("pointwise", "aten.erfinv.default")(_unary(_erfinv))
 
 
+def _ndtri(s: Scalars, p: SSAValue) -> SSAValue:
+    """The normal quantile: for the lower tail q = min(p, 1 - p), Giles' erfinv of 2q - 1
+    (its w = -log(4 q (1 - q)) from q itself, so a tiny q keeps its digits), or the tail's
+    asymptotic form past its range, as the first guess, then three Newton steps on Phi(y) = q with Phi from erfc's tail fit, the step
+    (Phi - q) / phi = Phi / phi (1 - q / Phi) formed without Phi's underflow."""
+    one, zero, half = s.constant(1), s.constant(0), s.constant(0.5)
+    q = s.minimum(p, s.sub(one, p))
+    w = s.insert(arith.NegfOp(s.math(mathd.LogOp, s.mul(s.constant(4), s.mul(q, s.sub(one, q))))))
+    central = _series(s, s.sub(w, s.constant(2.5)), _ERFINV_CENTRAL)
+    tail = _series(s, s.sub(s.math(mathd.SqrtOp, w), s.constant(3)), _ERFINV_TAIL)
+    y = s.mul(s.constant(math.sqrt(2)), s.mul(s.select(s.compare("lt", w, s.constant(5)), central, tail),
+                                               s.sub(s.add(q, q), one)))
+    # past Giles' range (w > 16, q < 1e-7): y^2 = L - log(2 pi L), L = -2 log q
+    log_q = s.math(mathd.LogOp, q)
+    twice = s.mul(s.constant(-2), log_q)
+    far = s.sub(twice, s.math(mathd.LogOp, s.mul(s.constant(2 * math.pi), twice)))
+    y = s.select(s.compare("gt", w, s.constant(16)), s.insert(arith.NegfOp(s.math(mathd.SqrtOp, far))), y)
+    for _ in range(3):
+        z = s.mul(s.insert(arith.NegfOp(y)), s.constant(math.sqrt(0.5)))  # >= 0
+        t = s.insert(arith.DivfOp(one, s.add(one, s.mul(half, z))))
+        fit = _series(s, t, _ERFC_COEFFICIENTS)
+        log_tail = s.add(s.math(mathd.LogOp, s.mul(half, t)), fit)  # log Phi(y) + z^2
+        ratio = s.math(mathd.ExpOp, s.add(s.sub(log_q, log_tail), s.mul(z, z)))  # q / Phi
+        scale = s.mul(s.constant(math.sqrt(2 * math.pi)), s.mul(half, s.mul(t, s.math(mathd.ExpOp, fit))))
+        y = s.sub(y, s.mul(scale, s.sub(one, ratio)))
+    value = s.select(s.compare("gt", p, half), s.insert(arith.NegfOp(y)), y)
+    value = s.select(s.compare("eq", p, half), zero, value)
+    value = s.select(s.compare("eq", p, zero), s.constant(-math.inf), value)
+    value = s.select(s.compare("eq", p, one), s.constant(math.inf), value)
+    outside = s.insert(arith.OrIOp(s.compare("lt", p, zero), s.compare("gt", p, one)))
+    return s.select(outside, s.constant(math.nan), value)
+
+
+lowers("pointwise", "aten.special_ndtri.default")(_unary(_ndtri))
+
+
 # Abramowitz and Stegun 9.8.1-9.8.4 (Numerical Recipes' bessi0, bessi1): I0 and I1 as
 # polynomials in (x / 3.75)^2 below |x| = 3.75, e^|x| / sqrt|x| times polynomials in
 # 3.75 / |x| above (relative error below 6e-7, measured against scipy)
@@ -876,6 +919,78 @@ lowers("pointwise", "aten.special_modified_bessel_k0.default")(_unary(_bessel_k(
 lowers("pointwise", "aten.special_modified_bessel_k1.default")(_unary(_bessel_k(1, False)))
 lowers("pointwise", "aten.special_scaled_modified_bessel_k0.default")(_unary(_bessel_k(0, True)))
 lowers("pointwise", "aten.special_scaled_modified_bessel_k1.default")(_unary(_bessel_k(1, True)))
+
+
+# Numerical Recipes' bessj0, bessj1, bessy0, bessy1 (Hart's rational fits): below |x| = 8 a
+# ratio of polynomials in x^2, above sqrt(2 / (pi x)) (cos or sin of x - phase) P - z Q)
+# with z = 8 / x (absolute error below 4e-8, measured against scipy)
+_BESSEL_JY_NEAR = {
+    "j0": ((57568490574.0, -13362590354.0, 651619640.7, -11214424.18, 77392.33017, -184.9052456),
+           (57568490411.0, 1029532985.0, 9494680.718, 59272.64853, 267.8532712, 1.0)),
+    "j1": ((72362614232.0, -7895059235.0, 242396853.1, -2972611.439, 15704.48260, -30.16036606),
+           (144725228442.0, 2300535178.0, 18583304.74, 99447.43394, 376.9991397, 1.0)),
+    "y0": ((-2957821389.0, 7062834065.0, -512359803.6, 10879881.29, -86327.92757, 228.4622733),
+           (40076544269.0, 745249964.8, 7189466.438, 47447.26470, 226.1030244, 1.0)),
+    "y1": ((-0.4900604943e13, 0.1275274390e13, -0.5153438139e11, 0.7349264551e9, -0.4237922726e7,
+            0.8511937935e4),
+           (0.2499580570e14, 0.4244419664e12, 0.3733650367e10, 0.2245904002e8, 0.1020426050e6,
+            0.3549632885e3, 1.0))}
+_BESSEL_JY_FAR = {  # (phase, P, Q) of each order
+    0: (0.785398164, (1.0, -0.1098628627e-2, 0.2734510407e-4, -0.2073370639e-5, 0.2093887211e-6),
+        (-0.1562499995e-1, 0.1430488765e-3, -0.6911147651e-5, 0.7621095161e-6, -0.934935152e-7)),
+    1: (2.356194491, (1.0, 0.183105e-2, -0.3516396496e-4, 0.2457520174e-5, -0.240337019e-6),
+        (0.04687499995, -0.2002690873e-3, 0.8449199096e-5, -0.88228987e-6, 0.105787412e-6))}
+
+
+def _bessel_near(s: Scalars, name: str, x: SSAValue) -> SSAValue:
+    numerator, denominator = _BESSEL_JY_NEAR[name]
+    square = s.mul(x, x)
+    ratio = s.insert(arith.DivfOp(_series(s, square, numerator), _series(s, square, denominator)))
+    return s.mul(x, ratio) if name.endswith("1") else ratio
+
+
+def _bessel_far(s: Scalars, order: int, second_kind: bool, magnitude: SSAValue) -> SSAValue:
+    phase, p_series, q_series = _BESSEL_JY_FAR[order]
+    z = s.insert(arith.DivfOp(s.constant(8), magnitude))
+    square = s.mul(z, z)
+    shifted = s.sub(magnitude, s.constant(phase))
+    cosine, sine = s.math(mathd.CosOp, shifted), s.math(mathd.SinOp, shifted)
+    p, q = _series(s, square, p_series), s.mul(z, _series(s, square, q_series))
+    wave = (s.add(s.mul(sine, p), s.mul(cosine, q)) if second_kind
+            else s.sub(s.mul(cosine, p), s.mul(sine, q)))
+    amplitude = s.math(mathd.SqrtOp, s.insert(arith.DivfOp(s.constant(2 / math.pi), magnitude)))
+    value = s.mul(amplitude, wave)  # nan at +-inf, as the interpreter's (scipy's)
+    return s.select(s.compare("eq", magnitude, s.constant(math.inf)), s.constant(math.nan), value)
+
+
+def _bessel_j(order: int) -> Callable[[Scalars, SSAValue], SSAValue]:
+    """J0 (even) or J1 (odd) of the first kind."""
+    def compute(s: Scalars, x: SSAValue) -> SSAValue:
+        magnitude = s.math(mathd.AbsFOp, x)
+        far = _bessel_far(s, order, False, magnitude)
+        if order == 1:  # odd
+            far = s.select(s.compare("lt", x, s.constant(0)), s.insert(arith.NegfOp(far)), far)
+        return s.select(s.compare("lt", magnitude, s.constant(8)), _bessel_near(s, f"j{order}", x), far)
+    return compute
+
+
+def _bessel_y(order: int) -> Callable[[Scalars, SSAValue], SSAValue]:
+    """Y0 or Y1 of the second kind: -inf at 0, nan below."""
+    def compute(s: Scalars, x: SSAValue) -> SSAValue:
+        logarithm = s.mul(s.constant(2 / math.pi), s.math(mathd.LogOp, x))
+        near = s.add(_bessel_near(s, f"y{order}", x), s.mul(logarithm, _bessel_j(order)(s, x)))
+        if order == 1:
+            near = s.sub(near, s.insert(arith.DivfOp(s.constant(2 / math.pi), x)))
+        value = s.select(s.compare("lt", x, s.constant(8)), near, _bessel_far(s, order, True, x))
+        value = s.select(s.compare("eq", x, s.constant(0)), s.constant(-math.inf), value)
+        return s.select(s.compare("lt", x, s.constant(0)), s.constant(math.nan), value)
+    return compute
+
+
+lowers("pointwise", "aten.special_bessel_j0.default")(_unary(_bessel_j(0)))
+lowers("pointwise", "aten.special_bessel_j1.default")(_unary(_bessel_j(1)))
+lowers("pointwise", "aten.special_bessel_y0.default")(_unary(_bessel_y(0)))
+lowers("pointwise", "aten.special_bessel_y1.default")(_unary(_bessel_y(1)))
 
 
 def _spherical_bessel_j0(s: Scalars, x: SSAValue) -> SSAValue:
@@ -961,25 +1076,26 @@ lowers("pointwise", "aten.digamma.default")(_unary(_digamma))
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66)  # B2 .. B10
 
 
+def _sum_below(s: Scalars, start: SSAValue, limit: int, term: Callable[[Scalars, SSAValue], SSAValue]
+               ) -> tuple[SSAValue, SSAValue]:
+    """(z, the sum of term(start + k) for start + k < limit): the first z at the limit or
+    past it, where an asymptotic series takes over. Stops at -inf and at |start| >= 2^24,
+    where z + 1 is z."""
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        moving = t.compare("ne", t.add(v[0], t.constant(1)), v[0])
+        return t.insert(arith.AndIOp(t.compare("lt", v[0], t.constant(limit)), moving))
+
+    z, total = _while(s, [start, s.constant(0)], going,
+                      lambda t, v: [t.add(v[0], t.constant(1)), t.add(v[1], term(t, v[0]))])
+    return z, total
+
+
 def _polygamma_of(s: Scalars, order: int, x: SSAValue) -> SSAValue:
     """psi^(n)(x) = (-1)^(n+1) n! sum_k 1 / (x + k)^(n+1): the terms below z = 6 summed
     by a loop (scf.while: any x, negative ones too), the rest by its asymptotic series
     (n-1)! / z^n + n! / (2 z^(n+1)) + sum_j B_2j (2j+n-1)! / ((2j)! z^(2j+n)). At the
     poles (x <= 0 whole) +-inf; the interpreter's nan at +inf (n >= 2) and -inf (n = 1)."""
-    floats = [s.element] * 2
-    before, after = Block(arg_types=floats), Block(arg_types=floats)
-    test = _in_block(s, before)
-    z, _ = before.args
-    below = test.compare("lt", z, test.constant(6))
-    moving = test.compare("ne", test.add(z, test.constant(1)), z)  # stops at -inf and |x| >= 2^24
-    test.insert(scf.ConditionOp(test.insert(arith.AndIOp(below, moving)), *before.args))
-    step = _in_block(s, after)
-    z, total = after.args
-    term = step.insert(arith.DivfOp(step.constant(1), _known_power(step, z, order + 1)))
-    step.insert(scf.YieldOp(step.add(z, step.constant(1)), step.add(total, term)))
-    loop = scf.WhileOp([x, s.constant(0)], floats, Region(before), Region(after))
-    s.insert(loop)
-    z, total = loop.results
+    z, total = _sum_below(s, x, 6, lambda t, z: t.insert(arith.DivfOp(t.constant(1), _known_power(t, z, order + 1))))
     inverse = s.insert(arith.DivfOp(s.constant(1), z))
     corrections = [math.factorial(2 * j + order - 1) / math.factorial(2 * j) * bernoulli
                    for j, bernoulli in enumerate(_BERNOULLI, start=1)]
@@ -1004,20 +1120,7 @@ def _zeta(s: Scalars, order: SSAValue, q: SSAValue) -> SSAValue:
     to B12), C's pow for a negative q + k; inf at s = 1 and at the poles (q <= 0
     whole), nan for s < 1 and at q = +inf, at s = +inf only q^-s, as the interpreter's
     (scipy's)."""
-    floats = [s.element] * 2
-    before, after = Block(arg_types=floats), Block(arg_types=floats)
-    test = _in_block(s, before)
-    z, _ = before.args
-    below = test.compare("lt", z, test.constant(9))
-    moving = test.compare("ne", test.add(z, test.constant(1)), z)  # stops at -inf and |q| >= 2^24
-    test.insert(scf.ConditionOp(test.insert(arith.AndIOp(below, moving)), *before.args))
-    step = _in_block(s, after)
-    z, total = after.args
-    term = _float_power(step, z, step.insert(arith.NegfOp(order)))
-    step.insert(scf.YieldOp(step.add(z, step.constant(1)), step.add(total, term)))
-    loop = scf.WhileOp([q, s.constant(0)], floats, Region(before), Region(after))
-    s.insert(loop)
-    z, total = loop.results
+    z, total = _sum_below(s, q, 9, lambda t, z: _float_power(t, z, t.insert(arith.NegfOp(order))))
     power = s.math(mathd.PowFOp, z, s.insert(arith.NegfOp(order)))  # z^-s, z >= 9
     one = s.constant(1)
     value = s.add(total, s.insert(arith.DivfOp(s.mul(power, z), s.sub(order, one))))
@@ -1046,6 +1149,252 @@ def _zeta(s: Scalars, order: SSAValue, q: SSAValue) -> SSAValue:
 
 lowers("pointwise", "aten.special_zeta.default", "aten.special_zeta.other_scalar", "aten.special_zeta.self_scalar")(
     _binary(_zeta))
+
+
+# the incomplete gamma function's loops stop at the float's epsilon (or after 2000 steps)
+_EPSILON = {32: 2.0**-24, 64: 2.0**-53}
+_STEPS = 2000
+
+
+def _gamma_series(s: Scalars, a: SSAValue, x: SSAValue) -> SSAValue:
+    """sum_n x^n / ((a+1) ... (a+n)): P(a, x) = it times x^a e^-x / Gamma(a + 1) (Cephes' igam)."""
+    epsilon = _EPSILON[s.element.bitwidth]
+
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        relative = t.insert(arith.DivfOp(v[1], v[2]))
+        return t.insert(arith.AndIOp(t.compare("gt", relative, t.constant(epsilon)),
+                                     t.compare("lt", v[3], t.constant(_STEPS))))
+
+    def step(t: Scalars, v: Carried) -> Carried:
+        r = t.add(v[0], t.constant(1))
+        c = t.mul(v[1], t.insert(arith.DivfOp(x, r)))
+        return [r, c, t.add(v[2], c), t.add(v[3], t.constant(1))]
+
+    one = s.constant(1)
+    return _while(s, [a, one, one, s.constant(0)], going, step)[2]
+
+
+def _gamma_fraction(s: Scalars, a: SSAValue, x: SSAValue) -> SSAValue:
+    """Q(a, x)'s continued fraction (Cephes' igamc): Q = it times x^a e^-x / Gamma(a),
+    its convergents rescaled when they grow past 1 / epsilon."""
+    epsilon = _EPSILON[s.element.bitwidth]
+    one = s.constant(1)
+    y = s.sub(one, a)
+    z = s.add(s.add(x, y), one)
+    numerator, denominator = s.add(x, one), s.mul(z, x)
+    start = [s.constant(0), y, z, one, numerator, x, denominator,
+             s.insert(arith.DivfOp(numerator, denominator)), one, s.constant(0)]
+
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        return t.insert(arith.AndIOp(t.compare("gt", v[8], t.constant(epsilon)),
+                                     t.compare("lt", v[9], t.constant(_STEPS))))
+
+    def step(t: Scalars, v: Carried) -> Carried:
+        count, y, z, p2, p1, q2, q1, answer, _, steps = v
+        count, y, z = t.add(count, t.constant(1)), t.add(y, t.constant(1)), t.add(z, t.constant(2))
+        yc = t.mul(y, count)
+        p = t.sub(t.mul(p1, z), t.mul(p2, yc))
+        q = t.sub(t.mul(q1, z), t.mul(q2, yc))
+        defined = t.compare("ne", q, t.constant(0))
+        ratio = t.insert(arith.DivfOp(p, q))
+        change = t.math(mathd.AbsFOp, t.insert(arith.DivfOp(t.sub(answer, ratio), ratio)))
+        change, answer = t.select(defined, change, t.constant(1)), t.select(defined, ratio, answer)
+        big = t.compare("gt", t.math(mathd.AbsFOp, p), t.constant(1 / epsilon))
+        scale = t.select(big, t.constant(epsilon), t.constant(1))
+        return [count, y, z, t.mul(p1, scale), t.mul(p, scale), t.mul(q1, scale), t.mul(q, scale), answer,
+                change, t.add(steps, t.constant(1))]
+
+    return _while(s, start, going, step)[7]
+
+
+def _incomplete_gamma(upper: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """The regularized incomplete gamma P(a, x) (igamma) or Q = 1 - P (igammac): the
+    series where x <= max(1, a), the continued fraction beyond (Cephes' choice); each
+    loop gets a trivial argument where the other is taken. scipy's special values."""
+    def compute(s: Scalars, a: SSAValue, x: SSAValue) -> SSAValue:
+        one, zero = s.constant(1), s.constant(0)
+        by_fraction = s.insert(arith.AndIOp(s.compare("gt", x, one), s.compare("gt", x, a)))
+        series_x = s.select(by_fraction, zero, x)
+        fraction_a, fraction_x = s.select(by_fraction, a, one), s.select(by_fraction, x, s.constant(2))
+        log_power = s.sub(s.mul(a, s.math(mathd.LogOp, x)), x)
+        series = s.mul(_gamma_series(s, a, series_x),
+                       s.math(mathd.ExpOp, s.sub(log_power, _lgamma(s, s.add(a, one)))))
+        log_prefactor = s.sub(log_power, _lgamma(s, a))
+        fraction = s.mul(_gamma_fraction(s, fraction_a, fraction_x), s.math(mathd.ExpOp, log_prefactor))
+        # x^a e^-x / Gamma(a) below the least normal float: Q is 0 (its fraction overflows there)
+        least = math.log(2.0 ** (-126 if s.element.bitwidth == 32 else -1022))
+        fraction = s.select(s.compare("lt", log_prefactor, s.constant(least)), zero, fraction)
+        lower = s.select(by_fraction, s.sub(one, fraction), series)
+        value = s.sub(one, lower) if upper else lower
+        if upper:
+            value = s.select(by_fraction, fraction, value)
+        full, empty = (zero, one) if upper else (one, zero)
+        value = s.select(s.compare("eq", x, zero), empty, value)
+        value = s.select(s.insert(arith.OrIOp(s.compare("eq", x, s.constant(math.inf)),
+                                              s.compare("eq", a, zero))), full, value)
+        value = s.select(s.compare("eq", a, s.constant(math.inf)), empty, value)
+        undefined = s.insert(arith.OrIOp(s.compare("lt", a, zero), s.compare("lt", x, zero)))
+        undefined = s.insert(arith.OrIOp(undefined, s.insert(arith.AndIOp(s.compare("eq", a, zero),
+                                                                          s.compare("eq", x, zero)))))
+        undefined = s.insert(arith.OrIOp(undefined, s.insert(arith.CmpfOp(a, x, "uno"))))
+        both_infinite = s.insert(arith.AndIOp(s.compare("eq", a, s.constant(math.inf)),
+                                              s.compare("eq", x, s.constant(math.inf))))
+        undefined = s.insert(arith.OrIOp(undefined, both_infinite))
+        return s.select(undefined, s.constant(math.nan), value)
+    return compute
+
+
+lowers("pointwise", "aten.igamma.default")(_binary(_incomplete_gamma(upper=False)))
+lowers("pointwise", "aten.igammac.default")(_binary(_incomplete_gamma(upper=True)))
+
+
+# ---- orthogonal polynomials P_n(x), as torch's Math.h (the interpreter's): special cases
+# first, else the three-term recurrence up to the degree, each step a fused multiply-add
+
+
+def _degree(s: Scalars, n: SSAValue) -> SSAValue:
+    """torch's static_cast<int64_t>(n) as a float: truncated; nan and +-inf give -1."""
+    finite = s.compare("lt", s.math(mathd.AbsFOp, n), s.constant(math.inf))
+    return s.select(finite, s.math(mathd.TruncOp, _clamp_to(s, n, s.constant(-2.0**62), s.constant(2.0**62))),
+                    s.constant(-1))
+
+
+def _fms(s: Scalars, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+    """a * b - c rounded once (the fused multiply-add torch's compiled loops use)."""
+    return s.insert(mathd.FmaOp(a, b, s.insert(arith.NegfOp(c))))
+
+
+def _recurrence(s: Scalars, first: SSAValue, second: SSAValue, degree: SSAValue,
+                step: Callable[[Scalars, SSAValue, SSAValue, SSAValue], SSAValue]) -> SSAValue:
+    """P_degree from P_0 = first, P_1 = second and P_(j+1) = step(j, P_(j-1), P_j): a loop
+    that stops at the degree or once P_j is nan."""
+    def going(t: Scalars, v: Carried) -> SSAValue:
+        return t.insert(arith.AndIOp(t.compare("lt", v[0], degree), t.insert(arith.CmpfOp(v[2], v[2], "ord"))))
+
+    return _while(s, [s.constant(1), first, second], going,
+                  lambda t, v: [t.add(v[0], t.constant(1)), v[2], step(t, v[0], v[1], v[2])])[2]
+
+
+def _cases(s: Scalars, cases: Sequence[tuple[SSAValue, SSAValue]], otherwise: SSAValue) -> SSAValue:
+    """The value of the first case whose condition holds (numpy's select)."""
+    value = otherwise
+    for condition, case in reversed(cases):
+        value = s.select(condition, case, value)
+    return value
+
+
+def _hermite(physicists: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """H_n (physicists') or He_n (probabilists'); nan beyond degree 128 (float32) or 512."""
+    def compute(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+        degree = _degree(s, n)
+        limit = s.constant(128 if s.element.bitwidth == 32 else 512)
+        second = s.add(x, x) if physicists else x
+
+        def step(t: Scalars, j: SSAValue, p: SSAValue, q: SSAValue) -> SSAValue:
+            weight = t.add(j, j) if physicists else j
+            return _fms(t, second, q, t.mul(weight, p))
+
+        chain = _recurrence(s, s.constant(1), second, s.minimum(degree, s.add(limit, s.constant(1))), step)
+        return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)),
+                          (s.compare("eq", degree, s.constant(0)), s.constant(1)),
+                          (s.compare("eq", degree, s.constant(1)), second),
+                          (s.compare("gt", degree, limit), s.constant(math.nan))], chain)
+    return compute
+
+
+def _laguerre(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+    degree = _degree(s, n)
+    one = s.constant(1)
+    second = s.sub(one, x)
+
+    def step(t: Scalars, j: SSAValue, p: SSAValue, q: SSAValue) -> SSAValue:
+        value = _fms(t, t.add(t.add(j, j), second), q, t.mul(j, p))
+        return t.insert(arith.DivfOp(value, t.add(j, t.constant(1))))
+
+    chain = _recurrence(s, one, second, degree, step)
+    return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)),
+                      (s.compare("eq", x, s.constant(0)), one), (s.compare("eq", degree, s.constant(0)), one),
+                      (s.compare("eq", degree, one), second)], chain)
+
+
+def _legendre(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+    degree = _degree(s, n)
+    one = s.constant(1)
+
+    def step(t: Scalars, j: SSAValue, p: SSAValue, q: SSAValue) -> SSAValue:
+        value = _fms(t, t.mul(t.add(t.add(j, j), t.constant(1)), x), q, t.mul(j, p))
+        return t.insert(arith.DivfOp(value, t.add(j, t.constant(1))))
+
+    chain = _recurrence(s, one, x, degree, step)
+    even = s.compare("eq", s.insert(RemFOp(degree, s.constant(2))), s.constant(0))
+    ends = s.select(s.insert(arith.OrIOp(s.compare("gt", x, s.constant(0)), even)), one, s.constant(-1))
+    return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)),
+                      (s.compare("eq", s.math(mathd.AbsFOp, x), one), ends),
+                      (s.compare("eq", degree, s.constant(0)), one), (s.compare("eq", degree, one), x)], chain)
+
+
+def _parity(s: Scalars, degree: SSAValue, even: SSAValue, odd: SSAValue) -> SSAValue:
+    return s.select(s.compare("eq", s.insert(RemFOp(degree, s.constant(2))), s.constant(0)), even, odd)
+
+
+def _chebyshev(kind: str, threshold: int, shifted: bool) -> Callable[[Scalars, SSAValue, SSAValue], SSAValue]:
+    """T, U, V, W and their shifted forms (of y = 2x - 1): the values at the ends, a
+    closed form in theta = acos(y) above ``threshold``, else the recurrence. The
+    divisors sin(theta), sin(theta / 2), cos(theta / 2) come from theta / 2's series
+    (right to their last digits near the ends, where IREE's sin is not)."""
+    def compute(s: Scalars, x: SSAValue, n: SSAValue) -> SSAValue:
+        one, two = s.constant(1), s.constant(2)
+        degree = _degree(s, n)
+        y = s.sub(s.add(x, x), one) if shifted else x
+        at_top = s.compare("eq", x, one)
+        at_bottom = s.compare("eq", x, s.constant(0 if shifted else -1))
+        after = s.add(degree, one)
+        odd_sum = s.add(s.add(degree, degree), one)
+        alternating = _parity(s, degree, one, s.constant(-1))
+        top, bottom = {"t": (one, alternating),
+                       "u": (after, _parity(s, degree, after, s.insert(arith.NegfOp(after)))),
+                       "v": (one, _parity(s, degree, odd_sum, s.insert(arith.NegfOp(odd_sum)))),
+                       "w": (odd_sum, alternating)}[kind]
+        theta = s.math(mathd.AcosOp, y)
+        half = s.mul(theta, s.constant(0.5))
+        square = s.mul(half, half)
+        sin_half, cos_half = s.mul(half, _series(s, square, _SIN_SERIES)), _series(s, square, _COS_SERIES)
+        if kind == "t":
+            inside = s.math(mathd.CosOp, s.mul(degree, theta))
+        elif kind == "u":
+            sine = s.mul(two, s.mul(sin_half, cos_half))
+            angle = s.mul(after, theta)
+            inside = s.select(s.compare("ne", sine, s.constant(0)),
+                              s.insert(arith.DivfOp(s.math(mathd.SinOp, angle), sine)),
+                              s.insert(arith.DivfOp(s.mul(after, s.math(mathd.CosOp, angle)), y)))
+        else:
+            angle = s.mul(s.add(degree, s.constant(0.5)), theta)
+            if kind == "v":
+                inside = s.select(s.compare("ne", sin_half, one),
+                                  s.insert(arith.DivfOp(s.math(mathd.CosOp, angle), cos_half)), bottom)
+            else:
+                ends = alternating if shifted else s.select(s.compare("gt", x, s.constant(0)), odd_sum, alternating)
+                inside = s.select(s.compare("ne", cos_half, one),
+                                  s.insert(arith.DivfOp(s.math(mathd.SinOp, angle), sin_half)), ends)
+        double = s.add(y, y)
+        second = {"t": y, "u": double, "v": s.sub(double, one), "w": s.add(double, one)}[kind]
+        chain = _recurrence(s, one, second, degree, lambda t, j, p, q: _fms(t, double, q, p))
+        closed = s.insert(arith.AndIOp(s.compare("gt", degree, s.constant(threshold)),
+                                       s.compare("lt", s.math(mathd.AbsFOp, y), one)))
+        return _cases(s, [(s.compare("lt", degree, s.constant(0)), s.constant(0)), (at_top, top),
+                          (at_bottom, bottom), (closed, inside), (s.compare("eq", degree, s.constant(0)), one),
+                          (s.compare("eq", degree, one), second)], chain)
+    return compute
+
+
+_CHEBYSHEV = [(f"chebyshev_polynomial_{kind}", _chebyshev(kind, threshold, False))
+              for kind, threshold in (("t", 6), ("u", 8), ("v", 8), ("w", 8))]
+_CHEBYSHEV += [(f"shifted_chebyshev_polynomial_{kind}", _chebyshev(kind, threshold, True))
+               for kind, threshold in (("t", 6), ("u", 6), ("v", 6), ("w", 4))]
+for _name, _compute in (*_CHEBYSHEV, ("hermite_polynomial_h", _hermite(True)), ("hermite_polynomial_he", _hermite(False)),
+                        ("laguerre_polynomial_l", _laguerre), ("legendre_polynomial_p", _legendre)):
+    lowers("pointwise", f"aten.special_{_name}.default", f"aten.special_{_name}.x_scalar",
+           f"aten.special_{_name}.n_scalar")(_binary(_compute))
 
 
 @lowers("pointwise", "aten.polygamma.default")
@@ -1242,4 +1591,4 @@ def arange(lw: Lowering) -> list[SSAValue]:
     return [lw.pointwise([], result, body)]
 
 
-del _name, _op, _predicate, _left
+del _name, _op, _predicate, _left, _compute
