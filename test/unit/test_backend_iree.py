@@ -251,3 +251,14 @@ def test_threads_size_the_device(test_routes: dict[str, Any]) -> None:
     assert backend._DEVICES[1] is one._plan.loaded.device
     x = _x(seed=2)
     _close(one(x), ep.module()(x))
+
+
+def test_a_size_that_depends_on_the_data_is_refused_by_name_on_either_route():
+    class NonZero(texport.nn.Module):
+        def forward(self, x):
+            return (x.nonzero(),)
+
+    program = texport.export.export(NonZero(), (texport.randn(3, 4),))
+    for route in ("linalg", "torch"):
+        with pytest.raises(BackendError, match=r"'core.nonzero'.*depends on the data \(u0\)"):
+            program.compile(backend="iree", route=route)

@@ -59,6 +59,7 @@ from texport.interpreter.executor import compile_input_checks
 from texport.interpreter.prepacked import note_copied
 from texport.interpreter.threads import get_num_threads
 from texport.lowering.ir import clone_module
+from texport.lowering.legality import where
 from texport.tracer.signature import ConstantArgument, InputKind
 
 INSTALL_HINT = "pip install texport[iree]"
@@ -320,6 +321,20 @@ class IreeModule(ExportedModule):
         return IreeRunner(loaded, check, state, results, self.route)
 
 
+def refuse_data_dependent_sizes(module: Any) -> None:
+    """IREE 3.13 cannot compile an op whose result size depends on the data (``nonzero``,
+    boolean-mask indexing: iree-compile runs out of memory on torch-mlir's form): such a
+    program is refused, naming the op, before either route hands it over."""
+    for op in module.walk():
+        for result in op.results:
+            shape = getattr(result.type, "shape", ())
+            unbacked = sorted({str(s) for d in shape if not isinstance(d, int)
+                               for s in d.free_symbols if str(s).startswith("u")})
+            if unbacked:
+                raise BackendError(f"'{op.name}'{where(op)} makes a tensor whose size depends on the data "
+                                   f"({', '.join(unbacked)}); IREE cannot compile such ops")
+
+
 def core_program(program: ExportedProgram) -> ExportedProgram:
     """``program`` at the core level (lowered with the default table unless it is there)."""
     return program if program.dialect == "ATEN" else program.run_decompositions()
@@ -331,6 +346,7 @@ def compile_program(program: ExportedProgram, route: str = "linalg", threads: in
     (default: ``texport.get_num_threads()``)."""
     iree_packages()  # a missing IREE is said before any lowering work
     core = core_program(program)
+    refuse_data_dependent_sizes(core.graph_module.module)
     lowered = route_text(route, clone_module(core.graph_module.module))
     vmfb = compile_vmfb(lowered.text, route, lowered.input_type)
     return IreeModule(core, route, vmfb, threads if threads is not None else get_num_threads())
