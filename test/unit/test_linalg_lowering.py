@@ -94,3 +94,18 @@ def test_a_size_known_only_at_run_time_leaves_its_op_and_says_why():
     module = core_program(NonZero(), (torch.randn(3, 4),)).graph_module.module.clone()
     with pytest.raises(LegalityError, match="core.nonzero"):
         lower_to_linalg(module)
+
+
+def test_torchs_assert_on_a_tensor_is_a_cf_assert_iree_checks():
+    from linalg_checks import compile_and_run
+
+    class OneHot(torch.nn.Module):  # one_hot asserts its classes are in range (_assert_async)
+        def forward(self, classes):
+            return (torch.nn.functional.one_hot(classes, 4),)
+
+    classes = torch.from_numpy(np.array([0, 3, 1], np.int64))
+    program = core_program(OneHot(), (classes,))
+    text = check_lowered(program, [classes])
+    assert "cf.assert" in text
+    with pytest.raises(Exception, match="FAILED_PRECONDITION"):
+        compile_and_run(text, [np.array([0, 4, 1], np.int64)])

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 
-from xdsl.dialects import arith, cf
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects import arith, cf, tensor
+from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 
 from texport.dialects import symbolic
 from texport.dialects.tx import SymIntType
 
-from .builder import Lowering
+from .builder import Lowering, conversion_ops
 from .registry import lowers
 from .sizes import SizeError, SizeTable, index_constant
 from .types import UnsupportedType
@@ -49,6 +49,22 @@ def compare(lw: Lowering) -> list[SSAValue]:
 @lowers("scalars", "tx.assert")
 def assert_(lw: Lowering) -> list[SSAValue]:
     lw.insert(cf.AssertOp(lw.value(lw.op.condition), lw.op.message))
+    return []
+
+
+@lowers("scalars", "aten._assert_async.msg", "aten._assert_async.default")
+def assert_tensor(lw: Lowering) -> list[SSAValue]:
+    """torch's assert on a one-element tensor (``torch._assert_async``): its element,
+    nonzero, is a ``cf.assert`` (IREE fails the call with the message)."""
+    condition, *message = lw.op.arguments()
+    value = lw.value(condition)
+    element = lw.insert(tensor.ExtractOp(value, [lw.index(0) for _ in value.type.get_shape()],
+                                         value.type.element_type)).results[0]
+    truth = element
+    for op in conversion_ops(element, IntegerType(1)):
+        truth = lw.insert(op).results[0]
+    text = message[0] if message else "Expected Tensor with single nonzero value, but got zero"
+    lw.insert(cf.AssertOp(truth, StringAttr(text)))
     return []
 
 
