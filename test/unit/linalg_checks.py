@@ -45,8 +45,9 @@ def verify_with_iree_opt(text: str) -> None:
 def compile_and_run(text: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
     compiler = pytest.importorskip("iree.compiler")
     runtime = pytest.importorskip("iree.runtime")
-    vmfb = compiler.compile_str(text, target_backends=["llvm-cpu"],
-                                extra_args=["--iree-llvmcpu-target-cpu=host"])
+    from texport.backends.iree import TARGET_FLAGS  # the backend's own flags: what users run
+
+    vmfb = compiler.compile_str(text, target_backends=["llvm-cpu"], extra_args=list(TARGET_FLAGS))
     config = runtime.Config("local-task")
     context = runtime.SystemContext(config=config)
     context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))

