@@ -60,5 +60,19 @@ def upstream_type(attr: Attribute) -> Attribute:
     return attr
 
 
+_OPMATH = {DType.float16: DType.float32, DType.bfloat16: DType.float32}
+
+
+def opmath_dtype(dtype: DType) -> DType:
+    """The dtype torch computes ``dtype`` in (its opmath type): float32 for float16
+    and bfloat16, else ``dtype`` itself."""
+    return _OPMATH.get(dtype, dtype)
+
+
+def is_unsigned(dtype: DType) -> bool:
+    """bool and uint8 compare, divide and widen unsigned (upstream's integers are signless)."""
+    return dtype in (DType.bool, DType.uint8)
+
+
 def is_float(element: Attribute) -> bool:
     return isinstance(element, (Float16Type, BFloat16Type, Float32Type, Float64Type))
