@@ -84,12 +84,14 @@ def test_integers_accumulate_in_int64_and_dtype_converts_first():
 class UnsignedAndBool(torch.nn.Module):
     def forward(self, x, flags):
         return (x.sum(0), x.cumsum(1, dtype=torch.float32), x.argmax(1), x.argmin(1), x.prod(1),
+                x.sum(1, dtype=torch.float32), x.amax(1), x.cumsum(0),
                 flags.amax(1), flags.any(), flags.argmax(1), flags.min(0)[1])
 
 
 def test_uint8_widens_unsigned_and_compares_unsigned():
-    """Upstream's i8 is signless: 200 must not sum or compare as -56. (A uint8 result comes
-    back from IREE as int8, which check_lowered's dtype check rejects: none here.)"""
+    """Upstream's i8 is signless: 200 must not sum, convert to float or compare as -56
+    (``Body.convert(..., unsigned=True)``). A uint8 result (amax) comes back from IREE
+    as int8: check_lowered views it as uint8."""
     values = RNG.integers(0, 256, (3, 5)).astype(np.uint8)
     values[2, 3] = 250
     flags = RNG.random((3, 5)) > 0.5
