@@ -229,6 +229,18 @@ def test_bucketize_and_searchsorted_count_the_boundaries_before():
     check_lowered(program, [with_nan(4), bounds])
 
 
+class UnsignedSearch(torch.nn.Module):
+    def forward(self, x, bounds):
+        return torch.bucketize(x, bounds), torch.bucketize(x, bounds, right=True)
+
+
+def test_bucketize_widens_uint8_values_unsigned():
+    """uint8 values against int64 boundaries: 200 is above 100, not -56 below it."""
+    values = torch.from_numpy(np.array([[0, 99, 100, 127, 128, 200, 255]], np.uint8))
+    bounds = torch.from_numpy(np.array([-60, 0, 100, 150, 254], np.int64))
+    check_lowered(core_program(UnsignedSearch(), (values, bounds)), [values, bounds])
+
+
 class OfAScalar(torch.nn.Module):
     def forward(self, x):
         return (x.sum(), x.mean(), x.amax(), x.softmax(0), x.log_softmax(0), x.cumsum(0), x.argmax(),

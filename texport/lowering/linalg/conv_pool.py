@@ -186,7 +186,7 @@ def _spread(lw: Lowering, x: SSAValue, weight: SSAValue, stride: Sequence[int], 
     around = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding, strict=True)]
     if any(a < 0 for a in around) or DYNAMIC_INDEX in shape[1:]:
         raise lw.unsupported("a transposed convolution needs static channels and spatial sizes, and "
-                              "padding <= dilation * (kernel - 1)")
+                             "padding <= dilation * (kernel - 1)")
     spread = [(size - 1) * s + 1 + 2 * a + extra
               for size, s, a, extra in zip(shape[2:], stride, around, output_padding, strict=True)]
     batch = lw.op.operands[0].type.shape[0]

@@ -106,7 +106,7 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
         raise lw.unsupported(f"expected mode sum (0), mean (1) or max (2), found {mode}")
     if any(result.uses for result in lw.op.results[1:]):
         raise lw.unsupported("only the output of _embedding_bag is lowered (offset2bag, bag_size and "
-                              "max_indices are used here)")
+                             "max_indices are used here)")
     if len(indices.type.shape) != 1:
         raise lw.unsupported("expected 1-d indices and offsets")
     result = lw.result_type()
@@ -122,7 +122,7 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
         last = b.insert(arith.CmpiOp(following, bags, "sge"))
         clamped = b.insert(arith.MinSIOp(following, b.insert(arith.SubiOp(bags, b.index_constant(1)))))
         next_start = b.as_index(b.insert(tensor.ExtractOp(offsets_value, [clamped],
-                                                           offsets_value.type.element_type)))
+                                                          offsets_value.type.element_type)))
         end = b.insert(arith.SelectOp(last, positions, next_start))
         inside = b.insert(arith.AndIOp(b.insert(arith.CmpiOp(start, position, "sle")),
                                        b.insert(arith.CmpiOp(position, end, "slt"))))
@@ -422,7 +422,7 @@ def _masked_put(lw: Lowering, source: SSAValue, indices: Sequence[SSAValue | Non
     tensors = [(axis, index) for axis, index in enumerate(indices) if index is not None]
     if len(tensors) != 1 or not all(size == 1 for size in values.type.shape):
         raise lw.unsupported("a boolean mask index is lowered only alone and with one value "
-                              "(more values go where the mask's true elements are: data-dependent)")
+                             "(more values go where the mask's true elements are: data-dependent)")
     (start, mask), = tensors
     result = lw.result_type()
     rank = len(result.shape)

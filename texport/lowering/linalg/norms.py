@@ -6,7 +6,7 @@ squared deviations from it, as torch's two passes), the rest elementwise. float1
 and bfloat16 compute in float32, each result rounded once to its dtype, except where
 torch's kernels round sooner (training batch norm with parameters of the input's
 dtype: float16 normalises with the rounded saved statistics, bfloat16 rounds every
-statistic; ``rounded_through``).
+statistic; ``Body.rounded_through``).
 
 - layer norm: mean and rstd over the trailing ``normalized_shape`` dims, kept as 1s;
   out = (x - mean) * rstd * weight + bias.
@@ -106,7 +106,7 @@ def native_layer_norm(lw: Lowering) -> list[SSAValue]:
     stats_dims = lw.result_type(1).shape
     eps_value = lw.constant(eps, element)
     rstd = lw.elementwise(stats_dims, element, [squares],
-                       lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
+                          lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
     keep = reduced_map(rank, axes, keepdim=True)
     trailing = AffineMap(rank, 0, tuple(AffineExpr.dimension(a) for a in axes))
     out = _normalised(lw, value, shape, keep, mean, rstd, trailing, weight, bias, element)
@@ -146,7 +146,7 @@ def _scale_shift(lw: Lowering, x: SSAValue, weight: Any, bias: Any, mean: SSAVal
         return b.insert(arith.AddfOp(b.insert(arith.MulfOp(b.convert(v[0], element), v[1])), v[2]))
 
     return lw.elementwise(shape, element_type(lw.result_type(0).dtype),
-                       [lw.value(x), (alpha, per_channel), (beta, per_channel)], transform)
+                          [lw.value(x), (alpha, per_channel), (beta, per_channel)], transform)
 
 
 def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: Any,
@@ -161,7 +161,7 @@ def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, runn
     mean, squares, count = moments(lw, lw.value(x), shape, axes, False, element)
     params = (weight, bias, running_mean, running_var)
     own_dtype = element != element_type(x.type.dtype) and all(p is None or p.type.dtype == x.type.dtype
-                                                             for p in params)
+                                                              for p in params)
     stats = _BatchStatistics(lw, [shape[1]], element, count)
     if own_dtype and x.type.dtype == DType.bfloat16:
         return _batch_norm_training_rounded(lw, x, weight, bias, running_mean, running_var, momentum, eps,
@@ -259,7 +259,7 @@ def _batch_norm_eval(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_
     channels = [x.type.shape[1]]
     eps_value = lw.constant(eps, element)
     invstd = lw.elementwise(channels, element, [lw.value(running_var)],
-                         lambda b, v: _inverse_root(b, b.convert(v[0], element), eps_value))
+                            lambda b, v: _inverse_root(b, b.convert(v[0], element), eps_value))
     mean = lw.value(running_mean)
     out = _scale_shift(lw, x, weight, bias, mean, invstd, element)
     return [out, lw.empty_of(lw.result_type(1).shape, element_type(lw.result_type(1).dtype)),
@@ -311,7 +311,7 @@ def native_group_norm(lw: Lowering) -> list[SSAValue]:
     mean, squares, count = moments(lw, grouped, grouped_shape, axes, False, element)
     eps_value = lw.constant(eps, element)
     rstd = lw.elementwise(grouped_shape[:2], element, [squares],
-                       lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
+                          lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
     stats = AffineMap(rank, 0, (AffineExpr.dimension(0), AffineExpr.dimension(1)))
     channel = AffineMap(rank, 0, (AffineExpr.dimension(1) * per_group + AffineExpr.dimension(2),))
     normalised = _normalised(lw, grouped, grouped_shape, stats, mean, rstd, channel, weight, bias, element)

@@ -148,7 +148,7 @@ def _sum(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool, divide: 
         return lw.converted(total, element_type(result.dtype), result.shape)
     count = element_count(lw, shape, axes, element)
     return lw.elementwise(result.shape, element_type(result.dtype), [total],
-                       lambda b, v: b.insert(arith.DivfOp(v[0], count)))
+                          lambda b, v: b.insert(arith.DivfOp(v[0], count)))
 
 
 @lowers("reductions", "aten.sum.dim_IntList")
@@ -248,7 +248,7 @@ def _any(lw: Lowering, x: SSAValue, dim: Any, keepdim: bool) -> list[SSAValue]:
     if element_type(result.dtype) == bool_element:
         return [found]
     return [lw.elementwise(result.shape, element_type(result.dtype), [found],
-                        lambda b, v: b.insert(arith.ExtUIOp(v[0], b.element)))]
+                           lambda b, v: b.insert(arith.ExtUIOp(v[0], b.element)))]
 
 
 @lowers("reductions", "aten.any.dim", "aten.any.dims")
@@ -278,6 +278,24 @@ def _position(b: Body, axes: Sequence[int], sizes: Sequence[SSAValue]) -> SSAVal
     return b.insert(arith.IndexCastOp(position, I64))
 
 
+def _takes_over(b: Body, value: SSAValue, best: SSAValue, tie_wins: SSAValue, maximum: bool,
+                unsigned: bool) -> SSAValue:
+    """Whether ``value`` replaces the running max (min) ``best``: it is larger (smaller), or
+    equal and ``tie_wins`` (its index is the one torch keeps); a nan beats any number, and
+    between nans ``tie_wins`` decides."""
+    if not is_float(value.type):
+        order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
+        better, equal = b.insert(arith.CmpiOp(value, best, order)), b.insert(arith.CmpiOp(value, best, "eq"))
+        return b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, tie_wins))))
+    better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
+    equal = b.insert(arith.CmpfOp(value, best, "oeq"))
+    take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, tie_wins))))
+    value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
+    best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
+    nan_wins = b.insert(arith.AndIOp(value_nan, tie_wins))
+    return b.insert(arith.SelectOp(best_nan, nan_wins, b.insert(arith.OrIOp(take, value_nan))))
+
+
 def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool,
                      maximum: bool) -> list[SSAValue]:
     """(max, first index of it) over ``axes`` (min with ``maximum`` False), a nan winning
@@ -288,25 +306,12 @@ def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bo
     element = element_type(dtype)
     unsigned = is_unsigned(dtype)
     sizes = [lw.index(shape[a]) for a in axes[1:]]  # the sizes a flat index is made of
-    floating = is_float(element)
 
     def step(b: Body) -> list[SSAValue]:
         value, best, best_index = b.args
         index = _position(b, axes, sizes)
         earlier = b.insert(arith.CmpiOp(index, best_index, "slt"))
-        if floating:
-            better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
-            equal = b.insert(arith.CmpfOp(value, best, "oeq"))
-        else:
-            order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
-            better = b.insert(arith.CmpiOp(value, best, order))
-            equal = b.insert(arith.CmpiOp(value, best, "eq"))
-        take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, earlier))))
-        if floating:  # a nan beats any number; between nans the first wins
-            value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-            best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
-            nan_first = b.insert(arith.AndIOp(value_nan, earlier))
-            take = b.insert(arith.SelectOp(best_nan, nan_first, b.insert(arith.OrIOp(take, value_nan))))
+        take = _takes_over(b, value, best, earlier, maximum, unsigned)
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
 
     identity = _extreme_identity(element, unsigned, maximum)
@@ -356,7 +361,7 @@ def _variance(lw: Lowering, x: SSAValue, dim: Any, correction: float, keepdim: b
     corrected = lw.insert(arith.SubfOp(count, lw.constant(correction, element))).results[0]
     divisor = lw.insert(arith.MaximumfOp(corrected, lw.constant(0.0, element))).results[0]
     variance = lw.elementwise(result.shape, element_type(result.dtype), [squares],
-                           lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))
+                              lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))
     return [variance, lw.converted(mean, element_type(result.dtype), result.shape)]
 
 
@@ -486,7 +491,7 @@ def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
 
     (total,) = reduction(lw, shape, axes, True, [value, (peak, keep)], [(element, 0.0)],
                          lambda b: [b.insert(arith.AddfOp(b.insert(mathd.ExpOp(shifted(b, *b.args[:2]))),
-                                                         b.args[2]))])
+                                                          b.args[2]))])
     reduced_last = log and axes == (rank - 1,) and element != element_type(result.dtype)
 
     def normalised(b: Body, v: list[SSAValue]) -> SSAValue:
@@ -501,7 +506,7 @@ def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
         return b.insert(arith.SubfOp(difference, b.insert(mathd.LogOp(total_element))))
 
     return [lw.elementwise(result.shape, element_type(result.dtype), [value, (peak, keep), (total, keep)],
-                        normalised)]
+                           normalised)]
 
 
 @lowers("reductions", "aten._softmax.default")
@@ -562,7 +567,7 @@ def _sorted(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int, desc
         return [b.insert(arith.AddiOp(count, b.insert(arith.ExtUIOp(before, I64))))]
 
     (ranks,) = lw.generic([(value, here), (value, there)], [(lw.filled(shape, I64, 0), here)], iterators,
-                       count_before)
+                          count_before)
     per_line = isinstance(first, tuple)
 
     def gather(b: Body) -> list[SSAValue]:
@@ -666,7 +671,7 @@ def _first_nan_instead(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis
     identity = AffineMap.identity(rank)
     outputs = [(lw.empty_of(kept_shape, element), identity), (lw.empty_of(kept_shape, I64), identity)]
     return lw.generic([(found[0], identity), (found[1], identity), (first, identity)], outputs,
-                   [PARALLEL] * rank, pick)
+                      [PARALLEL] * rank, pick)
 
 
 def _middle_rank(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int) -> SSAValue:
@@ -776,7 +781,8 @@ def _search(lw: Lowering, boundaries: SSAValue, values: Any, right: bool) -> SSA
 
     def count(b: Body) -> list[SSAValue]:
         bound = b.args[0]
-        value = b.convert(b.args[1], element) if isinstance(values, SSAValue) else b.constant(values, element)
+        value = (b.convert(b.args[1], element, is_unsigned(values.type.dtype)) if isinstance(values, SSAValue)
+                 else b.constant(values, element))
         before = _bound_before(b, bound, value, right, ordered, is_unsigned(dtype))
         total = b.args[-1]
         return [b.insert(arith.AddiOp(total, b.insert(arith.ExtUIOp(before, total.type))))]
@@ -859,18 +865,7 @@ def _running_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
         position, current = b.index(rank), b.index(axis)
         index = b.insert(arith.IndexCastOp(position, I64))
         later = b.insert(arith.CmpiOp(index, best_index, "sgt"))
-        if is_float(element):
-            better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
-            equal = b.insert(arith.CmpfOp(value, best, "oeq"))
-        else:
-            order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
-            better, equal = b.insert(arith.CmpiOp(value, best, order)), b.insert(arith.CmpiOp(value, best, "eq"))
-        take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, later))))
-        if is_float(element):  # a nan beats any number; between nans the later wins
-            value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-            best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
-            nan_later = b.insert(arith.AndIOp(value_nan, later))
-            take = b.insert(arith.SelectOp(best_nan, nan_later, b.insert(arith.OrIOp(take, value_nan))))
+        take = _takes_over(b, value, best, later, maximum, unsigned)
         in_prefix = b.insert(arith.CmpiOp(position, current, "ule"))
         take = b.insert(arith.AndIOp(take, in_prefix))
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
