@@ -234,6 +234,15 @@ class Body:
     def constant(self, value: int | float | bool, element: Attribute) -> SSAValue:
         return self.insert(scalar_constant(value, element))
 
+    def add(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        """x + y of floats or integers (bools: x or y, as torch adds them)."""
+        if _is_bool(x.type):
+            return self.insert(arith.OrIOp(x, y))
+        return self.insert((arith.AddfOp if is_float(x.type) else arith.AddiOp)(x, y))
+
+    def mul(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.insert((arith.MulfOp if is_float(x.type) else arith.MuliOp)(x, y))
+
     def index(self, dim: int) -> SSAValue:
         """The loop index of loop ``dim`` (``linalg.index``)."""
         return self.insert(IndexOp(dim))

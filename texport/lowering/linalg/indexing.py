@@ -283,14 +283,6 @@ def _and(b: Body, x: SSAValue | None, y: SSAValue) -> SSAValue:
     return y if x is None else b.insert(arith.AndIOp(x, y))
 
 
-def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-    if is_float(x.type):
-        return b.insert(arith.AddfOp(x, y))
-    if isinstance(x.type, IntegerType) and x.type.width.data == 1:
-        return b.insert(arith.OrIOp(x, y))  # bool: x + y is x or y
-    return b.insert(arith.AddiOp(x, y))
-
-
 def _flat(b: Body, coords: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
     flat = coords[0]
     for coord, size in zip(coords[1:], sizes[1:], strict=True):
@@ -404,7 +396,7 @@ def index_put(lw: Lowering) -> list[SSAValue]:
     inputs = [lw.value(t) for t in tensors]
     if accumulate:
         return [_accumulated(lw, lw.value(source), rank, block, inputs, maps, hit,
-                             lambda b: value_at(b, [b.index(rank + k) for k in range(len(block))]), _add)]
+                             lambda b: value_at(b, [b.index(rank + k) for k in range(len(block))]), Body.add)]
     winner = _last_write(lw, rank, block, inputs, maps, hit)
     sizes = [lw.index(size) for size in block]
     return [_written(lw, source, winner, lambda b, won: value_at(b, _unflat(b, won, sizes)))]
@@ -435,7 +427,7 @@ def _masked_put(lw: Lowering, source: SSAValue, indices: Sequence[SSAValue | Non
         kept, chosen, new, _out = b.args
         new = b.convert(new, element)
         if accumulate:
-            new = _add(b, kept, new)
+            new = b.add(kept, new)
         return [b.insert(arith.SelectOp(b.convert(chosen, IntegerType(1)), new, kept))]
 
     return lw.generic([lw.value(source), (lw.value(mask), mask_map), (value, value_map)], [lw.empty(result)],
@@ -532,7 +524,8 @@ def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], h
     if include_self and reduce != "mean":
         return lw.converted(total, element)
     counts = lw.filled(result.shape, IntegerType(64), 0)
-    counts = _accumulated(lw, counts, rank, writes, [], [], hit, lambda b: b.constant(1, IntegerType(64)), _add)
+    counts = _accumulated(lw, counts, rank, writes, [], [], hit, lambda b: b.constant(1, IntegerType(64)),
+                          Body.add)
 
     def finish(b: Body) -> list[SSAValue]:
         reduced, count, kept, _out = b.args

@@ -13,9 +13,8 @@ ignores ``self`` (its NaNs do not propagate)."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
 from xdsl.dialects.linalg.ops import MatmulOp
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 
 from texport.dialects.tx import TensorType as TxTensorType
@@ -51,18 +50,10 @@ def _contraction(lw: Lowering, a: SSAValue, b: SSAValue, init: SSAValue, batched
 
     def multiply_add(body: Body) -> list[SSAValue]:
         x, y = (body.convert(arg, accumulate) for arg in body.args[:2])
-        return [body.insert(_add(accumulate)(body.insert(_mul(accumulate)(x, y)), body.args[2]))]
+        return [body.add(body.mul(x, y), body.args[2])]
 
     loops = [PARALLEL] * len(maps[2].results) + [REDUCTION]
     return lw.generic([(a, maps[0]), (b, maps[1])], [(init, maps[2])], loops, multiply_add)[0]
-
-
-def _add(element: Attribute) -> type:
-    return arith.AddfOp if is_float(element) else arith.AddiOp
-
-
-def _mul(element: Attribute) -> type:
-    return arith.MulfOp if is_float(element) else arith.MuliOp
 
 
 def _rounded(lw: Lowering, product: SSAValue, result: TxTensorType) -> SSAValue:
@@ -94,16 +85,15 @@ def addmm(lw: Lowering) -> list[SSAValue]:
     beta, alpha = scale(beta), scale(alpha)
 
     def combine(body: Body) -> SSAValue:
-        add, mul = _add(accumulate), _mul(accumulate)
         total = body.args[-1]
         if alpha != 1:
-            total = body.insert(mul(total, body.constant(alpha, accumulate)))
+            total = body.mul(total, body.constant(alpha, accumulate))
         if beta == 0:
             return total
         scaled = body.convert(body.args[0], accumulate)
         if beta != 1:
-            scaled = body.insert(mul(scaled, body.constant(beta, accumulate)))
-        return body.insert(add(scaled, total))
+            scaled = body.mul(scaled, body.constant(beta, accumulate))
+        return body.add(scaled, total)
 
     operands = [product] if beta == 0 else [bias, product]
     return [lw.pointwise(operands, result, combine)]

@@ -1,7 +1,7 @@
 """Linalg lowerings: layer, batch and group normalisation.
 
 Each is the interpreter's formula (``interpreter/kernels/norms.py``) in steps of the
-reductions family's helpers: the statistics by ``moments`` (the mean, then the
+reduction building blocks (``reducing.py``): the statistics by ``moments`` (the mean, then the
 squared deviations from it, as torch's two passes), the rest elementwise. float16
 and bfloat16 compute in float32, each result rounded once to its dtype, except where
 torch's kernels round sooner (training batch norm with parameters of the input's
@@ -31,7 +31,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from texport.dialects.dtypes import DType
 
 from .builder import Body, Lowering
-from .reductions import moments, reduced_map
+from .reducing import moments, reduced_map
 from .registry import lowers
 from .shapes import collapse, expand
 from .types import element_type, opmath_dtype

@@ -6,8 +6,8 @@ A reduction is a ``linalg.generic`` over its input's shape whose reduced dims ar
 -inf, false...). With ``keepdim`` the result's map reads index 0 for each
 reduced dim, so no reshape follows. float16/bfloat16 accumulate in float32 and
 are rounded once at the end, as torch and the interpreter do (prod excepted: torch
-rounds each product). ``reduction``, ``reduced_map`` and ``moments`` are the
-norms family's too.
+rounds each product). The building blocks (``reduction``, ``moments``, ...) are
+in ``reducing.py``, shared with the norms family.
 
 cumsum has no reduction form (each output element sums a prefix), and linalg has
 no scan op: it is a generic with one extra reduction loop ``j`` over the scanned
@@ -37,9 +37,9 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from texport.dialects.dtypes import DType
-from texport.dialects.symbolic import is_static
 
 from .builder import PARALLEL, REDUCTION, Body, Lowering, Operand, broadcast_map
+from .reducing import element_count, moments, reduced_dims, reduced_map, reduction
 from .registry import lowers
 from .shapes import collapse
 from .types import UnsupportedType, element_type, is_float, is_unsigned, opmath_dtype
@@ -61,75 +61,6 @@ def axes_of(dim: Any, rank: int) -> tuple[int, ...]:
     return tuple(sorted({d % rank for d in dims}))
 
 
-def reduced_map(rank: int, axes: Sequence[int], keepdim: bool) -> AffineMap:
-    """How a reduction's result is indexed from its input's loops: reduced dims dropped,
-    or read at index 0 with ``keepdim``."""
-    exprs = []
-    for axis in range(rank):
-        if axis not in axes:
-            exprs.append(AffineExpr.dimension(axis))
-        elif keepdim:
-            exprs.append(AffineExpr.constant(0))
-    return AffineMap(rank, 0, tuple(exprs))
-
-
-def reduced_dims(shape: Sequence[Any], axes: Sequence[int], keepdim: bool) -> list[Any]:
-    return [1 if axis in axes else size for axis, size in enumerate(shape) if keepdim or axis not in axes]
-
-
-def reduction(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
-              inputs: Sequence[Operand], accumulators: Sequence[tuple[Attribute, int | float | bool | SSAValue]],
-              step: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
-    """A generic over ``shape`` reducing ``axes``: one output per (element, identity) of
-    ``accumulators``, each filled with its identity; ``step`` combines the inputs'
-    elements with the accumulators' (``Body.args``: inputs, then accumulators)."""
-    rank = len(shape)
-    out_dims = reduced_dims(shape, axes, keepdim)
-    out_map = reduced_map(rank, axes, keepdim)
-    outputs = [(lw.filled(out_dims, element, identity), out_map) for element, identity in accumulators]
-    iterators = [REDUCTION if axis in axes else PARALLEL for axis in range(rank)]
-    return lw.generic(inputs, outputs, iterators, step)
-
-
-def element_count(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], element: Attribute) -> SSAValue:
-    """The number of elements a reduction over ``axes`` combines, as a float scalar."""
-    sizes = [shape[a] for a in axes]
-    if all(is_static(s) for s in sizes):
-        return lw.constant(float(math.prod(int(s) for s in sizes)), element)
-    count = lw.index(sizes[0])
-    for size in sizes[1:]:
-        count = lw.insert(arith.MuliOp(count, lw.index(size))).results[0]
-    as_int = lw.insert(arith.IndexCastOp(count, I64)).results[0]
-    return lw.insert(arith.SIToFPOp(as_int, element)).results[0]
-
-
-def moments(lw: Lowering, x: SSAValue, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
-            element: Attribute) -> tuple[SSAValue, SSAValue, SSAValue]:
-    """(mean, sum of squared deviations from it, count) over ``axes``, in ``element``
-    (torch's two passes: the mean, then the deviations)."""
-    count = element_count(lw, shape, axes, element)
-    (total,) = reduction(lw, shape, axes, keepdim, [x], [(element, 0.0)],
-                         lambda b: [_add(b, b.convert(b.args[0], element), b.args[1])])
-    dims = reduced_dims(shape, axes, keepdim)
-    mean = lw.elementwise(dims, element, [total], lambda b, v: b.insert(arith.DivfOp(v[0], count)))
-
-    def square(b: Body) -> list[SSAValue]:
-        deviation = b.insert(arith.SubfOp(b.convert(b.args[0], element), b.args[1]))
-        return [_add(b, b.insert(arith.MulfOp(deviation, deviation)), b.args[2])]
-
-    (squares,) = reduction(lw, shape, axes, keepdim, [x, (mean, reduced_map(len(shape), axes, keepdim))],
-                           [(element, 0.0)], square)
-    return mean, squares, count
-
-
-def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert((arith.AddfOp if is_float(x.type) else arith.AddiOp)(x, y))
-
-
-def _mul(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert((arith.MulfOp if is_float(x.type) else arith.MuliOp)(x, y))
-
-
 def _shape(value: SSAValue) -> tuple[Any, ...]:
     return value.type.shape
 
@@ -143,7 +74,7 @@ def _sum(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool, divide: 
     element = element_type(opmath_dtype(result.dtype))
     shape = _shape(x)
     (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, 0)],
-                         lambda b: [_add(b, b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])])
+                         lambda b: [b.add(b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])])
     if not divide:
         return lw.converted(total, element_type(result.dtype), result.shape)
     count = element_count(lw, shape, axes, element)
@@ -176,7 +107,7 @@ def _product(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool) -> S
 
     def step(b: Body) -> list[SSAValue]:
         if not is_float(element) or element in (F32, element_type(DType.float64)):
-            return [_mul(b, b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])]
+            return [b.mul(b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])]
         factors = [b.convert(v, F32) for v in b.args]
         return [b.convert(b.insert(arith.MulfOp(*factors)), element)]
 
@@ -839,7 +770,7 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
 
     def step(b: Body) -> list[SSAValue]:
         in_prefix = b.insert(arith.CmpiOp(b.index(rank), b.index(axis), "ule"))
-        total = _add(b, b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])
+        total = b.add(b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])
         return [b.insert(arith.SelectOp(in_prefix, total, b.args[1]))]
 
     init = lw.filled(shape, element, identity)
