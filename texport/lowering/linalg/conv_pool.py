@@ -39,19 +39,11 @@ from texport.dialects.symbolic import is_static
 from .builder import PARALLEL, REDUCTION, Body, Lowering, dims_map
 from .registry import lowers
 from .shapes import collapse, expand, insert_slice, pad, sizes_of
-from .types import element_type, is_float, opmath_dtype, tensor_type
+from .types import element_type, extreme_identity, is_float, opmath_dtype, tensor_type
 
 # ---------------------------------------------------------------------------
 # Helpers of this family
 # ---------------------------------------------------------------------------
-
-
-def lowest(element: Attribute) -> int | float:
-    """The identity of max: -inf, or the smallest integer of the type."""
-    if is_float(element):
-        return float("-inf")
-    width = element.width.data
-    return 0 if width == 1 else -(1 << (width - 1))
 
 
 def dense_i64(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
@@ -273,8 +265,8 @@ def max_pool_with_indices(lw: Lowering) -> list[SSAValue | None]:
     source, out_shape, unbatched = _batched(lw, x, result.shape, n)
     high = [_high_padding(s, o, k, st, p, d) for s, o, k, st, p, d in
             zip(sizes, out_shape[2:], kernel, stride, padding, dilation, strict=True)]
-    padded = pad(lw, source, [0, 0, *padding], [0, 0, *high], lowest(element))
-    values = lw.filled(out_shape, element, lowest(element))
+    padded = pad(lw, source, [0, 0, *padding], [0, 0, *high], extreme_identity(element, maximum=True))
+    values = lw.filled(out_shape, element, extreme_identity(element, maximum=True))
     window = _window_input(lw, kernel, element)
     if n == 2 and not lw.op.results[1].uses:
         pool = PoolingNchwMaxOp([padded, window], [values], [values.type],

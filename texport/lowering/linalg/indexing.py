@@ -26,7 +26,7 @@ from texport.dialects.dtypes import DType
 
 from .builder import PARALLEL, REDUCTION, Body, Lowering, dims_map
 from .registry import lowers
-from .types import element_type, is_float, opmath_dtype, tensor_type
+from .types import element_type, extreme_identity, is_float, opmath_dtype, tensor_type
 
 # ---------------------------------------------------------------------------
 # Gathers
@@ -493,10 +493,7 @@ def _reduce_identity(reduce: str, element: Any) -> int | float:
         return 0
     if reduce == "prod":
         return 1
-    if is_float(element):
-        return float("inf") if reduce == "amin" else float("-inf")
-    width = element.width.data
-    return (1 << (width - 1)) - 1 if reduce == "amin" else -(1 << (width - 1))
+    return extreme_identity(element, maximum=reduce == "amax")
 
 
 def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], hit: Callable[[Body], SSAValue],

@@ -42,7 +42,14 @@ from .builder import PARALLEL, REDUCTION, Body, Lowering, Operand, broadcast_map
 from .reducing import element_count, moments, reduced_dims, reduced_map, reduction
 from .registry import lowers
 from .shapes import collapse
-from .types import UnsupportedType, element_type, is_float, is_unsigned, opmath_dtype
+from .types import (
+    UnsupportedType,
+    element_type,
+    extreme_identity,
+    is_float,
+    is_unsigned,
+    opmath_dtype,
+)
 
 F32 = element_type(DType.float32)
 I64 = IntegerType(64)
@@ -129,17 +136,6 @@ def prod_dim(lw: Lowering) -> list[SSAValue]:
 # ---------------------------------------------------------------- amax, amin, any
 
 
-def _extreme_identity(element: Attribute, unsigned: bool, maximum: bool) -> int | float:
-    """The identity of max (the lowest value: -inf, or the integer minimum) or of min
-    (the highest)."""
-    if is_float(element):
-        return -math.inf if maximum else math.inf
-    if unsigned:
-        return 0 if maximum else -1  # -1: all ones, the largest unsigned value
-    width = element.width.data
-    return -(1 << (width - 1)) if maximum else (1 << (width - 1)) - 1
-
-
 def _extreme_op(element: Attribute, unsigned: bool, maximum: bool) -> type:
     """max/min that propagate nan (arith.maximumf), or the integer ones."""
     if is_float(element):
@@ -153,7 +149,7 @@ def _extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
     x, dim, keepdim = lw.op.arguments()
     dtype = x.type.dtype
     element = element_type(dtype)
-    identity = _extreme_identity(element, is_unsigned(dtype), maximum)
+    identity = extreme_identity(element, maximum, is_unsigned(dtype))
     combine = _extreme_op(element, is_unsigned(dtype), maximum)
     return reduction(lw, _shape(x), axes_of(dim, len(_shape(x))), keepdim, [lw.value(x)], [(element, identity)],
                      lambda b: [b.insert(combine(b.args[0], b.args[1]))])
@@ -245,7 +241,7 @@ def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bo
         take = _takes_over(b, value, best, earlier, maximum, unsigned)
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
 
-    identity = _extreme_identity(element, unsigned, maximum)
+    identity = extreme_identity(element, maximum, unsigned)
     return reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, identity), (I64, 0)], step)
 
 
@@ -801,7 +797,7 @@ def _running_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
         take = b.insert(arith.AndIOp(take, in_prefix))
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
 
-    outputs = [(lw.filled(shape, element, _extreme_identity(element, unsigned, maximum)), here),
+    outputs = [(lw.filled(shape, element, extreme_identity(element, maximum, unsigned)), here),
                (lw.filled(shape, I64, 0), here)]
     return lw.generic([(lw.value(x), there)], outputs, [PARALLEL] * rank + [REDUCTION], step)
 

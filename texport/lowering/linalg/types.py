@@ -8,6 +8,8 @@ and bool is ``i1``."""
 
 from __future__ import annotations
 
+import math
+
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
@@ -76,3 +78,14 @@ def is_unsigned(dtype: DType) -> bool:
 
 def is_float(element: Attribute) -> bool:
     return isinstance(element, (Float16Type, BFloat16Type, Float32Type, Float64Type))
+
+
+def extreme_identity(element: Attribute, maximum: bool, unsigned: bool = False) -> int | float:
+    """The identity of max (the lowest value: -inf, or the integer minimum; 0 for bool and
+    ``unsigned``) or of min (the highest: inf, or the integer maximum; all ones unsigned)."""
+    if is_float(element):
+        return -math.inf if maximum else math.inf
+    width = element.width.data
+    if unsigned or width == 1:
+        return 0 if maximum else -1  # -1: all ones, the largest unsigned value
+    return -(1 << (width - 1)) if maximum else (1 << (width - 1)) - 1
