@@ -137,6 +137,11 @@ class Lowering:
         scalar = value if isinstance(value, SSAValue) else self.constant(value, element)
         return self.insert(FillOp([scalar], [init], [init.type])).results[0]
 
+    def sizes_of(self, value: SSAValue) -> list[int | SSAValue]:
+        """The sizes of an upstream tensor: ints, or ``index`` values read by ``tensor.dim``."""
+        return [self.insert(tensor.DimOp(value, self.index(axis))).results[0] if size == DYNAMIC_INDEX else size
+                for axis, size in enumerate(value.type.get_shape())]
+
     def result_type(self, index: int = 0) -> TxTensorType:
         return self.op.results[index].type
 
@@ -173,9 +178,7 @@ class Lowering:
         as texport dims, if known (else its dynamic sizes are read by ``tensor.dim``)."""
         if value.type.element_type == element:
             return value
-        if dims is None:
-            dims = [self.insert(tensor.DimOp(value, self.index(axis))).results[0] if size == DYNAMIC_INDEX
-                    else size for axis, size in enumerate(value.type.get_shape())]
+        dims = self.sizes_of(value) if dims is None else dims
         return self.elementwise(dims, element, [value], lambda b, v: b.convert(v[0], element, unsigned))
 
     def pointwise(self, operands: Sequence[SSAValue], result: TxTensorType,
@@ -184,15 +187,13 @@ class Lowering:
         elements (``Body.args``, broadcast as torch broadcasts) and returns the result's."""
         rank = len(result.shape)
         values = [self.value(v) for v in operands]
-        maps = [broadcast_map(v.type, result.shape, rank) for v in values]
-        maps.append(AffineMapAttr(AffineMap.identity(rank)))
-        element = tensor_type(result).element_type
-        block = Block(arg_types=[v.type.element_type for v in values] + [element])
-        builder = Body(Builder(InsertPoint.at_end(block)), list(block.args[:-1]), element)
-        builder.insert(YieldOp(builder.convert(body(builder), element)))
-        generic = GenericOp(values, [self.empty(result)], Region(block), maps,
-                            [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [tensor_type(result)])
-        return self.insert(generic).results[0]
+        inputs = [(v, broadcast_map(v.type, result.shape, rank).data) for v in values]
+
+        def result_element(b: Body) -> list[SSAValue]:
+            b.args = b.args[:len(values)]  # the output's element is not read
+            return [body(b)]
+
+        return self.generic(inputs, [self.empty(result)], [PARALLEL] * rank, result_element)[0]
 
 
 def _with_maps(operands: Sequence[Operand], rank: int) -> list[tuple[SSAValue, AffineMap]]:

@@ -38,7 +38,7 @@ from texport.dialects.symbolic import is_static
 
 from .builder import PARALLEL, REDUCTION, Body, Lowering, dims_map
 from .registry import lowers
-from .shapes import collapse, expand, insert_slice, pad, sizes_of
+from .shapes import collapse, expand, insert_slice, pad
 from .types import element_type, extreme_identity, is_float, opmath_dtype, tensor_type
 
 # ---------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride:
     if groups == 1:
         return lw.insert(Conv2DNchwFchwOp([x, weight], [init], [init.type], **attrs)).results[0]
     # (N, G*C, H, W) as (N, G, C, H, W); (G*F, C, kh, kw) as (G, F, C, kh, kw)
-    batch, channels, height, width = sizes_of(lw, x)
+    batch, channels, height, width = lw.sizes_of(x)
     filters, per_group, kh, kw = weight.type.get_shape()
     if DYNAMIC_INDEX in (channels, filters):
         raise lw.unsupported("a grouped convolution needs static channel counts")

@@ -37,16 +37,6 @@ def size_operand(lw: Lowering, dim: Any) -> Size:
     return dim if isinstance(dim, int) else lw.index(dim)
 
 
-def sizes_of(lw: Lowering, value: SSAValue) -> list[Size]:
-    """The sizes of an upstream tensor: ints, or ``index`` values read by ``tensor.dim``."""
-    sizes: list[Size] = []
-    for axis, size in enumerate(value.type.get_shape()):
-        if size == DYNAMIC_INDEX:
-            size = lw.insert(tensor.DimOp(value, lw.index(axis))).results[0]
-        sizes.append(size)
-    return sizes
-
-
 def _static_and_dynamic(lw: Lowering, sizes: Sequence[Any]) -> tuple[list[int], list[SSAValue]]:
     """Sizes (ints, dim expressions, ``index`` values) as the static list (``?`` for the
     others) and the ``index`` values of the others."""
