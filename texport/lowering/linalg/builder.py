@@ -106,6 +106,13 @@ class Lowering:
     def constant(self, value: int | float | bool, element: Attribute) -> SSAValue:
         return self.insert(scalar_constant(value, element)).results[0]
 
+    def convert(self, value: SSAValue, element: Attribute) -> SSAValue:
+        """A scalar (a size's ``index``, say) as ``element``, before the op (``Body.convert``'s casts)."""
+        ops = conversion_ops(value, element)
+        for op in ops:
+            self.insert(op)
+        return ops[-1].results[0] if ops else value
+
     def unsupported(self, what: str) -> LoweringError:
         """The error for an op this lowering refuses, naming the op and its location."""
         return LoweringError(f"lower-core-to-linalg: '{self.op.name}'{where(self.op)}: {what}")
@@ -262,7 +269,8 @@ class Body:
 
     def convert(self, value: SSAValue, element: Attribute, unsigned: bool = False) -> SSAValue:
         """``value`` as ``element``, as torch casts: float<->float, int->float,
-        float->int (toward zero), int<->int (sign-extending; bool zero-extends).
+        float->int (toward zero), int<->int (sign-extending; bool zero-extends);
+        an ``index`` as an int64.
         ``unsigned``: ``value`` is a uint8's element (``types.is_unsigned``), which
         widens and becomes a float unsigned (upstream's ``i8`` is signless)."""
         return self.insert_all(conversion_ops(value, element, unsigned), value)
@@ -293,6 +301,9 @@ def conversion_ops(value: SSAValue, element: Attribute, unsigned: bool = False) 
     source = value.type
     if source == element:
         return []
+    if isinstance(source, IndexType):  # a size or loop index: through int64, signed
+        wide = arith.IndexCastOp(value, IntegerType(64))
+        return [wide, *conversion_ops(wide.results[0], element)]
     unsigned = unsigned or _is_bool(source)
     source_float, target_float = is_float(source), is_float(element)
     if source_float and target_float:

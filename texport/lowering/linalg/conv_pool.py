@@ -343,7 +343,7 @@ def avg_pool(lw: Lowering) -> list[SSAValue]:
             for axis, axis_count in enumerate(counts):
                 this = axis_count(b, b.index(2 + axis))
                 count = this if count is None else b.insert(arith.MuliOp(count, this))
-            return b.convert(b.insert(arith.IndexCastOp(count, IntegerType(64))), accumulator)
+            return b.convert(count, accumulator)
 
     def divide(b: Body) -> SSAValue:
         if is_float(accumulator):
@@ -440,7 +440,6 @@ def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
             start, end = _box(b, b.index(2 + axis), size, out)
             this = b.insert(arith.SubiOp(end, start))
             count = this if count is None else b.insert(arith.MuliOp(count, this))
-        count = b.insert(arith.IndexCastOp(count, IntegerType(64)))
         divide_op = arith.DivfOp if is_float(accumulator) else arith.DivSIOp
         return b.insert(divide_op(b.args[0], b.convert(count, accumulator)))
 
@@ -494,17 +493,11 @@ class _ResampleAxis:
         elif align_corners:  # (in - 1) / (out - 1), or 0 for one output
             one = lw.index(1)
             span = lw.insert(arith.SubiOp(self.out, one)).result
-            ratio = lw.insert(arith.DivfOp(_float_of(lw, self.last, element), _float_of(lw, span, element))).result
+            ratio = lw.insert(arith.DivfOp(lw.convert(self.last, element), lw.convert(span, element))).result
             several = lw.insert(arith.CmpiOp(self.out, one, "sgt")).result
             self.ratio = lw.insert(arith.SelectOp(several, ratio, lw.constant(0.0, element))).result
         else:
-            self.ratio = lw.insert(arith.DivfOp(_float_of(lw, self.size, element),
-                                                _float_of(lw, self.out, element))).result
-
-
-def _float_of(lw: Lowering, index: SSAValue, element: Attribute) -> SSAValue:
-    as_integer = lw.insert(arith.IndexCastOp(index, IntegerType(64))).result
-    return lw.insert(arith.SIToFPOp(as_integer, element)).result
+            self.ratio = lw.insert(arith.DivfOp(lw.convert(self.size, element), lw.convert(self.out, element))).result
 
 
 def _resample_axes(lw: Lowering, x: SSAValue, result: Any, align_corners: bool,
@@ -550,7 +543,7 @@ def _halved(b: Body, dst: SSAValue) -> SSAValue:
 
 def _scaled(b: Body, axis: _ResampleAxis, dst: SSAValue) -> SSAValue:
     """min(floor(dst * scale), in - 1), in f32."""
-    position = b.insert(arith.MulfOp(_index_to_float(b, dst, Float32Type()), axis.ratio))
+    position = b.insert(arith.MulfOp(b.convert(dst, Float32Type()), axis.ratio))
     floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(position)), IntegerType(64)))
     return b.insert(arith.MinSIOp(b.as_index(floor), axis.last))
 
@@ -560,10 +553,6 @@ def _nearest_cases(lw: Lowering, axis: _ResampleAxis) -> tuple[SSAValue, SSAValu
     same = lw.insert(arith.CmpiOp(axis.out, axis.size, "eq")).result
     twice = lw.insert(arith.AddiOp(axis.size, axis.size)).result
     return same, lw.insert(arith.CmpiOp(axis.out, twice, "eq")).result
-
-
-def _index_to_float(b: Body, value: SSAValue, element: Attribute) -> SSAValue:
-    return b.insert(arith.SIToFPOp(b.insert(arith.IndexCastOp(value, IntegerType(64))), element))
 
 
 @lowers("conv-pool", "aten.upsample_bilinear2d.vec")
@@ -581,7 +570,7 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
 
     def taps(b: Body, axis: _ResampleAxis, dst: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
         """(lower index, upper index, 1 - lambda, lambda) of an output's position along ``axis``."""
-        dst = _index_to_float(b, dst, f32)
+        dst = b.convert(dst, f32)
         if align_corners:
             src = b.insert(arith.MulfOp(axis.ratio, dst))
         else:
@@ -590,7 +579,7 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
             src = b.insert(arith.MaximumfOp(src, b.constant(0.0, f32)))
         floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(src)), IntegerType(64)))
         lower = b.insert(arith.MinSIOp(b.as_index(floor), axis.last))
-        lam = b.insert(arith.SubfOp(src, _index_to_float(b, lower, f32)))
+        lam = b.insert(arith.SubfOp(src, b.convert(lower, f32)))
         lam = b.insert(arith.MinimumfOp(b.insert(arith.MaximumfOp(lam, b.constant(0.0, f32))), b.constant(1.0, f32)))
         if element != f32:  # torch stores lambda in the input's dtype
             lam = b.convert(b.convert(lam, element), f32)

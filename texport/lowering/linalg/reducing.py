@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -58,8 +57,7 @@ def element_count(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], eleme
     count = lw.index(sizes[0])
     for size in sizes[1:]:
         count = lw.insert(arith.MuliOp(count, lw.index(size))).results[0]
-    as_int = lw.insert(arith.IndexCastOp(count, IntegerType(64))).results[0]
-    return lw.insert(arith.SIToFPOp(as_int, element)).results[0]
+    return lw.convert(count, element)
 
 
 def moments(lw: Lowering, x: SSAValue, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
