@@ -17,8 +17,8 @@ builtin.module {
 
 // CHECK-LABEL: func.func @products
 // CHECK:       %[[S0:.*]] = tensor.dim
-// CHECK:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:       %[[EMPTY:.*]] = tensor.empty(%[[S0]]) : tensor<?x5xf32>
+// CHECK:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:       %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<?x5xf32>)
 // CHECK:       linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4x5xf32>) outs(%[[FILL]] : tensor<?x5xf32>) -> tensor<?x5xf32>
 // addmm: the bias broadcast is the matmul's init

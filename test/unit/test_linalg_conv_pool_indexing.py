@@ -1,7 +1,6 @@
 """lower-core-to-linalg, the conv-pool and indexing families: each op lowered,
 verified by iree-opt, compiled by IREE and run against texport's interpreter
-(``check_lowered``'s checks, with one compile per model for several inputs:
-``lowered_and_checked``, a candidate for linalg_checks).
+(``lowered_and_checked``: ``check_lowered`` on several inputs, one compile per model).
 
 Tolerances: convolutions accumulate in another order than the interpreter's
 im2col + BLAS, so f32 results agree to about 1e-6 relative; they are checked at
@@ -13,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from linalg_checks import core_program, function_inputs, interpreter_outputs, verify_with_iree_opt
+from linalg_checks import core_program, lowered_and_checked
 from xdsl.context import Context
 
 import texport as torch
 import texport.nn.functional as F
 from texport.export import Dim
 from texport.lowering.errors import LegalityError, LoweringError
-from texport.lowering.linalg import LINALG_PASSES, lower_to_linalg_text
+from texport.lowering.linalg import LINALG_PASSES
 from texport.lowering.linalg.passes import LegalizeLinalgPass, LowerCoreToLinalgPass
 
 pytest.importorskip("iree.compiler")
@@ -29,38 +28,6 @@ pytest.importorskip("iree.runtime")
 CONV_TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
 BATCH = {"x": {0: Dim("b", max=64)}}
 LINALG_PASS = {p.name: p for p in LINALG_PASSES}
-
-
-def lowered_and_checked(model, example, runs, dynamic_shapes=None, rtol=1e-5, atol=1e-5):
-    """``check_lowered`` for each of ``runs``, compiling once (IREE's compile is
-    most of a check's time)."""
-    program = core_program(model, example, dynamic_shapes=dynamic_shapes)
-    text = lower_to_linalg_text(program.graph_module.module)
-    verify_with_iree_opt(text)
-    forward = compiled(text)
-    for run in runs:
-        inputs = [np.asarray(x._value if hasattr(x, "_value") else x) for x in function_inputs(program, list(run))]
-        want = interpreter_outputs(program, inputs)
-        got = forward(inputs)
-        assert len(got) == len(want)
-        for position, (w, g) in enumerate(zip(want, got, strict=True)):
-            assert g.shape == w.shape and g.dtype == w.dtype, f"result #{position}: {g.shape} {g.dtype}"
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"result #{position}")
-    return text
-
-
-def compiled(text):
-    compiler, runtime = pytest.importorskip("iree.compiler"), pytest.importorskip("iree.runtime")
-    vmfb = compiler.compile_str(text, target_backends=["llvm-cpu"], extra_args=["--iree-llvmcpu-target-cpu=host"])
-    context = runtime.SystemContext(config=runtime.Config("local-task"))
-    context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
-
-    def forward(inputs):
-        results = context.modules.module.forward(*inputs)
-        results = results if isinstance(results, (tuple, list)) else [results]
-        return [np.asarray(r.to_host() if hasattr(r, "to_host") else r) for r in results]
-
-    return forward
 
 
 # --------------------------------------------------------------- convolution

@@ -24,28 +24,6 @@ F = torch.nn.functional
 BATCH = {0: Dim("b", max=64)}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def compile_each_program_once():
-    """A program checked at two batch sizes is compiled once (IREE's compile is most
-    of a check's time)."""
-    try:
-        import iree.compiler as compiler
-    except ImportError:
-        yield
-        return
-    compile_str, compiled = compiler.compile_str, {}
-
-    def compile_once(text, **options):
-        key = (text, repr(sorted(options.items())))
-        if key not in compiled:
-            compiled[key] = compile_str(text, **options)
-        return compiled[key]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compiler, "compile_str", compile_once)
-        yield
-
-
 class Program(torch.nn.Module):
     """A model whose forward is ``function`` (one tensor input, and ``rest``)."""
 
@@ -166,6 +144,15 @@ def test_cat_pad_and_index_select():
     index = torch.from_numpy(np.array([2, 0, 1, 2], dtype=np.int64))
     text = check(joined, torch.randn(2, 3, 4), index, torch.ones(1, 3, 4, dtype=torch.int64), torch.randn(0))
     assert "tensor.pad" in text and "tensor.concat" not in text
+
+
+def test_cat_widens_uint8_unsigned():
+    """cat promotes uint8 and int64 to int64: 200 stays 200 (upstream's i8 is signless)."""
+    def joined(x, small):
+        return torch.cat([small, x], dim=0), torch.cat([small, small], dim=1)
+
+    small = torch.from_numpy(np.array([[0, 127, 128, 200, 255]], dtype=np.uint8))
+    check(joined, integers(2, 5), small)
 
 
 def test_views_of_integers_and_booleans():

@@ -84,12 +84,14 @@ def test_integers_accumulate_in_int64_and_dtype_converts_first():
 class UnsignedAndBool(torch.nn.Module):
     def forward(self, x, flags):
         return (x.sum(0), x.cumsum(1, dtype=torch.float32), x.argmax(1), x.argmin(1), x.prod(1),
+                x.sum(1, dtype=torch.float32), x.amax(1), x.cumsum(0),
                 flags.amax(1), flags.any(), flags.argmax(1), flags.min(0)[1])
 
 
 def test_uint8_widens_unsigned_and_compares_unsigned():
-    """Upstream's i8 is signless: 200 must not sum or compare as -56. (A uint8 result comes
-    back from IREE as int8, which check_lowered's dtype check rejects: none here.)"""
+    """Upstream's i8 is signless: 200 must not sum, convert to float or compare as -56
+    (``Body.convert(..., unsigned=True)``). A uint8 result (amax) comes back from IREE
+    as int8: check_lowered views it as uint8."""
     values = RNG.integers(0, 256, (3, 5)).astype(np.uint8)
     values[2, 3] = 250
     flags = RNG.random((3, 5)) > 0.5
@@ -225,6 +227,18 @@ def test_bucketize_and_searchsorted_count_the_boundaries_before():
     bounds = torch.from_numpy(np.array([-2, 0, 0, 1, 2.5, np.nan], np.float32))
     program = core_program(Searches(), (with_nan(3), bounds), dynamic_shapes={**BATCH, "bounds": None})
     check_lowered(program, [with_nan(4), bounds])
+
+
+class UnsignedSearch(torch.nn.Module):
+    def forward(self, x, bounds):
+        return torch.bucketize(x, bounds), torch.bucketize(x, bounds, right=True)
+
+
+def test_bucketize_widens_uint8_values_unsigned():
+    """uint8 values against int64 boundaries: 200 is above 100, not -56 below it."""
+    values = torch.from_numpy(np.array([[0, 99, 100, 127, 128, 200, 255]], np.uint8))
+    bounds = torch.from_numpy(np.array([-60, 0, 100, 150, 254], np.int64))
+    check_lowered(core_program(UnsignedSearch(), (values, bounds)), [values, bounds])
 
 
 class OfAScalar(torch.nn.Module):

@@ -10,7 +10,9 @@ and the casts fold away in pairs (``reconcile-unrealized-casts``).
 ``Lowering.pointwise`` builds the ``linalg.generic`` of an elementwise op with
 torch's broadcasting: an operand's dim of static size 1 against a result dim
 that is not reads index 0 (IREE and upstream MLIR reject ``linalg.add`` and
-kin for broadcasting; a generic is what torch-mlir emits too)."""
+kin for broadcasting; a generic is what torch-mlir emits too); ``Lowering.generic``
+is the general one every family builds on (its operands read by affine maps, its
+loops parallel or reduction). Reshapes, pads and slices are in ``shapes.py``."""
 
 from __future__ import annotations
 
@@ -20,7 +22,9 @@ from typing import Any
 from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
+    BFloat16Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -28,16 +32,33 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrealizedConversionCastOp,
 )
-from xdsl.dialects.linalg.ops import GenericOp, IteratorType, IteratorTypeAttr, YieldOp
+from xdsl.dialects.linalg.ops import (
+    FillOp,
+    GenericOp,
+    IndexOp,
+    IteratorType,
+    IteratorTypeAttr,
+    YieldOp,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
+from texport.dialects.dtypes import DType
+from texport.dialects.symbolic import is_static
 from texport.dialects.tx import TensorType as TxTensorType
 
+from ..errors import LoweringError
+from ..legality import where
 from .sizes import SizeTable
 from .types import is_float, tensor_type, upstream_type
+
+PARALLEL = IteratorTypeAttr(IteratorType.PARALLEL)
+REDUCTION = IteratorTypeAttr(IteratorType.REDUCTION)
+
+# An operand of ``Lowering.generic``: a tensor read by the identity map, or by a map
+Operand = SSAValue | tuple[SSAValue, AffineMap]
 
 
 def upstream_value(value: SSAValue) -> SSAValue | None:
@@ -66,12 +87,15 @@ class Lowering:
         self.rewriter.insert(op, InsertPoint.before(self.op))
         return op
 
-    def value(self, value: SSAValue) -> SSAValue:
-        """An operand (tensor or size) in its upstream type."""
+    def value(self, value: SSAValue, at: InsertPoint | None = None) -> SSAValue:
+        """An operand (tensor or size) in its upstream type; its cast, if it needs one,
+        goes before the op, or ``at`` another point (inside a region being moved)."""
         found = upstream_value(value)
         if found is not None:
             return found
-        return self.insert(UnrealizedConversionCastOp.get([value], [upstream_type(value.type)])).results[0]
+        cast = UnrealizedConversionCastOp.get([value], [upstream_type(value.type)])
+        self.rewriter.insert(cast, at or InsertPoint.before(self.op))
+        return cast.results[0]
 
     def index(self, size: Any) -> SSAValue:
         """An ``index`` for a size: a Python int or dim expression, or an SSA size."""
@@ -82,6 +106,23 @@ class Lowering:
     def constant(self, value: int | float | bool, element: Attribute) -> SSAValue:
         return self.insert(scalar_constant(value, element)).results[0]
 
+    def convert(self, value: SSAValue, element: Attribute) -> SSAValue:
+        """A scalar (a size's ``index``, say) as ``element``, before the op (``Body.convert``'s casts)."""
+        ops = conversion_ops(value, element)
+        for op in ops:
+            self.insert(op)
+        return ops[-1].results[0] if ops else value
+
+    def unsupported(self, what: str) -> LoweringError:
+        """The error for an op this lowering refuses, naming the op and its location."""
+        return LoweringError(f"lower-core-to-linalg: '{self.op.name}'{where(self.op)}: {what}")
+
+    def refuse_unsigned(self, dtype: DType) -> None:
+        """For the lowerings that compare integers signed: uint8 (a signless ``i8``
+        upstream) needs the unsigned arith ops, which they do not choose."""
+        if dtype == DType.uint8:
+            raise self.unsupported("expected a signed or floating-point dtype, found uint8")
+
     # ---- tensors ---------------------------------------------------------------
 
     def empty(self, tx_type: TxTensorType) -> SSAValue:
@@ -89,8 +130,63 @@ class Lowering:
         dynamic = [self.sizes.size(d) for d in tx_type.shape if not isinstance(d, int)]
         return self.insert(tensor.EmptyOp(dynamic, tensor_type(tx_type))).results[0]
 
+    def empty_of(self, dims: Sequence[Any], element: Attribute) -> SSAValue:
+        """``tensor.empty`` of ``element``s and ``dims``: ints, dim expressions (from the
+        size table) or ``index`` values."""
+        dynamic = [self.index(d) for d in dims if not is_static(d)]
+        shape = [d if is_static(d) else DYNAMIC_INDEX for d in dims]
+        return self.insert(tensor.EmptyOp(dynamic, TensorType(element, shape))).results[0]
+
+    def filled(self, dims: Sequence[Any], element: Attribute, value: int | float | bool | SSAValue) -> SSAValue:
+        """A ``linalg.fill`` of ``value`` (a number, or a scalar of ``element``) over
+        ``empty_of(dims, element)``: the init of a reduction."""
+        init = self.empty_of(dims, element)
+        scalar = value if isinstance(value, SSAValue) else self.constant(value, element)
+        return self.insert(FillOp([scalar], [init], [init.type])).results[0]
+
+    def sizes_of(self, value: SSAValue) -> list[int | SSAValue]:
+        """The sizes of an upstream tensor: ints, or ``index`` values read by ``tensor.dim``."""
+        return [self.insert(tensor.DimOp(value, self.index(axis))).results[0] if size == DYNAMIC_INDEX else size
+                for axis, size in enumerate(value.type.get_shape())]
+
     def result_type(self, index: int = 0) -> TxTensorType:
         return self.op.results[index].type
+
+    def generic(self, inputs: Sequence[Operand], outputs: Sequence[Operand], iterators: Sequence[IteratorTypeAttr],
+                body: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
+        """A ``linalg.generic`` with one loop per iterator: ``body`` gets the elements of
+        inputs then outputs (``Body.args``; ``Body.element``: the first output's) and
+        returns one value per output, converted to the output's element type."""
+        rank = len(iterators)
+        inputs, outputs = _with_maps(inputs, rank), _with_maps(outputs, rank)
+        values = [v for v, _ in (*inputs, *outputs)]
+        block = Block(arg_types=[v.type.element_type for v in values])
+        builder = Body(Builder(InsertPoint.at_end(block)), list(block.args), outputs[0][0].type.element_type)
+        yielded = body(builder)
+        builder.insert(YieldOp(*[builder.convert(v, o.type.element_type)
+                                 for v, (o, _) in zip(yielded, outputs, strict=True)]))
+        maps = [AffineMapAttr(m) for _, m in (*inputs, *outputs)]
+        op = GenericOp([v for v, _ in inputs], [v for v, _ in outputs], Region(block), maps, list(iterators),
+                       [v.type for v, _ in outputs])
+        return list(self.insert(op).results)
+
+    def elementwise(self, dims: Sequence[Any], element: Attribute, inputs: Sequence[Operand],
+                    compute: Callable[[Body, list[SSAValue]], SSAValue]) -> SSAValue:
+        """A parallel generic over ``dims`` making one tensor of ``element``s; ``compute``
+        gets the inputs' elements (read by their maps, the identity by default)."""
+        count = len(inputs)
+        return self.generic(inputs, [self.empty_of(dims, element)], [PARALLEL] * len(dims),
+                            lambda b: [compute(b, b.args[:count])])[0]
+
+    def converted(self, value: SSAValue, element: Attribute, dims: Sequence[Any] | None = None,
+                  unsigned: bool = False) -> SSAValue:
+        """An upstream tensor with its elements as ``element`` (torch's casts; ``unsigned``:
+        its integers are uint8's), or itself when they are already. ``dims``: its sizes
+        as texport dims, if known (else its dynamic sizes are read by ``tensor.dim``)."""
+        if value.type.element_type == element:
+            return value
+        dims = self.sizes_of(value) if dims is None else dims
+        return self.elementwise(dims, element, [value], lambda b, v: b.convert(v[0], element, unsigned))
 
     def pointwise(self, operands: Sequence[SSAValue], result: TxTensorType,
                   body: Callable[[Body], SSAValue]) -> SSAValue:
@@ -98,18 +194,28 @@ class Lowering:
         elements (``Body.args``, broadcast as torch broadcasts) and returns the result's."""
         rank = len(result.shape)
         values = [self.value(v) for v in operands]
-        maps = [_broadcast_map(v.type, result.shape, rank) for v in values]
-        maps.append(AffineMapAttr(AffineMap.identity(rank)))
-        element = tensor_type(result).element_type
-        block = Block(arg_types=[v.type.element_type for v in values] + [element])
-        builder = Body(Builder(InsertPoint.at_end(block)), list(block.args[:-1]), element)
-        builder.insert(YieldOp(builder.convert(body(builder), element)))
-        generic = GenericOp(values, [self.empty(result)], Region(block), maps,
-                            [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [tensor_type(result)])
-        return self.insert(generic).results[0]
+        inputs = [(v, broadcast_map(v.type, result.shape, rank).data) for v in values]
+
+        def result_element(b: Body) -> list[SSAValue]:
+            b.args = b.args[:len(values)]  # the output's element is not read
+            return [body(b)]
+
+        return self.generic(inputs, [self.empty(result)], [PARALLEL] * rank, result_element)[0]
 
 
-def _broadcast_map(operand: TensorType, result_shape: Sequence[Any], rank: int) -> AffineMapAttr:
+def _with_maps(operands: Sequence[Operand], rank: int) -> list[tuple[SSAValue, AffineMap]]:
+    return [o if isinstance(o, tuple) else (o, AffineMap.identity(rank)) for o in operands]
+
+
+def dims_map(rank: int, dims: Sequence[int | AffineExpr]) -> AffineMap:
+    """A map of ``rank`` loops to the given dims (an int is a loop)."""
+    exprs = tuple(AffineExpr.dimension(d) if isinstance(d, int) else d for d in dims)
+    return AffineMap(rank, 0, exprs)
+
+
+def broadcast_map(operand: TensorType, result_shape: Sequence[Any], rank: int) -> AffineMapAttr:
+    """How an operand is read at the loops of a ``rank``-d result, as torch broadcasts:
+    right-aligned, a dim of static size 1 against another read at index 0."""
     shape = operand.get_shape()
     offset = rank - len(shape)
     exprs = []
@@ -136,10 +242,53 @@ class Body:
     def constant(self, value: int | float | bool, element: Attribute) -> SSAValue:
         return self.insert(scalar_constant(value, element))
 
-    def convert(self, value: SSAValue, element: Attribute) -> SSAValue:
+    def add(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        """x + y of floats or integers (bools: x or y, as torch adds them)."""
+        if _is_bool(x.type):
+            return self.insert(arith.OrIOp(x, y))
+        return self.insert((arith.AddfOp if is_float(x.type) else arith.AddiOp)(x, y))
+
+    def mul(self, x: SSAValue, y: SSAValue) -> SSAValue:
+        return self.insert((arith.MulfOp if is_float(x.type) else arith.MuliOp)(x, y))
+
+    def index(self, dim: int) -> SSAValue:
+        """The loop index of loop ``dim`` (``linalg.index``)."""
+        return self.insert(IndexOp(dim))
+
+    def indices(self, rank: int) -> list[SSAValue]:
+        return [self.index(dim) for dim in range(rank)]
+
+    def index_constant(self, value: int) -> SSAValue:
+        return self.constant(value, IndexType())
+
+    def as_index(self, value: SSAValue) -> SSAValue:
+        """An integer element (an index tensor's) as an ``index``."""
+        if isinstance(value.type, IndexType):
+            return value
+        return self.insert(arith.IndexCastOp(value, IndexType()))
+
+    def convert(self, value: SSAValue, element: Attribute, unsigned: bool = False) -> SSAValue:
         """``value`` as ``element``, as torch casts: float<->float, int->float,
-        float->int (toward zero), int<->int (sign-extending; bool zero-extends)."""
-        return self.insert_all(conversion_ops(value, element), value)
+        float->int (toward zero), int<->int (sign-extending; bool zero-extends);
+        an ``index`` as an int64.
+        ``unsigned``: ``value`` is a uint8's element (``types.is_unsigned``), which
+        widens and becomes a float unsigned (upstream's ``i8`` is signless)."""
+        return self.insert_all(conversion_ops(value, element, unsigned), value)
+
+    def rounded_through(self, value: SSAValue, low: Attribute) -> SSAValue:
+        """A float32 ``value`` rounded to the narrower float ``low`` and back, as torch rounds an
+        intermediate. bfloat16 by its bits (round to nearest even, a nan kept): IREE folds
+        ``extf(truncf(x))`` of bfloat16 to ``x``, which would skip the rounding."""
+        if not isinstance(low, BFloat16Type):
+            return self.convert(self.convert(value, low), value.type)
+        i32 = IntegerType(32)
+        bits = self.insert(arith.BitcastOp(value, i32))
+        lowest_kept = self.insert(arith.AndIOp(self.insert(arith.ShRUIOp(bits, self.constant(16, i32))),
+                                               self.constant(1, i32)))
+        bias = self.insert(arith.AddiOp(self.constant(0x7FFF, i32), lowest_kept))
+        kept = self.insert(arith.AndIOp(self.insert(arith.AddiOp(bits, bias)), self.constant(-0x10000, i32)))
+        is_nan = self.insert(arith.CmpfOp(value, value, "uno"))
+        return self.insert(arith.SelectOp(is_nan, value, self.insert(arith.BitcastOp(kept, value.type))))
 
     def insert_all(self, ops: list[Operation], default: SSAValue) -> SSAValue:
         for op in ops:
@@ -147,16 +296,21 @@ class Body:
         return ops[-1].results[0] if ops else default
 
 
-def conversion_ops(value: SSAValue, element: Attribute) -> list[Operation]:
+def conversion_ops(value: SSAValue, element: Attribute, unsigned: bool = False) -> list[Operation]:
+    """The ops of ``Body.convert``; ``unsigned``: an integer ``value`` is unsigned (uint8)."""
     source = value.type
     if source == element:
         return []
+    if isinstance(source, IndexType):  # a size or loop index: through int64, signed
+        wide = arith.IndexCastOp(value, IntegerType(64))
+        return [wide, *conversion_ops(wide.results[0], element)]
+    unsigned = unsigned or _is_bool(source)
     source_float, target_float = is_float(source), is_float(element)
     if source_float and target_float:
         wider = _width(element) > _width(source)
         return [(arith.ExtFOp if wider else arith.TruncFOp)(value, element)]
     if target_float:
-        return [(arith.UIToFPOp if _is_bool(source) else arith.SIToFPOp)(value, element)]
+        return [(arith.UIToFPOp if unsigned else arith.SIToFPOp)(value, element)]
     if _is_bool(element):  # torch: x != 0
         zero = scalar_constant(0.0 if source_float else 0, source)
         compare = (arith.CmpfOp(value, zero.results[0], "une") if source_float
@@ -165,7 +319,7 @@ def conversion_ops(value: SSAValue, element: Attribute) -> list[Operation]:
     if source_float:
         return [arith.FPToSIOp(value, element)]
     if _width(element) > _width(source):
-        return [(arith.ExtUIOp if _is_bool(source) else arith.ExtSIOp)(value, element)]
+        return [(arith.ExtUIOp if unsigned else arith.ExtSIOp)(value, element)]
     return [arith.TruncIOp(value, element)]
 
 

@@ -25,17 +25,13 @@ the casts fold in pairs when the whole pipeline is done.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    DenseArrayBase,
     IndexType,
     IntegerType,
     TensorType,
     UnrealizedConversionCastOp,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -44,8 +40,9 @@ from texport.dialects.control import CondOp, MapOp, ScanOp, WhileLoopOp, YieldOp
 from texport.dialects.tx import SymBoolType
 from texport.dialects.tx import TensorType as TxTensorType
 
-from .builder import Lowering, upstream_value
+from .builder import Lowering
 from .registry import lowers
+from .shapes import extract_slice, insert_slice, size_operand
 from .types import UnsupportedType, tensor_type, upstream_type
 
 # --------------------------------------------------------------------------
@@ -141,41 +138,19 @@ def _loop_over_slices(lw: Lowering, region: Region, init: list[SSAValue], xs: li
 def _slice_of(lw: Lowering, x: SSAValue, source: SSAValue, position: SSAValue) -> Operation:
     """``x[position]``: a rank-reducing ``tensor.extract_slice`` of ``source`` (``x`` upstream)."""
     shape = x.type.shape
-    sizes = [1, *(_size(lw, d) for d in shape[1:])]
+    sizes = [1, *(size_operand(lw, d) for d in shape[1:])]
     offsets = [position, *([0] * (len(shape) - 1))]
     result = tensor_type(TxTensorType.get(shape[1:], x.type.dtype))
-    return _sliced(tensor.ExtractSliceOp, [source], offsets, sizes, result)
+    return extract_slice(source, offsets, sizes, [1] * len(shape), result)
 
 
 def _insert_step(lw: Lowering, value: SSAValue, into: SSAValue, stacked: TxTensorType,
                  position: SSAValue) -> Operation:
     """``into[position] = value``: a rank-reducing ``tensor.insert_slice``."""
     shape = stacked.shape
-    sizes = [1, *(_size(lw, d) for d in shape[1:])]
+    sizes = [1, *(size_operand(lw, d) for d in shape[1:])]
     offsets = [position, *([0] * (len(shape) - 1))]
-    return _sliced(tensor.InsertSliceOp, [value, into], offsets, sizes, into.type)
-
-
-def _size(lw: Lowering, dim: Any) -> int | SSAValue:
-    return dim if isinstance(dim, int) else lw.index(dim)
-
-
-def _sliced(op_class: type, tensors: list[SSAValue], offsets: Sequence[int | SSAValue],
-            sizes: Sequence[int | SSAValue], result: Attribute) -> Operation:
-    """An extract/insert_slice of unit strides; static entries in the properties,
-    SSA entries as operands (as ``custom<DynamicIndexList>`` has them)."""
-    def split(values: Sequence[int | SSAValue]) -> tuple[list[SSAValue], DenseArrayBase]:
-        static = [v if isinstance(v, int) else DYNAMIC_INDEX for v in values]
-        return [v for v in values if not isinstance(v, int)], DenseArrayBase.from_list(i64, static)
-
-    dynamic_offsets, static_offsets = split(offsets)
-    dynamic_sizes, static_sizes = split(sizes)
-    return op_class.build(
-        operands=[*tensors, dynamic_offsets, dynamic_sizes, []],
-        result_types=[result],
-        properties={"static_offsets": static_offsets, "static_sizes": static_sizes,
-                    "static_strides": DenseArrayBase.from_list(i64, [1] * len(sizes))},
-    )
+    return insert_slice(value, into, offsets, sizes, [1] * len(shape))
 
 
 # --------------------------------------------------------------------------
@@ -187,13 +162,13 @@ def _predicate(lw: Lowering, value: SSAValue, point: InsertPoint) -> SSAValue:
     """An ``i1`` for a predicate: the element of a one-element bool tensor, or
     a ``!tx.symbool`` (a size comparison, ``arith.cmpi`` once lowered)."""
     if isinstance(value.type, TxTensorType):
-        source = _upstream_at(lw, value, point)
+        source = lw.value(value, point)
         indices = [lw.index(0) for _ in value.type.shape]
         extract = tensor.ExtractOp(source, indices, IntegerType(1))
         lw.rewriter.insert(extract, point)
         return extract.results[0]
     if isinstance(value.type, SymBoolType):  # a size comparison: tx.cmp is arith.cmpi (scalars)
-        return _upstream_at(lw, value, point)
+        return lw.value(value, point)
     raise UnsupportedType(f"a predicate must be a one-element bool tensor or a !tx.symbool made by "
                           f"tx.cmp, found {value.type}")
 
@@ -259,7 +234,7 @@ class _MovedBlock:
         dim is static on one side only); None: its own upstream type."""
         values = []
         for value, wanted in zip(self.terminator.operands, types, strict=True):
-            upstream = _upstream_at(self.lw, value, self.end_point())
+            upstream = self.lw.value(value, self.end_point())
             if wanted is not None and upstream.type != wanted:
                 upstream = self.before_end(tensor.CastOp(upstream, wanted))
             values.append(upstream)
@@ -273,16 +248,6 @@ class _MovedBlock:
         for cast in self._casts:
             if not cast.results[0].uses:
                 self.lw.rewriter.erase(cast)
-
-
-def _upstream_at(lw: Lowering, value: SSAValue, point: InsertPoint) -> SSAValue:
-    """``Lowering.value`` at another insertion point (inside a moved region)."""
-    found = upstream_value(value)
-    if found is not None:
-        return found
-    cast = UnrealizedConversionCastOp.get([value], [upstream_type(value.type)])
-    lw.rewriter.insert(cast, point)
-    return cast.results[0]
 
 
 def _as_results(lw: Lowering, values: list[SSAValue]) -> list[SSAValue]:

@@ -10,9 +10,8 @@ resampled image reads its input with ``tensor.extract`` at indices computed from
 ``linalg.index``. Pools take 2 or 3 spatial dims (3-d max pooling always by the
 generic: linalg has no ncdhw pooling op), batched or not.
 
-The structured-op helpers at the top (``generic``, ``pad``, ``expand``,
-``collapse``, ``fill``, ``empty``, ``convert_tensor``, ...) are shared with
-``indexing.py``; they belong in ``builder.py`` once the machinery takes them."""
+The structured-op building blocks are the machinery's (``Lowering.generic``,
+``Lowering.filled``, ``shapes.pad``, ...)."""
 
 from __future__ import annotations
 
@@ -20,192 +19,40 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.builder import Builder
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    AffineMapAttr,
-    ArrayAttr,
     DenseIntOrFPElementsAttr,
     Float32Type,
     IndexType,
-    IntegerAttr,
     IntegerType,
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg.ops import (
-    Conv2DNchwFchwOp,
-    Conv2DNgchwGfchwOp,
-    FillOp,
-    GenericOp,
-    IndexOp,
-    IteratorType,
-    IteratorTypeAttr,
-    PoolingNchwMaxOp,
-    YieldOp,
-)
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.dialects.linalg.ops import Conv2DNchwFchwOp, Conv2DNgchwGfchwOp, PoolingNchwMaxOp
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
-from xdsl.rewriter import InsertPoint
 
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
 
-from ..errors import LoweringError
-from ..legality import where
-from .builder import Body, Lowering, scalar_constant
+from .builder import PARALLEL, REDUCTION, Body, Lowering, dims_map
 from .registry import lowers
-from .types import element_type, is_float, tensor_type
-
-PARALLEL = IteratorTypeAttr(IteratorType.PARALLEL)
-REDUCTION = IteratorTypeAttr(IteratorType.REDUCTION)
+from .shapes import collapse, expand, insert_slice, pad
+from .types import element_type, extreme_identity, is_float, opmath_dtype, tensor_type
 
 # ---------------------------------------------------------------------------
-# Structured-op helpers
+# Helpers of this family
 # ---------------------------------------------------------------------------
-
-
-def unsupported(lw: Lowering, what: str) -> LoweringError:
-    return LoweringError(f"lower-core-to-linalg: '{lw.op.name}'{where(lw.op)}: {what}")
-
-
-def generic(lw: Lowering, inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap],
-            outputs: Sequence[SSAValue], output_maps: Sequence[AffineMap], iterators: Sequence[Attribute],
-            body: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
-    """A ``linalg.generic``; ``body`` gets the elements of inputs then outputs
-    (``Body.args``) and returns the yielded values, one per output."""
-    block = Block(arg_types=[v.type.element_type for v in (*inputs, *outputs)])
-    b = Body(Builder(InsertPoint.at_end(block)), list(block.args), outputs[0].type.element_type)
-    yielded = body(b)
-    b.insert(YieldOp(*yielded))
-    maps = [AffineMapAttr(m) for m in (*input_maps, *output_maps)]
-    op = GenericOp(list(inputs), list(outputs), Region(block), maps, list(iterators),
-                   [v.type for v in outputs])
-    return list(lw.insert(op).results)
-
-
-def identity(rank: int) -> AffineMap:
-    return AffineMap.identity(rank)
-
-
-def dims_map(rank: int, dims: Sequence[int | AffineExpr]) -> AffineMap:
-    """A map of ``rank`` loop dims to the given dims (ints are loop dims)."""
-    exprs = tuple(AffineExpr.dimension(d) if isinstance(d, int) else d for d in dims)
-    return AffineMap(rank, 0, exprs)
-
-
-def loop_index(b: Body, dim: int) -> SSAValue:
-    return b.insert(IndexOp(dim))
 
 
 def dense_i64(values: Sequence[int]) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr.from_list(TensorType(i64, [len(values)]), list(values))
 
 
-def fill(lw: Lowering, value: int | float, target: SSAValue) -> SSAValue:
-    constant = lw.constant(value, target.type.element_type)
-    return lw.insert(FillOp([constant], [target], [target.type])).results[0]
-
-
-def empty(lw: Lowering, sizes: Sequence[Any], element: Attribute) -> SSAValue:
-    """``tensor.empty`` of ``sizes`` (ints, or dim expressions read from the size table)."""
-    dynamic = [lw.index(s) for s in sizes if not is_static(s)]
-    shape = [int(s) if is_static(s) else DYNAMIC_INDEX for s in sizes]
-    return lw.insert(tensor.EmptyOp(dynamic, TensorType(element, shape))).results[0]
-
-
-def pad(lw: Lowering, value: SSAValue, low: Sequence[int], high: Sequence[int],
-        padding: int | float) -> SSAValue:
-    """``value`` padded by ``low``/``high`` elements per dim, with ``padding``."""
-    if not any(low) and not any(high):
-        return value
-    source: TensorType = value.type
-    shape = [DYNAMIC_INDEX if s == DYNAMIC_INDEX else s + lo + hi
-             for s, lo, hi in zip(source.get_shape(), low, high, strict=True)]
-    block = Block(arg_types=[IndexType()] * len(shape))
-    constant = scalar_constant(padding, source.element_type)
-    block.add_ops([constant, tensor.YieldOp(constant)])
-    op = tensor.PadOp(value, [], [], Region(block), list(low), list(high),
-                      TensorType(source.element_type, shape))
-    return lw.insert(op).results[0]
-
-
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in group]) for group in groups])
-
-
-def expand(lw: Lowering, value: SSAValue, groups: Sequence[Sequence[int]], sizes: Sequence[Any]) -> SSAValue:
-    """``tensor.expand_shape`` of ``value`` to ``sizes`` (ints or dim expressions)."""
-    static = [int(s) if is_static(s) else DYNAMIC_INDEX for s in sizes]
-    dynamic = [lw.index(s) for s in sizes if not is_static(s)]
-    result = TensorType(value.type.element_type, static)
-    return lw.insert(tensor.ExpandShapeOp(value, dynamic, _reassociation(groups), static, result)).results[0]
-
-
-def collapse(lw: Lowering, value: SSAValue, groups: Sequence[Sequence[int]]) -> SSAValue:
-    shape = value.type.get_shape()
-    sizes = []
-    for group in groups:
-        parts = [shape[d] for d in group]
-        sizes.append(DYNAMIC_INDEX if DYNAMIC_INDEX in parts else int(np.prod(parts)))
-    result = TensorType(value.type.element_type, sizes)
-    op = tensor.CollapseShapeOp.create(operands=[value], result_types=[result],
-                                       properties={"reassociation": _reassociation(groups)})
-    return lw.insert(op).results[0]
-
-
-def sizes_of(lw: Lowering, value: SSAValue) -> list[Any]:
-    """The sizes of an upstream tensor: ints, or ``index`` values read by ``tensor.dim``."""
-    sizes: list[Any] = []
-    for axis, size in enumerate(value.type.get_shape()):
-        if size == DYNAMIC_INDEX:
-            size = lw.insert(tensor.DimOp(value, lw.index(axis))).results[0]
-        sizes.append(size)
-    return sizes
-
-
-def convert_tensor(lw: Lowering, value: SSAValue, element: Attribute) -> SSAValue:
-    """``value`` with its elements converted to ``element`` (torch's casts)."""
-    if value.type.element_type == element:
-        return value
-    rank = value.type.get_num_dims()
-    dynamic = [size for size in sizes_of(lw, value) if isinstance(size, SSAValue)]
-    out = lw.insert(tensor.EmptyOp(dynamic, TensorType(element, value.type.get_shape()))).results[0]
-    return generic(lw, [value], [identity(rank)], [out], [identity(rank)], [PARALLEL] * rank,
-                   lambda b: [b.convert(b.args[0], element)])[0]
-
-
-def accumulator_type(element: Attribute) -> Attribute:
-    """The element sums are kept in: f32 for f16/bf16 (torch's opmath), i64 for integers."""
-    if is_float(element):
-        return Float32Type() if element.bitwidth < 32 else element
-    return IntegerType(64)
-
-
-def lowest(element: Attribute) -> int | float:
-    """The identity of max: -inf, or the smallest integer of the type."""
-    if is_float(element):
-        return float("-inf")
-    width = element.width.data
-    return 0 if width == 1 else -(1 << (width - 1))
-
-
-def refuse_unsigned(lw: Lowering, dtype: DType) -> None:
-    """uint8 is a signless i8 upstream: comparing or widening it needs the unsigned
-    arith ops, which these lowerings do not choose yet."""
-    if dtype == DType.uint8:
-        raise unsupported(lw, "expected a signed or floating-point dtype, found uint8")
-
-
-def to_index(b: Body, value: SSAValue) -> SSAValue:
-    if isinstance(value.type, IndexType):
-        return value
-    return b.insert(arith.IndexCastOp(value, IndexType()))
-
-
-def index_constant(b: Body, value: int) -> SSAValue:
-    return b.constant(value, IndexType())
+def sum_element(dtype: DType) -> Attribute:
+    """The element a pool sums in: torch's opmath type for floats, int64 for integers."""
+    return element_type(opmath_dtype(dtype)) if is_float(element_type(dtype)) else IntegerType(64)
 
 
 # ---------------------------------------------------------------------------
@@ -222,7 +69,7 @@ def _ints(lw: Lowering, value: Any, n: int, name: str, default: Sequence[int] | 
     if len(values) == 1:
         values = values * n
     if len(values) != n or not all(isinstance(v, int) for v in values):
-        raise unsupported(lw, f"expected {n} integer {name}, found {value!r}")
+        raise lw.unsupported(f"expected {n} integer {name}, found {value!r}")
     return tuple(values)
 
 
@@ -230,7 +77,7 @@ def _pool_sizes(lw: Lowering, x: SSAValue, n: int, ceil_mode: bool) -> list[Any]
     """The ``n`` spatial sizes of a pool's input (texport dims)."""
     sizes = list(x.type.shape[-n:])
     if ceil_mode and not all(is_static(s) for s in sizes):
-        raise unsupported(lw, "ceil_mode needs static spatial sizes (its last window's reach is read off them)")
+        raise lw.unsupported("ceil_mode needs static spatial sizes (its last window's reach is read off them)")
     return sizes
 
 
@@ -242,7 +89,7 @@ def _batched(lw: Lowering, x: SSAValue, result_shape: Sequence[Any], n: int) -> 
     if len(shape) == n + 1:
         return expand(lw, value, _unit_batch(n), [1, *shape]), [1, *result_shape], True
     if len(shape) != n + 2:
-        raise unsupported(lw, f"expected an (N, C, {n} spatial) or (C, {n} spatial) input, found rank {len(shape)}")
+        raise lw.unsupported(f"expected an (N, C, {n} spatial) or (C, {n} spatial) input, found rank {len(shape)}")
     return value, list(result_shape), False
 
 
@@ -277,7 +124,7 @@ def _window_map(rank_before: int, stride: Sequence[int], dilation: Sequence[int]
 
 def _window_input(lw: Lowering, kernel: Sequence[int], element: Attribute) -> SSAValue:
     """A kernel-shaped tensor giving the window dims their bounds (its values are not read)."""
-    return empty(lw, kernel, element)
+    return lw.empty_of(kernel, element)
 
 
 # ---------------------------------------------------------------------------
@@ -290,17 +137,17 @@ def convolution(lw: Lowering) -> list[SSAValue]:
     x, weight, bias, stride, padding, dilation, transposed, output_padding, groups = lw.op.arguments()
     n = len(x.type.shape) - 2
     if n not in (1, 2):
-        raise unsupported(lw, f"expected a 1-d or 2-d convolution, found {n}-d")
+        raise lw.unsupported(f"expected a 1-d or 2-d convolution, found {n}-d")
     if not isinstance(groups, int):
-        raise unsupported(lw, f"expected an integer groups, found {groups!r}")
+        raise lw.unsupported(f"expected an integer groups, found {groups!r}")
     stride, padding, dilation, output_padding = (
         _ints(lw, v, n, name) for v, name in ((stride, "strides"), (padding, "paddings"),
                                               (dilation, "dilations"), (output_padding, "output paddings")))
     result = lw.result_type()
     element = element_type(result.dtype)
-    compute = accumulator_type(element) if is_float(element) else element
-    input_value = convert_tensor(lw, lw.value(x), compute)
-    weight_value = convert_tensor(lw, lw.value(weight), compute)
+    compute = element_type(opmath_dtype(result.dtype))
+    input_value = lw.converted(lw.value(x), compute)
+    weight_value = lw.converted(lw.value(weight), compute)
     out_sizes = list(result.shape)
     if n == 1:  # (N, C, L) as (N, C, 1, L)
         input_value = expand(lw, input_value, [[0], [1], [2, 3]], [*x.type.shape[:2], 1, x.type.shape[2]])
@@ -318,7 +165,7 @@ def convolution(lw: Lowering) -> list[SSAValue]:
     out = _conv2d(lw, input_value, weight_value, init, stride, dilation, groups, out_sizes)
     if n == 1:
         out = collapse(lw, out, [[0], [1], [2, 3]])
-    return [convert_tensor(lw, out, element)]
+    return [lw.converted(out, element)]
 
 
 def _spread(lw: Lowering, x: SSAValue, weight: SSAValue, stride: Sequence[int], padding: Sequence[int],
@@ -330,16 +177,14 @@ def _spread(lw: Lowering, x: SSAValue, weight: SSAValue, stride: Sequence[int], 
     kernel = weight.type.get_shape()[2:]
     around = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding, strict=True)]
     if any(a < 0 for a in around) or DYNAMIC_INDEX in shape[1:]:
-        raise unsupported(lw, "a transposed convolution needs static channels and spatial sizes, and "
-                              "padding <= dilation * (kernel - 1)")
+        raise lw.unsupported("a transposed convolution needs static channels and spatial sizes, and "
+                             "padding <= dilation * (kernel - 1)")
     spread = [(size - 1) * s + 1 + 2 * a + extra
               for size, s, a, extra in zip(shape[2:], stride, around, output_padding, strict=True)]
     batch = lw.op.operands[0].type.shape[0]
-    zeros = fill(lw, 0, empty(lw, [batch, shape[1], *spread], x.type.element_type))
-    dynamic = [lw.index(batch)] if shape[0] == DYNAMIC_INDEX else []
-    insert = tensor.InsertSliceOp.get(x, zeros, static_sizes=list(shape), static_offsets=[0, 0, *around],
-                                      static_strides=[1, 1, *stride], sizes=dynamic)
-    return lw.insert(insert).results[0]
+    zeros = lw.filled([batch, shape[1], *spread], x.type.element_type, 0)
+    sizes = [lw.index(batch) if shape[0] == DYNAMIC_INDEX else shape[0], *shape[1:]]
+    return lw.insert(insert_slice(x, zeros, [0, 0, *around], sizes, [1, 1, *stride])).results[0]
 
 
 def _flipped_weight(lw: Lowering, weight: SSAValue, groups: int) -> SSAValue:
@@ -350,28 +195,26 @@ def _flipped_weight(lw: Lowering, weight: SSAValue, groups: int) -> SSAValue:
     shape = [groups * per_group_out, per_group_in, kh, kw]
 
     def body(b: Body) -> list[SSAValue]:
-        out_channel, in_channel = loop_index(b, 0), loop_index(b, 1)
-        group = b.insert(arith.DivUIOp(out_channel, index_constant(b, per_group_out)))
-        filter_index = b.insert(arith.RemUIOp(out_channel, index_constant(b, per_group_out)))
+        out_channel, in_channel = b.index(0), b.index(1)
+        group = b.insert(arith.DivUIOp(out_channel, b.index_constant(per_group_out)))
+        filter_index = b.insert(arith.RemUIOp(out_channel, b.index_constant(per_group_out)))
         source_channel = b.insert(arith.AddiOp(
-            b.insert(arith.MuliOp(group, index_constant(b, per_group_in))), in_channel))
-        row = b.insert(arith.SubiOp(index_constant(b, kh - 1), loop_index(b, 2)))
-        column = b.insert(arith.SubiOp(index_constant(b, kw - 1), loop_index(b, 3)))
+            b.insert(arith.MuliOp(group, b.index_constant(per_group_in))), in_channel))
+        row = b.insert(arith.SubiOp(b.index_constant(kh - 1), b.index(2)))
+        column = b.insert(arith.SubiOp(b.index_constant(kw - 1), b.index(3)))
         return [b.insert(tensor.ExtractOp(weight, [source_channel, filter_index, row, column],
                                           weight.type.element_type))]
 
-    out = empty(lw, shape, weight.type.element_type)
-    return generic(lw, [], [], [out], [identity(4)], [PARALLEL] * 4, body)[0]
+    return lw.generic([], [lw.empty_of(shape, weight.type.element_type)], [PARALLEL] * 4, body)[0]
 
 
 def _conv_init(lw: Lowering, bias: SSAValue | None, sizes: Sequence[Any], element: Attribute) -> SSAValue:
     """The convolution's accumulator: zeros, or the bias along dim 1."""
-    target = empty(lw, sizes, element)
     if bias is None:
-        return fill(lw, 0, target)
-    bias_value = convert_tensor(lw, lw.value(bias), element)
-    return generic(lw, [bias_value], [dims_map(4, [1])], [target], [identity(4)], [PARALLEL] * 4,
-                   lambda b: [b.args[0]])[0]
+        return lw.filled(sizes, element, 0)
+    bias_value = lw.converted(lw.value(bias), element)
+    return lw.generic([(bias_value, dims_map(4, [1]))], [lw.empty_of(sizes, element)], [PARALLEL] * 4,
+                      lambda b: [b.args[0]])[0]
 
 
 def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride: Sequence[int],
@@ -380,10 +223,10 @@ def _conv2d(lw: Lowering, x: SSAValue, weight: SSAValue, init: SSAValue, stride:
     if groups == 1:
         return lw.insert(Conv2DNchwFchwOp([x, weight], [init], [init.type], **attrs)).results[0]
     # (N, G*C, H, W) as (N, G, C, H, W); (G*F, C, kh, kw) as (G, F, C, kh, kw)
-    batch, channels, height, width = sizes_of(lw, x)
+    batch, channels, height, width = lw.sizes_of(x)
     filters, per_group, kh, kw = weight.type.get_shape()
     if DYNAMIC_INDEX in (channels, filters):
-        raise unsupported(lw, "a grouped convolution needs static channel counts")
+        raise lw.unsupported("a grouped convolution needs static channel counts")
     grouped_x = expand(lw, x, [[0], [1, 2], [3], [4]], [batch, groups, channels // groups, height, width])
     grouped_w = expand(lw, weight, [[0, 1], [2], [3], [4]], [groups, filters // groups, per_group, kh, kw])
     grouped_init = expand(lw, init, [[0], [1, 2], [3], [4]],
@@ -417,19 +260,19 @@ def max_pool_with_indices(lw: Lowering) -> list[SSAValue | None]:
     kernel, stride, padding, dilation = _pool_arguments(lw, n, kernel, stride, padding, dilation)
     result = lw.result_type(0)
     element = element_type(result.dtype)
-    refuse_unsigned(lw, result.dtype)
+    lw.refuse_unsigned(result.dtype)
     sizes = _pool_sizes(lw, x, n, ceil_mode)
     source, out_shape, unbatched = _batched(lw, x, result.shape, n)
     high = [_high_padding(s, o, k, st, p, d) for s, o, k, st, p, d in
             zip(sizes, out_shape[2:], kernel, stride, padding, dilation, strict=True)]
-    padded = pad(lw, source, [0, 0, *padding], [0, 0, *high], lowest(element))
-    values = fill(lw, lowest(element), empty(lw, out_shape, element))
+    padded = pad(lw, source, [0, 0, *padding], [0, 0, *high], extreme_identity(element, maximum=True))
+    values = lw.filled(out_shape, element, extreme_identity(element, maximum=True))
     window = _window_input(lw, kernel, element)
     if n == 2 and not lw.op.results[1].uses:
         pool = PoolingNchwMaxOp([padded, window], [values], [values.type],
                                 strides=dense_i64(stride), dilations=dense_i64(dilation))
         return [_unbatched(lw, lw.insert(pool).results[0], unbatched), None]
-    indices = fill(lw, -1, empty(lw, out_shape, IntegerType(64)))
+    indices = lw.filled(out_shape, IntegerType(64), -1)
     values, indices = _max_pool_with_indices(lw, padded, window, values, indices, sizes, stride, padding, dilation)
     return [_unbatched(lw, values, unbatched), _unbatched(lw, indices, unbatched) if lw.op.results[1].uses else None]
 
@@ -447,11 +290,11 @@ def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, val
         value, _window, running, index = b.args
         flat, inside = None, None
         for axis, bound in enumerate(bounds):
-            start = b.insert(arith.MuliOp(loop_index(b, 2 + axis), index_constant(b, stride[axis])))
-            offset = b.insert(arith.MuliOp(loop_index(b, 2 + n + axis), index_constant(b, dilation[axis])))
+            start = b.insert(arith.MuliOp(b.index(2 + axis), b.index_constant(stride[axis])))
+            offset = b.insert(arith.MuliOp(b.index(2 + n + axis), b.index_constant(dilation[axis])))
             coord = b.insert(arith.SubiOp(b.insert(arith.AddiOp(start, offset)),
-                                          index_constant(b, padding[axis])))
-            above = b.insert(arith.CmpiOp(coord, index_constant(b, 0), "sge"))
+                                          b.index_constant(padding[axis])))
+            above = b.insert(arith.CmpiOp(coord, b.index_constant(0), "sge"))
             below = b.insert(arith.CmpiOp(coord, bound, "slt"))
             both = b.insert(arith.AndIOp(above, below))
             inside = both if inside is None else b.insert(arith.AndIOp(inside, both))
@@ -467,9 +310,9 @@ def _max_pool_with_indices(lw: Lowering, padded: SSAValue, window: SSAValue, val
         return [b.insert(arith.SelectOp(take, value, running)), b.insert(arith.SelectOp(take, flat, index))]
 
     loops = 2 + 2 * n
-    return generic(lw, [padded, window], [_window_map(2, stride, dilation), dims_map(loops, range(2 + n, loops))],
-                   [values, indices], [dims_map(loops, range(2 + n))] * 2,
-                   [PARALLEL] * (2 + n) + [REDUCTION] * n, body)
+    out_map = dims_map(loops, range(2 + n))
+    return lw.generic([(padded, _window_map(2, stride, dilation)), (window, dims_map(loops, range(2 + n, loops)))],
+                      [(values, out_map), (indices, out_map)], [PARALLEL] * (2 + n) + [REDUCTION] * n, body)
 
 
 @lowers("conv-pool", "aten.avg_pool2d.default", "aten.avg_pool3d.default")
@@ -479,13 +322,13 @@ def avg_pool(lw: Lowering) -> list[SSAValue]:
     kernel, stride, padding, _dilation = _pool_arguments(lw, n, kernel, stride, padding)
     result = lw.result_type()
     element = element_type(result.dtype)
-    refuse_unsigned(lw, result.dtype)
-    accumulator = accumulator_type(element)
+    lw.refuse_unsigned(result.dtype)
+    accumulator = sum_element(result.dtype)
     sizes = _pool_sizes(lw, x, n, ceil_mode)
     source, out_shape, unbatched = _batched(lw, x, result.shape, n)
     high = [_high_padding(s, o, k, st, p, 1) for s, o, k, st, p in
             zip(sizes, out_shape[2:], kernel, stride, padding, strict=True)]
-    padded = pad(lw, convert_tensor(lw, source, accumulator), [0, 0, *padding], [0, 0, *high], 0)
+    padded = pad(lw, lw.converted(source, accumulator), [0, 0, *padding], [0, 0, *high], 0)
     total = _window_sum(lw, padded, kernel, stride, out_shape, accumulator)
     if divisor_override or (not any(padding) and not any(high)):
         # every window lies inside the input: one divisor for all
@@ -498,9 +341,9 @@ def avg_pool(lw: Lowering) -> list[SSAValue]:
         def divisor(b: Body) -> SSAValue:
             count = None
             for axis, axis_count in enumerate(counts):
-                this = axis_count(b, loop_index(b, 2 + axis))
+                this = axis_count(b, b.index(2 + axis))
                 count = this if count is None else b.insert(arith.MuliOp(count, this))
-            return b.convert(b.insert(arith.IndexCastOp(count, IntegerType(64))), accumulator)
+            return b.convert(count, accumulator)
 
     def divide(b: Body) -> SSAValue:
         if is_float(accumulator):
@@ -514,21 +357,19 @@ def _per_element(lw: Lowering, value: SSAValue, out_shape: Sequence[Any], elemen
                  compute: Callable[[Body], SSAValue]) -> SSAValue:
     """A generic over ``value``'s shape: ``compute`` (reading ``Body.args[0]`` and
     ``linalg.index``) converted to ``element``."""
-    rank = len(out_shape)
-    return generic(lw, [value], [identity(rank)], [empty(lw, out_shape, element)], [identity(rank)],
-                   [PARALLEL] * rank, lambda b: [b.convert(compute(b), element)])[0]
+    return lw.elementwise(out_shape, element, [value], lambda b, _: compute(b))
 
 
 def _window_sum(lw: Lowering, padded: SSAValue, kernel: Sequence[int], stride: Sequence[int],
                 out_sizes: Sequence[Any], accumulator: Attribute) -> SSAValue:
     n = len(kernel)
     loops = 2 + 2 * n
-    total = fill(lw, 0, empty(lw, out_sizes, accumulator))
+    total = lw.filled(out_sizes, accumulator, 0)
     window = _window_input(lw, kernel, accumulator)
     add = arith.AddfOp if is_float(accumulator) else arith.AddiOp
-    return generic(lw, [padded, window], [_window_map(2, stride, (1,) * n), dims_map(loops, range(2 + n, loops))],
-                   [total], [dims_map(loops, range(2 + n))], [PARALLEL] * (2 + n) + [REDUCTION] * n,
-                   lambda b: [b.insert(add(b.args[2], b.args[0]))])[0]
+    return lw.generic([(padded, _window_map(2, stride, (1,) * n)), (window, dims_map(loops, range(2 + n, loops)))],
+                      [(total, dims_map(loops, range(2 + n)))], [PARALLEL] * (2 + n) + [REDUCTION] * n,
+                      lambda b: [b.insert(add(b.args[2], b.args[0]))])[0]
 
 
 def _window_count(lw: Lowering, size: Any, kernel: int, stride: int, padding: int,
@@ -538,12 +379,12 @@ def _window_count(lw: Lowering, size: Any, kernel: int, stride: int, padding: in
     bound = lw.index(size)
 
     def count(b: Body, out_index: SSAValue) -> SSAValue:
-        start = b.insert(arith.SubiOp(b.insert(arith.MuliOp(out_index, index_constant(b, stride))),
-                                      index_constant(b, padding)))
-        padded_end = b.insert(arith.AddiOp(bound, index_constant(b, padding)))
-        end = b.insert(arith.MinSIOp(b.insert(arith.AddiOp(start, index_constant(b, kernel))), padded_end))
+        start = b.insert(arith.SubiOp(b.insert(arith.MuliOp(out_index, b.index_constant(stride))),
+                                      b.index_constant(padding)))
+        padded_end = b.insert(arith.AddiOp(bound, b.index_constant(padding)))
+        end = b.insert(arith.MinSIOp(b.insert(arith.AddiOp(start, b.index_constant(kernel))), padded_end))
         if not count_include_pad:
-            start = b.insert(arith.MaxSIOp(start, index_constant(b, 0)))
+            start = b.insert(arith.MaxSIOp(start, b.index_constant(0)))
             end = b.insert(arith.MinSIOp(end, bound))
         return b.insert(arith.SubiOp(end, start))
 
@@ -563,16 +404,16 @@ def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
     n = _pool_rank(lw)
     result = lw.result_type()
     element = element_type(result.dtype)
-    refuse_unsigned(lw, result.dtype)
-    accumulator = accumulator_type(element)
+    lw.refuse_unsigned(result.dtype)
+    accumulator = sum_element(result.dtype)
     sizes, outs = list(x.type.shape[-n:]), list(result.shape[-n:])
     if not all(is_static(s) for s in (*sizes, *outs)):
-        raise unsupported(lw, "adaptive pooling needs static spatial sizes")
+        raise lw.unsupported("adaptive pooling needs static spatial sizes")
     sizes, outs = [int(s) for s in sizes], [int(s) for s in outs]
     boxes = [int((end - start).max()) for start, end in (_adaptive_bounds(s, o) for s, o in zip(sizes, outs))]
     batched, out_shape, unbatched = _batched(lw, x, result.shape, n)
-    source = convert_tensor(lw, batched, accumulator)
-    total = fill(lw, 0, empty(lw, out_shape, accumulator))
+    source = lw.converted(batched, accumulator)
+    total = lw.filled(out_shape, accumulator, 0)
     window = _window_input(lw, boxes, accumulator)
     add = arith.AddfOp if is_float(accumulator) else arith.AddiOp
 
@@ -580,26 +421,25 @@ def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
         _window, running = b.args
         coords, inside = [], None
         for axis, (size, out) in enumerate(zip(sizes, outs, strict=True)):
-            start, end = _box(b, loop_index(b, 2 + axis), size, out)
-            coord = b.insert(arith.AddiOp(start, loop_index(b, 2 + n + axis)))
+            start, end = _box(b, b.index(2 + axis), size, out)
+            coord = b.insert(arith.AddiOp(start, b.index(2 + n + axis)))
             in_box = b.insert(arith.CmpiOp(coord, end, "ult"))
             inside = in_box if inside is None else b.insert(arith.AndIOp(inside, in_box))
-            coords.append(b.insert(arith.MinUIOp(coord, index_constant(b, size - 1))))
-        value = b.insert(tensor.ExtractOp(source, [loop_index(b, 0), loop_index(b, 1), *coords], accumulator))
+            coords.append(b.insert(arith.MinUIOp(coord, b.index_constant(size - 1))))
+        value = b.insert(tensor.ExtractOp(source, [b.index(0), b.index(1), *coords], accumulator))
         zero = b.constant(0, accumulator)
         return [b.insert(add(running, b.insert(arith.SelectOp(inside, value, zero))))]
 
     loops = 2 + 2 * n
-    summed = generic(lw, [window], [dims_map(loops, range(2 + n, loops))], [total], [dims_map(loops, range(2 + n))],
-                     [PARALLEL] * (2 + n) + [REDUCTION] * n, body)[0]
+    summed = lw.generic([(window, dims_map(loops, range(2 + n, loops)))], [(total, dims_map(loops, range(2 + n)))],
+                        [PARALLEL] * (2 + n) + [REDUCTION] * n, body)[0]
 
     def divide(b: Body) -> SSAValue:
         count = None
         for axis, (size, out) in enumerate(zip(sizes, outs, strict=True)):
-            start, end = _box(b, loop_index(b, 2 + axis), size, out)
+            start, end = _box(b, b.index(2 + axis), size, out)
             this = b.insert(arith.SubiOp(end, start))
             count = this if count is None else b.insert(arith.MuliOp(count, this))
-        count = b.insert(arith.IndexCastOp(count, IntegerType(64)))
         divide_op = arith.DivfOp if is_float(accumulator) else arith.DivSIOp
         return b.insert(divide_op(b.args[0], b.convert(count, accumulator)))
 
@@ -613,10 +453,10 @@ def _adaptive_bounds(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _box(b: Body, out_index: SSAValue, size: int, out: int) -> tuple[SSAValue, SSAValue]:
-    scaled = b.insert(arith.MuliOp(out_index, index_constant(b, size)))
-    start = b.insert(arith.DivUIOp(scaled, index_constant(b, out)))
-    following = b.insert(arith.AddiOp(scaled, index_constant(b, size)))  # (i + 1) * in
-    return start, b.insert(arith.CeilDivUIOp(following, index_constant(b, out)))
+    scaled = b.insert(arith.MuliOp(out_index, b.index_constant(size)))
+    start = b.insert(arith.DivUIOp(scaled, b.index_constant(out)))
+    following = b.insert(arith.AddiOp(scaled, b.index_constant(size)))  # (i + 1) * in
+    return start, b.insert(arith.CeilDivUIOp(following, b.index_constant(out)))
 
 
 # ---------------------------------------------------------------------------
@@ -653,17 +493,11 @@ class _ResampleAxis:
         elif align_corners:  # (in - 1) / (out - 1), or 0 for one output
             one = lw.index(1)
             span = lw.insert(arith.SubiOp(self.out, one)).result
-            ratio = lw.insert(arith.DivfOp(_float_of(lw, self.last, element), _float_of(lw, span, element))).result
+            ratio = lw.insert(arith.DivfOp(lw.convert(self.last, element), lw.convert(span, element))).result
             several = lw.insert(arith.CmpiOp(self.out, one, "sgt")).result
             self.ratio = lw.insert(arith.SelectOp(several, ratio, lw.constant(0.0, element))).result
         else:
-            self.ratio = lw.insert(arith.DivfOp(_float_of(lw, self.size, element),
-                                                _float_of(lw, self.out, element))).result
-
-
-def _float_of(lw: Lowering, index: SSAValue, element: Attribute) -> SSAValue:
-    as_integer = lw.insert(arith.IndexCastOp(index, IntegerType(64))).result
-    return lw.insert(arith.SIToFPOp(as_integer, element)).result
+            self.ratio = lw.insert(arith.DivfOp(lw.convert(self.size, element), lw.convert(self.out, element))).result
 
 
 def _resample_axes(lw: Lowering, x: SSAValue, result: Any, align_corners: bool,
@@ -696,22 +530,22 @@ def upsample_nearest2d(lw: Lowering) -> list[SSAValue]:
                                                                           _scaled(b, axis, dst)))))
 
     def body(b: Body) -> list[SSAValue]:
-        coords = [loop_index(b, 0), loop_index(b, 1),
-                  *(nearest(b, axis, loop_index(b, 2 + j), cases[j]) for j, axis in enumerate(axes))]
+        coords = [b.index(0), b.index(1),
+                  *(nearest(b, axis, b.index(2 + j), cases[j]) for j, axis in enumerate(axes))]
         return [b.insert(tensor.ExtractOp(source, coords, element))]
 
-    return generic(lw, [], [], [lw.empty(result)], [identity(4)], [PARALLEL] * 4, body)
+    return lw.generic([], [lw.empty(result)], [PARALLEL] * 4, body)
 
 
 def _halved(b: Body, dst: SSAValue) -> SSAValue:
-    return b.insert(arith.ShRUIOp(dst, index_constant(b, 1)))
+    return b.insert(arith.ShRUIOp(dst, b.index_constant(1)))
 
 
 def _scaled(b: Body, axis: _ResampleAxis, dst: SSAValue) -> SSAValue:
     """min(floor(dst * scale), in - 1), in f32."""
-    position = b.insert(arith.MulfOp(_index_to_float(b, dst, Float32Type()), axis.ratio))
+    position = b.insert(arith.MulfOp(b.convert(dst, Float32Type()), axis.ratio))
     floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(position)), IntegerType(64)))
-    return b.insert(arith.MinSIOp(to_index(b, floor), axis.last))
+    return b.insert(arith.MinSIOp(b.as_index(floor), axis.last))
 
 
 def _nearest_cases(lw: Lowering, axis: _ResampleAxis) -> tuple[SSAValue, SSAValue]:
@@ -719,10 +553,6 @@ def _nearest_cases(lw: Lowering, axis: _ResampleAxis) -> tuple[SSAValue, SSAValu
     same = lw.insert(arith.CmpiOp(axis.out, axis.size, "eq")).result
     twice = lw.insert(arith.AddiOp(axis.size, axis.size)).result
     return same, lw.insert(arith.CmpiOp(axis.out, twice, "eq")).result
-
-
-def _index_to_float(b: Body, value: SSAValue, element: Attribute) -> SSAValue:
-    return b.insert(arith.SIToFPOp(b.insert(arith.IndexCastOp(value, IntegerType(64))), element))
 
 
 @lowers("conv-pool", "aten.upsample_bilinear2d.vec")
@@ -733,14 +563,14 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
     result = lw.result_type()
     element = tensor_type(result).element_type
     if not is_float(element):
-        raise unsupported(lw, f"expected a floating-point input, found {element}")
+        raise lw.unsupported(f"expected a floating-point input, found {element}")
     source = lw.value(x)
-    f32 = accumulator_type(element)  # torch's opmath type
+    f32 = element_type(opmath_dtype(result.dtype))
     axes = _resample_axes(lw, x, result, align_corners, scale_factors, f32)
 
     def taps(b: Body, axis: _ResampleAxis, dst: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
         """(lower index, upper index, 1 - lambda, lambda) of an output's position along ``axis``."""
-        dst = _index_to_float(b, dst, f32)
+        dst = b.convert(dst, f32)
         if align_corners:
             src = b.insert(arith.MulfOp(axis.ratio, dst))
         else:
@@ -748,8 +578,8 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
             src = b.insert(arith.SubfOp(b.insert(arith.MulfOp(axis.ratio, b.insert(arith.AddfOp(dst, half)))), half))
             src = b.insert(arith.MaximumfOp(src, b.constant(0.0, f32)))
         floor = b.insert(arith.FPToSIOp(b.insert(math.FloorOp(src)), IntegerType(64)))
-        lower = b.insert(arith.MinSIOp(to_index(b, floor), axis.last))
-        lam = b.insert(arith.SubfOp(src, _index_to_float(b, lower, f32)))
+        lower = b.insert(arith.MinSIOp(b.as_index(floor), axis.last))
+        lam = b.insert(arith.SubfOp(src, b.convert(lower, f32)))
         lam = b.insert(arith.MinimumfOp(b.insert(arith.MaximumfOp(lam, b.constant(0.0, f32))), b.constant(1.0, f32)))
         if element != f32:  # torch stores lambda in the input's dtype
             lam = b.convert(b.convert(lam, element), f32)
@@ -759,9 +589,9 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
         return lower, upper, b.insert(arith.SubfOp(b.constant(1.0, f32), lam)), lam
 
     def body(b: Body) -> list[SSAValue]:
-        n, c = loop_index(b, 0), loop_index(b, 1)
-        h0, h1, h_low, h_high = taps(b, axes[0], loop_index(b, 2))
-        w0, w1, w_low, w_high = taps(b, axes[1], loop_index(b, 3))
+        n, c = b.index(0), b.index(1)
+        h0, h1, h_low, h_high = taps(b, axes[0], b.index(2))
+        w0, w1, w_low, w_high = taps(b, axes[1], b.index(3))
 
         def along_width(h: SSAValue) -> SSAValue:
             left = b.convert(b.insert(tensor.ExtractOp(source, [n, c, h, w0], element)), f32)
@@ -772,5 +602,5 @@ def upsample_bilinear2d(lw: Lowering) -> list[SSAValue]:
         value = b.insert(arith.AddfOp(b.insert(arith.MulfOp(top, h_low)), b.insert(arith.MulfOp(bottom, h_high))))
         return [b.convert(value, element)]
 
-    return generic(lw, [], [], [lw.empty(result)], [identity(4)], [PARALLEL] * 4, body)
+    return lw.generic([], [lw.empty(result)], [PARALLEL] * 4, body)
 

@@ -24,25 +24,9 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from texport.dialects.dtypes import DType
 
-from .builder import Body, Lowering
-from .conv_pool import (
-    PARALLEL,
-    REDUCTION,
-    accumulator_type,
-    convert_tensor,
-    dims_map,
-    empty,
-    fill,
-    generic,
-    identity,
-    index_constant,
-    loop_index,
-    refuse_unsigned,
-    to_index,
-    unsupported,
-)
+from .builder import PARALLEL, REDUCTION, Body, Lowering, dims_map
 from .registry import lowers
-from .types import is_float, tensor_type
+from .types import element_type, extreme_identity, is_float, opmath_dtype, tensor_type
 
 # ---------------------------------------------------------------------------
 # Gathers
@@ -58,16 +42,15 @@ def _gather_along(lw: Lowering, source: SSAValue, dim: int, index_map: AffineMap
     element = tensor_type(result).element_type
 
     def body(b: Body) -> list[SSAValue]:
-        coords = [to_index(b, b.args[0]) if axis == dim else loop_index(b, axis) for axis in range(rank)]
+        coords = [b.as_index(b.args[0]) if axis == dim else b.index(axis) for axis in range(rank)]
         return [b.insert(tensor.ExtractOp(source_value, coords, element))]
 
-    return generic(lw, [lw.value(index)], [index_map], [lw.empty(result)], [identity(rank)],
-                   [PARALLEL] * rank, body)[0]
+    return lw.generic([(lw.value(index), index_map)], [lw.empty(result)], [PARALLEL] * rank, body)[0]
 
 
 def _dim(lw: Lowering, dim: int, rank: int) -> int:
     if not -max(rank, 1) <= dim < max(rank, 1):
-        raise unsupported(lw, f"expected a dim in [{-rank}, {rank}), found {dim}")
+        raise lw.unsupported(f"expected a dim in [{-rank}, {rank}), found {dim}")
     return dim % max(rank, 1)
 
 
@@ -81,11 +64,11 @@ def embedding(lw: Lowering) -> list[SSAValue]:
     element = tensor_type(result).element_type
 
     def body(b: Body) -> list[SSAValue]:
-        coords = [to_index(b, b.args[0]), loop_index(b, rank - 1)]
+        coords = [b.as_index(b.args[0]), b.index(rank - 1)]
         return [b.insert(tensor.ExtractOp(weight_value, coords, element))]
 
-    return generic(lw, [lw.value(indices)], [dims_map(rank, range(rank - 1))], [lw.empty(result)],
-                   [identity(rank)], [PARALLEL] * rank, body)
+    return lw.generic([(lw.value(indices), dims_map(rank, range(rank - 1)))], [lw.empty(result)],
+                      [PARALLEL] * rank, body)
 
 
 @lowers("indexing", "aten.index_select.default")
@@ -93,7 +76,7 @@ def index_select(lw: Lowering) -> list[SSAValue]:
     source, dim, index = lw.op.arguments()
     rank = len(source.type.shape)
     if rank == 0 or len(index.type.shape) != 1:
-        raise unsupported(lw, "expected a source of rank >= 1 and a 1-d index")
+        raise lw.unsupported("expected a source of rank >= 1 and a 1-d index")
     dim = _dim(lw, dim, rank)
     return [_gather_along(lw, source, dim, dims_map(rank, [dim]), index)]
 
@@ -103,8 +86,8 @@ def gather(lw: Lowering) -> list[SSAValue]:
     source, dim, index = lw.op.arguments()[:3]
     rank = len(source.type.shape)
     if rank == 0 or len(index.type.shape) != rank:
-        raise unsupported(lw, "expected a source of rank >= 1 and an index of the same rank")
-    return [_gather_along(lw, source, _dim(lw, dim, rank), identity(rank), index)]
+        raise lw.unsupported("expected a source of rank >= 1 and an index of the same rank")
+    return [_gather_along(lw, source, _dim(lw, dim, rank), AffineMap.identity(rank), index)]
 
 
 _SUM, _MEAN, _MAX = 0, 1, 2
@@ -120,26 +103,26 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
     (weight, indices, offsets, _scale_grad, mode, _sparse, per_sample_weights,
      include_last_offset, padding_idx) = lw.op.arguments()
     if mode not in (_SUM, _MEAN, _MAX):
-        raise unsupported(lw, f"expected mode sum (0), mean (1) or max (2), found {mode}")
+        raise lw.unsupported(f"expected mode sum (0), mean (1) or max (2), found {mode}")
     if any(result.uses for result in lw.op.results[1:]):
-        raise unsupported(lw, "only the output of _embedding_bag is lowered (offset2bag, bag_size and "
-                              "max_indices are used here)")
+        raise lw.unsupported("only the output of _embedding_bag is lowered (offset2bag, bag_size and "
+                             "max_indices are used here)")
     if len(indices.type.shape) != 1:
-        raise unsupported(lw, "expected 1-d indices and offsets")
+        raise lw.unsupported("expected 1-d indices and offsets")
     result = lw.result_type()
     element = tensor_type(result).element_type
-    accumulator = accumulator_type(element)
+    accumulator = element_type(opmath_dtype(result.dtype))
     bags = lw.index(result.shape[0])
     positions = lw.index(indices.type.shape[0])
     weight_value, offsets_value = lw.value(weight), lw.value(offsets)
 
     def in_bag(b: Body, bag: SSAValue, position: SSAValue, index: SSAValue) -> SSAValue:
-        start = to_index(b, b.insert(tensor.ExtractOp(offsets_value, [bag], offsets_value.type.element_type)))
-        following = b.insert(arith.AddiOp(bag, index_constant(b, 1)))
+        start = b.as_index(b.insert(tensor.ExtractOp(offsets_value, [bag], offsets_value.type.element_type)))
+        following = b.insert(arith.AddiOp(bag, b.index_constant(1)))
         last = b.insert(arith.CmpiOp(following, bags, "sge"))
-        clamped = b.insert(arith.MinSIOp(following, b.insert(arith.SubiOp(bags, index_constant(b, 1)))))
-        next_start = to_index(b, b.insert(tensor.ExtractOp(offsets_value, [clamped],
-                                                           offsets_value.type.element_type)))
+        clamped = b.insert(arith.MinSIOp(following, b.insert(arith.SubiOp(bags, b.index_constant(1)))))
+        next_start = b.as_index(b.insert(tensor.ExtractOp(offsets_value, [clamped],
+                                                          offsets_value.type.element_type)))
         end = b.insert(arith.SelectOp(last, positions, next_start))
         inside = b.insert(arith.AndIOp(b.insert(arith.CmpiOp(start, position, "sle")),
                                        b.insert(arith.CmpiOp(position, end, "slt"))))
@@ -150,8 +133,8 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
 
     def add_row(b: Body) -> list[SSAValue]:
         index, *weights, running = b.args
-        bag, column, position = loop_index(b, 0), loop_index(b, 1), loop_index(b, 2)
-        row = b.insert(tensor.ExtractOp(weight_value, [to_index(b, index), column], element))
+        bag, column, position = b.index(0), b.index(1), b.index(2)
+        row = b.insert(tensor.ExtractOp(weight_value, [b.as_index(index), column], element))
         value = b.convert(row, accumulator)
         if weights:
             value = b.insert(arith.MulfOp(value, b.convert(weights[0], accumulator)))
@@ -159,22 +142,22 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
         return [b.insert(arith.SelectOp(in_bag(b, bag, position, index), combined, running))]
 
     if not is_float(element):
-        raise unsupported(lw, f"expected a floating-point weight, found {element}")
+        raise lw.unsupported(f"expected a floating-point weight, found {element}")
     inputs = [lw.value(indices)] + ([lw.value(per_sample_weights)] if per_sample_weights is not None else [])
-    total = fill(lw, float("-inf") if mode == _MAX else 0, empty(lw, result.shape, accumulator))
-    total = generic(lw, inputs, [dims_map(3, [2])] * len(inputs), [total], [dims_map(3, [0, 1])],
-                    [PARALLEL, PARALLEL, REDUCTION], add_row)[0]
+    total = lw.filled(result.shape, accumulator, float("-inf") if mode == _MAX else 0)
+    total = lw.generic([(v, dims_map(3, [2])) for v in inputs], [(total, dims_map(3, [0, 1]))],
+                       [PARALLEL, PARALLEL, REDUCTION], add_row)[0]
     if mode == _SUM:
         return [lw.pointwise([total], result, lambda b: b.args[0]), None, None, None]
 
     def count_row(b: Body) -> list[SSAValue]:
         index, running = b.args
-        hit = in_bag(b, loop_index(b, 0), loop_index(b, 1), index)
+        hit = in_bag(b, b.index(0), b.index(1), index)
         return [b.insert(arith.SelectOp(hit, b.insert(arith.AddiOp(running, b.constant(1, running.type))), running))]
 
-    counts = fill(lw, 0, empty(lw, result.shape[:1], IntegerType(64)))
-    counts = generic(lw, [lw.value(indices)], [dims_map(2, [1])], [counts], [dims_map(2, [0])],
-                     [PARALLEL, REDUCTION], count_row)[0]
+    counts = lw.filled(result.shape[:1], IntegerType(64), 0)
+    counts = lw.generic([(lw.value(indices), dims_map(2, [1]))], [(counts, dims_map(2, [0]))],
+                        [PARALLEL, REDUCTION], count_row)[0]
 
     def finish(b: Body) -> list[SSAValue]:
         total_element, count, _out = b.args
@@ -185,8 +168,7 @@ def embedding_bag(lw: Lowering) -> list[SSAValue | None]:
         divisor = b.insert(arith.MaxSIOp(count, b.constant(1, count.type)))
         return [b.convert(b.insert(arith.DivfOp(rounded, b.convert(divisor, accumulator))), element)]
 
-    output = generic(lw, [total, counts], [identity(2), dims_map(2, [0])], [lw.empty(result)], [identity(2)],
-                     [PARALLEL] * 2, finish)[0]
+    output = lw.generic([total, (counts, dims_map(2, [0]))], [lw.empty(result)], [PARALLEL] * 2, finish)[0]
     return [output, None, None, None]
 
 
@@ -205,10 +187,10 @@ class Advanced:
         self.indices = list(indices) + [None] * (self.rank - len(indices))
         self.indexed = [axis for axis, index in enumerate(self.indices) if index is not None]
         if not self.indexed:
-            raise unsupported(lw, "expected at least one index tensor")
+            raise lw.unsupported("expected at least one index tensor")
         for index in self.indices:
             if index is not None and _is_mask(index):
-                raise unsupported(lw, "a boolean mask index has a data-dependent size (nonzero)")
+                raise lw.unsupported("a boolean mask index has a data-dependent size (nonzero)")
         adjacent = self.indexed == list(range(self.indexed[0], self.indexed[-1] + 1))
         self.block_start = self.indexed[0] if adjacent else 0
         shapes = [list(self.indices[axis].type.shape) for axis in self.indexed]
@@ -246,7 +228,7 @@ class Advanced:
             if axis in self.kept_position:
                 coords.append(position(self.kept_position[axis]))
             else:
-                coords.append(_wrapped(b, to_index(b, next(values)), self.size_value[axis]))
+                coords.append(_wrapped(b, b.as_index(next(values)), self.size_value[axis]))
         return coords
 
 
@@ -258,7 +240,7 @@ def _broadcast_size(sizes: Sequence[Any]) -> Any:
 
 
 def _wrapped(b: Body, index: SSAValue, size: SSAValue) -> SSAValue:
-    negative = b.insert(arith.CmpiOp(index, index_constant(b, 0), "slt"))
+    negative = b.insert(arith.CmpiOp(index, b.index_constant(0), "slt"))
     return b.insert(arith.SelectOp(negative, b.insert(arith.AddiOp(index, size)), index))
 
 
@@ -278,12 +260,11 @@ def index_tensor(lw: Lowering) -> list[SSAValue]:
     element = tensor_type(result).element_type
 
     def body(b: Body) -> list[SSAValue]:
-        coords = layout.source_coords(b, lambda dim: loop_index(b, dim), b.args[:len(tensors)])
+        coords = layout.source_coords(b, lambda dim: b.index(dim), b.args[:len(tensors)])
         return [b.insert(tensor.ExtractOp(source_value, coords, element))]
 
-    maps = [_index_map(rank, layout.index_coords(t)) for t in tensors]
-    return generic(lw, [lw.value(t) for t in tensors], maps, [lw.empty(result)], [identity(rank)],
-                   [PARALLEL] * rank, body)
+    inputs = [(lw.value(t), _index_map(rank, layout.index_coords(t))) for t in tensors]
+    return lw.generic(inputs, [lw.empty(result)], [PARALLEL] * rank, body)
 
 
 # Scatters: which write reaches each element, as a reduction over the writes
@@ -300,14 +281,6 @@ def index_tensor(lw: Lowering) -> list[SSAValue]:
 
 def _and(b: Body, x: SSAValue | None, y: SSAValue) -> SSAValue:
     return y if x is None else b.insert(arith.AndIOp(x, y))
-
-
-def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-    if is_float(x.type):
-        return b.insert(arith.AddfOp(x, y))
-    if isinstance(x.type, IntegerType) and x.type.width.data == 1:
-        return b.insert(arith.OrIOp(x, y))  # bool: x + y is x or y
-    return b.insert(arith.AddiOp(x, y))
 
 
 def _flat(b: Body, coords: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
@@ -330,21 +303,21 @@ def _last_write(lw: Lowering, rank: int, writes: Sequence[Any], inputs: Sequence
     """winner[p] = the largest flat write position (over ``writes``, reduction dims
     after the result's ``rank`` dims) whose ``hit`` is true at p, else -1."""
     result = lw.result_type()
-    winner = fill(lw, -1, empty(lw, result.shape, IntegerType(64)))
+    winner = lw.filled(result.shape, IntegerType(64), -1)
     loops = rank + len(writes)
     write_sizes = [lw.index(size) for size in writes]
 
     def body(b: Body) -> list[SSAValue]:
-        position = _flat(b, [loop_index(b, rank + k) for k in range(len(writes))], write_sizes)
+        position = _flat(b, [b.index(rank + k) for k in range(len(writes))], write_sizes)
         position = b.insert(arith.IndexCastOp(position, IntegerType(64)))
         running = b.args[-1]
         later = b.insert(arith.MaxSIOp(running, position))
         return [b.insert(arith.SelectOp(hit(b), later, running))]
 
-    window = empty(lw, writes, IntegerType(1))
-    return generic(lw, [window, *inputs], [dims_map(loops, range(rank, loops)), *input_maps], [winner],
-                   [dims_map(loops, range(rank))],
-                   [PARALLEL] * rank + [REDUCTION] * len(writes), body)[0]
+    window = lw.empty_of(writes, IntegerType(1))
+    return lw.generic([(window, dims_map(loops, range(rank, loops))), *zip(inputs, input_maps, strict=True)],
+                      [(winner, dims_map(loops, range(rank)))], [PARALLEL] * rank + [REDUCTION] * len(writes),
+                      body)[0]
 
 
 def _written(lw: Lowering, source: SSAValue, winner: SSAValue,
@@ -358,10 +331,9 @@ def _written(lw: Lowering, source: SSAValue, winner: SSAValue,
         won, kept, _out = b.args
         reached = b.insert(arith.CmpiOp(won, b.constant(0, won.type), "sge"))
         clamped = b.insert(arith.MaxSIOp(won, b.constant(0, won.type)))
-        return [b.insert(arith.SelectOp(reached, b.convert(value_at(b, to_index(b, clamped)), element), kept))]
+        return [b.insert(arith.SelectOp(reached, b.convert(value_at(b, b.as_index(clamped)), element), kept))]
 
-    return generic(lw, [winner, lw.value(source)], [identity(rank)] * 2, [lw.empty(result)], [identity(rank)],
-                   [PARALLEL] * rank, body)[0]
+    return lw.generic([winner, lw.value(source)], [lw.empty(result)], [PARALLEL] * rank, body)[0]
 
 
 Combine = Callable[[Body, SSAValue, SSAValue], SSAValue]
@@ -378,16 +350,17 @@ def _accumulated(lw: Lowering, init: SSAValue, rank: int, writes: Sequence[Any],
         combined = combine(b, running, b.convert(value(b), running.type))
         return [b.insert(arith.SelectOp(hit(b), combined, running))]
 
-    window = empty(lw, writes, IntegerType(1))
-    return generic(lw, [window, *inputs], [dims_map(loops, range(rank, loops)), *input_maps], [init],
-                   [dims_map(loops, range(rank))], [PARALLEL] * rank + [REDUCTION] * len(writes), body)[0]
+    window = lw.empty_of(writes, IntegerType(1))
+    return lw.generic([(window, dims_map(loops, range(rank, loops))), *zip(inputs, input_maps, strict=True)],
+                      [(init, dims_map(loops, range(rank)))], [PARALLEL] * rank + [REDUCTION] * len(writes),
+                      body)[0]
 
 
 def _broadcast_read(b: Body, source: SSAValue, source_shape: Sequence[Any], target_shape: Sequence[Any],
                     coords: Sequence[SSAValue]) -> SSAValue:
     """``source`` broadcast (right-aligned) to ``target_shape``, read at ``coords``."""
     offset = len(target_shape) - len(source_shape)
-    at = [index_constant(b, 0) if size == 1 and target_shape[offset + j] != 1 else coords[offset + j]
+    at = [b.index_constant(0) if size == 1 and target_shape[offset + j] != 1 else coords[offset + j]
           for j, size in enumerate(source_shape)]
     return b.insert(tensor.ExtractOp(source, at, source.type.element_type))
 
@@ -409,21 +382,21 @@ def index_put(lw: Lowering) -> list[SSAValue]:
     def hit(b: Body) -> SSAValue:
         reached = None
         for axis, element in zip(layout.indexed, b.args[1:1 + len(tensors)], strict=True):
-            target = _wrapped(b, to_index(b, element), layout.size_value[axis])
-            reached = _and(b, reached, b.insert(arith.CmpiOp(target, loop_index(b, axis), "eq")))
+            target = _wrapped(b, b.as_index(element), layout.size_value[axis])
+            reached = _and(b, reached, b.insert(arith.CmpiOp(target, b.index(axis), "eq")))
         return reached
 
     def value_at(b: Body, block_coords: Sequence[SSAValue]) -> SSAValue:
         coords: list[Any] = [None] * len(layout.shape)
         for axis, at in layout.kept_position.items():
-            coords[at] = loop_index(b, axis)
+            coords[at] = b.index(axis)
         coords[layout.block_start:layout.block_start + len(block)] = block_coords
         return _broadcast_read(b, values_value, values.type.shape, layout.shape, coords)
 
     inputs = [lw.value(t) for t in tensors]
     if accumulate:
         return [_accumulated(lw, lw.value(source), rank, block, inputs, maps, hit,
-                             lambda b: value_at(b, [loop_index(b, rank + k) for k in range(len(block))]), _add)]
+                             lambda b: value_at(b, [b.index(rank + k) for k in range(len(block))]), Body.add)]
     winner = _last_write(lw, rank, block, inputs, maps, hit)
     sizes = [lw.index(size) for size in block]
     return [_written(lw, source, winner, lambda b, won: value_at(b, _unflat(b, won, sizes)))]
@@ -440,8 +413,8 @@ def _masked_put(lw: Lowering, source: SSAValue, indices: Sequence[SSAValue | Non
     are written in the mask's order: data-dependent, refused."""
     tensors = [(axis, index) for axis, index in enumerate(indices) if index is not None]
     if len(tensors) != 1 or not all(size == 1 for size in values.type.shape):
-        raise unsupported(lw, "a boolean mask index is lowered only alone and with one value "
-                              "(more values go where the mask's true elements are: data-dependent)")
+        raise lw.unsupported("a boolean mask index is lowered only alone and with one value "
+                             "(more values go where the mask's true elements are: data-dependent)")
     (start, mask), = tensors
     result = lw.result_type()
     rank = len(result.shape)
@@ -454,11 +427,11 @@ def _masked_put(lw: Lowering, source: SSAValue, indices: Sequence[SSAValue | Non
         kept, chosen, new, _out = b.args
         new = b.convert(new, element)
         if accumulate:
-            new = _add(b, kept, new)
+            new = b.add(kept, new)
         return [b.insert(arith.SelectOp(b.convert(chosen, IntegerType(1)), new, kept))]
 
-    return generic(lw, [lw.value(source), lw.value(mask), value], [identity(rank), mask_map, value_map],
-                   [lw.empty(result)], [identity(rank)], [PARALLEL] * rank, body)[0]
+    return lw.generic([lw.value(source), (lw.value(mask), mask_map), (value, value_map)], [lw.empty(result)],
+                      [PARALLEL] * rank, body)[0]
 
 
 def _scatter(lw: Lowering, reduce: str | None, include_self: bool = True) -> list[SSAValue]:
@@ -468,7 +441,7 @@ def _scatter(lw: Lowering, reduce: str | None, include_self: bool = True) -> lis
     source, dim, index, src = lw.op.arguments()[:4]
     rank = len(source.type.shape)
     if rank == 0 or len(index.type.shape) != rank:
-        raise unsupported(lw, "expected a source of rank >= 1 and an index of the same rank")
+        raise lw.unsupported("expected a source of rank >= 1 and an index of the same rank")
     dim = _dim(lw, dim, rank)
     index_value = lw.value(index)
     index_sizes = [lw.index(size) for size in index.type.shape]
@@ -482,16 +455,16 @@ def _scatter(lw: Lowering, reduce: str | None, include_self: bool = True) -> lis
             if axis == dim:
                 coords.append(j)
                 continue
-            p = loop_index(b, axis)
-            last = b.insert(arith.SubiOp(index_sizes[axis], index_constant(b, 1)))
+            p = b.index(axis)
+            last = b.insert(arith.SubiOp(index_sizes[axis], b.index_constant(1)))
             inside = _and(b, inside, b.insert(arith.CmpiOp(p, index_sizes[axis], "slt")))
             coords.append(b.insert(arith.MinSIOp(p, last)))
         return coords, inside
 
     def hit(b: Body) -> SSAValue:
-        coords, inside = write_coords(b, loop_index(b, rank))
-        target = to_index(b, b.insert(tensor.ExtractOp(index_value, coords, index_value.type.element_type)))
-        return _and(b, inside, b.insert(arith.CmpiOp(target, loop_index(b, dim), "eq")))
+        coords, inside = write_coords(b, b.index(rank))
+        target = b.as_index(b.insert(tensor.ExtractOp(index_value, coords, index_value.type.element_type)))
+        return _and(b, inside, b.insert(arith.CmpiOp(target, b.index(dim), "eq")))
 
     def value_at(b: Body, j: SSAValue) -> SSAValue:
         if src_value is None:
@@ -503,7 +476,7 @@ def _scatter(lw: Lowering, reduce: str | None, include_self: bool = True) -> lis
     if reduce is None:
         winner = _last_write(lw, rank, writes, [], [], hit)
         return [_written(lw, source, winner, lambda b, won: value_at(b, won))]
-    return [_reduced(lw, source, rank, writes, hit, lambda b: value_at(b, loop_index(b, rank)), reduce,
+    return [_reduced(lw, source, rank, writes, hit, lambda b: value_at(b, b.index(rank)), reduce,
                      include_self)]
 
 
@@ -520,10 +493,7 @@ def _reduce_identity(reduce: str, element: Any) -> int | float:
         return 0
     if reduce == "prod":
         return 1
-    if is_float(element):
-        return float("inf") if reduce == "amin" else float("-inf")
-    width = element.width.data
-    return (1 << (width - 1)) - 1 if reduce == "amin" else -(1 << (width - 1))
+    return extreme_identity(element, maximum=reduce == "amax")
 
 
 def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], hit: Callable[[Body], SSAValue],
@@ -532,11 +502,11 @@ def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], h
     write that hits it, in write order, in torch's accumulation type (f32 for f16);
     a mean divides by the count of contributions; a position no write hits keeps self."""
     if reduce not in _REDUCE_OPS:
-        raise unsupported(lw, f"expected a reduce of {', '.join(_REDUCE_OPS)}, found {reduce!r}")
+        raise lw.unsupported(f"expected a reduce of {', '.join(_REDUCE_OPS)}, found {reduce!r}")
     result = lw.result_type()
-    refuse_unsigned(lw, result.dtype)
+    lw.refuse_unsigned(result.dtype)
     element = tensor_type(result).element_type
-    accumulator = accumulator_type(element) if is_float(element) else element
+    accumulator = element_type(opmath_dtype(result.dtype))
     float_op, int_op = _REDUCE_OPS[reduce]
     op = float_op if is_float(accumulator) else int_op
 
@@ -544,14 +514,15 @@ def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], h
         return b.insert(op(running, new))
 
     if include_self:
-        init = convert_tensor(lw, lw.value(source), accumulator)
+        init = lw.converted(lw.value(source), accumulator)
     else:
-        init = fill(lw, _reduce_identity(reduce, accumulator), empty(lw, result.shape, accumulator))
+        init = lw.filled(result.shape, accumulator, _reduce_identity(reduce, accumulator))
     total = _accumulated(lw, init, rank, writes, [], [], hit, value, combine)
     if include_self and reduce != "mean":
-        return convert_tensor(lw, total, element)
-    counts = fill(lw, 0, empty(lw, result.shape, IntegerType(64)))
-    counts = _accumulated(lw, counts, rank, writes, [], [], hit, lambda b: b.constant(1, IntegerType(64)), _add)
+        return lw.converted(total, element)
+    counts = lw.filled(result.shape, IntegerType(64), 0)
+    counts = _accumulated(lw, counts, rank, writes, [], [], hit, lambda b: b.constant(1, IntegerType(64)),
+                          Body.add)
 
     def finish(b: Body) -> list[SSAValue]:
         reduced, count, kept, _out = b.args
@@ -565,8 +536,7 @@ def _reduced(lw: Lowering, source: SSAValue, rank: int, writes: Sequence[Any], h
         written = b.insert(arith.CmpiOp(count, b.constant(0, count.type), "sgt"))
         return [b.insert(arith.SelectOp(written, b.convert(reduced, element), kept))]
 
-    return generic(lw, [total, counts, lw.value(source)], [identity(rank)] * 3, [lw.empty(result)],
-                   [identity(rank)], [PARALLEL] * rank, finish)[0]
+    return lw.generic([total, counts, lw.value(source)], [lw.empty(result)], [PARALLEL] * rank, finish)[0]
 
 
 @lowers("indexing", "aten.scatter.src", "aten.scatter.value")

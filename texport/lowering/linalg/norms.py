@@ -1,12 +1,12 @@
 """Linalg lowerings: layer, batch and group normalisation.
 
 Each is the interpreter's formula (``interpreter/kernels/norms.py``) in steps of the
-reductions family's helpers: the statistics by ``moments`` (the mean, then the
+reduction building blocks (``reducing.py``): the statistics by ``moments`` (the mean, then the
 squared deviations from it, as torch's two passes), the rest elementwise. float16
 and bfloat16 compute in float32, each result rounded once to its dtype, except where
 torch's kernels round sooner (training batch norm with parameters of the input's
 dtype: float16 normalises with the rounded saved statistics, bfloat16 rounds every
-statistic; ``rounded_through``).
+statistic; ``Body.rounded_through``).
 
 - layer norm: mean and rstd over the trailing ``normalized_shape`` dims, kept as 1s;
   out = (x - mean) * rstd * weight + bias.
@@ -23,19 +23,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntegerAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from texport.dialects.dtypes import DType
-from texport.dialects.symbolic import is_static
 
 from .builder import Body, Lowering
-from .reductions import compute_element, elementwise, empty, moments, reduced_map, rounded_through
+from .reducing import moments, reduced_map
 from .registry import lowers
-from .types import element_type
+from .shapes import collapse, expand
+from .types import element_type, opmath_dtype
 
 
 def _inverse_root(b: Body, variance: SSAValue, eps: SSAValue) -> SSAValue:
@@ -75,7 +74,7 @@ def _result(lw: Lowering, value: SSAValue, index: int) -> SSAValue:
     target = element_type(result.dtype)
     if value.type.element_type == target:
         return value
-    return elementwise(lw, result.shape, target, [value], lambda b, v: v[0])
+    return lw.elementwise(result.shape, target, [value], lambda b, v: v[0])
 
 
 def _normalised(lw: Lowering, x: SSAValue, dims: Sequence[Any], stats: AffineMap, mean: SSAValue,
@@ -88,7 +87,7 @@ def _normalised(lw: Lowering, x: SSAValue, dims: Sequence[Any], stats: AffineMap
         centred = b.insert(arith.SubfOp(b.convert(v[0], element), v[1]))
         return _affine(b, b.insert(arith.MulfOp(centred, v[2])), *_optional_args(v[3:], [weight, bias]))
 
-    return elementwise(lw, dims, x.type.element_type, [x, (mean, stats), (rstd, stats), *optional], normalise)
+    return lw.elementwise(dims, x.type.element_type, [x, (mean, stats), (rstd, stats), *optional], normalise)
 
 
 # ---------------------------------------------------------------- layer norm
@@ -100,14 +99,14 @@ def native_layer_norm(lw: Lowering) -> list[SSAValue]:
     x, normalized_shape, weight, bias, eps = lw.op.arguments()
     shape = x.type.shape
     rank = len(shape)
-    element = compute_element(x.type.dtype)
+    element = element_type(opmath_dtype(x.type.dtype))
     axes = tuple(range(rank - len(normalized_shape), rank))
     value = lw.value(x)
     mean, squares, count = moments(lw, value, shape, axes, True, element)
     stats_dims = lw.result_type(1).shape
     eps_value = lw.constant(eps, element)
-    rstd = elementwise(lw, stats_dims, element, [squares],
-                       lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
+    rstd = lw.elementwise(stats_dims, element, [squares],
+                          lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
     keep = reduced_map(rank, axes, keepdim=True)
     trailing = AffineMap(rank, 0, tuple(AffineExpr.dimension(a) for a in axes))
     out = _normalised(lw, value, shape, keep, mean, rstd, trailing, weight, bias, element)
@@ -131,7 +130,7 @@ def _scale_shift(lw: Lowering, x: SSAValue, weight: Any, bias: Any, mean: SSAVal
     def alpha_of(b: Body, v: list[SSAValue]) -> SSAValue:
         return _affine(b, v[0], _optional_args(v[1:], [weight, bias])[0], None)
 
-    alpha = elementwise(lw, channels, element, [invstd, *optional], alpha_of)
+    alpha = lw.elementwise(channels, element, [invstd, *optional], alpha_of)
 
     def beta_of(b: Body, v: list[SSAValue]) -> SSAValue:
         shift = b.insert(arith.MulfOp(b.convert(v[0], element), v[1]))
@@ -140,14 +139,14 @@ def _scale_shift(lw: Lowering, x: SSAValue, weight: Any, bias: Any, mean: SSAVal
             return b.insert(arith.NegfOp(shift))
         return b.insert(arith.SubfOp(b.convert(bias_element, element), shift))
 
-    beta = elementwise(lw, channels, element, [mean, alpha, *optional], beta_of)
+    beta = lw.elementwise(channels, element, [mean, alpha, *optional], beta_of)
     per_channel = _channel_map(len(shape))
 
     def transform(b: Body, v: list[SSAValue]) -> SSAValue:
         return b.insert(arith.AddfOp(b.insert(arith.MulfOp(b.convert(v[0], element), v[1])), v[2]))
 
-    return elementwise(lw, shape, element_type(lw.result_type(0).dtype),
-                       [lw.value(x), (alpha, per_channel), (beta, per_channel)], transform)
+    return lw.elementwise(shape, element_type(lw.result_type(0).dtype),
+                          [lw.value(x), (alpha, per_channel), (beta, per_channel)], transform)
 
 
 def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: Any,
@@ -157,12 +156,12 @@ def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, runn
     whose parameters share its dtype follows torch's kernels for it: float16 normalises
     with the saved (rounded) statistics, bfloat16 rounds every statistic."""
     shape = x.type.shape
-    element = compute_element(x.type.dtype)
+    element = element_type(opmath_dtype(x.type.dtype))
     axes = (0, *range(2, len(shape)))
     mean, squares, count = moments(lw, lw.value(x), shape, axes, False, element)
     params = (weight, bias, running_mean, running_var)
     own_dtype = element != element_type(x.type.dtype) and all(p is None or p.type.dtype == x.type.dtype
-                                                             for p in params)
+                                                              for p in params)
     stats = _BatchStatistics(lw, [shape[1]], element, count)
     if own_dtype and x.type.dtype == DType.bfloat16:
         return _batch_norm_training_rounded(lw, x, weight, bias, running_mean, running_var, momentum, eps,
@@ -173,7 +172,7 @@ def _batch_norm_training(lw: Lowering, x: SSAValue, weight: Any, bias: Any, runn
     saved = [_result(lw, mean, 1), _result(lw, invstd, 2)]
     if own_dtype:  # float16: x * alpha + beta from the saved statistics
         low = element_type(x.type.dtype)
-        mean, invstd = (stats.map([v], lambda b, v: rounded_through(b, v[0], low)) for v in (mean, invstd))
+        mean, invstd = (stats.map([v], lambda b, v: b.rounded_through(v[0], low)) for v in (mean, invstd))
     out = _scale_shift(lw, x, weight, bias, mean, invstd, element)
     # torch: var * (count / (count - 1)); one value per channel (count 1) gives 0 / 0
     one = lw.constant(1.0, element)
@@ -202,12 +201,12 @@ class _BatchStatistics:
         self.lw, self.channels, self.element, self.count = lw, channels, element, count
 
     def map(self, inputs: list[SSAValue], compute: Any) -> SSAValue:
-        return elementwise(self.lw, self.channels, self.element, inputs, compute)
+        return self.lw.elementwise(self.channels, self.element, inputs, compute)
 
     def result(self, index: int, inputs: list[SSAValue], compute: Any) -> SSAValue:
         """A [C] result in the dtype the IR gives it (for a float16 input's running
         statistics: float32)."""
-        return elementwise(self.lw, self.channels, element_type(self.lw.result_type(index).dtype), inputs, compute)
+        return self.lw.elementwise(self.channels, element_type(self.lw.result_type(index).dtype), inputs, compute)
 
 
 def _batch_norm_training_rounded(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: Any,
@@ -220,7 +219,7 @@ def _batch_norm_training_rounded(lw: Lowering, x: SSAValue, weight: Any, bias: A
     low, element, count = element_type(x.type.dtype), stats.element, stats.count
 
     def rounded(b: Body, value: SSAValue) -> SSAValue:
-        return rounded_through(b, value, low)
+        return b.rounded_through(value, low)
 
     def divided(b: Body, value: SSAValue, divisor: SSAValue) -> SSAValue:
         return rounded(b, b.insert(arith.DivfOp(rounded(b, value), rounded(b, divisor))))
@@ -256,15 +255,15 @@ def _batch_norm_training_rounded(lw: Lowering, x: SSAValue, weight: Any, bias: A
 def _batch_norm_eval(lw: Lowering, x: SSAValue, weight: Any, bias: Any, running_mean: SSAValue,
                      running_var: SSAValue, eps: float) -> list[SSAValue]:
     """(out, empty, empty): normalised by the running statistics."""
-    element = compute_element(x.type.dtype)
+    element = element_type(opmath_dtype(x.type.dtype))
     channels = [x.type.shape[1]]
     eps_value = lw.constant(eps, element)
-    invstd = elementwise(lw, channels, element, [lw.value(running_var)],
-                         lambda b, v: _inverse_root(b, b.convert(v[0], element), eps_value))
+    invstd = lw.elementwise(channels, element, [lw.value(running_var)],
+                            lambda b, v: _inverse_root(b, b.convert(v[0], element), eps_value))
     mean = lw.value(running_mean)
     out = _scale_shift(lw, x, weight, bias, mean, invstd, element)
-    return [out, empty(lw, lw.result_type(1).shape, element_type(lw.result_type(1).dtype)),
-            empty(lw, lw.result_type(2).shape, element_type(lw.result_type(2).dtype))]
+    return [out, lw.empty_of(lw.result_type(1).shape, element_type(lw.result_type(1).dtype)),
+            lw.empty_of(lw.result_type(2).shape, element_type(lw.result_type(2).dtype))]
 
 
 @lowers("norms", "aten._native_batch_norm_legit_functional.default")
@@ -294,10 +293,6 @@ def batch_norm_no_training(lw: Lowering) -> list[SSAValue]:
 # ---------------------------------------------------------------- group norm
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in groups])
-
-
 @lowers("norms", "aten.native_group_norm.default")
 def native_group_norm(lw: Lowering) -> list[SSAValue]:
     """(out, mean, rstd), mean and rstd [N, group]: x seen as [N, group, C / group, *spatial]."""
@@ -307,24 +302,18 @@ def native_group_norm(lw: Lowering) -> list[SSAValue]:
         raise ValueError(f"'{lw.op.name}': group norm needs a static channel count, found {channels}")
     per_group = channels // group
     grouped_shape = [shape[0], group, per_group, *shape[2:]]
-    element = compute_element(x.type.dtype)
+    element = element_type(opmath_dtype(x.type.dtype))
     source = lw.value(x)
-    grouped_type = TensorType(source.type.element_type,
-                              [int(d) if is_static(d) else DYNAMIC_INDEX for d in grouped_shape])
-    reassociation = _reassociation([[0], [1, 2], *([a] for a in range(3, len(grouped_shape)))])
-    grouped = lw.insert(tensor.ExpandShapeOp(
-        source, [lw.index(d) for d in grouped_shape if not is_static(d)], reassociation,
-        list(grouped_type.get_shape()), grouped_type)).results[0]
+    groups = [[0], [1, 2], *([a] for a in range(3, len(grouped_shape)))]
+    grouped = expand(lw, source, groups, grouped_shape)
     rank = len(grouped_shape)
     axes = tuple(range(2, rank))
     mean, squares, count = moments(lw, grouped, grouped_shape, axes, False, element)
     eps_value = lw.constant(eps, element)
-    rstd = elementwise(lw, grouped_shape[:2], element, [squares],
-                       lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
+    rstd = lw.elementwise(grouped_shape[:2], element, [squares],
+                          lambda b, v: _inverse_root(b, b.insert(arith.DivfOp(v[0], count)), eps_value))
     stats = AffineMap(rank, 0, (AffineExpr.dimension(0), AffineExpr.dimension(1)))
     channel = AffineMap(rank, 0, (AffineExpr.dimension(1) * per_group + AffineExpr.dimension(2),))
     normalised = _normalised(lw, grouped, grouped_shape, stats, mean, rstd, channel, weight, bias, element)
-    out = lw.insert(tensor.CollapseShapeOp(
-        operands=[normalised], result_types=[source.type],
-        properties={"reassociation": reassociation})).results[0]
+    out = collapse(lw, normalised, groups, source.type)
     return [out, _result(lw, mean, 1), _result(lw, rstd, 2)]

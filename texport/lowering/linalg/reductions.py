@@ -6,8 +6,8 @@ A reduction is a ``linalg.generic`` over its input's shape whose reduced dims ar
 -inf, false...). With ``keepdim`` the result's map reads index 0 for each
 reduced dim, so no reshape follows. float16/bfloat16 accumulate in float32 and
 are rounded once at the end, as torch and the interpreter do (prod excepted: torch
-rounds each product). The helpers here (``generic``, ``reduction``,
-``elementwise``, ``moments``, ``rounded_through``) are shared with ``norms.py``.
+rounds each product). The building blocks (``reduction``, ``moments``, ...) are
+in ``reducing.py``, shared with the norms family.
 
 cumsum has no reduction form (each output element sums a prefix), and linalg has
 no scan op: it is a generic with one extra reduction loop ``j`` over the scanned
@@ -30,44 +30,29 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from xdsl.builder import Builder
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    AffineMapAttr,
-    ArrayAttr,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
-)
-from xdsl.dialects.linalg.ops import (
-    FillOp,
-    GenericOp,
-    IndexOp,
-    IteratorType,
-    IteratorTypeAttr,
-    YieldOp,
-)
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.dialects.builtin import IntegerType
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
-from xdsl.rewriter import InsertPoint
 
 from texport.dialects.dtypes import DType
-from texport.dialects.symbolic import is_static
 
-from .builder import Body, Lowering, _broadcast_map
+from .builder import PARALLEL, REDUCTION, Body, Lowering, Operand, broadcast_map
+from .reducing import element_count, moments, reduced_dims, reduced_map, reduction
 from .registry import lowers
-from .types import UnsupportedType, element_type, is_float
+from .shapes import collapse
+from .types import (
+    UnsupportedType,
+    element_type,
+    extreme_identity,
+    is_float,
+    is_unsigned,
+    opmath_dtype,
+)
 
-PARALLEL = IteratorTypeAttr(IteratorType.PARALLEL)
-REDUCTION = IteratorTypeAttr(IteratorType.REDUCTION)
 F32 = element_type(DType.float32)
 I64 = IntegerType(64)
-I32 = IntegerType(32)
-BF16 = element_type(DType.bfloat16)
-
-Operand = SSAValue | tuple[SSAValue, AffineMap]  # a tensor read by the identity map, or by a map
 
 
 # ---------------------------------------------------------------- building blocks
@@ -83,160 +68,6 @@ def axes_of(dim: Any, rank: int) -> tuple[int, ...]:
     return tuple(sorted({d % rank for d in dims}))
 
 
-def compute_element(dtype: DType) -> Attribute:
-    """float16 and bfloat16 compute in float32 (torch's opmath type); others as they are."""
-    return F32 if dtype in (DType.float16, DType.bfloat16) else element_type(dtype)
-
-
-def is_unsigned(dtype: DType) -> bool:
-    """bool and uint8 compare unsigned (upstream's integers are signless)."""
-    return dtype in (DType.bool, DType.uint8)
-
-
-def empty(lw: Lowering, dims: Sequence[Any], element: Attribute) -> SSAValue:
-    """``tensor.empty`` of a shape of texport dims (ints or expressions)."""
-    dynamic = [lw.index(d) for d in dims if not is_static(d)]
-    shape = [int(d) if is_static(d) else DYNAMIC_INDEX for d in dims]
-    return lw.insert(tensor.EmptyOp(dynamic, TensorType(element, shape))).results[0]
-
-
-def filled(lw: Lowering, dims: Sequence[Any], element: Attribute, value: int | float | bool | SSAValue) -> SSAValue:
-    """A tensor of ``value`` (a number, or a scalar of ``element`` computed before)."""
-    init = empty(lw, dims, element)
-    scalar = value if isinstance(value, SSAValue) else lw.constant(value, element)
-    return lw.insert(FillOp([scalar], [init], [init.type])).results[0]
-
-
-def generic(lw: Lowering, inputs: Sequence[tuple[SSAValue, AffineMap]],
-            outputs: Sequence[tuple[SSAValue, AffineMap]], iterators: Sequence[IteratorTypeAttr],
-            body: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
-    """A ``linalg.generic``; ``body`` gets the elements of inputs then outputs as
-    ``Body.args`` (``Body.element``: the first output's) and returns one value per output."""
-    values = [v for v, _ in inputs] + [v for v, _ in outputs]
-    block = Block(arg_types=[v.type.element_type for v in values])
-    builder = Body(Builder(InsertPoint.at_end(block)), list(block.args), outputs[0][0].type.element_type)
-    yielded = body(builder)
-    builder.insert(YieldOp(*[builder.convert(v, o.type.element_type) for v, (o, _) in
-                             zip(yielded, outputs, strict=True)]))
-    maps = [AffineMapAttr(m) for _, m in (*inputs, *outputs)]
-    op = GenericOp([v for v, _ in inputs], [v for v, _ in outputs], Region(block), maps, list(iterators),
-                   [v.type for v, _ in outputs])
-    return list(lw.insert(op).results)
-
-
-def _with_maps(operands: Sequence[Operand], rank: int) -> list[tuple[SSAValue, AffineMap]]:
-    return [o if isinstance(o, tuple) else (o, AffineMap.identity(rank)) for o in operands]
-
-
-def reduced_map(rank: int, axes: Sequence[int], keepdim: bool) -> AffineMap:
-    """How a reduction's result is indexed from its input's loops: reduced dims dropped,
-    or read at index 0 with ``keepdim``."""
-    exprs = []
-    for axis in range(rank):
-        if axis not in axes:
-            exprs.append(AffineExpr.dimension(axis))
-        elif keepdim:
-            exprs.append(AffineExpr.constant(0))
-    return AffineMap(rank, 0, tuple(exprs))
-
-
-def reduced_dims(shape: Sequence[Any], axes: Sequence[int], keepdim: bool) -> list[Any]:
-    return [1 if axis in axes else size for axis, size in enumerate(shape) if keepdim or axis not in axes]
-
-
-def reduction(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
-              inputs: Sequence[Operand], accumulators: Sequence[tuple[Attribute, int | float | bool | SSAValue]],
-              step: Callable[[Body], Sequence[SSAValue]]) -> list[SSAValue]:
-    """A generic over ``shape`` reducing ``axes``: one output per (element, identity) of
-    ``accumulators``, each filled with its identity; ``step`` combines the inputs'
-    elements with the accumulators' (``Body.args``: inputs, then accumulators)."""
-    rank = len(shape)
-    out_dims = reduced_dims(shape, axes, keepdim)
-    out_map = reduced_map(rank, axes, keepdim)
-    outputs = [(filled(lw, out_dims, element, identity), out_map) for element, identity in accumulators]
-    iterators = [REDUCTION if axis in axes else PARALLEL for axis in range(rank)]
-    return generic(lw, _with_maps(inputs, rank), outputs, iterators, step)
-
-
-def elementwise(lw: Lowering, dims: Sequence[Any], element: Attribute, inputs: Sequence[Operand],
-                compute: Callable[[Body, list[SSAValue]], SSAValue]) -> SSAValue:
-    """A parallel generic over ``dims`` making one tensor of ``element``s; ``compute`` gets
-    the inputs' elements (read by their maps, the identity by default)."""
-    rank = len(dims)
-    out = (empty(lw, dims, element), AffineMap.identity(rank))
-    count = len(inputs)
-    return generic(lw, _with_maps(inputs, rank), [out], [PARALLEL] * rank,
-                   lambda b: [compute(b, b.args[:count])])[0]
-
-
-def converted(lw: Lowering, value: SSAValue, dims: Sequence[Any], element: Attribute) -> SSAValue:
-    """``value`` as ``element`` (torch's cast), or itself when it is already."""
-    if value.type.element_type == element:
-        return value
-    return elementwise(lw, dims, element, [value], lambda b, v: v[0])
-
-
-def element_count(lw: Lowering, shape: Sequence[Any], axes: Sequence[int], element: Attribute) -> SSAValue:
-    """The number of elements a reduction over ``axes`` combines, as a float scalar."""
-    sizes = [shape[a] for a in axes]
-    if all(is_static(s) for s in sizes):
-        return lw.constant(float(math.prod(int(s) for s in sizes)), element)
-    count = lw.index(sizes[0])
-    for size in sizes[1:]:
-        count = lw.insert(arith.MuliOp(count, lw.index(size))).results[0]
-    as_int = lw.insert(arith.IndexCastOp(count, I64)).results[0]
-    return lw.insert(arith.SIToFPOp(as_int, element)).results[0]
-
-
-def moments(lw: Lowering, x: SSAValue, shape: Sequence[Any], axes: Sequence[int], keepdim: bool,
-            element: Attribute) -> tuple[SSAValue, SSAValue, SSAValue]:
-    """(mean, sum of squared deviations from it, count) over ``axes``, in ``element``
-    (torch's two passes: the mean, then the deviations)."""
-    count = element_count(lw, shape, axes, element)
-    (total,) = reduction(lw, shape, axes, keepdim, [x], [(element, 0.0)],
-                         lambda b: [_add(b, b.convert(b.args[0], element), b.args[1])])
-    dims = reduced_dims(shape, axes, keepdim)
-    mean = elementwise(lw, dims, element, [total], lambda b, v: b.insert(arith.DivfOp(v[0], count)))
-
-    def square(b: Body) -> list[SSAValue]:
-        deviation = b.insert(arith.SubfOp(b.convert(b.args[0], element), b.args[1]))
-        return [_add(b, b.insert(arith.MulfOp(deviation, deviation)), b.args[2])]
-
-    (squares,) = reduction(lw, shape, axes, keepdim, [x, (mean, reduced_map(len(shape), axes, keepdim))],
-                           [(element, 0.0)], square)
-    return mean, squares, count
-
-
-def widened(b: Body, value: SSAValue, element: Attribute, dtype: DType) -> SSAValue:
-    """An input element of ``dtype`` as the wider ``element``: a uint8 zero-extends (its
-    upstream type is the signless i8, which ``Body.convert`` sign-extends)."""
-    if dtype == DType.uint8 and value.type != element:
-        return b.insert((arith.UIToFPOp if is_float(element) else arith.ExtUIOp)(value, element))
-    return b.convert(value, element)
-
-
-def rounded_through(b: Body, value: SSAValue, low: Attribute) -> SSAValue:
-    """A float32 ``value`` rounded to the narrower float ``low`` and back, as torch rounds an
-    intermediate. bfloat16 by its bits (round to nearest even, a nan kept): IREE folds
-    ``extf(truncf(x))`` of bfloat16 to ``x``, which would skip the rounding."""
-    if low != BF16:
-        return b.convert(b.convert(value, low), value.type)
-    bits = b.insert(arith.BitcastOp(value, I32))
-    lowest_kept = b.insert(arith.AndIOp(b.insert(arith.ShRUIOp(bits, b.constant(16, I32))), b.constant(1, I32)))
-    bias = b.insert(arith.AddiOp(b.constant(0x7FFF, I32), lowest_kept))
-    kept = b.insert(arith.AndIOp(b.insert(arith.AddiOp(bits, bias)), b.constant(-0x10000, I32)))
-    is_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-    return b.insert(arith.SelectOp(is_nan, value, b.insert(arith.BitcastOp(kept, value.type))))
-
-
-def _add(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert((arith.AddfOp if is_float(x.type) else arith.AddiOp)(x, y))
-
-
-def _mul(b: Body, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert((arith.MulfOp if is_float(x.type) else arith.MuliOp)(x, y))
-
-
 def _shape(value: SSAValue) -> tuple[Any, ...]:
     return value.type.shape
 
@@ -247,15 +78,15 @@ def _shape(value: SSAValue) -> tuple[Any, ...]:
 def _sum(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool, divide: bool) -> SSAValue:
     """sum (or mean, ``divide``) of ``x`` over ``axes`` as the result's dtype."""
     result = lw.result_type()
-    element = compute_element(result.dtype)
+    element = element_type(opmath_dtype(result.dtype))
     shape = _shape(x)
     (total,) = reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, 0)],
-                         lambda b: [_add(b, widened(b, b.args[0], element, x.type.dtype), b.args[1])])
+                         lambda b: [b.add(b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])])
     if not divide:
-        return converted(lw, total, result.shape, element_type(result.dtype))
+        return lw.converted(total, element_type(result.dtype), result.shape)
     count = element_count(lw, shape, axes, element)
-    return elementwise(lw, result.shape, element_type(result.dtype), [total],
-                       lambda b, v: b.insert(arith.DivfOp(v[0], count)))
+    return lw.elementwise(result.shape, element_type(result.dtype), [total],
+                          lambda b, v: b.insert(arith.DivfOp(v[0], count)))
 
 
 @lowers("reductions", "aten.sum.dim_IntList")
@@ -283,7 +114,7 @@ def _product(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool) -> S
 
     def step(b: Body) -> list[SSAValue]:
         if not is_float(element) or element in (F32, element_type(DType.float64)):
-            return [_mul(b, widened(b, b.args[0], element, x.type.dtype), b.args[1])]
+            return [b.mul(b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])]
         factors = [b.convert(v, F32) for v in b.args]
         return [b.convert(b.insert(arith.MulfOp(*factors)), element)]
 
@@ -305,17 +136,6 @@ def prod_dim(lw: Lowering) -> list[SSAValue]:
 # ---------------------------------------------------------------- amax, amin, any
 
 
-def _extreme_identity(element: Attribute, unsigned: bool, maximum: bool) -> int | float:
-    """The identity of max (the lowest value: -inf, or the integer minimum) or of min
-    (the highest)."""
-    if is_float(element):
-        return -math.inf if maximum else math.inf
-    if unsigned:
-        return 0 if maximum else -1  # -1: all ones, the largest unsigned value
-    width = element.width.data
-    return -(1 << (width - 1)) if maximum else (1 << (width - 1)) - 1
-
-
 def _extreme_op(element: Attribute, unsigned: bool, maximum: bool) -> type:
     """max/min that propagate nan (arith.maximumf), or the integer ones."""
     if is_float(element):
@@ -329,7 +149,7 @@ def _extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
     x, dim, keepdim = lw.op.arguments()
     dtype = x.type.dtype
     element = element_type(dtype)
-    identity = _extreme_identity(element, is_unsigned(dtype), maximum)
+    identity = extreme_identity(element, maximum, is_unsigned(dtype))
     combine = _extreme_op(element, is_unsigned(dtype), maximum)
     return reduction(lw, _shape(x), axes_of(dim, len(_shape(x))), keepdim, [lw.value(x)], [(element, identity)],
                      lambda b: [b.insert(combine(b.args[0], b.args[1]))])
@@ -354,8 +174,8 @@ def _any(lw: Lowering, x: SSAValue, dim: Any, keepdim: bool) -> list[SSAValue]:
     result = lw.result_type()
     if element_type(result.dtype) == bool_element:
         return [found]
-    return [elementwise(lw, result.shape, element_type(result.dtype), [found],
-                        lambda b, v: b.insert(arith.ExtUIOp(v[0], b.element)))]
+    return [lw.elementwise(result.shape, element_type(result.dtype), [found],
+                           lambda b, v: b.insert(arith.ExtUIOp(v[0], b.element)))]
 
 
 @lowers("reductions", "aten.any.dim", "aten.any.dims")
@@ -378,11 +198,29 @@ def _position(b: Body, axes: Sequence[int], sizes: Sequence[SSAValue]) -> SSAVal
     ``sizes``: those of ``axes[1:]``)."""
     if not axes:  # a 0-d input: its one element is at 0
         return b.constant(0, I64)
-    position = b.insert(IndexOp(axes[0]))
+    position = b.index(axes[0])
     for axis, size in zip(axes[1:], sizes, strict=True):
         scaled = b.insert(arith.MuliOp(position, size))
-        position = b.insert(arith.AddiOp(scaled, b.insert(IndexOp(axis))))
+        position = b.insert(arith.AddiOp(scaled, b.index(axis)))
     return b.insert(arith.IndexCastOp(position, I64))
+
+
+def _takes_over(b: Body, value: SSAValue, best: SSAValue, tie_wins: SSAValue, maximum: bool,
+                unsigned: bool) -> SSAValue:
+    """Whether ``value`` replaces the running max (min) ``best``: it is larger (smaller), or
+    equal and ``tie_wins`` (its index is the one torch keeps); a nan beats any number, and
+    between nans ``tie_wins`` decides."""
+    if not is_float(value.type):
+        order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
+        better, equal = b.insert(arith.CmpiOp(value, best, order)), b.insert(arith.CmpiOp(value, best, "eq"))
+        return b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, tie_wins))))
+    better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
+    equal = b.insert(arith.CmpfOp(value, best, "oeq"))
+    take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, tie_wins))))
+    value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
+    best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
+    nan_wins = b.insert(arith.AndIOp(value_nan, tie_wins))
+    return b.insert(arith.SelectOp(best_nan, nan_wins, b.insert(arith.OrIOp(take, value_nan))))
 
 
 def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bool,
@@ -395,28 +233,15 @@ def _value_and_index(lw: Lowering, x: SSAValue, axes: Sequence[int], keepdim: bo
     element = element_type(dtype)
     unsigned = is_unsigned(dtype)
     sizes = [lw.index(shape[a]) for a in axes[1:]]  # the sizes a flat index is made of
-    floating = is_float(element)
 
     def step(b: Body) -> list[SSAValue]:
         value, best, best_index = b.args
         index = _position(b, axes, sizes)
         earlier = b.insert(arith.CmpiOp(index, best_index, "slt"))
-        if floating:
-            better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
-            equal = b.insert(arith.CmpfOp(value, best, "oeq"))
-        else:
-            order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
-            better = b.insert(arith.CmpiOp(value, best, order))
-            equal = b.insert(arith.CmpiOp(value, best, "eq"))
-        take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, earlier))))
-        if floating:  # a nan beats any number; between nans the first wins
-            value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-            best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
-            nan_first = b.insert(arith.AndIOp(value_nan, earlier))
-            take = b.insert(arith.SelectOp(best_nan, nan_first, b.insert(arith.OrIOp(take, value_nan))))
+        take = _takes_over(b, value, best, earlier, maximum, unsigned)
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
 
-    identity = _extreme_identity(element, unsigned, maximum)
+    identity = extreme_identity(element, maximum, unsigned)
     return reduction(lw, shape, axes, keepdim, [lw.value(x)], [(element, identity), (I64, 0)], step)
 
 
@@ -456,15 +281,15 @@ def _variance(lw: Lowering, x: SSAValue, dim: Any, correction: float, keepdim: b
     """(variance, mean): squared deviations / max(count - correction, 0), inf or nan when
     count <= correction."""
     result = lw.result_type()
-    element = compute_element(result.dtype)
+    element = element_type(opmath_dtype(result.dtype))
     shape = _shape(x)
     axes = axes_of(dim, len(shape))
     mean, squares, count = moments(lw, lw.value(x), shape, axes, keepdim, element)
     corrected = lw.insert(arith.SubfOp(count, lw.constant(correction, element))).results[0]
     divisor = lw.insert(arith.MaximumfOp(corrected, lw.constant(0.0, element))).results[0]
-    variance = elementwise(lw, result.shape, element_type(result.dtype), [squares],
-                           lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))
-    return [variance, converted(lw, mean, result.shape, element_type(result.dtype))]
+    variance = lw.elementwise(result.shape, element_type(result.dtype), [squares],
+                              lambda b, v: b.insert(arith.DivfOp(v[0], divisor)))
+    return [variance, lw.converted(mean, element_type(result.dtype), result.shape)]
 
 
 def _correction(correction: Any) -> float:
@@ -504,7 +329,7 @@ def _p_norm(lw: Lowering, inputs: Sequence[Operand], shape: Sequence[Any], axes:
         identity = 0.0 if order > 0 else math.inf  # |x| >= 0; a nan propagates either way
         (total,) = reduction(lw, shape, axes, keepdim, inputs, [(element, identity)],
                              lambda b: [b.insert(combine(magnitude(b), b.args[-1]))])
-        return converted(lw, total, result.shape, element_type(result.dtype))
+        return lw.converted(total, element_type(result.dtype), result.shape)
 
     def term(b: Body) -> SSAValue:
         size = magnitude(b)
@@ -520,21 +345,21 @@ def _p_norm(lw: Lowering, inputs: Sequence[Operand], shape: Sequence[Any], axes:
     (total,) = reduction(lw, shape, axes, keepdim, inputs, [(element, 0.0)],
                          lambda b: [b.insert(arith.AddfOp(term(b), b.args[-1]))])
     if order in (0, 1):
-        return converted(lw, total, result.shape, element_type(result.dtype))
+        return lw.converted(total, element_type(result.dtype), result.shape)
 
     def root(b: Body, v: list[SSAValue]) -> SSAValue:
         if order == 2:
             return b.insert(mathd.SqrtOp(v[0]))
         return b.insert(mathd.PowFOp(v[0], b.constant(1 / order, element)))
 
-    return elementwise(lw, result.shape, element_type(result.dtype), [total], root)
+    return lw.elementwise(result.shape, element_type(result.dtype), [total], root)
 
 
 @lowers("reductions", "aten.linalg_vector_norm.default")
 def vector_norm(lw: Lowering) -> list[SSAValue]:
     """||x||_ord over ``dim`` (None/[] = all), |x| taken in ``dtype`` if given."""
     x, order, dim, keepdim, dtype = lw.op.arguments()
-    element = compute_element(lw.result_type().dtype)
+    element = element_type(opmath_dtype(lw.result_type().dtype))
     source = element_type(dtype) if dtype is not None else element_type(x.type.dtype)
     shape = _shape(x)
 
@@ -550,9 +375,9 @@ def dist(lw: Lowering) -> list[SSAValue]:
     """||x - y||_p over every element of x and y broadcast together."""
     x, other, order = lw.op.arguments()
     shape = broadcast_shape(_shape(x), _shape(other))
-    element = compute_element(x.type.dtype)
+    element = element_type(opmath_dtype(x.type.dtype))
     operands = [lw.value(x), lw.value(other)]
-    inputs = [(v, _broadcast_map(v.type, shape, len(shape)).data) for v in operands]
+    inputs = [(v, broadcast_map(v.type, shape, len(shape)).data) for v in operands]
 
     def magnitude(b: Body) -> SSAValue:
         difference = b.insert(arith.SubfOp(*(b.convert(v, element) for v in b.args[:2])))
@@ -579,7 +404,7 @@ def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
     precision (float32 for float16/bfloat16)."""
     x, dim, _half_to_float = lw.op.arguments()
     result = lw.result_type()
-    element = compute_element(result.dtype)
+    element = element_type(opmath_dtype(result.dtype))
     shape = _shape(x)
     rank = len(shape)
     axes = axes_of(dim, rank) if rank else ()
@@ -593,7 +418,7 @@ def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
 
     (total,) = reduction(lw, shape, axes, True, [value, (peak, keep)], [(element, 0.0)],
                          lambda b: [b.insert(arith.AddfOp(b.insert(mathd.ExpOp(shifted(b, *b.args[:2]))),
-                                                         b.args[2]))])
+                                                          b.args[2]))])
     reduced_last = log and axes == (rank - 1,) and element != element_type(result.dtype)
 
     def normalised(b: Body, v: list[SSAValue]) -> SSAValue:
@@ -603,12 +428,12 @@ def _softmax(lw: Lowering, log: bool) -> list[SSAValue]:
         total_element = v[2]
         if reduced_last:  # torch's last-dim kernel keeps the sum and its log in the input dtype
             low = element_type(result.dtype)
-            logged = rounded_through(b, b.insert(mathd.LogOp(rounded_through(b, total_element, low))), low)
+            logged = b.rounded_through(b.insert(mathd.LogOp(b.rounded_through(total_element, low))), low)
             return b.insert(arith.SubfOp(difference, logged))
         return b.insert(arith.SubfOp(difference, b.insert(mathd.LogOp(total_element))))
 
-    return [elementwise(lw, result.shape, element_type(result.dtype), [value, (peak, keep), (total, keep)],
-                        normalised)]
+    return [lw.elementwise(result.shape, element_type(result.dtype), [value, (peak, keep), (total, keep)],
+                           normalised)]
 
 
 @lowers("reductions", "aten._softmax.default")
@@ -664,33 +489,33 @@ def _sorted(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int, desc
 
     def count_before(b: Body) -> list[SSAValue]:
         mine, other, count = b.args
-        other_first = b.insert(arith.CmpiOp(b.insert(IndexOp(rank)), b.insert(IndexOp(axis)), "ult"))
+        other_first = b.insert(arith.CmpiOp(b.index(rank), b.index(axis), "ult"))
         before = _precedes(b, other, mine, other_first, descending, unsigned)
         return [b.insert(arith.AddiOp(count, b.insert(arith.ExtUIOp(before, I64))))]
 
-    (ranks,) = generic(lw, [(value, here), (value, there)], [(filled(lw, shape, I64, 0), here)], iterators,
-                       count_before)
+    (ranks,) = lw.generic([(value, here), (value, there)], [(lw.filled(shape, I64, 0), here)], iterators,
+                          count_before)
     per_line = isinstance(first, tuple)
 
     def gather(b: Body) -> list[SSAValue]:
         element, element_rank, *line_first, found, found_index = b.args
-        position = b.insert(arith.IndexCastOp(b.insert(IndexOp(axis)), I64))
+        position = b.insert(arith.IndexCastOp(b.index(axis), I64))
         offset = line_first[0] if per_line else first
         if offset is not None:
             position = b.insert(arith.AddiOp(position, offset))
         hit = b.insert(arith.CmpiOp(element_rank, position, "eq"))
-        index = b.insert(arith.IndexCastOp(b.insert(IndexOp(rank)), I64))
+        index = b.insert(arith.IndexCastOp(b.index(rank), I64))
         return [b.insert(arith.SelectOp(hit, element, found)), b.insert(arith.SelectOp(hit, index, found_index))]
 
     inputs = [(value, there), (ranks, there), *([first] if per_line else [])]
-    outputs = [(filled(lw, out_shape, value.type.element_type, 0), here), (filled(lw, out_shape, I64, 0), here)]
-    return generic(lw, inputs, outputs, iterators, gather)
+    outputs = [(lw.filled(out_shape, value.type.element_type, 0), here), (lw.filled(out_shape, I64, 0), here)]
+    return lw.generic(inputs, outputs, iterators, gather)
 
 
 def _sort(lw: Lowering, x: SSAValue, dim: int, descending: bool, count: Any = None) -> list[SSAValue]:
     shape = _shape(x)
     if not shape:  # a 0-d tensor: itself, at index 0
-        return [lw.value(x), filled(lw, (), I64, 0)]
+        return [lw.value(x), lw.filled((), I64, 0)]
     axis = dim % len(shape)
     out_shape = [count if a == axis and count is not None else size for a, size in enumerate(shape)]
     return _sorted(lw, lw.value(x), shape, axis, descending, out_shape, is_unsigned(x.type.dtype))
@@ -729,14 +554,7 @@ def _drop_axis(lw: Lowering, value: SSAValue, axis: int) -> SSAValue:
     if groups:  # the unit dim joins the group before it (or the first one)
         neighbour = groups[max(axis - 1, 0)]
         neighbour.insert(0 if axis == 0 else len(neighbour), axis)
-    return _collapsed(lw, value, groups, shape[:axis] + shape[axis + 1:])
-
-
-def _collapsed(lw: Lowering, value: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[int]) -> SSAValue:
-    result = TensorType(value.type.element_type, list(shape))
-    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(a, 64) for a in group]) for group in groups])
-    return lw.insert(tensor.CollapseShapeOp(operands=[value], result_types=[result],
-                                            properties={"reassociation": reassociation})).results[0]
+    return collapse(lw, value, groups)
 
 
 def _selected(lw: Lowering, value: SSAValue, shape: Sequence[Any], dtype: DType, dim: int, keepdim: bool,
@@ -746,7 +564,7 @@ def _selected(lw: Lowering, value: SSAValue, shape: Sequence[Any], dtype: DType,
     for every line (an i64) or per line (a keepdim-shaped tensor and its map).
     ``nan_first``: a line holding a nan gives its first nan instead (median)."""
     if not shape:  # a 0-d tensor: itself, at index 0
-        return [value, filled(lw, (), I64, 0)]
+        return [value, lw.filled((), I64, 0)]
     axis = dim % len(shape)
     kept_shape = reduced_dims(shape, (axis,), True)
     found = _sorted(lw, value, shape, axis, False, kept_shape, is_unsigned(dtype), target(value, shape, axis))
@@ -763,7 +581,7 @@ def _first_nan_instead(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis
 
     def first_nan(b: Body) -> list[SSAValue]:
         element, first = b.args
-        here = b.insert(arith.IndexCastOp(b.insert(IndexOp(axis)), I64))
+        here = b.insert(arith.IndexCastOp(b.index(axis), I64))
         candidate = b.insert(arith.SelectOp(b.insert(arith.CmpfOp(element, element, "uno")), here, limit))
         return [b.insert(arith.MinSIOp(candidate, first))]
 
@@ -778,9 +596,9 @@ def _first_nan_instead(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis
                 b.insert(arith.SelectOp(has_nan, nan_index, index))]
 
     identity = AffineMap.identity(rank)
-    outputs = [(empty(lw, kept_shape, element), identity), (empty(lw, kept_shape, I64), identity)]
-    return generic(lw, [(found[0], identity), (found[1], identity), (first, identity)], outputs,
-                   [PARALLEL] * rank, pick)
+    outputs = [(lw.empty_of(kept_shape, element), identity), (lw.empty_of(kept_shape, I64), identity)]
+    return lw.generic([(found[0], identity), (found[1], identity), (first, identity)], outputs,
+                      [PARALLEL] * rank, pick)
 
 
 def _middle_rank(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis: int) -> SSAValue:
@@ -807,7 +625,7 @@ def _middle_of_numbers(lw: Lowering, value: SSAValue, shape: Sequence[Any], axis
         some = b.insert(arith.CmpiOp(v[0], b.constant(0, I64), "sgt"))
         return b.insert(arith.SelectOp(some, lower, all_nan))
 
-    ranks = elementwise(lw, reduced_dims(shape, (axis,), True), I64, [numbers], middle)
+    ranks = lw.elementwise(reduced_dims(shape, (axis,), True), I64, [numbers], middle)
     at_line = reduced_map(rank, (axis,), True)
     return ranks, AffineMap(rank + 1, 0, at_line.results)
 
@@ -840,7 +658,7 @@ def _whole_median(lw: Lowering, ignore_nan: bool) -> list[SSAValue]:
     if not shape:
         return [lw.value(x)]
     size = functools.reduce(operator.mul, shape, 1)
-    flat = _collapsed(lw, lw.value(x), [list(range(len(shape)))], [int(size) if is_static(size) else DYNAMIC_INDEX])
+    flat = collapse(lw, lw.value(x), [list(range(len(shape)))])
     return _median(lw, flat, [size], x.type.dtype, 0, False, ignore_nan)[:1]
 
 
@@ -890,13 +708,14 @@ def _search(lw: Lowering, boundaries: SSAValue, values: Any, right: bool) -> SSA
 
     def count(b: Body) -> list[SSAValue]:
         bound = b.args[0]
-        value = b.convert(b.args[1], element) if isinstance(values, SSAValue) else b.constant(values, element)
+        value = (b.convert(b.args[1], element, is_unsigned(values.type.dtype)) if isinstance(values, SSAValue)
+                 else b.constant(values, element))
         before = _bound_before(b, bound, value, right, ordered, is_unsigned(dtype))
         total = b.args[-1]
         return [b.insert(arith.AddiOp(total, b.insert(arith.ExtUIOp(before, total.type))))]
 
-    init = filled(lw, shape, element_type(result.dtype), 0)
-    return generic(lw, inputs, [(init, here)], [PARALLEL] * rank + [REDUCTION], count)[0]
+    init = lw.filled(shape, element_type(result.dtype), 0)
+    return lw.generic(inputs, [(init, here)], [PARALLEL] * rank + [REDUCTION], count)[0]
 
 
 def _bound_before(b: Body, bound: SSAValue, value: SSAValue, right: bool, ordered: bool,
@@ -936,23 +755,23 @@ def cumsum(lw: Lowering) -> list[SSAValue]:
     loop j (the module's docstring says why and what it costs)."""
     x, dim, _dtype = lw.op.arguments()
     result = lw.result_type()
-    element = compute_element(result.dtype)
+    element = element_type(opmath_dtype(result.dtype))
     shape = _shape(x)
     rank = len(shape)
     if rank == 0:
-        return [converted(lw, lw.value(x), (), element_type(result.dtype))]
+        return [lw.converted(lw.value(x), element_type(result.dtype), ())]
     axis = dim % rank
     write, read = _scan_maps(rank, axis)
     identity = -0.0 if is_float(element) else 0  # x + -0.0 is x for every x, -0.0 included
 
     def step(b: Body) -> list[SSAValue]:
-        in_prefix = b.insert(arith.CmpiOp(b.insert(IndexOp(rank)), b.insert(IndexOp(axis)), "ule"))
-        total = _add(b, widened(b, b.args[0], element, x.type.dtype), b.args[1])
+        in_prefix = b.insert(arith.CmpiOp(b.index(rank), b.index(axis), "ule"))
+        total = b.add(b.convert(b.args[0], element, is_unsigned(x.type.dtype)), b.args[1])
         return [b.insert(arith.SelectOp(in_prefix, total, b.args[1]))]
 
-    init = filled(lw, shape, element, identity)
-    (total,) = generic(lw, [(lw.value(x), read)], [(init, write)], [PARALLEL] * rank + [REDUCTION], step)
-    return [converted(lw, total, result.shape, element_type(result.dtype))]
+    init = lw.filled(shape, element, identity)
+    (total,) = lw.generic([(lw.value(x), read)], [(init, write)], [PARALLEL] * rank + [REDUCTION], step)
+    return [lw.converted(total, element_type(result.dtype), result.shape)]
 
 
 def _running_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
@@ -962,7 +781,7 @@ def _running_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
     x, dim = lw.op.arguments()
     shape, rank = _shape(x), len(_shape(x))
     if rank == 0:
-        return [lw.value(x), filled(lw, (), I64, 0)]
+        return [lw.value(x), lw.filled((), I64, 0)]
     axis = dim % rank
     here, there = _scan_maps(rank, axis)
     element = element_type(x.type.dtype)
@@ -970,28 +789,17 @@ def _running_extreme(lw: Lowering, maximum: bool) -> list[SSAValue]:
 
     def step(b: Body) -> list[SSAValue]:
         value, best, best_index = b.args
-        position, current = b.insert(IndexOp(rank)), b.insert(IndexOp(axis))
+        position, current = b.index(rank), b.index(axis)
         index = b.insert(arith.IndexCastOp(position, I64))
         later = b.insert(arith.CmpiOp(index, best_index, "sgt"))
-        if is_float(element):
-            better = b.insert(arith.CmpfOp(value, best, "ogt" if maximum else "olt"))
-            equal = b.insert(arith.CmpfOp(value, best, "oeq"))
-        else:
-            order = ("ugt" if maximum else "ult") if unsigned else ("sgt" if maximum else "slt")
-            better, equal = b.insert(arith.CmpiOp(value, best, order)), b.insert(arith.CmpiOp(value, best, "eq"))
-        take = b.insert(arith.OrIOp(better, b.insert(arith.AndIOp(equal, later))))
-        if is_float(element):  # a nan beats any number; between nans the later wins
-            value_nan = b.insert(arith.CmpfOp(value, value, "uno"))
-            best_nan = b.insert(arith.CmpfOp(best, best, "uno"))
-            nan_later = b.insert(arith.AndIOp(value_nan, later))
-            take = b.insert(arith.SelectOp(best_nan, nan_later, b.insert(arith.OrIOp(take, value_nan))))
+        take = _takes_over(b, value, best, later, maximum, unsigned)
         in_prefix = b.insert(arith.CmpiOp(position, current, "ule"))
         take = b.insert(arith.AndIOp(take, in_prefix))
         return [b.insert(arith.SelectOp(take, value, best)), b.insert(arith.SelectOp(take, index, best_index))]
 
-    outputs = [(filled(lw, shape, element, _extreme_identity(element, unsigned, maximum)), here),
-               (filled(lw, shape, I64, 0), here)]
-    return generic(lw, [(lw.value(x), there)], outputs, [PARALLEL] * rank + [REDUCTION], step)
+    outputs = [(lw.filled(shape, element, extreme_identity(element, maximum, unsigned)), here),
+               (lw.filled(shape, I64, 0), here)]
+    return lw.generic([(lw.value(x), there)], outputs, [PARALLEL] * rank + [REDUCTION], step)
 
 
 @lowers("reductions", "aten.cummax.default")
@@ -1002,8 +810,3 @@ def cummax(lw: Lowering) -> list[SSAValue]:
 @lowers("reductions", "aten.cummin.default")
 def cummin(lw: Lowering) -> list[SSAValue]:
     return _running_extreme(lw, maximum=False)
-
-
-__all__ = ["axes_of", "compute_element", "element_count", "elementwise", "empty", "filled", "generic",
-           "moments", "reduced_dims", "reduced_map", "reduction", "rounded_through",
-           "widened"]

@@ -8,6 +8,8 @@ and bool is ``i1``."""
 
 from __future__ import annotations
 
+import math
+
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
@@ -60,5 +62,30 @@ def upstream_type(attr: Attribute) -> Attribute:
     return attr
 
 
+_OPMATH = {DType.float16: DType.float32, DType.bfloat16: DType.float32}
+
+
+def opmath_dtype(dtype: DType) -> DType:
+    """The dtype torch computes ``dtype`` in (its opmath type): float32 for float16
+    and bfloat16, else ``dtype`` itself."""
+    return _OPMATH.get(dtype, dtype)
+
+
+def is_unsigned(dtype: DType) -> bool:
+    """bool and uint8 compare, divide and widen unsigned (upstream's integers are signless)."""
+    return dtype in (DType.bool, DType.uint8)
+
+
 def is_float(element: Attribute) -> bool:
     return isinstance(element, (Float16Type, BFloat16Type, Float32Type, Float64Type))
+
+
+def extreme_identity(element: Attribute, maximum: bool, unsigned: bool = False) -> int | float:
+    """The identity of max (the lowest value: -inf, or the integer minimum; 0 for bool and
+    ``unsigned``) or of min (the highest: inf, or the integer maximum; all ones unsigned)."""
+    if is_float(element):
+        return -math.inf if maximum else math.inf
+    width = element.width.data
+    if unsigned or width == 1:
+        return 0 if maximum else -1  # -1: all ones, the largest unsigned value
+    return -(1 << (width - 1)) if maximum else (1 << (width - 1)) - 1

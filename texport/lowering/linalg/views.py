@@ -24,41 +24,28 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.builder import Builder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    AffineMapAttr,
-    ArrayAttr,
     DenseArrayBase,
-    IndexType,
-    IntegerAttr,
     TensorType,
     i64,
 )
 from xdsl.dialects.linalg.ops import (
-    GenericOp,
-    IndexOp,
-    IteratorType,
-    IteratorTypeAttr,
     TransposeOp,
-    YieldOp,
 )
-from xdsl.dialects.utils import split_dynamic_index_list
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
-from xdsl.rewriter import InsertPoint
 
 from texport.dialects import symbolic
 from texport.dialects.tx import TensorType as TxTensorType
 
-from .builder import Lowering, scalar_constant
+from . import shapes
+from .builder import PARALLEL, Body, Lowering, Operand
 from .registry import lowers
+from .shapes import Size, collapse, extract_slice, insert_slice, size_operand
 from .sizes import SizeError
-from .types import is_float, tensor_type
-
-Size = int | SSAValue  # a static size or offset, or an ``index`` value
-
+from .types import is_float, is_unsigned, tensor_type
 
 # ---------------------------------------------------------------------------- sizes
 
@@ -70,10 +57,6 @@ def _normal(dim: Any) -> Any:
 
 def _dims(tx_type: TxTensorType) -> tuple[Any, ...]:
     return tuple(_normal(d) for d in tx_type.shape)
-
-
-def _size(lw: Lowering, dim: Any) -> Size:
-    return dim if isinstance(dim, int) else lw.index(dim)
 
 
 def _wrap(dim: int, rank: int) -> int:
@@ -127,62 +110,10 @@ def _position(lw: Lowering, index: Any, size: Any) -> Size:
 # ---------------------------------------------------------------------------- builders
 
 
-def _static_and_dynamic(values: Sequence[Size]) -> tuple[DenseArrayBase, list[SSAValue]]:
-    static, dynamic = split_dynamic_index_list(values, DYNAMIC_INDEX)
-    return DenseArrayBase.from_list(i64, static), dynamic
-
-
-def extract_slice(lw: Lowering, source: SSAValue, offsets: Sequence[Size], sizes: Sequence[Size],
-                  strides: Sequence[Size], result: TensorType) -> SSAValue:
-    return _emit(lw, tensor.ExtractSliceOp(source, offsets, sizes, strides, result))
-
-
-def insert_slice(lw: Lowering, source: SSAValue, dest: SSAValue, offsets: Sequence[Size],
-                 sizes: Sequence[Size], strides: Sequence[Size]) -> SSAValue:
-    static_offsets, dynamic_offsets = _static_and_dynamic(offsets)
-    static_sizes, dynamic_sizes = _static_and_dynamic(sizes)
-    static_strides, dynamic_strides = _static_and_dynamic(strides)
-    op = tensor.InsertSliceOp.build(
-        operands=[source, dest, dynamic_offsets, dynamic_sizes, dynamic_strides], result_types=[dest.type],
-        properties={"static_offsets": static_offsets, "static_sizes": static_sizes,
-                    "static_strides": static_strides})
-    return _emit(lw, op)
-
-
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in groups])
-
-
-def _collapse(lw: Lowering, source: SSAValue, groups: Sequence[Sequence[int]], result: TensorType) -> SSAValue:
-    op = tensor.CollapseShapeOp.build(operands=[source], result_types=[result],
-                                      properties={"reassociation": _reassociation(groups)})
-    return _emit(lw, op)
-
-
-def _expand(lw: Lowering, source: SSAValue, groups: Sequence[Sequence[int]], shape: Sequence[Any],
-            result: TensorType) -> SSAValue:
-    sizes = [_size(lw, d) for d in shape]
-    static, dynamic = split_dynamic_index_list(sizes, DYNAMIC_INDEX)
-    return _emit(lw, tensor.ExpandShapeOp(source, dynamic, _reassociation(groups), static, result))
-
-
-def _generic(lw: Lowering, inputs: Sequence[SSAValue], input_maps: Sequence[AffineMap], result: TxTensorType,
-             body: Callable[[Builder, list[SSAValue]], SSAValue]) -> SSAValue:
-    """A parallel ``linalg.generic`` over ``result``'s shape: ``body`` gets a builder in
-    the block and the inputs' elements, and returns the result's element."""
-    rank = len(result.shape)
-    upstream = tensor_type(result)
-    block = Block(arg_types=[v.type.element_type for v in inputs] + [upstream.element_type])
-    builder = Builder(InsertPoint.at_end(block))
-    builder.insert(YieldOp(body(builder, list(block.args[:-1]))))
-    maps = [AffineMapAttr(m) for m in input_maps] + [AffineMapAttr(AffineMap.identity(rank))]
-    generic = GenericOp(list(inputs), [lw.empty(result)], Region(block), maps,
-                        [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [upstream])
-    return _emit(lw, generic)
-
-
-def _loop_indices(builder: Builder, rank: int) -> list[SSAValue]:
-    return [builder.insert(IndexOp(axis)).result for axis in range(rank)]
+def _generic(lw: Lowering, inputs: Sequence[Operand], result: TxTensorType,
+             body: Callable[[Body], SSAValue]) -> SSAValue:
+    """A parallel ``linalg.generic`` over ``result``'s shape making its element."""
+    return lw.generic(inputs, [lw.empty(result)], [PARALLEL] * len(result.shape), lambda b: [body(b)])[0]
 
 
 # ---------------------------------------------------------------------------- reshapes
@@ -237,9 +168,9 @@ def reshape(lw: Lowering, source: SSAValue, source_shape: Sequence[Any], result:
     element = tensor_type(result).element_type
     value = source
     if len(middle) != len(source_shape):
-        value = _collapse(lw, value, [src for src, _ in groups], _upstream_shape(middle, element))
+        value = collapse(lw, value, [src for src, _ in groups], _upstream_shape(middle, element))
     if len(middle) != len(target):
-        value = _expand(lw, value, [dst for _, dst in groups], target, tensor_type(result))
+        value = shapes.expand(lw, value, [dst for _, dst in groups], target)
     return value
 
 
@@ -297,9 +228,9 @@ def repeat(lw: Lowering) -> list[SSAValue]:
     input_map = AffineMap(loops, 0, tuple(AffineExpr.dimension(2 * (lead + k) + 1) for k in range(len(shape))))
     result = lw.result_type()
     stretched = TxTensorType.get(paired, result.dtype)
-    broadcast = _generic(lw, [lw.value(source)], [input_map], stretched, lambda b, args: args[0])
+    broadcast = _generic(lw, [(lw.value(source), input_map)], stretched, lambda b: b.args[0])
     groups = [[2 * k, 2 * k + 1] for k in range(len(repeats))]
-    return [_collapse(lw, broadcast, groups, tensor_type(result))]
+    return [collapse(lw, broadcast, groups, tensor_type(result))]
 
 
 @lowers("views", "aten.flip.default")
@@ -312,13 +243,13 @@ def flip(lw: Lowering) -> list[SSAValue]:
     value = lw.value(source)
     last = {d: lw.index(_normal(shape[d] - 1)) for d in flipped}
 
-    def body(builder: Builder, _: list[SSAValue]) -> SSAValue:
-        indices = _loop_indices(builder, len(shape))
+    def body(b: Body) -> SSAValue:
+        indices = b.indices(len(shape))
         for d in sorted(flipped):
-            indices[d] = builder.insert(arith.SubiOp(last[d], indices[d])).result
-        return builder.insert(tensor.ExtractOp(value, indices, value.type.element_type)).result
+            indices[d] = b.insert(arith.SubiOp(last[d], indices[d]))
+        return b.insert(tensor.ExtractOp(value, indices, value.type.element_type))
 
-    return [_generic(lw, [], [], lw.result_type(), body)]
+    return [_generic(lw, [], lw.result_type(), body)]
 
 
 @lowers("views", "aten.diagonal.default")
@@ -333,19 +264,19 @@ def diagonal(lw: Lowering) -> list[SSAValue]:
     starts = {first: max(-offset, 0), second: max(offset, 0)}
     shifts = {axis: lw.index(start) for axis, start in starts.items() if start}
 
-    def body(builder: Builder, _: list[SSAValue]) -> SSAValue:
-        loops = _loop_indices(builder, rank - 1)
+    def body(b: Body) -> SSAValue:
+        loops = b.indices(rank - 1)
         rest, position = iter(loops[:-1]), loops[-1]
         indices = []
         for axis in range(rank):
             if axis in starts:
                 shift = shifts.get(axis)
-                indices.append(position if shift is None else builder.insert(arith.AddiOp(position, shift)).result)
+                indices.append(position if shift is None else b.insert(arith.AddiOp(position, shift)))
             else:
                 indices.append(next(rest))
-        return builder.insert(tensor.ExtractOp(value, indices, value.type.element_type)).result
+        return b.insert(tensor.ExtractOp(value, indices, value.type.element_type))
 
-    return [_generic(lw, [], [], lw.result_type(), body)]
+    return [_generic(lw, [], lw.result_type(), body)]
 
 
 @lowers("views", "aten.as_strided.default")
@@ -360,14 +291,13 @@ def as_strided(lw: Lowering) -> list[SSAValue]:
     steps = [lw.index(stride) for stride in strides]
     start = lw.index(offset or 0)
 
-    def body(builder: Builder, _: list[SSAValue]) -> SSAValue:
+    def body(b: Body) -> SSAValue:
         position = start
-        for loop, step in zip(_loop_indices(builder, len(steps)), steps, strict=True):
-            moved = builder.insert(arith.MuliOp(loop, step)).result
-            position = builder.insert(arith.AddiOp(position, moved)).result
-        return builder.insert(tensor.ExtractOp(flat, [position], element)).result
+        for loop, step in zip(b.indices(len(steps)), steps, strict=True):
+            position = b.insert(arith.AddiOp(position, b.insert(arith.MuliOp(loop, step))))
+        return b.insert(tensor.ExtractOp(flat, [position], element))
 
-    return [_generic(lw, [], [], lw.result_type(), body)]
+    return [_generic(lw, [], lw.result_type(), body)]
 
 
 # ---------------------------------------------------------------------------- sub-tensors
@@ -375,7 +305,7 @@ def as_strided(lw: Lowering) -> list[SSAValue]:
 
 def _full(lw: Lowering, shape: Sequence[Any]) -> tuple[list[Size], list[Size], list[Size]]:
     """Offsets, sizes and strides of a whole tensor of ``shape``."""
-    return [0] * len(shape), [_size(lw, d) for d in shape], [1] * len(shape)
+    return [0] * len(shape), [size_operand(lw, d) for d in shape], [1] * len(shape)
 
 
 @lowers("views", "aten.slice.Tensor")
@@ -386,8 +316,8 @@ def slice_tensor(lw: Lowering) -> list[SSAValue]:
     result = lw.result_type()
     offsets, sizes, strides = _full(lw, _dims(result))
     offsets[axis] = _start(lw, start, shape[axis])
-    strides[axis] = _size(lw, step)
-    return [extract_slice(lw, lw.value(source), offsets, sizes, strides, tensor_type(result))]
+    strides[axis] = size_operand(lw, step)
+    return [_emit(lw, extract_slice(lw.value(source), offsets, sizes, strides, tensor_type(result)))]
 
 
 @lowers("views", "aten.select.int")
@@ -398,7 +328,7 @@ def select(lw: Lowering) -> list[SSAValue]:
     axis = _wrap(dim, len(shape))
     offsets, sizes, strides = _full(lw, shape)
     offsets[axis], sizes[axis] = _position(lw, index, shape[axis]), 1
-    return [extract_slice(lw, lw.value(source), offsets, sizes, strides, tensor_type(lw.result_type()))]
+    return [_emit(lw, extract_slice(lw.value(source), offsets, sizes, strides, tensor_type(lw.result_type())))]
 
 
 @lowers("views", "aten.split_with_sizes.default")
@@ -412,8 +342,8 @@ def split(lw: Lowering) -> list[SSAValue]:
     for result in lw.op.results:
         piece = _dims(result.type)
         offsets, sizes, strides = _full(lw, piece)
-        offsets[axis] = _size(lw, _normal(start))
-        pieces.append(extract_slice(lw, value, offsets, sizes, strides, tensor_type(result.type)))
+        offsets[axis] = size_operand(lw, _normal(start))
+        pieces.append(_emit(lw, extract_slice(value, offsets, sizes, strides, tensor_type(result.type))))
         start = start + piece[axis]
     return pieces
 
@@ -425,8 +355,8 @@ def slice_scatter(lw: Lowering) -> list[SSAValue]:
     axis = _wrap(dim, len(shape))
     offsets, sizes, strides = _full(lw, _dims(src.type))
     offsets[axis] = _start(lw, start, shape[axis])
-    strides[axis] = _size(lw, step)
-    return [insert_slice(lw, lw.value(src), lw.value(source), offsets, sizes, strides)]
+    strides[axis] = size_operand(lw, step)
+    return [_emit(lw, insert_slice(lw.value(src), lw.value(source), offsets, sizes, strides))]
 
 
 @lowers("views", "aten.select_scatter.default")
@@ -436,7 +366,7 @@ def select_scatter(lw: Lowering) -> list[SSAValue]:
     axis = _wrap(dim, len(shape))
     offsets, sizes, strides = _full(lw, shape)
     offsets[axis], sizes[axis] = _position(lw, index, shape[axis]), 1
-    return [insert_slice(lw, lw.value(src), lw.value(source), offsets, sizes, strides)]
+    return [_emit(lw, insert_slice(lw.value(src), lw.value(source), offsets, sizes, strides))]
 
 
 @lowers("views", "aten.cat.default")
@@ -452,8 +382,8 @@ def cat(lw: Lowering) -> list[SSAValue]:
         if shape == (0,) and len(result.shape) != 1:
             continue
         offsets, sizes, strides = _full(lw, shape)
-        offsets[axis] = _size(lw, _normal(start))
-        dest = insert_slice(lw, _converted(lw, piece, result), dest, offsets, sizes, strides)
+        offsets[axis] = size_operand(lw, _normal(start))
+        dest = _emit(lw, insert_slice(_converted(lw, piece, result), dest, offsets, sizes, strides))
         start = start + shape[axis]
     return [dest]
 
@@ -462,7 +392,9 @@ def _converted(lw: Lowering, value: SSAValue, result: TxTensorType) -> SSAValue:
     """``value`` in ``result``'s dtype (cat promotes its inputs)."""
     if value.type.dtype == result.dtype:
         return lw.value(value)
-    return lw.pointwise([value], TxTensorType.get(value.type.shape, result.dtype), lambda body: body.args[0])
+    unsigned = is_unsigned(value.type.dtype)  # a uint8 widens unsigned
+    return lw.pointwise([value], TxTensorType.get(value.type.shape, result.dtype),
+                        lambda body: body.convert(body.args[0], body.element, unsigned))
 
 
 @lowers("views", "aten.constant_pad_nd.default")
@@ -480,17 +412,13 @@ def constant_pad_nd(lw: Lowering) -> list[SSAValue]:
         cut = [d + min(lo, 0) + min(hi, 0) for d, lo, hi in zip(shape, low, high, strict=True)]
         offsets = [-min(lo, 0) for lo in low]
         element = current.type.element_type
-        current = extract_slice(lw, current, offsets, [_size(lw, _normal(d)) for d in cut], [1] * rank,
-                                _upstream_shape([_normal(d) for d in cut], element))
+        current = _emit(lw, extract_slice(current, offsets, [size_operand(lw, _normal(d)) for d in cut], [1] * rank,
+                                          _upstream_shape([_normal(d) for d in cut], element)))
     if all(p <= 0 for p in low + high):
         return [current]
     result = tensor_type(lw.result_type())
-    block = Block(arg_types=[IndexType()] * rank)
-    fill = scalar_constant(_pad_value(value, result.element_type), result.element_type)
-    block.add_ops([fill, tensor.YieldOp(fill.results[0])])
-    pad_op = tensor.PadOp(current, [], [], Region(block), [max(p, 0) for p in low], [max(p, 0) for p in high],
-                          result)
-    return [_emit(lw, pad_op)]
+    return [shapes.pad(lw, current, [max(p, 0) for p in low], [max(p, 0) for p in high],
+                       _pad_value(value, result.element_type), result)]
 
 
 def _pad_value(value: Any, element: Any) -> int | float | bool:
