@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     BFloat16Type,
+    Float32Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -307,6 +308,9 @@ def conversion_ops(value: SSAValue, element: Attribute, unsigned: bool = False) 
     unsigned = unsigned or _is_bool(source)
     source_float, target_float = is_float(source), is_float(element)
     if source_float and target_float:
+        if _width(element) == _width(source):  # f16 <-> bf16: arith casts between widths only
+            wide = arith.ExtFOp(value, Float32Type())
+            return [wide, arith.TruncFOp(wide.results[0], element)]
         wider = _width(element) > _width(source)
         return [(arith.ExtFOp if wider else arith.TruncFOp)(value, element)]
     if target_float:
@@ -317,6 +321,9 @@ def conversion_ops(value: SSAValue, element: Attribute, unsigned: bool = False) 
                    else arith.CmpiOp(value, zero.results[0], "ne"))
         return [zero, compare]
     if source_float:
+        if _width(element) < 32:  # through int32: fptosi to i8 is poison out of range, torch's cast wraps
+            wide = arith.FPToSIOp(value, IntegerType(32))
+            return [wide, arith.TruncIOp(wide.results[0], element)]
         return [arith.FPToSIOp(value, element)]
     if _width(element) > _width(source):
         return [(arith.ExtUIOp if unsigned else arith.ExtSIOp)(value, element)]

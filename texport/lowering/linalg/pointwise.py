@@ -24,8 +24,7 @@ from typing import Any
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
-from xdsl.dialects.linalg.ops import FillOp, IndexOp
+from xdsl.dialects.builtin import Float64Type, IntegerType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import irdl_op_definition
 from xdsl.rewriter import InsertPoint
@@ -36,7 +35,7 @@ from texport.dialects.tx import TensorType as TxTensorType
 
 from .builder import Body, Lowering, conversion_ops
 from .registry import lowers
-from .types import UnsupportedType, element_type, is_float, tensor_type
+from .types import UnsupportedType, element_type, is_float, is_unsigned, opmath_dtype, tensor_type
 
 
 @irdl_op_definition
@@ -46,8 +45,6 @@ class RemFOp(arith.FloatingPointLikeBinaryOperation):
     name = "arith.remf"
 
 
-_OPMATH = {DType.float16: DType.float32, DType.bfloat16: DType.float32}
-_UNSIGNED = frozenset({DType.uint8, DType.bool})
 _BOOL = IntegerType(1)
 
 # ---------------------------------------------------------------- the scalar ops of a body
@@ -67,7 +64,7 @@ class Scalars:
         self.stored = dtype if stored is None else stored
         self.element = element_type(dtype)
         self.is_float = is_float(self.element)
-        self.unsigned = dtype in _UNSIGNED
+        self.unsigned = is_unsigned(dtype)
 
     def insert(self, op: Any) -> SSAValue:
         return self.body.insert(op)
@@ -131,10 +128,6 @@ def _wrapped(value: int | float | bool, element: Attribute) -> int | float | boo
     return value - (1 << width) if value >= 1 << (width - 1) else value
 
 
-def _opmath(dtype: DType) -> DType:
-    return _OPMATH.get(dtype, dtype)
-
-
 def _promotion_operand(value: Any) -> Any:
     """What ``result_type`` reads of an operand: a tensor's type, a size as an int."""
     if isinstance(value, SSAValue):
@@ -148,22 +141,8 @@ def promoted_dtype(operands: Sequence[Any]) -> DType:
 
 
 def _convert(b: Body, value: SSAValue, source: DType, element: Attribute) -> SSAValue:
-    """``value`` of dtype ``source`` as ``element``; uint8 widens unsigned (the
-    builder's casts take an ``i8`` as signed), float16 and bfloat16 convert to each
-    other through float32 (arith has no cast between floats of one width), a float
-    becomes a narrow integer through int32 (200.0 as uint8 is 200, -1.0 is 255, as
-    torch's CPU cast; fptosi straight to i8 would be poison)."""
-    if is_float(value.type) and value.type != element:
-        if is_float(element) and value.type.bitwidth == element.bitwidth:
-            return b.convert(b.convert(value, Float32Type()), element)
-        if isinstance(element, IntegerType) and 1 < element.width.data < 32:
-            return b.convert(b.convert(value, IntegerType(32)), element)
-    if source is DType.uint8 and value.type != element:
-        if is_float(element):
-            return b.insert(arith.UIToFPOp(value, element))
-        if isinstance(element, IntegerType) and element.width.data > 8:
-            return b.insert(arith.ExtUIOp(value, element))
-    return b.convert(value, element)
+    """``value`` of dtype ``source`` as ``element`` (uint8 and bool widen unsigned)."""
+    return b.convert(value, element, unsigned=is_unsigned(source))
 
 
 def _scalar_outside(lw: Lowering, value: SSAValue) -> SSAValue:
@@ -185,7 +164,7 @@ def _elementwise(lw: Lowering, operands: Sequence[Any], compute: Compute, dtype:
     ``dtype`` first, unless ``exact_numbers``: torch keeps a factor or divisor of
     mul and div in float32), None as None."""
     stored = lw.result_type().dtype if dtype is None else dtype
-    work = _opmath(stored)
+    work = opmath_dtype(stored)
     tensors = [v for v in operands if isinstance(v, SSAValue) and isinstance(v.type, TxTensorType)]
     sizes = {id(v): _scalar_outside(lw, v) for v in operands
              if isinstance(v, SSAValue) and not isinstance(v.type, TxTensorType)}
@@ -534,7 +513,7 @@ def where(lw: Lowering) -> list[SSAValue]:
     """condition ? self : other; the condition (bool, or uint8 read as a truth) takes
     no part in promotion."""
     condition, x, other = lw.op.arguments()
-    work = _opmath(lw.result_type().dtype)
+    work = opmath_dtype(lw.result_type().dtype)
 
     def body(b: Body) -> SSAValue:
         s = Scalars(b, work)
@@ -1496,7 +1475,7 @@ def _frexp_parts(s: Scalars, x: SSAValue) -> tuple[SSAValue, SSAValue]:
 def frexp(lw: Lowering) -> list[SSAValue]:
     """Two generics, one per result (the exponent int32, as torch)."""
     (x,) = lw.op.arguments()
-    work = _opmath(x.type.dtype)
+    work = opmath_dtype(x.type.dtype)
     values = []
     for position in (0, 1):
         def body(b: Body, position: int = position) -> SSAValue:
@@ -1549,8 +1528,7 @@ def _fill(lw: Lowering, value: Any) -> list[SSAValue]:
             scalar = lw.insert(op).results[0]
     else:
         scalar = lw.constant(_wrapped(value, element), element)
-    fill = FillOp([scalar], [lw.empty(result)], [tensor_type(result)])
-    return [lw.insert(fill).results[0]]
+    return [lw.filled(result.shape, element, scalar)]
 
 
 @lowers("pointwise", "aten.full.default")
@@ -1582,7 +1560,7 @@ def arange(lw: Lowering) -> list[SSAValue]:
     bounds = [_scalar_outside(lw, v) if isinstance(v, SSAValue) else v for v in (start, step)]
 
     def body(b: Body) -> SSAValue:
-        position = b.insert(IndexOp(0))
+        position = b.index(0)
         count = b.insert(arith.IndexCastOp(position, IntegerType(64)))
         first, stride = (b.convert(v, wide) if isinstance(v, SSAValue) else b.constant(v, wide) for v in bounds)
         s = Scalars(b, DType.int64 if integral else DType.float64)
