@@ -4,6 +4,7 @@ failure there is the backend's, not a lowering's."""
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -201,3 +202,15 @@ func.func @forward(%x: tensor<2x3xf32>, %flags: tensor<1x3xi1>, %counts: tensor<
   return %scaled, %not, %next, %n1 : tensor<2x3xf32>, tensor<1x3xi1>, tensor<3xi64>, i64
 }
 """
+
+
+def hide_iree(monkeypatch: Any) -> None:
+    """Imports of ``iree`` fail from now on in the test, as where the extra is not installed."""
+    real_import = builtins.__import__
+
+    def no_iree(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "iree" or name.startswith("iree."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_iree)

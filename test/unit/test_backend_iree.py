@@ -10,7 +10,6 @@ values), so the tolerance is 1e-6 absolute."""
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from iree_test_routes import (  # noqa: E402
     IntsAndBools,
     Relu,
     Stateful,
+    hide_iree,
     install_test_routes,
     make_route,
     private_cache,
@@ -148,13 +148,7 @@ def test_a_second_compile_hits_the_cache(test_routes: dict[str, Any], cache: Any
 
 
 def test_missing_iree_names_the_extra(monkeypatch: pytest.MonkeyPatch, test_routes: dict[str, Any]) -> None:
-    real_import = builtins.__import__
-
-    def no_iree(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "iree" or name.startswith("iree."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return real_import(name, *args, **kwargs)
-    monkeypatch.setattr(builtins, "__import__", no_iree)
+    hide_iree(monkeypatch)
     ep = texport.export.export(Relu(), (_x(),))
     with pytest.raises(backend.IreeUnavailable, match=r"pip install texport\[iree\]"):
         ep.compile(backend="iree", route="test-relu")

@@ -4,7 +4,6 @@ so a failure is the backend's or the command's, not a lowering's)."""
 
 from __future__ import annotations
 
-import builtins
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from texport.tools.texport_cli import main
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
-from iree_test_routes import Relu, install_test_routes, private_cache  # noqa: E402
+from iree_test_routes import Relu, hide_iree, install_test_routes, private_cache  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -88,13 +87,7 @@ def test_errors_are_one_paragraph(relu_file: Path, tmp_path: Path, monkeypatch: 
         main(["compile", str(relu_file)])
     assert usage.value.code == 2
     capsys.readouterr()
-    real_import = builtins.__import__
-
-    def no_iree(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "iree" or name.startswith("iree."):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return real_import(name, *args, **kwargs)
-    monkeypatch.setattr(builtins, "__import__", no_iree)
+    hide_iree(monkeypatch)
     assert main(["compile", str(relu_file), "-o", out, "--route", "test-relu"]) == 1
     err = capsys.readouterr().err
     assert "pip install texport[iree]" in err and "Traceback" not in err

@@ -26,12 +26,12 @@ from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
 from texport.dialects.tx import SymBoolType, SymIntType
 from texport.dialects.tx import TensorType as TxTensorType
+from texport.dialects.tx import element_type as tx_element_type
 
+# texport's element types (tx.element_type), signless: upstream has no ui8 nor complex
 _ELEMENTS: dict[DType, Attribute] = {
-    DType.float32: Float32Type(), DType.float64: Float64Type(), DType.float16: Float16Type(),
-    DType.bfloat16: BFloat16Type(), DType.int64: IntegerType(64), DType.int32: IntegerType(32),
-    DType.int16: IntegerType(16), DType.int8: IntegerType(8), DType.uint8: IntegerType(8),
-    DType.bool: IntegerType(1),
+    dtype: IntegerType(8) if dtype is DType.uint8 else tx_element_type(dtype)
+    for dtype in DType if dtype.kind != "c"
 }
 
 
