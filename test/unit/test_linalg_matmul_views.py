@@ -14,8 +14,6 @@ import texport as torch
 from texport.dialects import symbolic
 from texport.examples.models import make_GPT4, make_MLP50
 from texport.export import Dim
-from texport.lowering.errors import LoweringError
-from texport.lowering.linalg import lower_to_linalg
 from texport.lowering.linalg.passes import lower_families
 from texport.lowering.linalg.registry import LOWERINGS
 from texport.lowering.linalg.views import reshape_groups
@@ -195,11 +193,11 @@ class RepeatBySize(torch.nn.Module):
         return (x.repeat(y.shape[0], 1),)
 
 
-def test_a_symbolic_repeat_count_is_named_with_its_op():
+def test_a_repeat_count_given_as_a_size():
     program = core_program(RepeatBySize(), (torch.randn(2, 3), torch.randn(3)),
-                           dynamic_shapes={"x": None, "y": {0: Dim("n", max=8)}})
-    with pytest.raises(LoweringError, match=r"core\.repeat.*symbolic repeats"):
-        lower_to_linalg(program.graph_module.module.clone())
+                           dynamic_shapes={"x": None, "y": {0: Dim("n", min=1, max=8)}})
+    for n in (1, 4):
+        check_lowered(program, [torch.randn(2, 3), torch.randn(n)])
 
 
 # ---------------------------------------------------------------------------- the zoo

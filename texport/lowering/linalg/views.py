@@ -70,6 +70,21 @@ def _literals(values: Sequence[Any], what: str) -> list[int]:
     return [int(v) for v in values]
 
 
+def _counts(values: Sequence[Any]) -> list[Any]:
+    """Counts as dims: an int, or a size's expression (``!tx.symint<s77>``), which the
+    size table computes where a shape needs it."""
+    counts = []
+    for value in values:
+        if isinstance(value, SSAValue):
+            expression = getattr(value.type, "value", None)
+            if expression is None:
+                raise SizeError(f"a count of unknown size: {value.type}")
+            counts.append(expression)
+        else:
+            counts.append(int(value))
+    return counts
+
+
 def _emit(lw: Lowering, op: Operation) -> SSAValue:
     """Insert ``op`` before the op being lowered; its (first) result."""
     return lw.insert(op).results[0]
@@ -223,7 +238,7 @@ def repeat(lw: Lowering) -> list[SSAValue]:
     shape = _dims(source.type)
     lead = len(repeats) - len(shape)
     sizes = [1] * lead + list(shape)
-    paired = [d for r, s in zip(_literals(repeats, "repeats"), sizes, strict=True) for d in (r, s)]
+    paired = [d for r, s in zip(_counts(repeats), sizes, strict=True) for d in (r, s)]
     loops = len(paired)
     input_map = AffineMap(loops, 0, tuple(AffineExpr.dimension(2 * (lead + k) + 1) for k in range(len(shape))))
     result = lw.result_type()
