@@ -12,7 +12,8 @@ time of one call of the compiled program, of the core program on texport's
 interpreter (``ep.module()``) and of torch eager, all on ``--threads`` threads
 (``texport.set_num_threads`` before compiling sizes IREE's worker pool;
 ``torch.set_num_threads``). The calls are timed as benchmarks/execution.py times its
-columns (``median_ms``: interleaved, a pause and an untimed call before each), and
+columns with ``--pause S`` (``median_ms``: interleaved, a pause and an untimed call before each)
+and by default each in a block of its own (``block_median_ms``: why there), and
 torch and the models are reached as it reaches them (the parity harness's
 ``real_torch()`` and Runner, through execution.py's ``zoo_pair``/``zoo_runner``/
 ``variants``). ``max_diff`` is the largest absolute difference between the compiled
@@ -34,6 +35,7 @@ import contextlib
 import importlib.metadata
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -117,9 +119,28 @@ def measure(name: str, runner: Runner, torch: Any, routes: list[str], repeat: in
         if "interpreter" in calls:
             row["max_diff"][key] = max_difference(got, runner.program("texport", "core").module()(*args, **kwargs))
         calls[key] = lambda compiled=compiled: compiled(*args, **kwargs)
-    row["ms"] = median_ms(calls, repeat, pause)
+    row["ms"] = median_ms(calls, repeat, pause) if pause >= 0 else block_median_ms(calls, repeat)
     row["errors"] = errors
     return row
+
+
+def block_median_ms(calls: dict[str, Any], repeat: int) -> dict[str, float]:
+    """Median milliseconds of each call timed in a block of its own: two warm-up calls, then
+    ``repeat`` calls back to back, as a served model runs. Taking turns instead, a call of
+    IREE's right after the interpreter's shares the 2 cores with OpenBLAS's threads, which
+    keep spinning for a while after numpy's last product (ResNet18: 48 ms in turns against
+    33 ms in a block)."""
+    times: dict[str, float] = {}
+    for key, fn in calls.items():
+        fn()
+        fn()
+        durations = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            durations.append(time.perf_counter() - start)
+        times[key] = statistics.median(durations) * 1e3
+    return times
 
 
 def column(route: str) -> str:
@@ -242,7 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run)")
     parser.add_argument("--threads", type=int, default=2, help="threads for IREE, texport and torch (default 2)")
     parser.add_argument("--no-torch", action="store_true", help="without the torch eager column")
-    parser.add_argument("--pause", type=float, default=0.02, help="seconds of sleep before each timed call")
+    parser.add_argument("--pause", type=float, default=-1,
+                        help="take turns with this many seconds of sleep before each timed call, as "
+                             "benchmarks/execution.py does (default: each column timed in a block of its own)")
     parser.add_argument("--keep-cache", action="store_true",
                         help=f"use the compile cache (${CACHE_VARIABLE}): compile times are then cache hits")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON")
