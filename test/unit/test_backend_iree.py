@@ -242,7 +242,7 @@ def test_a_result_of_another_form_is_named(monkeypatch: pytest.MonkeyPatch) -> N
 def test_threads_size_the_device(test_routes: dict[str, Any]) -> None:
     ep = texport.export.export(Relu(), (_x(),))
     one = ep.compile(route="test-relu", threads=1)
-    assert backend._DEVICES[1] is one._plan.loaded.device
+    assert backend._DEVICES[1] is one._plan.program(lambda position: None).device
     x = _x(seed=2)
     _close(one(x), ep.module()(x))
 
@@ -256,3 +256,42 @@ def test_a_size_that_depends_on_the_data_is_refused_by_name_on_either_route():
     for route in ("linalg", "torch"):
         with pytest.raises(BackendError, match=r"'core.nonzero'.*depends on the data \(u0\)"):
             program.compile(backend="iree", route=route)
+
+
+def _rows(rows: int, width: int, seed: int = 0) -> Any:
+    return texport.tensor(np.random.default_rng(seed).standard_normal((rows, width)).astype(np.float32))
+
+
+def _near(got: Any, want: Any, tolerance: float) -> None:
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tolerance, atol=tolerance)
+
+
+class TwoLayers(texport.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.first, self.second = texport.nn.Linear(6, 8), texport.nn.Linear(8, 3)
+        self.norm = texport.nn.BatchNorm1d(8)
+
+    def forward(self, x):
+        return self.second(self.norm(self.first(x)).relu())
+
+
+def test_linalg_weights_are_parameters_loaded_once_and_again_after_a_write() -> None:
+    model = TwoLayers()
+    model.train()  # the batch norm's running statistics are written: they stay arguments
+    ep = texport.export.export(model, (_rows(4, 6),))
+    compiled, interpreted = ep.compile(route="linalg"), ep.module()
+    hoisted = {s.target for i, s in enumerate(compiled._program.graph_signature.input_specs)
+               if i in compiled._plan.hoisted}
+    assert hoisted == {"first.weight", "first.bias", "second.weight", "second.bias", "norm.weight", "norm.bias"}
+    for seed in (1, 2):  # two calls: the running statistics written back in between
+        x = _rows(4, 6, seed=seed)
+        _near(compiled(x), interpreted(x), 1e-5)
+    _near(compiled.norm.running_mean, interpreted.norm.running_mean, 1e-6)
+    for module in (compiled, interpreted):  # a weight written in place, then through .numpy()
+        module.first.weight.mul_(2.0)
+    x = _rows(4, 6, seed=3)
+    _near(compiled(x), interpreted(x), 1e-5)
+    for module in (compiled, interpreted):
+        module.second.weight.numpy()[...] *= -1.0
+    _near(compiled(x), interpreted(x), 1e-5)

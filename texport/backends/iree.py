@@ -12,7 +12,13 @@ does; the runner checks the values with the interpreter's own entry checks (type
 dims, range constraints, runtime guards: the same GuardErrors), then calls the
 compiled ``@forward``.
 
-Weights stay on the device: each parameter, buffer and constant is uploaded once
+Weights are loaded once. By the linalg route, the parameters, constants and the
+buffers the program never writes become IREE parameters (``hoist_weights``:
+immutable globals read at the top of ``@forward``), so IREE packs each weight for
+its matmuls and convolutions when the program is loaded, not at every call; a write
+to one of them (noted by ``interpreter/prepacked.py``, below) or another array in
+its place loads the program again. By the torch route, and for the buffers the
+program writes, each is an argument uploaded once
 (``asdevicearray``) and its device array kept while the host array is the same
 array, unwritten: every write to it (the write-back of a buffer the program
 mutates, an in-place op of the user's) is noted by ``interpreter/prepacked.py``,
@@ -20,7 +26,8 @@ which drops the device copy, so the array is uploaded again at its next use. An
 array whose writes could go unseen (memory the user holds through
 ``Tensor.numpy()``, read-only memory) is uploaded at every call.
 
-Compiling: ``compile_str`` for ``llvm-cpu`` with ``--iree-llvmcpu-target-cpu=host``.
+Compiling: ``compile_str`` for ``llvm-cpu`` with ``TARGET_FLAGS`` (this CPU, float64 kept,
+convolutions as im2col + matmul).
 The flatbuffer is cached under ``cache_dir()`` by the hash of (MLIR text, route,
 input type, flags, IREE's version, the host CPU), written atomically; a hit skips
 iree-compile.
@@ -60,7 +67,7 @@ from texport.interpreter.prepacked import note_copied
 from texport.interpreter.threads import get_num_threads
 from texport.lowering.ir import clone_module
 from texport.lowering.legality import where
-from texport.tracer.signature import ConstantArgument, InputKind
+from texport.tracer.signature import ConstantArgument, InputKind, OutputKind
 
 INSTALL_HINT = "pip install texport[iree]"
 TARGET_BACKENDS = ("llvm-cpu",)
@@ -208,12 +215,18 @@ def host_device(threads: int) -> Any:
 class LoadedProgram:
     """A flatbuffer loaded on a device: ``forward(*values)`` calls its ``@forward``."""
 
-    def __init__(self, vmfb: bytes, threads: int) -> None:
+    def __init__(self, vmfb: bytes, threads: int, weights: Sequence[tuple[str, np.ndarray]] = ()) -> None:
         _, runtime = iree_packages()
         self.runtime = runtime
         self.device = host_device(threads)
         config = runtime.Config(device=self.device)
         context = runtime.SystemContext(config=config)
+        if weights:  # the hoisted weights, as the parameters of scope texport
+            index = runtime.ParameterIndex()
+            for name, array in weights:
+                index.add_buffer(name, np.ascontiguousarray(array).tobytes())
+            provider = index.create_provider(scope=PARAMETER_SCOPE)
+            context.add_vm_module(runtime.create_io_parameters_module(config.vm_instance, provider))
         module = runtime.VmModule.copy_buffer(config.vm_instance, vmfb)
         context.add_vm_module(module)
         self.context = context  # the function lives as long as its context
@@ -226,22 +239,55 @@ class LoadedProgram:
 class IreeRunner:
     """The compiled program as a plan: one value per function argument in, one per result
     out. ``state``: the argument positions of parameters, buffers and constants, whose
-    device copies are kept while their host arrays are unwritten."""
+    device copies are kept while their host arrays are unwritten. ``hoisted``: the
+    positions compiled as IREE parameters (``hoist_weights``): not passed at the call,
+    but loaded with the program, which is loaded again when one of them is written or
+    replaced (``load(weights)`` makes a LoadedProgram)."""
 
-    def __init__(self, loaded: LoadedProgram, check: Any, state: Sequence[int],
-                 results: Sequence[ResultForm], route: str) -> None:
-        self.loaded, self.check, self.state = loaded, check, list(state)
-        self.results, self.route = list(results), route
+    def __init__(self, load: Any, check: Any, state: Sequence[int], results: Sequence[ResultForm],
+                 route: str, hoisted: Sequence[int] = ()) -> None:
+        self.load, self.check, self.route = load, check, route
+        self.hoisted = list(hoisted)
+        self.state = [p for p in state if p not in set(self.hoisted)]
+        self.results = list(results)
         self._device: dict[int, tuple[np.ndarray, Any]] = {}  # position -> (host array, its device copy)
+        self._loaded: LoadedProgram | None = None
+        self._weights: list[np.ndarray] = []  # the hoisted arrays the loaded program holds
+        self._stale = False  # one of them was written since
 
     def __call__(self, *inputs: Any) -> list[Any]:
         self.check(*inputs)
-        values = list(inputs)
-        for position in self.state:
-            values[position] = self._on_device(position, inputs[position])
-        results = self.loaded.forward(*values)
+        loaded = self.program(inputs.__getitem__)
+        skipped = set(self.hoisted)
+        values = [v for i, v in enumerate(inputs) if i not in skipped]
+        passed = [i for i in range(len(inputs)) if i not in skipped]
+        for index, position in enumerate(passed):
+            if position in self._state_set:
+                values[index] = self._on_device(position, inputs[position], loaded)
+        results = loaded.forward(*values)
         results = () if results is None else results if isinstance(results, tuple) else (results,)
         return self._checked([_to_host(value) for value in results])
+
+    @functools.cached_property
+    def _state_set(self) -> frozenset[int]:
+        return frozenset(self.state)
+
+    def program(self, value_at: Any) -> LoadedProgram:
+        """The loaded program, loaded again when the hoisted weights (``value_at(position)``)
+        changed since."""
+        weights = [value_at(p) for p in self.hoisted]
+        if self._loaded is not None and not self._stale and \
+                all(w is k for w, k in zip(weights, self._weights, strict=True)):
+            return self._loaded
+        self._loaded = self.load([(f"weight{p}", w) for p, w in zip(self.hoisted, weights, strict=True)])
+        self._weights, self._stale = weights, False
+
+        def stale() -> None:
+            self._stale = True
+
+        # a weight whose writes could go unseen (memory the user holds) is read again at every call
+        self._stale = not all([note_copied(w, stale) for w in weights])
+        return self._loaded
 
     def _checked(self, results: list[Any]) -> list[Any]:
         """The results, each of the core program's form (a route's text could declare another)."""
@@ -254,11 +300,11 @@ class IreeRunner:
                                    f"{_form_of(value)}; the core program returns {form}")
         return results
 
-    def _on_device(self, position: int, host: np.ndarray) -> Any:
+    def _on_device(self, position: int, host: np.ndarray, loaded: LoadedProgram) -> Any:
         kept = self._device.get(position)
         if kept is not None and kept[0] is host:
             return kept[1]
-        device = self.loaded.upload(host)
+        device = loaded.upload(host)
         self._device.pop(position, None)
 
         def forget() -> None:  # the host array was written (a buffer's write-back, the user)
@@ -309,19 +355,99 @@ class IreeModule(ExportedModule):
     """``ep.module()`` of the core program, run by IREE: ``forward`` is ExportedModule's
     (binding, state, write-back), ``_compiled()`` the IreeRunner made at construction."""
 
-    def __init__(self, program: ExportedProgram, route: str, vmfb: bytes, threads: int) -> None:
+    def __init__(self, program: ExportedProgram, route: str, vmfb: bytes, threads: int,
+                 hoisted: Sequence[int] = ()) -> None:
         super().__init__(program)
         object.__setattr__(self, "route", route)
         object.__setattr__(self, "vmfb", vmfb)
-        object.__setattr__(self, "_plan", self._runner(LoadedProgram(vmfb, threads)))
+        load = functools.partial(LoadedProgram, vmfb, threads)
+        runner = self._runner(load, hoisted)
+        object.__setattr__(self, "_plan", runner)
+        runner.program(self._state_values().__getitem__)  # loaded now: a bad flatbuffer fails here
 
-    def _runner(self, loaded: LoadedProgram) -> IreeRunner:
+    def _state_values(self) -> dict[int, np.ndarray]:
+        """The parameters, buffers and constants by argument position, as ``forward`` passes them."""
+        values = {}
+        specs = [s for s in self._program.graph_signature.input_specs if not isinstance(s.arg, ConstantArgument)]
+        for position, spec in enumerate(specs):
+            if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+                values[position] = self._member(spec.target)._value
+            elif spec.kind is InputKind.CONSTANT_TENSOR:
+                values[position] = self._program.constants[spec.target]._value
+        return values
+
+    def _runner(self, load: Any, hoisted: Sequence[int]) -> IreeRunner:
         program = self._program
         check = compile_input_checks(program.graph, **self._entry_checks())
         specs = [s for s in program.graph_signature.input_specs if not isinstance(s.arg, ConstantArgument)]
         state = [i for i, s in enumerate(specs) if s.kind is not InputKind.USER_INPUT]
         results = [ResultForm.of(t) for t in program.graph.function_type.outputs.data]
-        return IreeRunner(loaded, check, state, results, self.route)
+        return IreeRunner(load, check, state, results, self.route, hoisted)
+
+
+# --------------------------------------------------------------------------
+# Weights as IREE parameters
+# --------------------------------------------------------------------------
+
+PARAMETER_SCOPE = "texport"
+
+
+def hoist_weights(text: str, positions: Sequence[int]) -> str:
+    """The linalg route's text with the ``@forward`` arguments at ``positions`` made
+    immutable globals backed by IREE parameters (``weight<position>``), read at the top
+    of the body: IREE then packs a weight for its matmuls and convolutions once, when
+    the program is loaded, instead of at every call."""
+    if not positions:
+        return text
+    head = text.index("func.func @forward(") + len("func.func @forward(")
+    close = _closing_paren(text, head)
+    arguments = _top_level_split(text[head:close])
+    hoisted = set(positions)
+    kept = [a for i, a in enumerate(arguments) if i not in hoisted]
+    globals_, loads = [], []
+    for position in sorted(hoisted):
+        name, type_text = (part.strip() for part in arguments[position].split(":", 1))
+        globals_.append(f'  util.global private @weight{position} = '
+                        f'#stream.parameter.named<"{PARAMETER_SCOPE}"::"weight{position}"> : {type_text}\n')
+        loads.append(f"    {name} = util.global.load @weight{position} : {type_text}\n")
+    body = text.index("\n", close) + 1
+    module = text.index("\n") + 1  # after ``builtin.module {``
+    return (text[:module] + "".join(globals_) + text[module:head] + ", ".join(kept) + text[close:body]
+            + "".join(loads) + text[body:])
+
+
+def _closing_paren(text: str, start: int) -> int:
+    depth = 1
+    for index in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            return index
+    raise BackendError("the linalg route's @forward has no closing parenthesis")
+
+
+def _top_level_split(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets (a type's ``<2x3xf32>`` has none, an attribute may)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"<": 1, "(": 1, "[": 1, "{": 1, ">": -1, ")": -1, "]": -1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    return [p.strip() for p in [*parts, text[start:]] if p.strip()]
+
+
+def hoistable_positions(program: ExportedProgram, route: str) -> list[int]:
+    """The ``@forward`` arguments the program never writes: parameters, constants and
+    buffers it does not mutate (bool ones stay arguments: IREE stores i1 its own way).
+    Only the linalg route's text is texport's own to rewrite."""
+    if route != "linalg":
+        return []
+    mutated = {s.target for s in program.graph_signature.output_specs if s.kind is OutputKind.BUFFER_MUTATION}
+    specs = [s for s in program.graph_signature.input_specs if not isinstance(s.arg, ConstantArgument)]
+    arguments = program.graph.function_type.inputs.data
+    return [i for i, (spec, arg) in enumerate(zip(specs, arguments, strict=True))
+            if spec.kind is not InputKind.USER_INPUT and spec.target not in mutated
+            and isinstance(arg, TensorType) and arg.dtype.name != "bool"]
 
 
 def refuse_data_dependent_sizes(module: Any) -> None:
@@ -351,5 +477,6 @@ def compile_program(program: ExportedProgram, route: str = "linalg", threads: in
     core = core_program(program)
     refuse_data_dependent_sizes(core.graph_module.module)
     lowered = route_text(route, clone_module(core.graph_module.module))
-    vmfb = compile_vmfb(lowered.text, route, lowered.input_type)
-    return IreeModule(core, route, vmfb, threads if threads is not None else get_num_threads())
+    hoisted = hoistable_positions(core, route)
+    vmfb = compile_vmfb(hoist_weights(lowered.text, hoisted), route, lowered.input_type)
+    return IreeModule(core, route, vmfb, threads if threads is not None else get_num_threads(), hoisted)
