@@ -120,7 +120,8 @@ def _pack(weight: np.ndarray) -> np.ndarray | None:
     if _bytes[0] + weight.nbytes > PACKED_BYTES:
         return None
     packed = np.ascontiguousarray(weight.T)
-    _PACKED[key] = (weakref.ref(weight, lambda _, key=key: _forget(key)), packed, id(owner))
+    # the callback holds _forget itself: at interpreter exit the module's globals may be gone
+    _PACKED[key] = (weakref.ref(weight, lambda _, key=key, forget=_forget: forget(key)), packed, id(owner))
     _BY_OWNER.setdefault(id(owner), []).append(key)
     _bytes[0] += packed.nbytes
     return packed
