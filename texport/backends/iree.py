@@ -396,7 +396,8 @@ def hoist_weights(text: str, positions: Sequence[int]) -> str:
     """The linalg route's text with the ``@forward`` arguments at ``positions`` made
     immutable globals backed by IREE parameters (``weight<position>``), read at the top
     of the body: IREE then packs a weight for its matmuls and convolutions once, when
-    the program is loaded, instead of at every call."""
+    the program is loaded, instead of at every call (benchmarks/native.py, block timing:
+    MLP50 2.52 -> 1.87 ms, GPT4 14.0 -> 12.0 ms)."""
     if not positions:
         return text
     head = text.index("func.func @forward(") + len("func.func @forward(")
