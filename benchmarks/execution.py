@@ -112,6 +112,14 @@ def load_zoo_under(framework: Any) -> types.ModuleType:
     return module
 
 
+def corpus_pairs_without_torch() -> list[Pair]:
+    """The parity corpus's cases as texport sees them, each its own pair (no torch side)."""
+    from harness import CORPUS, load_source
+
+    return [Pair(f"{path.stem}.{case.name}", case, case) for path in sorted(CORPUS.glob("*.py"))
+            for case in load_source(path, texport).cases()]
+
+
 def zoo_pair(name: str, torch: Any) -> Pair:
     """A zoo model as a parity pair: torch's build and inputs, texport's build."""
     torch_zoo = load_zoo_under(torch) if torch is not None else None
@@ -564,10 +572,7 @@ def main(argv: list[str] | None = None) -> int:
         if torch is not None:
             pairs = corpus_pairs(torch)
         else:
-            from harness import CORPUS, load_source
-
-            pairs = [Pair(f"{p.stem}.{c.name}", c, c) for p in sorted(CORPUS.glob("*.py"))
-                     for c in load_source(p, texport).cases()]
+            pairs = corpus_pairs_without_torch()
         for pair in pairs:
             if args.models is None or any(m in pair.name for m in args.models):
                 work.append(("corpus", lambda pair=pair: Runner(pair, torch) if torch else TexportOnlyRunner(pair)))

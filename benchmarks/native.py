@@ -53,6 +53,7 @@ from execution import (  # noqa: E402 - benchmarks/ is not a package
     Runner,
     TexportOnlyRunner,
     call_args,
+    corpus_pairs_without_torch,
     markdown_table,
     median_ms,
     real_torch,
@@ -60,6 +61,7 @@ from execution import (  # noqa: E402 - benchmarks/ is not a package
     zoo_pair,
     zoo_runner,
 )
+from harness import Mismatch, assert_close, to_numpy  # noqa: E402 - on the path by execution.py
 
 import texport  # noqa: E402
 from texport.backends.iree import CACHE_VARIABLE, iree_version  # noqa: E402
@@ -178,13 +180,6 @@ def measure_all(models: list[str] | None, routes: list[str], torch: Any, repeat:
     return rows
 
 
-def corpus_pairs_without_torch() -> list[Pair]:
-    from harness import CORPUS, load_source  # the parity harness, on the path through execution.py
-
-    return [Pair(f"{path.stem}.{case.name}", case, case) for path in sorted(CORPUS.glob("*.py"))
-            for case in load_source(path, texport).cases()]
-
-
 def corpus_case(pair: Pair, route: str) -> str | None:
     """None when ``route`` compiles the case's core program and its outputs and updated
     buffers equal the interpreter's within the case's tolerance; else what went wrong."""
@@ -200,12 +195,10 @@ def corpus_case(pair: Pair, route: str) -> str | None:
         want = [interpreted(*args, **kwargs), dict(interpreted.named_buffers())]
     except Exception as error:  # noqa: BLE001 - a case's failure is its line of the report
         return short_error(error)
-    difference = max_difference(got, want)
-    scale = max((float(np.max(np.abs(np.asarray(leaf.numpy() if hasattr(leaf, "numpy") else leaf,
-                                                      dtype=np.float64))))
-                 for leaf in pytree.tree_leaves(want) if np.size(leaf)), default=0.0)
-    if not difference <= case.atol + case.rtol * scale:
-        return f"outputs differ from the interpreter's by {difference:.3g}"
+    try:  # the parity suite's own comparison: nesting, dtypes, values within the case's tolerance
+        assert_close(to_numpy(want), to_numpy(got), case.rtol, case.atol, "outputs and buffers")
+    except Mismatch as mismatch:
+        return str(mismatch)
     return None
 
 

@@ -40,9 +40,10 @@ def test_a_size_expression_becomes_index_arithmetic_at_the_entry():
     module = program.graph_module.module.clone()
     LowerCoreToLinalgPass().apply(Context(), module)
     text = str(module)
-    # the view has no lowering in this family-less check's sense until views land; the
-    # size it reads is computed once, from the argument's dim
-    assert text.count("tensor.dim") == 1
+    # the view's 2*s77 is the batch read once (tensor.dim of x) times 2, at the entry
+    assert text.count("tensor.dim") == 1 and "arith.muli" in text
+    assert "core." not in text and "tx." not in text
+    check_lowered(program, [torch.randn(5, 4)])
 
 
 def test_legalize_linalg_names_the_op_left_and_keeps_the_rest_lowered():

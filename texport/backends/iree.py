@@ -58,6 +58,7 @@ import numpy as np
 
 from texport.backends import BackendError
 from texport.backends.routes import route_text
+from texport.dialects.symbolic import unbacked_symbols
 from texport.dialects.tx import TensorType
 from texport.export.program import ExportedModule, ExportedProgram
 from texport.export.serialization import replace_atomically
@@ -248,7 +249,8 @@ class IreeRunner:
                  route: str, hoisted: Sequence[int] = ()) -> None:
         self.load, self.check, self.route = load, check, route
         self.hoisted = list(hoisted)
-        self.state = [p for p in state if p not in set(self.hoisted)]
+        self._hoisted = frozenset(self.hoisted)
+        self.state = frozenset(state) - self._hoisted  # passed at the call, kept on the device
         self.results = list(results)
         self._device: dict[int, tuple[np.ndarray, Any]] = {}  # position -> (host array, its device copy)
         self._loaded: LoadedProgram | None = None
@@ -258,19 +260,11 @@ class IreeRunner:
     def __call__(self, *inputs: Any) -> list[Any]:
         self.check(*inputs)
         loaded = self.program(inputs.__getitem__)
-        skipped = set(self.hoisted)
-        values = [v for i, v in enumerate(inputs) if i not in skipped]
-        passed = [i for i in range(len(inputs)) if i not in skipped]
-        for index, position in enumerate(passed):
-            if position in self._state_set:
-                values[index] = self._on_device(position, inputs[position], loaded)
+        values = [self._on_device(i, v, loaded) if i in self.state else v
+                  for i, v in enumerate(inputs) if i not in self._hoisted]
         results = loaded.forward(*values)
         results = () if results is None else results if isinstance(results, tuple) else (results,)
         return self._checked([_to_host(value) for value in results])
-
-    @functools.cached_property
-    def _state_set(self) -> frozenset[int]:
-        return frozenset(self.state)
 
     def program(self, value_at: Any) -> LoadedProgram:
         """The loaded program, loaded again when the hoisted weights (``value_at(position)``)
@@ -457,9 +451,7 @@ def refuse_data_dependent_sizes(module: Any) -> None:
     program is refused, naming the op, before either route hands it over."""
     for op in module.walk():
         for result in op.results:
-            shape = getattr(result.type, "shape", ())
-            unbacked = sorted({str(s) for d in shape if not isinstance(d, int)
-                               for s in d.free_symbols if str(s).startswith("u")})
+            unbacked = sorted(s.name for s in unbacked_symbols(getattr(result.type, "shape", ())))
             if unbacked:
                 raise BackendError(f"'{op.name}'{where(op)} makes a tensor whose size depends on the data "
                                    f"({', '.join(unbacked)}); IREE cannot compile such ops")

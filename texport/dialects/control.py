@@ -41,6 +41,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, IsTerminator, Recursiv
 from xdsl.utils.exceptions import VerifyException
 
 from .aten import dims_equal
+from .symbolic import unbacked_symbols
 from .tx import PREDICATES, SymBoolType, TensorType, evaluate
 
 
@@ -90,7 +91,7 @@ def _compatible(result: Attribute, given: Attribute) -> bool:
 
 
 def _is_unbacked(dim: object) -> bool:
-    return type(dim) is not int and any(s.name.startswith("u") for s in dim.free_symbols)
+    return bool(unbacked_symbols((dim,)))
 
 
 def _check_yield(types: Sequence[Attribute], results: Sequence[Attribute], op_name: str, what: str) -> None:

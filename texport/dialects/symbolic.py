@@ -746,6 +746,11 @@ def relation_of(name: str) -> Any:
     return {v: k for k, v in _relations().items()}[name]
 
 
+def unbacked_symbols(dims: tuple[Dim, ...]) -> set[sympy.Symbol]:
+    """The symbols of ``dims`` no input size backs (``u<N>``: a size the data decides)."""
+    return {s for s in free_symbols(dims) if s.name.startswith("u")}
+
+
 def free_symbols(dims: tuple[Dim, ...]) -> set[sympy.Symbol]:
     out: set[sympy.Symbol] = set()
     for dim in dims:

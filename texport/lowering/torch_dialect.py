@@ -30,7 +30,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from texport.dialects.aten import AtenOp
+from texport.dialects.aten import AtenOp, format_float
 from texport.dialects.dtypes import DType
 from texport.dialects.registry import OpDef
 from texport.dialects.schema import ArgType, OpSchema
@@ -113,16 +113,13 @@ def torch_type(attr: Attribute) -> str:
 
 
 def float_literal(value: float) -> str:
-    """An f64 as MLIR reads it: a '.' in the mantissa, the bits in hex when not finite."""
+    """An f64 as MLIR reads it: texport's float literal, the bits in hex when not finite
+    (MLIR has no ``nan``/``inf`` literal)."""
     if math.isnan(value):
         return "0x7FF8000000000000"
     if math.isinf(value):
         return "0x7FF0000000000000" if value > 0 else "0xFFF0000000000000"
-    text = repr(value)
-    mantissa, e, exponent = text.partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
-    return mantissa + e + exponent
+    return format_float(value)
 
 
 def describe(op: Operation) -> str:

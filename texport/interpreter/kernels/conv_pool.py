@@ -620,7 +620,7 @@ def avg_pool2d_backward(grad_output: Array, self: Array, kernel_size: IntArg, st
 # ------------------------------------------------------- adaptive pooling
 
 
-def _adaptive_bounds(size: int, out: int) -> tuple[Array, Array]:
+def adaptive_bounds(size: int, out: int) -> tuple[Array, Array]:
     """torch's windows: start = floor(i*in/out), end = ceil((i+1)*in/out)."""
     i = np.arange(out)
     return (i * size) // out, -((-(i + 1) * size) // out)
@@ -628,7 +628,7 @@ def _adaptive_bounds(size: int, out: int) -> tuple[Array, Array]:
 
 def _adaptive_mean_axis(x: Array, axis: int, out: int) -> Array:
     """Window means along one axis from differences of a (float64) prefix sum."""
-    start, end = _adaptive_bounds(x.shape[axis], out)
+    start, end = adaptive_bounds(x.shape[axis], out)
     widths = [(0, 0)] * x.ndim
     widths[axis] = (1, 0)
     prefix = np.pad(np.cumsum(x, axis=axis, dtype=np.float64), widths)
@@ -651,7 +651,7 @@ def _adaptive_avg_3d_in_dtype(x: Array, sizes: Sequence[int]) -> Array:
     element in (t, h, w) order, then divided by kT, kH and kW in turn, each step rounded.
     Vectorised over boxes: one step per offset of the largest box (an offset past a box's
     end adds an exact 0)."""
-    bounds = [_adaptive_bounds(x.shape[-3 + j], sizes[j]) for j in range(3)]
+    bounds = [adaptive_bounds(x.shape[-3 + j], sizes[j]) for j in range(3)]
     starts = [start for start, _ in bounds]
     kernels = [end - start for start, end in bounds]
     grids = np.ix_(*[np.arange(size) for size in sizes])
@@ -706,7 +706,7 @@ def _adaptive_avg_pool2d_backward(grad_output: Array, self: Array) -> Array:
     grad = opmath(grad_output)
     for axis in (self.ndim - 2, self.ndim - 1):
         size, out = self.shape[axis], grad_output.shape[axis]
-        start, end = _adaptive_bounds(size, out)
+        start, end = adaptive_bounds(size, out)
         i = np.arange(size)
         inside = (i >= start[:, None]) & (i < end[:, None])
         means = inside / (end - start)[:, None]
@@ -724,7 +724,7 @@ def _adaptive_max(x: Array, sizes: Sequence[int]) -> tuple[Array, Array]:
         return np.empty(shape, x.dtype), np.empty(shape, np.int64)
     taps = []
     for axis, out in enumerate(sizes):
-        start, end = _adaptive_bounds(x.shape[lead + axis], out)
+        start, end = adaptive_bounds(x.shape[lead + axis], out)
         width = int((end - start).max())
         taps.append(np.minimum(start[:, None] + np.arange(width), end[:, None] - 1))
     grids = np.ix_(*[t.ravel() for t in taps])  # cartesian product of (window, tap) pairs
@@ -858,7 +858,7 @@ def _out_sizes(x: Array, n: int, output_size: IntArg | None,
     return [int(s * f) for s, f in zip(x.shape[-n:], scale_factors)]
 
 
-def _scale(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype) -> Any:
+def area_pixel_scale(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype) -> Any:
     """torch's area_pixel_compute_scale, in the opmath dtype."""
     if align_corners:
         return dtype.type(size - 1) / dtype.type(out - 1) if out > 1 else dtype.type(0)
@@ -870,7 +870,7 @@ def _scale(size: int, out: int, align_corners: bool, scale: float | None, dtype:
 def _source(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype,
             cubic: bool) -> Array:
     """torch's area_pixel_compute_source_index for every output index."""
-    ratio = _scale(size, out, align_corners, scale, dtype)
+    ratio = area_pixel_scale(size, out, align_corners, scale, dtype)
     dst = np.arange(out, dtype=dtype)
     if align_corners:
         return ratio * dst
@@ -972,7 +972,7 @@ def _nearest_index(size: int, target: int, scale: float | None, exact: bool) -> 
     min(floor(dst * scale), in - 1) in float32; nearest-exact (nearest_exact_idx) is
     min(floor((dst + 0.5) * scale), in - 1)."""
     dst = np.arange(target)
-    ratio = _scale(size, target, False, scale, np.dtype(np.float32))
+    ratio = area_pixel_scale(size, target, False, scale, np.dtype(np.float32))
     if exact:
         source = ((dst + 0.5) * np.float64(ratio)).astype(np.float32)
     elif target == size:
@@ -1040,7 +1040,7 @@ def _aa_taps(interp_size: int, filter_fn: Callable[[Array], Array]) -> TapMaker:
     by the filter at the distance (divided by scale when downscaling), normalised to sum 1."""
     def taps(size: int, out: int, align_corners: bool, scale: float | None, dtype: np.dtype,
              storage: np.dtype) -> tuple[Array, Array]:
-        ratio = _scale(size, out, align_corners, scale, dtype)  # all in the opmath dtype, as torch
+        ratio = area_pixel_scale(size, out, align_corners, scale, dtype)  # all in the opmath dtype, as torch
         one, half = dtype.type(1), dtype.type(0.5)
         support = dtype.type(interp_size / 2) * (ratio if ratio >= 1 else one)
         inverse = one / ratio if ratio >= 1 else one

@@ -16,9 +16,9 @@ The structured-op building blocks are the machinery's (``Lowering.generic``,
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from math import prod
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -35,6 +35,8 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from texport.dialects.dtypes import DType
 from texport.dialects.symbolic import is_static
+from texport.interpreter.dtypes import to_numpy
+from texport.interpreter.kernels.conv_pool import adaptive_bounds, area_pixel_scale
 
 from .builder import PARALLEL, REDUCTION, Body, Lowering, dims_map
 from .registry import lowers
@@ -332,7 +334,7 @@ def avg_pool(lw: Lowering) -> list[SSAValue]:
     total = _window_sum(lw, padded, kernel, stride, out_shape, accumulator)
     if divisor_override or (not any(padding) and not any(high)):
         # every window lies inside the input: one divisor for all
-        constant = divisor_override or int(np.prod(kernel))
+        constant = divisor_override or prod(kernel)
         divisor = lambda b: b.constant(constant, accumulator)  # noqa: E731
     else:
         counts = [_window_count(lw, s, k, st, p, count_include_pad)
@@ -410,7 +412,7 @@ def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
     if not all(is_static(s) for s in (*sizes, *outs)):
         raise lw.unsupported("adaptive pooling needs static spatial sizes")
     sizes, outs = [int(s) for s in sizes], [int(s) for s in outs]
-    boxes = [int((end - start).max()) for start, end in (_adaptive_bounds(s, o) for s, o in zip(sizes, outs))]
+    boxes = [int((end - start).max()) for start, end in (adaptive_bounds(s, o) for s, o in zip(sizes, outs))]
     batched, out_shape, unbatched = _batched(lw, x, result.shape, n)
     source = lw.converted(batched, accumulator)
     total = lw.filled(out_shape, accumulator, 0)
@@ -446,12 +448,6 @@ def adaptive_avg_pool(lw: Lowering) -> list[SSAValue]:
     return [_unbatched(lw, _per_element(lw, summed, out_shape, element, divide), unbatched)]
 
 
-def _adaptive_bounds(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
-    """torch's boxes: start = floor(i*in/out), end = ceil((i+1)*in/out) (``_box`` in IR)."""
-    i = np.arange(out)
-    return (i * size) // out, -((-(i + 1) * size) // out)
-
-
 def _box(b: Body, out_index: SSAValue, size: int, out: int) -> tuple[SSAValue, SSAValue]:
     scaled = b.insert(arith.MuliOp(out_index, b.index_constant(size)))
     start = b.insert(arith.DivUIOp(scaled, b.index_constant(out)))
@@ -464,16 +460,6 @@ def _box(b: Body, out_index: SSAValue, size: int, out: int) -> tuple[SSAValue, S
 # ---------------------------------------------------------------------------
 
 
-def _area_scale(size: int, out: int, align_corners: bool, scale: float | None,
-                f32: type = np.float32) -> Any:
-    """torch's area_pixel_compute_scale in the opmath type (``f32``: np.float32 or np.float64)."""
-    if align_corners:
-        return f32(size - 1) / f32(out - 1) if out > 1 else f32(0)
-    if scale is not None and scale > 0:
-        return f32(1.0 / scale)
-    return f32(size) / f32(out)
-
-
 class _ResampleAxis:
     """One spatial axis of a resampling, made before its generic: the input's size and
     last index (``index``), and torch's scale (area_pixel_compute_scale) in ``element``,
@@ -484,12 +470,11 @@ class _ResampleAxis:
         self.static = (int(size), int(out)) if is_static(size) and is_static(out) else None
         self.size, self.out = lw.index(size), lw.index(out)
         self.last = lw.index(size - 1) if is_static(size) else lw.insert(arith.SubiOp(self.size, lw.index(1))).result
-        if self.static is not None:
-            numpy_type = np.float64 if element.bitwidth == 64 else np.float32
-            self.ratio = lw.constant(float(_area_scale(*self.static, align_corners, scale, numpy_type)), element)
-        elif not align_corners and scale is not None and scale > 0:
-            self.ratio = lw.constant(float((np.float64 if element.bitwidth == 64 else np.float32)(1.0 / scale)),
-                                     element)
+        opmath = to_numpy(DType.float64 if element.bitwidth == 64 else DType.float32)
+        if self.static is not None:  # torch's scale, as the interpreter's kernel computes it
+            self.ratio = lw.constant(float(area_pixel_scale(*self.static, align_corners, scale, opmath)), element)
+        elif not align_corners and scale is not None and scale > 0:  # the size does not enter
+            self.ratio = lw.constant(float(area_pixel_scale(1, 1, False, scale, opmath)), element)
         elif align_corners:  # (in - 1) / (out - 1), or 0 for one output
             one = lw.index(1)
             span = lw.insert(arith.SubiOp(self.out, one)).result

@@ -28,11 +28,12 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import dce
 from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
+
+from texport.dialects.context import print_module
 
 from ..errors import LegalityError, LoweringError
 from ..legality import where
@@ -181,15 +182,7 @@ def lower_to_linalg(module: ModuleOp) -> ModuleOp:
 def lower_to_linalg_text(module: ModuleOp) -> str:
     """The upstream MLIR text of a core module (which is left as it was)."""
     lowered = lower_to_linalg(module.clone())
-    return upstream_text(lowered)
-
-
-def upstream_text(module: ModuleOp) -> str:
-    import io
-
-    stream = io.StringIO()
-    Printer(stream=stream).print_op(module)
-    return stream.getvalue()
+    return print_module(lowered)
 
 
 # --------------------------------------------------------------------------

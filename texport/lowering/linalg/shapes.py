@@ -9,10 +9,10 @@ return the op, not inserted: control flow inserts them inside the regions it mov
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -56,7 +56,7 @@ def collapse(lw: Lowering, value: SSAValue, groups: Sequence[Sequence[int]],
         shape = value.type.get_shape()
         parts = [[shape[d] for d in group] for group in groups]
         result = TensorType(value.type.element_type,
-                            [DYNAMIC_INDEX if DYNAMIC_INDEX in p else int(np.prod(p)) for p in parts])
+                            [DYNAMIC_INDEX if DYNAMIC_INDEX in p else math.prod(p) for p in parts])
     op = tensor.CollapseShapeOp.create(operands=[value], result_types=[result],
                                        properties={"reassociation": reassociation(groups)})
     return lw.insert(op).results[0]
