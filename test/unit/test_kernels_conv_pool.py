@@ -383,6 +383,8 @@ def test_max_pool2d_with_indices_matches_loops(kernel: list[int], stride: list[i
     expect_v, expect_i = naive_max_pool2d(x, kernel, stride, padding, dilation, values.shape[-2:])
     close(values, expect_v)
     np.testing.assert_array_equal(indices, expect_i)
+    # the values-only pool (one spatial axis at a time) gives the same maxima
+    close(run("max_pool2d", x, kernel, stride, padding, dilation, ceil_mode), expect_v)
 
 
 def test_max_pool2d_with_indices_ties_pick_the_first_maximum() -> None:
@@ -401,6 +403,7 @@ def test_max_pool_nan_and_all_minus_inf_windows() -> None:
     values, indices = run("max_pool2d_with_indices", x, [2, 2], [1, 1], [1, 1])
     expect_v, expect_i = naive_max_pool2d(x, [2, 2], [1, 1], [1, 1], [1, 1], values.shape[-2:])
     np.testing.assert_array_equal(values, expect_v)  # NaN compares equal here
+    np.testing.assert_array_equal(run("max_pool2d", x, [2, 2], [1, 1], [1, 1]), expect_v)
     np.testing.assert_array_equal(indices, expect_i)
     assert indices[0, 0, 0] == 0  # all -inf window: its first in-bounds element, not padding
     _, two_nans = run("max_pool2d_with_indices", x, [1, 3])

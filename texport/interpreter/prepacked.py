@@ -1,4 +1,5 @@
-"""Weights laid out once for BLAS: the row-major transpose of a linear weight.
+"""Weights laid out once for BLAS: the row-major transpose of a linear weight, a
+convolution's weight by kernel offset (kernels/conv_by_offsets.py).
 
 numpy's OpenBLAS multiplies ``x @ w.T`` (w row-major, as torch keeps a Linear's
 weight) markedly slower than ``x @ wt`` with ``wt = w.T`` copied row-major when x
@@ -30,15 +31,16 @@ called at the first write)."""
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 PACKED_BYTES = 256 << 20
 
-# id(weight) -> (weakref to the weight, its row-major transpose, id of the memory's owner)
-_PACKED: dict[int, tuple[Any, np.ndarray, int]] = {}
-_BY_OWNER: dict[int, list[int]] = {}  # id(owner) -> ids of the packed weights over its memory
+# (id(weight), layout) -> (weakref to the weight, its packed copy, id of the memory's owner)
+_PACKED: dict[tuple[int, str], tuple[Any, np.ndarray, int]] = {}
+_BY_OWNER: dict[int, list[tuple[int, str]]] = {}  # id(owner) -> keys of the packed copies over its memory
 _SHARED: dict[int, Any] = {}  # id(owner) -> weakref: memory the user holds too
 _COPIES: dict[int, tuple[Any, list[Any]]] = {}  # id(owner) -> (weakref, forget callbacks of copies elsewhere)
 _bytes = [0]
@@ -62,8 +64,8 @@ def note_written(array: Any) -> None:
         return
     if type(array) is np.ndarray:
         owner = id(_owner(array))
-        for weight_id in _BY_OWNER.pop(owner, ()):
-            _forget(weight_id)
+        for key in _BY_OWNER.pop(owner, ()):
+            _forget(key)
         copies = _COPIES.pop(owner, None)
         for forget in copies[1] if copies is not None else ():
             forget()
@@ -104,45 +106,52 @@ def note_shared(array: Any) -> None:
 
 def transposed(weight: np.ndarray) -> np.ndarray | None:
     """``weight.T`` row-major, packed on the weight's first use; None when its memory is shared."""
-    entry = _PACKED.get(id(weight))
+    return packed(weight, "transposed", lambda w: np.ascontiguousarray(w.T))
+
+
+def packed(weight: np.ndarray, layout: str, make: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
+    """``make(weight)``, made on the weight's first use in ``layout`` (a name for what
+    ``make`` does) and kept while the weight lives unwritten; None when its memory is
+    shared or the packed copies are full."""
+    key = (id(weight), layout)
+    entry = _PACKED.get(key)
     if entry is not None:
         if entry[0]() is weight:
             return entry[1]
-        _forget(id(weight))  # another array now has that id
-    return _pack(weight)
+        _forget(key)  # another array now has that id
+    return _pack(weight, key, make)
 
 
-def _pack(weight: np.ndarray) -> np.ndarray | None:
-    key = id(weight)
+def _pack(weight: np.ndarray, key: tuple[int, str], make: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
     owner = _owner(weight)
     if not _trackable(weight):
         return None  # (read-only memory may be a file's, written behind numpy's back)
     if _bytes[0] + weight.nbytes > PACKED_BYTES:
         return None
-    packed = np.ascontiguousarray(weight.T)
+    copy = make(weight)
     # the callback holds _forget itself: at interpreter exit the module's globals may be gone
-    _PACKED[key] = (weakref.ref(weight, lambda _, key=key, forget=_forget: forget(key)), packed, id(owner))
+    _PACKED[key] = (weakref.ref(weight, lambda _, key=key, forget=_forget: forget(key)), copy, id(owner))
     _BY_OWNER.setdefault(id(owner), []).append(key)
-    _bytes[0] += packed.nbytes
-    return packed
+    _bytes[0] += copy.nbytes
+    return copy
 
 
-def _forget(weight_id: int, packed: dict[int, Any] = _PACKED, by_owner: dict[int, list[int]] = _BY_OWNER,
-            total: list[int] = _bytes) -> None:
+def _forget(key: tuple[int, str], packed: dict[tuple[int, str], Any] = _PACKED,
+            by_owner: dict[int, list[tuple[int, str]]] = _BY_OWNER, total: list[int] = _bytes) -> None:
     # (the tables are bound as defaults: a weight may die while the interpreter shuts
     # down, after this module's globals are gone)
-    entry = packed.pop(weight_id, None)
+    entry = packed.pop(key, None)
     if entry is not None:
         total[0] -= entry[1].nbytes
-        ids = by_owner.get(entry[2])
-        if ids is not None and weight_id in ids:
-            ids.remove(weight_id)
-            if not ids:
+        keys = by_owner.get(entry[2])
+        if keys is not None and key in keys:
+            keys.remove(key)
+            if not keys:
                 del by_owner[entry[2]]
 
 
 def clear() -> None:
     """Drop every packed weight."""
-    for weight_id in list(_PACKED):
-        _forget(weight_id)
+    for key in list(_PACKED):
+        _forget(key)
 

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
-from . import kernel
+from . import conv_by_offsets, kernel
 from .common import add_into, check_arguments, opmath
 
 Array = np.ndarray
@@ -174,6 +174,8 @@ def _conv(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequ
     if all(k == 1 for k in w.shape[2:]) and not any(lo or hi for lo, hi in pads):
         cols, out = _pointwise_cols(x, stride, groups)
         return np.matmul(weight, cols).reshape(x.shape[0], w.shape[0], *out)
+    if conv_by_offsets.worth_it(x, w, stride, pads, dilation, groups):
+        return conv_by_offsets.convolution(x, w, stride, pads, dilation)
     cols_bytes = x.shape[0] * weight.shape[2] * groups * x.itemsize  # per output position
     padded = _pad_last(x, pads)
     win = _windows(padded, w.shape[2:], stride, dilation)  # [N, C, *out, *k]
@@ -467,10 +469,47 @@ def _torch_argmax(flat: Array) -> Array:
 
 
 def _max_pool(x: Array, pool: _Pool) -> Array:
-    """Running np.maximum over the prod(kernel) offsets, each a strided [..., *out] slice
-    of the windows (numpy's reduce over the window's strided axes is ~20x slower);
-    np.maximum propagates NaN as torch's pool does."""
-    return _window_max(pool.offset_views(x, _lowest(x.dtype)))
+    """The max of each window, one spatial axis at a time: a window's max is the max over
+    its first axis of the maxes along the rest, so a 3x3 pool is 3 + 3 running
+    np.maximum passes over slices instead of 9 (ResNet18's pool: 1.7 -> 1.2 ms). No
+    padded copy: each kernel offset's slice is clipped to the input (padding never
+    holds a window's max, it is the lowest value). np.maximum propagates NaN as torch's
+    pool does, in any order."""
+    out = x
+    for axis in reversed(range(pool.n)):
+        out = _axis_max(out, x.ndim - pool.n + axis, pool.kernel[axis], pool.stride[axis],
+                        pool.padding[axis], pool.dilation[axis], pool.out[axis])
+    return out
+
+
+def _axis_max(x: Array, axis: int, kernel: int, stride: int, pad: int, dilation: int, length: int) -> Array:
+    """y[..., o, ...] = max over k of x[..., o * stride + k * dilation - pad, ...] along
+    ``axis`` (``length`` outputs), the positions outside x left out."""
+    spans = []  # (outputs covered, start, first output, one past the last) per kernel offset
+    for offset in range(kernel):
+        start = offset * dilation - pad
+        first = max(0, -(start // stride))  # the first o with o * stride + start >= 0
+        last = min(length, (x.shape[axis] - 1 - start) // stride + 1)
+        if last > first:
+            spans.append((last - first, start, first, last))
+    spans.sort(key=lambda span: -span[0])  # one covering every output starts the max without a fill
+
+    def along(index: slice) -> tuple[slice, ...]:
+        return (*([slice(None)] * axis), index)
+
+    acc = None
+    for covered, start, first, last in spans:
+        source = x[along(slice(first * stride + start, (last - 1) * stride + start + 1, stride))]
+        if acc is None and covered == length:
+            acc = np.array(source)
+            continue
+        if acc is None:
+            acc = np.full((*x.shape[:axis], length, *x.shape[axis + 1:]), _lowest(x.dtype), x.dtype)
+        target = acc[along(slice(first, last))]
+        np.maximum(target, source, out=target)
+    if acc is None:  # no window reaches the input
+        acc = np.full((*x.shape[:axis], length, *x.shape[axis + 1:]), _lowest(x.dtype), x.dtype)
+    return acc
 
 
 def _window_max(views: Sequence[Array]) -> Array:
