@@ -23,16 +23,20 @@ On a machine whose cores are busy with other work, torch's 2 threads wait
 for each other at every parallel region: torch's figures then swing far
 more than texport's (compare ``--threads 1``).
 
-Peak memory of one forward, above what was allocated before it: texport's
-tensor data (numpy's allocations, which numpy traces under ``tracemalloc`` in
-a domain of their own; sampled at every function return, see
-``texport_peak``), torch's from its own profiler (``profile_memory=True``: the
-running sum, in the order the events started, of each op's own allocations
-net of its own frees and of the allocations and frees outside any op; an op's
-transient inside itself is not seen, so torch's peak is if anything
-under-stated). Both count tensor storage only, not the Python objects around
-it. ``mem x`` is the largest texport level's peak over torch's; the JSON also
-keeps texport's peak with Python objects included (``peak_bytes_all``).
+Peak memory of one forward (one more call of each variant, after the timed
+ones), on both sides the same quantity: the most tensor-data bytes live at any
+instant during the call, of those allocated during it (transients inside an op
+included; what was allocated before, weights and inputs, left out). texport:
+numpy's array data, each allocation and free counted as it happens by a NEP 49
+memory handler installed for the call (``numpy_memory.py``; the Python objects
+around the arrays, and numpy's own scratch outside arrays, are not array data).
+torch: its profiler's allocation and free events (``profile_memory=True``, the
+``[memory]`` events of ``kineto_results``, CPU), summed in time order: every
+allocation of its CPU allocator, an op's temporaries (a convolution's column
+buffer) among them. Both count the 0-d arrays or tensors a Python scalar
+operand becomes. ``mem x`` is the largest texport level's peak over torch's;
+the JSON also keeps texport's peak with Python objects included
+(``peak_bytes_all``: tracemalloc's peak above its start, over the same call).
 
 FLOPs: 2 per multiply-add of the convolutions and matrix products
 (convolution, mm, addmm, bmm, baddbmm...) that the *core* program runs, read from
@@ -76,8 +80,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "parity"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # numpy_memory.py (benchmarks/ is not a package)
 
 from harness import Case, Pair, Runner, call_args, corpus_pairs, real_torch  # noqa: E402
+from numpy_memory import prepare as prepare_numpy_memory  # noqa: E402
+from numpy_memory import tracked_allocations  # noqa: E402
 
 import texport  # noqa: E402
 from texport.examples import models as zoo  # noqa: E402
@@ -258,72 +265,41 @@ def profile(make: Callable[[], Callable[[], Any]], repeat: int) -> Counter[str]:
 
 
 def texport_peak(fn: Callable[[], Any]) -> tuple[int, int]:
-    """(tensor bytes, all bytes) allocated at the peak of one call, above what was
-    allocated before it. All bytes: tracemalloc's peak, Python objects included.
-    Tensor bytes: numpy's array data alone (numpy traces it in a tracemalloc
-    domain of its own), as torch's profiler counts its allocator's tensor
-    storage alone.
+    """(tensor bytes, all bytes) at the peak of one call, of those allocated during it.
 
-    tracemalloc keeps one peak over all domains, so the data bytes are read
-    after every bytecode the call runs (``f_trace_opcodes``), plus what the
-    bytecode itself held at its own peak above both its ends (``a * 2 + 1``
-    allocates its result while ``a * 2`` is alive, and frees that within the same
-    bytecode; a bytecode's Python objects are few). A snapshot (slow) is taken
-    only where the data could be above its peak so far: the traced total minus
-    the fewest Python-object bytes seen yet."""
-    data_filter = [tracemalloc.DomainFilter(True, np.lib.tracemalloc_domain)]
-    state = {"data": 0, "python_floor": 0, "total": 0, "all": 0}
-
-    def data_bytes() -> int:
-        return sum(t.size for t in tracemalloc.take_snapshot().filter_traces(data_filter).traces)
-
-    def sample() -> None:
-        current, interval_peak = tracemalloc.get_traced_memory()
-        tracemalloc.reset_peak()
-        state["all"] = max(state["all"], interval_peak)
-        if max(current, interval_peak) - state["python_floor"] > state["data"]:
-            data = data_bytes()
-            held = max(0, interval_peak - max(current, state["total"]))  # freed within the bytecode
-            state["data"] = max(state["data"], data + held)
-            state["python_floor"] = min(state["python_floor"], current - data)
-        state["total"] = current
-
-    def trace(frame: Any, event: str, arg: Any) -> Any:
-        frame.f_trace_opcodes = True
-        if event in ("opcode", "return"):
-            sample()
-        return trace
-
+    Tensor bytes: numpy's array data, every allocation and free counted by a
+    memory handler of our own installed for the call (numpy_memory.py), so a
+    temporary made and freed within one op is seen. All bytes: tracemalloc's
+    peak above its start, Python objects included (numpy reports its array data
+    to tracemalloc too)."""
+    prepare_numpy_memory()  # the handler's own objects made before tracemalloc starts
     tracemalloc.start()
     try:
-        base_data = data_bytes()
-        base_all = state["total"] = tracemalloc.get_traced_memory()[0]
-        state["data"], state["python_floor"] = base_data, base_all - base_data
-        tracemalloc.reset_peak()
-        sys.settrace(trace)
-        try:
+        base = tracemalloc.get_traced_memory()[0]
+        with tracked_allocations() as data:
             out = fn()
-        finally:
-            sys.settrace(None)
-        sample()
-        del out
+            del out
+        everything = tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
-    return max(state["data"] - base_data, 0), max(state["all"] - base_all, 0)
+    return data.peak, max(everything, 0)
 
 
 def torch_peak(torch: Any, fn: Callable[[], Any]) -> int:
-    """Peak bytes of torch's CPU allocator during one call (its profiler's memory events)."""
+    """Peak bytes of torch's CPU allocator during one call, above what it held before: the
+    running sum, in time order, of the allocations (+) and frees (-) its profiler records,
+    each a ``[memory]`` event, inside an op or not (so an op's transients are seen). A free
+    of a tensor made before the call would lower the sum; a forward keeps its inputs and
+    weights."""
     profiler = torch.profiler
     with profiler.profile(activities=[profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
         out = fn()
         del out
-    # an op's own allocations net of its own frees (self memory, so nested ops count once), and the
-    # frees and allocations outside any op ([memory] events), in the order they started
-    timeline = sorted((e.time_range.start, e.cpu_memory_usage if e.name == "[memory]" else e.self_cpu_memory_usage)
-                      for e in prof.events())
+    changes = sorted(((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events()
+                      if e.name() == "[memory]" and e.device_type().name == "CPU"),
+                     key=lambda change: change[0])  # stable: events of one instant in recorded order
     running = peak = 0
-    for _, change in timeline:
+    for _, change in changes:
         running += change
         peak = max(peak, running)
     return peak
@@ -550,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-torch", action="store_true", help="texport columns only, as without torch")
     parser.add_argument("--pause", type=float, default=0.02, help="seconds of sleep before each timed call")
     parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True,
-                        help="measure peak memory (tracing every bytecode of one call: slow on large models)")
+                        help="measure peak memory (one more call per variant, its allocations counted)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N kernels by time per level")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else args.repeat

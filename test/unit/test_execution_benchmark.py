@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,12 +59,19 @@ def test_against_torch() -> None:
         number(cell)
 
 
-def test_texport_peak_counts_array_data_at_its_peak() -> None:
-    """The tensor-bytes peak sees the temporary of ``a * 2 + 1`` (three 4,000-byte
-    arrays live at once) and not the Python objects around it; ``all`` includes them."""
+def load_script() -> Any:
+    """benchmarks/execution.py as a module (numpy and texport only: torch is imported on call)."""
     spec = importlib.util.spec_from_file_location("execution_benchmark", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_texport_peak_counts_array_data_at_its_peak() -> None:
+    """The tensor-bytes peak sees the temporary of ``a * 2 + 1`` (three 4,000-byte
+    arrays live at once), and not the Python objects around it; ``all`` includes them.
+    The 4 bytes over: numpy makes the Python scalar ``1`` a 0-d float32 array, alive
+    while the sum's result is allocated (torch wraps a scalar operand in a tensor too)."""
     import numpy as np
 
     def forward() -> object:
@@ -73,6 +81,95 @@ def test_texport_peak_counts_array_data_at_its_peak() -> None:
         del junk
         return b
 
-    data, everything = module.texport_peak(forward)
-    assert 12_000 <= data <= 12_400  # and the few Python objects made within a bytecode
+    data, everything = load_script().texport_peak(forward)
+    assert data == 3 * 4_000 + 4
     assert everything > data + 20_000
+
+
+def test_texport_peak_sees_a_transient_and_nothing_else() -> None:
+    """A 1 MiB array made and freed inside counts at its peak; arrays made before the
+    call (an input returned as it is) count nothing."""
+    import numpy as np
+
+    peak = load_script().texport_peak
+    before = np.ones(1 << 18, np.float32)
+
+    def transient() -> object:
+        scratch = np.zeros(1 << 20, np.uint8)
+        del scratch
+        return np.ones(3, np.float32)
+
+    assert peak(transient)[0] >= 1 << 20
+    assert peak(lambda: before)[0] == 0
+    assert peak(lambda: before.sum())[0] < 64  # a 0-d result, not the input's 1 MiB
+
+
+def test_tracked_allocations_installs_its_handler_for_the_call_only() -> None:
+    """Inside, numpy allocates through the counting handler; after, through the one before;
+    an array made inside keeps the counting handler, and its free is counted while inside."""
+    import numpy as np
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    from numpy_memory import tracked_allocations
+
+    try:
+        from numpy._core.multiarray import get_handler_name
+    except ImportError:  # numpy 1.x
+        from numpy.core.multiarray import get_handler_name
+    before = get_handler_name()
+    with tracked_allocations() as allocations:
+        made = np.empty(1000, np.float64)
+        assert get_handler_name() == get_handler_name(made) == "texport_benchmarks_counting"
+        assert allocations.live == allocations.peak == 8_000
+        dropped = np.empty(500, np.uint8)
+        del dropped
+        assert (allocations.live, allocations.peak) == (8_000, 8_500)
+    assert get_handler_name() == before
+    assert get_handler_name(made) == "texport_benchmarks_counting"
+    del made  # freed through the counting handler, after it was uninstalled
+
+
+def test_arrays_made_while_tracked_may_outlive_everything() -> None:
+    """numpy frees an array through the handler it was made with, even as the interpreter
+    exits after clearing the handler's module: the handler must still be there (a crash,
+    else). In a subprocess, which exits."""
+    code = f"""
+import sys
+sys.path.insert(0, {str(SCRIPT.parent)!r})
+import numpy as np
+import numpy_memory
+with numpy_memory.tracked_allocations():
+    kept = [np.ones(1000) for _ in range(10)]
+numpy_memory.kept = kept  # freed as the exit clears the module's globals, after its handler's
+del kept
+print("exiting")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "exiting", "")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
+def test_torch_peak_sees_a_convolutions_column_buffer() -> None:
+    """torch's conv 3 -> 16, 3x3, padding 1, on 1x3x64x64 allocates its im2col buffer
+    (3 * 9 * 64 * 64 floats, 442,368 bytes) inside the op, besides its 262,144-byte
+    output: the peak sees both. And ``x * 2 + 1`` on 1,000 floats: two 4,000-byte
+    tensors live at once. In a subprocess: torch never enters this process."""
+    code = f"""
+import importlib.util
+spec = importlib.util.spec_from_file_location("execution_benchmark", {str(SCRIPT)!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+import torch
+conv = torch.nn.Conv2d(3, 16, 3, padding=1)
+x = torch.randn(1, 3, 64, 64)
+def forward():
+    with torch.no_grad():
+        return conv(x)
+forward()
+t = torch.ones(1000)
+print(module.torch_peak(torch, forward), module.torch_peak(torch, lambda: t * 2 + 1))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    conv_peak, elementwise_peak = (int(v) for v in done.stdout.split()[-2:])
+    assert conv_peak >= 442_368 + 262_144
+    assert elementwise_peak >= 8_000
