@@ -114,6 +114,9 @@ def test_gemm_into_adds_a_product_of_windows(dtype) -> None:
     np.testing.assert_array_equal(c[:, :5], before[:, :5])  # outside the window: untouched
     blas.gemm_into(a, b, c[:, 5:25], accumulate=False)
     np.testing.assert_allclose(c[:, 5:25], exact, rtol=1e-5, atol=1e-5)
+    kept_transposed = big[:, 10:30].T.copy()[:, 3:8]  # [N, K]: b as a Linear keeps its weight
+    blas.gemm_into(a, kept_transposed, c[:, 5:25], accumulate=False, transpose_b=True)
+    np.testing.assert_allclose(c[:, 5:25], exact, rtol=1e-5, atol=1e-5)
 
 
 def test_gemm_into_refuses_what_it_cannot_read() -> None:

@@ -312,6 +312,32 @@ def test_linear() -> None:
     close(out, naive_matmul(x, vector_weight), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_many_rows_take_the_bias_into_the_gemm(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """linear and addmm of a few hundred rows with a bias row: the bias is broadcast into
+    the result and the product added by BLAS (beta = 1), for a row-major and a transposed
+    weight, a strided input and a 3-d one; equal to the float64 sum."""
+    from texport.interpreter import blas
+    from texport.interpreter.kernels import linalg
+
+    if not blas.available(np.dtype(dtype)):
+        pytest.skip("numpy's BLAS has no cblas gemm texport can call")
+    calls = []
+    real = linalg._bias_in_gemm
+    monkeypatch.setattr(linalg, "_bias_in_gemm", lambda *a: calls.append(a) or real(*a))
+    x, w, b = rand(2, 150, 64, dtype=dtype), rand(300, 64, dtype=dtype), rand(300, dtype=dtype)
+    want = x.astype(np.float64) @ w.T.astype(np.float64) + b
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    strided = np.repeat(x, 2, axis=-1)[..., ::2]  # rows with a step of 2 elements
+    w_columns = np.asfortranarray(w)  # a weight kept column-major
+    results = [run("linear", x, w, b), run("linear", strided, w, b), run("linear", x, w_columns, b),
+               run("addmm", b, x.reshape(300, 64), w.T), run("addmm", b, x.reshape(300, 64), np.ascontiguousarray(w.T))]
+    assert len(calls) == len(results)
+    for out in results:
+        assert out.dtype == dtype and out.flags.c_contiguous
+        close(out.reshape(want.shape), want, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("inner", [48, 200])
 @pytest.mark.parametrize("rows", [1, 2, 3, 4, 8, 12, 13, 16, 17, 32])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

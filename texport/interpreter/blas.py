@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-_ROW_MAJOR, _NO_TRANS = 101, 111  # CBLAS_ORDER, CBLAS_TRANSPOSE
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # CBLAS_ORDER, CBLAS_TRANSPOSE
 
 # (symbol stem, integer type): tried in this order, with "s"/"d" for the dtype
 _ENTRY_POINTS = (("scipy_cblas_{}gemm64_", ctypes.c_int64), ("cblas_{}gemm64_", ctypes.c_int64),
@@ -84,13 +84,16 @@ def _rows(array: np.ndarray, name: str) -> int:
     return lead
 
 
-def gemm_into(a: np.ndarray, b: np.ndarray, c: np.ndarray, accumulate: bool) -> None:
-    """``c = a @ b``, or ``c += a @ b`` when ``accumulate``: a [M, K], b [K, N], c [M, N],
+def gemm_into(a: np.ndarray, b: np.ndarray, c: np.ndarray, accumulate: bool, transpose_b: bool = False) -> None:
+    """``c = a @ b``, or ``c += a @ b`` when ``accumulate``: a [M, K], b [K, N] (or b [N, K]
+    multiplied as b.T when ``transpose_b``: a Linear's weight as it is kept), c [M, N],
     all of one dtype (float32 or float64), each a 2-d view with unit steps along its
     rows (any row step). c is written in place."""
-    (m, k), (k_b, n) = a.shape, b.shape
+    m, k = a.shape
+    n, k_b = b.shape if transpose_b else b.shape[::-1]
     if k != k_b or c.shape != (m, n) or not (a.dtype == b.dtype == c.dtype):
-        raise ValueError(f"gemm_into: shapes {a.shape} @ {b.shape} -> {c.shape}, dtypes "
+        shown = f"{b.shape}.T" if transpose_b else f"{b.shape}"
+        raise ValueError(f"gemm_into: shapes {a.shape} @ {shown} -> {c.shape}, dtypes "
                          f"{a.dtype}, {b.dtype}, {c.dtype}: expected [M, K] @ [K, N] -> [M, N] of one dtype")
     if not c.flags.writeable:
         raise ValueError("gemm_into: the result array is read-only")
@@ -103,5 +106,5 @@ def gemm_into(a: np.ndarray, b: np.ndarray, c: np.ndarray, accumulate: bool) -> 
         if not accumulate:
             c[...] = 0
         return
-    gemm(_ROW_MAJOR, _NO_TRANS, _NO_TRANS, m, n, k, 1.0, a.ctypes.data, _rows(a, "a"),
+    gemm(_ROW_MAJOR, _NO_TRANS, _TRANS if transpose_b else _NO_TRANS, m, n, k, 1.0, a.ctypes.data, _rows(a, "a"),
          b.ctypes.data, _rows(b, "b"), 1.0 if accumulate else 0.0, c.ctypes.data, _rows(c, "c"))
