@@ -3,25 +3,27 @@ model, side by side in one process.
 
     python benchmarks/execution.py [--models GPT4 ResNet18 ...] [--no-corpus]
         [--repeat 11] [--levels eager training functional core] [--json FILE]
-        [--quick] [--profile N] [--pause 0.02]
+        [--quick] [--profile N] [--pause S]
 
 Per model: torch eager and texport eager, both on ``--threads`` threads
 (``torch.set_num_threads``, ``texport.set_num_threads``; 2 by default), and
 ``ep.module()`` of the program at the training level (``export``), the
 functional level (``run_decompositions({})``) and the core level
-(``run_decompositions()``). Each variant runs twice to warm up, then the
-variants take turns, one call each, ``--repeat`` times (interleaved, so a
-noisy machine slows them alike); the median is reported, as the ratio
-texport / torch. Before each timed call the process sleeps ``--pause``
-(20 ms) and makes one untimed call: torch's OpenMP workers and numpy's
-OpenBLAS workers spin for a while after their work, and a call made while
-the other library's workers still spin runs several times slower (measured
-here: torch's MLP50 7 ms alone, 47-88 ms right after a numpy call; numpy's
-2 ms, 30 ms right after torch's), while the first call after the pause pays
-for waking its own workers (torch's 1x1 ConvBN: 0.3 ms, then 0.025 ms).
-On a machine whose cores are busy with other work, torch's 2 threads wait
-for each other at every parallel region: torch's figures then swing far
-more than texport's (compare ``--threads 1``).
+(``run_decompositions()``). Each variant is timed in a block of its own: two
+warm-up calls, then ``--repeat`` calls back to back; the median is reported,
+as the ratio texport / torch. Not in turns: torch's OpenMP workers and numpy's
+OpenBLAS workers spin for a while after their work, OpenBLAS's for a tenth of
+a second and more, and a call made while the other library's workers still
+spin runs several times slower (torch's GPT4 with 2 threads: 9.3 ms alone,
+28 ms 20 ms after a numpy product, 12 ms 400 ms after; torch's MLP50 7 ms
+alone, 47-88 ms right after a numpy call; numpy's 2 ms, 30 ms right after
+torch's). ``--pause S`` takes turns instead (the variants one call each,
+``--repeat`` times, each timed after S seconds of sleep and an untimed call),
+as the first rounds of issue 18 measured: a noisy machine then slows the
+variants alike, but torch's 2-thread figures carry the spinning above. On a
+machine whose cores are busy with other work, torch's 2 threads wait for each
+other at every parallel region: torch's figures then swing far more than
+texport's (compare ``--threads 1``).
 
 Peak memory of one forward (one more call of each variant, after the timed
 ones), on both sides the same quantity: the most tensor-data bytes live at any
@@ -359,10 +361,36 @@ def median_ms(calls: dict[str, Callable[[], Any]], repeat: int, pause: float = 0
     return {k: statistics.median(v) * 1e3 for k, v in times.items()}
 
 
+def block_median_ms(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Median milliseconds of each call timed in a block of its own: two warm-up calls, then
+    ``repeat`` calls back to back, as a served model runs. Taking turns instead, a call
+    of one library right after the other's shares the 2 cores with the other's worker
+    threads, which keep spinning for a while after its last parallel region: OpenBLAS's
+    for a tenth of a second and more (torch's GPT4 with 2 threads, 9.3 ms alone: 28 ms
+    20 ms after a numpy product, 15 ms 100 ms after, 12 ms 400 ms after; IREE's ResNet18:
+    48 ms in turns against 33 ms in a block)."""
+    times: dict[str, float] = {}
+    for key, fn in calls.items():
+        fn()
+        fn()
+        durations = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            durations.append(time.perf_counter() - start)
+        times[key] = statistics.median(durations) * 1e3
+    return times
+
+
+def timed_ms(calls: dict[str, Callable[[], Any]], repeat: int, pause: float) -> dict[str, float]:
+    """Each call's median milliseconds: in blocks (``pause`` < 0, the default), else in turns."""
+    return median_ms(calls, repeat, pause) if pause >= 0 else block_median_ms(calls, repeat)
+
+
 def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: int, profile_top: int,
-            pause: float = 0.02, memory: bool = True) -> dict[str, Any]:
+            pause: float = -1, memory: bool = True) -> dict[str, Any]:
     calls, errors = variants(runner, torch, levels)
-    row: dict[str, Any] = {"model": name, "ms": median_ms(calls, repeat, pause),
+    row: dict[str, Any] = {"model": name, "ms": timed_ms(calls, repeat, pause),
                            "errors": errors, "peak_bytes": {}, "peak_bytes_all": {}}
     for key, fn in calls.items() if memory else ():
         if key == "torch":
@@ -524,7 +552,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run)")
     parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads and texport.set_num_threads (default 2)")
     parser.add_argument("--no-torch", action="store_true", help="texport columns only, as without torch")
-    parser.add_argument("--pause", type=float, default=0.02, help="seconds of sleep before each timed call")
+    parser.add_argument("--pause", type=float, default=-1,
+                        help="take turns, one call of each variant at a time, with this many seconds of sleep "
+                             "before each timed call (default: each variant timed in a block of its own)")
     parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True,
                         help="measure peak memory (one more call per variant, its allocations counted)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N kernels by time per level")

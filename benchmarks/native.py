@@ -12,8 +12,8 @@ time of one call of the compiled program, of the core program on texport's
 interpreter (``ep.module()``) and of torch eager, all on ``--threads`` threads
 (``texport.set_num_threads`` before compiling sizes IREE's worker pool;
 ``torch.set_num_threads``). The calls are timed as benchmarks/execution.py times its
-columns with ``--pause S`` (``median_ms``: interleaved, a pause and an untimed call before each)
-and by default each in a block of its own (``block_median_ms``: why there), and
+columns (``timed_ms``: with ``--pause S`` interleaved, a pause and an untimed call before each,
+by default each in a block of its own: ``block_median_ms`` says why), and
 torch and the models are reached as it reaches them (the parity harness's
 ``real_torch()`` and Runner, through execution.py's ``zoo_pair``/``zoo_runner``/
 ``variants``). ``max_diff`` is the largest absolute difference between the compiled
@@ -35,7 +35,6 @@ import contextlib
 import importlib.metadata
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -55,8 +54,8 @@ from execution import (  # noqa: E402 - benchmarks/ is not a package
     call_args,
     corpus_pairs_without_torch,
     markdown_table,
-    median_ms,
     real_torch,
+    timed_ms,
     variants,
     zoo_pair,
     zoo_runner,
@@ -121,28 +120,9 @@ def measure(name: str, runner: Runner, torch: Any, routes: list[str], repeat: in
         if "interpreter" in calls:
             row["max_diff"][key] = max_difference(got, runner.program("texport", "core").module()(*args, **kwargs))
         calls[key] = lambda compiled=compiled: compiled(*args, **kwargs)
-    row["ms"] = median_ms(calls, repeat, pause) if pause >= 0 else block_median_ms(calls, repeat)
+    row["ms"] = timed_ms(calls, repeat, pause)
     row["errors"] = errors
     return row
-
-
-def block_median_ms(calls: dict[str, Any], repeat: int) -> dict[str, float]:
-    """Median milliseconds of each call timed in a block of its own: two warm-up calls, then
-    ``repeat`` calls back to back, as a served model runs. Taking turns instead, a call of
-    IREE's right after the interpreter's shares the 2 cores with OpenBLAS's threads, which
-    keep spinning for a while after numpy's last product (ResNet18: 48 ms in turns against
-    33 ms in a block)."""
-    times: dict[str, float] = {}
-    for key, fn in calls.items():
-        fn()
-        fn()
-        durations = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            fn()
-            durations.append(time.perf_counter() - start)
-        times[key] = statistics.median(durations) * 1e3
-    return times
 
 
 def column(route: str) -> str:
