@@ -50,7 +50,8 @@ def test_levels_are_derived_from_schemas() -> None:
 TABLE = [OPS[key] for key in OPS.keys() if OPS[key].family is not None]  # custom ops have none
 LAYERS = {"shape rule": SHAPE_RULES, "kernel": KERNELS, "decomposition": DECOMPOSITIONS}
 # Modules of a layer that hold no op's entries: helpers and derivations.
-HELPERS = {"__init__", "common", "guards", "infer", "loader", "variants", "_common", "strides", "layout"}
+HELPERS = {"__init__", "common", "guards", "infer", "loader", "variants", "_common", "strides", "layout",
+           "conv_by_offsets"}
 
 
 @pytest.mark.parametrize("concern", ["shape rule", "kernel"])
