@@ -269,6 +269,8 @@ class ExportedModule(Module):
                         persistent=spec.persistent is not False)
         object.__setattr__(self, "_plan", None)
         object.__setattr__(self, "_tensor_inputs", _positional_tensor_inputs(program))
+        object.__setattr__(self, "_input_steps", _input_steps(program))
+        object.__setattr__(self, "_output_steps", _output_steps(program))
 
     def _build_hierarchy(self) -> None:
         """Submodules to create before the state lands (none: ``_attach`` makes plain ones)."""
@@ -308,19 +310,30 @@ class ExportedModule(Module):
         found = module._parameters.get(name)
         return module._buffers[name] if found is None else found
 
-    def _user_inputs_by_name(self, leaves: list[Any]) -> dict[str, Any]:
-        specs = [s for s in self._program.graph_signature.input_specs if s.kind is InputKind.USER_INPUT]
-        return {spec.arg.name: leaf for spec, leaf in zip(specs, leaves)}
+    def _user_inputs_by_name(self, leaves: list[Any]) -> dict[str, Any] | None:
+        """The user's inputs by name, for the outputs that write into them (None: no such output)."""
+        names = self._output_steps[1]
+        return None if names is None else dict(zip(names, leaves))
 
     def _plan_inputs(self, user_leaves: list[Any]) -> list[Any]:
-        program = self._program
-        values, user = [], iter(user_leaves)
-        for spec in program.graph_signature.input_specs:
-            if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-                values.append(self._member(spec.target)._value)
-            elif spec.kind is InputKind.CONSTANT_TENSOR:
-                values.append(program.constants[spec.target]._value)
-            elif isinstance(spec.arg, ConstantArgument):
+        """The plan's arguments: parameters and buffers (looked up at each call, as _member
+        does, each submodule reached once), constants and the user's values, in the order
+        of the input specs (_input_steps, read once from the signature)."""
+        constants = self._program.constants
+        values, user, owners = [], iter(user_leaves), {}
+        for step, path, name in self._input_steps:
+            if step is _MEMBER:
+                owner = owners.get(path)
+                if owner is None:
+                    owner = self
+                    for part in path:
+                        owner = owner._modules[part]
+                    owners[path] = owner
+                found = owner._parameters.get(name)
+                values.append((owner._buffers[name] if found is None else found)._value)
+            elif step is _CONSTANT:
+                values.append(constants[name]._value)
+            elif step is _SPECIALISED:
                 next(user)
             else:
                 leaf = next(user)
@@ -328,24 +341,62 @@ class ExportedModule(Module):
         return values
 
     def _finish(self, outputs: list[Any], user_inputs: dict[str, Any] | None = None) -> Any:
-        program = self._program
         user_inputs = user_inputs or {}
         results, position = [], 0
-        for spec in program.graph_signature.output_specs:
-            if isinstance(spec.arg, ConstantArgument):
-                results.append(spec.arg.value)
+        for step, payload in self._output_steps[0]:
+            if step is _SPECIALISED:
+                results.append(payload)
                 continue
             value = outputs[position]
             position += 1
-            if spec.kind is OutputKind.BUFFER_MUTATION:
-                _write_back(self._member(spec.target)._value, value)
-            elif spec.kind is OutputKind.USER_INPUT_MUTATION:
-                target = user_inputs.get(spec.target)
+            if step is _RESULT:
+                results.append(_wrap(value))
+            elif step is _BUFFER_WRITE:
+                _write_back(self._member(payload)._value, value)
+            else:
+                target = user_inputs.get(payload)
                 if isinstance(target, Tensor):  # torch writes the new value into the caller's tensor
                     _write_back(target._value, value)
-            else:
-                results.append(_wrap(value))
-        return pytree.tree_unflatten(results, program.call_spec[1])
+        return pytree.tree_unflatten(results, self._program.call_spec[1])
+
+
+# What ep.module() does with each input and output spec, decided once from the signature
+# (per call, walking the specs' kinds cost more than small programs take to run)
+_MEMBER, _CONSTANT, _SPECIALISED, _USER = "member", "constant", "specialised", "user"
+_RESULT, _BUFFER_WRITE, _INPUT_WRITE = "result", "buffer write", "input write"
+
+
+def _input_steps(program: ExportedProgram) -> list[tuple[str, tuple[str, ...], str]]:
+    """(step, submodule path, name) per input spec."""
+    steps = []
+    for spec in program.graph_signature.input_specs:
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            *path, name = spec.target.split(".")
+            steps.append((_MEMBER, tuple(path), name))
+        elif spec.kind is InputKind.CONSTANT_TENSOR:
+            steps.append((_CONSTANT, (), spec.target))
+        elif isinstance(spec.arg, ConstantArgument):
+            steps.append((_SPECIALISED, (), ""))
+        else:
+            steps.append((_USER, (), ""))
+    return steps
+
+
+def _output_steps(program: ExportedProgram) -> tuple[list[tuple[str, Any]], list[str] | None]:
+    """((step, payload) per output spec, the user inputs' names if an output writes one)."""
+    steps: list[tuple[str, Any]] = []
+    for spec in program.graph_signature.output_specs:
+        if isinstance(spec.arg, ConstantArgument):
+            steps.append((_SPECIALISED, spec.arg.value))
+        elif spec.kind is OutputKind.BUFFER_MUTATION:
+            steps.append((_BUFFER_WRITE, spec.target))
+        elif spec.kind is OutputKind.USER_INPUT_MUTATION:
+            steps.append((_INPUT_WRITE, spec.target))
+        else:
+            steps.append((_RESULT, None))
+    writes_inputs = any(step is _INPUT_WRITE for step, _ in steps)
+    names = [s.arg.name for s in program.graph_signature.input_specs if s.kind is InputKind.USER_INPUT]
+    return steps, names if writes_inputs else None
 
 
 def _write_back(target: np.ndarray, value: Any) -> None:
