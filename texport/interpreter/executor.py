@@ -37,6 +37,7 @@ from texport.dialects.tx import TensorType
 from .dtypes import to_numpy
 from .errors import ExecutionError, GuardError, RuntimeAssertError
 from .kernels import KERNELS
+from .plan_folding import folded_values
 from .plan_patterns import Group, OpFailed, match_block
 from .prepacked import note_written
 from .runtime import RUNTIME_HELPERS
@@ -140,7 +141,9 @@ class _Codegen:
     # ---- ops --------------------------------------------------------------
 
     def emit_block(self, block: Block) -> list[str]:
-        units = _units(block)
+        groups = match_block(block)
+        units = _units(block, groups)
+        folded = folded_values(block, groups)
         last_use = _last_uses(units)
         for index, unit in enumerate(units):
             if isinstance(unit, Group):
@@ -149,7 +152,10 @@ class _Codegen:
                 continue
             if isinstance(unit, (ReturnOp, YieldOp)):
                 return [self.name(v) for v in unit.operands]
-            self.emit(unit)
+            if unit in folded:  # computed once, now (plan_folding.py)
+                self.assign(unit, [self.name(unit.results[0])], self.bind("folded", folded[unit]), "folded")
+            else:
+                self.emit(unit)
             self.release([*unit.operands, *unit.results], last_use, index)
         return []
 
@@ -261,10 +267,9 @@ class _Codegen:
         return self.finish(func.body.block, self.bind("plan", None), checks, label=func.sym_name.data)
 
 
-def _units(block: Block) -> list[Operation | Group]:
-    """The block's ops in order, each matched group (plan_patterns.py) in place of its
-    ops, at the place of its last op."""
-    groups = match_block(block)
+def _units(block: Block, groups: dict[Operation, Group]) -> list[Operation | Group]:
+    """The block's ops in order, each matched group (``groups``: plan_patterns.py's
+    match_block) in place of its ops, at the place of its last op."""
     return [groups.get(op, op) for op in block.ops
             if op not in groups or op is groups[op].anchor]
 
