@@ -25,6 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from texport.dialects.aten import AtenOp
 
 from .kernels import KERNELS
+from .plan_patterns import resolve
 
 FOLDED_BYTES = 1 << 22  # a folded result stays in memory as long as the plan
 
@@ -65,21 +66,13 @@ def _evaluate(op: AtenOp, values: dict[SSAValue, Any]) -> Any:
     """The op's result from its folded operands; None when it cannot be kept (a failure
     is left for the call to report, at the op's line)."""
     try:
-        result = KERNELS[op.op_def.key](*(_substitute(a, values) for a in op.arguments()))
+        result = KERNELS[op.op_def.key](*(resolve(a, values) for a in op.arguments()))
     except Exception:  # noqa: BLE001 - run at call time instead, where the error is reported
         return None
     if not isinstance(result, np.ndarray) or result.nbytes > FOLDED_BYTES:
         return None
     result.flags.writeable = False  # shared by every call: a write would be a bug, and fails
     return result
-
-
-def _substitute(argument: Any, values: dict[SSAValue, Any]) -> Any:
-    if isinstance(argument, SSAValue):
-        return values[argument]
-    if isinstance(argument, list):
-        return [_substitute(item, values) for item in argument]
-    return argument
 
 
 def _escapes(value: SSAValue, producers: dict[SSAValue, Operation], grouped: dict[Operation, Any]) -> bool:

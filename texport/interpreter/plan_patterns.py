@@ -192,7 +192,7 @@ def _unfused(ops: Sequence[Operation], arguments: list[Any]) -> Callable[..., An
         out: Any = None
         for op, (kernel, args, results) in zip(ops, program):
             try:
-                out = kernel(*[_resolve(a, env) for a in args])
+                out = kernel(*[resolve(a, env) for a in args])
             except (GuardError, RuntimeAssertError):
                 raise
             except Exception as err:  # noqa: BLE001 - the plan names the op
@@ -224,11 +224,13 @@ def _bind(pattern: Any, value: Any, env: dict[SSAValue, Any]) -> None:
             _bind(p, v, env)
 
 
-def _resolve(arg: Any, env: dict[SSAValue, Any]) -> Any:
+def resolve(arg: Any, env: dict[SSAValue, Any]) -> Any:
+    """An op's argument (an SSA value, a literal, a list of them) with each SSA value
+    replaced by its value in ``env``."""
     if isinstance(arg, SSAValue):
         return env[arg]
     if isinstance(arg, list):
-        return [_resolve(a, env) for a in arg]
+        return [resolve(a, env) for a in arg]
     return arg
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
-from xdsl.ir import SSAValue
 
 from texport.dialects import tx
 from texport.dialects.aten import AtenOp, level_dialect
@@ -19,20 +18,13 @@ from texport.dialects.registry import LEVELS
 
 from .errors import RuntimeAssertError
 from .kernels import KERNELS
-
-
-def _substitute(value: Any, values: dict[SSAValue, Any]) -> Any:
-    if isinstance(value, SSAValue):
-        return values[value]
-    if isinstance(value, list):
-        return [_substitute(v, values) for v in value]
-    return value
+from .plan_patterns import resolve
 
 
 def _run_aten(functions: InterpreterFunctions, interpreter: Interpreter, op: AtenOp,
               args: tuple[Any, ...]) -> tuple[Any, ...]:
     values = dict(zip(op.operands, args))
-    out = KERNELS[op.op_def.key](*[_substitute(v, values) for v in op.arguments()])
+    out = KERNELS[op.op_def.key](*[resolve(v, values) for v in op.arguments()])
     if not op.results:
         return ()
     if len(op.results) == 1 and not isinstance(out, (tuple, list)):
