@@ -71,22 +71,29 @@ def worth_it(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: S
     return math.prod(plane[1:]) <= MAX_WIDENING * math.prod(out[1:])
 
 
+def phase_slices(size: int, low: int, phase: int, stride: int, length: int) -> tuple[slice, slice]:
+    """Along one dim of an input of ``size`` padded by ``low`` in front: the plane of
+    ``phase`` (plane index j is padded position ``phase + j * stride``, ``length`` of
+    them) takes the input's elements at ``source`` into its positions ``inside``; the
+    rest of the plane is padding. (Also max pool's planes: conv_pool.py.)"""
+    first = max(0, -(-(low - phase) // stride))  # the first j inside the input ...
+    last = max(first, min(length, -(-(size + low - phase) // stride)))  # ... and one past the last
+    start = phase + first * stride - low
+    source = slice(start, start + (last - first - 1) * stride + 1, stride) if last > first else slice(0, 0)
+    return slice(first, last), source
+
+
 def _phase_planes(x: Array, stride: Sequence[int], pads: Pairs, plane: Sequence[int], tail: int) -> Array:
     """[N, prod(stride), C, prod(plane) + tail]: phase r of the zero-padded input, flat,
     with ``tail`` zeros after each channel's plane (the last offsets' windows run past it)."""
     batch, channels, spatial = x.shape[0], x.shape[1], x.shape[2:]
     planes = np.zeros((batch, math.prod(stride), channels, math.prod(plane) + tail), x.dtype)
     for index, phase in enumerate(itertools.product(*(range(s) for s in stride))):
-        target, source = [], []
-        for size, s, r, (low, _) in zip(spatial, stride, phase, pads):
-            first = max(0, -((r - low) // s))  # the first y with s*y + r - low >= 0
-            start = s * first + r - low
-            count = len(range(start, size, s))
-            target.append(slice(first, first + count))
-            source.append(slice(start, start + s * (count - 1) + 1 if count else start, s))
-        if all(t.stop > t.start for t in target):
+        inside, source = zip(*(phase_slices(size, low, r, s, length)
+                               for size, (low, _), r, s, length in zip(spatial, pads, phase, stride, plane)))
+        if all(part.stop > part.start for part in inside):
             view = planes[:, index, :, :math.prod(plane)].reshape(batch, channels, *plane)
-            view[(Ellipsis, *target)] = x[(Ellipsis, *source)]
+            view[(Ellipsis, *inside)] = x[(Ellipsis, *source)]
     return planes
 
 

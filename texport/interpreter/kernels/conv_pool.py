@@ -438,12 +438,10 @@ def _phase_plane(x: Array, pads: Pairs, phase: Sequence[int], stride: Sequence[i
     lengths, inside, source = [], [], []
     for size, (lo, hi), p, st in zip(x.shape[x.ndim - n:], pads, phase, stride):
         length = -(-(size + lo + hi - p) // st)  # plane index j is padded coordinate p + j * st
-        first = max(0, -(-(lo - p) // st))  # the first j inside x ...
-        last = max(first, min(length, -(-(size + lo - p) // st)))  # ... and one past the last
-        start = p + first * st - lo
+        within, taken = conv_by_offsets.phase_slices(size, lo, p, st, length)
         lengths.append(length)
-        inside.append(slice(first, last))
-        source.append(slice(start, start + (last - first - 1) * st + 1, st) if last > first else slice(0, 0))
+        inside.append(within)
+        source.append(taken)
     plane = np.full((*x.shape[:x.ndim - n], *lengths), value, dtype=x.dtype)
     plane[(Ellipsis, *inside)] = x[(Ellipsis, *source)]
     return plane
