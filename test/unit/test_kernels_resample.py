@@ -108,6 +108,24 @@ def test_linear1d_sized_form_uses_its_scale() -> None:
     np.testing.assert_allclose(run("upsample_linear1d", x, [8], False, 2.0), [[expected]])
 
 
+
+def test_remembered_taps_serve_each_size_and_dtype_apart() -> None:
+    """The taps are remembered per sizes and dtype: a second size, the first again,
+    float32 after float64, and an output written by the caller all leave later calls
+    exact (a shared or writable taps array would carry one call into the next)."""
+    x = np.arange(4.0).reshape(1, 1, 4)
+    for size in (8, 6, 8):
+        expected = np.clip((np.arange(size) + 0.5) * 4 / size - 0.5, 0, 3)
+        out = run("upsample_linear1d", x, [size], False)
+        np.testing.assert_allclose(out, [[expected]], atol=1e-12)
+        out[...] = -1  # the caller owns its result
+        single = run("upsample_linear1d", x.astype(np.float32), [size], False)
+        assert single.dtype == np.float32
+        np.testing.assert_allclose(single, [[expected]], atol=1e-6)
+    nearest = run("upsample_nearest1d", x, [6])
+    nearest[...] = -1
+    np.testing.assert_array_equal(run("upsample_nearest1d", x, [6]), [[[0, 0, 1, 2, 2, 3]]])
+
 # ------------------------------------------------------------- uint8
 
 

@@ -19,6 +19,7 @@ float16 and bfloat16 inputs are computed in float32 and rounded back once
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -1004,10 +1005,17 @@ def _interpolate(x: Array, sizes: Sequence[int], align_corners: bool,
     return out.astype(x.dtype, copy=False)
 
 
+@functools.lru_cache(maxsize=512)
 def _nearest_index(size: int, target: int, scale: float | None, exact: bool) -> Array:
-    """torch's nearest_idx: out == in copies, out == 2*in halves, else
-    min(floor(dst * scale), in - 1) in float32; nearest-exact (nearest_exact_idx) is
-    min(floor((dst + 0.5) * scale), in - 1)."""
+    """torch's nearest_idx (remembered per sizes, read-only): out == in copies, out ==
+    2*in halves, else min(floor(dst * scale), in - 1) in float32; nearest-exact
+    (nearest_exact_idx) is min(floor((dst + 0.5) * scale), in - 1)."""
+    index = _nearest_source(size, target, scale, exact)
+    index.setflags(write=False)
+    return index
+
+
+def _nearest_source(size: int, target: int, scale: float | None, exact: bool) -> Array:
     dst = np.arange(target)
     ratio = area_pixel_scale(size, target, False, scale, np.dtype(np.float32))
     if exact:
@@ -1114,12 +1122,27 @@ def _linear_taps_opmath(size: int, out: int, align_corners: bool, scale: float |
     return _linear_taps(size, out, align_corners, scale, dtype, dtype)
 
 
+def _remembered(taps: TapMaker) -> TapMaker:
+    """``taps``, computed once per axis size, output size, alignment, scale and dtypes:
+    models resample the same sizes call after call, and building the taps (a dozen small
+    numpy calls) cost more than resampling a small tensor. The arrays are read-only."""
+
+    @functools.lru_cache(maxsize=512)
+    def remembered(*args: Any) -> tuple[Array, Array]:
+        made = taps(*args)
+        for array in made:
+            array.setflags(write=False)
+        return made
+
+    return remembered
+
+
 for _name, _n, _taps in (("upsample_linear1d", 1, _linear_taps), ("upsample_bilinear2d", 2, _linear_taps_opmath),
                          ("upsample_trilinear3d", 3, _linear_taps), ("upsample_bicubic2d", 2, _cubic_taps),
                          ("_upsample_bilinear2d_aa", 2, _aa_taps(2, _triangle)),
                          ("_upsample_bicubic2d_aa", 2, _aa_taps(4, _pil_cubic))):
-    kernel(_name)(_interpolate_sized(_n, _taps))
-    kernel(f"{_name}.vec")(_interpolate_vec(_n, _taps))
+    kernel(_name)(_interpolate_sized(_n, _remembered(_taps)))
+    kernel(f"{_name}.vec")(_interpolate_vec(_n, _remembered(_taps)))
 
 
 # ------------------------------------------------------------ grid sampler
