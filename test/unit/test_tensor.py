@@ -162,6 +162,47 @@ def test_indexing_get_and_set() -> None:
         x[0, 0, 0]
 
 
+
+_BASIC_INDICES = [1, -1, (0, 2), (-2, -1, 0), slice(1, 3), slice(None, None, 2), (slice(None), 1),
+                  (1, slice(-3, None)), (slice(5, 1), 0), (slice(-100, 100), slice(0, 4, 3)), (),
+                  (2, 3, 3), (slice(None), slice(None), slice(1, None))]
+
+
+@pytest.mark.parametrize("index", _BASIC_INDICES, ids=repr)
+def test_eager_basic_index_is_the_view_the_ops_give(index: object) -> None:
+    """Eager ``x[ints and slices]`` is numpy's basic indexing (EagerMode.basic_getitem);
+    it must be the tensor select/slice give, op by op: values, shape, strides, dtype,
+    a 0-d result as a tensor, and memory shared with x."""
+    base = torch.arange(120, dtype=torch.float32).view(4, 5, 6).transpose(0, 2)  # strided
+    quick = base[index]
+    general = base
+    dim = 0
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, int):
+            general = torch.ops.aten.select.int(general, dim, item)
+        else:
+            stop = 2**63 - 1 if item.stop is None else item.stop
+            general = torch.ops.aten.slice.Tensor(general, dim, item.start or 0, stop, item.step or 1)
+            dim += 1
+    assert type(quick) is torch.Tensor and quick.dtype == general.dtype
+    assert quick.shape == general.shape and quick.stride() == general.stride()
+    assert quick.tolist() == general.tolist()
+    if quick.numel():
+        quick.fill_(-1.0)  # a view: the write reaches x
+        assert general.eq(-1.0).all().item()
+
+
+def test_eager_basic_index_leaves_errors_and_other_indices_to_the_ops() -> None:
+    x = torch.arange(6).view(2, 3)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        x[0, 5]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+    assert recorded(lambda: x[1]) == ["aten.select.int"]  # another mode (tracing) sees the ops
+    assert recorded(lambda: x[0:2]) == ["aten.slice.Tensor"]
+
 def test_conversions_and_python_protocol() -> None:
     x = torch.tensor([[1.5, -2.0]])
     assert x.shape == torch.Size([1, 2]) and x.size(1) == 2 and x.dim() == 2

@@ -93,6 +93,33 @@ class EagerMode:
         """``texport.tensor(data)`` outside tracing: a Tensor holding the array."""
         return Tensor._make(array, dtype, requires_grad)
 
+    def basic_getitem(self, tensor: Any, index: Any) -> Tensor | None:
+        """``tensor[index]`` for an index of ints and forward slices: numpy's basic
+        indexing is the view that torch's select and slice ops give (same memory,
+        strides, clamping of slice bounds), without a dispatch per indexed dim. None
+        for any other index, or an int out of range: indexing.py's general path then
+        runs the ops (and raises torch's errors)."""
+        if type(tensor) not in _TENSOR_TYPES or type(value := tensor._value) is not np.ndarray:
+            return None
+        items = index if type(index) is tuple else (index,)
+        if len(items) > value.ndim:
+            return None
+        for item in items:
+            if type(item) is not int and not (type(item) is slice and _plain_slice(item)):
+                return None
+        try:
+            out = value[(*items, Ellipsis)]  # the Ellipsis keeps a 0-d result an array
+        except IndexError:
+            return None
+        return tensor_of(out, tensor._dtype)
+
+
+def _plain_slice(item: slice) -> bool:
+    """A slice of int (or omitted) bounds and a positive step: numpy reads it as torch."""
+    start, stop, step = item.start, item.stop, item.step
+    return ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+            and (step is None or (type(step) is int and step > 0)))
+
 
 Runner = Callable[[list[Any]], Any]
 

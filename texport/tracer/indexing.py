@@ -12,7 +12,7 @@ from typing import Any
 
 from texport.dialects.dtypes import DType
 
-from .dispatcher import TensorBase, call
+from .dispatcher import TensorBase, call, current_mode
 from .factories import constant_tensor
 from .factories import tensor as make_tensor
 from .handles import op
@@ -106,6 +106,9 @@ def _list_index(items: list[Any]) -> TensorBase:
 
 
 def getitem(tensor: TensorBase, index: Any) -> TensorBase:
+    quick = getattr(current_mode(), "basic_getitem", None)  # eager mode's view, no op per dim
+    if quick is not None and (view := quick(tensor, index)) is not None:
+        return view
     # torch reads a lone slice (x[a:b]) with its slice optimization disabled
     result, advanced = _basic(tensor, index, record_every_slice=isinstance(index, slice))
     if not advanced:

@@ -446,7 +446,7 @@ _GELU_TAIL_COEFFS = tuple(np.float32(c) for c in (  # c0 .. c7, log(1/2) folded 
     -0.15784834120344682, 0.6778465076209971, -1.294146218144555, 0.8492852897437912,
     -0.19527426300797063))
 _GELU_TAIL_SCALE = np.float32(_GELU_TAIL_P * math.sqrt(0.5))  # t = 1 / (1 + scale |x|)
-_GELU_FAST_SIZE = 1024  # below it scipy's ~25 ns an element beats the ~25 ufunc calls
+_GELU_FAST_SIZE = 4096  # below it scipy's ndtr (~5.5 ns an element) beats the ~27 chunked ufunc passes
 _GELU_CHUNK = 32768  # elements per pass: the work buffers (128 KiB each) stay in L2
 _GELU_HUGE = np.float32(1e30)  # |x| clamped for the tail term: +inf * Phi(-inf) is 0, not nan
 
