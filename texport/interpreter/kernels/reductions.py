@@ -12,6 +12,7 @@ the largest value and wins max and argmax.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -24,7 +25,7 @@ from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
 from ..dtypes import FLOAT32, cast, from_numpy, is_inexact, is_reduced_float, opmath_dtype, to_numpy
 from . import kernel
-from .common import as_result, logaddexp, opmath, silenced
+from .common import as_result, last_axis_sums, logaddexp, opmath, silenced
 from .factories import linspace_values
 from .variants import write_into
 from .views import join_tensors
@@ -589,14 +590,15 @@ def _plain_softmax(x: Array, axis: int, log: bool) -> Array:
     The shift is fmax's maximum (numpy's fmax reduction is ~1.5-2x faster than
     maximum's): it differs from max only on a slice holding a nan, which then sums
     to nan and gives nan throughout, as with max's nan shift."""
+    sums = last_axis_sums if axis == x.ndim - 1 else functools.partial(np.add.reduce, axis=axis, keepdims=True)
     with silenced():
         value = np.subtract(x, np.fmax.reduce(x, axis=axis, keepdims=True))
         if not log:
-            np.exp(value, out=value)
-            value /= np.add.reduce(value, axis=axis, keepdims=True)
+            np.exp(value, value)
+            value /= sums(value)
             return value
-        total = np.add.reduce(np.exp(value), axis=axis, keepdims=True)
-        value -= np.log(total, out=total)
+        total = sums(np.exp(value))
+        value -= np.log(total, total)
         return value
 
 
