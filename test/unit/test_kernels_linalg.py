@@ -315,8 +315,9 @@ def test_linear() -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_many_rows_take_the_bias_into_the_gemm(dtype: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """linear and addmm of a few hundred rows with a bias row: the bias is broadcast into
-    the result and the product added by BLAS (beta = 1), for a row-major and a transposed
-    weight, a strided input and a 3-d one; equal to the float64 sum."""
+    the result and the product added by BLAS (beta = 1), for a row-major weight (by its
+    packed transpose) and a transposed one, a strided input and a 3-d one; equal to the
+    float64 sum."""
     from texport.interpreter import blas
     from texport.interpreter.kernels import linalg
 
@@ -334,6 +335,8 @@ def test_many_rows_take_the_bias_into_the_gemm(dtype: Any, monkeypatch: pytest.M
     results = [run("linear", x, w, b), run("linear", strided, w, b), run("linear", x, w_columns, b),
                run("addmm", b, x.reshape(300, 64), w.T), run("addmm", b, x.reshape(300, 64), np.ascontiguousarray(w.T))]
     assert len(calls) == len(results)
+    packed = calls[0][1]  # a row-major weight goes in as its packed, row-major transpose
+    assert packed.flags.c_contiguous and not np.shares_memory(packed, w)
     for out in results:
         assert out.dtype == dtype and out.flags.c_contiguous
         close(out.reshape(want.shape), want, rtol=tol, atol=tol)

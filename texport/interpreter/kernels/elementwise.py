@@ -454,7 +454,8 @@ _GELU_HUGE = np.float32(1e30)  # |x| clamped for the tail term: +inf * Phi(-inf)
 
 def _gelu_erf_float32(x: Array) -> Array:
     """x Phi(x) = max(x, 0) - |x| Phi(-|x|) in float32, evaluated with numpy ufuncs into
-    reused buffers chunk by chunk (each chunk's ~25 passes stay in cache): no
+    reused buffers chunk by chunk (each chunk's ~25 passes stay in cache; outputs passed
+    positionally, as an out= keyword costs ~0.13 us a call): no
     cancellation for x < 0, Phi(-|x|) <= 1/2 rounds relatively. -inf gives nan, as
     -inf * Phi(-inf) = -inf * 0 does in torch."""
     flat = np.ascontiguousarray(x).reshape(-1)
@@ -467,23 +468,23 @@ def _gelu_erf_float32(x: Array) -> Array:
         xs, dest = flat[start:start + span], out[start:start + span]
         if xs.size != span:
             mag, t, q, sq = mag[:xs.size], t[:xs.size], q[:xs.size], sq[:xs.size]
-        np.abs(xs, out=mag)
-        np.multiply(mag, _GELU_TAIL_SCALE, out=t)
+        np.abs(xs, mag)
+        np.multiply(mag, _GELU_TAIL_SCALE, t)
         t += one
-        np.reciprocal(t, out=t)
-        np.multiply(t, coeffs[7], out=q)
+        np.reciprocal(t, t)
+        np.multiply(t, coeffs[7], q)
         for c in coeffs[6:0:-1]:  # Horner
             q += c
             q *= t
         q += coeffs[0]
-        np.multiply(xs, xs, out=sq)
+        np.multiply(xs, xs, sq)
         sq *= half  # z^2
         q -= sq
-        np.exp(q, out=q)
+        np.exp(q, q)
         q *= t  # Phi(-|x|)
-        np.minimum(mag, _GELU_HUGE, out=mag)
+        np.minimum(mag, _GELU_HUGE, mag)
         q *= mag
-        np.maximum(xs, np.float32(0), out=dest)
+        np.maximum(xs, np.float32(0), dest)
         dest -= q
     if size and not flat.min() > -np.inf:  # a -inf (or nan) in x: -inf * Phi(-inf) is nan
         out[np.isneginf(flat)] = np.nan
