@@ -482,9 +482,9 @@ def _gelu_erf_float32(x: Array) -> Array:
         q -= sq
         np.exp(q, q)
         q *= t  # Phi(-|x|)
-        np.minimum(mag, _GELU_HUGE, mag)
+        np.minimum(mag, _GELU_HUGE, out=mag)  # (maximum and minimum take out= by keyword only)
         q *= mag
-        np.maximum(xs, np.float32(0), dest)
+        np.maximum(xs, np.float32(0), out=dest)
         dest -= q
     if size and not flat.min() > -np.inf:  # a -inf (or nan) in x: -inf * Phi(-inf) is nan
         out[np.isneginf(flat)] = np.nan
