@@ -309,6 +309,23 @@ def test_relu_family() -> None:
     same(run("threshold", arr([0.5, np.nan, 3.0]), 1.0, -1.0), [-1.0, np.nan, 3.0])
 
 
+
+@pytest.mark.parametrize("dtype", [f32, f64, np.int32])
+def test_in_place_relu_and_hardtanh_equal_their_functional_forms(dtype: Any) -> None:
+    """relu_ and hardtanh_ clamp a float array in its own memory (a strided view: the
+    base sees it, the elements between stay); each result is bit for bit its functional
+    op's, -0.0 and nan included, and an int array takes the derived path."""
+    kept = [3.0] if dtype != np.int32 else [3]
+    values = [-2.0, -0.0, 0.5, np.nan, 7.0, -0.7] if dtype != np.int32 else [-2, 0, 1, -1, 7, 4]
+    for op, args in (("relu", ()), ("hardtanh", (-0.5, 1.0)), ("hardtanh", ())):
+        base = np.array([v for value in values for v in (value, *kept)], dtype).reshape(2, 6)
+        view = base[:, ::2]
+        want = run(op, view.copy(), *args)
+        assert run(f"{op}_", view, *args) is view
+        same(view, want, dtype)
+        same(base[:, 1::2], np.full((2, 3), kept[0], dtype), dtype)
+
+
 def test_leaky_relu_elu_selu_celu() -> None:
     values = [-3.0, -0.5, 0.0, 0.5, 2.0]
     x = arr(values)

@@ -13,8 +13,10 @@ from texport.interpreter.kernels import KERNELS
 TWINS = sorted((key, twin.key) for key in OPS.keys() if (twin := functional_twin(OPS[key])) is not None)
 COPIES = sorted((key, OPS[key].copied_view) for key in OPS.keys() if OPS[key].copied_view is not None)
 # torch accumulates cumsum_ in self's dtype; detach_ writes nothing: written by hand.
-# add_/sub_/mul_/div_ compute into self when numpy can (the derived kernel otherwise).
+# add_/sub_/mul_/div_ and relu_/hardtanh_ compute into self when numpy can (the derived
+# kernel otherwise).
 HAND_WRITTEN = {"aten.cumsum_.default", "aten.cumprod_.default", "aten.detach_.default",
+                "aten.relu_.default", "aten.hardtanh_.default",
                 *(f"aten.{op}_.{overload}" for op in ("add", "sub", "mul", "div") for overload in ("Tensor", "Scalar"))}
 
 

@@ -383,10 +383,32 @@ def _threshold(self: Array, threshold: Any, value: Any) -> Array:
     return _result(np.where(self <= cut, fill, self), self.dtype)
 
 
+def _in_place_clamp(functional: Fn, defaults: tuple[Any, Any]) -> Fn:
+    """``x.relu_()``, ``x.hardtanh_(lo, hi)`` clamped in x's own memory (no result array,
+    no copy back) for a writable float32/float64 x and weak scalar bounds (``defaults``
+    fill the omitted ones; relu's upper bound is None); otherwise the derived kernel
+    (functional + write_into)."""
+    derived = in_place(functional)
+
+    def run(self: Array, *bounds: Any) -> Array:
+        if _plain_float(self) and self.flags.writeable and all(_weak_scalar(b) for b in bounds):
+            low, high = (*bounds, *defaults[len(bounds):])
+            np.maximum(self, low, out=self)  # nan stays nan
+            if high is not None:
+                np.minimum(self, high, out=self)
+            return self
+        return derived(self, *bounds)
+
+    run.__name__ = run.__qualname__ = f"{functional.__name__}_"
+    return run
+
+
 _register(_relu, "relu")
 _register(_hardtanh, "hardtanh")
 _register(_relu6, "relu6")
 _register(_threshold, "threshold")
+kernel("relu_")(_in_place_clamp(_relu, (0.0, None)))
+kernel("hardtanh_")(_in_place_clamp(_hardtanh, (-1, 1)))
 
 
 def _float_activation(op: str) -> Callable[[Fn], Fn]:
