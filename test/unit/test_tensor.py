@@ -203,6 +203,66 @@ def test_eager_basic_index_leaves_errors_and_other_indices_to_the_ops() -> None:
     assert recorded(lambda: x[1]) == ["aten.select.int"]  # another mode (tracing) sees the ops
     assert recorded(lambda: x[0:2]) == ["aten.slice.Tensor"]
 
+
+def _assigned_by_ops(base: torch.Tensor, index: object, value: object) -> torch.Tensor:
+    """base[index] = value as indexing.py's general path writes it (no eager shortcut)."""
+    from texport.tracer import indexing
+
+    copy = base.clone()
+    mode = type(indexing.current_mode())
+    quick = mode.basic_setitem
+    try:
+        mode.basic_setitem = lambda *args: False
+        indexing.setitem(copy, index, value)
+    finally:
+        mode.basic_setitem = quick
+    return copy
+
+
+@pytest.mark.parametrize(("index", "value"), [
+    ((slice(None), 0), 0.0), (1, 2.5), ((0, slice(1, 3)), -7), ((slice(None, None, 2), 1), True),
+    ((slice(None), slice(0, 2)), "row"), (1, "full"), ((), "scalar"), ((slice(5, 9), 0), 3.0),
+    (-1, 1e39)])
+def test_eager_basic_assignment_writes_what_the_ops_write(index: object, value: object) -> None:
+    """Eager ``x[ints and slices] = value`` (EagerMode.basic_setitem) writes what
+    copy_/fill_ on the select/slice view write: a number cast to the tensor's dtype
+    (1e39 is inf in float32), a same-dtype tensor broadcast as copy_to does."""
+    for dtype in (torch.float32, torch.float64):
+        base = torch.arange(12, dtype=dtype).view(3, 4)
+        source = {"row": torch.tensor([[10.0, 20.0]], dtype=dtype), "full": torch.full((4,), 9.0, dtype=dtype),
+                  "scalar": torch.tensor(4.0, dtype=dtype)}.get(value, value)
+        want = _assigned_by_ops(base, index, source)
+        base[index] = source
+        assert base.tolist() == want.tolist()
+
+
+def test_eager_basic_assignment_leaves_other_cases_to_the_ops() -> None:
+    x = torch.arange(6).view(2, 3)
+    x[0, 1:] = 2.7  # an int tensor: the ops (a constant lifted in its dtype)
+    assert x.tolist() == [[0, 2, 2], [3, 4, 5]]
+    y = torch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="expand"):
+        y[0] = torch.ones(2)
+    y[1] = y[0] + 1  # memory apart
+    y[:, 1:] = y[:, :2]  # overlapping memory: the ops
+    assert y.tolist() == [[0, 0, 0], [1, 1, 1]]
+    with pytest.raises(ValueError, match="read-only"):
+        torch.zeros(3).expand(2, 3)[0, 0] = 1.0  # a read-only view: the ops' error
+
+
+def test_eager_assignment_to_a_weight_reaches_its_packed_copy() -> None:
+    """x[...] = v into a Linear's weight after a forward: the next forward sees it (the
+    write is noted, interpreter/prepacked.py forgets the packed transpose)."""
+    layer = torch.nn.Linear(8, 4)
+    x = torch.ones(16, 8)
+    with torch.no_grad():
+        layer(x)
+        layer.weight[0] = 1.0
+        layer.weight[1, 2:] = torch.zeros(6)
+        out = layer(x)
+    want = x.numpy() @ layer.weight.detach().numpy().T + layer.bias.detach().numpy()
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+
 def test_conversions_and_python_protocol() -> None:
     x = torch.tensor([[1.5, -2.0]])
     assert x.shape == torch.Size([1, 2]) and x.size(1) == 2 and x.dim() == 2

@@ -113,6 +113,48 @@ class EagerMode:
             return None
         return tensor_of(out, tensor._dtype)
 
+    def basic_setitem(self, tensor: Any, index: Any, value: Any) -> bool:
+        """``tensor[index] = value`` done by numpy's assignment, for an index of ints and
+        forward slices into a float32/float64 tensor, and a Python number (cast to the
+        tensor's dtype as torch's lifted constant is) or a tensor of the same dtype whose
+        memory is apart (broadcast as torch's copy_to: leading 1s dropped, then expanded).
+        The write is noted (interpreter/prepacked.py) as copy_'s runner notes it. False
+        for anything else, or what numpy refuses (a read-only view, a shape that does not
+        broadcast): indexing.py's general path then runs the ops and raises torch's errors."""
+        if type(tensor) not in _TENSOR_TYPES or type(target := tensor._value) is not np.ndarray:
+            return False
+        if target.dtype not in _PLAIN_FLOAT_DTYPES:
+            return False
+        kind = type(value)
+        if kind in _TENSOR_TYPES:
+            source = value._value
+            if type(source) is not np.ndarray or source.dtype != target.dtype or np.may_share_memory(source, target):
+                return False
+        elif kind is float or kind is int or kind is bool:
+            if not -_FLOAT32_MAX <= value <= _FLOAT32_MAX:  # inf in float32 (numpy warns), nan
+                return False
+            source = value
+        else:
+            return False
+        items = index if type(index) is tuple else (index,)
+        if len(items) > target.ndim:
+            return False
+        for item in items:
+            if type(item) is not int and not (type(item) is slice and _plain_slice(item)):
+                return False
+        try:
+            view = target[(*items, Ellipsis)]
+            view[...] = source
+        except (IndexError, ValueError, OverflowError):  # numpy checks before it writes
+            return False
+        note_written(target)
+        return True
+
+
+# float dtypes whose assignment numpy casts and broadcasts as torch's copy_to
+_PLAIN_FLOAT_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 
 def _plain_slice(item: slice) -> bool:
     """A slice of int (or omitted) bounds and a positive step: numpy reads it as torch."""

@@ -122,6 +122,9 @@ def setitem(tensor: TensorBase, index: Any, value: Any) -> None:
     """torch's ``THPVariable_setitem``: a Python number becomes a 0-d tensor of
     the tensor's dtype, lifted (a constant of the program) and copied fresh;
     then index_put_ for an advanced index, else ATen's ``copy_to`` on the view."""
+    quick = getattr(current_mode(), "basic_setitem", None)  # eager mode's assignment, no op per dim
+    if quick is not None and quick(tensor, index, value):
+        return
     source = value if isinstance(value, TensorBase) else _scalar_tensor(value, tensor.dtype)  # first, as torch
     view, advanced = _basic(tensor, index)
     if advanced:
