@@ -31,6 +31,7 @@ does the latter) or resize it safely:
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Sequence
@@ -404,16 +405,31 @@ def expand_shape(shape: Sequence[int], sizes: Sequence[int]) -> tuple[int, ...]:
 @kernel("expand")
 def _expand(self: np.ndarray, size: Sequence[int], implicit: bool = False) -> np.ndarray:
     """A stride-0 view; read-only when a dim really repeats memory (see the module docstring)."""
-    if len(size) == self.ndim and tuple(size) == self.shape:  # decompositions expand to the same shape
+    try:
+        shape, strides, repeats = _expand_geometry(self.shape, self.strides, tuple(size))
+    except TypeError:  # an unhashable size (a symbolic one): worked out afresh
+        shape, strides, repeats = _expand_geometry.__wrapped__(self.shape, self.strides, tuple(size))
+    if shape is None:  # decompositions expand to the same shape
         return self.view()
-    shape = expand_shape(self.shape, size)
-    lead = len(shape) - self.ndim
-    strides = [0] * lead + [
-        0 if (old == 1 and new != 1) else stride
-        for old, new, stride in zip(self.shape, shape[lead:], self.strides)
-    ]
-    repeats = any(s == 0 and n > 1 for s, n in zip(strides, shape)) and self.size > 0
     return restrided(self, shape, strides, self.flags.writeable and not repeats)
+
+
+@functools.lru_cache(maxsize=1024)
+def _expand_geometry(have: tuple[int, ...], byte_strides: tuple[int, ...],
+                     size: tuple[int, ...]) -> tuple[Any, Any, bool]:
+    """(shape, byte strides, whether a dim really repeats memory) of ``expand(size)`` of an
+    array of shape ``have`` (shape None: the same shape, a plain view); remembered, as a
+    model expands the same shapes call after call. torch's errors are raised uncached."""
+    if len(size) == len(have) and size == have:
+        return None, None, False
+    shape = expand_shape(have, size)
+    lead = len(shape) - len(have)
+    strides = tuple([0] * lead + [
+        0 if (old == 1 and new != 1) else stride
+        for old, new, stride in zip(have, shape[lead:], byte_strides)
+    ])
+    repeats = any(s == 0 and n > 1 for s, n in zip(strides, shape)) and 0 not in have
+    return shape, strides, repeats
 
 
 @kernel("expand_as")
