@@ -68,6 +68,8 @@ def _make_wrapper(plan: _ReturnPlan) -> Wrapper:
         kind, written = plan.kinds[0], plan.written_arg[0]
         if kind == "tensor" and written is None:
             return _wrap_tensor
+        if kind == "list" and written is None:
+            return _wrap_tensor_list
         return lambda values, out: _wrap_one(kind, written, values, out)
     returns = tuple(zip(plan.kinds, plan.written_arg))
     return lambda values, out: tuple(
@@ -81,6 +83,27 @@ def _wrap_nothing(values: list[Any], out: Any) -> None:
 
 def _wrap_tensor(values: list[Any], out: Any) -> Tensor | None:
     return None if out is None else wrap_array(out)
+
+
+def _wrap_tensor_list(values: list[Any], out: Any) -> list[Tensor]:
+    """A Tensor[] return (chunk, split, unbind): each Tensor built inline, as a runner
+    builds its one Tensor, when the array's dtype was seen before."""
+    tensors = []
+    for item in out:
+        dtype = _DTYPES.get(item.dtype) if type(item) is np.ndarray else None
+        if dtype is None:
+            tensors.append(wrap_array(item))
+            continue
+        tensor = _new_tensor(Tensor)
+        tensor._value = item
+        tensor._dtype = dtype
+        tensor.requires_grad = False
+        tensor.grad = None
+        tensors.append(tensor)
+    return tensors
+
+
+_new_tensor = object.__new__
 
 
 class EagerMode:

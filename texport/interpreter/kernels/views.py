@@ -552,9 +552,10 @@ def _unfold_backward(grad_in: np.ndarray, input_sizes: Sequence[int], dim: int, 
 
 
 def _pieces(self: np.ndarray, d: int, sizes: Sequence[int]) -> list[np.ndarray]:
+    before = (slice(None),) * d  # along(d, ...) without a tuple built per piece
     pieces, start = [], 0
     for size in sizes:
-        pieces.append(self[along(d, slice(start, start + size))])
+        pieces.append(self[(*before, slice(start, start + size), Ellipsis)])
         start += size
     return pieces
 
