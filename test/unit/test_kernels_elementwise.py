@@ -641,6 +641,20 @@ def test_float_division_modes() -> None:
     same(run("fmod.Scalar", arr([5.0]), 0.0), [np.nan])
 
 
+
+@pytest.mark.parametrize("divisor", [2.0, -2.0, 0.3, -0.3, 0.0, np.inf, -np.inf, np.nan, "tensor"])
+def test_float_remainder_is_torchs_fmod_then_shift_bit_for_bit(divisor: Any) -> None:
+    """torch's float remainder: fmod, then + b where the signs differ; a zero result keeps
+    fmod's sign (the dividend's; numpy's remainder would give the divisor's)."""
+    a = arr([-7.5, -4.0, -0.0, 0.0, 3.0, 4.0, 5.5, np.inf, -np.inf, np.nan, 1e-30, -1e-30], f32)
+    b = arr([2.0, -2.0, 3.0, -3.0, 0.5, -4.0, 5.5, 1.0, 2.0, 1.0, -1.0, 1.0], f32) if divisor == "tensor" else f32(divisor)
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        want = np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+    out = run("remainder.Tensor" if divisor == "tensor" else "remainder.Scalar", a, b if divisor == "tensor" else divisor)
+    same(out, want, f32)
+    assert (np.signbit(out) == np.signbit(want)).all()
+
 @pytest.mark.parametrize(
     ("op", "args"),
     [

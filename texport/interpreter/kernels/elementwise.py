@@ -835,6 +835,13 @@ def _true_divide(self: Any, other: Any) -> Array:
 @_quiet
 def _remainder(self: Any, other: Any) -> Array:
     """Python's %: the result takes the divisor's sign."""
+    if _plain_pair(self, other):  # numpy's remainder is Python's %, as torch's; one dtype
+        kind = (self if type(self) is np.ndarray else other).dtype.kind
+        if kind in "iu" and not (other == 0 if type(other) is int else np.any(np.equal(other, 0))):
+            return as_result(np.remainder(self, other))
+        if kind == "f":  # a zero keeps fmod's sign (the dividend's) in torch, takes the divisor's in numpy
+            out = as_result(np.remainder(self, other))
+            return np.copysign(out, self, out=out, where=out == 0)
     dtype, (a, b) = _promoted(self, other)
     if not _is_float(dtype):
         _check_divisor(b)
