@@ -50,11 +50,11 @@ MAX_WIDENING = 1.2
 MIN_WINDOW_ELEMENTS = 1 << 16
 
 
-def _grid(x: Array, w: Array, stride: Sequence[int], pads: Pairs,
+def _grid(x_shape: Sequence[int], w_shape: Sequence[int], stride: Sequence[int], pads: Pairs,
           dilation: Sequence[int]) -> tuple[list[int], list[int]]:
     """(output sizes, phase-plane sizes) per spatial dim."""
-    padded = [s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads)]
-    out = [(p - d * (k - 1) - 1) // st + 1 for p, k, st, d in zip(padded, w.shape[2:], stride, dilation)]
+    padded = [s + lo + hi for s, (lo, hi) in zip(x_shape[2:], pads)]
+    out = [(p - d * (k - 1) - 1) // st + 1 for p, k, st, d in zip(padded, w_shape[2:], stride, dilation)]
     plane = [-(-p // st) for p, st in zip(padded, stride)]
     return out, plane
 
@@ -62,11 +62,18 @@ def _grid(x: Array, w: Array, stride: Sequence[int], pads: Pairs,
 def worth_it(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequence[int],
              groups: int) -> bool:
     """This convolution runs faster here than through im2col."""
-    if groups != 1 or x.dtype != w.dtype or not blas.available(x.dtype) or w.ndim < 3:
+    return x.dtype == w.dtype and worth_it_for(x.shape, w.shape, x.dtype, stride, pads, dilation, groups)
+
+
+def worth_it_for(x_shape: Sequence[int], w_shape: Sequence[int], dtype: np.dtype, stride: Sequence[int],
+                 pads: Pairs, dilation: Sequence[int], groups: int) -> bool:
+    """``worth_it`` from the shapes and the (common) dtype alone: conv_pool.py's
+    per-shape plans decide with it once."""
+    if groups != 1 or not blas.available(dtype) or len(w_shape) < 3:
         return False
-    out, plane = _grid(x, w, stride, pads, dilation)
-    window = x.shape[1] * out[0] * math.prod(plane[1:])
-    if min(out) < 1 or x.shape[1] < MIN_CHANNELS or window < MIN_WINDOW_ELEMENTS:
+    out, plane = _grid(x_shape, w_shape, stride, pads, dilation)
+    window = x_shape[1] * out[0] * math.prod(plane[1:])
+    if min(out) < 1 or x_shape[1] < MIN_CHANNELS or window < MIN_WINDOW_ELEMENTS:
         return False
     return math.prod(plane[1:]) <= MAX_WIDENING * math.prod(out[1:])
 
@@ -105,7 +112,7 @@ def _by_offset(weight: Array) -> Array:
 def convolution(x: Array, w: Array, stride: Sequence[int], pads: Pairs, dilation: Sequence[int]) -> Array:
     """The ungrouped convolution of x [N, C, *in] by w [O, C, *k] (``worth_it`` said
     so): [N, O, *out], contiguous."""
-    out, plane = _grid(x, w, stride, pads, dilation)
+    out, plane = _grid(x.shape, w.shape, stride, pads, dilation)
     steps = [math.prod(plane[i + 1:]) for i in range(len(plane))]
     wide = out[0] * steps[0]
     offsets = []  # (phase plane, shift) per kernel offset, in weight order

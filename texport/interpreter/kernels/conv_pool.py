@@ -15,6 +15,12 @@ Windowed ops share two primitives over the last n (spatial) dims:
 
 float16 and bfloat16 inputs are computed in float32 and rounded back once
 (torch's opmath); float32/float64 compute in their own dtype.
+
+Models call the same shapes over and over, and on small inputs deriving a call's
+geometry (padded and output sizes, window strides, slices, which path) cost more
+than its numpy work: small convolutions, transposed convolutions, pools and pads
+run from plans remembered per input shape and arguments (functools.lru_cache;
+any array a plan holds is read-only).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
 from . import conv_by_offsets, kernel
-from .common import add_into, check_arguments, opmath
+from .common import add_into, check_arguments, opmath, quiet
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -234,10 +240,285 @@ def _with_bias(out: Array, bias: Array | None) -> Array:
     return out
 
 
+# ------------------------------------------------- planned small convolutions
+
+# The dtypes a planned convolution takes as they come (opmath keeps them).
+_PLANNED_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+Forward = Callable[[Array, Array, Any], Array]  # (x, w, bias or None) -> out
+Source = Callable[[Array], Array]  # x -> the contiguous (zero-padded) array the windows read
+
+
+def _planned_conv(x: Array, w: Array, bias: Array | None, stride: IntArg, padding: IntArg | str,
+                  dilation: IntArg, groups: int) -> Forward | None:
+    """The remembered plan of this convolution's geometry (_conv_plan), or None where the
+    general path runs: a model calls the same shapes over and over, and on small inputs
+    deriving the geometry again (padded and output sizes, window strides, which path)
+    cost several times the numpy work itself."""
+    try:
+        return _conv_plan(x.shape, w.shape, x.dtype, w.dtype, None if bias is None else (bias.shape, bias.dtype),
+                          _hashable(stride), _hashable(padding), _hashable(dilation), groups, IM2COL_BLOCK_BYTES)
+    except TypeError:  # an argument that cannot be a cache key: the general path takes it
+        return None
+
+
+def _planned_conv_transpose(x: Array, w: Array, bias: Array | None, stride: IntArg, padding: IntArg,
+                            output_padding: IntArg, groups: int, dilation: IntArg) -> Forward | None:
+    """_planned_conv's counterpart for a transposed convolution (_conv_transpose_plan)."""
+    try:
+        return _conv_transpose_plan(x.shape, w.shape, x.dtype, w.dtype,
+                                    None if bias is None else (bias.shape, bias.dtype), _hashable(stride),
+                                    _hashable(padding), _hashable(output_padding), groups, _hashable(dilation))
+    except TypeError:
+        return None
+
+
+def _hashable(value: Any) -> Any:
+    """A list argument as a cache key (an unhashable item still raises TypeError)."""
+    return tuple(value) if type(value) is list else value
+
+
+def _int_arg(value: Any, n: int, least: int) -> bool:
+    """``value`` is an int[n] argument (an int, or a tuple of 1 or n ints), each >= least."""
+    values = (value,) if type(value) is int else value
+    return (type(values) is tuple and len(values) in (1, n)
+            and all(type(v) is int and v >= least for v in values))
+
+
+def _plannable(x_shape: tuple[int, ...], w_shape: tuple[int, ...], x_dtype: np.dtype, w_dtype: np.dtype,
+               groups: Any, in_channels: int) -> bool:
+    """A batched float32/float64 input of the weight's dtype and of the ``in_channels`` the
+    weight takes, nothing empty, and ``groups`` that splits the weight's first dim."""
+    n = len(w_shape) - 2
+    return (n >= 1 and len(x_shape) == n + 2 and x_dtype == w_dtype and x_dtype in _PLANNED_FLOATS
+            and 0 not in x_shape and 0 not in w_shape and type(groups) is int and groups >= 1
+            and w_shape[0] % groups == 0 and x_shape[1] == in_channels)
+
+
+@functools.lru_cache(maxsize=1024)
+def _conv_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...], x_dtype: np.dtype, w_dtype: np.dtype,
+               bias: tuple[tuple[int, ...], np.dtype] | None, stride: Any, padding: Any, dilation: Any,
+               groups: Any, block_bytes: int) -> Forward | None:
+    """forward(x, w, bias) -> _conv's result plus the bias, for a float32/float64 batched
+    input the pointwise or the one-copy im2col path takes; None for anything else (the
+    offsets and row-block paths, reduced floats, malformed arguments: the general path,
+    its checks and its errors). The same matmuls of the same operands as _conv, but a
+    small stride-1 convolution's, whose columns are "wide" (_wide_forward)."""
+    n = len(w_shape) - 2
+    padding_ok = padding in ("valid", "same") if type(padding) is str else _int_arg(padding, n, 0)
+    if (not _plannable(x_shape, w_shape, x_dtype, w_dtype, groups, w_shape[1] * groups)
+            or bias not in (None, ((w_shape[0],), x_dtype))
+            or not (padding_ok and _int_arg(stride, n, 1) and _int_arg(dilation, n, 1))):
+        return None
+    stride, dilation, kernel_size = _ints(stride, n), _ints(dilation, n), w_shape[2:]
+    if type(padding) is str:  # as _conv_nd_padding: total d*(k-1), odd remainder on the right
+        totals = [d * (k - 1) if padding == "same" else 0 for k, d in zip(kernel_size, dilation)]
+        pads = [(t // 2, t - t // 2) for t in totals]
+    else:
+        pads = [(p, p) for p in _ints(padding, n)]
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(x_shape[2:], pads))
+    spans = [d * (k - 1) + 1 for k, d in zip(kernel_size, dilation)]
+    if any(size < span for size, span in zip(padded, spans)):
+        return None
+    out = tuple((size - span) // st + 1 for size, span, st in zip(padded, spans, stride))
+    batch, channels, outs = x_shape[0], x_shape[1], w_shape[0]
+    rows = channels // groups * math.prod(kernel_size)
+    weight_shape = (groups, outs // groups, rows)
+
+    def weight(w: Array) -> Array:
+        return w.reshape(weight_shape)
+
+    if all(k == 1 for k in kernel_size) and not any(lo or hi for lo, hi in pads):
+        columns = _pointwise_columns(x_shape, stride, groups, out)
+    elif (conv_by_offsets.worth_it_for(x_shape, w_shape, x_dtype, stride, pads, dilation, groups)
+          or math.prod(out) * batch * rows * groups * x_dtype.itemsize > block_bytes and out[0] >= 2):
+        return None
+    else:
+        source = _placed(x_shape, x_dtype, padded, [lo for lo, _ in pads], (1,) * n)
+        if _wide_pays(x_shape[0], w_shape[0] // groups, padded, stride, out):
+            return _wide_forward((batch, channels, *padded), w_shape, x_dtype, dilation, groups, out, source, weight)
+        columns = _im2col_columns((batch, channels, *padded), x_dtype, kernel_size, stride, dilation, groups, out,
+                                  source)
+    return _matmul_forward(weight, columns, (groups, outs // groups, 1), (batch, outs, *out))
+
+
+def _matmul_forward(weight: Callable[[Array], Array], columns: Source, bias_shape: tuple[int, ...],
+                    out_shape: tuple[int, ...]) -> Forward:
+    def forward(x: Array, w: Array, bias: Array | None) -> Array:
+        product = np.matmul(weight(w), columns(x))  # [N, G, O/G, L]
+        if bias is not None:
+            add_into(product, bias.reshape(bias_shape))
+        return product.reshape(out_shape)
+
+    return forward
+
+
+def _placed(x_shape: tuple[int, ...], dtype: np.dtype, padded: Sequence[int], starts: Sequence[int],
+            steps: Sequence[int]) -> Source:
+    """x -> a zero array [N, C, *padded] holding x[..., i] at starts + i * steps (steps > 1:
+    zeros between x's elements, a transposed convolution's input), or x itself (row-major)
+    when that is all of it."""
+    if tuple(padded) == x_shape[2:]:
+        return lambda x: x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    shape = (*x_shape[:2], *padded)
+    inside = (Ellipsis, *(slice(start, start + (s - 1) * step + 1, step)
+                          for s, start, step in zip(x_shape[2:], starts, steps)))
+
+    def source(x: Array) -> Array:
+        zeros = np.zeros(shape, dtype)
+        zeros[inside] = x
+        return zeros
+
+    return source
+
+
+def _pointwise_columns(x_shape: tuple[int, ...], stride: Sequence[int], groups: int,
+                       out: Sequence[int]) -> Source:
+    """_pointwise_cols with its geometry fixed."""
+    cols_shape = (x_shape[0], groups, x_shape[1] // groups, math.prod(out))
+    if all(st == 1 for st in stride):
+        return lambda x: x.reshape(cols_shape)
+    sampled = (Ellipsis, *(slice(None, None, st) for st in stride))
+    return lambda x: x[sampled].reshape(cols_shape)
+
+
+def _row_major_steps(shape: Sequence[int], dtype: np.dtype) -> list[int]:
+    return [dtype.itemsize * math.prod(shape[i + 1:]) for i in range(len(shape))]
+
+
+def _im2col_columns(padded_shape: tuple[int, ...], dtype: np.dtype, kernel_size: Sequence[int],
+                    stride: Sequence[int], dilation: Sequence[int], groups: int, out: Sequence[int],
+                    source: Source) -> Source:
+    """x -> its im2col copy [N, G, C/G * prod(k), L] (as _window_cols): one strided view
+    [N, G, C/G, *k, *out] of the source (the padded x), reshaped (the copy)."""
+    n = len(kernel_size)
+    batch, channels = padded_shape[:2]
+    steps = _row_major_steps(padded_shape, dtype)
+    view_shape = (batch, groups, channels // groups, *kernel_size, *out)
+    view_strides = (steps[0], steps[1] * (channels // groups), steps[1],
+                    *(steps[2 + i] * dilation[i] for i in range(n)),
+                    *(steps[2 + i] * stride[i] for i in range(n)))
+    cols_shape = (batch, groups, channels // groups * math.prod(kernel_size), math.prod(out))
+    return lambda x: np.ndarray(view_shape, dtype, source(x), 0, view_strides).reshape(cols_shape)
+
+
+# Where the wide im2col (_wide_forward) beats the exact one, measured on 1 thread: stride
+# 1, at most this many more columns, output channels per group and products' elements
+# (then the im2col copy, one short row loop per output row and column channel,
+# dominates; past them the extra columns' multiply-adds and the output's crop copy do).
+WIDE_MAX_WIDENING = 1.35
+WIDE_MAX_OUTPUTS = 16
+WIDE_MAX_ELEMENTS = 1 << 15
+
+
+def _wide_length(padded: Sequence[int], out: Sequence[int]) -> int:
+    """The wide grid's length: output position o sits at sum_i o_i * prod(padded[i+1:]),
+    as the window's start in the flat padded input (stride 1), up to the last output."""
+    return sum((o - 1) * math.prod(padded[i + 1:]) for i, o in enumerate(out)) + 1
+
+
+def _wide_pays(batch: int, outs_per_group: int, padded: Sequence[int], stride: Sequence[int],
+               out: Sequence[int]) -> bool:
+    length = _wide_length(padded, out)
+    return (len(out) >= 2 and all(st == 1 for st in stride) and outs_per_group <= WIDE_MAX_OUTPUTS
+            and length <= WIDE_MAX_WIDENING * math.prod(out)
+            and batch * outs_per_group * length <= WIDE_MAX_ELEMENTS)
+
+
+def _wide_forward(padded_shape: tuple[int, ...], w_shape: tuple[int, ...], dtype: np.dtype,
+                  dilation: Sequence[int], groups: int, out: Sequence[int], source: Source,
+                  weight: Callable[[Array], Array]) -> Forward:
+    """A stride-1 convolution by a "wide" im2col: its columns are the flat padded input's
+    positions from the first output's window start to the last's, so within a channel and
+    kernel offset they are one unit-stride run (one copy loop instead of one per output row,
+    the most of a small convolution's time); the positions between the rows (past each
+    row's last window) are multiplied too and dropped when the output is cut from the
+    product (with the bias added in the same pass)."""
+    n = len(out)
+    batch, channels, outs = padded_shape[0], padded_shape[1], w_shape[0]
+    steps = _row_major_steps(padded_shape, dtype)
+    length, rows = _wide_length(padded_shape[2:], out), channels // groups * math.prod(w_shape[2:])
+    view_shape = (batch, groups, channels // groups, *w_shape[2:], length)
+    view_strides = (steps[0], steps[1] * (channels // groups), steps[1],
+                    *(steps[2 + i] * dilation[i] for i in range(n)), dtype.itemsize)
+    cols_shape = (batch, groups, rows, length)
+    out_shape, bias_shape = (batch, outs, *out), (outs, *(1,) * n)
+    cut_strides = (outs * length * dtype.itemsize, length * dtype.itemsize, *steps[2:])
+
+    def forward(x: Array, w: Array, bias: Array | None) -> Array:
+        cols = np.ndarray(view_shape, dtype, source(x), 0, view_strides).reshape(cols_shape)
+        product = np.matmul(weight(w), cols)  # [N, G, O/G, length]
+        cut = np.ndarray(out_shape, dtype, product, 0, cut_strides)
+        if bias is None:
+            return cut.copy()
+        return _sum_into(np.empty(out_shape, dtype), cut, bias.reshape(bias_shape))
+
+    return forward
+
+
+@quiet
+def _sum_into(out: Array, a: Array, b: Array) -> Array:
+    """out = a + b, silent on overflow (as add_into)."""
+    return np.add(a, b, out=out)
+
+
+# The largest im2col (elements) a planned transposed convolution builds: it multiplies
+# prod(stride) times the products col2im's does (the zeros between the input's elements),
+# which on small inputs costs less than col2im's prod(kernel) strided adds.
+TRANSPOSED_MAX_COLUMNS = 1 << 17
+
+
+@functools.lru_cache(maxsize=512)
+def _conv_transpose_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...], x_dtype: np.dtype,
+                         w_dtype: np.dtype, bias: tuple[tuple[int, ...], np.dtype] | None, stride: Any,
+                         padding: Any, output_padding: Any, groups: Any, dilation: Any) -> Forward | None:
+    """forward(x, w, bias) for a small float32/float64 transposed convolution: the
+    ordinary stride-1 convolution, by the flipped kernel, of x spread out by the stride
+    (stride - 1 zeros between its elements) and zero-padded by d*(k-1) - padding (plus
+    the output padding on the right). None where a padding crops (padding > d*(k-1)),
+    for large inputs (col2im does fewer multiply-adds) and anything else the general
+    path takes."""
+    n = len(w_shape) - 2
+    if (not _plannable(x_shape, w_shape, x_dtype, w_dtype, groups, w_shape[0])
+            or bias not in (None, ((w_shape[1] * groups,), x_dtype))
+            or not (_int_arg(stride, n, 1) and _int_arg(padding, n, 0) and _int_arg(output_padding, n, 0)
+                    and _int_arg(dilation, n, 1))):
+        return None
+    stride, padding, dilation = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
+    kernel_size = w_shape[2:]
+    out = _transposed_sizes(x_shape[2:], kernel_size, stride, padding, dilation, _ints(output_padding, n))
+    reach = [d * (k - 1) for k, d in zip(kernel_size, dilation)]
+    padded = tuple(o + r for o, r in zip(out, reach))
+    batch, channels, outs = x_shape[0], x_shape[1], w_shape[1] * groups
+    rows = channels // groups * math.prod(kernel_size)
+    if (min(out) < 1 or any(p > r for p, r in zip(padding, reach))
+            or batch * groups * rows * math.prod(out) > TRANSPOSED_MAX_COLUMNS):
+        return None
+    source = _placed(x_shape, x_dtype, padded, [r - p for r, p in zip(reach, padding)], stride)
+    conv_shape = (outs, channels // groups, *kernel_size)  # the equivalent convolution's weight
+    split = (groups, channels // groups, outs // groups, *kernel_size)
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * n
+    weight_shape = (groups, outs // groups, rows)
+
+    def weight(w: Array) -> Array:
+        """[C, O/G, *k] -> [G, O/G, C/G * prod(k)], each kernel flipped."""
+        return w.reshape(split).swapaxes(1, 2)[flip].reshape(weight_shape)
+
+    if _wide_pays(batch, outs // groups, padded, (1,) * n, out):
+        return _wide_forward((batch, channels, *padded), conv_shape, x_dtype, dilation, groups, out, source, weight)
+    columns = _im2col_columns((batch, channels, *padded), x_dtype, kernel_size, (1,) * n, dilation, groups, out,
+                              source)
+    return _matmul_forward(weight, columns, (groups, outs // groups, 1), (batch, outs, *out))
+
+
 @kernel("convolution")
 def convolution(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
                 padding: IntArg, dilation: IntArg, transposed: bool,
                 output_padding: IntArg, groups: int) -> Array:
+    plan = (_planned_conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)
+            if transposed else _planned_conv(input, weight, bias, stride, padding, dilation, groups))
+    if plan is not None:
+        return plan(input, weight, bias)
     n = weight.ndim - 2
     stride, padding, dilation, output_padding = (
         _ints(v, n) for v in (stride, padding, dilation, output_padding)
@@ -257,6 +538,10 @@ def convolution(input: Array, weight: Array, bias: Array | None, stride: IntArg,
 def _conv_nd(n: int) -> Callable[..., Array]:
     def conv(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
              padding: IntArg, dilation: IntArg, groups: int) -> Array:
+        plan = _planned_conv(input, weight, bias, stride, padding, dilation, groups)
+        if plan is not None:
+            return plan(input, weight, bias)
+
         def batched(x: Array) -> Array:
             return convolution(x, weight, bias, stride, padding, dilation, False, [0], groups)
 
@@ -272,6 +557,9 @@ def _conv_nd_padding(n: int) -> Callable[..., Array]:
              padding: str, dilation: IntArg, groups: int) -> Array:
         if padding not in ("valid", "same"):
             raise ValueError(f"Invalid padding string: '{padding}'")
+        plan = _planned_conv(input, weight, bias, stride, padding, dilation, groups)
+        if plan is not None:
+            return plan(input, weight, bias)
         dil = _ints(dilation, n)
         same = padding == "same"
         totals = [d * (k - 1) if same else 0 for k, d in zip(weight.shape[2:], dil)]
@@ -289,6 +577,10 @@ def _conv_nd_padding(n: int) -> Callable[..., Array]:
 def _conv_transpose_nd(n: int) -> Callable[..., Array]:
     def conv(input: Array, weight: Array, bias: Array | None, stride: IntArg,  # noqa: A002
              padding: IntArg, output_padding: IntArg, groups: int, dilation: IntArg) -> Array:
+        plan = _planned_conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        if plan is not None:
+            return plan(input, weight, bias)
+
         def batched(x: Array) -> Array:
             return convolution(x, weight, bias, stride, padding, dilation, True, output_padding,
                                groups)
@@ -378,7 +670,7 @@ _PHASED_POOL_SIZE = 1 << 15  # input elements from which a strided pool reads ph
 class _Pool:
     """Window geometry of an n-d pool over the last n dims (torch's pooling_output_shape)."""
 
-    def __init__(self, x: Array, n: int, kernel_size: IntArg, stride: IntArg, padding: IntArg,
+    def __init__(self, shape: Sequence[int], n: int, kernel_size: IntArg, stride: IntArg, padding: IntArg,
                  dilation: IntArg, ceil_mode: bool) -> None:
         self.n = n
         self.kernel = _ints(kernel_size, n)
@@ -386,7 +678,7 @@ class _Pool:
         self.stride = _ints(stride, n) if has_stride else self.kernel
         self.padding = _ints(padding, n)
         self.dilation = _ints(dilation, n)
-        self.sizes = x.shape[-n:]
+        self.sizes = tuple(shape[-n:])
         args = zip(self.sizes, self.kernel, self.stride, self.padding, self.dilation)
         self.out = tuple(_pool_out(s, k, st, p, d, ceil_mode) for s, k, st, p, d in args)
 
@@ -474,41 +766,72 @@ def _max_pool(x: Array, pool: _Pool) -> Array:
     padded copy: each kernel offset's slice is clipped to the input (padding never
     holds a window's max, it is the lowest value). np.maximum propagates NaN as torch's
     pool does, in any order."""
-    out = x
+    return _run_max_steps(x, _max_steps(x.shape, pool), _lowest(x.dtype))
+
+
+# One spatial axis's pass of _max_pool: (the slices of the 1 or 2 kernel offsets covering
+# every output that start it, or none: then the shape of the fill it starts from;
+# (target, source) slices of the other offsets, each a running np.maximum).
+MaxStep = tuple[tuple[tuple[slice, ...], ...], tuple[int, ...], tuple[tuple[tuple[slice, ...], tuple[slice, ...]], ...]]
+
+
+def _max_steps(shape: Sequence[int], pool: _Pool) -> list[MaxStep]:
+    steps = []
+    shape = list(shape)
     for axis in reversed(range(pool.n)):
-        out = _axis_max(out, x.ndim - pool.n + axis, pool.kernel[axis], pool.stride[axis],
-                        pool.padding[axis], pool.dilation[axis], pool.out[axis])
-    return out
+        at = len(shape) - pool.n + axis
+        steps.append(_axis_max(shape, at, pool.kernel[axis], pool.stride[axis], pool.padding[axis],
+                               pool.dilation[axis], pool.out[axis]))
+        shape[at] = pool.out[axis]
+    return steps
 
 
-def _axis_max(x: Array, axis: int, kernel: int, stride: int, pad: int, dilation: int, length: int) -> Array:
-    """y[..., o, ...] = max over k of x[..., o * stride + k * dilation - pad, ...] along
-    ``axis`` (``length`` outputs), the positions outside x left out."""
+def _axis_max(shape: Sequence[int], axis: int, kernel: int, stride: int, pad: int, dilation: int,
+              length: int) -> MaxStep:
+    """The pass y[..., o, ...] = max over k of x[..., o * stride + k * dilation - pad, ...]
+    along ``axis`` (``length`` outputs) of an x of ``shape``, the positions outside x left out."""
     spans = []  # (outputs covered, start, first output, one past the last) per kernel offset
     for offset in range(kernel):
         start = offset * dilation - pad
         first = max(0, -(start // stride))  # the first o with o * stride + start >= 0
-        last = min(length, (x.shape[axis] - 1 - start) // stride + 1)
+        last = min(length, (shape[axis] - 1 - start) // stride + 1)
         if last > first:
             spans.append((last - first, start, first, last))
-    spans.sort(key=lambda span: -span[0])  # one covering every output starts the max without a fill
+    spans.sort(key=lambda span: -span[0])  # those covering every output start the max without a fill
 
     def along(index: slice) -> tuple[slice, ...]:
         return (*([slice(None)] * axis), index)
 
-    acc = None
-    for covered, start, first, last in spans:
-        source = x[along(slice(first * stride + start, (last - 1) * stride + start + 1, stride))]
-        if acc is None and covered == length:
-            acc = np.array(source)
-            continue
-        if acc is None:
-            acc = np.full((*x.shape[:axis], length, *x.shape[axis + 1:]), _lowest(x.dtype), x.dtype)
-        target = acc[along(slice(first, last))]
-        np.maximum(target, source, out=target)
-    if acc is None:  # no window reaches the input
-        acc = np.full((*x.shape[:axis], length, *x.shape[axis + 1:]), _lowest(x.dtype), x.dtype)
-    return acc
+    def source(start: int, first: int, last: int) -> tuple[slice, ...]:
+        return along(slice(first * stride + start, (last - 1) * stride + start + 1, stride))
+
+    full = [source(start, first, last) for covered, start, first, last in spans[:2] if covered == length]
+    rest = tuple((along(slice(first, last)), source(start, first, last)) for _, start, first, last in spans[len(full):])
+    return tuple(full), (*shape[:axis], length, *shape[axis + 1:]), rest
+
+
+def _run_max_steps(x: Array, steps: Sequence[MaxStep], lowest: Any) -> Array:
+    out = x
+    for starts, shape, rest in steps:
+        if len(starts) == 2:
+            acc = np.maximum(out[starts[0]], out[starts[1]])
+        elif starts:
+            acc = np.array(out[starts[0]])
+        else:  # no window reaches the input, or none covers every output
+            acc = np.full(shape, lowest, x.dtype)
+        for target, source in rest:
+            view = acc[target]
+            np.maximum(view, out[source], out=view)
+        out = acc
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _max_pool_plan(shape: tuple[int, ...], dtype: np.dtype, n: int, kernel_size: Any, stride: Any, padding: Any,
+                   dilation: Any, ceil_mode: bool) -> tuple[tuple[MaxStep, ...], Any]:
+    """_max_pool's passes and padding value for one input shape and geometry, remembered:
+    deriving them cost more than a small pool's np.maximum calls."""
+    return tuple(_max_steps(shape, _Pool(shape, n, kernel_size, stride, padding, dilation, ceil_mode))), _lowest(dtype)
 
 
 def _window_max(views: Sequence[Array]) -> Array:
@@ -564,10 +887,15 @@ def _max_pool_with_indices(x: Array, pool: _Pool) -> tuple[Array, Array]:
 def _max_pool_nd(n: int, with_indices: bool) -> Callable[..., Any]:
     def pool(self: Array, kernel_size: IntArg, stride: IntArg, padding: IntArg,
              dilation: IntArg, ceil_mode: bool) -> Array | tuple[Array, Array]:
-        geometry = _Pool(self, n, kernel_size, stride, padding, dilation, ceil_mode)
-        if with_indices:
-            return _max_pool_with_indices(self, geometry)
-        return _max_pool(self, geometry)
+        if not with_indices:
+            try:
+                steps, lowest = _max_pool_plan(self.shape, self.dtype, n, _hashable(kernel_size), _hashable(stride),
+                                               _hashable(padding), _hashable(dilation), ceil_mode)
+            except TypeError:  # an argument that cannot be a cache key
+                return _max_pool(self, _Pool(self.shape, n, kernel_size, stride, padding, dilation, ceil_mode))
+            return _run_max_steps(self, steps, lowest)
+        geometry = _Pool(self.shape, n, kernel_size, stride, padding, dilation, ceil_mode)
+        return _max_pool_with_indices(self, geometry)
 
     return pool
 
@@ -627,11 +955,64 @@ def _avg_pool(x: Array, pool: _Pool, count_include_pad: bool,
     return _divide(total, _avg_divisor(pool, count_include_pad, divisor_override), x.dtype)
 
 
+# A planned average pool: (the pads of its zero-padded copy or None, each kernel offset's
+# slice of that copy, in window order, and the divisor: read-only per window, or an int).
+AvgPlan = tuple[Pairs | None, tuple[tuple[slice, ...], ...], Any]
+
+
+@functools.lru_cache(maxsize=256)
+def _avg_pool_plan(shape: tuple[int, ...], dtype: np.dtype, n: int, kernel_size: Any, stride: Any, padding: Any,
+                   ceil_mode: bool, count_include_pad: bool, divisor_override: Any,
+                   phased_size: int) -> AvgPlan | None:
+    """_avg_pool's geometry for a float32/float64 input of ``shape`` that reads the window
+    view (not phase planes), remembered; None for the others."""
+    if dtype not in _PLANNED_FLOATS or 0 in shape:
+        return None
+    pool = _Pool(shape, n, kernel_size, stride, padding, 1, ceil_mode)
+    if min(pool.out) < 1 or not all(st == 1 for st in pool.stride) and math.prod(shape) >= phased_size:
+        return None
+    pads = pool.pads()
+    offsets = tuple(
+        (Ellipsis, *(slice(k * d, k * d + (o - 1) * st + 1, st)
+                     for k, d, o, st in zip(offset, pool.dilation, pool.out, pool.stride)))
+        for offset in np.ndindex(*pool.kernel)
+    )
+    divisor = _avg_divisor(pool, count_include_pad, divisor_override)
+    if isinstance(divisor, np.ndarray):
+        if (divisor == divisor.flat[0]).all():
+            # one count for every window: an int, so a float32 sum is divided in float32, not
+            # float64 then rounded, the same quotient (double rounding is innocuous for a
+            # division when the wider format has at least 2p + 2 bits: 53 >= 2 * 24 + 2)
+            divisor = int(divisor.flat[0])
+        else:
+            divisor.setflags(write=False)
+    return (pads if any(lo or hi for lo, hi in pads) else None), offsets, divisor
+
+
+def _planned_avg_pool(x: Array, plan: AvgPlan) -> Array:
+    """_avg_pool by its plan: the same running sum and quotient as ``total / divisor``,
+    into the sum's buffer."""
+    pads, offsets, divisor = plan
+    source = x if pads is None else _pad_last(x, pads)
+    total = source[offsets[0]] + source[offsets[1]] if len(offsets) > 1 else np.array(source[offsets[0]])
+    for offset in offsets[2:]:
+        total += source[offset]
+    return np.divide(total, divisor, out=total)
+
+
 def _avg_pool_nd(n: int) -> Callable[..., Array]:
     def pool(self: Array, kernel_size: IntArg, stride: IntArg, padding: IntArg,
              ceil_mode: bool, count_include_pad: bool, divisor_override: int | None = None
              ) -> Array:
-        geometry = _Pool(self, n, kernel_size, stride, padding, 1, ceil_mode)
+        try:
+            plan = _avg_pool_plan(self.shape, self.dtype, n, _hashable(kernel_size), _hashable(stride),
+                                  _hashable(padding), ceil_mode, count_include_pad, divisor_override,
+                                  _PHASED_POOL_SIZE)
+        except TypeError:  # an argument that cannot be a cache key
+            plan = None
+        if plan is not None:
+            return _planned_avg_pool(self, plan)
+        geometry = _Pool(self.shape, n, kernel_size, stride, padding, 1, ceil_mode)
         return _avg_pool(self, geometry, count_include_pad, divisor_override)
 
     return pool
@@ -646,7 +1027,7 @@ def avg_pool2d_backward(grad_output: Array, self: Array, kernel_size: IntArg, st
                         padding: IntArg, ceil_mode: bool, count_include_pad: bool,
                         divisor_override: int | None) -> Array:
     """Every input element of a window receives grad/divisor of that window (col2im)."""
-    pool = _Pool(self, 2, kernel_size, stride, padding, 1, ceil_mode)
+    pool = _Pool(self.shape, 2, kernel_size, stride, padding, 1, ceil_mode)
     share = opmath(grad_output) / _avg_divisor(pool, count_include_pad, divisor_override)
     lead = share.shape[:-2]
     cols = np.broadcast_to(share[..., None, None, :, :], (*lead, *pool.kernel, *pool.out))
@@ -1304,15 +1685,41 @@ def _pad_pairs(pad: Sequence[int]) -> Pairs:
 @kernel("constant_pad_nd")
 def constant_pad_nd(self: Array, pad: Sequence[int], value: Any = 0) -> Array:
     """Pad with ``value``; negative pads crop."""
-    pairs = _pad_pairs(pad)
-    lead = self.ndim - len(pairs)
-    shape = [*self.shape[:lead], *(s + lo + hi for s, (lo, hi) in zip(self.shape[lead:], pairs))]
-    out = np.full(shape, value, dtype=self.dtype)
-    src = [slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(self.shape[lead:], pairs)]
-    dst = [slice(max(lo, 0), o - max(hi, 0)) for o, (lo, hi) in zip(shape[lead:], pairs)]
-    if all(d.stop > d.start for d in dst):
-        out[(Ellipsis, *dst)] = self[(Ellipsis, *src)]
+    try:
+        shape, dst, src = _constant_pad_plan(self.shape, _hashable(pad))
+    except TypeError:  # a pad that cannot be a cache key (symbolic sizes...)
+        shape, dst, src = _constant_pad_geometry(self.shape, pad)
+    if _is_positive_zero(value):
+        out = np.zeros(shape, dtype=self.dtype)  # np.full's fill, cheaper
+    else:
+        out = np.full(shape, value, dtype=self.dtype)
+    if dst is not None:
+        out[dst] = self[src]
     return out
+
+
+def _constant_pad_geometry(shape: Sequence[int], pad: Sequence[int]) -> tuple[tuple[int, ...], Any, Any]:
+    """(out shape, where the input goes, what of it goes there), None when nothing does."""
+    pairs = _pad_pairs(pad)
+    lead = len(shape) - len(pairs)
+    out = (*shape[:lead], *(s + lo + hi for s, (lo, hi) in zip(shape[lead:], pairs)))
+    src = [slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(shape[lead:], pairs)]
+    dst = [slice(max(lo, 0), o - max(hi, 0)) for o, (lo, hi) in zip(out[lead:], pairs)]
+    if all(d.stop > d.start for d in dst):
+        return out, (Ellipsis, *dst), (Ellipsis, *src)
+    return out, None, None
+
+
+@functools.lru_cache(maxsize=512)
+def _constant_pad_plan(shape: tuple[int, ...], pad: Any) -> tuple[tuple[int, ...], Any, Any]:
+    """_constant_pad_geometry, remembered per input shape and pads."""
+    return _constant_pad_geometry(shape, pad)
+
+
+def _is_positive_zero(value: Any) -> bool:
+    """A fill np.zeros gives: 0, False or +0.0 (not -0.0, not a 0-d array)."""
+    kind = type(value)
+    return (kind is int or kind is bool or kind is float and math.copysign(1.0, value) > 0) and value == 0
 
 
 def _reflect_index(size: int, lo: int, hi: int) -> Array:
@@ -1340,13 +1747,58 @@ _EDGE_INDEX = {"reflect": _reflect_index, "replicate": _replicate_index,
 
 
 def _edge_pad(x: Array, pad: Sequence[int], mode: str) -> Array:
-    """Reflect/replicate/circular pads of the last len(pad)//2 dims, one gather per dim."""
-    pairs = _pad_pairs(pad)
+    """Reflect/replicate/circular pads of the last len(pad)//2 dims: one gather per dim,
+    or one over the padded dims flattened (a remembered plan's)."""
+    try:
+        plan = _edge_pad_plan(x.shape, _hashable(pad), mode)
+    except TypeError:  # a pad that cannot be a cache key
+        plan = None
+    if plan is not None:
+        planes, index, shape = plan
+        return x.reshape(planes).take(index, axis=-1).reshape(shape)
     out = x
-    for j, (lo, hi) in enumerate(pairs):
-        axis = x.ndim - len(pairs) + j
-        out = out.take(_EDGE_INDEX[mode](x.shape[axis], lo, hi), axis=axis)
+    for axis, index in _edge_gathers(x.shape, pad, mode):
+        out = out.take(index, axis=axis)
     return out if out is not x else x.copy()
+
+
+def _edge_gathers(shape: Sequence[int], pad: Sequence[int], mode: str) -> tuple[tuple[int, Array], ...]:
+    """(axis, source index) per padded dim, outermost first."""
+    pairs = _pad_pairs(pad)
+    axes = range(len(shape) - len(pairs), len(shape))
+    return tuple((axis, _EDGE_INDEX[mode](shape[axis], lo, hi)) for axis, (lo, hi) in zip(axes, pairs))
+
+
+# The most elements the flat gather index of a remembered edge pad holds (one padded
+# plane's, 512 KiB; larger planes take one gather per dim): with the cache's 128 plans,
+# at most 64 MiB of indices.
+EDGE_INDEX_ELEMENTS = 1 << 16
+
+
+@functools.lru_cache(maxsize=128)
+def _edge_pad_plan(shape: tuple[int, ...], pad: Any, mode: str) -> tuple[tuple[int, ...], Array, tuple[int, ...]] | None:
+    """The pad as one gather, remembered per input shape, pads and mode: (the input's
+    shape with the padded dims flattened, the flat source of each element of an output
+    plane (read-only), the output shape). Building the per-dim indices cost several
+    numpy calls per dim, more than gathering a small input; one gather over the flat
+    plane also reads faster than one per dim (a 4x64x56x56 reflect pad: 1.0 -> 0.6 ms).
+    None for no padded dim or more than the input has, a plane over EDGE_INDEX_ELEMENTS,
+    or a source index outside its dim (a pad too large for it: the per-dim gathers fail
+    or wrap as they did)."""
+    if not 0 < len(pad) // 2 <= len(shape):
+        return None
+    gathers = _edge_gathers(shape, pad, mode)
+    if math.prod(len(index) for _, index in gathers) > EDGE_INDEX_ELEMENTS:
+        return None
+    flat = np.zeros((), np.intp)
+    for axis, index in gathers:
+        if index.size and (index.min() < 0 or index.max() >= shape[axis]):
+            return None
+        flat = np.add.outer(flat * shape[axis], index)
+    lead = shape[:gathers[0][0]]
+    source = flat.reshape(-1)
+    source.setflags(write=False)
+    return (*lead, math.prod(shape[len(lead):])), source, (*lead, *flat.shape)
 
 
 def _edge_pad_op(n: int, mode: str) -> Callable[[Array, Sequence[int]], Array]:
