@@ -124,3 +124,62 @@ def test_attention_with_infinite_scores_is_silent(dtype: Any) -> None:
     out = _attention(q, k, q, keep)
     assert np.isnan(out[0, 0]).any()
     np.testing.assert_array_equal(out[1, :, 2], 0)
+
+
+def _projected(order: tuple[int, int, int], batch: int, heads: int, length: int, embed: int,
+               dtype: Any = f32) -> list[np.ndarray]:
+    """q, k, v as [B, H, L, E] views of one projection laid out with B, H, L in ``order``
+    and q, k, v side by side in its last dim (heads split off a packed projection)."""
+    sizes = (batch, heads, length)
+    packed = rand(*(sizes[d] for d in order), 3 * embed, dtype=dtype)
+    back = tuple(order.index(d) for d in range(3))
+    return [packed[..., i * embed:(i + 1) * embed].transpose(*back, 3) for i in range(3)]
+
+
+ORDERS = [(0, 2, 1), (2, 0, 1), (0, 1, 2), (1, 0, 2), (1, 2, 0), (2, 1, 0)]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("case", ["plain", "causal", "bool mask", "grouped", "dense query"])
+@pytest.mark.parametrize("dtype", [f32, f64])
+def test_result_written_in_the_query_order_is_the_laid_out_result(monkeypatch: pytest.MonkeyPatch,
+                                                                  order: tuple[int, int, int], case: str,
+                                                                  dtype: Any) -> None:
+    """Where torch lays the result out as the query (its CPU flash attention), the kernel
+    writes it so: the values and strides the layout step gives the row-major product, and
+    nothing left for that step to do."""
+    q, k, v = _projected(order, 2, 4, 5, 8, dtype)
+    mask, causal, gqa = None, case == "causal", case == "grouped"
+    if case == "bool mask":
+        mask = RNG.random((2, 1, 5, 5)) > 0.3
+    elif case == "grouped":
+        k, v = k[:, ::2], v[:, 1::2]
+    elif case == "dense query":
+        q = np.ascontiguousarray(q.transpose(*order, 3)).transpose(*(order.index(d) for d in range(3)), 3)
+    fast = _attention(q, k, v, mask, causal, None, gqa)
+    raw = linalg.scaled_dot_product_attention(q, k, v, mask, 0.0, causal, None, gqa)
+    monkeypatch.setattr(linalg, "_query_order", lambda *_: None)
+    general = _attention(q, k, v, mask, causal, None, gqa)
+    same(fast, general)
+    assert fast.strides == general.strides == raw.strides
+    if order != (0, 1, 2):  # the layout step re-lays the row-major product, not this one
+        assert not general.flags.c_contiguous
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("batch, heads, length, embed", [(1, 4, 5, 8), (2, 4, 1, 8), (1, 4, 1, 8), (2, 4, 3, 1)])
+@pytest.mark.parametrize("gqa", [False, True])
+def test_size_one_dims_keep_the_strides_of_the_general_path(monkeypatch: pytest.MonkeyPatch,
+                                                            order: tuple[int, int, int], batch: int, heads: int,
+                                                            length: int, embed: int, gqa: bool) -> None:
+    """A result's size-1 dims keep the strides numpy's products gave them before (the
+    layout step leaves those alone): the fast paths stand aside."""
+    q, k, v = _projected(order, batch, heads, length, embed)
+    if gqa:
+        k, v = k[:, ::2], v[:, 1::2]
+    fast = _attention(q, k, v, None, True, None, gqa)
+    monkeypatch.setattr(linalg, "_query_order", lambda *_: None)
+    monkeypatch.setattr(linalg, "_query_groups", lambda *_: 0)
+    general = _attention(q, k, v, None, True, None, gqa)
+    same(fast, general)
+    assert fast.strides == general.strides

@@ -451,9 +451,75 @@ def scaled_dot_product_attention(
     if dropout_p > 0:
         weights = _dropout(weights, dropout_p)
     if groups:
-        return result_as(_merge_heads(np.matmul(_split_heads(weights, groups), v)), query.dtype)
+        weights = _split_heads(weights, groups)
+    order = _query_order(query, key, value, dropout_p, enable_gqa) if weights.shape[:-2] == q.shape[:-2] else None
+    if order is not None:
+        return _product_in_order(weights, v, order)
     out = np.matmul(weights, v)
+    if groups:
+        out = _merge_heads(out)
     return out if type(out) is np.ndarray and out.dtype == query.dtype else result_as(out, query.dtype)
+
+
+def _query_order(query: np.ndarray, key: np.ndarray, value: np.ndarray, dropout_p: float,
+                 enable_gqa: bool) -> tuple[int, int, int] | None:
+    """The query's dims B, H, L from the slowest in memory, when torch lays the result out
+    as the query (its CPU flash attention writes into empty_like(query): the stride rule's
+    _flash_on_cpu), the query is not row-major (whose order the product has anyway) and is
+    float32/float64 with the embedding its fastest dim and B, H, L of more than one and
+    strides that order them (heads split off a projection, most attention: [B, L, H, E]
+    or [L, B, H, E]). The kernel then writes its result in that order, where the layout
+    step would copy it; else None."""
+    if query.ndim != 4 or query.flags.c_contiguous or dropout_p > 0:
+        return None
+    strides = query.strides
+    order = tuple(sorted(range(3), key=lambda d: -strides[d]))
+    dtype, (batch, heads, length, embed) = query.dtype, query.shape
+    if (not strides[order[0]] > strides[order[1]] > strides[order[2]] > strides[3] == dtype.itemsize
+            or dtype not in _BLAS_FLOATS or batch < 2 or heads < 2 or length < 2):
+        return None
+    for t in (key, value):
+        if (t.ndim != 4 or t.dtype != dtype or t.shape[0] != batch or t.shape[3] != embed or t.shape[2] == 0
+                or t.strides[3] != dtype.itemsize):
+            return None
+    kv_heads = key.shape[1]
+    if value.shape[1] != kv_heads or not (kv_heads == heads or (enable_gqa and kv_heads > 0 and heads % kv_heads == 0)):
+        return None
+    return order
+
+
+def _product_in_order(weights: np.ndarray, v: np.ndarray, order: tuple[int, int, int]) -> np.ndarray:
+    """weights @ v ([B, H, L, Ev], or [B, H / G, G, L, Ev] of grouped heads) written by BLAS
+    straight into a buffer with B, H, L in ``order`` in memory (the same products), as its
+    [B, H, L, Ev] view."""
+    batch, *heads, rows, _ = weights.shape
+    columns = v.shape[-1]
+    dims = (batch, math.prod(heads), rows)
+    out = np.empty((*(dims[d] for d in order), columns), weights.dtype)
+    if len(heads) == 1:
+        target = out.transpose(*_inverse(order), 3)
+    else:  # H split in place into its [H / G, G]
+        at = order.index(1)
+        split = out.reshape(*out.shape[:at], *heads, *out.shape[at + 1:])
+        target = split.transpose(*_grouped_axes(order), 4)
+    np.matmul(weights, v, out=target)
+    return out.transpose(*_inverse(order), 3)
+
+
+@functools.lru_cache(maxsize=8)
+def _inverse(order: tuple[int, ...]) -> tuple[int, ...]:
+    """Where each dim sits in ``order``."""
+    return tuple(order.index(d) for d in range(len(order)))
+
+
+@functools.lru_cache(maxsize=8)
+def _grouped_axes(order: tuple[int, int, int]) -> tuple[int, ...]:
+    """The axes B, H / G, G, L of a buffer laid out as ``order`` (B, H, L) with H split in two."""
+    position, where = 0, {}
+    for d in order:
+        where[d] = (position, position + 1) if d == 1 else (position,)
+        position += len(where[d])
+    return (*where[0], *where[1], *where[2])
 
 
 def _split_heads(x: np.ndarray, groups: int) -> np.ndarray:
@@ -470,8 +536,12 @@ def _merge_heads(x: np.ndarray) -> np.ndarray:
 
 def _query_groups(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> int:
     """Query heads a key/value head serves in grouped-query attention, when more than one
-    and they divide evenly (the value heads the key heads), none of q, k, v empty; else 0."""
+    and they divide evenly (the value heads the key heads), none of q, k, v empty and no
+    dim of the result of size 1 (whose stride numpy's products give by their operands'
+    layout: the repeated heads' layout is the one kept); else 0."""
     if q.ndim < 3 or k.ndim < 3 or v.ndim < 3 or not (q.size and k.size and v.size):
+        return 0
+    if 1 in q.shape[:-1] or v.shape[-1] == 1:
         return 0
     heads, kv_heads = q.shape[-3], k.shape[-3]
     if kv_heads == 0 or heads == kv_heads or heads % kv_heads or v.shape[-3] != kv_heads:
