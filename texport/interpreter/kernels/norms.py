@@ -37,12 +37,11 @@ def _row_constants(length: int, eps: float, dtype: np.dtype) -> tuple[Array, Arr
 
 
 @functools.lru_cache(maxsize=64)
-def _batch_constants(length: int, count: int, momentum: float, eps: float,
-                     dtype: np.dtype) -> tuple[Array, ...]:
+def _batch_constants(length: int, count: int, eps: float, dtype: np.dtype) -> tuple[Array, ...]:
     """Training batch norm over [N, C, length] rows (``count`` values a channel): _ones, then
-    count, eps, 1, count / (count - 1), momentum and 1 - momentum as 0-d arrays of dtype
-    (_scalars)."""
-    return _ones(length, dtype), *_scalars(dtype, count, eps, 1, count / (count - 1), momentum, 1 - momentum)
+    count, eps, 1 and count / (count - 1) as 0-d arrays of dtype (_scalars). The momentum
+    has its own (a cumulative average's changes every step)."""
+    return _ones(length, dtype), *_scalars(dtype, count, eps, 1, count / (count - 1))
 
 
 @functools.lru_cache(maxsize=64)
@@ -194,8 +193,8 @@ def _batch_norm_train(input: Array, weight: Array | None, bias: Array | None,  #
     statistics are written into the old ones when ``in_place`` (native_batch_norm's update),
     else returned new."""
     rows = input.reshape(input.shape[0], input.shape[1], -1)
-    ones, count, eps_, one, unbias, rate, keep = _batch_constants(
-        rows.shape[2], rows.shape[0] * rows.shape[2], momentum, eps, input.dtype)
+    ones, count, eps_, one, unbias = _batch_constants(rows.shape[2], rows.shape[0] * rows.shape[2], eps, input.dtype)
+    rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
     mean, var, out = _channel_stats(rows, ones, count)
     invstd = _inverse_std(var, eps_, one)
     _transform_into(out, rows, mean, invstd, weight, bias)
@@ -455,7 +454,8 @@ def _instance_norm_train(input: Array, weight: Array | None, bias: Array | None,
     n, c = input.shape[:2]
     rows = input.reshape(1, n * c, -1)
     length = rows.shape[2]
-    ones, count, eps_, one, unbias, rate, keep = _batch_constants(length, length, momentum, eps, input.dtype)
+    ones, count, eps_, one, unbias = _batch_constants(length, length, eps, input.dtype)
+    rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
     mean, var, out = _channel_stats(rows, ones, count)
     invstd = _inverse_std(var, eps_, one)
     by_instance = (n, c)
