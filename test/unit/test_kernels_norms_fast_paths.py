@@ -67,7 +67,7 @@ def _copies(values: list[np.ndarray | None]) -> list[np.ndarray | None]:
     return [None if v is None else v.copy() for v in values]
 
 
-BATCH_SHAPES = [(2, 8, 16, 12), (5, 10), (1, 3, 4), (3, 4, 1, 5), (2, 3, 2, 2, 2)]
+BATCH_SHAPES = [(2, 8, 16, 12), (5, 10), (4, 3, 1, 1), (1, 3, 4), (3, 4, 1, 5), (2, 3, 2, 2, 2)]
 
 
 # ---------------------------------------------------------------- batch norm
@@ -103,6 +103,25 @@ def test_functional_training_batch_norm_is_the_general_path(general_batch_norm: 
     same_all(fast, general)
     same_all(params, before)  # nothing written
     assert not any(np.shares_memory(out, p) for out in fast for p in params if p is not None)
+
+
+@pytest.mark.parametrize("dtype", [f32, f64])
+@pytest.mark.parametrize("shape", [(3, 4), (3, 4, 1), (2, 4, 3)])
+def test_training_batch_norm_of_signed_zeros_and_nan(general_batch_norm: Any, dtype: Any,
+                                                     shape: tuple[int, ...]) -> None:
+    """-0 where each sum's +0 start washes it out, a NaN in a channel: the general path's bits."""
+    x = rand(*shape, dtype=dtype)
+    x[:, 0] = -0.0
+    x[0, 1] = -0.0
+    x[1, 2] = np.nan
+    params = _parameters(4, dtype, "wb", "mv")
+    mine, theirs = _copies(params), _copies(params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NaN - NaN: as the general path, not the fast path's business
+        fast = run("native_batch_norm", x, *mine, True, 0.1, 0.0)
+        general = general_batch_norm(norms.native_batch_norm, x, *theirs, True, 0.1, 0.0)
+    same_all(fast, general)
+    same_all(mine, theirs)
 
 
 def test_training_batch_norm_reads_both_running_statistics_before_writing(general_batch_norm: Any) -> None:

@@ -100,11 +100,19 @@ def _channel_stats(rows: Array, ones: Array, count: Array | int) -> tuple[Array,
     """(mean, biased var, deviations from the mean) per channel of non-empty float32/float64
     [N, C, L] rows (``count`` = N * L values a channel): two passes as torch's CPU kernel
     (the mean, then the squared deviations from it), each sum a BLAS product over the rows
-    (numpy's mean/var reduce across strided axes through Python wrappers), then over N."""
-    mean = np.add.reduce(np.matmul(rows, ones), axis=0)
-    np.divide(mean, count, out=mean)
-    deviations = np.subtract(rows, mean[:, None])
-    var = np.add.reduce(np.vecdot(deviations, deviations), axis=0)
+    (numpy's mean/var reduce across strided axes through Python wrappers), then over N.
+    [N, C] rows (L = 1) sum over N only: a row's sum is its value (+0 for -0, as the sum
+    over N makes it anyway), and a column broadcast against rows of 1 is numpy's slowest."""
+    if rows.ndim == 2:
+        mean = np.add.reduce(rows, axis=0)
+        np.divide(mean, count, out=mean)
+        deviations = np.subtract(rows, mean)
+        var = np.add.reduce(np.multiply(deviations, deviations), axis=0)
+    else:
+        mean = np.add.reduce(np.matmul(rows, ones), axis=0)
+        np.divide(mean, count, out=mean)
+        deviations = np.subtract(rows, mean[:, None])
+        var = np.add.reduce(np.vecdot(deviations, deviations), axis=0)
     np.divide(var, count, out=var)
     return mean, var, deviations
 
@@ -194,6 +202,8 @@ def _batch_norm_train(input: Array, weight: Array | None, bias: Array | None,  #
     else returned new."""
     rows = input.reshape(input.shape[0], input.shape[1], -1)
     ones, count, eps_, one, unbias = _batch_constants(rows.shape[2], rows.shape[0] * rows.shape[2], eps, input.dtype)
+    if rows.shape[2] == 1:  # one value a channel and sample (BatchNorm1d of [N, C]): [N, C] rows
+        rows = rows.reshape(rows.shape[:2])
     rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
     mean, var, out = _channel_stats(rows, ones, count)
     invstd = _inverse_std(var, eps_, one)
@@ -215,8 +225,9 @@ def _batch_norm_train(input: Array, weight: Array | None, bias: Array | None,  #
 def _transform_into(out: Array, rows: Array, mean: Array, invstd: Array, weight: Array | None,
                     bias: Array | None) -> None:
     """out = rows * alpha + beta per channel of [..., C, L] rows (mean and invstd [..., C],
-    weight and bias [C]), alpha = invstd * weight, beta = bias - mean * alpha (torch's
-    batch_norm_cpu_transform_input); mean and invstd are left as they are (saved outputs)."""
+    weight and bias [C]) or [N, C] rows, alpha = invstd * weight, beta = bias - mean * alpha
+    (torch's batch_norm_cpu_transform_input); mean and invstd are left as they are (saved
+    outputs)."""
     alpha = invstd if weight is None else np.multiply(invstd, weight)
     if bias is None:
         beta = np.negative(mean)
@@ -224,8 +235,10 @@ def _transform_into(out: Array, rows: Array, mean: Array, invstd: Array, weight:
     else:
         beta = np.multiply(mean, alpha)
         np.subtract(bias, beta, out=beta)
-    np.multiply(rows, alpha[..., None], out=out)
-    out += beta[..., None]
+    if rows.ndim == 3:  # [..., C, L]; [N, C] rows take [C] as it is
+        alpha, beta = alpha[..., None], beta[..., None]
+    np.multiply(rows, alpha, out=out)
+    out += beta
 
 
 def _batch_norm_eval(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
