@@ -23,7 +23,7 @@ from .. import blas, rng
 from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from ..prepacked import transposed
 from . import kernel
-from .common import add_into, check_arguments, opmath, result_as, torch_result_dtype
+from .common import add_into, check_arguments, opmath, quiet, result_as, torch_result_dtype
 from .reductions import _vector_norm
 from .views import diagonal_view
 
@@ -316,6 +316,16 @@ def einsum(equation: str, tensors: Sequence[np.ndarray], path: list[int] | None 
 # ---------------------------------------------------------------------------- attention
 
 
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+# a bool mask's bias (0 where True, -inf where False) for float32/float64 scores, as
+# read-only 0-d arrays: np.where takes them 2x faster than numpy scalars
+_MASK_VALUES = {dtype: (_frozen(np.array(0, dtype)), _frozen(np.array(-np.inf, dtype))) for dtype in _BLAS_FLOATS}
+
+
 def _attention_bias(
     attn_mask: np.ndarray | None, is_causal: bool, length: int, source: int, dtype: np.dtype
 ) -> np.ndarray | None:
@@ -328,7 +338,8 @@ def _attention_bias(
     if attn_mask is None:
         return None
     if attn_mask.dtype == bool:
-        return np.where(attn_mask, dtype.type(0), dtype.type(-np.inf))
+        keep, drop = _MASK_VALUES.get(dtype) or (dtype.type(0), dtype.type(-np.inf))
+        return np.where(attn_mask, keep, drop)
     return attn_mask.astype(dtype, copy=False)
 
 
@@ -341,22 +352,63 @@ def _causal_bias(length: int, source: int, dtype: np.dtype) -> np.ndarray:
 
 
 def _safe_softmax(x: np.ndarray) -> np.ndarray:
-    """Softmax over the last dim; a row that is all -inf gives 0s, not NaN (torch's
-    _safe_softmax, which its math attention uses). ufunc reductions, not the ndarray
-    methods' Python wrappers: attention in the corpus is tiny, so calls are its cost."""
+    """Softmax over the last dim, computed in ``x`` (the kernel's own scores); a row that is
+    all -inf gives 0s, not NaN (torch's _safe_softmax, which its math attention uses). ufunc
+    reductions, not the ndarray methods' Python wrappers: attention in the corpus is tiny,
+    so calls are its cost. Run quiet (inf - inf is NaN, as torch's, without a warning)."""
+    bounds = _SOFTMAX_BOUNDS.get(x.dtype)
+    if bounds is None or x.size == 0:
+        return _safe_softmax_checked(x)
+    lowest, one = bounds
+    _exp_shifted(x, lowest)
+    sums = np.add.reduce(x, axis=-1, keepdims=True)
+    # a row's sum is at least its maximum's exp(0) = 1, or NaN; 0 only where the row was
+    # all -inf (shifted by the lowest float: its exp 0s), and then 0s / 1 = 0s
+    np.maximum(sums, one, out=sums)
+    x /= sums
+    return x
+
+
+# float32/float64 scores: the lowest finite value and 1, read-only
+_SOFTMAX_BOUNDS = {dtype: (np.finfo(dtype).min, _frozen(np.array(1, dtype))) for dtype in _BLAS_FLOATS}
+
+# numpy reduces a short last dim one row at a time (~50 ns a row; np.maximum's reduction is
+# 2x np.add's): from this many rows of up to this many, the rows' maxima come faster as an
+# elementwise maximum down a transposed copy (measured, maxima, shift and exp: 64 rows of 8
+# 7.3 -> 5.0 us, 136 of 17 9.2 -> 7.1, 4096 of 8 266 -> 57; but 64 of 48 7.1 -> 8.5)
+_TRANSPOSED_ROWS = 32
+_TRANSPOSED_COLUMNS = 32
+
+
+def _exp_shifted(x: np.ndarray, lowest: np.floating) -> None:
+    """x <- exp(x - the maximum of its row) in place for a non-empty x, the maximum raised
+    to ``lowest`` (the maximum of a row that is all -inf: its exp are then 0s, not NaN)."""
+    columns = x.shape[-1]
+    rows = x.size // columns
+    if rows < _TRANSPOSED_ROWS or columns > _TRANSPOSED_COLUMNS:
+        top = np.maximum.reduce(x, axis=-1, keepdims=True, initial=lowest)
+    else:  # the same values: the maximum does not round
+        top = np.maximum.reduce(x.reshape(rows, columns).T.copy(), axis=0, initial=lowest)
+        top = top.reshape(*x.shape[:-1], 1)
+    np.subtract(x, top, out=x)
+    np.exp(x, out=x)
+
+
+def _safe_softmax_checked(x: np.ndarray) -> np.ndarray:
+    """_safe_softmax of scores of another dtype, or empty: the all -inf rows found and
+    zeroed after the fact."""
     if x.shape[-1] == 0:
         return x.copy()
-    with np.errstate(invalid="ignore"):
-        top = np.maximum.reduce(x, axis=-1, keepdims=True)
-        masked = np.equal(top, -np.inf)
-        any_masked = np.logical_or.reduce(masked, axis=None)
-        if any_masked:
-            top[masked] = 0
-        e = np.subtract(x, top, dtype=x.dtype)
-        np.exp(e, out=e)  # one buffer: exp and the division in place
-        e /= np.add.reduce(e, axis=-1, keepdims=True)
-        if any_masked:
-            np.copyto(e, 0, where=masked)
+    top = np.maximum.reduce(x, axis=-1, keepdims=True)
+    masked = np.equal(top, -np.inf)
+    any_masked = np.logical_or.reduce(masked, axis=None)
+    if any_masked:
+        top[masked] = 0
+    e = np.subtract(x, top, dtype=x.dtype)
+    np.exp(e, out=e)
+    e /= np.add.reduce(e, axis=-1, keepdims=True)
+    if any_masked:
+        np.copyto(e, 0, where=masked)
     return e
 
 
@@ -369,6 +421,7 @@ def _dropout(x: np.ndarray, p: float) -> np.ndarray:
 
 
 @kernel("scaled_dot_product_attention")
+@quiet  # inf and NaN scores give NaN, as torch's, without numpy's warnings
 def scaled_dot_product_attention(
     query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: np.ndarray | None = None,
     dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
@@ -376,12 +429,19 @@ def scaled_dot_product_attention(
 ) -> np.ndarray:
     """softmax(q k^T * scale + bias) v, torch's math backend (half computed in float32)."""
     q, k, v = opmath(query), opmath(key), opmath(value)
-    if enable_gqa:  # grouped-query: each key/value head serves query.size(-3) / its heads
+    groups = _query_groups(q, k, v) if enable_gqa else 0
+    if groups:
+        # the queries as [..., kv heads, groups, L, E] against keys and values as
+        # [..., kv heads, 1, S, E]: each product the one of the repeated heads, no copies
+        q, k, v = _split_heads(q, groups), k[..., None, :, :], v[..., None, :, :]
+    elif enable_gqa:  # grouped-query: each key/value head serves query.size(-3) / its heads
         k = np.repeat(k, q.shape[-3] // k.shape[-3], axis=-3)
         v = np.repeat(v, q.shape[-3] // v.shape[-3], axis=-3)
     embed = q.shape[-1]
     factor = scale if scale is not None else (1 / math.sqrt(embed) if embed else math.inf)
-    scores = np.matmul(q, np.swapaxes(k, -1, -2))
+    scores = np.matmul(q, k.swapaxes(-1, -2))
+    if groups:
+        scores = _merge_heads(scores)
     scores *= q.dtype.type(factor)
     bias = _attention_bias(attn_mask, is_causal, q.shape[-2], k.shape[-2], scores.dtype)
     if bias is not None:
@@ -393,7 +453,103 @@ def scaled_dot_product_attention(
     weights = _safe_softmax(scores)
     if dropout_p > 0:
         weights = _dropout(weights, dropout_p)
-    return result_as(np.matmul(weights, v), query.dtype)
+    if groups:
+        weights = _split_heads(weights, groups)
+    order = _query_order(query, key, value, dropout_p, enable_gqa) if weights.shape[:-2] == q.shape[:-2] else None
+    if order is not None:
+        return _product_in_order(weights, v, order)
+    out = np.matmul(weights, v)
+    if groups:
+        out = _merge_heads(out)
+    return out if type(out) is np.ndarray and out.dtype == query.dtype else result_as(out, query.dtype)
+
+
+def _query_order(query: np.ndarray, key: np.ndarray, value: np.ndarray, dropout_p: float,
+                 enable_gqa: bool) -> tuple[int, int, int] | None:
+    """The query's dims B, H, L from the slowest in memory, when torch lays the result out
+    as the query (its CPU flash attention writes into empty_like(query): the stride rule's
+    _flash_on_cpu), the query is not row-major (whose order the product has anyway) and is
+    float32/float64 with the embedding its fastest dim and B, H, L of more than one and
+    strides that order them (heads split off a projection, most attention: [B, L, H, E]
+    or [L, B, H, E]). The kernel then writes its result in that order, where the layout
+    step would copy it; else None."""
+    if query.ndim != 4 or query.flags.c_contiguous or dropout_p > 0:
+        return None
+    strides = query.strides
+    order = tuple(sorted(range(3), key=lambda d: -strides[d]))
+    dtype, (batch, heads, length, embed) = query.dtype, query.shape
+    if (not strides[order[0]] > strides[order[1]] > strides[order[2]] > strides[3] == dtype.itemsize
+            or dtype not in _BLAS_FLOATS or batch < 2 or heads < 2 or length < 2):
+        return None
+    for t in (key, value):
+        if (t.ndim != 4 or t.dtype != dtype or t.shape[0] != batch or t.shape[3] != embed or t.shape[2] == 0
+                or t.strides[3] != dtype.itemsize):
+            return None
+    kv_heads = key.shape[1]
+    if value.shape[1] != kv_heads or not (kv_heads == heads or (enable_gqa and kv_heads > 0 and heads % kv_heads == 0)):
+        return None
+    return order
+
+
+def _product_in_order(weights: np.ndarray, v: np.ndarray, order: tuple[int, int, int]) -> np.ndarray:
+    """weights @ v ([B, H, L, Ev], or [B, H / G, G, L, Ev] of grouped heads) written by BLAS
+    straight into a buffer with B, H, L in ``order`` in memory (the same products), as its
+    [B, H, L, Ev] view."""
+    batch, *heads, rows, _ = weights.shape
+    columns = v.shape[-1]
+    dims = (batch, math.prod(heads), rows)
+    out = np.empty((*(dims[d] for d in order), columns), weights.dtype)
+    if len(heads) == 1:
+        target = out.transpose(*_inverse(order), 3)
+    else:  # H split in place into its [H / G, G]
+        at = order.index(1)
+        split = out.reshape(*out.shape[:at], *heads, *out.shape[at + 1:])
+        target = split.transpose(*_grouped_axes(order), 4)
+    np.matmul(weights, v, out=target)
+    return out.transpose(*_inverse(order), 3)
+
+
+@functools.lru_cache(maxsize=8)
+def _inverse(order: tuple[int, ...]) -> tuple[int, ...]:
+    """Where each dim sits in ``order``."""
+    return tuple(order.index(d) for d in range(len(order)))
+
+
+@functools.lru_cache(maxsize=8)
+def _grouped_axes(order: tuple[int, int, int]) -> tuple[int, ...]:
+    """The axes B, H / G, G, L of a buffer laid out as ``order`` (B, H, L) with H split in two."""
+    position, where = 0, {}
+    for d in order:
+        where[d] = (position, position + 1) if d == 1 else (position,)
+        position += len(where[d])
+    return (*where[0], *where[1], *where[2])
+
+
+def _split_heads(x: np.ndarray, groups: int) -> np.ndarray:
+    """[..., H, L, E] as [..., H / groups, groups, L, E] (a view when x is row-major)."""
+    *batch, heads, rows, columns = x.shape
+    return x.reshape(*batch, heads // groups, groups, rows, columns)
+
+
+def _merge_heads(x: np.ndarray) -> np.ndarray:
+    """_split_heads undone."""
+    *batch, kv_heads, groups, rows, columns = x.shape
+    return x.reshape(*batch, kv_heads * groups, rows, columns)
+
+
+def _query_groups(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> int:
+    """Query heads a key/value head serves in grouped-query attention, when more than one
+    and they divide evenly (the value heads the key heads), none of q, k, v empty and no
+    dim of the result of size 1 (whose stride numpy's products give by their operands'
+    layout: the repeated heads' layout is the one kept); else 0."""
+    if q.ndim < 3 or k.ndim < 3 or v.ndim < 3 or not (q.size and k.size and v.size):
+        return 0
+    if 1 in q.shape[:-1] or v.shape[-1] == 1:
+        return 0
+    heads, kv_heads = q.shape[-3], k.shape[-3]
+    if kv_heads == 0 or heads == kv_heads or heads % kv_heads or v.shape[-3] != kv_heads:
+        return 0
+    return heads // kv_heads
 
 
 # ---------------------------------------------------------------------------- distances

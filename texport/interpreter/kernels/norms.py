@@ -9,6 +9,8 @@ output_mask bit is False is None.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +21,40 @@ from .common import cast, opmath
 
 Array = np.ndarray
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # computed as they are (no opmath)
+
+
+@functools.lru_cache(maxsize=64)
+def _ones(length: int, dtype: np.dtype) -> Array:
+    """``length`` ones (read-only): row sums as BLAS matrix-vector products."""
+    return _frozen(np.ones(length, dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _row_constants(length: int, eps: float, dtype: np.dtype) -> tuple[Array, Array, Array, Array]:
+    """Normalising rows of ``length`` values: _ones, then length, eps and 1 as 0-d arrays of
+    dtype (_scalars)."""
+    return _ones(length, dtype), *_scalars(dtype, length, eps, 1)
+
+
+@functools.lru_cache(maxsize=64)
+def _batch_constants(length: int, count: int, eps: float, dtype: np.dtype) -> tuple[Array, ...]:
+    """Training batch norm over [N, C, length] rows (``count`` values a channel): _ones, then
+    count, eps, 1 and count / (count - 1) as 0-d arrays of dtype (_scalars). The momentum
+    has its own (a cumulative average's changes every step)."""
+    return _ones(length, dtype), *_scalars(dtype, count, eps, 1, count / (count - 1))
+
+
+@functools.lru_cache(maxsize=64)
+def _scalars(dtype: np.dtype, *values: float) -> tuple[Array, ...]:
+    """Python scalars as read-only 0-d arrays of dtype: a ufunc converts a Python scalar
+    operand to the array's dtype on every call (~0.2 us), and takes a 0-d array of that dtype
+    as it is; the value is the one it would have converted."""
+    return tuple(_frozen(np.array(value, dtype)) for value in values)
+
+
+def _frozen(array: Array) -> Array:
+    array.setflags(write=False)
+    return array
 
 
 def _channels(x: Array, values: Array | None) -> Array | None:
@@ -53,20 +89,39 @@ def _batch_stats(x: Array, eps: float) -> tuple[Array, Array, Array]:
 
 
 def _batch_stats_blas(x: Array, eps: float) -> tuple[Array, Array, Array, Array]:
-    """_batch_stats of a non-empty float32/float64 x, two passes as torch's CPU kernel
-    (the mean, then the squared deviations from it), each sum a BLAS product over
-    [N, C, L] rows (numpy's mean/var reduce across strided axes through Python
-    wrappers); also the deviations' buffer, for the output to be written into."""
+    """_batch_stats of a non-empty float32/float64 x (_channel_stats), with the deviations'
+    buffer, for the output to be written into."""
     rows = x.reshape(x.shape[0], x.shape[1], -1)
-    count = rows.shape[0] * rows.shape[2]
-    mean = np.matmul(rows, np.ones(rows.shape[2], x.dtype)).sum(axis=0)
-    mean /= count
-    deviations = np.subtract(rows, mean[:, None])
-    var = np.vecdot(deviations, deviations).sum(axis=0)
-    var /= count
-    invstd = var + eps
+    mean, var, deviations = _channel_stats(rows, _ones(rows.shape[2], x.dtype), rows.shape[0] * rows.shape[2])
+    return mean, var, _inverse_std(var, eps), deviations
+
+
+def _channel_stats(rows: Array, ones: Array, count: Array | int) -> tuple[Array, Array, Array]:
+    """(mean, biased var, deviations from the mean) per channel of non-empty float32/float64
+    [N, C, L] rows (``count`` = N * L values a channel): two passes as torch's CPU kernel
+    (the mean, then the squared deviations from it), each sum a BLAS product over the rows
+    (numpy's mean/var reduce across strided axes through Python wrappers), then over N.
+    [N, C] rows (L = 1) sum over N only: a row's sum is its value (+0 for -0, as the sum
+    over N makes it anyway), and a column broadcast against rows of 1 is numpy's slowest."""
+    if rows.ndim == 2:
+        mean = np.add.reduce(rows, axis=0)
+        np.divide(mean, count, out=mean)
+        deviations = np.subtract(rows, mean)
+        var = np.add.reduce(np.multiply(deviations, deviations), axis=0)
+    else:
+        mean = np.add.reduce(np.matmul(rows, ones), axis=0)
+        np.divide(mean, count, out=mean)
+        deviations = np.subtract(rows, mean[:, None])
+        var = np.add.reduce(np.vecdot(deviations, deviations), axis=0)
+    np.divide(var, count, out=var)
+    return mean, var, deviations
+
+
+def _inverse_std(var: Array, eps: Array | float, one: Array | int = 1, out: Array | None = None) -> Array:
+    """1 / sqrt(var + eps), in a new array or ``out``."""
+    invstd = np.add(var, eps, out=out)
     np.sqrt(invstd, out=invstd)
-    return mean, var, np.divide(1, invstd, out=invstd), deviations
+    return np.divide(one, invstd, out=invstd)
 
 
 def _new_running(old: Array | None, batch: Array, momentum: float) -> Array | None:
@@ -85,6 +140,8 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     new_running_var); nothing is mutated here."""
     if not training and _eval_fast(input, weight, bias, running_mean, running_var):
         return _batch_norm_eval(input, weight, bias, running_mean, running_var, eps)
+    if training and _train_fast(input, weight, bias, running_mean, running_var):
+        return _batch_norm_train(input, weight, bias, running_mean, running_var, momentum, eps, False)
     x = opmath(input)
     same_dtype = _params_in_input_dtype(input, weight, bias, running_mean, running_var)
     if training and same_dtype and is_bfloat16(input.dtype):
@@ -125,6 +182,65 @@ def _batch_norm(input: Array, weight: Array | None, bias: Array | None,  # noqa:
     return out.astype(input.dtype, copy=False), *saved, new_mean, new_var
 
 
+def _train_fast(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                running_mean: Array | None, running_var: Array | None) -> bool:
+    """Whether training batch norm may take _batch_norm_train: float32/float64, more than one
+    value per channel, every parameter and running statistic absent or in the input's dtype."""
+    dtype = input.dtype
+    return (dtype in _BLAS_FLOATS and input.size > input.shape[1]
+            and (weight is None or weight.dtype == dtype) and (bias is None or bias.dtype == dtype)
+            and (running_mean is None or running_mean.dtype == dtype)
+            and (running_var is None or running_var.dtype == dtype))
+
+
+def _batch_norm_train(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                      running_mean: Array | None, running_var: Array | None, momentum: float,
+                      eps: float, in_place: bool) -> tuple[Array | None, ...]:
+    """The training path of _batch_norm for an input _train_fast admits (the same steps,
+    without the per-call dtype plumbing: a small batch norm is all overhead); the new running
+    statistics are written into the old ones when ``in_place`` (native_batch_norm's update),
+    else returned new."""
+    rows = input.reshape(input.shape[0], input.shape[1], -1)
+    ones, count, eps_, one, unbias = _batch_constants(rows.shape[2], rows.shape[0] * rows.shape[2], eps, input.dtype)
+    if rows.shape[2] == 1:  # one value a channel and sample (BatchNorm1d of [N, C]): [N, C] rows
+        rows = rows.reshape(rows.shape[:2])
+    rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
+    mean, var, out = _channel_stats(rows, ones, count)
+    invstd = _inverse_std(var, eps_, one)
+    _transform_into(out, rows, mean, invstd, weight, bias)
+    # momentum * batch + (1 - momentum) * old (_new_running's steps), both old values read
+    # before either is written
+    kept_mean = None if running_mean is None else np.multiply(running_mean, keep)
+    kept_var = None if running_var is None else np.multiply(running_var, keep)
+    if running_mean is not None:
+        moved = np.multiply(mean, rate)
+        running_mean = np.add(moved, kept_mean, out=running_mean if in_place else moved)
+    if running_var is not None:
+        moved = np.multiply(var, unbias)
+        moved *= rate
+        running_var = np.add(moved, kept_var, out=running_var if in_place else moved)
+    return out.reshape(input.shape), mean, invstd, running_mean, running_var
+
+
+def _transform_into(out: Array, rows: Array, mean: Array, invstd: Array, weight: Array | None,
+                    bias: Array | None) -> None:
+    """out = rows * alpha + beta per channel of [..., C, L] rows (mean and invstd [..., C],
+    weight and bias [C]) or [N, C] rows, alpha = invstd * weight, beta = bias - mean * alpha
+    (torch's batch_norm_cpu_transform_input); mean and invstd are left as they are (saved
+    outputs)."""
+    alpha = invstd if weight is None else np.multiply(invstd, weight)
+    if bias is None:
+        beta = np.negative(mean)
+        beta *= alpha
+    else:
+        beta = np.multiply(mean, alpha)
+        np.subtract(bias, beta, out=beta)
+    if rows.ndim == 3:  # [..., C, L]; [N, C] rows take [C] as it is
+        alpha, beta = alpha[..., None], beta[..., None]
+    np.multiply(rows, alpha, out=out)
+    out += beta
+
+
 def _batch_norm_eval(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
                      running_mean: Array, running_var: Array, eps: float) -> tuple[Array, ...]:
     """The evaluation-mode path of _batch_norm for a float32/float64 input whose parameters
@@ -139,9 +255,7 @@ def _eval_transform(input: Array, weight: Array | None, bias: Array | None,  # n
                     running_mean: Array, running_var: Array, eps: float) -> Array:
     """x * alpha + beta per channel with alpha = invstd * weight, beta = bias - mean * alpha
     (torch's batch_norm_cpu_transform_input) from the running statistics."""
-    invstd = running_var + eps
-    np.sqrt(invstd, out=invstd)
-    np.divide(1, invstd, out=invstd)
+    invstd = _inverse_std(running_var, *_scalars(input.dtype, eps, 1))
     alpha = invstd if weight is None else np.multiply(invstd, weight, out=invstd)
     beta = np.multiply(running_mean, alpha)
     if bias is None:
@@ -242,6 +356,11 @@ def native_batch_norm(input: Array, weight: Array | None, bias: Array | None,  #
     if not training and _eval_fast(input, weight, bias, running_mean, running_var):
         empty = np.empty((0,), input.dtype)
         return _eval_transform(input, weight, bias, running_mean, running_var, eps), empty, empty.copy()
+    if training and _train_fast(input, weight, bias, running_mean, running_var):
+        out, mean, invstd, _, _ = _batch_norm_train(
+            input, weight, bias, running_mean, running_var, momentum, eps, True
+        )
+        return out, mean, invstd
     out, mean, invstd, new_mean, new_var = _batch_norm(
         input, weight, bias, running_mean, running_var, training, momentum, eps
     )
@@ -327,12 +446,45 @@ def instance_norm(input: Array, weight: Array | None, bias: Array | None,  # noq
     parameters and running stats; each running stat then becomes the mean of its copies."""
     n, c = input.shape[:2]
     reshaped = input.reshape(1, n * c, *input.shape[2:])
+    if use_input_stats and _train_fast(reshaped, weight, bias, running_mean, running_var):
+        return _instance_norm_train(input, weight, bias, running_mean, running_var, momentum, eps)
     per_channel = (weight, bias, running_mean, running_var)
     repeat = [None if t is None else np.tile(t, n) for t in per_channel]
     out = batch_norm(reshaped, *repeat, use_input_stats, momentum, eps, cudnn_enabled)
     for running, copies in zip((running_mean, running_var), repeat[2:]):
         if running is not None:  # torch's mean of a reduced float: in float32, rounded once
             running[...] = cast(opmath(copies).reshape(n, c).mean(axis=0), running.dtype)
+    return out.reshape(input.shape)
+
+
+def _instance_norm_train(input: Array, weight: Array | None, bias: Array | None,  # noqa: A002
+                         running_mean: Array | None, running_var: Array | None, momentum: float,
+                         eps: float) -> Array:
+    """instance_norm from the input's statistics, for an input whose [1, N*C, *spatial] form
+    _train_fast admits: the batch norm's steps, the parameters broadcast over the instances
+    where torch tiles copies of them; each running statistic becomes the mean over the
+    instances of its updated copies (both old values read before either is written)."""
+    n, c = input.shape[:2]
+    rows = input.reshape(1, n * c, -1)
+    length = rows.shape[2]
+    ones, count, eps_, one, unbias = _batch_constants(length, length, eps, input.dtype)
+    rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
+    mean, var, out = _channel_stats(rows, ones, count)
+    invstd = _inverse_std(var, eps_, one)
+    by_instance = (n, c)
+    _transform_into(out.reshape(n, c, length), rows.reshape(n, c, length), mean.reshape(by_instance),
+                    invstd.reshape(by_instance), weight, bias)
+    updates = []
+    if running_mean is not None:
+        updates.append((running_mean, np.multiply(mean, rate), np.multiply(running_mean, keep)))
+    if running_var is not None:
+        moved = np.multiply(var, unbias)
+        moved *= rate
+        updates.append((running_var, moved, np.multiply(running_var, keep)))
+    for running, moved, kept in updates:
+        copies = moved.reshape(by_instance)
+        copies += kept
+        np.divide(np.add.reduce(copies, axis=0), n, out=running)
     return out.reshape(input.shape)
 
 
@@ -386,13 +538,13 @@ def native_layer_norm(input: Array, normalized_shape: Sequence[int],  # noqa: A0
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
 
 
-def _normalise_in_place(out: Array, rstd: Array, eps: float, weight: Array | None,
-                        bias: Array | None) -> None:
+def _normalise_in_place(out: Array, rstd: Array, eps: Array | float, weight: Array | None,
+                        bias: Array | None, one: Array | int = 1) -> None:
     """The centred values ``out`` scaled by 1/sqrt(var + eps) (``rstd`` holds the variance
     and becomes that factor), then by weight and shifted by bias: layer norm's last steps."""
-    rstd += eps
+    np.add(rstd, eps, out=rstd)
     np.sqrt(rstd, out=rstd)
-    np.divide(1, rstd, out=rstd)
+    np.divide(one, rstd, out=rstd)
     out *= rstd
     if weight is not None:
         out *= weight.astype(out.dtype, copy=False)
@@ -405,15 +557,15 @@ def _layer_norm_last_dim(input: Array, weight: Array | None, bias: Array | None,
     """The usual layer norm (over the last dim, float32/float64): the same steps as the
     general path, the sums as products (the squared deviations' a dot product per row,
     np.vecdot: no squared temporary), no dtype round trips."""
-    count = input.shape[-1]
+    ones, count, eps_, one = _row_constants(input.shape[-1], eps, input.dtype)
     # row sums as a matrix-vector product (BLAS: 5-8x numpy's add.reduce along a short last
     # axis, and as accurate on float32: blocked sums in float32 either way)
-    mean = np.matmul(input, np.ones(count, input.dtype))[..., None]
-    mean /= count
+    mean = np.matmul(input, ones)[..., None]
+    np.divide(mean, count, out=mean)
     out = np.subtract(input, mean)
     rstd = np.vecdot(out, out)[..., None]
-    rstd /= count
-    _normalise_in_place(out, rstd, eps, weight, bias)
+    np.divide(rstd, count, out=rstd)
+    _normalise_in_place(out, rstd, eps_, weight, bias, one)
     return out, mean, rstd
 
 
@@ -445,11 +597,12 @@ _EPSILON = {dtype: float(np.finfo(dtype).eps) for dtype in _BLAS_FLOATS}
 def _rms_norm_last_dim(input: Array, weight: Array | None, eps: float | None) -> Array:  # noqa: A002
     """rms_norm over the last dim of a float32/float64 input: the same steps, the mean
     square a dot product per row (np.vecdot), the scaling in one output buffer."""
+    count, eps_, one = _scalars(input.dtype, input.shape[-1], _EPSILON[input.dtype] if eps is None else eps, 1)
     rstd = np.vecdot(input, input)[..., None]
-    rstd /= input.shape[-1]
-    rstd += _EPSILON[input.dtype] if eps is None else eps
+    np.divide(rstd, count, out=rstd)
+    np.add(rstd, eps_, out=rstd)
     np.sqrt(rstd, out=rstd)
-    np.divide(1, rstd, out=rstd)
+    np.divide(one, rstd, out=rstd)
     out = np.multiply(input, rstd)
     if weight is not None:
         out *= weight
@@ -496,24 +649,39 @@ def native_group_norm(input: Array, weight: Array | None, bias: Array | None,  #
                       eps: float) -> tuple[Array, Array, Array]:
     """(out, mean, rstd) with mean/rstd of shape (N, group)."""
     x = _grouped(opmath(input).reshape(N, C, HxW), group)
-    if x.dtype in _BLAS_FLOATS and x.size:  # the same two passes, the sums as BLAS products
-        mean = np.matmul(x, np.ones(x.shape[-1], x.dtype))
-        mean /= x.shape[-1]
-        normed = np.subtract(x, mean[..., None])
-        rstd = np.vecdot(normed, normed)
-        rstd /= x.shape[-1]
-        rstd += eps
-        np.sqrt(rstd, out=rstd)
-        np.divide(1, rstd, out=rstd)
-        normed *= rstd[..., None]
-        normed = normed.reshape(N, C, HxW)
+    if x.dtype in _BLAS_FLOATS and x.size:
+        out, mean, rstd = _group_norm_blas(x, (N, C, HxW), weight, bias, eps)
+        out = out.reshape(input.shape)
+        if out.dtype == input.dtype:  # mean and rstd are this call's own: no copies
+            return out, mean, rstd
     else:
         mean = x.mean(axis=-1)
         rstd = 1 / np.sqrt(x.var(axis=-1) + eps)
         normed = ((x - mean[..., None]) * rstd[..., None]).reshape(N, C, HxW)
-    out = _affine(normed, _column(weight), _column(bias)).reshape(input.shape)
+        out = _affine(normed, _column(weight), _column(bias)).reshape(input.shape)
     dtype = input.dtype
     return out.astype(dtype, copy=False), mean.astype(dtype), rstd.astype(dtype)
+
+
+def _group_norm_blas(x: Array, channels: tuple[int, int, int], weight: Array | None,
+                     bias: Array | None, eps: float) -> tuple[Array, Array, Array]:
+    """(out [N, C, HxW], mean, rstd) of native_group_norm for non-empty float32/float64
+    [N, group, C/group * HxW] rows ``x``, ``channels`` its [N, C, HxW]: the same two passes,
+    the sums as BLAS products, the affine steps in the output's own buffer."""
+    ones, count, eps_, one = _row_constants(x.shape[-1], eps, x.dtype)
+    mean = np.matmul(x, ones)
+    np.divide(mean, count, out=mean)
+    out = np.subtract(x, mean[..., None])
+    rstd = np.vecdot(out, out)
+    np.divide(rstd, count, out=rstd)
+    _inverse_std(rstd, eps_, one, out=rstd)
+    out *= rstd[..., None]
+    out = out.reshape(channels)
+    if weight is not None:
+        out *= _column(weight.astype(out.dtype, copy=False))
+    if bias is not None:
+        out += _column(bias.astype(out.dtype, copy=False))
+    return out, mean, rstd
 
 
 @kernel("group_norm")
@@ -521,8 +689,7 @@ def group_norm(input: Array, num_groups: int, weight: Array | None = None,  # no
                bias: Array | None = None, eps: float = 1e-05,
                cudnn_enabled: bool = True) -> Array:
     n, c = input.shape[:2]
-    hxw = int(np.prod(input.shape[2:]))
-    return native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+    return native_group_norm(input, weight, bias, n, c, math.prod(input.shape[2:]), num_groups, eps)[0]
 
 
 @kernel("native_group_norm_backward")
