@@ -287,5 +287,5 @@ def test_cached_scalars_are_the_values_a_ufunc_converts(dtype: Any) -> None:
 def test_cached_constants_are_read_only() -> None:
     dtype = np.dtype(f32)
     arrays = [*norms._row_constants(5, 1e-5, dtype), *norms._batch_constants(5, 10, 1e-5, dtype),
-              norms._ones(7, dtype)]
+              norms.ones_vector(7, dtype)]
     assert not any(a.flags.writeable for a in arrays)

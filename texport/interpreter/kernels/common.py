@@ -116,7 +116,8 @@ class silenced:  # noqa: N801 (used as np.errstate is: ``with silenced():``)
 
 
 @functools.lru_cache(maxsize=256)
-def _ones(length: int, dtype: np.dtype) -> np.ndarray:
+def ones_vector(length: int, dtype: np.dtype) -> np.ndarray:
+    """``length`` ones (read-only, remembered): sums over a last axis as BLAS products."""
     ones = np.ones(length, dtype)
     ones.setflags(write=False)
     return ones
@@ -127,7 +128,7 @@ def last_axis_sums(x: np.ndarray) -> np.ndarray:
     product with a vector of ones, 1.5-4x numpy's add.reduce along a short last axis
     and as accurate (blocked float sums either way; a softmax's (1024, 128) rows: 34 ->
     8 us)."""
-    return np.matmul(x, _ones(x.shape[-1], x.dtype))[..., None]
+    return np.matmul(x, ones_vector(x.shape[-1], x.dtype))[..., None]
 
 def as_result(value: Any) -> np.ndarray:
     """A ufunc's result as an ndarray: numpy returns a scalar for 0-d operands."""

@@ -36,7 +36,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
 from . import conv_by_offsets, kernel
-from .common import add_into, check_arguments, opmath, quiet
+from .common import add_into, check_arguments, ones_vector, opmath, quiet
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -1097,7 +1097,7 @@ def _global_avg(x: Array, n: int) -> Array:
     with ones, divided by the plane's size."""
     lead = x.shape[:x.ndim - n]
     rows = x.reshape(*lead, -1)
-    out = np.matmul(rows, np.ones(rows.shape[-1], x.dtype))
+    out = np.matmul(rows, ones_vector(rows.shape[-1], x.dtype))
     out /= rows.shape[-1]
     return out.reshape(*lead, *(1,) * n)
 

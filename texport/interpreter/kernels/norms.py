@@ -17,31 +17,25 @@ import numpy as np
 
 from ..dtypes import is_bfloat16
 from . import kernel
-from .common import cast, opmath
+from .common import cast, ones_vector, opmath
 
 Array = np.ndarray
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # computed as they are (no opmath)
 
 
 @functools.lru_cache(maxsize=64)
-def _ones(length: int, dtype: np.dtype) -> Array:
-    """``length`` ones (read-only): row sums as BLAS matrix-vector products."""
-    return _frozen(np.ones(length, dtype))
-
-
-@functools.lru_cache(maxsize=64)
 def _row_constants(length: int, eps: float, dtype: np.dtype) -> tuple[Array, Array, Array, Array]:
-    """Normalising rows of ``length`` values: _ones, then length, eps and 1 as 0-d arrays of
+    """Normalising rows of ``length`` values: ones_vector, then length, eps and 1 as 0-d arrays of
     dtype (_scalars)."""
-    return _ones(length, dtype), *_scalars(dtype, length, eps, 1)
+    return ones_vector(length, dtype), *_scalars(dtype, length, eps, 1)
 
 
 @functools.lru_cache(maxsize=64)
 def _batch_constants(length: int, count: int, eps: float, dtype: np.dtype) -> tuple[Array, ...]:
-    """Training batch norm over [N, C, length] rows (``count`` values a channel): _ones, then
+    """Training batch norm over [N, C, length] rows (``count`` values a channel): ones_vector, then
     count, eps, 1 and count / (count - 1) as 0-d arrays of dtype (_scalars). The momentum
     has its own (a cumulative average's changes every step)."""
-    return _ones(length, dtype), *_scalars(dtype, count, eps, 1, count / (count - 1))
+    return ones_vector(length, dtype), *_scalars(dtype, count, eps, 1, count / (count - 1))
 
 
 @functools.lru_cache(maxsize=64)
@@ -92,7 +86,7 @@ def _batch_stats_blas(x: Array, eps: float) -> tuple[Array, Array, Array, Array]
     """_batch_stats of a non-empty float32/float64 x (_channel_stats), with the deviations'
     buffer, for the output to be written into."""
     rows = x.reshape(x.shape[0], x.shape[1], -1)
-    mean, var, deviations = _channel_stats(rows, _ones(rows.shape[2], x.dtype), rows.shape[0] * rows.shape[2])
+    mean, var, deviations = _channel_stats(rows, ones_vector(rows.shape[2], x.dtype), rows.shape[0] * rows.shape[2])
     return mean, var, _inverse_std(var, eps), deviations
 
 
