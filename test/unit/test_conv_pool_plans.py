@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -182,14 +182,33 @@ TRANSPOSED_CASES = [  # x shape, w shape, stride, padding, output padding, dilat
 ]
 
 
+@pytest.fixture
+def unbounded_transposed_columns(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(conv_pool, "TRANSPOSED_MAX_COLUMNS_GROWTH", 1 << 20)
+    conv_pool._conv_transpose_plan.cache_clear()
+    yield
+    conv_pool._conv_transpose_plan.cache_clear()
+
+
+def test_a_transposed_convolution_whose_spread_columns_outgrow_col2im_keeps_col2im() -> None:
+    """A DCGAN layer (3x16x4x4 by 16x8x4x4, stride 2): the spread input's columns are 8x
+    col2im's, memory a forward holds at its peak, so col2im runs."""
+    x, w = rand(3, 16, 4, 4), rand(16, 8, 4, 4)
+    assert conv_pool._planned_conv_transpose(x, w, None, [2, 2], [1, 1], [0, 0], 1, [1, 1]) is None
+    close(KERNELS["conv_transpose2d.input"](x, w, None, [2, 2], [1, 1], [0, 0], 1, [1, 1]),
+          direct_conv_transpose(x, w, None, [2, 2], [1, 1], [0, 0], [1, 1], 1), np.float32)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize(("x_shape", "w_shape", "stride", "padding", "output_padding", "dilation", "groups", "path"),
                          TRANSPOSED_CASES)
 def test_a_planned_transposed_convolution_is_the_scatter_sum(x_shape, w_shape, stride, padding, output_padding,
-                                                             dilation, groups, path, bias, dtype) -> None:
+                                                             dilation, groups, path, bias, dtype,
+                                                             unbounded_transposed_columns: None) -> None:
     """The ordinary convolution of the zero-spread input by the flipped kernel: the
-    definition's numbers, row-major."""
+    definition's numbers, row-major (the columns' memory bound lifted: these shapes'
+    spread columns are more than twice col2im's)."""
     x, w = rand(*x_shape, dtype=dtype), rand(*w_shape, dtype=dtype)
     b = rand(w_shape[1] * groups, dtype=dtype) if bias else None
     plan = conv_pool._planned_conv_transpose(x, w, b, stride, padding, output_padding, groups, dilation)

@@ -18,6 +18,7 @@ from texport.dialects.context import parse_module
 from texport.dialects.symbolic import (
     MAX_DIM_DEPTH,
     DimSyntaxError,
+    dim_bounds,
     dim_str,
     parse_dim,
     parse_scalar_expr,
@@ -258,8 +259,21 @@ def test_grammar_dims_parse_to_a_dim_that_prints_back(text: str) -> None:
     except DimSyntaxError:
         return
     _round_trips(dim)
-    if not (dim < 0 if type(dim) is int else dim.is_negative):
+    upper = dim if type(dim) is int else dim_bounds(dim)[1]
+    if upper is not None and upper < 0:  # provably negative (by bounds, as 1 - Max(2**63 - 1, s0))
+        with pytest.raises(DimSyntaxError, match="a tensor dim must be non-negative"):
+            parse_tensor_dim(dim_str(dim))
+    else:
         assert parse_tensor_dim(dim_str(dim)) == dim
+
+
+def test_a_dim_negative_by_its_bounds_alone_is_no_tensor_dim() -> None:
+    """sympy cannot tell 1 - Max(2**63 - 1, s0) is negative (is_negative is None); the
+    bounds can, and parse_tensor_dim refuses it (hypothesis found the case)."""
+    dim = parse_dim("1 - Max(9223372036854775807, s0)")
+    assert dim.is_negative is not True
+    with pytest.raises(DimSyntaxError, match="a tensor dim must be non-negative"):
+        parse_tensor_dim(dim_str(dim))
 
 
 @settings(max_examples=150, deadline=None)

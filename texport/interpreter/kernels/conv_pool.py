@@ -466,6 +466,10 @@ def _sum_into(out: Array, a: Array, b: Array) -> Array:
 # prod(stride) times the products col2im's does (the zeros between the input's elements),
 # which on small inputs costs less than col2im's prod(kernel) strided adds.
 TRANSPOSED_MAX_COLUMNS = 1 << 17
+# ... and at most this many times the columns col2im's product makes (N * C_out * prod(k)
+# * the input's positions), memory a forward holds at its peak: a DCGAN layer's spread
+# columns are 8-16x those (peak memory 0.8 -> 7.5x torch's), so it keeps col2im.
+TRANSPOSED_MAX_COLUMNS_GROWTH = 2
 
 
 @functools.lru_cache(maxsize=512)
@@ -491,8 +495,10 @@ def _conv_transpose_plan(x_shape: tuple[int, ...], w_shape: tuple[int, ...], x_d
     padded = tuple(o + r for o, r in zip(out, reach))
     batch, channels, outs = x_shape[0], x_shape[1], w_shape[1] * groups
     rows = channels // groups * math.prod(kernel_size)
-    if (min(out) < 1 or any(p > r for p, r in zip(padding, reach))
-            or batch * groups * rows * math.prod(out) > TRANSPOSED_MAX_COLUMNS):
+    columns = batch * groups * rows * math.prod(out)
+    col2im_columns = batch * outs * math.prod(kernel_size) * math.prod(x_shape[2:])
+    if (min(out) < 1 or any(p > r for p, r in zip(padding, reach)) or columns > TRANSPOSED_MAX_COLUMNS
+            or columns > TRANSPOSED_MAX_COLUMNS_GROWTH * col2im_columns):
         return None
     source = _placed(x_shape, x_dtype, padded, [r - p for r, p in zip(reach, padding)], stride)
     conv_shape = (outs, channels // groups, *kernel_size)  # the equivalent convolution's weight
