@@ -81,6 +81,29 @@ def quiet(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def quiet_unary(plain: Callable[[np.ndarray], Any], general: Callable[[Any], Any],
+                plain_dtypes: frozenset[np.dtype]) -> Callable[[Any], Any]:
+    """A unary kernel, quiet as ``quiet`` makes it: ``plain(x)`` (as an ndarray) for an
+    ndarray of ``plain_dtypes``, ``general(x)`` for anything else. One frame: elementwise
+    ops on small views cost ~2 us, of which nested wrappers took a sixth."""
+    if _extobj_contextvar is None:
+        return np.errstate(all="ignore")(
+            lambda x: general(x) if type(x) is not np.ndarray or x.dtype not in plain_dtypes else as_result(plain(x)))
+    enter, leave = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    def run(x: Any) -> Any:
+        token = enter(_IGNORE_ALL)
+        try:
+            if type(x) is np.ndarray and x.dtype in plain_dtypes:
+                out = plain(x)
+                return out if type(out) is np.ndarray else np.asarray(out)
+            return general(x)
+        finally:
+            leave(token)
+
+    return run
+
+
 def add_into(out: np.ndarray, other: Any) -> np.ndarray:
     """``out += other`` in the kernels' numpy state: a broadcast bias allocates the small
     ufunc buffers, and an overflow to inf is silent, as in torch."""

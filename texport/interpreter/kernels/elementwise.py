@@ -37,7 +37,7 @@ from ..dtypes import (
     opmath_dtype,
 )
 from . import kernel
-from .common import as_result, logaddexp, quiet, silenced, torch_result_dtype
+from .common import as_result, logaddexp, quiet, quiet_unary, silenced, torch_result_dtype
 from .variants import in_place, write_into
 
 Array = np.ndarray
@@ -162,19 +162,18 @@ def _erf(x: Array) -> Array:
 
 
 def _float_unary(fn: Fn) -> Fn:
-    """A float-valued op: integer and bool inputs compute in float32, reduced floats
-    in float32 rounded back."""
+    """A float-valued op: float32/float64 computed as they are, integer and bool inputs in
+    float32, reduced floats in float32 rounded back."""
 
-    @_quiet
-    def run(self: Array) -> Array:
-        if _plain_float(self):
-            return as_result(fn(self))
+    def general(self: Array) -> Array:
         dtype = _float_dtype(self.dtype)
         if is_reduced_float(dtype):
             return cast(fn(self.astype(FLOAT32)), dtype)
         return np.asarray(fn(self.astype(dtype, copy=False)), dtype=dtype)
 
-    run.__name__ = getattr(fn, "__name__", "unary")
+    run = quiet_unary(fn, general, _PLAIN_FLOATS)
+    run.__name__ = run.__qualname__ = getattr(fn, "__name__", "unary")
+    run.__module__ = general.__module__  # part of this family
     return run
 
 
@@ -199,10 +198,14 @@ def _sigmoid(x: Array) -> Array:
     positionally: numpy parses an ``out=`` keyword at ~0.13 us a call."""
     if x.size <= _EXPIT_LARGEST and x.dtype.kind == "f":
         return special.expit(x)
+    one = _ONES.get(x.dtype, 1)  # a Python 1 is converted on every ufunc call (~0.25 us)
     out = as_result(np.negative(x))
     np.exp(out, out)
-    np.add(out, 1, out)
-    return np.divide(1, out, out)
+    np.add(out, one, out)
+    return np.divide(one, out, out)
+
+
+_ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}
 
 
 _reciprocal_kernel = _float_unary(_reciprocal)  # also pow's bfloat16 x ** -2

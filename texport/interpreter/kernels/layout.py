@@ -62,6 +62,7 @@ def laid_out(name: str, kernel: Kernel) -> Kernel:
     # one and two tensors (unary and binary ops, most calls) spelled out: no loop
     if count == 1 and tensors:
         kept: set[tuple[Any, ...]] = set()  # layouts of (x, out) that lay_out kept as they are
+        pointwise = op_def.has_tag("pointwise")  # TensorIterator's layout: _row_major_order
 
         def run(*args: Any) -> Any:
             out = kernel(*args)
@@ -72,7 +73,9 @@ def laid_out(name: str, kernel: Kernel) -> Kernel:
                 return out
             if type(out) is not np.ndarray:
                 return lay_out(key, args, out)
-            # a unary op on a view (a chunk, a column): one set lookup instead of lay_out's signature
+            if pointwise and out.flags.c_contiguous and _row_major_order(arg.strides):
+                return out  # a view in row-major dim order (a chunk, a slice): so is torch's result
+            # a unary op on another view (a column): one set lookup instead of lay_out's signature
             seen = (arg.shape, arg.strides, arg.dtype, out.shape, out.strides, out.dtype)
             if seen in kept:
                 return out
@@ -126,6 +129,15 @@ def laid_out(name: str, kernel: Kernel) -> Kernel:
     run.__module__, run.__name__, run.__qualname__, run.__doc__ = (
         kernel.__module__, kernel.__name__, kernel.__qualname__, kernel.__doc__)
     return run
+
+
+def _row_major_order(strides: tuple[int, ...]) -> bool:
+    """Strides strictly decreasing and positive: the dims in row-major order, with gaps. An
+    elementwise op's TensorIterator orders its result's dims by its input's strides, so
+    the result of such a view is row-major (numpy's K order gives the same)."""
+    if len(strides) == 2:
+        return strides[0] > strides[1] > 0
+    return all(a > b for a, b in zip(strides, strides[1:])) and bool(strides) and strides[-1] > 0
 
 
 def _any_strided(values: Any) -> bool:
