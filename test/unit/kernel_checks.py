@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
+import pytest
 
 from texport.dialects.meta import TensorMeta
 from texport.dialects.registry import lookup_op
@@ -45,3 +48,21 @@ def _compare(op: str, out: Any, expected: Any) -> None:
         assert all(w is None or w == g for w, g in zip(want, out.shape)) and len(want) == out.ndim, (
             f"{op}: shape {out.shape} vs rule {want}"
         )
+
+
+@pytest.fixture
+def warnings_are_errors() -> Iterator[None]:
+    """torch gives inf and nan silently: no numpy warning may escape a kernel (a test
+    module takes it with ``pytestmark = pytest.mark.usefixtures("warnings_are_errors")``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def normal_sampler(rng: np.random.Generator) -> Callable[..., np.ndarray]:
+    """rand(*shape, dtype, scale, shift): normal samples from ``rng``."""
+
+    def rand(*shape: int, dtype: Any = np.float32, scale: float = 1.0, shift: float = 0.0) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale + shift).astype(dtype)
+
+    return rand

@@ -5,29 +5,18 @@ formulas give, running statistics and all."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from kernel_checks import run
+from kernel_checks import normal_sampler, run, warnings_are_errors  # noqa: F401 - the fixture
 
 from texport.interpreter.kernels import norms
 
 f32, f64 = np.float32, np.float64
 RNG = np.random.default_rng(11)
-
-
-@pytest.fixture(autouse=True)
-def _warnings_are_errors() -> Iterator[None]:
-    """torch gives inf and nan silently: no numpy warning may escape a kernel."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
-
-
-def rand(*shape: int, dtype: Any = f32, scale: float = 1.0, shift: float = 0.0) -> np.ndarray:
-    return (RNG.standard_normal(shape) * scale + shift).astype(dtype)
+rand = normal_sampler(RNG)
+pytestmark = pytest.mark.usefixtures("warnings_are_errors")  # torch gives inf and nan silently
 
 
 def same(actual: Any, expected: Any) -> None:

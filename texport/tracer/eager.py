@@ -124,12 +124,9 @@ class EagerMode:
         runs the ops (and raises torch's errors)."""
         if type(tensor) not in _TENSOR_TYPES or type(value := tensor._value) is not np.ndarray:
             return None
-        items = index if type(index) is tuple else (index,)
-        if len(items) > value.ndim:
+        items = _basic_items(index, value.ndim)
+        if items is None:
             return None
-        for item in items:
-            if type(item) is not int and not (type(item) is slice and _plain_slice(item)):
-                return None
         try:
             out = value[(*items, Ellipsis)]  # the Ellipsis keeps a 0-d result an array
         except IndexError:
@@ -159,12 +156,9 @@ class EagerMode:
             source = value
         else:
             return False
-        items = index if type(index) is tuple else (index,)
-        if len(items) > target.ndim:
+        items = _basic_items(index, target.ndim)
+        if items is None:
             return False
-        for item in items:
-            if type(item) is not int and not (type(item) is slice and _plain_slice(item)):
-                return False
         try:
             view = target[(*items, Ellipsis)]
             view[...] = source
@@ -177,6 +171,18 @@ class EagerMode:
 # float dtypes whose assignment numpy casts and broadcasts as torch's copy_to
 _PLAIN_FLOAT_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _basic_items(index: Any, ndim: int) -> tuple[Any, ...] | None:
+    """The items of an index of ints and forward slices of int bounds, at most ``ndim``
+    of them (numpy reads them as torch's select and slice); None for any other index."""
+    items = index if type(index) is tuple else (index,)
+    if len(items) > ndim:
+        return None
+    for item in items:
+        if type(item) is not int and not (type(item) is slice and _plain_slice(item)):
+            return None
+    return items
 
 
 def _plain_slice(item: slice) -> bool:
