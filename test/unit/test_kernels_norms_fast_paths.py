@@ -12,6 +12,7 @@ import pytest
 from kernel_checks import normal_sampler, run, warnings_are_errors  # noqa: F401 - the fixture
 
 from texport.interpreter.kernels import norms
+from texport.interpreter.kernels.common import dtype_constants
 
 f32, f64 = np.float32, np.float64
 RNG = np.random.default_rng(11)
@@ -266,7 +267,7 @@ def test_cached_scalars_are_the_values_a_ufunc_converts(dtype: Any) -> None:
     x = rand(64, dtype=dtype, scale=1e3)
     values = [1e-5, 1e-12, 0.1, 0.9, 1 - 0.1, 2 ** 24 + 1, 3, 1e300 if dtype == f64 else 3e38,
               *RNG.uniform(-10, 10, 20).tolist(), *RNG.integers(1, 2 ** 31, 10).tolist()]
-    for value, cached in zip(values, norms._scalars(np.dtype(dtype), *values)):
+    for value, cached in zip(values, dtype_constants(np.dtype(dtype), *values)):
         assert cached.dtype == dtype and not cached.flags.writeable
         for ufunc in (np.add, np.multiply, np.divide):
             with np.errstate(all="ignore"):  # x * 3e38 overflows

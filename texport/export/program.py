@@ -301,10 +301,14 @@ class ExportedModule(Module):
         return self._finish(outputs, self._user_inputs_by_name(leaves))
 
     def _member(self, target: str) -> Tensor:
-        """The parameter or buffer at dotted ``target``, looked up at each call (the user may
-        have assigned another), through the module dicts as ``named_parameters`` finds it."""
+        """The parameter or buffer at dotted ``target`` (_member_at)."""
+        return self._member_at(*_member_path(target))
+
+    def _member_at(self, path: tuple[str, ...], name: str) -> Tensor:
+        """The parameter or buffer ``name`` of the submodule at ``path``, looked up at each
+        call (the user may have assigned another), through the module dicts as
+        ``named_parameters`` finds it."""
         module: Module = self
-        *path, name = target.split(".")
         for part in path:
             module = module._modules[part]
         found = module._parameters.get(name)
@@ -316,21 +320,13 @@ class ExportedModule(Module):
         return None if names is None else dict(zip(names, leaves))
 
     def _plan_inputs(self, user_leaves: list[Any]) -> list[Any]:
-        """The plan's arguments: parameters and buffers (looked up at each call, as _member
-        does, each submodule reached once), constants and the user's values, in the order
-        of the input specs (_input_steps, read once from the signature)."""
+        """The plan's arguments: parameters and buffers (_member), constants and the user's
+        values, in the order of the input specs (_input_steps, read once from the signature)."""
         constants = self._program.constants
-        values, user, owners = [], iter(user_leaves), {}
+        values, user = [], iter(user_leaves)
         for step, path, name in self._input_steps:
             if step is _MEMBER:
-                owner = owners.get(path)
-                if owner is None:
-                    owner = self
-                    for part in path:
-                        owner = owner._modules[part]
-                    owners[path] = owner
-                found = owner._parameters.get(name)
-                values.append((owner._buffers[name] if found is None else found)._value)
+                values.append(self._member_at(path, name)._value)
             elif step is _CONSTANT:
                 values.append(constants[name]._value)
             elif step is _SPECIALISED:
@@ -352,7 +348,7 @@ class ExportedModule(Module):
             if step is _RESULT:
                 results.append(_wrap(value))
             elif step is _BUFFER_WRITE:
-                _write_back(self._member(payload)._value, value)
+                _write_back(self._member_at(*payload)._value, value)
             else:
                 target = user_inputs.get(payload)
                 if isinstance(target, Tensor):  # torch writes the new value into the caller's tensor
@@ -366,13 +362,18 @@ _MEMBER, _CONSTANT, _SPECIALISED, _USER = "member", "constant", "specialised", "
 _RESULT, _BUFFER_WRITE, _INPUT_WRITE = "result", "buffer write", "input write"
 
 
+def _member_path(target: str) -> tuple[tuple[str, ...], str]:
+    """A dotted parameter or buffer name as (submodule path, name)."""
+    *path, name = target.split(".")
+    return tuple(path), name
+
+
 def _input_steps(program: ExportedProgram) -> list[tuple[str, tuple[str, ...], str]]:
     """(step, submodule path, name) per input spec."""
     steps = []
     for spec in program.graph_signature.input_specs:
         if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-            *path, name = spec.target.split(".")
-            steps.append((_MEMBER, tuple(path), name))
+            steps.append((_MEMBER, *_member_path(spec.target)))
         elif spec.kind is InputKind.CONSTANT_TENSOR:
             steps.append((_CONSTANT, (), spec.target))
         elif isinstance(spec.arg, ConstantArgument):
@@ -389,7 +390,7 @@ def _output_steps(program: ExportedProgram) -> tuple[list[tuple[str, Any]], list
         if isinstance(spec.arg, ConstantArgument):
             steps.append((_SPECIALISED, spec.arg.value))
         elif spec.kind is OutputKind.BUFFER_MUTATION:
-            steps.append((_BUFFER_WRITE, spec.target))
+            steps.append((_BUFFER_WRITE, _member_path(spec.target)))
         elif spec.kind is OutputKind.USER_INPUT_MUTATION:
             steps.append((_INPUT_WRITE, spec.target))
         else:

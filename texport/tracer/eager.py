@@ -86,24 +86,13 @@ def _wrap_tensor(values: list[Any], out: Any) -> Tensor | None:
 
 
 def _wrap_tensor_list(values: list[Any], out: Any) -> list[Tensor]:
-    """A Tensor[] return (chunk, split, unbind): each Tensor built inline, as a runner
-    builds its one Tensor, when the array's dtype was seen before."""
+    """A Tensor[] return (chunk, split, unbind): each array of a dtype seen before made a
+    Tensor directly (tensor_of), without wrap_array's checks."""
     tensors = []
     for item in out:
         dtype = _DTYPES.get(item.dtype) if type(item) is np.ndarray else None
-        if dtype is None:
-            tensors.append(wrap_array(item))
-            continue
-        tensor = _new_tensor(Tensor)
-        tensor._value = item
-        tensor._dtype = dtype
-        tensor.requires_grad = False
-        tensor.grad = None
-        tensors.append(tensor)
+        tensors.append(wrap_array(item) if dtype is None else tensor_of(item, dtype))
     return tensors
-
-
-_new_tensor = object.__new__
 
 
 class EagerMode:

@@ -137,13 +137,25 @@ class silenced:  # noqa: N801 (used as np.errstate is: ``with silenced():``)
             _extobj_contextvar.reset(self._token)
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only: what a kernel keeps between calls (a remembered plan's
+    index, a cached constant) is shared by them, so a write would be a bug, and fails."""
+    array.setflags(write=False)
+    return array
+
 
 @functools.lru_cache(maxsize=256)
 def ones_vector(length: int, dtype: np.dtype) -> np.ndarray:
     """``length`` ones (read-only, remembered): sums over a last axis as BLAS products."""
-    ones = np.ones(length, dtype)
-    ones.setflags(write=False)
-    return ones
+    return read_only(np.ones(length, dtype))
+
+
+@functools.lru_cache(maxsize=256)
+def dtype_constants(dtype: np.dtype, *values: float) -> tuple[np.ndarray, ...]:
+    """Python scalars as read-only 0-d arrays of ``dtype``, remembered: a ufunc converts a
+    Python scalar operand to the array's dtype on every call (~0.2 us) and takes a 0-d
+    array of that dtype as it is; the value is the one it would have converted."""
+    return tuple(read_only(np.array(value, dtype)) for value in values)
 
 
 def last_axis_sums(x: np.ndarray) -> np.ndarray:
@@ -152,6 +164,7 @@ def last_axis_sums(x: np.ndarray) -> np.ndarray:
     and as accurate (blocked float sums either way; a softmax's (1024, 128) rows: 34 ->
     8 us)."""
     return np.matmul(x, ones_vector(x.shape[-1], x.dtype))[..., None]
+
 
 def as_result(value: Any) -> np.ndarray:
     """A ufunc's result as an ndarray: numpy returns a scalar for 0-d operands."""

@@ -36,7 +36,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dtypes import cast, is_floating, is_reduced_float, opmath_dtype
 from . import conv_by_offsets, kernel
-from .common import add_into, check_arguments, ones_vector, opmath, quiet
+from .common import add_into, check_arguments, ones_vector, opmath, quiet, read_only
 
 Array = np.ndarray
 IntArg = int | Sequence[int]
@@ -991,7 +991,7 @@ def _avg_pool_plan(shape: tuple[int, ...], dtype: np.dtype, n: int, kernel_size:
             # division when the wider format has at least 2p + 2 bits: 53 >= 2 * 24 + 2)
             divisor = int(divisor.flat[0])
         else:
-            divisor.setflags(write=False)
+            divisor = read_only(divisor)
     return (pads if any(lo or hi for lo, hi in pads) else None), offsets, divisor
 
 
@@ -1397,9 +1397,7 @@ def _nearest_index(size: int, target: int, scale: float | None, exact: bool) -> 
     """torch's nearest_idx (remembered per sizes, read-only): out == in copies, out ==
     2*in halves, else min(floor(dst * scale), in - 1) in float32; nearest-exact
     (nearest_exact_idx) is min(floor((dst + 0.5) * scale), in - 1)."""
-    index = _nearest_source(size, target, scale, exact)
-    index.setflags(write=False)
-    return index
+    return read_only(_nearest_source(size, target, scale, exact))
 
 
 def _nearest_source(size: int, target: int, scale: float | None, exact: bool) -> Array:
@@ -1516,10 +1514,7 @@ def _remembered(taps: TapMaker) -> TapMaker:
 
     @functools.lru_cache(maxsize=512)
     def remembered(*args: Any) -> tuple[Array, Array]:
-        made = taps(*args)
-        for array in made:
-            array.setflags(write=False)
-        return made
+        return tuple(read_only(array) for array in taps(*args))
 
     return remembered
 
@@ -1716,10 +1711,7 @@ def _constant_pad_geometry(shape: Sequence[int], pad: Sequence[int]) -> tuple[tu
     return out, None, None
 
 
-@functools.lru_cache(maxsize=512)
-def _constant_pad_plan(shape: tuple[int, ...], pad: Any) -> tuple[tuple[int, ...], Any, Any]:
-    """_constant_pad_geometry, remembered per input shape and pads."""
-    return _constant_pad_geometry(shape, pad)
+_constant_pad_plan = functools.lru_cache(maxsize=512)(_constant_pad_geometry)  # per input shape and pads
 
 
 def _is_positive_zero(value: Any) -> bool:
@@ -1802,8 +1794,7 @@ def _edge_pad_plan(shape: tuple[int, ...], pad: Any, mode: str) -> tuple[tuple[i
             return None
         flat = np.add.outer(flat * shape[axis], index)
     lead = shape[:gathers[0][0]]
-    source = flat.reshape(-1)
-    source.setflags(write=False)
+    source = read_only(flat.reshape(-1))
     return (*lead, math.prod(shape[len(lead):])), source, (*lead, *flat.shape)
 
 

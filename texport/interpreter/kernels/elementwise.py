@@ -37,7 +37,15 @@ from ..dtypes import (
     opmath_dtype,
 )
 from . import kernel
-from .common import as_result, logaddexp, quiet, quiet_unary, silenced, torch_result_dtype
+from .common import (
+    as_result,
+    dtype_constants,
+    logaddexp,
+    quiet,
+    quiet_unary,
+    silenced,
+    torch_result_dtype,
+)
 from .variants import in_place, write_into
 
 Array = np.ndarray
@@ -198,14 +206,12 @@ def _sigmoid(x: Array) -> Array:
     positionally: numpy parses an ``out=`` keyword at ~0.13 us a call."""
     if x.size <= _EXPIT_LARGEST and x.dtype.kind == "f":
         return special.expit(x)
-    one = _ONES.get(x.dtype, 1)  # a Python 1 is converted on every ufunc call (~0.25 us)
+    one = dtype_constants(x.dtype, 1)[0] if x.dtype in _PLAIN_FLOATS else 1  # not converted per call
     out = as_result(np.negative(x))
     np.exp(out, out)
     np.add(out, one, out)
     return np.divide(one, out, out)
 
-
-_ONES = {np.dtype(t): t(1) for t in (np.float32, np.float64)}
 
 
 _reciprocal_kernel = _float_unary(_reciprocal)  # also pow's bfloat16 x ** -2

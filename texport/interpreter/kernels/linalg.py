@@ -23,7 +23,15 @@ from .. import blas, rng
 from ..dtypes import cast, is_floating, is_reduced_float, to_numpy
 from ..prepacked import transposed
 from . import kernel
-from .common import add_into, check_arguments, opmath, quiet, result_as, torch_result_dtype
+from .common import (
+    add_into,
+    check_arguments,
+    dtype_constants,
+    opmath,
+    quiet,
+    result_as,
+    torch_result_dtype,
+)
 from .reductions import _vector_norm
 from .views import diagonal_view
 
@@ -316,14 +324,9 @@ def einsum(equation: str, tensors: Sequence[np.ndarray], path: list[int] | None 
 # ---------------------------------------------------------------------------- attention
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    array.setflags(write=False)
-    return array
-
-
 # a bool mask's bias (0 where True, -inf where False) for float32/float64 scores, as
 # read-only 0-d arrays: np.where takes them 2x faster than numpy scalars
-_MASK_VALUES = {dtype: (_frozen(np.array(0, dtype)), _frozen(np.array(-np.inf, dtype))) for dtype in _BLAS_FLOATS}
+_MASK_VALUES = {dtype: dtype_constants(dtype, 0, -np.inf) for dtype in _BLAS_FLOATS}
 
 
 def _attention_bias(
@@ -370,7 +373,7 @@ def _safe_softmax(x: np.ndarray) -> np.ndarray:
 
 
 # float32/float64 scores: the lowest finite value and 1, read-only
-_SOFTMAX_BOUNDS = {dtype: (np.finfo(dtype).min, _frozen(np.array(1, dtype))) for dtype in _BLAS_FLOATS}
+_SOFTMAX_BOUNDS = {dtype: (np.finfo(dtype).min, *dtype_constants(dtype, 1)) for dtype in _BLAS_FLOATS}
 
 # numpy reduces a short last dim one row at a time (~50 ns a row; np.maximum's reduction is
 # 2x np.add's): from this many rows of up to this many, the rows' maxima come faster as an

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..dtypes import is_bfloat16
 from . import kernel
-from .common import cast, ones_vector, opmath
+from .common import cast, dtype_constants, ones_vector, opmath
 
 Array = np.ndarray
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # computed as they are (no opmath)
@@ -26,29 +26,16 @@ _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))  # computed as they 
 @functools.lru_cache(maxsize=64)
 def _row_constants(length: int, eps: float, dtype: np.dtype) -> tuple[Array, Array, Array, Array]:
     """Normalising rows of ``length`` values: ones_vector, then length, eps and 1 as 0-d arrays of
-    dtype (_scalars)."""
-    return ones_vector(length, dtype), *_scalars(dtype, length, eps, 1)
+    dtype (dtype_constants)."""
+    return ones_vector(length, dtype), *dtype_constants(dtype, length, eps, 1)
 
 
 @functools.lru_cache(maxsize=64)
 def _batch_constants(length: int, count: int, eps: float, dtype: np.dtype) -> tuple[Array, ...]:
     """Training batch norm over [N, C, length] rows (``count`` values a channel): ones_vector, then
-    count, eps, 1 and count / (count - 1) as 0-d arrays of dtype (_scalars). The momentum
+    count, eps, 1 and count / (count - 1) as 0-d arrays of dtype (dtype_constants). The momentum
     has its own (a cumulative average's changes every step)."""
-    return ones_vector(length, dtype), *_scalars(dtype, count, eps, 1, count / (count - 1))
-
-
-@functools.lru_cache(maxsize=64)
-def _scalars(dtype: np.dtype, *values: float) -> tuple[Array, ...]:
-    """Python scalars as read-only 0-d arrays of dtype: a ufunc converts a Python scalar
-    operand to the array's dtype on every call (~0.2 us), and takes a 0-d array of that dtype
-    as it is; the value is the one it would have converted."""
-    return tuple(_frozen(np.array(value, dtype)) for value in values)
-
-
-def _frozen(array: Array) -> Array:
-    array.setflags(write=False)
-    return array
+    return ones_vector(length, dtype), *dtype_constants(dtype, count, eps, 1, count / (count - 1))
 
 
 def _channels(x: Array, values: Array | None) -> Array | None:
@@ -198,7 +185,7 @@ def _batch_norm_train(input: Array, weight: Array | None, bias: Array | None,  #
     ones, count, eps_, one, unbias = _batch_constants(rows.shape[2], rows.shape[0] * rows.shape[2], eps, input.dtype)
     if rows.shape[2] == 1:  # one value a channel and sample (BatchNorm1d of [N, C]): [N, C] rows
         rows = rows.reshape(rows.shape[:2])
-    rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
+    rate, keep = dtype_constants(input.dtype, momentum, 1 - momentum)
     mean, var, out = _channel_stats(rows, ones, count)
     invstd = _inverse_std(var, eps_, one)
     _transform_into(out, rows, mean, invstd, weight, bias)
@@ -249,7 +236,7 @@ def _eval_transform(input: Array, weight: Array | None, bias: Array | None,  # n
                     running_mean: Array, running_var: Array, eps: float) -> Array:
     """x * alpha + beta per channel with alpha = invstd * weight, beta = bias - mean * alpha
     (torch's batch_norm_cpu_transform_input) from the running statistics."""
-    invstd = _inverse_std(running_var, *_scalars(input.dtype, eps, 1))
+    invstd = _inverse_std(running_var, *dtype_constants(input.dtype, eps, 1))
     alpha = invstd if weight is None else np.multiply(invstd, weight, out=invstd)
     beta = np.multiply(running_mean, alpha)
     if bias is None:
@@ -462,7 +449,7 @@ def _instance_norm_train(input: Array, weight: Array | None, bias: Array | None,
     rows = input.reshape(1, n * c, -1)
     length = rows.shape[2]
     ones, count, eps_, one, unbias = _batch_constants(length, length, eps, input.dtype)
-    rate, keep = _scalars(input.dtype, momentum, 1 - momentum)
+    rate, keep = dtype_constants(input.dtype, momentum, 1 - momentum)
     mean, var, out = _channel_stats(rows, ones, count)
     invstd = _inverse_std(var, eps_, one)
     by_instance = (n, c)
@@ -591,7 +578,7 @@ _EPSILON = {dtype: float(np.finfo(dtype).eps) for dtype in _BLAS_FLOATS}
 def _rms_norm_last_dim(input: Array, weight: Array | None, eps: float | None) -> Array:  # noqa: A002
     """rms_norm over the last dim of a float32/float64 input: the same steps, the mean
     square a dot product per row (np.vecdot), the scaling in one output buffer."""
-    count, eps_, one = _scalars(input.dtype, input.shape[-1], _EPSILON[input.dtype] if eps is None else eps, 1)
+    count, eps_, one = dtype_constants(input.dtype, input.shape[-1], _EPSILON[input.dtype] if eps is None else eps, 1)
     rstd = np.vecdot(input, input)[..., None]
     np.divide(rstd, count, out=rstd)
     np.add(rstd, eps_, out=rstd)
