@@ -89,7 +89,9 @@ from numpy_memory import prepare as prepare_numpy_memory  # noqa: E402
 from numpy_memory import tracked_allocations  # noqa: E402
 
 import texport  # noqa: E402
+from texport.backends import native_kernels  # noqa: E402
 from texport.examples import models as zoo  # noqa: E402
+from texport.interpreter import native  # noqa: E402
 from texport.interpreter.kernels import KERNELS  # noqa: E402
 
 warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
@@ -541,6 +543,14 @@ def print_profiles(rows: list[dict[str, Any]]) -> None:
 # --------------------------------------------------------------------------
 
 
+def native_kernels_in_use() -> str:
+    """Which native kernels ran (``interpreter/native.py``): 'off', 'none' (no backend), or their names."""
+    if not native.native_kernels_enabled():
+        return "off"
+    used = [name for name in native_kernels.TEXTS if native_kernels.native_kernel(name) is not None]
+    return ", ".join(used) or "none (IREE not installed)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=None,
@@ -558,10 +568,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True,
                         help="measure peak memory (one more call per variant, its allocations counted)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N kernels by time per level")
+    parser.add_argument("--native", action=argparse.BooleanOptionalAction, default=True,
+                        help="texport's native kernels where IREE is installed (texport.set_native_kernels)")
     args = parser.parse_args(argv)
     repeat = 3 if args.quick else args.repeat
 
     texport.set_num_threads(args.threads)
+    texport.set_native_kernels(args.native)
     torch = None
     if HAS_TORCH and not args.no_torch:
         torch = real_torch()  # through the parity harness: texport's tree imports torch only there
@@ -597,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
     version = importlib.metadata.version("texport")
     print(f"texport {version} ({texport.get_num_threads()} threads), numpy {np.__version__}"
           + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "")
-          + f"; median of {repeat} interleaved calls")
+          + f"; native kernels {native_kernels_in_use()}; median of {repeat} interleaved calls")
     for group, title in (("zoo", "zoo"), ("corpus", "corpus")):
         if rows[group]:
             print_table(rows[group], args.levels, torch is not None, title)

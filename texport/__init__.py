@@ -104,6 +104,7 @@ _ON_FIRST_USE = {
     "_higher_order_ops": "texport._higher_order_ops",
     "set_num_threads": "texport.interpreter.threads:set_num_threads",
     "get_num_threads": "texport.interpreter.threads:get_num_threads",
+    "set_native_kernels": "texport.interpreter.native:set_native_kernels",
     **{name: f"texport.tracer.symbolic_functions:{name}" for name in _SYMBOLIC_FUNCTIONS},
 }
 
@@ -132,6 +133,6 @@ __all__ = [
     "tensor", "where", "zeros", "zeros_like", "nn", "export", "utils", "no_grad",
     "enable_grad", "inference_mode", "is_grad_enabled", "set_grad_enabled", "cond", "scan",
     "while_loop", "control_flow", "compiler", *_SYMBOLIC_FUNCTIONS, "library", "special", "save", "load",
-    "set_num_threads", "get_num_threads", *_functions.FUNCTIONS,
+    "set_num_threads", "get_num_threads", "set_native_kernels", *_functions.FUNCTIONS,
 ]
 del _factories

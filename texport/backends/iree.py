@@ -213,13 +213,21 @@ def host_device(threads: int) -> Any:
     return device
 
 
-class LoadedProgram:
-    """A flatbuffer loaded on a device: ``forward(*values)`` calls its ``@forward``."""
+@functools.cache
+def calling_thread_device() -> Any:
+    """The local-sync device: a call runs on the calling thread, with no workers of its own."""
+    _, runtime = iree_packages()
+    return runtime.get_driver("local-sync").create_default_device()
 
-    def __init__(self, vmfb: bytes, threads: int, weights: Sequence[tuple[str, np.ndarray]] = ()) -> None:
+
+class LoadedProgram:
+    """A flatbuffer loaded on a device (``host_device(threads)``, ``calling_thread_device()``):
+    ``forward(*values)`` calls its ``@forward``."""
+
+    def __init__(self, vmfb: bytes, device: Any, weights: Sequence[tuple[str, np.ndarray]] = ()) -> None:
         _, runtime = iree_packages()
         self.runtime = runtime
-        self.device = host_device(threads)
+        self.device = device
         config = runtime.Config(device=self.device)
         context = runtime.SystemContext(config=config)
         if weights:  # the hoisted weights, as the parameters of scope texport
@@ -354,7 +362,7 @@ class IreeModule(ExportedModule):
         super().__init__(program)
         object.__setattr__(self, "route", route)
         object.__setattr__(self, "vmfb", vmfb)
-        load = functools.partial(LoadedProgram, vmfb, threads)
+        load = functools.partial(LoadedProgram, vmfb, host_device(threads))
         runner = self._runner(load, hoisted)
         object.__setattr__(self, "_plan", runner)
         runner.program(self._state_values().__getitem__)  # loaded now: a bad flatbuffer fails here

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-# (stage, "module:function"), in layer order: dialects, interpreter, tracer, lowering.
+# (stage, "module:function"), in layer order: dialects, interpreter, tracer, lowering, backends.
 STAGES: tuple[tuple[str, str], ...] = (
     ("op table", "texport.dialects.op_table:register_all"),
     ("shape rules", "texport.dialects.shape_rules.loader:load_all"),
@@ -28,6 +28,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("eager mode", "texport.tracer.eager:install_eager_mode"),
     ("canonicalizations", "texport.lowering.rules:register_canonicalization_patterns"),
     ("decompositions", "texport.lowering.default_table:load_all"),
+    ("native kernels", "texport.backends.native_kernels:install"),  # IREE itself loads when a kernel is asked for
 )
 _ENTRIES = dict(STAGES)
 _started: set[str] = set()  # a stage is marked before it runs

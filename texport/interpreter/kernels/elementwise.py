@@ -24,7 +24,7 @@ import numpy as np
 from texport.dialects._lazy import LazyModule
 from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
 
-from .. import rng
+from .. import native, rng
 from ..dtypes import (
     FLOAT32,
     cast,
@@ -472,35 +472,45 @@ def _gelu(self: Array, approximate: str = "none") -> Array:
 # argument z^2 rounds to 1/2 ulp: at z = 9, 4e-6 relative; test_kernels_elementwise
 # states the measured maximum). torch's own float32 GELU (oneDNN/A&S 7.1.26 erf, then
 # 1 + erf) is off by up to 1.2e-6 absolute and loses the tail below x = -3 entirely.
-_GELU_TAIL_P = 0.475
-_GELU_TAIL_COEFFS = tuple(np.float32(c) for c in (  # c0 .. c7, log(1/2) folded into c0
+GELU_TAIL_P = 0.475
+GELU_TAIL_COEFFS = tuple(np.float32(c) for c in (  # c0 .. c7, log(1/2) folded into c0
     -1.3165126544763968 - math.log(2), 0.993715435324445, 0.44293396997116824,
     -0.15784834120344682, 0.6778465076209971, -1.294146218144555, 0.8492852897437912,
     -0.19527426300797063))
-_GELU_TAIL_SCALE = np.float32(_GELU_TAIL_P * math.sqrt(0.5))  # t = 1 / (1 + scale |x|)
+GELU_TAIL_SCALE = np.float32(GELU_TAIL_P * math.sqrt(0.5))  # t = 1 / (1 + scale |x|)
 _GELU_FAST_SIZE = 4096  # below it scipy's ndtr (~5.5 ns an element) beats the ~27 chunked ufunc passes
 _GELU_CHUNK = 32768  # elements per pass: the work buffers (128 KiB each) stay in L2
-_GELU_HUGE = np.float32(1e30)  # |x| clamped for the tail term: +inf * Phi(-inf) is 0, not nan
+GELU_HUGE = np.float32(1e30)  # |x| clamped for the tail term: +inf * Phi(-inf) is 0, not nan
 
 
 def _gelu_erf_float32(x: Array) -> Array:
-    """x Phi(x) = max(x, 0) - |x| Phi(-|x|) in float32, evaluated with numpy ufuncs into
-    reused buffers chunk by chunk (each chunk's ~25 passes stay in cache; outputs passed
-    positionally, as an out= keyword costs ~0.13 us a call): no
+    """x Phi(x) = max(x, 0) - |x| Phi(-|x|) in float32: the native kernel of this
+    formula where one runs (``interpreter/native.py``), else numpy's passes. No
     cancellation for x < 0, Phi(-|x|) <= 1/2 rounds relatively. -inf gives nan, as
     -inf * Phi(-inf) = -inf * 0 does in torch."""
     flat = np.ascontiguousarray(x).reshape(-1)
+    native_gelu = native.kernel("gelu_float32", flat.size)
+    out = _gelu_tail_passes(flat) if native_gelu is None else native_gelu(flat)
+    if flat.size and not flat.min() > -np.inf:  # a -inf (or nan) in x: -inf * Phi(-inf) is nan
+        out[np.isneginf(flat)] = np.nan
+    return out.reshape(x.shape)
+
+
+def _gelu_tail_passes(flat: Array) -> Array:
+    """The formula in numpy ufuncs into reused buffers, chunk by chunk (each chunk's ~25
+    passes stay in cache; outputs passed positionally, as an out= keyword costs ~0.13 us
+    a call)."""
     out = np.empty_like(flat)
     size = flat.size
     span = min(_GELU_CHUNK, size)
     mag, t, q, sq = (np.empty(span, FLOAT32) for _ in range(4))
-    coeffs, half, one = _GELU_TAIL_COEFFS, np.float32(0.5), np.float32(1)
+    coeffs, half, one = GELU_TAIL_COEFFS, np.float32(0.5), np.float32(1)
     for start in range(0, size, span):
         xs, dest = flat[start:start + span], out[start:start + span]
         if xs.size != span:
             mag, t, q, sq = mag[:xs.size], t[:xs.size], q[:xs.size], sq[:xs.size]
         np.abs(xs, mag)
-        np.multiply(mag, _GELU_TAIL_SCALE, t)
+        np.multiply(mag, GELU_TAIL_SCALE, t)
         t += one
         np.reciprocal(t, t)
         np.multiply(t, coeffs[7], q)
@@ -513,13 +523,11 @@ def _gelu_erf_float32(x: Array) -> Array:
         q -= sq
         np.exp(q, q)
         q *= t  # Phi(-|x|)
-        np.minimum(mag, _GELU_HUGE, out=mag)  # (maximum and minimum take out= by keyword only)
+        np.minimum(mag, GELU_HUGE, out=mag)  # (maximum and minimum take out= by keyword only)
         q *= mag
         np.maximum(xs, np.float32(0), out=dest)
         dest -= q
-    if size and not flat.min() > -np.inf:  # a -inf (or nan) in x: -inf * Phi(-inf) is nan
-        out[np.isneginf(flat)] = np.nan
-    return out.reshape(x.shape)
+    return out
 
 
 @_float_activation("gelu")
