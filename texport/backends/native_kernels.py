@@ -12,9 +12,12 @@ measured and dropped: 2 workers ran GPT4's GELU no faster than 1 (0.54 ms), and 
 the model its workers and OpenBLAS's, which spin for a while after each product,
 took turns on the 2 cores (a GELU 1.4 ms; on the calling thread 1.25 ms).
 
-A call copies its input into IREE's buffer and the result into numpy memory of its
-own (an ordinary writable array, counted as numpy's): for GPT4's 262,144 elements
-0.14 + 0.43 (the loop) + 0.13 ms alone, against 2.0 ms for numpy's 27 passes.
+No IREE buffer is allocated: the input is read in place (copied first into an aligned
+numpy array where it does not start on a 64-byte boundary, as malloc's large blocks
+do not), and the result is written into a numpy array the kernel allocates (an
+ordinary writable array, counted as numpy's). For GPT4's 262,144 elements: 0.52 ms,
+against 0.9 ms with IREE's own buffers (a copy in, a copy out) and 2.0 ms for numpy's
+27 passes.
 IREE's compiled loop flushes subnormals to zero (the calling thread's own float
 mode is left as it was): results below float32's smallest normal (x < -13.1) are 0,
 where the numpy path gives subnormals (torch's own float32 GELU has no tail below
@@ -26,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +47,8 @@ from texport.interpreter.native import NativeKernel
 # exp's argument shifted up where its result would be subnormal: 64 ln 2 in float32 (the
 # shift's own rounding costs at most 4e-6 relative, in the far tail only)
 FAR_CUT, SHIFT = -80.0, np.float32(64 * math.log(2))
-ROUTE = "native-kernel"  # the cache key's route: a kernel's text, not a program's
+ROUTE = "native-kernel"
+_ALIGNMENT = 64  # the cache key's route: a kernel's text, not a program's
 
 
 def install() -> None:
@@ -68,9 +73,39 @@ def _loaded(name: str) -> NativeKernel | None:
         return None
 
     def run(flat: np.ndarray) -> np.ndarray:
-        return np.array(program.forward(program.upload(flat)).to_host(), copy=True)
+        source = flat if _importable(flat) else _copy_aligned(flat)
+        out = _aligned_empty(flat.size)
+        program.forward(_host_view(program, source), _host_view(program, out))  # IREE writes out
+        return out
 
     return run
+
+
+def _aligned_empty(size: int) -> np.ndarray:
+    """A float32 numpy array whose data starts on a 64-byte boundary (IREE's buffer alignment:
+    its loops load whole vectors; an unaligned import crashes)."""
+    raw = np.empty(size + _ALIGNMENT // 4, np.float32)
+    start = (-raw.ctypes.data % _ALIGNMENT) // 4
+    return raw[start:start + size]
+
+
+def _copy_aligned(flat: np.ndarray) -> np.ndarray:
+    staged = _aligned_empty(flat.size)
+    np.copyto(staged, flat)
+    return staged
+
+
+def _importable(flat: np.ndarray) -> bool:
+    """IREE can read the array in place: aligned, and writable (its import asks for a writable buffer)."""
+    return flat.ctypes.data % _ALIGNMENT == 0 and flat.flags.writeable and flat.flags.c_contiguous
+
+
+def _host_view(program: LoadedProgram, array: np.ndarray) -> Any:
+    """The numpy array as an IREE buffer view of its own memory (no copy; the view keeps it alive)."""
+    runtime = program.runtime
+    memory = runtime.MemoryType.DEVICE_LOCAL | runtime.MemoryType.HOST_VISIBLE
+    buffer = program.device.allocator.import_host_allocation(array, memory, runtime.BufferUsage.DEFAULT)
+    return runtime.HalBufferView(buffer, array.shape, runtime.HalElementType.FLOAT_32)
 
 
 def _f32(value: float) -> str:
@@ -123,10 +158,13 @@ def gelu_float32_text() -> str:
 
 
 def _elementwise_function(body: list[str], result: str) -> str:
-    """``@forward(tensor<?xf32>) -> tensor<?xf32>``: ``body`` computes ``result`` from ``%x``."""
+    """``@forward(tensor<?xf32>, storage) -> tensor<?xf32>``: ``body`` computes ``result`` from
+    ``%x``; the result is written into ``storage`` (IREE's ``iree.abi.output``: the caller's
+    numpy array, so no IREE buffer is allocated or copied back)."""
     lines = "\n".join(f"      {line}" for line in body)
     return f"""#identity = affine_map<(d0) -> (d0)>
-func.func @forward(%input: tensor<?xf32>) -> tensor<?xf32> {{
+func.func @forward(%input: tensor<?xf32>, %storage: !hal.buffer_view {{iree.abi.output = 0 : index}})
+    -> tensor<?xf32> {{
   %c0_index = arith.constant 0 : index
   %size = tensor.dim %input, %c0_index : tensor<?xf32>
   %empty = tensor.empty(%size) : tensor<?xf32>
