@@ -3,7 +3,7 @@ model, side by side in one process.
 
     python benchmarks/execution.py [--models GPT4 ResNet18 ...] [--no-corpus]
         [--repeat 11] [--levels eager training functional core] [--json FILE]
-        [--quick] [--profile N] [--pause S]
+        [--quick] [--profile N] [--pause S] [--zoo-rounds R] [--no-native]
 
 Per model: torch eager and texport eager, both on ``--threads`` threads
 (``torch.set_num_threads``, ``texport.set_num_threads``; 2 by default), and
@@ -363,36 +363,39 @@ def median_ms(calls: dict[str, Callable[[], Any]], repeat: int, pause: float = 0
     return {k: statistics.median(v) * 1e3 for k, v in times.items()}
 
 
-def block_median_ms(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+def block_median_ms(calls: dict[str, Callable[[], Any]], repeat: int, rounds: int = 1) -> dict[str, float]:
     """Median milliseconds of each call timed in a block of its own: two warm-up calls, then
     ``repeat`` calls back to back, as a served model runs. Taking turns instead, a call
     of one library right after the other's shares the 2 cores with the other's worker
     threads, which keep spinning for a while after its last parallel region: OpenBLAS's
     for a tenth of a second and more (torch's GPT4 with 2 threads, 9.3 ms alone: 28 ms
     20 ms after a numpy product, 15 ms 100 ms after, 12 ms 400 ms after; IREE's ResNet18:
-    48 ms in turns against 33 ms in a block)."""
-    times: dict[str, float] = {}
-    for key, fn in calls.items():
-        fn()
-        fn()
-        durations = []
-        for _ in range(repeat):
-            start = time.perf_counter()
+    48 ms in turns against 33 ms in a block). With ``rounds`` > 1 the blocks take turns,
+    each variant's block ``rounds`` times, and the median of its block medians is kept: a
+    machine whose speed drifts over seconds then slows every variant alike."""
+    blocks: dict[str, list[float]] = {key: [] for key in calls}
+    for _ in range(rounds):
+        for key, fn in calls.items():
             fn()
-            durations.append(time.perf_counter() - start)
-        times[key] = statistics.median(durations) * 1e3
-    return times
+            fn()
+            durations = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                fn()
+                durations.append(time.perf_counter() - start)
+            blocks[key].append(statistics.median(durations))
+    return {key: statistics.median(medians) * 1e3 for key, medians in blocks.items()}
 
 
-def timed_ms(calls: dict[str, Callable[[], Any]], repeat: int, pause: float) -> dict[str, float]:
+def timed_ms(calls: dict[str, Callable[[], Any]], repeat: int, pause: float, rounds: int = 1) -> dict[str, float]:
     """Each call's median milliseconds: in blocks (``pause`` < 0, the default), else in turns."""
-    return median_ms(calls, repeat, pause) if pause >= 0 else block_median_ms(calls, repeat)
+    return median_ms(calls, repeat, pause) if pause >= 0 else block_median_ms(calls, repeat, rounds)
 
 
 def measure(name: str, runner: Runner, torch: Any, levels: list[str], repeat: int, profile_top: int,
-            pause: float = -1, memory: bool = True) -> dict[str, Any]:
+            pause: float = -1, memory: bool = True, rounds: int = 1) -> dict[str, Any]:
     calls, errors = variants(runner, torch, levels)
-    row: dict[str, Any] = {"model": name, "ms": timed_ms(calls, repeat, pause),
+    row: dict[str, Any] = {"model": name, "ms": timed_ms(calls, repeat, pause, rounds),
                            "errors": errors, "peak_bytes": {}, "peak_bytes_all": {}}
     for key, fn in calls.items() if memory else ():
         if key == "torch":
@@ -568,6 +571,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True,
                         help="measure peak memory (one more call per variant, its allocations counted)")
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="top N kernels by time per level")
+    parser.add_argument("--zoo-rounds", type=int, default=1, metavar="R",
+                        help="zoo models: each variant's block R times, in turns; the median of the block medians")
     parser.add_argument("--native", action=argparse.BooleanOptionalAction, default=True,
                         help="texport's native kernels where IREE is installed (texport.set_native_kernels)")
     args = parser.parse_args(argv)
@@ -600,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
     for group, make_runner in work:
         try:
             runner = make_runner()
-            row = measure(runner.pair.name, runner, torch, args.levels, repeat, args.profile, args.pause, args.memory)
+            row = measure(runner.pair.name, runner, torch, args.levels, repeat, args.profile, args.pause, args.memory,
+                          args.zoo_rounds if group == "zoo" else 1)
         except Exception as error:  # noqa: BLE001 - one model's failure is a row note
             print(f"- skipped: {error}", file=sys.stderr)
             continue
@@ -610,7 +616,8 @@ def main(argv: list[str] | None = None) -> int:
     version = importlib.metadata.version("texport")
     print(f"texport {version} ({texport.get_num_threads()} threads), numpy {np.__version__}"
           + (f", torch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "")
-          + f"; native kernels {native_kernels_in_use()}; median of {repeat} interleaved calls")
+          + f"; native kernels {native_kernels_in_use()}; median of {repeat} calls in a block"
+          + (f", median of {args.zoo_rounds} blocks in turns for the zoo" if args.zoo_rounds > 1 else ""))
     for group, title in (("zoo", "zoo"), ("corpus", "corpus")):
         if rows[group]:
             print_table(rows[group], args.levels, torch is not None, title)

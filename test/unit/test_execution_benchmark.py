@@ -146,3 +146,26 @@ print("exiting")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "exiting", "")
+
+
+def test_block_medians_in_rounds_keep_each_variants_median_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With rounds, each variant's blocks take turns and the median of its block medians is
+    kept: a variant slowed in one round of three (the machine drifting) keeps its usual time."""
+    script = load_script()
+    now = [0.0]
+    monkeypatch.setattr(script.time, "perf_counter", lambda: now[0])
+    order: list[str] = []
+    slow_round = {"a": 1}  # a's second block runs ten times slower
+    seen = {"a": 0, "b": 0}
+
+    def call(key: str, ms: float) -> Any:
+        def fn() -> None:
+            order.append(key)
+            block = seen[key] // 5  # 2 warm-up calls + 3 timed calls per block
+            seen[key] += 1
+            now[0] += ms * (10 if slow_round.get(key) == block else 1) / 1e3
+        return fn
+
+    times = script.block_median_ms({"a": call("a", 2.0), "b": call("b", 3.0)}, repeat=3, rounds=3)
+    assert times == pytest.approx({"a": 2.0, "b": 3.0})
+    assert order == (["a"] * 5 + ["b"] * 5) * 3  # the blocks in turns
