@@ -48,8 +48,8 @@ from texport.interpreter.native import NativeKernel
 # exp's argument shifted up where its result would be subnormal: 64 ln 2 in float32 (the
 # shift's own rounding costs at most 4e-6 relative, in the far tail only)
 FAR_CUT, SHIFT = -80.0, np.float32(64 * math.log(2))
-ROUTE = "native-kernel"
-_ALIGNMENT = 64  # the cache key's route: a kernel's text, not a program's
+ROUTE = "native-kernel"  # the cache key's route: a kernel's text, not a program's
+_ALIGNMENT = 64  # bytes: IREE's buffers, and the imported numpy arrays
 
 
 def install() -> None:
