@@ -547,7 +547,8 @@ def print_profiles(rows: list[dict[str, Any]]) -> None:
 
 
 def native_kernels_in_use() -> str:
-    """Which native kernels ran (``interpreter/native.py``): 'off', 'none' (no backend), or their names."""
+    """The native kernels the kernels may take (``interpreter/native.py``): 'off', 'none' (no
+    IREE), or their names (each compiled or loaded here, so none is compiled inside a timing)."""
     if not native.native_kernels_enabled():
         return "off"
     used = [name for name in native_kernels.TEXTS if native_kernels.native_kernel(name) is not None]

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kernel_checks import run
+from kernel_checks import gelu_double, run
 
 from texport.dialects.registry import OPS
 from texport.dialects.shape_rules import SHAPE_RULES
 from texport.dialects.shape_rules.guards import ShapeGuardError
-from texport.interpreter import rng
+from texport.interpreter import native, rng
 from texport.interpreter.kernels import KERNELS
 
 f32, f64, f16 = np.float32, np.float64, np.float16
@@ -437,11 +437,6 @@ def test_gelu() -> None:
     close(run("gelu", arr(values), approximate="tanh"), tanh, rtol=1e-10)
 
 
-def _gelu_double(x: np.ndarray) -> np.ndarray:
-    """x Phi(x) in double, Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for x < 0)."""
-    return np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x.astype(f64)])
-
-
 def _relative_error(out: np.ndarray, want: np.ndarray) -> np.ndarray:
     tiny = float(np.finfo(f32).tiny)  # below it float32 underflows (x < -13.2)
     return np.abs(out.astype(f64) - want) / np.maximum(np.abs(want), tiny)
@@ -457,7 +452,7 @@ def test_gelu_float32_max_error_against_double() -> None:
     x = np.concatenate([np.linspace(-16, 16, 32001), [-30.0, -1e-30, 1e-30, 0.0, 3e38]]).astype(f32)
     out = run("gelu", x)
     assert out.dtype == f32
-    want = _gelu_double(x)
+    want = gelu_double(x)
     rel = _relative_error(out, want)
     assert rel.max() < 1e-5
     assert rel[x > -5].max() < 1.5e-6
@@ -472,12 +467,13 @@ def test_gelu_float32_small_inputs_round_x_ndtr_once() -> None:
     x = np.concatenate([np.linspace(-12, 12, 4001), [-30.0, -1e-30, 1e-30, 0.0]]).astype(f32)
     out = run("gelu", x)
     assert out.dtype == f32
-    assert _relative_error(out, _gelu_double(x)).max() < 1.2e-7
+    assert _relative_error(out, gelu_double(x)).max() < 1.2e-7
 
 
-@pytest.mark.parametrize("size", [7, 4096])
+@pytest.mark.parametrize("size", [7, 4096, native.MIN_SIZE])
 def test_gelu_special_values(size: int) -> None:
-    """Both float32 paths: +inf stays inf, -inf gives nan (-inf * Phi(-inf) = -inf * 0,
+    """Every float32 path (scipy's ndtr, numpy's passes, the native kernel where IREE is
+    installed): +inf stays inf, -inf gives nan (-inf * Phi(-inf) = -inf * 0,
     as torch's x / 2 (1 + erf(x / sqrt 2)) gives), nan stays nan, far out saturates."""
     x = np.resize(arr([np.inf, -np.inf, np.nan, 10.0, -10.0, 3e38, -3e38], f32), size)
     out = run("gelu", x)
@@ -495,7 +491,7 @@ def test_gelu_other_float_dtypes_keep_their_dtype(dtype: Any, tol: float) -> Non
     x = np.linspace(-6, 6, 2049).astype(dt)
     out = run("gelu", x)
     assert out.dtype == dt
-    np.testing.assert_allclose(out.astype(f64), _gelu_double(x), rtol=tol, atol=tol * 1e-3)
+    np.testing.assert_allclose(out.astype(f64), gelu_double(x), rtol=tol, atol=tol * 1e-3)
 
 
 def test_float_only_activations_refuse_integers() -> None:

@@ -1,18 +1,18 @@
 """Native kernels (texport/interpreter/native.py, texport/backends/native_kernels.py):
 a large float32 GELU runs as one IREE-compiled loop where IREE is installed, with
 the numpy kernel's stated error against float64; the numpy path runs when the
-kernels are off, the array is small, or no kernel is to be had."""
+kernels are off, the array is small, or no kernel is to be had. The special values
+(inf, nan, saturation) are test_kernels_elementwise's, run at the native size too."""
 
 from __future__ import annotations
 
 import importlib.util
-import math
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from kernel_checks import run
+from kernel_checks import gelu_double, run
 
 import texport
 from texport.backends import iree as backend
@@ -22,8 +22,8 @@ from texport.interpreter import native
 from texport.interpreter.kernels import elementwise
 
 f32, f64 = np.float32, np.float64
-HAS_IREE = all(importlib.util.find_spec(name) is not None for name in ("iree.compiler", "iree.runtime")) \
-    if importlib.util.find_spec("iree") is not None else False
+HAS_IREE = importlib.util.find_spec("iree") is not None and \
+    all(importlib.util.find_spec(name) is not None for name in ("iree.compiler", "iree.runtime"))
 needs_iree = pytest.mark.skipif(not HAS_IREE, reason="IREE (texport[iree]) is not installed")
 
 
@@ -48,14 +48,6 @@ def enabled() -> Iterator[None]:
     texport.set_native_kernels(before)
 
 
-def _numpy_gelu(x: np.ndarray) -> np.ndarray:
-    """max(x, 0) - |x| Phi(-|x|) in double, rounded once: the numpy path is within 1.5e-6 of it."""
-    from scipy import special
-
-    x64 = x.astype(f64)
-    return (x64 * special.ndtr(x64)).astype(f32)
-
-
 def test_a_large_float32_gelu_takes_the_native_kernel(provider: list, enabled: None) -> None:
     x = np.linspace(-3, 3, native.MIN_SIZE).astype(f32).reshape(2, -1)
     x[0, 0] = -np.inf  # the kernel's -inf rule applies to the native result too
@@ -75,7 +67,7 @@ def test_otherwise_the_numpy_kernel_runs(case: str, provider: list, enabled: Non
         monkeypatch.setattr(native, "_provider", lambda name: None)
     out = run("gelu", x)
     assert provider == []
-    np.testing.assert_allclose(out, _numpy_gelu(x), rtol=1.5e-6, atol=1e-7)
+    np.testing.assert_allclose(out, gelu_double(x), rtol=1.5e-6, atol=1e-7)
 
 
 def test_set_native_kernels_takes_a_bool() -> None:
@@ -103,7 +95,7 @@ def test_a_kernel_that_cannot_compile_is_none(failure: Exception, warns: bool,
         raise failure
 
     monkeypatch.setattr(native_kernels, "compile_vmfb", refuse)
-    native_kernels._loaded.cache_clear()
+    native_kernels.native_kernel.cache_clear()
     try:
         if warns:
             with pytest.warns(RuntimeWarning, match="native gelu_float32 kernel did not compile.*bad"):
@@ -111,7 +103,7 @@ def test_a_kernel_that_cannot_compile_is_none(failure: Exception, warns: bool,
         else:
             assert native_kernels.native_kernel("gelu_float32") is None
     finally:
-        native_kernels._loaded.cache_clear()
+        native_kernels.native_kernel.cache_clear()
 
 
 def test_the_kernel_text_carries_the_numpy_constants_exactly() -> None:
@@ -119,14 +111,6 @@ def test_the_kernel_text_carries_the_numpy_constants_exactly() -> None:
     text = native_kernels.gelu_float32_text()
     for value in (*elementwise.GELU_TAIL_COEFFS, elementwise.GELU_TAIL_SCALE, elementwise.GELU_HUGE):
         assert f"0x{int(np.float32(value).view(np.uint32)):08X} : f32" in text
-
-
-def _gelu_double(x: np.ndarray) -> np.ndarray:
-    """x Phi(x) in double, Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for x < 0)."""
-    from scipy import special
-
-    x64 = x.astype(f64)
-    return 0.5 * x64 * special.erfc(-x64 / math.sqrt(2))
 
 
 @needs_iree
@@ -139,7 +123,7 @@ def test_native_gelu_max_error_against_double(enabled: None) -> None:
     assert native_kernels.native_kernel("gelu_float32") is not None, "IREE is installed: the kernel compiles"
     x = np.concatenate([np.linspace(-16, 16, 320001), [-30.0, -1e-30, 1e-30, 0.0, 3e38]]).astype(f32)
     out = run("gelu", x)
-    want = _gelu_double(x)
+    want = gelu_double(x)
     tiny = float(np.finfo(f32).tiny)
     normal = np.abs(want) >= tiny
     rel = np.abs(out.astype(f64) - want)[normal] / np.abs(want)[normal]
@@ -148,15 +132,6 @@ def test_native_gelu_max_error_against_double(enabled: None) -> None:
     assert rel[x[normal] > 0].max() < 1e-6
     assert np.abs(out.astype(f64) - want).max() < 3e-7
     assert np.abs(out.astype(f64) - want)[~normal].max() < tiny
-
-
-@needs_iree
-def test_native_gelu_special_values(enabled: None) -> None:
-    """+inf stays inf, -inf gives nan (as torch's), nan stays nan, far out saturates."""
-    x = np.resize(np.array([np.inf, -np.inf, np.nan, 10.0, -10.0, 3e38, -3e38], f32), native.MIN_SIZE)
-    out = run("gelu", x)
-    np.testing.assert_array_equal(out[[0, 1, 2, 3, 5, 6]], np.array([np.inf, np.nan, np.nan, 10.0, 3e38, 0.0], f32))
-    np.testing.assert_allclose(out[4], -10.0 * 0.5 * math.erfc(10 / math.sqrt(2)), rtol=1e-5)
 
 
 @needs_iree
@@ -169,7 +144,7 @@ def test_native_gelu_result_is_numpy_memory_of_its_own(enabled: None) -> None:
     assert out.shape == x.shape and out.flags.writeable and root.flags.owndata
     np.testing.assert_array_equal(x, kept)
     out[:] = 0  # writable, and the next call's result is unaffected
-    np.testing.assert_allclose(run("gelu", x), _gelu_double(x), rtol=1.5e-6, atol=3e-7)
+    np.testing.assert_allclose(run("gelu", x), gelu_double(x), rtol=1.5e-6, atol=3e-7)
 
 
 @needs_iree
@@ -179,7 +154,7 @@ def test_native_gelu_reads_unaligned_and_read_only_inputs(enabled: None) -> None
     (copied), the values are the same, and the input is untouched."""
     data = np.random.default_rng(1).standard_normal(native.MIN_SIZE + 16).astype(f32)
     kept = data.copy()
-    want = _gelu_double(data)
+    want = gelu_double(data)
     for start in range(16):
         window = data[start:start + native.MIN_SIZE]
         out = run("gelu", window)

@@ -57,13 +57,10 @@ def install() -> None:
     native.install_provider(native_kernel)
 
 
-def native_kernel(name: str) -> NativeKernel | None:
-    """The kernel ``name`` (a key of TEXTS), or None where IREE is missing or refused it."""
-    return _loaded(name)
-
-
 @functools.cache
-def _loaded(name: str) -> NativeKernel | None:
+def native_kernel(name: str) -> NativeKernel | None:
+    """The kernel ``name`` (a key of TEXTS), or None where IREE is missing or refused it
+    (compiled and loaded once: a refusal warns once)."""
     try:
         program = LoadedProgram(compile_vmfb(TEXTS[name](), ROUTE, "none"), calling_thread_device())
     except IreeUnavailable:

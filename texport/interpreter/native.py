@@ -4,8 +4,8 @@ backend that compiles one is installed (IREE: ``pip install texport[iree]``).
 Why: numpy runs a formula one ufunc pass at a time, on one core. Exact GELU is
 about 27 passes (``kernels/elementwise.py``): 2.0 ms for GPT4's 262,144 elements on
 this project's 2-core machine, where torch's vectorised loop takes 0.19 ms on one
-thread. The same formula compiled as one loop by IREE takes 0.43 ms on one core,
-0.7 ms with the copies in and out. numexpr (scalar ``expf``: 12 ms) and numba (no
+thread. The same formula compiled as one loop by IREE takes 0.52 ms on one core,
+reading the input and writing the result in place. numexpr (scalar ``expf``: 12 ms) and numba (no
 vector exp: 3.5 ms on one thread; its thread pool and OpenBLAS's spin against each
 other) were measured slower than numpy's passes or no faster.
 
