@@ -185,6 +185,22 @@ def test_where_masked_fill_and_clamp() -> None:
     assert run("clamp", np.array([1, 5], np.int32), 2.5, None).dtype == f32
 
 
+def test_masked_fill_with_a_mask_that_broadcasts_to_self() -> None:
+    """The copy-then-fill path: a causal mask over a stack of score matrices, self a permuted
+    view; the result is a fresh row-major array, self untouched."""
+    scores = np.arange(2 * 4 * 4, dtype=f32).reshape(4, 2, 4).transpose(1, 0, 2)
+    before = scores.copy()
+    causal = ~np.tril(np.ones((4, 4), bool))
+    filled = run("masked_fill.Scalar", scores, causal, float("-inf"))
+    expected = scores.copy()
+    expected[:, causal] = -np.inf  # the mask indexes each (4, 4) matrix
+    np.testing.assert_array_equal(filled, expected)
+    assert filled.flags.c_contiguous and not np.shares_memory(filled, scores)
+    np.testing.assert_array_equal(scores, before)
+    ints = run("masked_fill.Scalar", np.arange(6, dtype=np.int16).reshape(2, 3), np.array([True, False, True]), 2.9)
+    assert ints.dtype == np.int16 and ints.tolist() == [[2, 1, 2], [2, 4, 2]]
+
+
 def test_in_place_forms_write_into_self() -> None:
     x = np.ones(3, f32)
     assert KERNELS["add_.Tensor"](x, np.full(3, 2, f32), 1) is x and x.tolist() == [3, 3, 3]

