@@ -38,6 +38,14 @@ def shape_text(shape: Sequence[Dim | None]) -> str:
     return "[" + ", ".join("?" if d is None else dim_str(d) for d in shape) + "]"
 
 
+def broadcasts_to(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
+    """An operand of ``shape`` broadcasts to ``target`` without widening it."""
+    if len(shape) > len(target):
+        return False
+    lead = len(target) - len(shape)
+    return all(sym_eq(s, 1) or sym_eq(s, t) for s, t in zip(shape, target[lead:]))
+
+
 def broadcast_shapes(*shapes: Sequence[Dim]) -> tuple[Dim, ...]:
     """numpy/torch broadcasting over symbolic dims."""
     ndim = max((len(s) for s in shapes), default=0)

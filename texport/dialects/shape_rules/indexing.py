@@ -14,7 +14,7 @@ from ..dtypes import DType
 from ..meta import TensorMeta
 from ..symbolic import Dim, dim_str
 from . import shape_rule, stride_rule
-from .common import broadcast_shapes, normalize_dim, scalar_type_name, shape_text
+from .common import broadcast_shapes, broadcasts_to, normalize_dim, scalar_type_name, shape_text
 from .guards import ShapeGuardError, check, sym_eq, sym_le
 from .strides import Strides, preserved_strides
 from .views import diagonal_meta, meta, select_meta, slice_meta
@@ -101,7 +101,7 @@ def _index_put(
           f"{scalar_type_name(self.dtype)} for the destination and "
           f"{scalar_type_name(values.dtype)} for the source.")
     target = index_shape(self, indices)
-    if None not in target and not _broadcasts_to(values.shape, target):
+    if None not in target and not broadcasts_to(values.shape, target):
         raise ShapeGuardError(
             f"shape mismatch: value tensor of shape {shape_text(values.shape)} cannot be "
             f"broadcast to indexing result of shape {shape_text(target)}"
@@ -129,13 +129,6 @@ def _unsafe_masked_index_put_accumulate(self: TensorMeta, mask: TensorMeta, indi
                                         values: TensorMeta) -> TensorMeta:
     _check_masked_index(mask, indices)
     return _index_put(self, indices, values)
-
-
-def _broadcasts_to(shape: Sequence[Dim], target: Sequence[Dim]) -> bool:
-    if len(shape) > len(target):
-        return False
-    lead = len(target) - len(shape)
-    return all(sym_eq(s, 1) or sym_eq(s, t) for s, t in zip(shape, target[lead:]))
 
 
 # ---------------------------------------------------------------------------- index_* along a dim

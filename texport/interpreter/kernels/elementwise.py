@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from texport.dialects._lazy import LazyModule
-from texport.dialects.shape_rules.common import normalize_dim, scalar_type_name
+from texport.dialects.shape_rules.common import broadcasts_to, normalize_dim, scalar_type_name
 
 from .. import native, rng
 from ..dtypes import (
@@ -1117,7 +1117,7 @@ def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
         fill: Any = value
     else:
         fill = checked_fill(value, self.dtype)
-    if type(self) is np.ndarray and mask.dtype == _BOOL and _broadcasts_to(mask.shape, self.shape):
+    if type(self) is np.ndarray and mask.dtype == _BOOL and broadcasts_to(mask.shape, self.shape):
         # torch's own steps: a row-major clone of self, then the value written where the mask
         # holds (GPT4's causal mask on (2, 4, 128, 128) scores: 244 -> 106 us against np.where)
         out = np.empty(self.shape, self.dtype)
@@ -1125,12 +1125,6 @@ def _masked_fill(self: Array, mask: Array, value: Any) -> Array:
         np.copyto(out, fill, where=mask)
         return out
     return _result(np.where(mask, fill, self), self.dtype)
-
-
-def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    """An operand of ``shape`` broadcasts to ``target`` without widening it."""
-    return len(shape) <= len(target) and all(
-        size in (1, full) for size, full in zip(reversed(shape), reversed(target)))
 
 
 @_quiet
